@@ -1,0 +1,98 @@
+#include "chainsim/arch.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const cs_arch_info arch_table[CS_ARCH_COUNT] = {
+#define CS_ARCH(e, nm, host, compute, copy, qmd, va) \
+	[CS_ARCH_##e] = { CS_ARCH_##e, nm, host, compute, copy, qmd, va },
+#include "chainsim/arch.def"
+#undef CS_ARCH
+};
+
+typedef struct class_row {
+	uint32_t id;
+	const char *name;
+	cs_class_kind kind;
+	uint32_t arch_mask;
+} class_row;
+
+static const class_row class_table[] = {
+#define CS_CLASS(id, nm, kind, mask) { id, nm, kind, mask },
+#include "classes.def"
+#undef CS_CLASS
+};
+
+enum { CLASS_ROWS = sizeof(class_table) / sizeof(class_table[0]) };
+
+const cs_arch_info *cs_arch_get(cs_arch arch)
+{
+	if ((unsigned)arch >= CS_ARCH_COUNT)
+		return NULL;
+	return &arch_table[arch];
+}
+
+bool cs_arch_from_name(const char *name, cs_arch *out)
+{
+	for (unsigned i = 0; i < CS_ARCH_COUNT; i++) {
+		if (strcmp(arch_table[i].name, name) == 0) {
+			*out = (cs_arch)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const class_row *find_class(uint32_t cls)
+{
+	for (unsigned i = 0; i < CLASS_ROWS; i++)
+		if (class_table[i].id == cls)
+			return &class_table[i];
+	return NULL;
+}
+
+cs_class_kind cs_class_kind_of(uint32_t cls)
+{
+	const class_row *r = find_class(cls);
+	return r ? r->kind : CS_CLASS_NONE;
+}
+
+const char *cs_class_name(uint32_t cls)
+{
+	const class_row *r = find_class(cls);
+	return r ? r->name : NULL;
+}
+
+bool cs_class_valid_for(uint32_t cls, cs_arch arch)
+{
+	const class_row *r = find_class(cls);
+	return r && (r->arch_mask & (1u << arch));
+}
+
+void cs_class_list_for(cs_arch arch, cs_class_kind kind, char *buf, unsigned len)
+{
+	unsigned used = 0;
+	if (len)
+		buf[0] = '\0';
+	for (unsigned i = 0; i < CLASS_ROWS && used < len; i++) {
+		const class_row *r = &class_table[i];
+		if (r->kind != kind || !(r->arch_mask & (1u << arch)))
+			continue;
+		int n = snprintf(buf + used, len - used, "%s%04X", used ? ", " : "", r->id);
+		if (n < 0)
+			break;
+		used += (unsigned)n;
+	}
+}
+
+const char *cs_class_kind_name(cs_class_kind kind)
+{
+	switch (kind) {
+	case CS_CLASS_NONE: return "unknown";
+	case CS_CLASS_HOST: return "host";
+	case CS_CLASS_COMPUTE: return "compute";
+	case CS_CLASS_COPY: return "copy";
+	case CS_CLASS_UNMODELLED: return "not modelled";
+	}
+	return "?";
+}

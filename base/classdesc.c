@@ -1,0 +1,77 @@
+#include "chainsim/classdesc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const cs_method_desc *cs_class_method_at(const cs_class_desc *cls, uint32_t offset,
+					  uint32_t *index)
+{
+	for (unsigned i = 0; i < cls->nmethods; i++) {
+		const cs_method_desc *m = &cls->methods[i];
+		uint32_t stride = m->count > 1 ? m->stride : 4;
+		if (offset < m->offset)
+			continue;
+		uint32_t rel = offset - m->offset;
+		if (rel % stride != 0 || rel / stride >= m->count)
+			continue;
+		if (index)
+			*index = rel / stride;
+		return m;
+	}
+	return NULL;
+}
+
+bool cs_class_method_named(const cs_class_desc *cls, const char *name, uint32_t *offset)
+{
+	const char *paren = strchr(name, '(');
+	size_t len = paren ? (size_t)(paren - name) : strlen(name);
+	unsigned long idx = 0;
+	if (paren) {
+		char *end;
+		idx = strtoul(paren + 1, &end, 0);
+		if (end == paren + 1 || end[0] != ')' || end[1] != '\0')
+			return false;
+	}
+	for (unsigned i = 0; i < cls->nmethods; i++) {
+		const cs_method_desc *m = &cls->methods[i];
+		if (strlen(m->name) != len || strncmp(m->name, name, len) != 0)
+			continue;
+		if (paren ? (m->count <= 1 || idx >= m->count) : false)
+			return false;
+		*offset = m->offset + (uint32_t)idx * (m->count > 1 ? m->stride : 4);
+		return true;
+	}
+	return false;
+}
+
+bool cs_class_method_label(const cs_class_desc *cls, uint32_t offset, char *buf, size_t len)
+{
+	uint32_t idx;
+	const cs_method_desc *m = cs_class_method_at(cls, offset, &idx);
+	if (!m)
+		return false;
+	if (m->count > 1)
+		snprintf(buf, len, "%s(%u)", m->name, idx);
+	else
+		snprintf(buf, len, "%s", m->name);
+	return true;
+}
+
+size_t cs_method_format_fields(const cs_method_desc *m, uint32_t data, char *buf, size_t len)
+{
+	size_t used = 0;
+	if (len)
+		buf[0] = '\0';
+	for (unsigned i = 0; i < m->nfields && used < len; i++) {
+		const cs_field_desc *f = &m->fields[i];
+		uint32_t v = cs_field_get(f, data);
+		const char *vn = (v < f->nvalues && f->values) ? f->values[v] : NULL;
+		int n = vn ? snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", f->name, vn)
+			   : snprintf(buf + used, len - used, "%s%s=0x%x", used ? " " : "", f->name, v);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	return used < len ? used : (len ? len - 1 : 0);
+}

@@ -1,0 +1,65 @@
+/* A simulated device: memory, trace store, virtual clock, and the front end,
+ * engines and executor wired through their ports (sim/device.c). Everything
+ * hangs off this object; two devices in one process do not interfere. */
+#ifndef CHAINSIM_DEVICE_H
+#define CHAINSIM_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chainsim/arch.h"
+#include "chainsim/diag.h"
+#include "chainsim/mem.h"
+#include "chainsim/ports.h"
+#include "chainsim/trace.h"
+
+typedef struct cs_device cs_device;
+
+typedef struct cs_device_config {
+	cs_arch arch;
+	cs_trace_level trace_level;
+	bool no_executor;     /* wire no executor: every grid is dispatched, not executed */
+	uint64_t run_budget;  /* GPFIFO entries one run may process; 0 = the default */
+} cs_device_config;
+
+cs_device *cs_device_new(const cs_device_config *cfg, cs_diag *d);
+void cs_device_free(cs_device *dev);
+
+cs_arch cs_device_arch(const cs_device *dev);
+cs_mem *cs_device_mem(cs_device *dev);
+const cs_bus *cs_device_bus(const cs_device *dev);
+uint64_t cs_device_now(const cs_device *dev);
+
+/* Stamp and store a record (the guest side uses it for stages 1-3). */
+void cs_device_record(cs_device *dev, const cs_event *ev);
+size_t cs_device_event_count(const cs_device *dev);
+const cs_event *cs_device_event(const cs_device *dev, size_t i);
+
+/* Channel NAME, created on first use with a GPFIFO ring of `entries` (0 = the
+ * default, 1024) and a USERD, both placed in the device's memory. The channel
+ * "default" exists from the start as id 0. */
+bool cs_device_channel(cs_device *dev, const char *name, uint32_t entries, uint32_t *id,
+		       cs_diag *d);
+uint32_t cs_device_channel_count(const cs_device *dev);
+const char *cs_device_channel_name(const cs_device *dev, uint32_t ch);
+
+/* The guest writes its next ring entry into the ring (not yet visible to the
+ * front end: GP_PUT has not moved). Fails when the ring is full. */
+bool cs_device_gpfifo_push(cs_device *dev, uint32_t ch, uint32_t lo, uint32_t hi, cs_diag *d);
+/* The guest advances GP_PUT in USERD over its pushed entries and rings the
+ * doorbell (stage 2 records), then the device runs until idle or blocked. */
+bool cs_device_submit(cs_device *dev, uint32_t ch, cs_diag *d);
+/* Run until every channel is idle, blocked or stopped, or the budget ends. */
+void cs_device_run(cs_device *dev);
+/* The guest waits for [addr] == value (32- or 64-bit compare): runs the device,
+ * records stage 11 (wait-begin, then wait-done or wait-failed); true when met. */
+bool cs_device_wait(cs_device *dev, uint64_t addr, uint64_t value, bool is64);
+/* End of the guest program: record a deadlock for every channel still blocked. */
+void cs_device_finish(cs_device *dev);
+
+/* The executor behind the compute engine (NULL with no_executor); sim/ uses it
+ * to register modules. Declared opaque here to keep this header light. */
+struct cs_ptx_runtime *cs_device_ptx(cs_device *dev);
+
+#endif

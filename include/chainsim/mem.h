@@ -1,0 +1,57 @@
+/* Sparse GPU virtual address spaces: 4 KiB pages backed on first touch, named
+ * regions, the arch's address width enforced. An access to an unmapped address
+ * fails and names the address; it never touches host memory. */
+#ifndef CHAINSIM_MEM_H
+#define CHAINSIM_MEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chainsim/diag.h"
+#include "chainsim/ports.h"
+
+typedef struct cs_mem cs_mem;
+
+enum { CS_REGION_NAME_MAX = 64 };
+
+typedef struct cs_region {
+	char name[CS_REGION_NAME_MAX];
+	uint64_t va;
+	uint64_t size; /* bytes as asked; the mapping covers whole pages */
+} cs_region;
+
+/* Where `alloc` without at= starts placing regions. */
+#define CS_MEM_ALLOC_BASE 0x200000000ull
+/* The most a VA space maps in all, so a hostile scenario cannot exhaust the host. */
+#define CS_MEM_MAX_MAPPED (64ull << 30)
+
+cs_mem *cs_mem_new(unsigned va_bits);
+void cs_mem_free(cs_mem *mem);
+unsigned cs_mem_va_bits(const cs_mem *mem);
+
+/* Map [va, va + size) under a name (may be "" for anonymous). va must be 4 KiB
+ * aligned, size > 0; the range must fit the address width and overlap nothing. */
+bool cs_mem_map(cs_mem *mem, const char *name, uint64_t va, uint64_t size, cs_diag *d);
+/* Place a region at the next free address aligned to align (a power of two; at
+ * least 4 KiB is used) at or above CS_MEM_ALLOC_BASE. */
+bool cs_mem_alloc(cs_mem *mem, const char *name, uint64_t size, uint64_t align, uint64_t *va,
+		  cs_diag *d);
+
+size_t cs_mem_region_count(const cs_mem *mem);
+const cs_region *cs_mem_region(const cs_mem *mem, size_t i); /* sorted by va */
+const cs_region *cs_mem_region_named(const cs_mem *mem, const char *name);
+const cs_region *cs_mem_region_at(const cs_mem *mem, uint64_t va); /* containing va */
+
+bool cs_mem_mapped(const cs_mem *mem, uint64_t va, uint64_t len);
+bool cs_mem_read(cs_mem *mem, uint64_t va, void *dst, size_t len, uint64_t *fault_va);
+bool cs_mem_write(cs_mem *mem, uint64_t va, const void *src, size_t len, uint64_t *fault_va);
+/* Host pointer to [va, va + len) inside one mapped page, else NULL. */
+uint8_t *cs_mem_span(cs_mem *mem, uint64_t va, uint64_t len);
+
+uint64_t cs_mem_pages_backed(const cs_mem *mem);
+
+/* The port view of this address space (ctx = mem). */
+cs_mem_port cs_mem_port_of(cs_mem *mem);
+
+#endif

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs chainsim's Debian 12 dependencies (as root) and builds it into
+# ${BUILD_DIR:-build}. Safe to run again: it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential meson ninja-build pkg-config
+	libglib2.0-dev libjson-glib-dev libelf-dev libunicorn-dev libcapstone-dev
+	libedit-dev libcriterion-dev
+	gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+	gdb-multiarch)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "setup: missing Debian packages (run as root to install): ${missing[*]}" >&2
+		exit 2
+	fi
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+build=${BUILD_DIR:-build}
+if [ ! -f "$build/build.ninja" ]; then
+	meson setup "$build" ${MESON_ARGS:-}
+fi
+ninja -C "$build"

@@ -1,0 +1,369 @@
+#include "chainsim/mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Backed pages live in an open-addressing hash keyed by page number; mapped
+ * ranges are a sorted region array. A one-entry cache serves the hot loops. */
+typedef struct page_slot {
+	uint64_t key; /* vpn + 1; 0 = empty */
+	uint8_t *page;
+} page_slot;
+
+struct cs_mem {
+	unsigned va_bits;
+	cs_region *regions;
+	size_t nregions, cap_regions;
+	uint64_t mapped_bytes;
+	page_slot *slots;
+	size_t nslots, used_slots;
+	uint64_t last_vpn;
+	uint8_t *last_page;
+};
+
+cs_mem *cs_mem_new(unsigned va_bits)
+{
+	if (va_bits < 32 || va_bits > 64)
+		return NULL;
+	cs_mem *mem = calloc(1, sizeof(*mem));
+	if (!mem)
+		return NULL;
+	mem->va_bits = va_bits;
+	mem->last_vpn = UINT64_MAX;
+	return mem;
+}
+
+void cs_mem_free(cs_mem *mem)
+{
+	if (!mem)
+		return;
+	for (size_t i = 0; i < mem->nslots; i++)
+		free(mem->slots[i].page);
+	free(mem->slots);
+	free(mem->regions);
+	free(mem);
+}
+
+unsigned cs_mem_va_bits(const cs_mem *mem)
+{
+	return mem->va_bits;
+}
+
+static uint64_t va_limit(const cs_mem *mem)
+{
+	return mem->va_bits >= 64 ? UINT64_MAX : (1ull << mem->va_bits);
+}
+
+static uint64_t round_up(uint64_t v, uint64_t align)
+{
+	return (v + align - 1) & ~(align - 1);
+}
+
+/* Index of the first region whose end is above va. */
+static size_t region_lower_bound(const cs_mem *mem, uint64_t va)
+{
+	size_t lo = 0, hi = mem->nregions;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const cs_region *r = &mem->regions[mid];
+		if (r->va + round_up(r->size, CS_PAGE_SIZE) <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+bool cs_mem_map(cs_mem *mem, const char *name, uint64_t va, uint64_t size, cs_diag *d)
+{
+	if (size == 0) {
+		cs_diag_set(d, CS_ERR_INPUT, "cannot map 0 bytes at 0x%llx", (unsigned long long)va);
+		return false;
+	}
+	if (va & (CS_PAGE_SIZE - 1)) {
+		cs_diag_set(d, CS_ERR_INPUT, "address 0x%llx is not 4 KiB aligned",
+			    (unsigned long long)va);
+		return false;
+	}
+	uint64_t limit = va_limit(mem);
+	if (size > limit - CS_PAGE_SIZE || va > limit - round_up(size, CS_PAGE_SIZE)) {
+		cs_diag_set(d, CS_ERR_INPUT,
+			    "0x%llx bytes at 0x%llx do not fit the %u-bit address space",
+			    (unsigned long long)size, (unsigned long long)va, mem->va_bits);
+		return false;
+	}
+	uint64_t span = round_up(size, CS_PAGE_SIZE);
+	if (mem->mapped_bytes + span > CS_MEM_MAX_MAPPED) {
+		cs_diag_set(d, CS_ERR_INPUT, "mapping 0x%llx bytes would pass the %llu GiB limit",
+			    (unsigned long long)size, CS_MEM_MAX_MAPPED >> 30);
+		return false;
+	}
+	size_t at = region_lower_bound(mem, va);
+	if (at < mem->nregions && mem->regions[at].va < va + span) {
+		const cs_region *o = &mem->regions[at];
+		cs_diag_set(d, CS_ERR_INPUT, "0x%llx bytes at 0x%llx overlap region '%s' at 0x%llx",
+			    (unsigned long long)size, (unsigned long long)va, o->name,
+			    (unsigned long long)o->va);
+		return false;
+	}
+	if (name && name[0] && cs_mem_region_named(mem, name)) {
+		cs_diag_set(d, CS_ERR_INPUT, "a region named '%s' already exists", name);
+		return false;
+	}
+	if (name && strlen(name) >= CS_REGION_NAME_MAX) {
+		cs_diag_set(d, CS_ERR_INPUT, "region name longer than %d characters",
+			    CS_REGION_NAME_MAX - 1);
+		return false;
+	}
+	if (mem->nregions == mem->cap_regions) {
+		size_t cap = mem->cap_regions ? mem->cap_regions * 2 : 16;
+		cs_region *r = realloc(mem->regions, cap * sizeof(*r));
+		if (!r) {
+			cs_diag_set(d, CS_ERR_NOMEM, "out of memory mapping a region");
+			return false;
+		}
+		mem->regions = r;
+		mem->cap_regions = cap;
+	}
+	memmove(&mem->regions[at + 1], &mem->regions[at],
+		(mem->nregions - at) * sizeof(*mem->regions));
+	cs_region *r = &mem->regions[at];
+	memset(r, 0, sizeof(*r));
+	if (name)
+		strcpy(r->name, name);
+	r->va = va;
+	r->size = size;
+	mem->nregions++;
+	mem->mapped_bytes += span;
+	return true;
+}
+
+bool cs_mem_alloc(cs_mem *mem, const char *name, uint64_t size, uint64_t align, uint64_t *va,
+		  cs_diag *d)
+{
+	if (align == 0 || (align & (align - 1))) {
+		cs_diag_set(d, CS_ERR_INPUT, "alignment 0x%llx is not a power of two",
+			    (unsigned long long)align);
+		return false;
+	}
+	if (align < CS_PAGE_SIZE)
+		align = CS_PAGE_SIZE;
+	if (size == 0 || size > CS_MEM_MAX_MAPPED) {
+		cs_diag_set(d, CS_ERR_INPUT, "cannot allocate 0x%llx bytes", (unsigned long long)size);
+		return false;
+	}
+	uint64_t span = round_up(size, CS_PAGE_SIZE);
+	uint64_t cand = round_up(CS_MEM_ALLOC_BASE, align);
+	for (size_t i = region_lower_bound(mem, cand); i < mem->nregions; i++) {
+		const cs_region *r = &mem->regions[i];
+		if (cand + span <= r->va)
+			break;
+		uint64_t end = r->va + round_up(r->size, CS_PAGE_SIZE);
+		if (end > cand)
+			cand = round_up(end, align);
+	}
+	if (!cs_mem_map(mem, name, cand, size, d))
+		return false;
+	*va = cand;
+	return true;
+}
+
+size_t cs_mem_region_count(const cs_mem *mem)
+{
+	return mem->nregions;
+}
+
+const cs_region *cs_mem_region(const cs_mem *mem, size_t i)
+{
+	return i < mem->nregions ? &mem->regions[i] : NULL;
+}
+
+const cs_region *cs_mem_region_named(const cs_mem *mem, const char *name)
+{
+	for (size_t i = 0; i < mem->nregions; i++)
+		if (strcmp(mem->regions[i].name, name) == 0)
+			return &mem->regions[i];
+	return NULL;
+}
+
+const cs_region *cs_mem_region_at(const cs_mem *mem, uint64_t va)
+{
+	size_t i = region_lower_bound(mem, va);
+	if (i < mem->nregions && mem->regions[i].va <= va)
+		return &mem->regions[i];
+	return NULL;
+}
+
+/* Length of the mapped run starting at va, capped at len. */
+static uint64_t mapped_run(const cs_mem *mem, uint64_t va, uint64_t len)
+{
+	uint64_t done = 0;
+	while (done < len) {
+		const cs_region *r = cs_mem_region_at(mem, va + done);
+		if (!r)
+			break;
+		uint64_t end = r->va + round_up(r->size, CS_PAGE_SIZE);
+		uint64_t here = end - (va + done);
+		done += here < len - done ? here : len - done;
+	}
+	return done;
+}
+
+bool cs_mem_mapped(const cs_mem *mem, uint64_t va, uint64_t len)
+{
+	if (len == 0)
+		return true;
+	if (va + len < va)
+		return false;
+	return mapped_run(mem, va, len) == len;
+}
+
+static size_t slot_index(uint64_t vpn, size_t nslots)
+{
+	uint64_t h = vpn * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 17) & (nslots - 1);
+}
+
+static bool grow_slots(cs_mem *mem)
+{
+	size_t n = mem->nslots ? mem->nslots * 2 : 1024;
+	page_slot *s = calloc(n, sizeof(*s));
+	if (!s)
+		return false;
+	for (size_t i = 0; i < mem->nslots; i++) {
+		if (!mem->slots[i].key)
+			continue;
+		size_t j = slot_index(mem->slots[i].key - 1, n);
+		while (s[j].key)
+			j = (j + 1) & (n - 1);
+		s[j] = mem->slots[i];
+	}
+	free(mem->slots);
+	mem->slots = s;
+	mem->nslots = n;
+	return true;
+}
+
+/* The backing page of a mapped vpn, created zeroed on first touch. */
+static uint8_t *page_of(cs_mem *mem, uint64_t vpn)
+{
+	if (vpn == mem->last_vpn)
+		return mem->last_page;
+	if (mem->nslots) {
+		size_t j = slot_index(vpn, mem->nslots);
+		while (mem->slots[j].key) {
+			if (mem->slots[j].key == vpn + 1) {
+				mem->last_vpn = vpn;
+				mem->last_page = mem->slots[j].page;
+				return mem->last_page;
+			}
+			j = (j + 1) & (mem->nslots - 1);
+		}
+	}
+	if (!cs_mem_region_at(mem, vpn << CS_PAGE_SHIFT))
+		return NULL;
+	if ((mem->used_slots + 1) * 2 > mem->nslots && !grow_slots(mem))
+		return NULL;
+	uint8_t *page = calloc(1, CS_PAGE_SIZE);
+	if (!page)
+		return NULL;
+	size_t j = slot_index(vpn, mem->nslots);
+	while (mem->slots[j].key)
+		j = (j + 1) & (mem->nslots - 1);
+	mem->slots[j].key = vpn + 1;
+	mem->slots[j].page = page;
+	mem->used_slots++;
+	mem->last_vpn = vpn;
+	mem->last_page = page;
+	return page;
+}
+
+uint8_t *cs_mem_span(cs_mem *mem, uint64_t va, uint64_t len)
+{
+	uint64_t off = va & (CS_PAGE_SIZE - 1);
+	if (len > CS_PAGE_SIZE - off)
+		return NULL;
+	uint8_t *page = page_of(mem, va >> CS_PAGE_SHIFT);
+	return page ? page + off : NULL;
+}
+
+bool cs_mem_read(cs_mem *mem, uint64_t va, void *dst, size_t len, uint64_t *fault_va)
+{
+	if (va + len < va || !cs_mem_mapped(mem, va, len)) {
+		if (fault_va)
+			*fault_va = va + (va + len < va ? 0 : mapped_run(mem, va, len));
+		return false;
+	}
+	uint8_t *out = dst;
+	while (len) {
+		uint64_t off = va & (CS_PAGE_SIZE - 1);
+		size_t n = CS_PAGE_SIZE - off < len ? (size_t)(CS_PAGE_SIZE - off) : len;
+		uint8_t *page = page_of(mem, va >> CS_PAGE_SHIFT);
+		if (!page) {
+			if (fault_va)
+				*fault_va = va;
+			return false;
+		}
+		memcpy(out, page + off, n);
+		out += n;
+		va += n;
+		len -= n;
+	}
+	return true;
+}
+
+bool cs_mem_write(cs_mem *mem, uint64_t va, const void *src, size_t len, uint64_t *fault_va)
+{
+	if (va + len < va || !cs_mem_mapped(mem, va, len)) {
+		if (fault_va)
+			*fault_va = va + (va + len < va ? 0 : mapped_run(mem, va, len));
+		return false;
+	}
+	const uint8_t *in = src;
+	while (len) {
+		uint64_t off = va & (CS_PAGE_SIZE - 1);
+		size_t n = CS_PAGE_SIZE - off < len ? (size_t)(CS_PAGE_SIZE - off) : len;
+		uint8_t *page = page_of(mem, va >> CS_PAGE_SHIFT);
+		if (!page) {
+			if (fault_va)
+				*fault_va = va;
+			return false;
+		}
+		memcpy(page + off, in, n);
+		in += n;
+		va += n;
+		len -= n;
+	}
+	return true;
+}
+
+uint64_t cs_mem_pages_backed(const cs_mem *mem)
+{
+	return mem->used_slots;
+}
+
+static uint8_t *port_span(void *ctx, uint64_t va, uint64_t len)
+{
+	return cs_mem_span(ctx, va, len);
+}
+
+static bool port_read(void *ctx, uint64_t va, void *dst, size_t len, uint64_t *fault_va)
+{
+	return cs_mem_read(ctx, va, dst, len, fault_va);
+}
+
+static bool port_write(void *ctx, uint64_t va, const void *src, size_t len, uint64_t *fault_va)
+{
+	return cs_mem_write(ctx, va, src, len, fault_va);
+}
+
+static bool port_mapped(void *ctx, uint64_t va, uint64_t len)
+{
+	return cs_mem_mapped(ctx, va, len);
+}
+
+cs_mem_port cs_mem_port_of(cs_mem *mem)
+{
+	return (cs_mem_port){ .ctx = mem, .span = port_span, .read = port_read,
+			      .write = port_write, .mapped = port_mapped };
+}

@@ -1,0 +1,42 @@
+/* chainsim: the command-line front door. Subcommands live in cmd_*.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "run", cs_cmd_run, "run a scenario through the launch chain and report it" },
+	{ "disasm", cs_cmd_disasm, "turn raw pushbuffer bytes into scenario text" },
+	{ "battery", cs_cmd_battery, "run the acceptance battery of guest clients" },
+	{ "gsp", cs_cmd_gsp, "debug GSP RISC-V firmware on Unicorn" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: chainsim COMMAND [ARGS...]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'chainsim COMMAND --help' describes one command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return CS_EXIT_INPUT;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return CS_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "chainsim: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return CS_EXIT_INPUT;
+}

@@ -1,0 +1,12 @@
+/* PLACEHOLDER until its owner lands it: replace this whole file. */
+#include <stdio.h>
+
+#include "commands.h"
+
+int cs_cmd_gsp(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "chainsim gsp: not built yet\n");
+	return CS_EXIT_INTERNAL;
+}

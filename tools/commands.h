@@ -1,0 +1,20 @@
+/* The chainsim CLI's subcommands, one file each. Each returns the process exit
+ * status of DESIGN.md section 4: 0 ok, 1 break or failed expect, 2 bad input or
+ * usage, 3 backend not available, 4 internal error. */
+#ifndef CHAINSIM_TOOLS_COMMANDS_H
+#define CHAINSIM_TOOLS_COMMANDS_H
+
+enum {
+	CS_EXIT_OK = 0,
+	CS_EXIT_BROKEN = 1,
+	CS_EXIT_INPUT = 2,
+	CS_EXIT_UNAVAILABLE = 3,
+	CS_EXIT_INTERNAL = 4,
+};
+
+int cs_cmd_run(int argc, char **argv);     /* tools/cmd_run.c */
+int cs_cmd_disasm(int argc, char **argv);  /* tools/cmd_disasm.c */
+int cs_cmd_battery(int argc, char **argv); /* tools/cmd_battery.c */
+int cs_cmd_gsp(int argc, char **argv);     /* tools/cmd_gsp.c */
+
+#endif
