@@ -1,0 +1,134 @@
+/* gr/ private declarations shared by its files. */
+#ifndef CHAINSIM_GR_INTERNAL_H
+#define CHAINSIM_GR_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "chainsim/gr.h"
+
+/* The modelled QMD fields, in table order (gr/qmd_fields.def). */
+typedef enum gr_qf {
+#define CS_QMD_ID(id) GR_QF_##id,
+#include "qmd_fields.def"
+#undef CS_QMD_ID
+	GR_QF_COUNT
+} gr_qf;
+
+/* The field of a layout by id; NULL when the version lacks it. */
+static inline const cs_qmd_field *gr_qmd_f(const cs_qmd_layout *l, gr_qf id)
+{
+	return (unsigned)id < l->nfields ? &l->fields[id] : NULL;
+}
+
+/* Raw bit access across a dword array (no bounds beyond the layout's size). */
+uint64_t gr_bits_get(const uint32_t *dw, unsigned hi, unsigned lo);
+void gr_bits_set(uint32_t *dw, unsigned hi, unsigned lo, uint64_t v);
+
+#endif
+
+/* ---- the engine ---------------------------------------------------------------- */
+
+enum {
+	GR_SUBCH = 8,
+	GR_DEP_CHAIN_MAX = 1024, /* launches one dependent-QMD chain may start */
+	GR_DETAIL_MAX = 384,
+};
+
+typedef struct gr_compute {
+	/* inline-to-memory */
+	uint32_t line_length, line_count, pitch_out;
+	uint32_t offset_out_upper, offset_out;
+	bool i2m_active;
+	uint64_t i2m_dst;
+	uint64_t i2m_total, i2m_done;
+	uint32_t i2m_line_length, i2m_pitch;
+	uint32_t i2m_method_index, i2m_gp_entry;
+	/* launches */
+	uint32_t pcas_a;
+	bool pcas_a_set;
+	uint32_t inline_a, inline_b;
+	bool inline_b_set;
+	uint32_t inline_dw[CS_QMD_MAX_DWORDS];
+	uint8_t inline_have[CS_QMD_MAX_DWORDS];
+	/* report semaphore */
+	uint32_t report_a, report_b, report_c;
+	/* context */
+	uint32_t local_a, local_b;
+	bool local_set;
+	uint32_t local_window_a, local_window_b, shared_window_a, shared_window_b;
+} gr_compute;
+
+typedef struct gr_copy {
+	uint32_t in_upper, in_lower, out_upper, out_lower;
+	uint32_t pitch_in, pitch_out, line_length, line_count;
+	uint32_t sem_a, sem_b, payload, payload_upper;
+} gr_copy;
+
+typedef struct gr_subch {
+	uint32_t cls; /* 0 until bound */
+	gr_compute c;
+	gr_copy ce;
+} gr_subch;
+
+typedef struct gr_channel {
+	uint32_t id;
+	gr_subch sub[GR_SUBCH];
+} gr_channel;
+
+struct cs_gr {
+	cs_arch arch;
+	const cs_bus *bus;
+	cs_exec_port exec;
+	bool has_exec;
+	gr_channel **ch;
+	size_t nch, cap;
+	uint32_t next_launch;
+	cs_gr_counters counters;
+	char detail[GR_DETAIL_MAX];
+};
+
+/* A record with the causing method's context filled in. */
+static inline cs_event gr_event(cs_event_kind kind, cs_stage stage, cs_unit unit,
+				const cs_method_call *c, uint32_t launch)
+{
+	cs_event ev = cs_event_make(kind, stage, unit, c->channel);
+	ev.launch = launch;
+	ev.gp_entry = c->gp_entry;
+	ev.method_index = c->method_index;
+	ev.subch = c->subch;
+	ev.cls = c->cls;
+	ev.method = c->method;
+	return ev;
+}
+
+void gr_emit(cs_gr *gr, cs_event *ev, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Emit CS_EV_CHANNEL_STOP with the detail, copy it to *why, return STOP. */
+cs_engine_result gr_stop(cs_gr *gr, const cs_method_call *c, cs_stage stage, cs_unit unit,
+			 uint32_t launch, cs_status st, cs_diag *why, const char *fmt, ...)
+	__attribute__((format(printf, 8, 9)));
+/* Emit CS_EV_FAULT (addr = va, value = access), copy the detail to *why, STOP. */
+cs_engine_result gr_fault(cs_gr *gr, const cs_method_call *c, cs_stage stage, cs_unit unit,
+			  uint32_t launch, uint64_t va, cs_access acc, cs_diag *why,
+			  const char *fmt, ...) __attribute__((format(printf, 9, 10)));
+
+uint64_t gr_now(const cs_gr *gr);
+void gr_advance(cs_gr *gr, uint64_t ns);
+/* The first unmapped byte of [va, va + len), for fault records. */
+uint64_t gr_first_unmapped(const cs_gr *gr, uint64_t va, uint64_t len);
+
+/* An engine semaphore write (stage 10): bytes 4 (low 32 bits of payload), 8
+ * (payload) or 16 (payload, then the timestamp). A CS_EV_SEM_RELEASE record on
+ * success; a fault naming the address and stopping the channel otherwise. */
+cs_engine_result gr_release(cs_gr *gr, const cs_method_call *c, cs_unit unit, uint32_t launch,
+			    uint64_t addr, uint64_t payload, unsigned bytes, const char *what,
+			    cs_diag *why);
+
+/* gr/launch.c: install, read, accept, context, dispatch, release, dependents. */
+cs_engine_result gr_launch(cs_gr *gr, gr_subch *s, const cs_method_call *c, uint64_t qmd_va,
+			   cs_gr_launch_path path, uint32_t action, const char *how,
+			   cs_diag *why);
+cs_engine_result gr_compute_method(cs_gr *gr, gr_subch *s, const cs_method_call *c,
+				   cs_diag *why);
+/* gr/copy.c */
+cs_engine_result gr_copy_method(cs_gr *gr, gr_subch *s, const cs_method_call *c, cs_diag *why);

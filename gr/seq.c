@@ -1,0 +1,205 @@
+/* The canonical method sequences the scenario assembler encodes: the arch's
+ * launch (both paths), the copy-engine transfer, and inline-to-memory. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "gr_internal.h"
+
+static bool seq_add(cs_gr_seq *s, uint32_t subch, uint32_t method, cs_secop op,
+		    const uint32_t *data, unsigned count, cs_diag *d)
+{
+	if (s->ncmds >= CS_GR_SEQ_MAX_CMDS || count > CS_GR_SEQ_MAX_DATA - s->ndata) {
+		cs_diag_set(d, CS_ERR_INTERNAL, "method sequence full (%u methods, %u dwords)",
+			    s->ncmds, s->ndata);
+		return false;
+	}
+	cs_gr_cmd *c = &s->cmds[s->ncmds++];
+	c->subch = subch;
+	c->method = method;
+	c->op = op;
+	c->first = s->ndata;
+	c->count = count;
+	memcpy(&s->data[s->ndata], data, count * sizeof(uint32_t));
+	s->ndata += count;
+	return true;
+}
+
+static bool seq_one(cs_gr_seq *s, uint32_t subch, uint32_t method, uint32_t v, cs_diag *d)
+{
+	return seq_add(s, subch, method, CS_SECOP_INC, &v, 1, d);
+}
+
+size_t cs_gr_seq_encode(const cs_gr_seq *seq, uint32_t *out, size_t cap, cs_diag *d)
+{
+	size_t n = 0;
+	for (unsigned i = 0; i < seq->ncmds; i++) {
+		const cs_gr_cmd *c = &seq->cmds[i];
+		bool immd = c->op == CS_SECOP_IMMD;
+		size_t need = immd ? 1 : 1 + (size_t)c->count;
+		if (cap - n < need) {
+			cs_diag_set(d, CS_ERR_INPUT, "%zu dwords do not hold the sequence", cap);
+			return 0;
+		}
+		if (immd && (c->count != 1 || seq->data[c->first] > CS_PB_MAX_IMMD)) {
+			cs_diag_set(d, CS_ERR_INTERNAL, "immediate method 0x%x needs one value < 8192",
+				    c->method);
+			return 0;
+		}
+		out[n++] = cs_pb_header(c->op, immd ? seq->data[c->first] : c->count, c->subch,
+					c->method);
+		if (!immd)
+			for (uint32_t k = 0; k < c->count; k++)
+				out[n++] = seq->data[c->first + k];
+	}
+	return n;
+}
+
+static bool pick_class(cs_arch arch, uint32_t cls, cs_class_kind kind, uint32_t *out,
+		       cs_diag *d)
+{
+	const cs_arch_info *ai = cs_arch_get(arch);
+	if (!ai) {
+		cs_diag_set(d, CS_ERR_INPUT, "unknown arch %d", (int)arch);
+		return false;
+	}
+	if (cls == 0)
+		cls = kind == CS_CLASS_COMPUTE ? ai->compute_class : ai->copy_class;
+	if (cs_class_kind_of(cls) != kind || !cs_class_valid_for(cls, arch) || !cs_gr_class(cls)) {
+		cs_diag_set(d, CS_ERR_INPUT, "class %04X is not a %s class of %s", cls,
+			    cs_class_kind_name(kind), ai->name);
+		return false;
+	}
+	*out = cls;
+	return true;
+}
+
+bool cs_gr_launch_methods(const cs_gr_launch_opts *o, cs_gr_seq *out, cs_diag *d)
+{
+	memset(out, 0, sizeof(*out));
+	uint32_t cls;
+	if (!pick_class(o->arch, o->cls, CS_CLASS_COMPUTE, &cls, d))
+		return false;
+	if (o->subch > 7) {
+		cs_diag_set(d, CS_ERR_INPUT, "subchannel %u out of range (0..7)", o->subch);
+		return false;
+	}
+	if (o->qmd_addr & 0xff) {
+		cs_diag_set(d, CS_ERR_INPUT, "QMD address 0x%" PRIx64 " is not 256-byte aligned",
+			    o->qmd_addr);
+		return false;
+	}
+	/* Mesa NVK's early dispatch invalidates the constant cache before SEND_PCAS_A
+	 * (INVALIDATE_SHADER_CACHES_NO_WFI CONSTANT=TRUE), so parameters written to
+	 * the constant bank are seen. */
+	if (o->invalidate_caches &&
+	    !seq_one(out, o->subch, CS_GR_INVALIDATE_SHADER_CACHES_NO_WFI, 1u << 12, d))
+		return false;
+	uint64_t shifted = o->qmd_addr >> 8;
+	if (o->path == CS_GR_PATH_PCAS) {
+		if (shifted >> 32) {
+			cs_diag_set(d, CS_ERR_INPUT,
+				    "QMD address 0x%" PRIx64 " does not fit SEND_PCAS_A (40 bits)",
+				    o->qmd_addr);
+			return false;
+		}
+		uint32_t action = o->pcas_action ? o->pcas_action : CS_PCAS2_INVALIDATE_COPY_SCHEDULE;
+		if (action > 0xf || !cs_pcas2_action_valid(cls, action)) {
+			cs_diag_set(d, CS_ERR_INPUT, "PCAS action 0x%x is reserved on %04X", action, cls);
+			return false;
+		}
+		return seq_one(out, o->subch, CS_GR_SEND_PCAS_A, (uint32_t)shifted, d) &&
+		       seq_add(out, o->subch, CS_GR_SEND_SIGNALING_PCAS2_B, CS_SECOP_IMMD, &action, 1,
+			       d);
+	}
+	if (o->path != CS_GR_PATH_INLINE) {
+		cs_diag_set(d, CS_ERR_INPUT, "a launch takes path inline or pcas");
+		return false;
+	}
+	unsigned major = cs_gr_qmd_major_for(cls);
+	if (!o->qmd || !o->qmd->layout || o->qmd->layout->major != major) {
+		cs_diag_set(d, CS_ERR_INPUT, "the inline path needs a QMD V%02u_00 for class %04X",
+			    major, cls);
+		return false;
+	}
+	unsigned ndw = o->qmd->layout->bytes / 4;
+	uint32_t a, b = (uint32_t)shifted;
+	if (cls >= 0xCBC0) {
+		if (shifted >> 41) {
+			cs_diag_set(d, CS_ERR_INPUT,
+				    "QMD address 0x%" PRIx64 " does not fit SET_INLINE_QMD_ADDRESS_A",
+				    o->qmd_addr);
+			return false;
+		}
+		a = (uint32_t)(shifted >> 32) | (ndw == 96 ? 1u << 30 : 0u);
+	} else {
+		a = (uint32_t)(shifted >> 32);
+	}
+	uint32_t ab[2] = { a, b };
+	return seq_add(out, o->subch, CS_GR_SET_INLINE_QMD_ADDRESS_A, CS_SECOP_INC, ab, 2, d) &&
+	       seq_add(out, o->subch, CS_GR_LOAD_INLINE_QMD_DATA, CS_SECOP_INC, o->qmd->dw, ndw, d);
+}
+
+bool cs_gr_copy_methods(const cs_gr_copy_opts *o, cs_gr_seq *out, cs_diag *d)
+{
+	memset(out, 0, sizeof(*out));
+	uint32_t cls;
+	if (!pick_class(o->arch, o->cls, CS_CLASS_COPY, &cls, d))
+		return false;
+	if (o->subch > 7) {
+		cs_diag_set(d, CS_ERR_INPUT, "subchannel %u out of range (0..7)", o->subch);
+		return false;
+	}
+	uint64_t lim = cls >= 0xC8B5 ? (1ull << 57) : (1ull << 49);
+	if (o->dst >= lim || o->src >= lim || (o->release && o->sem_addr >= lim)) {
+		cs_diag_set(d, CS_ERR_INPUT, "copy address beyond the %u bits class %04X takes",
+			    cls >= 0xC8B5 ? 57u : 49u, cls);
+		return false;
+	}
+	bool wide = o->release && (o->sem_payload >> 32);
+	if (wide && cls == 0xC6B5) {
+		cs_diag_set(d, CS_ERR_INPUT, "a 64-bit semaphore payload needs C7B5 or later, "
+					     "not C6B5");
+		return false;
+	}
+	uint32_t offs[4] = { (uint32_t)(o->src >> 32), (uint32_t)o->src, (uint32_t)(o->dst >> 32),
+			     (uint32_t)o->dst };
+	uint32_t lines[2] = { o->len, 1 };
+	if (!seq_add(out, o->subch, CS_CE_OFFSET_IN_UPPER, CS_SECOP_INC, offs, 4, d) ||
+	    !seq_add(out, o->subch, CS_CE_LINE_LENGTH_IN, CS_SECOP_INC, lines, 2, d))
+		return false;
+	/* NON_PIPELINED transfer, pitch in and out, one line. */
+	uint32_t launch = 2u | (1u << 7) | (1u << 8);
+	if (o->release) {
+		uint32_t sem[4] = { (uint32_t)(o->sem_addr >> 32), (uint32_t)o->sem_addr,
+				    (uint32_t)o->sem_payload, (uint32_t)(o->sem_payload >> 32) };
+		if (!seq_add(out, o->subch, CS_CE_SET_SEMAPHORE_A, CS_SECOP_INC, sem, wide ? 4 : 3, d))
+			return false;
+		launch |= 1u << 2;                             /* FLUSH_ENABLE */
+		launch |= (o->sem_timestamp ? 2u : 1u) << 3;   /* SEMAPHORE_TYPE */
+		if (wide)
+			launch |= 1u << 27;                    /* SEMAPHORE_PAYLOAD_SIZE TWO_WORD */
+	}
+	return seq_one(out, o->subch, CS_CE_LAUNCH_DMA, launch, d);
+}
+
+bool cs_gr_i2m_methods(cs_arch arch, uint32_t subch, uint64_t dst, const uint32_t *words,
+		       unsigned n, cs_gr_seq *out, cs_diag *d)
+{
+	memset(out, 0, sizeof(*out));
+	uint32_t cls;
+	if (!pick_class(arch, 0, CS_CLASS_COMPUTE, &cls, d))
+		return false;
+	if (subch > 7) {
+		cs_diag_set(d, CS_ERR_INPUT, "subchannel %u out of range (0..7)", subch);
+		return false;
+	}
+	if (n == 0 || n > CS_GR_SEQ_MAX_DATA - 8) {
+		cs_diag_set(d, CS_ERR_INPUT, "inline-to-memory of %u dwords (1..%u)", n,
+			    CS_GR_SEQ_MAX_DATA - 8);
+		return false;
+	}
+	uint32_t hdr[4] = { n * 4u, 1, (uint32_t)(dst >> 32), (uint32_t)dst };
+	return seq_add(out, subch, CS_GR_LINE_LENGTH_IN, CS_SECOP_INC, hdr, 4, d) &&
+	       seq_one(out, subch, CS_GR_LAUNCH_DMA, 1u /* DST_MEMORY_LAYOUT PITCH */, d) &&
+	       seq_add(out, subch, CS_GR_LOAD_INLINE_DATA, CS_SECOP_NONINC, words, n, d);
+}
