@@ -21,6 +21,9 @@ typedef struct cs_device_config {
 	cs_trace_level trace_level;
 	bool no_executor;     /* wire no executor: every grid is dispatched, not executed */
 	uint64_t run_budget;  /* GPFIFO entries one run may process; 0 = the default */
+	/* added by sim/: an executor to wire instead of the PTX runtime (tests and
+	 * benchmarks name a fake one as such); NULL = the runtime. Copied. */
+	const cs_exec_port *exec_override;
 } cs_device_config;
 
 cs_device *cs_device_new(const cs_device_config *cfg, cs_diag *d);
@@ -55,8 +58,38 @@ void cs_device_run(cs_device *dev);
 /* The guest waits for [addr] == value (32- or 64-bit compare): runs the device,
  * records stage 11 (wait-begin, then wait-done or wait-failed); true when met. */
 bool cs_device_wait(cs_device *dev, uint64_t addr, uint64_t value, bool is64);
-/* End of the guest program: record a deadlock for every channel still blocked. */
+/* End of the guest program: record a deadlock for every channel still blocked.
+ * Also (sim/ addition) what only the end of the stream reveals, from the device's
+ * watch on the engine methods: an inline QMD short of its size
+ * (CS_EV_INLINE_QMD_SHORT), and a SEND_PCAS_A whose QMD is in memory but that no
+ * scheduling SEND_SIGNALING_PCAS2_B followed (CS_EV_QMD_INSTALL, unit front end,
+ * launch none, aux 1: stage 6 fired, nothing scheduled it). */
 void cs_device_finish(cs_device *dev);
+
+/* ---- additions by sim/ (additive) ---------------------------------------- */
+
+/* Where a channel's ring and USERD live (the device maps them at
+ * CS_DEVICE_CHANNEL_BASE + id * CS_DEVICE_CHANNEL_STRIDE, below the scenario's
+ * allocations), and the guest's local GP_PUT (entries pushed so far, mod ring). */
+#define CS_DEVICE_CHANNEL_BASE 0x100000000ull
+#define CS_DEVICE_CHANNEL_STRIDE 0x1000000ull
+typedef struct cs_device_chan_view {
+	uint64_t ring_va;
+	uint32_t entries;
+	uint64_t userd_va;
+	uint32_t guest_put;    /* the guest's next ring slot */
+	uint32_t submitted_put;/* GP_PUT as last written to USERD */
+} cs_device_chan_view;
+bool cs_device_channel_view(const cs_device *dev, uint32_t ch, cs_device_chan_view *out);
+
+/* The records as one array (n records); valid until the next record. */
+const cs_event *cs_device_events(const cs_device *dev, size_t *n);
+const cs_device_config *cs_device_config_get(const cs_device *dev);
+/* Read device memory without recording anything (reports, tests). */
+bool cs_device_peek(const cs_device *dev, uint64_t va, void *dst, size_t len);
+/* The modules behind the device, for their counters and state queries. */
+struct cs_fe *cs_device_fe(cs_device *dev);
+struct cs_gr *cs_device_gr(cs_device *dev);
 
 /* The executor behind the compute engine (NULL with no_executor); sim/ uses it
  * to register modules. Declared opaque here to keep this header light. */

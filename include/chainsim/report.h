@@ -26,8 +26,20 @@ typedef struct cs_chain {
 	uint32_t launch;                /* CS_NONE32 for the overall chain */
 	cs_stage_row rows[CS_STAGE_COUNT + 1]; /* rows[1..11] */
 	cs_stage first_break;           /* CS_STAGE_NONE when complete */
-	char cause[64];                 /* a stable key for the break's rule, e.g. "pb-unmapped" */
+	/* A stable key for the break's rule (sim/report.c), e.g. "pb-unmapped":
+	 *  1 no-build | 2 no-submit, no-doorbell | 3 no-forward
+	 *  4 not-fetched, pb-unmapped, pb-malformed
+	 *  5 no-object, bad-class, earlier-fault, pb-malformed, channel-stop, deadlock,
+	 *    acquire-blocked, no-methods, entry-unfinished
+	 *  6 inline-qmd-incomplete, qmd-addr-unmapped, qmd-install-refused, no-install,
+	 *    no-launch-sent | 7 no-schedule, qmd-rejected, code-unmapped
+	 *  8 ctx-invalid | 9 code-unknown, no-executor, code-unmapped, grid-fault,
+	 *    grid-not-run, no-dispatch | 10 release-fault, release-disabled
+	 *  11 wait-unmet, wait-unmapped, no-wait, budget | any: not-fired (no rule) */
+	char cause[64];
 	char diagnosis[CS_DIAGNOSIS_MAX];
+	/* added by sim/: the record that decided the break (SIZE_MAX when none) */
+	size_t break_event;
 } cs_chain;
 
 typedef struct cs_report {
@@ -38,11 +50,63 @@ typedef struct cs_report {
 	size_t nfaults;                 /* CS_EV_FAULT records */
 	uint64_t counters[16];          /* named by cs_report_counter_name */
 	size_t ncounters;
+	/* added by sim/: the model assumptions in force (CS_EV_ASSUMPTION details,
+	 * each once, in trace order; they point into the device's trace) */
+	size_t nassumptions;
+	const char **assumptions;
+	bool has_launch;                /* the scenario meant to launch (else 6-9 are n/a) */
 } cs_report;
 
 /* Judge the device's trace. Never fails on a well-formed device. */
 cs_report *cs_report_build(const cs_device *dev);
 void cs_report_free(cs_report *r);
 const char *cs_report_counter_name(const cs_report *r, size_t i);
+
+/* ---- additions by sim/ (additive) ----------------------------------------- */
+
+/* Judge a record sequence without a device (unit tests of the rules build one
+ * by hand). dev is optional: with it the judge names channels and decodes the
+ * pushbuffers a stopped channel never ran ("the launch at method 6 never
+ * reached the engine"); without it, channels are "ch<N>". */
+typedef struct cs_report_input {
+	cs_arch arch;
+	const cs_event *events;
+	size_t nevents;
+	bool no_executor;         /* the device had no executor wired */
+	const cs_device *dev;     /* optional */
+} cs_report_input;
+cs_report *cs_report_judge(const cs_report_input *in);
+
+/* The counter value by name ("entries", "methods", "launches", "ctas",
+ * "faults", ...); false when the report has no such counter. */
+bool cs_report_counter(const cs_report *r, const char *name, uint64_t *value);
+
+/* What the writers show beside the chain. */
+typedef struct cs_report_expect {
+	uint32_t line;
+	const char *text;         /* the directive as written */
+	bool held;
+	const char *detail;       /* what was found when it did not hold ("" when it held) */
+} cs_report_expect;
+
+typedef struct cs_report_meta {
+	const char *file;         /* the scenario's name, for the header line */
+	const cs_report_expect *expects;
+	size_t nexpects;
+	bool error;               /* the scenario stopped on an error (result "error") */
+	const char *error_msg;    /* its located message */
+} cs_report_meta;
+
+/* "complete" (no break and every expectation held), "broken" or "error". */
+const char *cs_report_result(const cs_report *r, const cs_report_meta *meta);
+
+/* The text table of DESIGN.md section 4 (sim/report_text.c). */
+void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *out);
+/* The --json object, pretty printed, NUL-terminated, malloc'd (sim/report_json.c). */
+char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_meta *meta);
+/* Chrome/Perfetto trace-event JSON of the device's records: one track per
+ * channel and engine, virtual time as ts (sim/perfetto.c). malloc'd. */
+char *cs_trace_perfetto_json(const cs_device *dev);
+bool cs_trace_perfetto_write(const cs_device *dev, const char *path, cs_diag *d);
 
 #endif

@@ -82,6 +82,11 @@ typedef enum cs_event_kind {
 				  aux = wanted */
 	CS_EV_DEADLOCK,        /* every channel blocked: channel, addr, value = wanted,
 				  aux = current */
+	/* added by sim/ (additive): */
+	CS_EV_INLINE_QMD_SHORT,/* stage 6 not fired: the guest program ended with an inline QMD
+				  short of its size (the device watches the engine methods).
+				  addr = inline QMD VA, value = dwords received, aux = dwords the
+				  QMD needs; gp_entry / method_index of SET_INLINE_QMD_ADDRESS */
 	CS_EV_KIND_COUNT
 } cs_event_kind;
 

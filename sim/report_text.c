@@ -1,0 +1,63 @@
+/* The chain as a table (DESIGN.md section 4): header, one row per stage, the
+ * break and its diagnosis, launches, counters, assumptions, expectations. */
+#include "chainsim/report.h"
+
+#include <string.h>
+
+static void print_chain_rows(const cs_chain *c, FILE *out)
+{
+	fprintf(out, " #  %-15s %-14s %-10s %s\n", "stage", "status", "author", "evidence");
+	for (int s = 1; s <= CS_STAGE_COUNT; s++) {
+		const cs_stage_row *r = &c->rows[s];
+		fprintf(out, "%2d  %-15s %-14s %-10s %s\n", s, cs_stage_name((cs_stage)s),
+			cs_stage_status_name(r->status), cs_author_name(r->author),
+			r->evidence[0] ? r->evidence : "-");
+	}
+}
+
+void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *out)
+{
+	const cs_arch_info *ai = cs_arch_get(r->arch);
+	fprintf(out, "%s  %s  %zu launch%s\n", meta && meta->file ? meta->file : "-",
+		ai ? ai->name : "?", r->nlaunches, r->nlaunches == 1 ? "" : "es");
+	print_chain_rows(&r->overall, out);
+	if (r->overall.first_break != CS_STAGE_NONE)
+		fprintf(out, "break at stage %d (%s) [%s]: %s\n", (int)r->overall.first_break,
+			cs_stage_name(r->overall.first_break), r->overall.cause, r->overall.diagnosis);
+	else
+		fprintf(out, "chain complete: every stage fired%s\n",
+			r->has_launch ? "" : " or does not apply (no launch)");
+	if (r->nlaunches > 1 || (r->nlaunches == 1 && r->launches[0].first_break !=
+						      r->overall.first_break)) {
+		for (size_t i = 0; i < r->nlaunches; i++) {
+			const cs_chain *c = &r->launches[i];
+			if (c->first_break == CS_STAGE_NONE)
+				fprintf(out, "launch %u: complete\n", c->launch);
+			else
+				fprintf(out, "launch %u: break at stage %d (%s) [%s]\n", c->launch,
+					(int)c->first_break, cs_stage_name(c->first_break), c->cause);
+		}
+	}
+	fprintf(out, "counters:");
+	for (size_t i = 0; i < r->ncounters; i++)
+		fprintf(out, " %s=%llu", cs_report_counter_name(r, i),
+			(unsigned long long)r->counters[i]);
+	fprintf(out, "\n");
+	for (size_t i = 0; i < r->nassumptions; i++)
+		fprintf(out, "assumed: %s\n", r->assumptions[i]);
+	if (meta && meta->nexpects) {
+		size_t held = 0;
+		for (size_t i = 0; i < meta->nexpects; i++)
+			held += meta->expects[i].held;
+		fprintf(out, "expectations: %zu of %zu held\n", held, meta->nexpects);
+		for (size_t i = 0; i < meta->nexpects; i++) {
+			const cs_report_expect *e = &meta->expects[i];
+			fprintf(out, "  line %u: %-40s %s%s%s\n", e->line, e->text ? e->text : "",
+				e->held ? "held" : "FAILED",
+				!e->held && e->detail && e->detail[0] ? ": " : "",
+				!e->held && e->detail ? e->detail : "");
+		}
+	}
+	if (meta && meta->error)
+		fprintf(out, "error: %s\n", meta->error_msg ? meta->error_msg : "the scenario stopped");
+}

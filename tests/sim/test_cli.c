@@ -1,0 +1,138 @@
+/* `chainsim run`: exit statuses of DESIGN.md section 4, --json, --trace,
+ * --no-exec, --help, located errors on stderr. Runs the built binary. */
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <sys/wait.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cli_out {
+	int status;
+	char *out, *err;
+} cli_out;
+
+static cli_out run_cli(const char *const *args)
+{
+	const char *build = getenv("CHAINSIM_BUILD_ROOT");
+	const char *src = getenv("CHAINSIM_SOURCE_ROOT");
+	cr_assert(build && src, "run through meson test");
+	char *exe = g_build_filename(build, "tools", "chainsim", NULL);
+	char *dir = g_build_filename(src, "tests", "conformance", NULL);
+	GPtrArray *argv = g_ptr_array_new();
+	g_ptr_array_add(argv, exe);
+	g_ptr_array_add(argv, (gpointer) "run");
+	for (const char *const *a = args; *a; a++)
+		g_ptr_array_add(argv, (gpointer)*a);
+	g_ptr_array_add(argv, NULL);
+	cli_out o = { 0 };
+	int wait_status = 0;
+	GError *err = NULL;
+	cr_assert(g_spawn_sync(dir, (char **)argv->pdata, NULL, 0, NULL, NULL, &o.out, &o.err,
+			       &wait_status, &err),
+		  "cannot run %s: %s", exe, err ? err->message : "?");
+	cr_assert(WIFEXITED(wait_status), "chainsim did not exit normally");
+	o.status = WEXITSTATUS(wait_status);
+	g_ptr_array_free(argv, TRUE);
+	g_free(exe);
+	g_free(dir);
+	return o;
+}
+
+static void cli_free(cli_out *o)
+{
+	g_free(o->out);
+	g_free(o->err);
+}
+
+Test(cli, complete_chain_exits_0)
+{
+	cli_out o = run_cli((const char *const[]){ "host-only.chain", NULL });
+	cr_expect_eq(o.status, 0, "stderr: %s\nstdout: %s", o.err, o.out);
+	cr_expect(strstr(o.out, "host-only.chain  blackwell  0 launches"), "%s", o.out);
+	cr_expect(strstr(o.out, "chain complete"), "%s", o.out);
+	cr_expect(strstr(o.out, " 6  qmd-install     n/a"), "%s", o.out);
+	cli_free(&o);
+}
+
+Test(cli, break_exits_1_with_the_diagnosis)
+{
+	cli_out o = run_cli((const char *const[]){ "earlier-fault.chain", NULL });
+	cr_expect_eq(o.status, 1);
+	cr_expect(strstr(o.out, "break at stage 5 (fe-exec)"), "%s", o.out);
+	cr_expect(strstr(o.out, "the launch at method 9 never reached the engine"), "%s", o.out);
+	cr_expect(strstr(o.out, "method 5 of entry 0 LAUNCH_DMA"), "%s", o.out);
+	cli_free(&o);
+}
+
+Test(cli, usage_and_bad_input_exit_2)
+{
+	cli_out o = run_cli((const char *const[]){ NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "usage:"));
+	cli_free(&o);
+	o = run_cli((const char *const[]){ "--frob", "host-only.chain", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "unknown option '--frob'"), "%s", o.err);
+	cli_free(&o);
+	o = run_cli((const char *const[]){ "no-such-file.chain", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "no-such-file.chain"), "%s", o.err);
+	cli_free(&o);
+	char *bad = g_build_filename(g_get_tmp_dir(), "chainsim-cli-bad.chain", NULL);
+	cr_assert(g_file_set_contents(bad, "arch hopper\nalloc x 16\nfrobnicate 3\n", -1, NULL));
+	o = run_cli((const char *const[]){ bad, NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, ":3:1:"), "a located message: %s", o.err);
+	cli_free(&o);
+	remove(bad);
+	g_free(bad);
+}
+
+Test(cli, help_exits_0)
+{
+	cli_out o = run_cli((const char *const[]){ "--help", NULL });
+	cr_expect_eq(o.status, 0);
+	cr_expect(strstr(o.out, "--no-exec"));
+	cli_free(&o);
+}
+
+Test(cli, json_and_trace)
+{
+	char *trace = g_build_filename(g_get_tmp_dir(), "chainsim-cli-trace.json", NULL);
+	cli_out o = run_cli((const char *const[]){ "--json", "--trace", trace, "deadlock.chain", NULL });
+	cr_expect_eq(o.status, 1);
+	JsonParser *p = json_parser_new();
+	cr_assert(json_parser_load_from_data(p, o.out, -1, NULL), "stdout is not JSON: %s", o.out);
+	JsonObject *root = json_node_get_object(json_parser_get_root(p));
+	cr_expect_str_eq(json_object_get_string_member(root, "result"), "broken");
+	JsonObject *fb = json_object_get_object_member(root, "first_break");
+	cr_expect_str_eq(json_object_get_string_member(fb, "cause"), "deadlock");
+	cr_expect_eq(json_object_get_int_member(json_object_get_object_member(root, "counters"),
+						"deadlocks"), 1);
+	g_object_unref(p);
+	p = json_parser_new();
+	cr_expect(json_parser_load_from_file(p, trace, NULL), "the trace is not JSON");
+	g_object_unref(p);
+	cli_free(&o);
+	remove(trace);
+	g_free(trace);
+}
+
+Test(cli, no_exec_breaks_at_dispatch)
+{
+	/* The same complete scenario, with no executor: stage 9 breaks, never a pass. */
+	cli_out o = run_cli((const char *const[]){ "--no-exec", "--json", "complete-hopper-pcas.chain",
+						   NULL });
+	cr_expect_eq(o.status, 1);
+	JsonParser *p = json_parser_new();
+	cr_assert(json_parser_load_from_data(p, o.out, -1, NULL));
+	JsonObject *root = json_node_get_object(json_parser_get_root(p));
+	JsonObject *fb = json_object_get_object_member(root, "first_break");
+	cr_assert_not_null(fb);
+	cr_expect_eq(json_object_get_int_member(fb, "stage"), 9);
+	cr_expect_str_eq(json_object_get_string_member(fb, "cause"), "no-executor");
+	g_object_unref(p);
+	cli_free(&o);
+}

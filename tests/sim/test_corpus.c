@@ -1,0 +1,164 @@
+/* The conformance corpus (tests/conformance/, every .chain file): every file runs through
+ * the library (parse, device, execute, judge) and must hold every expectation
+ * it states, break with the cause its `# cause:` comment names, and carry the
+ * phrase of its `# diagnosis:` comment in the diagnosis. The corpus must cover
+ * every break rule and a complete chain on each generation through both
+ * launch paths. */
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chainsim/device.h"
+#include "chainsim/report.h"
+#include "chainsim/scenario.h"
+
+typedef struct corpus_meta {
+	char cause[64];
+	char phrase[256];
+	bool no_exec;
+	bool has_verdict; /* `expect break N`, `expect complete` or `expect break none` */
+} corpus_meta;
+
+static void read_meta(const char *text, corpus_meta *m)
+{
+	memset(m, 0, sizeof(*m));
+	gchar **lines = g_strsplit(text, "\n", -1);
+	for (gchar **l = lines; *l; l++) {
+		const char *s = *l;
+		if (!strncmp(s, "# cause: ", 9))
+			snprintf(m->cause, sizeof(m->cause), "%s", g_strstrip(*l + 9));
+		else if (!strncmp(s, "# diagnosis: ", 13))
+			snprintf(m->phrase, sizeof(m->phrase), "%s", g_strstrip(*l + 13));
+		else if (!strncmp(s, "# run: ", 7) && strstr(s, "--no-exec"))
+			m->no_exec = true;
+		else if (!strncmp(s, "expect break", 12) || !strncmp(s, "expect complete", 15))
+			m->has_verdict = true;
+	}
+	g_strfreev(lines);
+}
+
+typedef struct corpus_result {
+	bool ok;
+	char cause[64];
+	bool grid_ran;
+	cs_arch arch;
+} corpus_result;
+
+static corpus_result run_one(const char *dir, const char *name)
+{
+	corpus_result res = { 0 };
+	char *path = g_build_filename(dir, name, NULL);
+	gchar *text = NULL;
+	cr_assert(g_file_get_contents(path, &text, NULL, NULL), "%s: cannot read", path);
+	corpus_meta m;
+	read_meta(text, &m);
+	g_free(text);
+	cr_expect(m.cause[0], "%s: no '# cause:' line", name);
+	cr_expect(m.has_verdict, "%s: states neither 'expect break N' nor 'expect complete'", name);
+	bool broken_case = m.cause[0] && strcmp(m.cause, "complete") != 0;
+	cr_expect(!broken_case || m.phrase[0], "%s: a break case needs '# diagnosis:'", name);
+
+	cs_diag d;
+	cs_scenario *s = cs_scenario_load(path, &d);
+	char msg[1024];
+	if (!s) {
+		cs_diag_format(&d, msg, sizeof(msg));
+		cr_expect(false, "%s: %s", name, msg);
+		g_free(path);
+		return res;
+	}
+	res.arch = cs_scenario_arch(s);
+	cs_device_config cfg = { .arch = res.arch, .no_executor = m.no_exec };
+	cs_device *dev = cs_device_new(&cfg, &d);
+	cr_assert_not_null(dev);
+	bool ran = cs_scenario_execute(s, dev, &d);
+	if (!ran) {
+		cs_diag_format(&d, msg, sizeof(msg));
+		cr_expect(false, "%s: execution stopped: %s", name, msg);
+	}
+	cs_report *r = cs_report_build(dev);
+	cr_assert_not_null(r);
+	bool all_held = true;
+	for (size_t i = 0; i < cs_scenario_expect_count(s); i++) {
+		const cs_expect_outcome *o = cs_scenario_expect(s, i);
+		all_held = all_held && o->held;
+		cr_expect(o->held, "%s:%u: '%s' did not hold: %s (break %d [%s]: %s)", name, o->line,
+			  o->text, o->detail, r->overall.first_break, r->overall.cause,
+			  r->overall.diagnosis);
+	}
+	const char *cause = r->overall.first_break == CS_STAGE_NONE ? "complete" : r->overall.cause;
+	snprintf(res.cause, sizeof(res.cause), "%s", cause);
+	cr_expect_str_eq(cause, m.cause, "%s: cause '%s', the file says '%s' (%s)", name, cause,
+			 m.cause, r->overall.diagnosis);
+	if (m.phrase[0])
+		cr_expect(strstr(r->overall.diagnosis, m.phrase) != NULL,
+			  "%s: the diagnosis lacks '%s': %s", name, m.phrase, r->overall.diagnosis);
+	uint64_t ctas = 0;
+	cs_report_counter(r, "ctas", &ctas);
+	res.grid_ran = r->overall.rows[9].status == CS_STAGE_FIRED && ctas > 0;
+	res.ok = ran && all_held && !strcmp(cause, m.cause);
+	cs_report_free(r);
+	cs_device_free(dev);
+	cs_scenario_free(s);
+	g_free(path);
+	return res;
+}
+
+static char *corpus_dir(void)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	cr_assert_not_null(root, "CHAINSIM_SOURCE_ROOT is not set (run through meson test)");
+	return g_build_filename(root, "tests", "conformance", NULL);
+}
+
+Test(corpus, every_file_holds_and_every_rule_is_covered, .timeout = 120)
+{
+	char *dir = corpus_dir();
+	GDir *gd = g_dir_open(dir, 0, NULL);
+	cr_assert_not_null(gd, "%s: cannot open", dir);
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	const char *n;
+	while ((n = g_dir_read_name(gd)))
+		if (g_str_has_suffix(n, ".chain"))
+			g_ptr_array_add(names, g_strdup(n));
+	g_dir_close(gd);
+	cr_assert_gt(names->len, 0, "the corpus is empty");
+
+	static const char *const rules[] = {
+		"pb-unmapped", "no-object", "bad-class", "inline-qmd-incomplete",
+		"qmd-addr-unmapped", "no-schedule", "qmd-rejected", "code-unknown", "code-unmapped",
+		"pb-malformed",
+		"release-fault", "release-disabled", "wait-unmet", "deadlock", "earlier-fault",
+	};
+	bool covered[sizeof(rules) / sizeof(rules[0])] = { 0 };
+	static const char *const archs[] = { "ampere", "hopper", "blackwell" };
+	static const char *const paths[] = { "pcas", "inline" };
+	bool complete[3][2] = { { 0 } };
+
+	for (guint i = 0; i < names->len; i++) {
+		const char *name = g_ptr_array_index(names, i);
+		corpus_result res = run_one(dir, name);
+		for (size_t k = 0; k < sizeof(rules) / sizeof(rules[0]); k++)
+			if (res.ok && !strcmp(res.cause, rules[k]))
+				covered[k] = true;
+		for (int a = 0; a < 3; a++)
+			for (int p = 0; p < 2; p++) {
+				char want[64];
+				snprintf(want, sizeof(want), "complete-%s-%s.chain", archs[a], paths[p]);
+				if (!strcmp(name, want) && res.ok && res.grid_ran &&
+				    !strcmp(res.cause, "complete"))
+					complete[a][p] = true;
+			}
+	}
+	for (size_t k = 0; k < sizeof(rules) / sizeof(rules[0]); k++)
+		cr_expect(covered[k], "no passing corpus file breaks with cause '%s'", rules[k]);
+	for (int a = 0; a < 3; a++)
+		for (int p = 0; p < 2; p++)
+			cr_expect(complete[a][p],
+				  "no complete chain with an executed kernel for %s through the %s path",
+				  archs[a], paths[p]);
+	g_ptr_array_free(names, TRUE);
+	g_free(dir);
+}
