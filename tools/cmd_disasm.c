@@ -1,12 +1,166 @@
-/* PLACEHOLDER until its owner lands it: replace this whole file. */
+/* chainsim disasm FILE --arch A [--bind SUBCH=CLASS]... [--offset N] [--length N]
+ * [--name NAME]: raw pushbuffer bytes to a scenario `push` block that
+ * assembles back to the same bytes (sim/scenario/disasm.c). */
+#include <errno.h>
+#include <glib.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "chainsim/arch.h"
+#include "chainsim/scenario.h"
 #include "commands.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: chainsim disasm FILE --arch ARCH [--bind SUBCH=CLASS]... [--offset N]\n"
+		"                       [--length N] [--name NAME]\n"
+		"\n"
+		"Turns raw pushbuffer bytes into scenario text (a push block) with decoded\n"
+		"fields as comments; the text assembles back to the same bytes.\n"
+		"  --arch ARCH          ampere, ada, hopper or blackwell (method names, classes)\n"
+		"  --bind SUBCH=CLASS   name methods on SUBCH (0..7) by CLASS (0xcbc0 or its name),\n"
+		"                       as if a SET_OBJECT had bound it before the buffer\n"
+		"  --offset N           start N bytes into FILE (default 0)\n"
+		"  --length N           take N bytes (default: to the end of FILE)\n"
+		"  --name NAME          the push block's name (default pb)\n"
+		"Exit status: 0 ok, 2 bad input (the message names the byte offset).\n");
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	if (!s || !*s || *s == '-')
+		return false;
+	char *end = NULL;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_class(const char *s, uint32_t *out)
+{
+	uint64_t v;
+	if (parse_u64(s, &v)) {
+		if (v > 0xffff || cs_class_kind_of((uint32_t)v) == CS_CLASS_NONE)
+			return false;
+		*out = (uint32_t)v;
+		return true;
+	}
+	for (uint32_t c = 0; c <= 0xffff; c++) {
+		const char *n = cs_class_name(c);
+		if (n && !strcmp(n, s)) {
+			*out = c;
+			return true;
+		}
+	}
+	return false;
+}
 
 int cs_cmd_disasm(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "chainsim disasm: not built yet\n");
-	return CS_EXIT_INTERNAL;
+	const char *file = NULL, *name = NULL;
+	bool have_arch = false, have_len = false;
+	uint64_t offset = 0, length = 0;
+	cs_disasm_opts o;
+	memset(&o, 0, sizeof(o));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return CS_EXIT_OK;
+		}
+		if (!strcmp(a, "--arch")) {
+			if (!v || !cs_arch_from_name(v, &o.arch)) {
+				fprintf(stderr, "chainsim disasm: --arch wants ampere, ada, hopper or "
+						"blackwell\n");
+				return CS_EXIT_INPUT;
+			}
+			have_arch = true;
+			i++;
+		} else if (!strcmp(a, "--bind")) {
+			const char *eq = v ? strchr(v, '=') : NULL;
+			uint32_t cls;
+			if (!eq || eq - v != 1 || v[0] < '0' || v[0] > '7' || !parse_class(eq + 1, &cls)) {
+				fprintf(stderr, "chainsim disasm: --bind wants SUBCH=CLASS (SUBCH 0..7, "
+						"CLASS a known class id such as 0xcbc0 or its name), "
+						"not '%s'\n", v ? v : "");
+				return CS_EXIT_INPUT;
+			}
+			o.bind[v[0] - '0'] = cls;
+			i++;
+		} else if (!strcmp(a, "--offset") || !strcmp(a, "--length")) {
+			uint64_t n;
+			if (!parse_u64(v, &n)) {
+				fprintf(stderr, "chainsim disasm: %s wants a byte count\n", a);
+				return CS_EXIT_INPUT;
+			}
+			if (a[2] == 'o') {
+				offset = n;
+			} else {
+				length = n;
+				have_len = true;
+			}
+			i++;
+		} else if (!strcmp(a, "--name")) {
+			if (!v || !*v) {
+				fprintf(stderr, "chainsim disasm: --name wants a name\n");
+				return CS_EXIT_INPUT;
+			}
+			name = v;
+			i++;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "chainsim disasm: unknown option '%s'\n", a);
+			usage(stderr);
+			return CS_EXIT_INPUT;
+		} else if (!file) {
+			file = a;
+		} else {
+			fprintf(stderr, "chainsim disasm: one FILE only ('%s' is a second)\n", a);
+			return CS_EXIT_INPUT;
+		}
+	}
+	if (!file || !have_arch) {
+		fprintf(stderr, "chainsim disasm: %s\n", !file ? "a FILE is needed" : "--arch is needed");
+		usage(stderr);
+		return CS_EXIT_INPUT;
+	}
+	gchar *bytes = NULL;
+	gsize len = 0;
+	GError *err = NULL;
+	if (!g_file_get_contents(file, &bytes, &len, &err)) {
+		fprintf(stderr, "chainsim disasm: %s\n", err->message);
+		g_error_free(err);
+		return CS_EXIT_INPUT;
+	}
+	if (offset > len || (have_len && length > len - offset)) {
+		char lenbuf[40] = "";
+		if (have_len)
+			snprintf(lenbuf, sizeof(lenbuf), " --length %llu", (unsigned long long)length);
+		fprintf(stderr, "chainsim disasm: %s: --offset %llu%s is past the end of the file "
+				"(%zu bytes)\n", file, (unsigned long long)offset, lenbuf, (size_t)len);
+		g_free(bytes);
+		return CS_EXIT_INPUT;
+	}
+	if (!have_len)
+		length = len - offset;
+	o.name = name;
+	o.file = file;
+	o.base = offset;
+	cs_diag d;
+	char *text = cs_scenario_disasm((const uint8_t *)bytes + offset, (size_t)length, &o, &d);
+	g_free(bytes);
+	if (!text) {
+		char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
+		cs_diag_format(&d, msg, sizeof(msg));
+		fprintf(stderr, "%s\n", msg);
+		return d.status == CS_ERR_INTERNAL ? CS_EXIT_INTERNAL : CS_EXIT_INPUT;
+	}
+	fputs(text, stdout);
+	free(text);
+	return CS_EXIT_OK;
 }

@@ -37,6 +37,62 @@ typedef struct cs_expect_outcome {
 } cs_expect_outcome;
 
 size_t cs_scenario_expect_count(const cs_scenario *s);
+/* Extension: after cs_scenario_execute, where an alloc-like name (alloc,
+ * push, qmd, LAUNCH.cb0/.qmd/.sem) was placed: its VA and size in bytes (a
+ * pushbuffer's assembled bytes). False for an unknown name or a module. */
+bool cs_scenario_symbol(const cs_scenario *s, const char *name, uint64_t *va, uint64_t *size);
 const cs_expect_outcome *cs_scenario_expect(const cs_scenario *s, size_t i);
+
+/* ---- extension: the deterministic generator behind `random` -------------
+ * splitmix64: the state starts at the seed; every value takes one step. The
+ * acceptance battery's CPU reference regenerates a scenario's inputs with
+ * these (same seed, same order, same bounds). */
+static inline uint64_t cs_scenario_rand_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+/* Uniform in [min, max): min + (max - min) * u computed in double, u having
+ * 24 random bits, then rounded to float (so max itself may appear when the
+ * rounding reaches it). */
+static inline float cs_scenario_rand_f32(uint64_t *state, float min, float max)
+{
+	double u = (double)(cs_scenario_rand_next(state) >> 40) * (1.0 / 16777216.0);
+	return (float)((double)min + ((double)max - (double)min) * u);
+}
+/* Uniform in [min, max] (inclusive): the high 32 bits modulo the range size. */
+static inline uint32_t cs_scenario_rand_u32(uint64_t *state, uint32_t min, uint32_t max)
+{
+	uint32_t r = (uint32_t)(cs_scenario_rand_next(state) >> 32);
+	uint64_t span = (uint64_t)max - min + 1;
+	return span > 0xffffffffull ? r : min + (uint32_t)(r % span);
+}
+/* What `random NAME f32 COUNT seed=S min=A max=B` writes (default A=0, B=1). */
+void cs_scenario_random_f32(uint64_t seed, float min, float max, float *out, size_t n);
+/* What `random NAME u32 COUNT seed=S min=A max=B` writes (default full range). */
+void cs_scenario_random_u32(uint64_t seed, uint32_t min, uint32_t max, uint32_t *out,
+			    size_t n);
+
+/* ---- extension: raw pushbuffer bytes to scenario text (chainsim disasm) --
+ * The text is one `push NAME ... end` block whose lines assemble back to the
+ * same bytes: method headers as inc/ninc/once/imm with names from the class
+ * registry (a name only where the assembler resolves it to the same offset),
+ * decoded fields as comments, and `raw` for anything else (count-0 headers,
+ * NOP dwords, END_PB_SEGMENT and what follows it, a header whose data runs
+ * past the end). --bind choices become `bind SUBCH CLASS` lines. */
+typedef struct cs_disasm_opts {
+	cs_arch arch;
+	uint32_t bind[8];  /* class per subchannel given with --bind, 0 = none */
+	const char *name;  /* the push block's name; NULL = "pb" */
+	const char *file;  /* for diagnostics and the header comment; may be NULL */
+	uint64_t base;     /* byte offset of bytes[0] in the file (diagnostics) */
+} cs_disasm_opts;
+
+/* NULL with d set (byte offset in the file) on a reserved SEC_OP, a trailing
+ * partial dword, or an INC header past the last method. Free with free(). */
+char *cs_scenario_disasm(const uint8_t *bytes, size_t len, const cs_disasm_opts *o,
+			 cs_diag *d);
 
 #endif

@@ -1,0 +1,281 @@
+/* Raw pushbuffer bytes to scenario text (chainsim disasm): the fe's streaming
+ * decoder splits the stream into headers and data, the class registry names
+ * methods and fields, and every line is one the assembler turns back into
+ * the same dwords. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chainsim/fe.h"
+#include "chainsim/pushbuf.h"
+#include "chainsim/registry.h"
+#include "scn.h"
+
+enum { DIS_RAW_PER_LINE = 8, DIS_COMMENT_MAX = 480 };
+
+typedef struct dis {
+	const cs_disasm_opts *o;
+	cs_arch arch;
+	cs_binding bind;
+	GString *out;
+} dis;
+
+static uint32_t method_of(uint32_t op, uint32_t m, uint32_t i)
+{
+	if (op == CS_SECOP_INC)
+		return m + 4 * i;
+	if (op == CS_SECOP_ONEINC)
+		return i ? m + 4 : m;
+	return m;
+}
+
+/* The method as the assembler will read it back: a name when the name
+ * resolves to this offset under the same binding, else the byte offset. */
+static void method_text(dis *ds, uint32_t subch, uint32_t m, char *buf, size_t len)
+{
+	char label[96];
+	uint32_t back;
+	cs_diag d;
+	if (cs_registry_method_label(ds->arch, ds->bind.cls[subch], subch, m, label, sizeof(label),
+				     NULL) &&
+	    cs_registry_resolve_method(ds->arch, ds->bind.cls[subch], subch, label, &back, &d) &&
+	    back == m) {
+		snprintf(buf, len, "%s", label);
+		return;
+	}
+	snprintf(buf, len, "0x%x", m);
+}
+
+static void comment_add(GString *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void comment_add(GString *c, const char *fmt, ...)
+{
+	if (c->len >= DIS_COMMENT_MAX)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	g_string_append_vprintf(c, fmt, ap);
+	va_end(ap);
+	if (c->len >= DIS_COMMENT_MAX) {
+		g_string_truncate(c, DIS_COMMENT_MAX);
+		g_string_append(c, "...");
+	}
+}
+
+/* Decoded names and fields of a method's data dwords, for the comment. */
+static void describe(dis *ds, uint32_t op, uint32_t subch, uint32_t m, const uint32_t *data,
+		     uint32_t n, GString *c)
+{
+	uint32_t cls = ds->bind.cls[subch] ? ds->bind.cls[subch]
+					   : cs_registry_conventional_class(ds->arch, subch);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t mi = method_of(op, m, i);
+		char label[96];
+		const cs_method_desc *md = NULL;
+		bool named = cs_registry_method_label(ds->arch, ds->bind.cls[subch], subch, mi, label,
+						      sizeof(label), &md);
+		if (mi == 0) {
+			const char *cn = cs_class_name(data[i] & 0xffff);
+			comment_add(c, "%sSET_OBJECT %s", c->len ? "; " : "",
+				    cn ? cn : "(unknown class)");
+			continue;
+		}
+		if (md && md->nfields) {
+			char fields[256];
+			cs_method_format_fields(md, data[i], fields, sizeof(fields));
+			comment_add(c, "%s%s: %s", c->len ? "; " : "", label, fields);
+		} else if (i == 0 || (i == n - 1 && mi != m)) {
+			/* plain methods: name the first and the last of a run */
+			if (named)
+				comment_add(c, "%s%s", c->len ? (i ? " .. " : "; ") : "", label);
+			else if (mi >= CS_PB_HOST_METHODS && !cls)
+				comment_add(c, "%s0x%x (subchannel %u: no modelled class)",
+					    c->len ? "; " : "", mi, subch);
+		}
+	}
+}
+
+static void line_end(dis *ds, GString *c)
+{
+	if (c->len)
+		g_string_append_printf(ds->out, "  # %s", c->str);
+	g_string_append_c(ds->out, '\n');
+	g_string_truncate(c, 0);
+}
+
+static void emit_raw(dis *ds, const uint32_t *w, size_t n, const char *why)
+{
+	GString *c = g_string_new(why);
+	for (size_t i = 0; i < n; i += DIS_RAW_PER_LINE) {
+		g_string_append(ds->out, "  raw");
+		for (size_t j = i; j < n && j < i + DIS_RAW_PER_LINE; j++)
+			g_string_append_printf(ds->out, " 0x%08x", w[j]);
+		line_end(ds, c);
+	}
+	g_string_free(c, TRUE);
+}
+
+/* One header and its data: inc/ninc/once/imm when it assembles back to the
+ * same dwords, else raw. */
+static void emit_group(dis *ds, uint32_t h, const uint32_t *data, uint32_t got)
+{
+	uint32_t op = h >> 29, count = cs_pb_count(h), subch = cs_pb_subch(h), m = cs_pb_method(h);
+	GString *c = g_string_new(NULL);
+	char why[320];
+	if (h == 0) {
+		emit_raw(ds, &h, 1, "DMA_NOP (the all-zero dword)");
+		goto out;
+	}
+	if (op == CS_SECOP_END_SEG) {
+		emit_raw(ds, &h, 1, "END_PB_SEGMENT: the front end ignores the rest of the entry");
+		goto out;
+	}
+	if (h & (1u << 12)) {
+		uint32_t *all = g_new(uint32_t, got + 1);
+		all[0] = h;
+		memcpy(all + 1, data, sizeof(uint32_t) * got);
+		snprintf(why, sizeof(why), "%s header with bit 12 set (subchannel %u, method 0x%x)",
+			 cs_fe_secop_name(op), subch, m);
+		emit_raw(ds, all, got + 1, why);
+		g_free(all);
+		goto out;
+	}
+	char mt[96];
+	method_text(ds, subch, m, mt, sizeof(mt));
+	if (op == CS_SECOP_IMMD) {
+		g_string_append_printf(ds->out, "  imm %u %s 0x%x", subch, mt, count);
+		describe(ds, op, subch, m, &count, 1, c);
+		line_end(ds, c);
+		cs_binding_note(&ds->bind, subch, m, count);
+		goto out;
+	}
+	if (count == 0 || got < count) {
+		uint32_t *all = g_new(uint32_t, got + 1);
+		all[0] = h;
+		memcpy(all + 1, data, sizeof(uint32_t) * got);
+		if (count == 0)
+			snprintf(why, sizeof(why), "%s subchannel %u method %s with count 0",
+				 cs_fe_secop_name(op), subch, mt);
+		else
+			snprintf(why, sizeof(why),
+				 "%s subchannel %u method %s announces %u data dwords; %u follow in "
+				 "this buffer", cs_fe_secop_name(op), subch, mt, count, got);
+		emit_raw(ds, all, got + 1, why);
+		g_free(all);
+		goto out;
+	}
+	const char *kw = op == CS_SECOP_INC ? "inc" : op == CS_SECOP_NONINC ? "ninc" : "once";
+	g_string_append_printf(ds->out, "  %s %u %s", kw, subch, mt);
+	for (uint32_t i = 0; i < count; i++)
+		g_string_append_printf(ds->out, " 0x%x", data[i]);
+	describe(ds, op, subch, m, data, count, c);
+	line_end(ds, c);
+	for (uint32_t i = 0; i < count; i++)
+		cs_binding_note(&ds->bind, subch, method_of(op, m, i), data[i]);
+out:
+	g_string_free(c, TRUE);
+}
+
+char *cs_scenario_disasm(const uint8_t *bytes, size_t len, const cs_disasm_opts *o, cs_diag *d)
+{
+	cs_diag_clear(d);
+	const char *file = o->file ? o->file : "";
+	const cs_arch_info *ai = cs_arch_get(o->arch);
+	if (!ai) {
+		cs_diag_set(d, CS_ERR_INPUT, "unknown arch");
+		return NULL;
+	}
+	size_t n = len / 4;
+	uint32_t *dw = g_new(uint32_t, n ? n : 1);
+	for (size_t i = 0; i < n; i++)
+		dw[i] = (uint32_t)bytes[4 * i] | (uint32_t)bytes[4 * i + 1] << 8 |
+			(uint32_t)bytes[4 * i + 2] << 16 | (uint32_t)bytes[4 * i + 3] << 24;
+	size_t cap = 2 * n + 4;
+	cs_pb_item *items = g_new(cs_pb_item, cap);
+	cs_pb_decoder dec;
+	cs_pb_decoder_init(&dec, true);
+	size_t consumed = 0;
+	cs_diag dd;
+	cs_diag_clear(&dd);
+	size_t nitems = cs_pb_decode(&dec, dw, n, items, cap, &consumed, &dd);
+	if (dec.failed) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, file, o->base + dd.offset, "%s", dd.msg);
+		g_free(items);
+		g_free(dw);
+		return NULL;
+	}
+	if (len % 4) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, file, o->base + 4 * n,
+				  "trailing partial dword: %zu byte%s after the last whole dword",
+				  len % 4, len % 4 == 1 ? "" : "s");
+		g_free(items);
+		g_free(dw);
+		return NULL;
+	}
+	if (consumed != n) {
+		cs_diag_at_offset(d, CS_ERR_INTERNAL, file, o->base + 4 * consumed,
+				  "the decoder stopped after %zu of %zu dwords", consumed, n);
+		g_free(items);
+		g_free(dw);
+		return NULL;
+	}
+
+	dis ds = { .o = o, .arch = o->arch, .out = g_string_new(NULL) };
+	cs_binding_init(&ds.bind, o->arch);
+	g_string_append_printf(ds.out, "# chainsim disasm%s%s: %zu bytes at offset 0x%llx, arch %s\n",
+			       file[0] ? " of " : "", file, len, (unsigned long long)o->base, ai->name);
+	g_string_append_printf(ds.out, "arch %s\n", ai->name);
+	g_string_append_printf(ds.out, "push %s\n", o->name ? o->name : "pb");
+	for (uint32_t s = 0; s < CS_REGISTRY_SUBCHANNELS; s++) {
+		if (!o->bind[s])
+			continue;
+		const char *cn = cs_class_name(o->bind[s]);
+		g_string_append_printf(ds.out, "  bind %u 0x%04x  # --bind: %s\n", s, o->bind[s],
+				       cn ? cn : "unknown class");
+		ds.bind.cls[s] = o->bind[s];
+	}
+	uint32_t *data = g_new(uint32_t, n ? n : 1);
+	for (size_t i = 0; i < nitems;) {
+		const cs_pb_item *it = &items[i];
+		if (it->kind == CS_PB_ITEM_SKIPPED) {
+			size_t j = i;
+			uint32_t w[DIS_RAW_PER_LINE];
+			size_t k = 0;
+			while (j < nitems && items[j].kind == CS_PB_ITEM_SKIPPED && k < DIS_RAW_PER_LINE)
+				w[k++] = items[j++].data;
+			emit_raw(&ds, w, k, "after END_PB_SEGMENT (skipped by the front end)");
+			i = j;
+			continue;
+		}
+		if (it->kind == CS_PB_ITEM_METHOD) {
+			/* data without a header cannot happen from a fresh decoder */
+			cs_diag_at_offset(d, CS_ERR_INTERNAL, file, o->base + 4 * it->dword,
+					  "method data without a header");
+			g_string_free(ds.out, TRUE);
+			g_free(data);
+			g_free(items);
+			g_free(dw);
+			return NULL;
+		}
+		uint32_t h = it->data;
+		size_t j = i + 1;
+		uint32_t got = 0;
+		bool immd = it->kind == CS_PB_ITEM_HEADER && (h >> 29) == CS_SECOP_IMMD;
+		while (j < nitems && items[j].kind == CS_PB_ITEM_METHOD) {
+			if (!immd)
+				data[got++] = items[j].data;
+			j++;
+		}
+		emit_group(&ds, h, data, got);
+		i = j;
+	}
+	g_string_append(ds.out, "end\n");
+	g_free(data);
+	g_free(items);
+	g_free(dw);
+	char *text = strdup(ds.out->str);
+	g_string_free(ds.out, TRUE);
+	if (!text)
+		cs_diag_set(d, CS_ERR_NOMEM, "out of memory");
+	return text;
+}

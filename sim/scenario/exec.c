@@ -1,0 +1,216 @@
+/* The scenario executor: directives take effect on the device in file order,
+ * as a guest program would act (the memory side is asm.c's). Expectations are
+ * evaluated at the end, after cs_device_finish, from memory and from
+ * cs_report_build. */
+#include <stdio.h>
+#include <string.h>
+
+#include "chainsim/device.h"
+#include "chainsim/ptxrun.h"
+#include "chainsim/pushbuf.h"
+#include "chainsim/report.h"
+#include "scn.h"
+
+#define DEV(x) ((cs_device *)(x)->host)
+
+static scn_sym *sym_at(scn_exec *x, uint64_t va)
+{
+	const cs_region *r = cs_mem_region_at(x->mem, va);
+	if (!r)
+		return NULL;
+	GHashTableIter it;
+	gpointer key, val;
+	g_hash_table_iter_init(&it, x->s->syms);
+	while (g_hash_table_iter_next(&it, &key, &val)) {
+		scn_sym *sym = val;
+		if (sym->kind == SCN_SYM_ALLOC && sym->va == r->va)
+			return sym;
+	}
+	return NULL;
+}
+
+static bool do_gpfifo(scn_exec *x, const scn_dir *dir)
+{
+	uint64_t addr, len = 0;
+	if (!scn_eval(x, dir->addr, &addr))
+		return false;
+	if (addr & 3)
+		return scn_fail_at(x, dir->addr->loc, "pushbuffer address 0x%llx is not dword aligned",
+				   (unsigned long long)addr);
+	if (addr >> 40)
+		return scn_fail_at(x, dir->addr->loc, "pushbuffer address 0x%llx is wider than the "
+				   "entry's 40 bits", (unsigned long long)addr);
+	if (dir->len) {
+		if (!scn_eval(x, dir->len, &len))
+			return false;
+	} else {
+		scn_sym *sym = sym_at(x, addr);
+		if (!sym)
+			return scn_fail_at(x, dir->addr->loc, "0x%llx is in no alloc; give a length "
+					   "(gpfifo ADDR,LEN)", (unsigned long long)addr);
+		uint64_t bytes = sym->is_push ? 4ull * sym->dwords : sym->size;
+		uint64_t off = addr - sym->va;
+		len = off < bytes ? (bytes - off) / 4 : 0;
+	}
+	if (len == 0 || len > CS_GP_MAX_LENGTH)
+		return scn_fail_at(x, dir->len ? dir->len->loc : dir->addr->loc,
+				   "entry length %llu dwords out of range (1..%u; a control entry is "
+				   "gpfifo-raw)", (unsigned long long)len, CS_GP_MAX_LENGTH);
+	cs_gp_entry e = { .addr = addr, .length = (uint32_t)len, .sync = dir->sync };
+	uint32_t lo, hi;
+	cs_gp_encode(&e, &lo, &hi);
+	cs_diag dd;
+	cs_diag_clear(&dd);
+	if (!cs_device_gpfifo_push(DEV(x), x->channel, lo, hi, &dd))
+		return scn_fail_with(x, dir->loc, "gpfifo", &dd);
+	return true;
+}
+
+static bool do_directive(scn_exec *x, const scn_dir *dir)
+{
+	cs_diag dd;
+	cs_diag_clear(&dd);
+	bool handled;
+	if (!scn_exec_memory(x, dir, &handled))
+		return false;
+	if (handled)
+		return true;
+	switch (dir->kind) {
+	case SCN_D_CHANNEL: {
+		uint64_t entries;
+		if (!scn_eval_or(x, dir->entries, 0, &entries))
+			return false;
+		if (entries > 0xffffffffull)
+			return scn_fail_at(x, dir->entries->loc, "entries=%llu out of range",
+					   (unsigned long long)entries);
+		if (!cs_device_channel(DEV(x), dir->name, (uint32_t)entries, &x->channel, &dd))
+			return scn_fail_with(x, dir->loc, "channel", &dd);
+		return true;
+	}
+	case SCN_D_GPFIFO:
+		return do_gpfifo(x, dir);
+	case SCN_D_GPFIFO_RAW: {
+		uint32_t lo, hi;
+		if (!scn_eval32(x, dir->lo, &lo) || !scn_eval32(x, dir->hi, &hi))
+			return false;
+		if (!cs_device_gpfifo_push(DEV(x), x->channel, lo, hi, &dd))
+			return scn_fail_with(x, dir->loc, "gpfifo-raw", &dd);
+		return true;
+	}
+	case SCN_D_SUBMIT:
+		if (!cs_device_submit(DEV(x), x->channel, &dd) && dd.status != CS_OK)
+			return scn_fail_with(x, dir->loc, "submit", &dd);
+		return true;
+	case SCN_D_WAIT: {
+		uint64_t addr, v;
+		if (!scn_eval(x, dir->addr, &addr) || !scn_eval(x, dir->value, &v))
+			return false;
+		if (!dir->u64 && v > 0xffffffffull)
+			return scn_fail_at(x, dir->value->loc, "value 0x%llx does not fit 32 bits; add u64",
+					   (unsigned long long)v);
+		cs_device_wait(DEV(x), addr, v, dir->u64);
+		return true;
+	}
+	default:
+		break;
+	}
+	return scn_fail_at(x, dir->loc, "internal error: unknown directive");
+}
+
+/* ---- expectations ---------------------------------------------------------- */
+
+static void expect_chain(const scn_dir *dir, const cs_report *r, cs_expect_outcome *o)
+{
+	const cs_chain *c = &r->overall;
+	switch (dir->kind) {
+	case SCN_D_EXPECT_STAGE: {
+		const cs_stage_row *row = &c->rows[dir->stage];
+		o->held = row->status == (cs_stage_status)dir->status;
+		if (!o->held)
+			snprintf(o->detail, sizeof(o->detail), "stage %u (%s) is %s: %.200s", dir->stage,
+				 cs_stage_name((cs_stage)dir->stage), cs_stage_status_name(row->status),
+				 row->evidence);
+		break;
+	}
+	case SCN_D_EXPECT_BREAK:
+	case SCN_D_EXPECT_COMPLETE: {
+		cs_stage want = dir->kind == SCN_D_EXPECT_BREAK ? (cs_stage)dir->stage : CS_STAGE_NONE;
+		o->held = c->first_break == want;
+		if (!o->held && c->first_break == CS_STAGE_NONE)
+			snprintf(o->detail, sizeof(o->detail), "the chain is complete (no break)");
+		else if (!o->held)
+			snprintf(o->detail, sizeof(o->detail), "the first break is stage %u (%s): %.200s",
+				 (unsigned)c->first_break, cs_stage_name(c->first_break), c->diagnosis);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static bool evaluate_expectations(scn_exec *x)
+{
+	cs_report *r = NULL;
+	bool ok = true;
+	for (unsigned i = 0; ok && i < x->s->ndirs; i++) {
+		const scn_dir *dir = &x->s->dirs[i];
+		cs_expect_outcome o;
+		switch (dir->kind) {
+		case SCN_D_EXPECT_MEM:
+			scn_outcome_init(&o, dir);
+			ok = scn_expect_mem(x, dir, &o);
+			break;
+		case SCN_D_EXPECT_STAGE:
+		case SCN_D_EXPECT_BREAK:
+		case SCN_D_EXPECT_COMPLETE:
+			scn_outcome_init(&o, dir);
+			if (!r)
+				r = cs_report_build(DEV(x));
+			if (!r) {
+				cs_diag_set(x->d, CS_ERR_NOMEM, "cannot build the report");
+				ok = false;
+				break;
+			}
+			expect_chain(dir, r, &o);
+			break;
+		default:
+			continue;
+		}
+		if (ok)
+			g_array_append_val(x->s->outcomes, o);
+	}
+	cs_report_free(r);
+	return ok;
+}
+
+static void device_record(void *host, const cs_event *ev)
+{
+	cs_device_record(host, ev);
+}
+
+static bool device_module_add(void *host, cs_module *m, cs_diag *d)
+{
+	struct cs_ptx_runtime *rt = cs_device_ptx(host);
+	return !rt || cs_ptx_runtime_add(rt, m, d);
+}
+
+bool cs_scenario_execute(cs_scenario *s, cs_device *dev, cs_diag *d)
+{
+	const cs_arch_info *ai = cs_arch_get(cs_device_arch(dev));
+	if (!ai || cs_device_arch(dev) != s->arch) {
+		cs_diag_at_text(d, CS_ERR_INPUT, s->name, 1, 1,
+				"the device is a %s; the scenario is for %s",
+				ai ? ai->name : "?", cs_arch_get(s->arch)->name);
+		return false;
+	}
+	scn_exec x;
+	scn_exec_begin(&x, s, ai, cs_device_mem(dev), d);
+	x.host = dev;
+	x.record = device_record;
+	x.module_add = device_module_add;
+	for (unsigned i = 0; i < s->ndirs; i++)
+		if (!do_directive(&x, &s->dirs[i]))
+			return false;
+	cs_device_finish(dev);
+	return evaluate_expectations(&x);
+}

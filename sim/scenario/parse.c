@@ -1,0 +1,1482 @@
+/* The .chain parser (DESIGN.md section 3, version 1): text to directives, then
+ * a static pass that checks every name is defined before it is used, in file
+ * order. Every error names file:line:col and what was expected. Execution
+ * (asm.c, exec.c) resolves the names again, in file order, on the device.
+ *
+ * Choices section 3 leaves open:
+ *   - an expression has no spaces except inside (...), because the values of
+ *     a line are separated by spaces; C's precedence: + - above << >> above &
+ *     above |. A binary expression is located where it starts.
+ *   - `gpfifo ADDR[,LEN]`: +OFF is in bytes, LEN in dwords (as the entry
+ *     holds it); without LEN the entry covers the rest of the pushbuffer (or
+ *     alloc) ADDR lies in.
+ *   - `@NAME` on a line of its own is `raw @NAME`; in a method line it adds
+ *     every dword of the alloc (a push's assembled dwords, else size / 4
+ *     rounded up) as the method's data.
+ *   - method names resolve at assembly, with the binding of the pushbuffers
+ *     assembled so far in file order (SET_OBJECT data bits 15:0).
+ *   - `release`/`acquire ADDR VALUE` emit one INC header on subchannel 0:
+ *     SEM_ADDR_LO, SEM_ADDR_HI, SEM_PAYLOAD_LO, SEM_PAYLOAD_HI, SEM_EXECUTE
+ *     (RELEASE, or ACQUIRE equal), 32-bit payload unless `u64` follows.
+ *   - a launch defines three allocs named after it: L.cb0 (constant bank 0:
+ *     the args at the kernel's param base per its layout, size rounded up to
+ *     16), L.qmd (the arch's QMD, 256-byte aligned; the PCAS path writes it
+ *     there, the inline path leaves it for the engine to install) and L.sem
+ *     (16 bytes, zeroed): the QMD's release 0 writes 1 there, so a scenario
+ *     waits with `wait L.sem == 1`. L is launchN (N counts launches in file
+ *     order from 0) unless name=L is given. The QMD gets program = the
+ *     kernel's code address, grid, block, shared = static + shared=, regs,
+ *     barriers, cbank0 = L.cb0 and release0 = L.sem,1. The path defaults to
+ *     pcas (Mesa NVK's); the methods are gr.h's canonical launch, with the
+ *     shader-cache invalidate first.
+ *   - `launch` and `copy` first emit SET_OBJECT of the arch's compute (copy)
+ *     class on subchannel 1 (4) unless an earlier SET_OBJECT or `bind` in
+ *     the pushbuffers assembled so far put a class of that kind there.
+ *   - `module NAME PATH` uploads each kernel with SASS for the arch into an
+ *     alloc NAME.KERNEL (256-byte aligned) and registers the module with the
+ *     device's executor; NAME.KERNEL also finds a kernel by its demangled
+ *     base name.
+ *
+ * Extensions (forms section 3 does not have):
+ *   - numbers and expressions: unary minus (-E, two's complement; a data or
+ *     method value must then fit the signed range of its width), E+E and E-E
+ *     between any expressions (not only NAME+N).
+ *   - `data`/`expect mem` also take f64; f32/f64 values are written as
+ *     floats (1.5, -2, 1e-3, inf, nan); 0x... or f32:X give the bit pattern.
+ *   - `expect mem NAME TYPE V... tol=X` (f32/f64 only): each value may differ
+ *     by at most X (absolute); without tol= the compare is bit-exact.
+ *   - `expect complete`: the chain has no break; `expect break none` says the
+ *     same. `expect stage N not-observable` is accepted as a status.
+ *   - `random NAME[+OFF] f32|u32 COUNT seed=N [min=A] [max=B]`: COUNT values
+ *     from the generator in scenario.h (cs_scenario_rand_*, splitmix64): f32
+ *     uniform in [min, max) (default [0, 1)), u32 in [min, max] (default the
+ *     full range). The battery regenerates them with cs_scenario_random_*.
+ *   - push lines: `bind SUBCH CLASS` sets the assembler's binding of SUBCH as
+ *     if a SET_OBJECT had been assembled, and emits nothing (disasm writes it
+ *     for --bind); `release`/`acquire ... u64`; `launch ... name=L`.
+ *   - `copy DST SRC LEN [sem=ADDR,PAYLOAD | name=C]`: the copy engine writes
+ *     a one-word semaphore release after the copy (stage 10 needs an engine
+ *     release): PAYLOAD to ADDR with sem=, else 1 to C.sem, a 16-byte alloc
+ *     the copy defines (C is copyN, N counting copies from 0, unless name=).
+ *   - `module NAME PATH [ptx=PATH]`: attach the PTX nvcc wrote beside a bare
+ *     cubin (a cubin carries no PTX, so its kernels could not execute).
+ *   - paths may be "quoted" (no escapes) to hold spaces or '#'.
+ *   - cs_scenario_symbol() reports where a name was placed after execution.
+  */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chainsim/gr.h"
+#include "chainsim/stage.h"
+#include "scn.h"
+
+void *scn_alloc(cs_scenario *s, size_t size)
+{
+	void *p = g_malloc0(size ? size : 1);
+	g_ptr_array_add(s->pool, p);
+	return p;
+}
+
+char *scn_strdup(cs_scenario *s, const char *p, size_t n)
+{
+	char *q = scn_alloc(s, n + 1);
+	memcpy(q, p, n);
+	q[n] = '\0';
+	return q;
+}
+
+/* ---- the line cursor ------------------------------------------------------- */
+
+typedef struct lx {
+	cs_scenario *s;
+	const char *line;
+	size_t len, pos;
+	uint32_t lineno;
+	cs_diag *d;
+} lx;
+
+static void lx_skip(lx *l)
+{
+	while (l->pos < l->len && (l->line[l->pos] == ' ' || l->line[l->pos] == '\t'))
+		l->pos++;
+}
+
+static bool lx_end(lx *l)
+{
+	lx_skip(l);
+	return l->pos >= l->len;
+}
+
+static uint32_t lx_col(const lx *l)
+{
+	return (uint32_t)l->pos + 1;
+}
+
+static bool lx_fail_at(lx *l, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool lx_fail_at(lx *l, size_t pos, const char *fmt, ...)
+{
+	char msg[CS_DIAG_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cs_diag_at_text(l->d, CS_ERR_INPUT, l->s->name, l->lineno, (uint32_t)pos + 1, "%s", msg);
+	return false;
+}
+
+/* The next whitespace-separated word, without consuming it. */
+static size_t lx_peek_word(lx *l, const char **w)
+{
+	lx_skip(l);
+	size_t p = l->pos;
+	while (p < l->len && l->line[p] != ' ' && l->line[p] != '\t')
+		p++;
+	*w = l->line + l->pos;
+	return p - l->pos;
+}
+
+static bool word_is(const char *w, size_t n, const char *lit)
+{
+	return strlen(lit) == n && memcmp(w, lit, n) == 0;
+}
+
+static bool is_ident_start(char c)
+{
+	return isalpha((unsigned char)c) || c == '_';
+}
+
+static bool is_ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* A plain identifier (no dots): a name being defined, a key. */
+static char *lx_ident(lx *l, const char *what)
+{
+	lx_skip(l);
+	size_t p = l->pos;
+	if (p >= l->len || !is_ident_start(l->line[p])) {
+		lx_fail_at(l, p, "expected %s", what);
+		return NULL;
+	}
+	while (p < l->len && is_ident_char(l->line[p]))
+		p++;
+	if (p < l->len && l->line[p] != ' ' && l->line[p] != '\t' && l->line[p] != '=') {
+		lx_fail_at(l, p, "unexpected '%c' in %s (names are letters, digits and '_')",
+			   l->line[p], what);
+		return NULL;
+	}
+	char *id = scn_strdup(l->s, l->line + l->pos, p - l->pos);
+	l->pos = p;
+	return id;
+}
+
+/* Something other than whitespace or the end follows a complete item. */
+static bool lx_need_sep(lx *l, const char *after)
+{
+	if (l->pos < l->len && l->line[l->pos] != ' ' && l->line[l->pos] != '\t')
+		return lx_fail_at(l, l->pos, "unexpected '%c' after %s", l->line[l->pos], after);
+	return true;
+}
+
+static scn_expr *lx_expr(lx *l, const char *what)
+{
+	lx_skip(l);
+	if (l->pos >= l->len) {
+		lx_fail_at(l, l->pos, "expected %s", what);
+		return NULL;
+	}
+	return scn_expr_parse(l->s, l->line, l->len, &l->pos, l->lineno, l->d);
+}
+
+/* An expression that must end at whitespace or the end of the line. */
+static scn_expr *lx_expr_word(lx *l, const char *what)
+{
+	scn_expr *e = lx_expr(l, what);
+	if (e && !lx_need_sep(l, "the expression"))
+		return NULL;
+	return e;
+}
+
+static bool lx_done(lx *l)
+{
+	if (!lx_end(l)) {
+		const char *w;
+		size_t n = lx_peek_word(l, &w);
+		return lx_fail_at(l, l->pos, "unexpected '%.*s'; expected the end of the line",
+				  (int)(n > 40 ? 40 : n), w);
+	}
+	return true;
+}
+
+/* key=VALUE where VALUE is a comma-separated list of expressions. */
+typedef struct kv {
+	char *key;
+	size_t key_pos;
+	scn_expr *vals[8];
+	unsigned nvals;
+} kv;
+
+static bool lx_key(lx *l, kv *out)
+{
+	lx_skip(l);
+	size_t p = l->pos;
+	out->key_pos = p;
+	if (p >= l->len || !is_ident_start(l->line[p]))
+		return lx_fail_at(l, p, "expected key=value");
+	while (p < l->len && is_ident_char(l->line[p]))
+		p++;
+	/* raw QMD field names may carry an index: NAME(i) */
+	if (p < l->len && l->line[p] == '(') {
+		size_t q = p + 1;
+		while (q < l->len && isdigit((unsigned char)l->line[q]))
+			q++;
+		if (q == p + 1 || q >= l->len || l->line[q] != ')')
+			return lx_fail_at(l, q, "expected an index and ')' in %.*s(i)",
+					  (int)(p - l->pos), l->line + l->pos);
+		p = q + 1;
+	}
+	if (p >= l->len || l->line[p] != '=')
+		return lx_fail_at(l, p, "expected '=' after '%.*s'", (int)(p - l->pos),
+				  l->line + l->pos);
+	out->key = scn_strdup(l->s, l->line + l->pos, p - l->pos);
+	l->pos = p + 1;
+	return true;
+}
+
+static bool lx_kv_values(lx *l, kv *out, unsigned max)
+{
+	out->nvals = 0;
+	for (;;) {
+		if (l->pos >= l->len || l->line[l->pos] == ' ' || l->line[l->pos] == '\t')
+			return lx_fail_at(l, l->pos, "expected a value after '%s='", out->key);
+		if (out->nvals == max || out->nvals == 8)
+			return lx_fail_at(l, l->pos, "too many values for '%s' (at most %u)",
+					  out->key, max);
+		scn_expr *e = scn_expr_parse(l->s, l->line, l->len, &l->pos, l->lineno, l->d);
+		if (!e)
+			return false;
+		out->vals[out->nvals++] = e;
+		if (l->pos < l->len && l->line[l->pos] == ',') {
+			l->pos++;
+			continue;
+		}
+		return lx_need_sep(l, "the value");
+	}
+}
+
+/* A float literal as one word (for f32/f64 data and random bounds). */
+static bool lx_float(lx *l, double *out)
+{
+	const char *w;
+	size_t n = lx_peek_word(l, &w);
+	char buf[80];
+	if (n == 0)
+		return lx_fail_at(l, l->pos, "expected a floating-point number");
+	if (n >= sizeof(buf))
+		return lx_fail_at(l, l->pos, "floating-point number too long");
+	memcpy(buf, w, n);
+	buf[n] = '\0';
+	char *end = NULL;
+	errno = 0;
+	double v = strtod(buf, &end);
+	if (end == buf || *end != '\0')
+		return lx_fail_at(l, l->pos + (size_t)(end - buf),
+				  "expected a floating-point number");
+	*out = v;
+	l->pos += n;
+	return true;
+}
+
+static bool parse_type(lx *l, scn_type *t)
+{
+	static const char *const names[] = { "u8", "u16", "u32", "u64", "f32", "f64" };
+	const char *w;
+	size_t n = lx_peek_word(l, &w);
+	for (unsigned i = 0; i < 6; i++)
+		if (word_is(w, n, names[i])) {
+			*t = (scn_type)i;
+			l->pos += n;
+			return true;
+		}
+	return lx_fail_at(l, l->pos, "expected a type (u8, u16, u32, u64, f32 or f64)");
+}
+
+static bool type_is_float(scn_type t)
+{
+	return t == SCN_T_F32 || t == SCN_T_F64;
+}
+
+/* Values of a data / expect mem line: expressions, or float literals for f32/f64. */
+static bool parse_values(lx *l, scn_dir *dir, bool allow_tol)
+{
+	unsigned cap = 16;
+	dir->vals = g_new0(scn_expr *, cap);
+	dir->fvals = g_new0(double, cap);
+	dir->is_float = g_new0(bool, cap);
+	g_ptr_array_add(l->s->pool, dir->vals);
+	g_ptr_array_add(l->s->pool, dir->fvals);
+	g_ptr_array_add(l->s->pool, dir->is_float);
+	while (!lx_end(l)) {
+		const char *w;
+		size_t n = lx_peek_word(l, &w);
+		if (allow_tol && n > 4 && memcmp(w, "tol=", 4) == 0) {
+			if (!type_is_float(dir->type))
+				return lx_fail_at(l, l->pos, "tol= applies to f32 and f64 only");
+			l->pos += 4;
+			if (!lx_float(l, &dir->ftol))
+				return false;
+			if (!(dir->ftol >= 0))
+				return lx_fail_at(l, l->pos, "tol= must be a number >= 0");
+			dir->has_tol = true;
+			continue;
+		}
+		if (dir->nvals == cap) {
+			cap *= 2;
+			g_ptr_array_remove_fast(l->s->pool, dir->vals);
+			g_ptr_array_remove_fast(l->s->pool, dir->fvals);
+			g_ptr_array_remove_fast(l->s->pool, dir->is_float);
+			dir->vals = g_renew(scn_expr *, dir->vals, cap);
+			dir->fvals = g_renew(double, dir->fvals, cap);
+			dir->is_float = g_renew(bool, dir->is_float, cap);
+			g_ptr_array_add(l->s->pool, dir->vals);
+			g_ptr_array_add(l->s->pool, dir->fvals);
+			g_ptr_array_add(l->s->pool, dir->is_float);
+		}
+		unsigned i = dir->nvals;
+		dir->vals[i] = NULL;
+		dir->fvals[i] = 0;
+		dir->is_float[i] = false;
+		bool bits = n >= 2 && (memcmp(w, "0x", 2) == 0 || memcmp(w, "0X", 2) == 0);
+		bits = bits || (n >= 4 && memcmp(w, "f32:", 4) == 0) || is_ident_start(w[0]);
+		if (word_is(w, n, "inf") || word_is(w, n, "nan") || word_is(w, n, "infinity"))
+			bits = false;
+		if (type_is_float(dir->type) && !bits) {
+			if (!lx_float(l, &dir->fvals[i]))
+				return false;
+			dir->is_float[i] = true;
+		} else {
+			dir->vals[i] = lx_expr_word(l, "a value");
+			if (!dir->vals[i])
+				return false;
+		}
+		dir->nvals++;
+	}
+	if (dir->nvals == 0)
+		return lx_fail_at(l, l->pos, "expected at least one value");
+	return true;
+}
+
+static bool parse_path(lx *l, scn_dir *dir)
+{
+	lx_skip(l);
+	dir->path_loc = (scn_loc){ l->lineno, lx_col(l) };
+	if (l->pos >= l->len)
+		return lx_fail_at(l, l->pos, "expected a path");
+	if (l->line[l->pos] == '"') {
+		size_t q = l->pos + 1;
+		while (q < l->len && l->line[q] != '"')
+			q++;
+		if (q >= l->len)
+			return lx_fail_at(l, l->pos, "unterminated quoted path");
+		if (q == l->pos + 1)
+			return lx_fail_at(l, l->pos, "empty path");
+		dir->path = scn_strdup(l->s, l->line + l->pos + 1, q - l->pos - 1);
+		l->pos = q + 1;
+		return lx_need_sep(l, "the path");
+	}
+	const char *w;
+	size_t n = lx_peek_word(l, &w);
+	dir->path = scn_strdup(l->s, w, n);
+	l->pos += n;
+	return true;
+}
+
+/* ---- definitions ---------------------------------------------------------- */
+
+static bool define(cs_scenario *s, const char *name, uint32_t line, uint32_t col,
+		   scn_dir_kind kind, cs_diag *d)
+{
+	scn_def *old = g_hash_table_lookup(s->defs, name);
+	if (old) {
+		cs_diag_at_text(d, CS_ERR_INPUT, s->name, line, col,
+				"'%s' is already defined at line %u", name, old->decl_line);
+		return false;
+	}
+	scn_def *def = scn_alloc(s, sizeof(*def));
+	def->name = scn_strdup(s, name, strlen(name));
+	def->line = line;
+	def->decl_line = line;
+	def->kind = kind;
+	g_hash_table_insert(s->defs, def->name, def);
+	return true;
+}
+
+/* ---- push lines ------------------------------------------------------------ */
+
+static bool parse_subch(lx *l, uint32_t *out)
+{
+	lx_skip(l);
+	size_t at = l->pos;
+	if (at >= l->len || !isdigit((unsigned char)l->line[at]))
+		return lx_fail_at(l, at, "expected a subchannel (0..7)");
+	uint64_t v;
+	const char *why;
+	size_t p = at;
+	if (!scn_number_parse(l->line, l->len, &p, &v, &why))
+		return lx_fail_at(l, p, "%s", why);
+	if (v > 7)
+		return lx_fail_at(l, at, "subchannel %llu out of range (0..7)", (unsigned long long)v);
+	l->pos = p;
+	if (!lx_need_sep(l, "the subchannel"))
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+static bool parse_method(lx *l, scn_pline *pl)
+{
+	lx_skip(l);
+	size_t at = l->pos;
+	pl->method_loc = (scn_loc){ l->lineno, (uint32_t)at + 1 };
+	if (at >= l->len)
+		return lx_fail_at(l, at, "expected a method (a name or a byte offset)");
+	size_t p = at;
+	if (isdigit((unsigned char)l->line[p])) {
+		uint64_t v;
+		const char *why;
+		if (!scn_number_parse(l->line, l->len, &p, &v, &why))
+			return lx_fail_at(l, p, "%s", why);
+	} else if (is_ident_start(l->line[p])) {
+		while (p < l->len && is_ident_char(l->line[p]))
+			p++;
+		if (p < l->len && l->line[p] == '(') {
+			size_t q = p + 1;
+			while (q < l->len && isdigit((unsigned char)l->line[q]))
+				q++;
+			if (q == p + 1 || q >= l->len || l->line[q] != ')')
+				return lx_fail_at(l, q, "expected an index and ')' in %.*s(i)",
+						  (int)(p - at), l->line + at);
+			p = q + 1;
+		}
+	} else {
+		return lx_fail_at(l, at, "expected a method (a name or a byte offset)");
+	}
+	pl->method = scn_strdup(l->s, l->line + at, p - at);
+	l->pos = p;
+	return lx_need_sep(l, "the method");
+}
+
+static bool parse_vals(lx *l, scn_pline *pl, bool need_one)
+{
+	GArray *a = g_array_new(FALSE, TRUE, sizeof(scn_val));
+	bool ok = true;
+	while (!lx_end(l)) {
+		scn_val v = { 0 };
+		v.loc = (scn_loc){ l->lineno, lx_col(l) };
+		if (l->line[l->pos] == '@') {
+			l->pos++;
+			v.at_name = lx_ident(l, "an alloc name after '@'");
+			if (!v.at_name || !lx_need_sep(l, "the name")) {
+				ok = false;
+				break;
+			}
+		} else {
+			v.expr = lx_expr_word(l, "a value");
+			if (!v.expr) {
+				ok = false;
+				break;
+			}
+		}
+		g_array_append_val(a, v);
+	}
+	if (ok && need_one && a->len == 0)
+		ok = lx_fail_at(l, l->pos, "expected at least one value");
+	if (ok) {
+		pl->nvals = a->len;
+		pl->vals = scn_alloc(l->s, sizeof(scn_val) * (a->len ? a->len : 1));
+		if (a->len)
+			memcpy(pl->vals, a->data, sizeof(scn_val) * a->len);
+	}
+	g_array_free(a, TRUE);
+	return ok;
+}
+
+static bool parse_dims(lx *l, kv *k, scn_expr *out[3])
+{
+	if (!lx_kv_values(l, k, 3))
+		return false;
+	for (unsigned i = 0; i < 3; i++)
+		out[i] = i < k->nvals ? k->vals[i] : NULL;
+	return true;
+}
+
+static bool parse_launch(lx *l, scn_pline *pl, unsigned index)
+{
+	lx_skip(l);
+	size_t at = l->pos;
+	pl->kernel_loc = (scn_loc){ l->lineno, (uint32_t)at + 1 };
+	scn_expr *k = lx_expr_word(l, "a kernel (MODULE.KERNEL)");
+	if (!k)
+		return false;
+	if (k->kind != SCN_EX_NAME || !strchr(k->name, '.'))
+		return lx_fail_at(l, at, "expected a kernel as MODULE.KERNEL");
+	pl->kernel = k->name;
+	bool grid = false, block = false;
+	while (!lx_end(l)) {
+		kv kv = { 0 };
+		if (!lx_key(l, &kv))
+			return false;
+		if (!strcmp(kv.key, "grid")) {
+			if (!parse_dims(l, &kv, pl->grid))
+				return false;
+			grid = true;
+		} else if (!strcmp(kv.key, "block")) {
+			if (!parse_dims(l, &kv, pl->block))
+				return false;
+			block = true;
+		} else if (!strcmp(kv.key, "args")) {
+			GArray *a = g_array_new(FALSE, TRUE, sizeof(scn_expr *));
+			bool ok = true;
+			for (;;) {
+				scn_expr *e = scn_expr_parse(l->s, l->line, l->len, &l->pos, l->lineno,
+							     l->d);
+				if (!e) {
+					ok = false;
+					break;
+				}
+				g_array_append_val(a, e);
+				if (l->pos < l->len && l->line[l->pos] == ',') {
+					l->pos++;
+					continue;
+				}
+				ok = lx_need_sep(l, "the argument");
+				break;
+			}
+			if (ok) {
+				pl->nargs = a->len;
+				pl->args = scn_alloc(l->s, sizeof(scn_expr *) * (a->len ? a->len : 1));
+				if (a->len)
+					memcpy(pl->args, a->data, sizeof(scn_expr *) * a->len);
+				pl->has_args = true;
+			}
+			g_array_free(a, TRUE);
+			if (!ok)
+				return false;
+		} else if (!strcmp(kv.key, "shared")) {
+			if (!lx_kv_values(l, &kv, 1))
+				return false;
+			pl->shared = kv.vals[0];
+		} else if (!strcmp(kv.key, "path")) {
+			const char *w;
+			size_t n = lx_peek_word(l, &w);
+			if (word_is(w, n, "inline"))
+				pl->inline_path = true;
+			else if (word_is(w, n, "pcas"))
+				pl->inline_path = false;
+			else
+				return lx_fail_at(l, l->pos, "expected path=inline or path=pcas");
+			l->pos += n;
+		} else if (!strcmp(kv.key, "name")) {
+			pl->launch_name = lx_ident(l, "a launch name");
+			if (!pl->launch_name || !lx_need_sep(l, "the name"))
+				return false;
+		} else {
+			return lx_fail_at(l, kv.key_pos,
+					  "unknown launch key '%s'; expected grid=, block=, args=, "
+					  "shared=, path= or name=", kv.key);
+		}
+	}
+	if (!grid)
+		return lx_fail_at(l, l->pos, "launch: expected grid=X[,Y[,Z]]");
+	if (!block)
+		return lx_fail_at(l, l->pos, "launch: expected block=X[,Y[,Z]]");
+	if (!pl->launch_name) {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "launch%u", index);
+		pl->launch_name = scn_strdup(l->s, buf, strlen(buf));
+	}
+	static const char *const parts[] = { "cb0", "qmd", "sem" };
+	for (unsigned i = 0; i < 3; i++) {
+		char name[160];
+		snprintf(name, sizeof(name), "%s.%s", pl->launch_name, parts[i]);
+		if (!define(l->s, name, l->lineno, pl->loc.col, SCN_D_PUSH, l->d))
+			return false;
+	}
+	return true;
+}
+
+static bool parse_push_line(lx *l, scn_pline *pl, cs_scenario *s)
+{
+	const char *w;
+	size_t n = lx_peek_word(l, &w);
+	pl->loc = (scn_loc){ l->lineno, lx_col(l) };
+	if (isdigit((unsigned char)w[0])) {
+		pl->kind = SCN_PL_INC;
+		return parse_subch(l, &pl->subch) && parse_method(l, pl) && parse_vals(l, pl, true);
+	}
+	if (word_is(w, n, "inc") || word_is(w, n, "ninc") || word_is(w, n, "once")) {
+		pl->kind = w[0] == 'i' ? SCN_PL_INC : w[0] == 'n' ? SCN_PL_NINC : SCN_PL_ONCE;
+		l->pos += n;
+		return parse_subch(l, &pl->subch) && parse_method(l, pl) && parse_vals(l, pl, true);
+	}
+	if (word_is(w, n, "imm")) {
+		pl->kind = SCN_PL_IMM;
+		l->pos += n;
+		if (!parse_subch(l, &pl->subch) || !parse_method(l, pl))
+			return false;
+		lx_skip(l);
+		if (l->pos < l->len && l->line[l->pos] == '@')
+			return lx_fail_at(l, l->pos, "imm takes one value, not @NAME");
+		scn_val v = { .loc = { l->lineno, lx_col(l) } };
+		v.expr = lx_expr_word(l, "the immediate value");
+		if (!v.expr)
+			return false;
+		pl->vals = scn_alloc(s, sizeof(scn_val));
+		pl->vals[0] = v;
+		pl->nvals = 1;
+		return lx_done(l);
+	}
+	if (word_is(w, n, "raw")) {
+		pl->kind = SCN_PL_RAW;
+		l->pos += n;
+		return parse_vals(l, pl, true);
+	}
+	if (w[0] == '@') {
+		pl->kind = SCN_PL_RAW; /* @NAME alone: the alloc's dwords as they are */
+		return parse_vals(l, pl, true);
+	}
+	if (word_is(w, n, "launch")) {
+		pl->kind = SCN_PL_LAUNCH;
+		l->pos += n;
+		return parse_launch(l, pl, s->launches++);
+	}
+	if (word_is(w, n, "copy")) {
+		pl->kind = SCN_PL_COPY;
+		l->pos += n;
+		pl->vals = scn_alloc(s, 3 * sizeof(scn_val));
+		static const char *const what[] = { "the destination address",
+						    "the source address", "the length in bytes" };
+		for (unsigned i = 0; i < 3; i++) {
+			lx_skip(l);
+			pl->vals[i].loc = (scn_loc){ l->lineno, lx_col(l) };
+			pl->vals[i].expr = lx_expr_word(l, what[i]);
+			if (!pl->vals[i].expr)
+				return false;
+		}
+		pl->nvals = 3;
+		while (!lx_end(l)) {
+			kv kv = { 0 };
+			if (!lx_key(l, &kv))
+				return false;
+			if (!strcmp(kv.key, "name")) {
+				pl->launch_name = lx_ident(l, "a copy name");
+				if (!pl->launch_name || !lx_need_sep(l, "the name"))
+					return false;
+				continue;
+			}
+			if (strcmp(kv.key, "sem") != 0)
+				return lx_fail_at(l, kv.key_pos,
+						  "unknown copy key '%s'; expected sem= or name=", kv.key);
+			if (!lx_kv_values(l, &kv, 2))
+				return false;
+			if (kv.nvals != 2)
+				return lx_fail_at(l, l->pos, "expected sem=ADDR,PAYLOAD");
+			pl->sem_addr = kv.vals[0];
+			pl->sem_value = kv.vals[1];
+		}
+		unsigned index = s->copies++;
+		if (pl->sem_addr && pl->launch_name)
+			return lx_fail_at(l, pl->loc.col - 1,
+					  "copy: name= names the semaphore a copy allocates; with sem= "
+					  "there is none");
+		if (!pl->sem_addr) {
+			char buf[160];
+			if (!pl->launch_name) {
+				snprintf(buf, sizeof(buf), "copy%u", index);
+				pl->launch_name = scn_strdup(s, buf, strlen(buf));
+			}
+			snprintf(buf, sizeof(buf), "%s.sem", pl->launch_name);
+			if (!define(s, buf, l->lineno, pl->loc.col, SCN_D_PUSH, l->d))
+				return false;
+		}
+		return true;
+	}
+	if (word_is(w, n, "release") || word_is(w, n, "acquire")) {
+		pl->kind = w[0] == 'r' ? SCN_PL_RELEASE : SCN_PL_ACQUIRE;
+		l->pos += n;
+		pl->sem_addr = lx_expr_word(l, "the semaphore address");
+		if (!pl->sem_addr)
+			return false;
+		pl->sem_value = lx_expr_word(l, "the semaphore value");
+		if (!pl->sem_value)
+			return false;
+		n = lx_peek_word(l, &w);
+		if (word_is(w, n, "u64")) {
+			pl->sem64 = true;
+			l->pos += n;
+		}
+		return lx_done(l);
+	}
+	if (word_is(w, n, "bind")) {
+		pl->kind = SCN_PL_BIND;
+		l->pos += n;
+		if (!parse_subch(l, &pl->subch))
+			return false;
+		lx_skip(l);
+		pl->vals = scn_alloc(s, sizeof(scn_val));
+		pl->vals[0].loc = (scn_loc){ l->lineno, lx_col(l) };
+		pl->vals[0].expr = lx_expr_word(l, "a class id");
+		pl->nvals = 1;
+		return pl->vals[0].expr && lx_done(l);
+	}
+	return lx_fail_at(l, l->pos,
+			  "unknown pushbuffer line '%.*s'; expected inc, ninc, once, imm, raw, "
+			  "@NAME, launch, copy, release, acquire, bind or end",
+			  (int)n, w);
+}
+
+/* ---- directives ------------------------------------------------------------ */
+
+static scn_dir *new_dir(cs_scenario *s)
+{
+	if (s->ndirs == s->cap_dirs) {
+		s->cap_dirs = s->cap_dirs ? s->cap_dirs * 2 : 32;
+		s->dirs = g_renew(scn_dir, s->dirs, s->cap_dirs);
+	}
+	scn_dir *d = &s->dirs[s->ndirs++];
+	memset(d, 0, sizeof(*d));
+	return d;
+}
+
+static bool parse_target(lx *l, scn_dir *dir, const char *what)
+{
+	dir->addr = lx_expr_word(l, what);
+	return dir->addr != NULL;
+}
+
+static bool parse_expect(lx *l, scn_dir *dir)
+{
+	const char *w;
+	size_t n = lx_peek_word(l, &w);
+	if (word_is(w, n, "mem")) {
+		dir->kind = SCN_D_EXPECT_MEM;
+		l->pos += n;
+		return parse_target(l, dir, "an address (NAME[+OFF])") && parse_type(l, &dir->type) &&
+		       parse_values(l, dir, true);
+	}
+	if (word_is(w, n, "stage") || word_is(w, n, "break")) {
+		bool is_stage = w[0] == 's';
+		dir->kind = is_stage ? SCN_D_EXPECT_STAGE : SCN_D_EXPECT_BREAK;
+		l->pos += n;
+		n = lx_peek_word(l, &w);
+		char buf[32];
+		if (n == 0)
+			return lx_fail_at(l, l->pos, "expected a stage (1..11 or a name)");
+		if (!is_stage && word_is(w, n, "none")) {
+			dir->kind = SCN_D_EXPECT_COMPLETE;
+			l->pos += n;
+			return lx_done(l);
+		}
+		snprintf(buf, sizeof(buf), "%.*s", (int)(n < 31 ? n : 31), w);
+		cs_stage st = n < 31 ? cs_stage_parse(buf) : CS_STAGE_NONE;
+		if (st == CS_STAGE_NONE)
+			return lx_fail_at(l, l->pos, "expected a stage (1..11 or a name such as fe-exec)");
+		dir->stage = (unsigned)st;
+		l->pos += n;
+		if (is_stage) {
+			n = lx_peek_word(l, &w);
+			if (word_is(w, n, "fired"))
+				dir->status = CS_STAGE_FIRED;
+			else if (word_is(w, n, "not-fired"))
+				dir->status = CS_STAGE_NOT_FIRED;
+			else if (word_is(w, n, "n/a"))
+				dir->status = CS_STAGE_NA;
+			else if (word_is(w, n, "not-observable"))
+				dir->status = CS_STAGE_NOT_OBSERVABLE;
+			else
+				return lx_fail_at(l, l->pos, "expected fired, not-fired or n/a");
+			l->pos += n;
+		}
+		return lx_done(l);
+	}
+	if (word_is(w, n, "complete")) {
+		dir->kind = SCN_D_EXPECT_COMPLETE;
+		l->pos += n;
+		return lx_done(l);
+	}
+	return lx_fail_at(l, l->pos, "expected mem, stage, break or complete after 'expect'");
+}
+
+static bool parse_random(lx *l, scn_dir *dir)
+{
+	if (!parse_target(l, dir, "an address (NAME[+OFF])"))
+		return false;
+	lx_skip(l);
+	size_t type_pos = l->pos;
+	if (!parse_type(l, &dir->type))
+		return false;
+	if (dir->type != SCN_T_F32 && dir->type != SCN_T_U32)
+		return lx_fail_at(l, type_pos, "random fills f32 or u32 values");
+	dir->count = lx_expr_word(l, "a count");
+	if (!dir->count)
+		return false;
+	while (!lx_end(l)) {
+		kv kv = { 0 };
+		if (!lx_key(l, &kv))
+			return false;
+		if (!strcmp(kv.key, "seed")) {
+			if (!lx_kv_values(l, &kv, 1))
+				return false;
+			dir->seed = kv.vals[0];
+		} else if (!strcmp(kv.key, "min") || !strcmp(kv.key, "max")) {
+			bool is_min = kv.key[1] == 'i';
+			if (dir->type == SCN_T_F32) {
+				double v;
+				if (!lx_float(l, &v))
+					return false;
+				if (is_min)
+					dir->fmin = v;
+				else
+					dir->fmax = v;
+			} else {
+				if (!lx_kv_values(l, &kv, 1))
+					return false;
+				if (is_min)
+					dir->imin = kv.vals[0];
+				else
+					dir->imax = kv.vals[0];
+			}
+			if (is_min)
+				dir->has_min = true;
+			else
+				dir->has_max = true;
+		} else {
+			return lx_fail_at(l, kv.key_pos,
+					  "unknown random key '%s'; expected seed=, min= or max=", kv.key);
+		}
+	}
+	if (!dir->seed)
+		return lx_fail_at(l, l->pos, "random: expected seed=N");
+	if (dir->type == SCN_T_F32) {
+		if (!dir->has_min)
+			dir->fmin = 0.0;
+		if (!dir->has_max)
+			dir->fmax = 1.0;
+		if (!(dir->fmin <= dir->fmax) || isinf(dir->fmin) || isinf(dir->fmax))
+			return lx_fail_at(l, l->pos, "random: expected finite min <= max");
+	}
+	return true;
+}
+
+static bool parse_qmd(lx *l, scn_dir *dir)
+{
+	GArray *a = g_array_new(FALSE, TRUE, sizeof(scn_qmd_kv));
+	bool ok = true;
+	while (ok && !lx_end(l)) {
+		kv k = { 0 };
+		if (!lx_key(l, &k)) {
+			ok = false;
+			break;
+		}
+		scn_qmd_kv q = { .key = k.key, .loc = { l->lineno, (uint32_t)k.key_pos + 1 },
+				 .dep_action = -1 };
+		if (!strcmp(k.key, "dependent")) {
+			/* dependent=ADDR,ACTION: ACTION may be a name (SCHEDULE...) */
+			scn_expr *addr = scn_expr_parse(l->s, l->line, l->len, &l->pos, l->lineno,
+							l->d);
+			if (!addr) {
+				ok = false;
+				break;
+			}
+			k.vals[0] = addr;
+			k.nvals = 1;
+			if (l->pos < l->len && l->line[l->pos] == ',') {
+				l->pos++;
+				size_t p = l->pos;
+				while (p < l->len && is_ident_char(l->line[p]))
+					p++;
+				int found = -1;
+				for (uint32_t i = 0; i < 16 && p > l->pos; i++) {
+					const char *nm = cs_dep_action_name(i);
+					if (nm && strlen(nm) == p - l->pos &&
+					    !memcmp(nm, l->line + l->pos, p - l->pos))
+						found = (int)i;
+				}
+				if (found >= 0) {
+					q.dep_action = found;
+					l->pos = p;
+				} else {
+					scn_expr *e = scn_expr_parse(l->s, l->line, l->len, &l->pos,
+								     l->lineno, l->d);
+					if (!e) {
+						ok = false;
+						break;
+					}
+					k.vals[k.nvals++] = e;
+				}
+			}
+			if (!lx_need_sep(l, "the value")) {
+				ok = false;
+				break;
+			}
+		} else if (!lx_kv_values(l, &k, 8)) {
+			ok = false;
+			break;
+		}
+		q.nvals = k.nvals;
+		q.vals = scn_alloc(l->s, sizeof(scn_expr *) * (k.nvals ? k.nvals : 1));
+		memcpy(q.vals, k.vals, sizeof(scn_expr *) * k.nvals);
+		g_array_append_val(a, q);
+	}
+	if (ok) {
+		dir->nkvs = a->len;
+		dir->kvs = scn_alloc(l->s, sizeof(scn_qmd_kv) * (a->len ? a->len : 1));
+		if (a->len)
+			memcpy(dir->kvs, a->data, sizeof(scn_qmd_kv) * a->len);
+	}
+	g_array_free(a, TRUE);
+	return ok;
+}
+
+static bool parse_directive(lx *l, scn_dir *dir, bool *arch_seen, uint32_t *arch_line)
+{
+	cs_scenario *s = l->s;
+	const char *w;
+	size_t n = lx_peek_word(l, &w);
+	size_t kw_pos = l->pos;
+	l->pos += n;
+	if (word_is(w, n, "arch")) {
+		dir->kind = SCN_D_ARCH;
+		if (*arch_seen)
+			return lx_fail_at(l, kw_pos, "a second 'arch' (the first is at line %u)",
+					  *arch_line);
+		const char *a;
+		size_t an = lx_peek_word(l, &a);
+		char buf[32];
+		snprintf(buf, sizeof(buf), "%.*s", (int)(an < 31 ? an : 31), a);
+		if (an == 0 || an >= 31 || !cs_arch_from_name(buf, &s->arch))
+			return lx_fail_at(l, l->pos,
+					  "expected an arch (ampere, ada, hopper or blackwell)");
+		l->pos += an;
+		*arch_seen = true;
+		*arch_line = l->lineno;
+		return lx_done(l);
+	}
+	if (word_is(w, n, "channel")) {
+		dir->kind = SCN_D_CHANNEL;
+		lx_skip(l);
+		dir->name_loc = (scn_loc){ l->lineno, lx_col(l) };
+		dir->name = lx_ident(l, "a channel name");
+		if (!dir->name)
+			return false;
+		while (!lx_end(l)) {
+			kv k = { 0 };
+			if (!lx_key(l, &k))
+				return false;
+			if (strcmp(k.key, "entries") != 0)
+				return lx_fail_at(l, k.key_pos, "unknown channel key '%s'; expected entries=",
+						  k.key);
+			if (!lx_kv_values(l, &k, 1))
+				return false;
+			dir->entries = k.vals[0];
+		}
+		return true;
+	}
+	if (word_is(w, n, "alloc")) {
+		dir->kind = SCN_D_ALLOC;
+		lx_skip(l);
+		dir->name_loc = (scn_loc){ l->lineno, lx_col(l) };
+		dir->name = lx_ident(l, "an alloc name");
+		if (!dir->name)
+			return false;
+		dir->size = lx_expr_word(l, "a size in bytes");
+		if (!dir->size)
+			return false;
+		while (!lx_end(l)) {
+			kv k = { 0 };
+			if (!lx_key(l, &k))
+				return false;
+			bool is_align = !strcmp(k.key, "align");
+			if (!is_align && strcmp(k.key, "at") != 0)
+				return lx_fail_at(l, k.key_pos,
+						  "unknown alloc key '%s'; expected align= or at=", k.key);
+			if (!lx_kv_values(l, &k, 1))
+				return false;
+			if (is_align)
+				dir->align = k.vals[0];
+			else
+				dir->at = k.vals[0];
+		}
+		return define(s, dir->name, dir->name_loc.line, dir->name_loc.col, dir->kind, l->d);
+	}
+	if (word_is(w, n, "data")) {
+		dir->kind = SCN_D_DATA;
+		return parse_target(l, dir, "an address (NAME[+OFF])") && parse_type(l, &dir->type) &&
+		       parse_values(l, dir, false);
+	}
+	if (word_is(w, n, "fill")) {
+		dir->kind = SCN_D_FILL;
+		return parse_target(l, dir, "an address (NAME[+OFF])") &&
+		       (dir->len = lx_expr_word(l, "a length in bytes")) &&
+		       (dir->byte = lx_expr_word(l, "a byte value")) && lx_done(l);
+	}
+	if (word_is(w, n, "load")) {
+		dir->kind = SCN_D_LOAD;
+		return parse_target(l, dir, "an address (NAME[+OFF])") && parse_path(l, dir) &&
+		       lx_done(l);
+	}
+	if (word_is(w, n, "module")) {
+		dir->kind = SCN_D_MODULE;
+		lx_skip(l);
+		dir->name_loc = (scn_loc){ l->lineno, lx_col(l) };
+		dir->name = lx_ident(l, "a module name");
+		if (!dir->name || !parse_path(l, dir))
+			return false;
+		const char *pw;
+		size_t pn = lx_peek_word(l, &pw);
+		if (pn > 4 && !memcmp(pw, "ptx=", 4)) {
+			/* the PTX nvcc wrote beside a bare cubin: parse it as a path */
+			char *cubin = dir->path;
+			scn_loc cubin_loc = dir->path_loc;
+			l->pos += 4;
+			if (!parse_path(l, dir))
+				return false;
+			dir->ptx_path = dir->path;
+			dir->ptx_loc = dir->path_loc;
+			dir->path = cubin;
+			dir->path_loc = cubin_loc;
+		}
+		return lx_done(l) &&
+		       define(s, dir->name, dir->name_loc.line, dir->name_loc.col, dir->kind, l->d);
+	}
+	if (word_is(w, n, "qmd")) {
+		dir->kind = SCN_D_QMD;
+		lx_skip(l);
+		dir->name_loc = (scn_loc){ l->lineno, lx_col(l) };
+		dir->name = lx_ident(l, "a QMD name");
+		return dir->name && parse_qmd(l, dir) &&
+		       define(s, dir->name, dir->name_loc.line, dir->name_loc.col, dir->kind, l->d);
+	}
+	if (word_is(w, n, "push")) {
+		dir->kind = SCN_D_PUSH;
+		lx_skip(l);
+		dir->name_loc = (scn_loc){ l->lineno, lx_col(l) };
+		dir->name = lx_ident(l, "a pushbuffer name");
+		if (!dir->name || !lx_done(l))
+			return false;
+		/* defined at its `end`; a clash with an earlier name is named here */
+		scn_def *old = g_hash_table_lookup(s->defs, dir->name);
+		if (old)
+			return lx_fail_at(l, dir->name_loc.col - 1, "'%s' is already defined at line %u",
+					  dir->name, old->decl_line);
+		return true;
+	}
+	if (word_is(w, n, "gpfifo")) {
+		dir->kind = SCN_D_GPFIFO;
+		dir->addr = lx_expr(l, "a pushbuffer address (NAME[+OFF[,LEN]])");
+		if (!dir->addr)
+			return false;
+		if (l->pos < l->len && l->line[l->pos] == ',') {
+			l->pos++;
+			if (l->pos >= l->len || l->line[l->pos] == ' ' || l->line[l->pos] == '\t')
+				return lx_fail_at(l, l->pos, "expected a length in dwords after ','");
+			dir->len = lx_expr_word(l, "a length in dwords");
+			if (!dir->len)
+				return false;
+		} else if (!lx_need_sep(l, "the address")) {
+			return false;
+		}
+		const char *sw;
+		size_t sn = lx_peek_word(l, &sw);
+		if (word_is(sw, sn, "sync")) {
+			dir->sync = true;
+			l->pos += sn;
+		}
+		return lx_done(l);
+	}
+	if (word_is(w, n, "gpfifo-raw")) {
+		dir->kind = SCN_D_GPFIFO_RAW;
+		return (dir->lo = lx_expr_word(l, "the entry's low word")) &&
+		       (dir->hi = lx_expr_word(l, "the entry's high word")) && lx_done(l);
+	}
+	if (word_is(w, n, "submit")) {
+		dir->kind = SCN_D_SUBMIT;
+		return lx_done(l);
+	}
+	if (word_is(w, n, "wait")) {
+		dir->kind = SCN_D_WAIT;
+		if (!parse_target(l, dir, "an address"))
+			return false;
+		const char *ew;
+		size_t en = lx_peek_word(l, &ew);
+		if (!word_is(ew, en, "=="))
+			return lx_fail_at(l, l->pos, "expected '==' after the address");
+		l->pos += en;
+		dir->value = lx_expr_word(l, "a value");
+		if (!dir->value)
+			return false;
+		en = lx_peek_word(l, &ew);
+		if (word_is(ew, en, "u64")) {
+			dir->u64 = true;
+			l->pos += en;
+		}
+		return lx_done(l);
+	}
+	if (word_is(w, n, "expect")) {
+		return parse_expect(l, dir);
+	}
+	if (word_is(w, n, "random")) {
+		dir->kind = SCN_D_RANDOM;
+		return parse_random(l, dir);
+	}
+	if (word_is(w, n, "end"))
+		return lx_fail_at(l, kw_pos, "'end' outside a push block");
+	return lx_fail_at(l, kw_pos,
+			  "unknown directive '%.*s'; expected arch, channel, alloc, data, fill, "
+			  "load, module, qmd, push, gpfifo, gpfifo-raw, submit, wait, expect or random",
+			  (int)n, w);
+}
+
+/* ---- the static name check ------------------------------------------------- */
+
+typedef struct namecheck {
+	cs_scenario *s;
+	GHashTable *seen; /* name -> scn_def* */
+} namecheck;
+
+static bool check_name(void *ctx, const scn_expr *e, cs_diag *d)
+{
+	namecheck *nc = ctx;
+	scn_def *def = g_hash_table_lookup(nc->seen, e->name);
+	if (def) {
+		if (def->kind == SCN_D_MODULE) {
+			cs_diag_at_text(d, CS_ERR_INPUT, nc->s->name, e->loc.line, e->loc.col,
+					"'%s' is a module (line %u); use %s.KERNEL for a kernel's code "
+					"address", e->name, def->line, e->name);
+			return false;
+		}
+		return true;
+	}
+	const char *dot = strchr(e->name, '.');
+	if (dot) {
+		char prefix[256];
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)(dot - e->name), e->name);
+		scn_def *m = g_hash_table_lookup(nc->seen, prefix);
+		if (m && m->kind == SCN_D_MODULE)
+			return true;
+		m = g_hash_table_lookup(nc->s->defs, prefix);
+		if (m && m->kind == SCN_D_MODULE) {
+			cs_diag_at_text(d, CS_ERR_INPUT, nc->s->name, e->loc.line, e->loc.col,
+					"'%s' is used before module '%s' is defined at line %u",
+					e->name, prefix, m->line);
+			return false;
+		}
+	}
+	def = g_hash_table_lookup(nc->s->defs, e->name);
+	if (def && def->push_block && e->loc.line > def->decl_line && e->loc.line < def->line) {
+		cs_diag_at_text(d, CS_ERR_INPUT, nc->s->name, e->loc.line, e->loc.col,
+				"'%s' is used inside its own push block (lines %u-%u); it is placed "
+				"at its 'end'", e->name, def->decl_line, def->line);
+		return false;
+	}
+	if (def) {
+		cs_diag_at_text(d, CS_ERR_INPUT, nc->s->name, e->loc.line, e->loc.col,
+				"'%s' is used before its definition at line %u", e->name, def->decl_line);
+		return false;
+	}
+	cs_diag_at_text(d, CS_ERR_INPUT, nc->s->name, e->loc.line, e->loc.col,
+			"unknown name '%s'", e->name);
+	return false;
+}
+
+static bool check_at_name(namecheck *nc, const scn_val *v, cs_diag *d)
+{
+	scn_expr e = { .kind = SCN_EX_NAME, .loc = v->loc, .name = v->at_name };
+	e.loc.col++; /* the name after '@' */
+	if (!check_name(nc, &e, d))
+		return false;
+	return true;
+}
+
+static void see(namecheck *nc, const char *name)
+{
+	scn_def *def = g_hash_table_lookup(nc->s->defs, name);
+	if (def)
+		g_hash_table_insert(nc->seen, def->name, def);
+}
+
+#define CHECK(e) do { if (!scn_expr_names((e), check_name, nc, d)) return false; } while (0)
+
+static bool check_pline(namecheck *nc, const scn_pline *pl, cs_diag *d)
+{
+	for (unsigned i = 0; i < pl->nvals; i++) {
+		if (pl->vals[i].at_name) {
+			if (!check_at_name(nc, &pl->vals[i], d))
+				return false;
+		} else {
+			CHECK(pl->vals[i].expr);
+		}
+	}
+	CHECK(pl->sem_addr);
+	CHECK(pl->sem_value);
+	if (pl->kind == SCN_PL_COPY && !pl->sem_addr) {
+		char name[160];
+		snprintf(name, sizeof(name), "%s.sem", pl->launch_name);
+		see(nc, name);
+	}
+	if (pl->kind == SCN_PL_LAUNCH) {
+		scn_expr k = { .kind = SCN_EX_NAME, .loc = pl->kernel_loc, .name = pl->kernel };
+		if (!check_name(nc, &k, d))
+			return false;
+		for (unsigned i = 0; i < 3; i++) {
+			CHECK(pl->grid[i]);
+			CHECK(pl->block[i]);
+		}
+		for (unsigned i = 0; i < pl->nargs; i++)
+			CHECK(pl->args[i]);
+		CHECK(pl->shared);
+		static const char *const parts[] = { "cb0", "qmd", "sem" };
+		for (unsigned i = 0; i < 3; i++) {
+			char name[160];
+			snprintf(name, sizeof(name), "%s.%s", pl->launch_name, parts[i]);
+			see(nc, name);
+		}
+	}
+	return true;
+}
+
+static bool check_dir(namecheck *nc, const scn_dir *dir, cs_diag *d)
+{
+	CHECK(dir->addr);
+	CHECK(dir->size);
+	CHECK(dir->align);
+	CHECK(dir->at);
+	CHECK(dir->len);
+	CHECK(dir->byte);
+	CHECK(dir->value);
+	CHECK(dir->count);
+	CHECK(dir->seed);
+	CHECK(dir->entries);
+	CHECK(dir->imin);
+	CHECK(dir->imax);
+	CHECK(dir->lo);
+	CHECK(dir->hi);
+	for (unsigned i = 0; i < dir->nvals; i++)
+		CHECK(dir->vals[i]);
+	for (unsigned i = 0; i < dir->nkvs; i++)
+		for (unsigned j = 0; j < dir->kvs[i].nvals; j++)
+			CHECK(dir->kvs[i].vals[j]);
+	for (unsigned i = 0; i < dir->nlines; i++)
+		if (!check_pline(nc, &dir->lines[i], d))
+			return false;
+	switch (dir->kind) {
+	case SCN_D_ALLOC:
+	case SCN_D_MODULE:
+	case SCN_D_QMD:
+	case SCN_D_PUSH:
+		see(nc, dir->name);
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+#undef CHECK
+
+static bool check_names(cs_scenario *s, cs_diag *d)
+{
+	namecheck nc = { .s = s, .seen = g_hash_table_new(g_str_hash, g_str_equal) };
+	bool ok = true;
+	for (unsigned i = 0; ok && i < s->ndirs; i++)
+		ok = check_dir(&nc, &s->dirs[i], d);
+	g_hash_table_destroy(nc.seen);
+	return ok;
+}
+
+/* ---- the file -------------------------------------------------------------- */
+
+static char *dir_text(cs_scenario *s, const char *line, size_t len)
+{
+	size_t a = 0;
+	while (a < len && (line[a] == ' ' || line[a] == '\t'))
+		a++;
+	while (len > a && (line[len - 1] == ' ' || line[len - 1] == '\t'))
+		len--;
+	return scn_strdup(s, line + a, len - a);
+}
+
+static void scenario_free_parts(cs_scenario *s)
+{
+	if (s->pool)
+		g_ptr_array_free(s->pool, TRUE);
+	if (s->defs)
+		g_hash_table_destroy(s->defs);
+	g_free(s->dirs);
+	g_free(s->name);
+	g_free(s->base_dir);
+}
+
+cs_scenario *cs_scenario_parse(const char *text, size_t len, const char *name,
+			       const char *base_dir, cs_diag *d)
+{
+	cs_diag_clear(d);
+	cs_scenario *s = g_new0(cs_scenario, 1);
+	s->name = g_strdup(name ? name : "<scenario>");
+	s->base_dir = base_dir ? g_strdup(base_dir) : g_path_get_dirname(s->name);
+	s->arch = CS_ARCH_HOPPER;
+	s->pool = g_ptr_array_new_with_free_func(g_free);
+	s->defs = g_hash_table_new(g_str_hash, g_str_equal);
+
+	bool arch_seen = false;
+	uint32_t arch_line = 0;
+	scn_dir *push = NULL; /* the open push block (index kept: dirs may move) */
+	size_t push_index = 0;
+	GArray *lines = NULL;
+	uint32_t lineno = 0;
+	size_t pos = 0;
+	bool ok = true;
+
+	while (ok && pos < len) {
+		size_t eol = pos;
+		while (eol < len && text[eol] != '\n')
+			eol++;
+		lineno++;
+		const char *line = text + pos;
+		size_t llen = eol - pos;
+		pos = eol < len ? eol + 1 : eol;
+		if (llen && line[llen - 1] == '\r')
+			llen--;
+		for (size_t i = 0; i < llen; i++) {
+			if (line[i] == '\0') {
+				cs_diag_at_text(d, CS_ERR_INPUT, s->name, lineno, (uint32_t)i + 1,
+						"a NUL byte in the text");
+				ok = false;
+				break;
+			}
+		}
+		if (!ok)
+			break;
+		/* strip the comment (a '#' outside a quoted path) */
+		bool quoted = false;
+		for (size_t i = 0; i < llen; i++) {
+			if (line[i] == '"')
+				quoted = !quoted;
+			else if (line[i] == '#' && !quoted) {
+				llen = i;
+				break;
+			}
+		}
+		lx l = { .s = s, .line = line, .len = llen, .pos = 0, .lineno = lineno, .d = d };
+		if (lx_end(&l))
+			continue;
+		if (push) {
+			push = &s->dirs[push_index];
+			const char *w;
+			size_t n = lx_peek_word(&l, &w);
+			if (word_is(w, n, "end")) {
+				l.pos += n;
+				ok = lx_done(&l);
+				if (!ok)
+					break;
+				push->end_loc = (scn_loc){ lineno, (uint32_t)(w - line) + 1 };
+				push->nlines = lines->len;
+				push->lines = scn_alloc(s, sizeof(scn_pline) * (lines->len ? lines->len : 1));
+				if (lines->len)
+					memcpy(push->lines, lines->data, sizeof(scn_pline) * lines->len);
+				g_array_free(lines, TRUE);
+				lines = NULL;
+				ok = define(s, push->name, lineno, push->end_loc.col, SCN_D_PUSH, d);
+				if (ok) {
+					scn_def *def = g_hash_table_lookup(s->defs, push->name);
+					def->decl_line = push->loc.line;
+					def->push_block = true;
+				}
+				push = NULL;
+				continue;
+			}
+			if (word_is(w, n, "push")) {
+				ok = lx_fail_at(&l, l.pos,
+						"'push' inside push '%s' (opened at line %u); expected 'end' first",
+						push->name, push->loc.line);
+				break;
+			}
+			scn_pline pl = { 0 };
+			ok = parse_push_line(&l, &pl, s);
+			if (ok)
+				g_array_append_val(lines, pl);
+			continue;
+		}
+		scn_dir *dir = new_dir(s);
+		lx_skip(&l);
+		dir->loc = (scn_loc){ lineno, lx_col(&l) };
+		dir->text = dir_text(s, line, llen);
+		ok = parse_directive(&l, dir, &arch_seen, &arch_line);
+		if (ok && dir->kind == SCN_D_PUSH) {
+			push = dir;
+			push_index = s->ndirs - 1;
+			lines = g_array_new(FALSE, TRUE, sizeof(scn_pline));
+		}
+	}
+	if (ok && push) {
+		push = &s->dirs[push_index];
+		cs_diag_at_text(d, CS_ERR_INPUT, s->name, push->loc.line, push->loc.col,
+				"expected 'end' to close push '%s' before the end of the file",
+				push->name);
+		ok = false;
+	}
+	if (lines)
+		g_array_free(lines, TRUE);
+	if (ok)
+		ok = check_names(s, d);
+	if (!ok) {
+		scenario_free_parts(s);
+		g_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+cs_scenario *cs_scenario_load(const char *path, cs_diag *d)
+{
+	gchar *text = NULL;
+	gsize len = 0;
+	GError *err = NULL;
+	if (!g_file_get_contents(path, &text, &len, &err)) {
+		cs_diag_set(d, CS_ERR_INPUT, "cannot read the scenario: %s", err->message);
+		if (d)
+			snprintf(d->file, sizeof(d->file), "%s", path);
+		g_error_free(err);
+		return NULL;
+	}
+	cs_scenario *s = cs_scenario_parse(text, len, path, NULL, d);
+	g_free(text);
+	return s;
+}
+
+void scn_exec_reset(cs_scenario *s);
+
+void cs_scenario_free(cs_scenario *s)
+{
+	if (!s)
+		return;
+	scn_exec_reset(s);
+	scenario_free_parts(s);
+	g_free(s);
+}
+
+cs_arch cs_scenario_arch(const cs_scenario *s)
+{
+	return s->arch;
+}
+
+const char *cs_scenario_name(const cs_scenario *s)
+{
+	return s->name;
+}
