@@ -1,12 +1,218 @@
-/* PLACEHOLDER until its owner lands it: replace this whole file. */
+/* chainsim gsp: the GSP firmware debugger's command line (DESIGN.md section 6). */
+#include <glib.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "chainsim/gsp.h"
+#include "chainsim/repl.h"
 #include "commands.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: chainsim gsp FIRMWARE [--map FILE] [--raw-base ADDR] [--script FILE]\n"
+		"                    [-ex COMMAND]... [--gdb [HOST:]PORT] [--guard-ms N]\n"
+		"  FIRMWARE      an RV64 ELF executable, or raw bytes loaded at --raw-base\n"
+		"  --map FILE    the memory map (GLib key file); default: the fixture map\n"
+		"  --script FILE run the debugger commands in FILE (batch mode)\n"
+		"  -ex COMMAND   run one command (repeatable; after --script)\n"
+		"  --gdb ADDR    serve the GDB remote protocol on HOST:PORT (127.0.0.1 unless given;\n"
+		"                port 0 picks a free one and prints it)\n"
+		"Without --script, -ex or --gdb, an interactive session starts.\n");
+}
+
+static int exit_for(cs_status st)
+{
+	switch (st) {
+	case CS_OK: return CS_EXIT_OK;
+	case CS_ERR_FAULT: return CS_EXIT_BROKEN;
+	case CS_ERR_INPUT:
+	case CS_ERR_UNSUPPORTED: return CS_EXIT_INPUT;
+	case CS_ERR_UNAVAILABLE: return CS_EXIT_UNAVAILABLE;
+	default: return CS_EXIT_INTERNAL;
+	}
+}
+
+static int fail(const cs_diag *d)
+{
+	char msg[1024];
+	cs_diag_format(d, msg, sizeof(msg));
+	fprintf(stderr, "chainsim gsp: %s\n", msg);
+	return exit_for(d->status);
+}
+
+typedef struct gsp_cli {
+	cs_gsp *m;
+} gsp_cli;
+
+static cs_status exec_cb(void *ctx, const char *line, FILE *out, cs_diag *d)
+{
+	return cs_gsp_dbg_exec(((gsp_cli *)ctx)->m, line, out, d);
+}
+
+static const char *words_cb(void *ctx, size_t i)
+{
+	static const char *const extra[] = {
+		"msgq.cmd.write", "msgq.cmd.read", "msgq.stat.write", "msgq.stat.read", "GET_GSP_STATIC_INFO",
+		"GSP_RM_ALLOC", "GSP_RM_CONTROL", "registers", "breakpoints", "map", "symbol", "all-registers",
+		"snapshots", "init", "send", "post", "recv", "drain", "save", "restore", "monitor", "trace", "on",
+		"off", NULL,
+	};
+	const cs_gsp_image *img = cs_gsp_image_of(((gsp_cli *)ctx)->m);
+	size_t nsym = img ? img->nsym : 0;
+	if (i < nsym)
+		return img->sym[i].name;
+	i -= nsym;
+	for (size_t k = 0; extra[k]; k++)
+		if (k == i)
+			return extra[k];
+	return NULL;
+}
+
+static void gdb_ready(uint16_t port, void *ctx)
+{
+	(void)ctx;
+	printf("gdb stub listening on port %u\n", port);
+	fflush(stdout);
+}
 
 int cs_cmd_gsp(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "chainsim gsp: not built yet\n");
-	return CS_EXIT_INTERNAL;
+	const char *fw = NULL, *map_path = NULL, *script = NULL, *gdb = NULL;
+	uint64_t raw_base = 0x80000000u, guard_ms = 10000;
+	GPtrArray *ex = g_ptr_array_new();
+	int rc = CS_EXIT_OK;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has_val = i + 1 < argc;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			g_ptr_array_free(ex, TRUE);
+			return CS_EXIT_OK;
+		} else if (!strcmp(a, "--map") && has_val)
+			map_path = argv[++i];
+		else if (!strcmp(a, "--script") && has_val)
+			script = argv[++i];
+		else if (!strcmp(a, "-ex") && has_val)
+			g_ptr_array_add(ex, argv[++i]);
+		else if (!strcmp(a, "--gdb") && has_val)
+			gdb = argv[++i];
+		else if ((!strcmp(a, "--raw-base") || !strcmp(a, "--guard-ms")) && has_val) {
+			char *end = NULL;
+			uint64_t v = strtoull(argv[i + 1], &end, 0);
+			if (!end || *end) {
+				fprintf(stderr, "chainsim gsp: %s: '%s' is not a number\n", a, argv[i + 1]);
+				g_ptr_array_free(ex, TRUE);
+				return CS_EXIT_INPUT;
+			}
+			if (!strcmp(a, "--raw-base"))
+				raw_base = v;
+			else
+				guard_ms = v;
+			i++;
+		} else if (a[0] == '-') {
+			fprintf(stderr, "chainsim gsp: unknown or incomplete option '%s'\n", a);
+			usage(stderr);
+			g_ptr_array_free(ex, TRUE);
+			return CS_EXIT_INPUT;
+		} else if (!fw)
+			fw = a;
+		else {
+			fprintf(stderr, "chainsim gsp: more than one firmware ('%s', '%s')\n", fw, a);
+			g_ptr_array_free(ex, TRUE);
+			return CS_EXIT_INPUT;
+		}
+	}
+	if (!fw) {
+		usage(stderr);
+		g_ptr_array_free(ex, TRUE);
+		return CS_EXIT_INPUT;
+	}
+	cs_diag d;
+	cs_diag_clear(&d);
+	cs_gsp_map map;
+	if (map_path) {
+		if (cs_gsp_map_load(map_path, &map, &d) != CS_OK) {
+			g_ptr_array_free(ex, TRUE);
+			return fail(&d);
+		}
+	} else
+		cs_gsp_map_default(&map);
+	cs_gsp_image *img = NULL;
+	if (cs_gsp_image_load(fw, raw_base, &img, &d) != CS_OK) {
+		g_ptr_array_free(ex, TRUE);
+		return fail(&d);
+	}
+	cs_gsp *m = NULL;
+	if (cs_gsp_create(&map, img, &m, &d) != CS_OK) {
+		cs_gsp_image_free(img);
+		g_ptr_array_free(ex, TRUE);
+		return fail(&d);
+	}
+	cs_gsp_set_guard_ms(m, guard_ms);
+	gsp_cli cli = { m };
+	cs_repl_config cfg = { "chainsim-gsp", "(gsp) ", cs_gsp_dbg_commands(), words_cb, exec_cb, &cli, NULL };
+	cs_repl *r = cs_repl_new(&cfg);
+	if (!r) {
+		rc = CS_EXIT_INTERNAL;
+		goto out;
+	}
+	bool batch = script || ex->len || gdb;
+	if (script && cs_repl_script(r, script, stdout, &d) != CS_OK) {
+		rc = fail(&d);
+		goto out;
+	}
+	for (guint i = 0; i < ex->len; i++) {
+		bool quit = false;
+		cs_diag sub;
+		cs_diag_clear(&sub);
+		if (cs_repl_line(r, g_ptr_array_index(ex, i), true, stdout, &quit, &sub) != CS_OK) {
+			cs_diag_at_text(&d, sub.status, "-ex", i + 1, 1, "%s", sub.msg);
+			fflush(stdout);
+			rc = fail(&d);
+			goto out;
+		}
+		if (quit)
+			goto out;
+	}
+	fflush(stdout);
+	if (gdb) {
+		char host[64] = "127.0.0.1";
+		const char *colon = strrchr(gdb, ':');
+		const char *port_s = gdb;
+		if (colon) {
+			size_t hl = (size_t)(colon - gdb);
+			if (hl >= sizeof(host)) {
+				fprintf(stderr, "chainsim gsp: --gdb: host too long\n");
+				rc = CS_EXIT_INPUT;
+				goto out;
+			}
+			if (hl) {
+				memcpy(host, gdb, hl);
+				host[hl] = 0;
+			}
+			port_s = colon + 1;
+		}
+		char *end = NULL;
+		unsigned long port = strtoul(port_s, &end, 10);
+		if (!*port_s || !end || *end || port > 65535) {
+			fprintf(stderr, "chainsim gsp: --gdb: '%s' is not [HOST:]PORT\n", gdb);
+			rc = CS_EXIT_INPUT;
+			goto out;
+		}
+		if (cs_gdb_serve(m, host, (uint16_t)port, gdb_ready, NULL, &d) != CS_OK)
+			rc = fail(&d);
+		goto out;
+	}
+	if (!batch)
+		rc = cs_repl_interactive(r, stdout, stderr) ? CS_EXIT_BROKEN : CS_EXIT_OK;
+out:
+	fflush(stdout);
+	cs_repl_free(r);
+	cs_gsp_destroy(m);
+	cs_gsp_image_free(img);
+	g_ptr_array_free(ex, TRUE);
+	return rc;
 }

@@ -1,0 +1,927 @@
+/* The debugger's command language (the REPL, batch scripts and -ex all come
+ * here), and the prologue-scan unwinder behind bt and finish. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gsp_internal.h"
+
+enum { MAX_ARGS = 32, DEFAULT_BUDGET = 20000000 };
+
+static const char *const commands[] = {
+	"awatch", "backtrace", "break", "bt", "call", "continue", "delete", "disassemble", "finish",
+	"info", "log", "mmio", "msgq", "next", "print", "rpc", "rwatch", "set", "snapshot", "step",
+	"stepi", "tbreak", "watch", "where", "x", NULL,
+};
+
+const char *const *cs_gsp_dbg_commands(void)
+{
+	return commands;
+}
+
+/* ---- unwinding ---- */
+
+static bool read_u64(cs_gsp *m, uint64_t addr, uint64_t *v)
+{
+	return uc_mem_read(m->uc, addr, v, 8) == UC_ERR_OK;
+}
+
+static const cs_gsp_symbol *func_of(cs_gsp *m, uint64_t pc)
+{
+	const cs_gsp_symbol *s = cs_gsp_image_symbolize(m->img, pc);
+	return s;
+}
+
+/* Scans the function's prologue up to pc: frame size, where ra and s0 went,
+ * whether s0 is the frame pointer yet. */
+static bool frame_of(cs_gsp *m, uint64_t pc, uint64_t sp, uint64_t fp, bool leaf_ra_ok, uint64_t ra_reg,
+		     gsp_frame *f)
+{
+	const cs_gsp_symbol *s = func_of(m, pc);
+	f->pc = pc;
+	f->sp = sp;
+	f->fp = fp;
+	f->ra_valid = false;
+	if (!s)
+		return false;
+	int64_t frame = 0, ra_off = -1, s0_off = -1, fp_off = -1;
+	for (uint64_t a = s->addr; a < pc;) {
+		uint8_t b[4] = { 0 };
+		cs_rv_insn in;
+		if (uc_mem_read(m->uc, a, b, 4) != UC_ERR_OK && uc_mem_read(m->uc, a, b, 2) != UC_ERR_OK)
+			break;
+		if (!cs_rv_decode(b, 4, a, &in))
+			break;
+		uint32_t w = in.raw;
+		if (in.has_target || in.is_ret || in.is_call)
+			break;
+		if (!strcmp(in.mnemonic, "add") && !strncmp(in.operands, "sp,sp,", 6)) {
+			int64_t imm = strtoll(in.operands + 6, NULL, 10);
+			if (imm < 0)
+				frame = -imm;
+			else {
+				frame = 0;
+				ra_off = s0_off = fp_off = -1;
+			}
+		} else if (!strcmp(in.mnemonic, "sd") && !strncmp(in.operands, "ra,", 3) && strstr(in.operands, "(sp)")) {
+			ra_off = strtoll(in.operands + 3, NULL, 10);
+		} else if (!strcmp(in.mnemonic, "sd") && !strncmp(in.operands, "s0,", 3) && strstr(in.operands, "(sp)")) {
+			s0_off = strtoll(in.operands + 3, NULL, 10);
+		} else if (!strcmp(in.mnemonic, "add") && !strncmp(in.operands, "s0,sp,", 6)) {
+			fp_off = strtoll(in.operands + 6, NULL, 10);
+		} else if (!strcmp(in.mnemonic, "mv") && !strcmp(in.operands, "s0,sp")) {
+			fp_off = 0;
+		} else if (!strcmp(in.mnemonic, "ld") && !strncmp(in.operands, "ra,", 3)) {
+			ra_off = -1;
+		} else if (!strcmp(in.mnemonic, "ld") && !strncmp(in.operands, "s0,", 3)) {
+			s0_off = -1;
+			fp_off = -1;
+		}
+		(void)w;
+		a += in.len;
+	}
+	uint64_t sp_after;
+	if (fp_off >= 0)
+		sp_after = fp - (uint64_t)fp_off;
+	else
+		sp_after = sp;
+	f->cfa = sp_after + (uint64_t)frame;
+	if (ra_off >= 0) {
+		f->ra_valid = read_u64(m, sp_after + (uint64_t)ra_off, &f->ra);
+	} else if (leaf_ra_ok) {
+		f->ra = ra_reg;
+		f->ra_valid = true;
+	}
+	uint64_t saved_fp = fp;
+	if (s0_off >= 0)
+		read_u64(m, sp_after + (uint64_t)s0_off, &saved_fp);
+	f->fp = saved_fp; /* the caller's s0 */
+	return true;
+}
+
+int gsp_unwind(cs_gsp *m, gsp_frame *frames, int max)
+{
+	uint64_t pc = cs_gsp_pc(m), sp = gsp_reg(m, UC_RISCV_REG_SP), fp = gsp_reg(m, UC_RISCV_REG_S0);
+	uint64_t ra = gsp_reg(m, UC_RISCV_REG_RA);
+	int n = 0;
+	while (n < max) {
+		gsp_frame f;
+		if (!frame_of(m, pc, sp, fp, n == 0, ra, &f)) {
+			if (n == 0) {
+				f.pc = pc;
+				f.sp = sp;
+				f.cfa = sp;
+				f.ra = ra;
+				f.ra_valid = true;
+				frames[n++] = f;
+			}
+			break;
+		}
+		uint64_t caller_fp = f.fp;
+		f.sp = sp;
+		f.fp = fp;
+		frames[n++] = f;
+		if (!f.ra_valid || f.ra == 0 || f.ra == m->pad || !func_of(m, f.ra))
+			break;
+		if (f.cfa < sp || (n > 1 && f.cfa == sp))
+			break;
+		pc = f.ra;
+		sp = f.cfa;
+		fp = caller_fp;
+	}
+	return n;
+}
+
+/* ---- parsing ---- */
+
+typedef struct argv_t {
+	int argc;
+	char *argv[MAX_ARGS];
+	char buf[1024];
+} argv_t;
+
+static bool split(const char *line, argv_t *a, cs_diag *d)
+{
+	size_t n = strlen(line);
+	if (n >= sizeof(a->buf)) {
+		cs_diag_set(d, CS_ERR_INPUT, "command longer than %zu characters", sizeof(a->buf) - 1);
+		return false;
+	}
+	memcpy(a->buf, line, n + 1);
+	a->argc = 0;
+	char *p = a->buf;
+	while (*p) {
+		while (*p && isspace((unsigned char)*p))
+			*p++ = 0;
+		if (!*p)
+			break;
+		if (a->argc == MAX_ARGS) {
+			cs_diag_set(d, CS_ERR_INPUT, "more than %d words", MAX_ARGS);
+			return false;
+		}
+		a->argv[a->argc++] = p;
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+	}
+	return true;
+}
+
+static bool parse_num(const char *s, uint64_t *v)
+{
+	char *end = NULL;
+	if (!*s)
+		return false;
+	errno = 0;
+	bool neg = *s == '-';
+	unsigned long long x = strtoull(neg ? s + 1 : s, &end, 0);
+	if (errno || *end)
+		return false;
+	*v = neg ? (uint64_t)(-(int64_t)x) : x;
+	return true;
+}
+
+static bool eval_term(cs_gsp *m, const char *t, uint64_t *v, cs_diag *d)
+{
+	if (parse_num(t, v))
+		return true;
+	if (t[0] == '$') {
+		unsigned r;
+		if (cs_gsp_reg_lookup(t + 1, &r))
+			return cs_gsp_reg_read(m, r, v, d) == CS_OK;
+		cs_diag_set(d, CS_ERR_INPUT, "no register '%s'", t);
+		return false;
+	}
+	if (!strncmp(t, "msgq.", 5)) {
+		if (cs_gsp_msgq_cursor(m, t, v))
+			return true;
+		cs_diag_set(d, CS_ERR_INPUT, "'%s': not a message-queue cursor (msgq.cmd.write, msgq.cmd.read, "
+			    "msgq.stat.write, msgq.stat.read) or the queues are not initialized", t);
+		return false;
+	}
+	const cs_gsp_symbol *s = cs_gsp_image_symbol(m->img, t);
+	if (s) {
+		*v = s->addr;
+		return true;
+	}
+	cs_diag_set(d, CS_ERR_INPUT, "'%s' is not a number, register, cursor or symbol", t);
+	return false;
+}
+
+/* EXPR := TERM {(+|-) TERM}, no spaces inside. */
+static bool eval(cs_gsp *m, const char *e, uint64_t *v, cs_diag *d)
+{
+	char buf[256];
+	size_t n = strlen(e);
+	if (n == 0 || n >= sizeof(buf)) {
+		cs_diag_set(d, CS_ERR_INPUT, "bad expression '%s'", e);
+		return false;
+	}
+	memcpy(buf, e, n + 1);
+	uint64_t acc = 0;
+	int sign = 1;
+	char *p = buf;
+	if (*p == '*' ) {
+		uint64_t a;
+		if (!eval(m, p + 1, &a, d))
+			return false;
+		uint64_t x = 0;
+		if (cs_gsp_mem_read(m, a, &x, 8, d) != CS_OK)
+			return false;
+		*v = x;
+		return true;
+	}
+	for (;;) {
+		char *q = p;
+		if (*q == '-' || *q == '+')
+			q++;
+		while (*q && *q != '+' && *q != '-')
+			q++;
+		char c = *q;
+		*q = 0;
+		uint64_t t;
+		if (!eval_term(m, p, &t, d))
+			return false;
+		acc = sign > 0 ? acc + t : acc - t;
+		if (!c)
+			break;
+		sign = c == '+' ? 1 : -1;
+		p = q + 1;
+	}
+	*v = acc;
+	return true;
+}
+
+static bool need_args(const argv_t *a, int min, int max, const char *usage, cs_diag *d)
+{
+	if (a->argc - 1 < min || a->argc - 1 > max) {
+		cs_diag_set(d, CS_ERR_INPUT, "usage: %s", usage);
+		return false;
+	}
+	return true;
+}
+
+/* ---- printing ---- */
+
+static void print_insn(cs_gsp *m, FILE *out, uint64_t pc, bool mark)
+{
+	uint8_t b[4] = { 0 };
+	char sym[128], txt[320];
+	cs_rv_insn in;
+	cs_gsp_symbolize(m, pc, sym, sizeof(sym));
+	bool ok = uc_mem_read(m->uc, pc, b, 4) == UC_ERR_OK || uc_mem_read(m->uc, pc, b, 2) == UC_ERR_OK;
+	if (ok && cs_rv_decode(b, 4, pc, &in)) {
+		cs_rv_format(&in, txt, sizeof(txt));
+		if (in.has_target) {
+			char t[128];
+			cs_gsp_symbolize(m, in.target, t, sizeof(t));
+			size_t l = strlen(txt);
+			snprintf(txt + l, sizeof(txt) - l, " <%s>", t);
+		}
+	} else
+		snprintf(txt, sizeof(txt), ok ? "(bad)" : "(unmapped)");
+	fprintf(out, "%s0x%" PRIx64 " <%s>:\t%s\n", mark ? "=> " : "   ", pc, sym, txt);
+}
+
+static uint64_t insn_len_at(cs_gsp *m, uint64_t pc)
+{
+	uint8_t b[4] = { 0 };
+	cs_rv_insn in;
+	uc_mem_read(m->uc, pc, b, 4);
+	cs_rv_decode(b, 4, pc, &in);
+	return in.len ? in.len : 2;
+}
+
+static void report_stop(cs_gsp *m, FILE *out, const cs_gsp_stop *st)
+{
+	char desc[512];
+	cs_gsp_stop_describe(m, st, desc, sizeof(desc));
+	if (st->reason == CS_GSP_STOP_STEP)
+		fprintf(out, "step: %s\n", desc);
+	else
+		fprintf(out, "stopped: %s\n", desc);
+	if (st->reason == CS_GSP_STOP_WATCH || st->reason == CS_GSP_STOP_DESYNC) {
+		const char *cn = gsp_msgq_cursor_name(m, st->addr);
+		if (cn)
+			fprintf(out, "  address 0x%" PRIx64 " is %s\n", st->addr, cn);
+		if (st->access_pc) {
+			fprintf(out, "  access:\n");
+			print_insn(m, out, st->access_pc, false);
+		}
+		if (m->q.ready) {
+			const char *names[] = { "msgq.cmd.write", "msgq.cmd.read", "msgq.stat.write", "msgq.stat.read" };
+			fprintf(out, "  cursors:");
+			for (int i = 0; i < 4; i++) {
+				uint64_t a;
+				uint32_t v = 0;
+				cs_gsp_msgq_cursor(m, names[i], &a);
+				uc_mem_read(m->uc, a, &v, 4);
+				fprintf(out, " %s=%u", names[i], v);
+			}
+			fprintf(out, "\n");
+		}
+	}
+	print_insn(m, out, cs_gsp_pc(m), true);
+}
+
+static void print_regs(cs_gsp *m, FILE *out, bool all)
+{
+	for (unsigned i = 0; i < 32; i++) {
+		uint64_t v;
+		cs_gsp_reg_read(m, i, &v, NULL);
+		fprintf(out, "%-8s 0x%016" PRIx64 "%s", cs_gsp_reg_name(i), v, (i % 4 == 3) ? "\n" : "  ");
+	}
+	uint64_t pc = cs_gsp_pc(m);
+	char sym[128];
+	cs_gsp_symbolize(m, pc, sym, sizeof(sym));
+	fprintf(out, "%-8s 0x%016" PRIx64 "  <%s>\n", "pc", pc, sym);
+	static const uint32_t csrs[] = { 0x300, 0x301, 0x304, 0x305, 0x340, 0x341, 0x342, 0x343, 0x344 };
+	for (size_t i = 0; i < sizeof(csrs) / sizeof(csrs[0]); i++) {
+		uint64_t v;
+		cs_gsp_reg_read(m, CS_GSP_REG_CSR0 + csrs[i], &v, NULL);
+		fprintf(out, "%-8s 0x%016" PRIx64 "%s", cs_gsp_reg_name(CS_GSP_REG_CSR0 + csrs[i]), v,
+			(i % 4 == 3) ? "\n" : "  ");
+	}
+	fprintf(out, "\n");
+	if (all)
+		for (unsigned i = 0; i < 32; i++) {
+			uint64_t v;
+			cs_gsp_reg_read(m, CS_GSP_REG_F0 + i, &v, NULL);
+			fprintf(out, "%-8s 0x%016" PRIx64 "%s", cs_gsp_reg_name(CS_GSP_REG_F0 + i), v,
+				(i % 4 == 3) ? "\n" : "  ");
+		}
+}
+
+/* ---- commands ---- */
+
+static cs_status cmd_break(cs_gsp *m, argv_t *a, FILE *out, bool temp, cs_diag *d)
+{
+	uint64_t addr;
+	if (!need_args(a, 1, 1, temp ? "tbreak LOCATION" : "break LOCATION", d) || !eval(m, a->argv[1], &addr, d))
+		return CS_ERR_INPUT;
+	int id;
+	cs_status st = cs_gsp_break_add(m, addr, temp, &id, d);
+	if (st == CS_OK) {
+		char sym[128];
+		cs_gsp_symbolize(m, addr, sym, sizeof(sym));
+		fprintf(out, "%s %d at 0x%" PRIx64 " <%s>\n", temp ? "temporary breakpoint" : "breakpoint", id, addr, sym);
+	}
+	return st;
+}
+
+static cs_status cmd_watch(cs_gsp *m, argv_t *a, FILE *out, cs_gsp_watch_kind kind, cs_diag *d)
+{
+	uint64_t addr, len = 4;
+	if (!need_args(a, 1, 2, "watch|rwatch|awatch ADDRESS [LENGTH]", d) || !eval(m, a->argv[1], &addr, d))
+		return CS_ERR_INPUT;
+	if (a->argc > 2 && !eval(m, a->argv[2], &len, d))
+		return CS_ERR_INPUT;
+	int id;
+	cs_status st = cs_gsp_watch_add(m, addr, len, kind, &id, d);
+	if (st == CS_OK) {
+		static const char *const k[4] = { "", "watchpoint", "read watchpoint", "access watchpoint" };
+		const char *cn = gsp_msgq_cursor_name(m, addr);
+		fprintf(out, "%s %d: 0x%" PRIx64 " len %" PRIu64 "%s%s\n", k[kind], id, addr, len, cn ? " " : "",
+			cn ? cn : "");
+	}
+	return st;
+}
+
+static cs_status run_report(cs_gsp *m, FILE *out, cs_status s, const cs_gsp_stop *st)
+{
+	if (s == CS_OK)
+		report_stop(m, out, st);
+	return s;
+}
+
+static cs_status cmd_x(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	const char *fmt = a->argv[0] + 1;
+	uint64_t count = 1;
+	char f = 'x', u = 'w';
+	if (*fmt == '/') {
+		fmt++;
+		char *end;
+		if (isdigit((unsigned char)*fmt)) {
+			count = strtoull(fmt, &end, 10);
+			fmt = end;
+		}
+		for (; *fmt; fmt++) {
+			if (strchr("xduic", *fmt))
+				f = *fmt;
+			else if (strchr("bhwg", *fmt))
+				u = *fmt;
+			else {
+				cs_diag_set(d, CS_ERR_INPUT, "x: unknown format letter '%c' (x d u i c, b h w g)", *fmt);
+				return CS_ERR_INPUT;
+			}
+		}
+	} else if (*fmt) {
+		cs_diag_set(d, CS_ERR_INPUT, "usage: x[/NFU] ADDRESS");
+		return CS_ERR_INPUT;
+	}
+	uint64_t addr;
+	if (!need_args(a, 1, 1, "x[/NFU] ADDRESS", d) || !eval(m, a->argv[1], &addr, d))
+		return CS_ERR_INPUT;
+	if (count == 0 || count > 4096) {
+		cs_diag_set(d, CS_ERR_INPUT, "x: count %" PRIu64 " (1 to 4096)", count);
+		return CS_ERR_INPUT;
+	}
+	if (f == 'i') {
+		for (uint64_t i = 0; i < count; i++) {
+			print_insn(m, out, addr, addr == cs_gsp_pc(m));
+			addr += insn_len_at(m, addr);
+		}
+		return CS_OK;
+	}
+	unsigned size = u == 'b' ? 1 : u == 'h' ? 2 : u == 'w' ? 4 : 8;
+	unsigned per_line = 16 / size;
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t v = 0;
+		cs_status st = cs_gsp_mem_read(m, addr + i * size, &v, size, d);
+		if (st != CS_OK)
+			return st;
+		if (i % per_line == 0) {
+			char sym[128];
+			cs_gsp_symbolize(m, addr + i * size, sym, sizeof(sym));
+			fprintf(out, "%s0x%" PRIx64 " <%s>:", i ? "\n" : "", addr + i * size, sym);
+		}
+		if (f == 'x')
+			fprintf(out, " 0x%0*" PRIx64, (int)size * 2, v);
+		else if (f == 'd') {
+			int64_t sv = (int64_t)(v << (64 - 8 * size)) >> (64 - 8 * size);
+			fprintf(out, " %" PRId64, sv);
+		} else if (f == 'c')
+			fprintf(out, " '%c'", isprint((int)(v & 0xff)) ? (int)(v & 0xff) : '.');
+		else
+			fprintf(out, " %" PRIu64, v);
+	}
+	fprintf(out, "\n");
+	return CS_OK;
+}
+
+static cs_status cmd_disas(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	uint64_t at = cs_gsp_pc(m), n = 0;
+	if (!need_args(a, 0, 2, "disassemble [LOCATION [COUNT]]", d))
+		return CS_ERR_INPUT;
+	if (a->argc > 1 && !eval(m, a->argv[1], &at, d))
+		return CS_ERR_INPUT;
+	if (a->argc > 2 && (!eval(m, a->argv[2], &n, d) || n == 0 || n > 100000)) {
+		cs_diag_set(d, CS_ERR_INPUT, "disassemble: count must be 1 to 100000");
+		return CS_ERR_INPUT;
+	}
+	uint64_t start = at, end;
+	if (n == 0) {
+		const cs_gsp_symbol *s = func_of(m, at);
+		if (!s || !s->size) {
+			start = at;
+			end = at + 32;
+		} else {
+			start = s->addr;
+			end = s->addr + s->size;
+			fprintf(out, "%s:\n", s->name);
+		}
+		for (uint64_t p = start; p < end; p += insn_len_at(m, p))
+			print_insn(m, out, p, p == cs_gsp_pc(m));
+		return CS_OK;
+	}
+	for (uint64_t i = 0, p = start; i < n; i++, p += insn_len_at(m, p))
+		print_insn(m, out, p, p == cs_gsp_pc(m));
+	return CS_OK;
+}
+
+static cs_status cmd_bt(cs_gsp *m, FILE *out)
+{
+	gsp_frame f[32];
+	int n = gsp_unwind(m, f, 32);
+	for (int i = 0; i < n; i++) {
+		char sym[128];
+		cs_gsp_symbolize(m, f[i].pc, sym, sizeof(sym));
+		fprintf(out, "#%d  0x%" PRIx64 " <%s>  sp 0x%" PRIx64 " cfa 0x%" PRIx64 "\n", i, f[i].pc, sym, f[i].sp,
+			f[i].cfa);
+	}
+	return CS_OK;
+}
+
+static cs_status cmd_set(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	(void)out;
+	/* set $REG VALUE | set $REG = VALUE | set mem ADDRESS u8|u16|u32|u64 VALUE... */
+	if (a->argc >= 2 && !strcmp(a->argv[1], "mem")) {
+		if (a->argc < 5) {
+			cs_diag_set(d, CS_ERR_INPUT, "usage: set mem ADDRESS u8|u16|u32|u64 VALUE...");
+			return CS_ERR_INPUT;
+		}
+		uint64_t addr;
+		if (!eval(m, a->argv[2], &addr, d))
+			return CS_ERR_INPUT;
+		unsigned size = !strcmp(a->argv[3], "u8") ? 1 : !strcmp(a->argv[3], "u16") ? 2
+			: !strcmp(a->argv[3], "u32") ? 4 : !strcmp(a->argv[3], "u64") ? 8 : 0;
+		if (!size) {
+			cs_diag_set(d, CS_ERR_INPUT, "set mem: type '%s' (u8, u16, u32 or u64)", a->argv[3]);
+			return CS_ERR_INPUT;
+		}
+		for (int i = 4; i < a->argc; i++) {
+			uint64_t v;
+			if (!eval(m, a->argv[i], &v, d))
+				return CS_ERR_INPUT;
+			cs_status st = cs_gsp_mem_write(m, addr, &v, size, d);
+			if (st != CS_OK)
+				return st;
+			addr += size;
+		}
+		return CS_OK;
+	}
+	if (a->argc == 3 || (a->argc == 4 && !strcmp(a->argv[2], "="))) {
+		unsigned r;
+		if (!cs_gsp_reg_lookup(a->argv[1], &r)) {
+			cs_diag_set(d, CS_ERR_INPUT, "set: no register '%s'", a->argv[1]);
+			return CS_ERR_INPUT;
+		}
+		uint64_t v;
+		if (!eval(m, a->argv[a->argc - 1], &v, d))
+			return CS_ERR_INPUT;
+		return cs_gsp_reg_write(m, r, v, d);
+	}
+	cs_diag_set(d, CS_ERR_INPUT, "usage: set $REG [=] VALUE | set mem ADDRESS TYPE VALUE...");
+	return CS_ERR_INPUT;
+}
+
+static void print_reply(FILE *out, const cs_gsp_reply *r)
+{
+	fprintf(out, "reply %s(%u) sequence %u seqNum %u elems %u result 0x%x payload %u bytes:", cs_gsp_rpc_name(r->function),
+		r->function, r->sequence, r->seq_num, r->elems, r->result, r->payload_len);
+	for (uint32_t i = 0; i < r->payload_len && i < 32; i += 4) {
+		uint32_t w = 0;
+		memcpy(&w, r->payload + i, r->payload_len - i >= 4 ? 4 : r->payload_len - i);
+		fprintf(out, " %08x", w);
+	}
+	fprintf(out, "%s\n", r->payload_len > 32 ? " ..." : "");
+}
+
+static cs_status cmd_rpc(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	if (a->argc < 2) {
+		cs_diag_set(d, CS_ERR_INPUT, "usage: rpc init | send NAME [WORD...] | post NAME [COUNT] | recv | drain [BUDGET]");
+		return CS_ERR_INPUT;
+	}
+	const char *sub = a->argv[1];
+	cs_gsp_stop st;
+	cs_status s;
+	if (!strcmp(sub, "init")) {
+		if (!m->q.ready && (s = cs_gsp_msgq_init(m, d)) != CS_OK)
+			return s;
+		s = cs_gsp_msgq_wait_init(m, DEFAULT_BUDGET, &st, d);
+		if (s != CS_OK)
+			return s;
+		if (st.reason != CS_GSP_STOP_REPLY)
+			return run_report(m, out, CS_OK, &st);
+		fprintf(out, "GSP_INIT_DONE received (status seqNum 0); firmware at ");
+		print_insn(m, out, cs_gsp_pc(m), true);
+		return CS_OK;
+	}
+	cs_gsp_reply *rep = malloc(sizeof(*rep));
+	if (!rep)
+		return CS_ERR_NOMEM;
+	if (!strcmp(sub, "send") || !strcmp(sub, "post")) {
+		uint32_t fn;
+		if (a->argc < 3 || !cs_gsp_rpc_lookup(a->argv[2], &fn)) {
+			cs_diag_set(d, CS_ERR_INPUT, "rpc %s: unknown function '%s'", sub, a->argc < 3 ? "" : a->argv[2]);
+			free(rep);
+			return CS_ERR_INPUT;
+		}
+		if (!strcmp(sub, "post")) {
+			uint64_t count = 1;
+			if (a->argc > 3 && (!eval(m, a->argv[3], &count, d) || count == 0 || count > 200)) {
+				cs_diag_set(d, CS_ERR_INPUT, "rpc post: count must be 1 to 200");
+				free(rep);
+				return CS_ERR_INPUT;
+			}
+			for (uint64_t i = 0; i < count; i++) {
+				uint32_t seq;
+				s = cs_gsp_rpc_post(m, fn, NULL, 0, &seq, d);
+				if (s != CS_OK) {
+					free(rep);
+					return s;
+				}
+			}
+			fprintf(out, "posted %" PRIu64 " x %s; %u outstanding\n", count, cs_gsp_rpc_name(fn),
+				cs_gsp_rpc_outstanding(m));
+			free(rep);
+			return CS_OK;
+		}
+		uint32_t words[64];
+		int nw = a->argc - 3;
+		if (nw > 64)
+			nw = 64;
+		for (int i = 0; i < nw; i++) {
+			uint64_t v;
+			if (!eval(m, a->argv[3 + i], &v, d)) {
+				free(rep);
+				return CS_ERR_INPUT;
+			}
+			words[i] = (uint32_t)v;
+		}
+		s = cs_gsp_rpc_call(m, fn, words, (uint32_t)nw * 4, DEFAULT_BUDGET, rep, &st, d);
+		if (s == CS_OK && st.reason == CS_GSP_STOP_REPLY)
+			print_reply(out, rep);
+		else if (s == CS_OK)
+			run_report(m, out, s, &st);
+		free(rep);
+		return s;
+	}
+	if (!strcmp(sub, "recv")) {
+		bool got;
+		s = cs_gsp_rpc_receive(m, rep, &got, d);
+		if (s == CS_OK) {
+			if (got)
+				print_reply(out, rep);
+			else
+				fprintf(out, "status queue empty\n");
+		}
+		free(rep);
+		return s;
+	}
+	if (!strcmp(sub, "drain")) {
+		uint64_t budget = DEFAULT_BUDGET;
+		if (a->argc > 2 && !eval(m, a->argv[2], &budget, d)) {
+			free(rep);
+			return CS_ERR_INPUT;
+		}
+		unsigned n = 0;
+		s = CS_OK;
+		for (int round = 0; round < 10000 && s == CS_OK; round++) {
+			bool got;
+			s = cs_gsp_rpc_receive(m, rep, &got, d);
+			if (s != CS_OK)
+				break;
+			if (got) {
+				n++;
+				print_reply(out, rep);
+				continue;
+			}
+			if (cs_gsp_rpc_outstanding(m) == 0)
+				break;
+			s = gsp_run(m, budget, 0, false, &st, d);
+			if (s != CS_OK)
+				break;
+			if (st.reason != CS_GSP_STOP_IDLE && st.reason != CS_GSP_STOP_BUDGET) {
+				report_stop(m, out, &st);
+				break;
+			}
+			bool g2;
+			s = cs_gsp_rpc_receive(m, rep, &g2, d);
+			if (s != CS_OK)
+				break;
+			if (g2) {
+				n++;
+				print_reply(out, rep);
+				continue;
+			}
+			cs_diag_set(d, CS_ERR_FAULT, "%u replies outstanding but the firmware is %s and the status queue is empty",
+				    cs_gsp_rpc_outstanding(m), st.reason == CS_GSP_STOP_IDLE ? "idle" : "out of budget");
+			s = CS_ERR_FAULT;
+		}
+		if (s == CS_OK)
+			fprintf(out, "drained %u replies; %u outstanding\n", n, cs_gsp_rpc_outstanding(m));
+		free(rep);
+		return s;
+	}
+	free(rep);
+	cs_diag_set(d, CS_ERR_INPUT, "rpc: unknown subcommand '%s' (init, send, post, recv, drain)", sub);
+	return CS_ERR_INPUT;
+}
+
+static cs_status cmd_info(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	const char *w = a->argc > 1 ? a->argv[1] : "";
+	if (!strncmp(w, "reg", 3)) {
+		if (a->argc > 2) {
+			for (int i = 2; i < a->argc; i++) {
+				unsigned r;
+				uint64_t v;
+				if (!cs_gsp_reg_lookup(a->argv[i], &r)) {
+					cs_diag_set(d, CS_ERR_INPUT, "no register '%s'", a->argv[i]);
+					return CS_ERR_INPUT;
+				}
+				cs_gsp_reg_read(m, r, &v, NULL);
+				fprintf(out, "%-8s 0x%016" PRIx64 "\n", cs_gsp_reg_name(r), v);
+			}
+			return CS_OK;
+		}
+		print_regs(m, out, false);
+		return CS_OK;
+	}
+	if (!strcmp(w, "all-registers")) {
+		print_regs(m, out, true);
+		return CS_OK;
+	}
+	if (!strncmp(w, "break", 5) || !strncmp(w, "watch", 5)) {
+		cs_gsp_points_print(m, out);
+		return CS_OK;
+	}
+	if (!strcmp(w, "map")) {
+		for (size_t i = 0; i < m->map.count; i++) {
+			const cs_gsp_region *r = &m->map.region[i];
+			fprintf(out, "%-10s 0x%010" PRIx64 "-0x%010" PRIx64 " %s\n", r->name, r->base, r->base + r->size,
+				cs_gsp_kind_name(r->kind));
+		}
+		return CS_OK;
+	}
+	if (!strcmp(w, "symbol") && a->argc == 3) {
+		uint64_t v;
+		if (!eval(m, a->argv[2], &v, d))
+			return CS_ERR_INPUT;
+		char sym[128];
+		cs_gsp_symbolize(m, v, sym, sizeof(sym));
+		fprintf(out, "0x%" PRIx64 " is %s\n", v, sym);
+		return CS_OK;
+	}
+	if (!strcmp(w, "snapshots")) {
+		for (guint i = 0; i < m->snaps->len; i++)
+			fprintf(out, "%s\n", ((gsp_snapshot *)g_ptr_array_index(m->snaps, i))->name);
+		return CS_OK;
+	}
+	cs_diag_set(d, CS_ERR_INPUT, "usage: info registers [REG...] | all-registers | breakpoints | map | symbol ADDR | snapshots");
+	return CS_ERR_INPUT;
+}
+
+cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
+{
+	argv_t a;
+	if (!split(line, &a, d))
+		return CS_ERR_INPUT;
+	if (a.argc == 0)
+		return CS_OK;
+	const char *c = a.argv[0];
+	cs_gsp_stop st;
+	cs_status s;
+	if (!strcmp(c, "break") || !strcmp(c, "b"))
+		return cmd_break(m, &a, out, false, d);
+	if (!strcmp(c, "tbreak"))
+		return cmd_break(m, &a, out, true, d);
+	if (!strcmp(c, "watch"))
+		return cmd_watch(m, &a, out, CS_GSP_WATCH_WRITE, d);
+	if (!strcmp(c, "rwatch"))
+		return cmd_watch(m, &a, out, CS_GSP_WATCH_READ, d);
+	if (!strcmp(c, "awatch"))
+		return cmd_watch(m, &a, out, CS_GSP_WATCH_ACCESS, d);
+	if (!strcmp(c, "delete") || !strcmp(c, "d")) {
+		if (a.argc == 1) {
+			cs_gsp_point_delete_all(m);
+			fprintf(out, "deleted all breakpoints and watchpoints\n");
+			return CS_OK;
+		}
+		for (int i = 1; i < a.argc; i++) {
+			uint64_t id;
+			if (!parse_num(a.argv[i], &id)) {
+				cs_diag_set(d, CS_ERR_INPUT, "delete: '%s' is not a number", a.argv[i]);
+				return CS_ERR_INPUT;
+			}
+			if ((s = cs_gsp_point_delete(m, (int)id, d)) != CS_OK)
+				return s;
+		}
+		return CS_OK;
+	}
+	if (!strcmp(c, "continue") || !strcmp(c, "c")) {
+		uint64_t budget = 0;
+		if (!need_args(&a, 0, 1, "continue [BUDGET]", d))
+			return CS_ERR_INPUT;
+		if (a.argc > 1 && !eval(m, a.argv[1], &budget, d))
+			return CS_ERR_INPUT;
+		return run_report(m, out, cs_gsp_continue(m, budget, &st, d), &st);
+	}
+	if (!strcmp(c, "stepi") || !strcmp(c, "si") || !strcmp(c, "step") || !strcmp(c, "s")) {
+		uint64_t n = 1;
+		if (!need_args(&a, 0, 1, "stepi [N]", d))
+			return CS_ERR_INPUT;
+		if (a.argc > 1 && !eval(m, a.argv[1], &n, d))
+			return CS_ERR_INPUT;
+		return run_report(m, out, cs_gsp_stepi(m, n, &st, d), &st);
+	}
+	if (!strcmp(c, "next") || !strcmp(c, "n") || !strcmp(c, "nexti") || !strcmp(c, "ni")) {
+		uint64_t n = 1;
+		if (a.argc > 1 && !eval(m, a.argv[1], &n, d))
+			return CS_ERR_INPUT;
+		for (uint64_t i = 0; i < n; i++) {
+			s = cs_gsp_next(m, &st, d);
+			if (s != CS_OK || st.reason != CS_GSP_STOP_STEP)
+				break;
+		}
+		return run_report(m, out, s, &st);
+	}
+	if (!strcmp(c, "finish")) {
+		s = cs_gsp_finish(m, 0, &st, d);
+		run_report(m, out, s, &st);
+		if (s == CS_OK && st.reason == CS_GSP_STOP_RETURNED) {
+			uint64_t a0 = gsp_reg(m, UC_RISCV_REG_A0);
+			fprintf(out, "value returned in a0: 0x%" PRIx64 " (%" PRId64 ")\n", a0, (int64_t)a0);
+		}
+		return s;
+	}
+	if (!strcmp(c, "info") || !strcmp(c, "i"))
+		return cmd_info(m, &a, out, d);
+	if (!strcmp(c, "regs")) {
+		print_regs(m, out, false);
+		return CS_OK;
+	}
+	if (!strcmp(c, "print") || !strcmp(c, "p")) {
+		if (!need_args(&a, 1, 1, "print EXPRESSION", d))
+			return CS_ERR_INPUT;
+		uint64_t v;
+		if (!eval(m, a.argv[1], &v, d))
+			return CS_ERR_INPUT;
+		char sym[128];
+		cs_gsp_symbolize(m, v, sym, sizeof(sym));
+		fprintf(out, "%s = 0x%" PRIx64 " (%" PRId64 ")%s%s%s\n", a.argv[1], v, (int64_t)v,
+			sym[0] != '0' ? " <" : "", sym[0] != '0' ? sym : "", sym[0] != '0' ? ">" : "");
+		return CS_OK;
+	}
+	if (c[0] == 'x' && (c[1] == 0 || c[1] == '/'))
+		return cmd_x(m, &a, out, d);
+	if (!strcmp(c, "set"))
+		return cmd_set(m, &a, out, d);
+	if (!strcmp(c, "disassemble") || !strcmp(c, "disas"))
+		return cmd_disas(m, &a, out, d);
+	if (!strcmp(c, "backtrace") || !strcmp(c, "bt") || !strcmp(c, "where"))
+		return cmd_bt(m, out);
+	if (!strcmp(c, "call")) {
+		if (a.argc < 2 || a.argc > 10) {
+			cs_diag_set(d, CS_ERR_INPUT, "usage: call FUNCTION [ARG...] (up to 8)");
+			return CS_ERR_INPUT;
+		}
+		uint64_t fn, args[8];
+		if (!eval(m, a.argv[1], &fn, d))
+			return CS_ERR_INPUT;
+		for (int i = 2; i < a.argc; i++)
+			if (!eval(m, a.argv[i], &args[i - 2], d))
+				return CS_ERR_INPUT;
+		uint64_t ret;
+		s = cs_gsp_call(m, fn, args, (size_t)(a.argc - 2), m->guard_ms, &ret, &st, d);
+		if (s != CS_OK)
+			return s;
+		if (st.reason != CS_GSP_STOP_RETURNED) {
+			char desc[512];
+			cs_gsp_stop_describe(m, &st, desc, sizeof(desc));
+			cs_diag_set(d, CS_ERR_FAULT, "the call did not return: %s (registers restored)", desc);
+			return CS_ERR_FAULT;
+		}
+		fprintf(out, "%s returned 0x%" PRIx64 " (%" PRId64 ")\n", a.argv[1], ret, (int64_t)ret);
+		return CS_OK;
+	}
+	if (!strcmp(c, "snapshot")) {
+		if (a.argc != 3 || (strcmp(a.argv[1], "save") && strcmp(a.argv[1], "restore"))) {
+			cs_diag_set(d, CS_ERR_INPUT, "usage: snapshot save|restore NAME");
+			return CS_ERR_INPUT;
+		}
+		if (!strcmp(a.argv[1], "save")) {
+			s = cs_gsp_snapshot_save(m, a.argv[2], d);
+			if (s == CS_OK)
+				fprintf(out, "snapshot '%s' saved at 0x%" PRIx64 "\n", a.argv[2], cs_gsp_pc(m));
+			return s;
+		}
+		s = cs_gsp_snapshot_restore(m, a.argv[2], d);
+		if (s == CS_OK) {
+			fprintf(out, "snapshot '%s' restored\n", a.argv[2]);
+			print_insn(m, out, cs_gsp_pc(m), true);
+		}
+		return s;
+	}
+	if (!strcmp(c, "msgq")) {
+		if (a.argc == 1) {
+			cs_gsp_msgq_print(m, out);
+			return CS_OK;
+		}
+		if (!strcmp(a.argv[1], "init")) {
+			s = cs_gsp_msgq_init(m, d);
+			if (s == CS_OK)
+				fprintf(out, "message queues initialized at 0x%" PRIx64 "\n", m->q.base);
+			return s;
+		}
+		if (!strcmp(a.argv[1], "monitor") && a.argc == 3) {
+			cs_gsp_msgq_monitor(m, !strcmp(a.argv[2], "on"));
+			return CS_OK;
+		}
+		cs_diag_set(d, CS_ERR_INPUT, "usage: msgq [init | monitor on|off]");
+		return CS_ERR_INPUT;
+	}
+	if (!strcmp(c, "rpc"))
+		return cmd_rpc(m, &a, out, d);
+	if (!strcmp(c, "mmio")) {
+		if (a.argc == 3 && !strcmp(a.argv[1], "trace")) {
+			cs_gsp_mmio_trace(m, !strcmp(a.argv[2], "on") ? out : NULL);
+			fprintf(out, "mmio trace %s\n", !strcmp(a.argv[2], "on") ? "on" : "off");
+			return CS_OK;
+		}
+		cs_diag_set(d, CS_ERR_INPUT, "usage: mmio trace on|off");
+		return CS_ERR_INPUT;
+	}
+	if (!strcmp(c, "log")) {
+		fputs(cs_gsp_log_text(m), out);
+		return CS_OK;
+	}
+	cs_diag_set(d, CS_ERR_INPUT, "unknown command '%s' (help lists them)", c);
+	return CS_ERR_INPUT;
+}

@@ -1,0 +1,626 @@
+/* GDB remote serial protocol stub for the GSP machine (docs/hw-facts.md,
+ * "GDB remote protocol for RV64"): one client, loopback by default. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "gsp_internal.h"
+
+static const char hexd[] = "0123456789abcdef";
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+cs_gdb_pkt_kind cs_gdb_parse(const uint8_t *buf, size_t len, size_t *used, char *out, size_t *out_len,
+			     cs_diag *d)
+{
+	*used = 0;
+	*out_len = 0;
+	if (len == 0)
+		return CS_GDB_PKT_NONE;
+	if (buf[0] == '+' || buf[0] == '-' || buf[0] == 0x03) {
+		*used = 1;
+		return buf[0] == '+' ? CS_GDB_PKT_ACK : buf[0] == '-' ? CS_GDB_PKT_NACK : CS_GDB_PKT_INTERRUPT;
+	}
+	if (buf[0] != '$') {
+		/* junk between packets: skip up to the next packet start */
+		size_t i = 1;
+		while (i < len && buf[i] != '$' && buf[i] != 0x03)
+			i++;
+		*used = i;
+		cs_diag_at_offset(d, CS_ERR_INPUT, "gdb", 0, "%zu bytes outside a packet (first 0x%02x)", i, buf[0]);
+		return CS_GDB_PKT_ERROR;
+	}
+	size_t o = 0;
+	uint8_t sum = 0;
+	size_t i = 1;
+	for (; i < len && buf[i] != '#'; i++) {
+		uint8_t c = buf[i];
+		sum = (uint8_t)(sum + c);
+		if (c == '$') {
+			/* a new packet starts: this one was truncated */
+			*used = i;
+			cs_diag_at_offset(d, CS_ERR_INPUT, "gdb", i, "packet truncated by a new '$' after %zu bytes", i - 1);
+			return CS_GDB_PKT_ERROR;
+		}
+		if (c == '}') {
+			if (i + 1 >= len)
+				return CS_GDB_PKT_NONE;
+			i++;
+			sum = (uint8_t)(sum + buf[i]);
+			c = buf[i] ^ 0x20;
+		}
+		if (o >= CS_GDB_PACKET_MAX) {
+			/* overlong: discard through the end marker if present */
+			size_t j = i;
+			while (j < len && buf[j] != '#')
+				j++;
+			*used = j < len ? (j + 3 <= len ? j + 3 : len) : len;
+			cs_diag_at_offset(d, CS_ERR_INPUT, "gdb", 0, "packet longer than %d bytes", CS_GDB_PACKET_MAX);
+			return CS_GDB_PKT_ERROR;
+		}
+		out[o++] = (char)c;
+	}
+	if (i >= len || i + 3 > len)
+		return CS_GDB_PKT_NONE;
+	int h = hexval(buf[i + 1]), l = hexval(buf[i + 2]);
+	*used = i + 3;
+	if (h < 0 || l < 0) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, "gdb", i + 1, "checksum '%c%c' is not hex", buf[i + 1], buf[i + 2]);
+		return CS_GDB_PKT_ERROR;
+	}
+	if ((uint8_t)(h * 16 + l) != sum) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, "gdb", i + 1, "checksum 0x%02x, computed 0x%02x", h * 16 + l, sum);
+		return CS_GDB_PKT_ERROR;
+	}
+	out[o] = 0;
+	*out_len = o;
+	return CS_GDB_PKT_PACKET;
+}
+
+/* ---- target description ---- */
+
+static const char *const xnames[32] = {
+	"zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "fp", "s1", "a0", "a1", "a2", "a3", "a4", "a5",
+	"a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",
+};
+
+static const uint32_t xml_csrs[] = { 0x300, 0x301, 0x302, 0x303, 0x304, 0x305, 0x340, 0x341, 0x342, 0x343, 0x344 };
+
+static GString *target_xml(void)
+{
+	GString *x = g_string_new("<?xml version=\"1.0\"?>\n<!DOCTYPE target SYSTEM \"gdb-target.dtd\">\n"
+				  "<target version=\"1.0\">\n<architecture>riscv:rv64</architecture>\n"
+				  "<feature name=\"org.gnu.gdb.riscv.cpu\">\n");
+	for (int i = 0; i < 32; i++)
+		g_string_append_printf(x, "<reg name=\"%s\" bitsize=\"64\" type=\"%s\" regnum=\"%d\"/>\n", xnames[i],
+				       i == 1 ? "code_ptr" : (i == 2 || i == 8) ? "data_ptr" : "int", i);
+	g_string_append(x, "<reg name=\"pc\" bitsize=\"64\" type=\"code_ptr\" regnum=\"32\"/>\n</feature>\n"
+			   "<feature name=\"org.gnu.gdb.riscv.fpu\">\n");
+	for (int i = 0; i < 32; i++)
+		g_string_append_printf(x, "<reg name=\"%s\" bitsize=\"64\" type=\"ieee_double\" regnum=\"%d\"/>\n",
+				       cs_gsp_reg_name((unsigned)(CS_GSP_REG_F0 + i)), CS_GSP_REG_F0 + i);
+	g_string_append(x, "<reg name=\"fflags\" bitsize=\"32\" type=\"int\" regnum=\"66\"/>\n"
+			   "<reg name=\"frm\" bitsize=\"32\" type=\"int\" regnum=\"67\"/>\n"
+			   "<reg name=\"fcsr\" bitsize=\"32\" type=\"int\" regnum=\"68\"/>\n</feature>\n"
+			   "<feature name=\"org.gnu.gdb.riscv.csr\">\n");
+	for (size_t i = 0; i < sizeof(xml_csrs) / sizeof(xml_csrs[0]); i++)
+		g_string_append_printf(x, "<reg name=\"%s\" bitsize=\"64\" type=\"int\" regnum=\"%u\"/>\n",
+				       cs_gsp_reg_name(CS_GSP_REG_CSR0 + xml_csrs[i]), CS_GSP_REG_CSR0 + xml_csrs[i]);
+	g_string_append(x, "</feature>\n</target>\n");
+	return x;
+}
+
+/* ---- packet handling ---- */
+
+static void put_hex_le(char *out, uint64_t v, unsigned bytes)
+{
+	for (unsigned i = 0; i < bytes; i++) {
+		uint8_t b = (uint8_t)(v >> (8 * i));
+		out[2 * i] = hexd[b >> 4];
+		out[2 * i + 1] = hexd[b & 15];
+	}
+	out[2 * bytes] = 0;
+}
+
+static bool get_hex_le(const char *s, unsigned bytes, uint64_t *v)
+{
+	*v = 0;
+	for (unsigned i = 0; i < bytes; i++) {
+		int h = hexval(s[2 * i]), l = h < 0 ? -1 : hexval(s[2 * i + 1]);
+		if (h < 0 || l < 0)
+			return false;
+		*v |= (uint64_t)(h * 16 + l) << (8 * i);
+	}
+	return true;
+}
+
+static bool parse_hex(const char **p, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+	int n = 0;
+	while (hexval(*s) >= 0) {
+		if (n == 16)
+			return false;
+		x = x << 4 | (uint64_t)hexval(*s);
+		s++;
+		n++;
+	}
+	if (!n)
+		return false;
+	*v = x;
+	*p = s;
+	return true;
+}
+
+static unsigned reg_bytes(unsigned regno)
+{
+	return (regno >= 66 && regno <= 68) ? 4 : 8;
+}
+
+static void stop_reply(cs_gsp *m, const cs_gsp_stop *st, char *reply, size_t max)
+{
+	(void)m;
+	if (st->reason == CS_GSP_STOP_WATCH) {
+		int kind = 0;
+		for (int i = 0; i < GSP_POINTS_MAX; i++)
+			if (m->pt[i].used && m->pt[i].id == st->id)
+				kind = m->pt[i].kind;
+		const char *k = kind == CS_GSP_WATCH_READ ? "rwatch" : kind == CS_GSP_WATCH_ACCESS ? "awatch" : "watch";
+		snprintf(reply, max, "T05%s:%" PRIx64 ";", k, st->addr);
+	} else if (st->reason == CS_GSP_STOP_BREAK)
+		snprintf(reply, max, "T05swbreak:;");
+	else if (st->reason == CS_GSP_STOP_INTERRUPTED)
+		snprintf(reply, max, "S02");
+	else if (st->reason == CS_GSP_STOP_FAULT)
+		snprintf(reply, max, "S0b");
+	else
+		snprintf(reply, max, "S05");
+}
+
+/* While the target runs, a watcher thread waits for GDB's 0x03 (or a closed
+ * connection) and interrupts the machine. It only peeks at other bytes: in
+ * all-stop mode GDB sends nothing else until the stop reply. The run itself
+ * has no wall-clock slices, so no stop lands inside a block unasked. */
+typedef struct gdb_watcher {
+	cs_gsp *m;
+	int fd;
+	atomic_int done;
+	atomic_int fired;
+} gdb_watcher;
+
+static void *watch_socket(void *arg)
+{
+	gdb_watcher *w = arg;
+	while (!atomic_load(&w->done)) {
+		struct pollfd p = { .fd = w->fd, .events = POLLIN, .revents = 0 };
+		if (poll(&p, 1, 20) <= 0)
+			continue;
+		uint8_t c;
+		ssize_t n = recv(w->fd, &c, 1, MSG_PEEK);
+		if (n == 1 && c != 0x03) {
+			usleep(1000); /* not ours to read */
+			continue;
+		}
+		if (n == 1 && recv(w->fd, &c, 1, 0) != 1)
+			continue;
+		atomic_store(&w->fired, 1);
+		cs_gsp_interrupt(w->m);
+		break;
+	}
+	return NULL;
+}
+
+/* Runs to a stop; poll_fd >= 0 is the client's socket, watched for 0x03. */
+static cs_status gdb_resume(cs_gsp *m, bool step, int poll_fd, cs_gsp_stop *st, cs_diag *d)
+{
+	if (step)
+		return cs_gsp_stepi(m, 1, st, d);
+	uint64_t saved = m->guard_ms;
+	gdb_watcher w = { .m = m, .fd = poll_fd };
+	atomic_init(&w.done, 0);
+	atomic_init(&w.fired, 0);
+	pthread_t th;
+	bool threaded = poll_fd >= 0 && pthread_create(&th, NULL, watch_socket, &w) == 0;
+	if (threaded)
+		m->guard_ms = 0; /* the client decides when to stop */
+	cs_status s = cs_gsp_continue(m, 0, st, d);
+	if (threaded) {
+		atomic_store(&w.done, 1);
+		pthread_join(th, NULL);
+		/* a 0x03 that came as the run stopped by itself must not stop the next one */
+		atomic_store(&m->interrupt_req, 0);
+	}
+	m->guard_ms = saved;
+	return s;
+}
+
+static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, size_t max, int poll_fd,
+			bool *quit, cs_diag *d)
+{
+	(void)len;
+	reply[0] = 0;
+	cs_diag sub;
+	cs_diag_clear(&sub);
+	cs_gsp_stop st;
+	const char *p = pkt + 1;
+	switch (pkt[0]) {
+	case '?':
+		snprintf(reply, max, "S05");
+		return CS_OK;
+	case 'g': {
+		if (max < 33 * 16 + 1)
+			return CS_ERR_INTERNAL;
+		for (unsigned r = 0; r <= 32; r++) {
+			uint64_t v;
+			cs_gsp_reg_read(m, r, &v, NULL);
+			put_hex_le(reply + r * 16, v, 8);
+		}
+		return CS_OK;
+	}
+	case 'G': {
+		if (strlen(p) < 33 * 16) {
+			snprintf(reply, max, "E01");
+			return CS_OK;
+		}
+		uint64_t vals[33];
+		for (unsigned r = 0; r <= 32; r++)
+			if (!get_hex_le(p + r * 16, 8, &vals[r])) {
+				snprintf(reply, max, "E01");
+				return CS_OK;
+			}
+		for (unsigned r = 1; r <= 32; r++)
+			cs_gsp_reg_write(m, r, vals[r], NULL);
+		snprintf(reply, max, "OK");
+		return CS_OK;
+	}
+	case 'p': {
+		uint64_t r, v;
+		if (!parse_hex(&p, &r) || *p || r > 65 + 4095) {
+			snprintf(reply, max, "E01");
+			return CS_OK;
+		}
+		if (cs_gsp_reg_read(m, (unsigned)r, &v, &sub) != CS_OK) {
+			snprintf(reply, max, "E02");
+			return CS_OK;
+		}
+		put_hex_le(reply, v, reg_bytes((unsigned)r));
+		return CS_OK;
+	}
+	case 'P': {
+		uint64_t r, v;
+		if (!parse_hex(&p, &r) || *p != '=' || r > 65 + 4095 ||
+		    strlen(p + 1) != 2 * reg_bytes((unsigned)r) || !get_hex_le(p + 1, reg_bytes((unsigned)r), &v)) {
+			snprintf(reply, max, "E01");
+			return CS_OK;
+		}
+		snprintf(reply, max, cs_gsp_reg_write(m, (unsigned)r, v, &sub) == CS_OK ? "OK" : "E02");
+		return CS_OK;
+	}
+	case 'm': {
+		uint64_t a, n;
+		if (!parse_hex(&p, &a) || *p++ != ',' || !parse_hex(&p, &n) || *p) {
+			snprintf(reply, max, "E01");
+			return CS_OK;
+		}
+		if (n > (max - 1) / 2 || n > 4096) {
+			snprintf(reply, max, "E03");
+			return CS_OK;
+		}
+		uint8_t buf[4096];
+		if (cs_gsp_mem_read(m, a, buf, n, &sub) != CS_OK) {
+			snprintf(reply, max, "E14");
+			return CS_OK;
+		}
+		for (uint64_t i = 0; i < n; i++) {
+			reply[2 * i] = hexd[buf[i] >> 4];
+			reply[2 * i + 1] = hexd[buf[i] & 15];
+		}
+		reply[2 * n] = 0;
+		return CS_OK;
+	}
+	case 'M': {
+		uint64_t a, n;
+		if (!parse_hex(&p, &a) || *p++ != ',' || !parse_hex(&p, &n) || *p++ != ':' || n > 4096 ||
+		    strlen(p) != 2 * n) {
+			snprintf(reply, max, "E01");
+			return CS_OK;
+		}
+		uint8_t buf[4096];
+		for (uint64_t i = 0; i < n; i++) {
+			int h = hexval(p[2 * i]), l = hexval(p[2 * i + 1]);
+			if (h < 0 || l < 0) {
+				snprintf(reply, max, "E01");
+				return CS_OK;
+			}
+			buf[i] = (uint8_t)(h * 16 + l);
+		}
+		snprintf(reply, max, cs_gsp_mem_write(m, a, buf, n, &sub) == CS_OK ? "OK" : "E14");
+		return CS_OK;
+	}
+	case 'c':
+	case 's': {
+		if (*p) {
+			uint64_t a;
+			if (!parse_hex(&p, &a) || *p) {
+				snprintf(reply, max, "E01");
+				return CS_OK;
+			}
+			gsp_set_reg(m, UC_RISCV_REG_PC, a);
+		}
+		cs_status s = gdb_resume(m, pkt[0] == 's', poll_fd, &st, d);
+		if (s != CS_OK)
+			return s;
+		stop_reply(m, &st, reply, max);
+		return CS_OK;
+	}
+	case 'Z':
+	case 'z': {
+		uint64_t type, a, kind;
+		if (!parse_hex(&p, &type) || *p++ != ',' || !parse_hex(&p, &a) || *p++ != ',' || !parse_hex(&p, &kind) ||
+		    (*p && *p != ';')) {
+			snprintf(reply, max, "E01");
+			return CS_OK;
+		}
+		cs_status s;
+		if (type <= 1) {
+			s = pkt[0] == 'Z' ? cs_gsp_break_add(m, a, false, NULL, &sub) : cs_gsp_break_remove_at(m, a, &sub);
+		} else if (type <= 4) {
+			cs_gsp_watch_kind k = type == 2 ? CS_GSP_WATCH_WRITE : type == 3 ? CS_GSP_WATCH_READ
+											 : CS_GSP_WATCH_ACCESS;
+			if (kind == 0 || kind > 4096) {
+				snprintf(reply, max, "E01");
+				return CS_OK;
+			}
+			s = pkt[0] == 'Z' ? cs_gsp_watch_add(m, a, kind, k, NULL, &sub)
+					  : cs_gsp_watch_remove_at(m, a, kind, k, &sub);
+		} else {
+			return CS_OK; /* unsupported type: empty reply */
+		}
+		snprintf(reply, max, s == CS_OK ? "OK" : "E01");
+		return CS_OK;
+	}
+	case 'H':
+		snprintf(reply, max, "OK");
+		return CS_OK;
+	case 'T':
+		snprintf(reply, max, "OK");
+		return CS_OK;
+	case 'k':
+		*quit = true;
+		return CS_OK;
+	case 'D':
+		snprintf(reply, max, "OK");
+		*quit = true;
+		return CS_OK;
+	case 'v':
+		if (!strcmp(pkt, "vCont?")) {
+			snprintf(reply, max, "vCont;c;C;s;S");
+			return CS_OK;
+		}
+		if (!strncmp(pkt, "vCont;", 6)) {
+			char a = pkt[6];
+			if (a != 'c' && a != 'C' && a != 's' && a != 'S') {
+				snprintf(reply, max, "E01");
+				return CS_OK;
+			}
+			cs_status s = gdb_resume(m, a == 's' || a == 'S', poll_fd, &st, d);
+			if (s != CS_OK)
+				return s;
+			stop_reply(m, &st, reply, max);
+			return CS_OK;
+		}
+		if (!strncmp(pkt, "vKill", 5)) {
+			snprintf(reply, max, "OK");
+			*quit = true;
+		}
+		return CS_OK;
+	case 'q':
+		if (!strncmp(pkt, "qSupported", 10)) {
+			snprintf(reply, max, "PacketSize=%x;qXfer:features:read+;swbreak+;hwbreak+;vContSupported+",
+				 CS_GDB_PACKET_MAX);
+			return CS_OK;
+		}
+		if (!strncmp(pkt, "qXfer:features:read:", 20)) {
+			const char *ann = pkt + 20;
+			const char *colon = strchr(ann, ':');
+			if (!colon || (size_t)(colon - ann) != strlen("target.xml") || strncmp(ann, "target.xml", 10)) {
+				snprintf(reply, max, "E00");
+				return CS_OK;
+			}
+			const char *q = colon + 1;
+			uint64_t off, n;
+			if (!parse_hex(&q, &off) || *q++ != ',' || !parse_hex(&q, &n) || *q) {
+				snprintf(reply, max, "E01");
+				return CS_OK;
+			}
+			GString *x = target_xml();
+			if (off > x->len) {
+				g_string_free(x, TRUE);
+				snprintf(reply, max, "E01");
+				return CS_OK;
+			}
+			size_t avail = x->len - off;
+			size_t k = 0, o = 1;
+			while (k < avail && k < n && o + 3 < max) {
+				char c = x->str[off + k];
+				if (c == '$' || c == '#' || c == '}' || c == '*') {
+					reply[o++] = '}';
+					reply[o++] = (char)(c ^ 0x20);
+				} else
+					reply[o++] = c;
+				k++;
+			}
+			reply[0] = k < avail ? 'm' : 'l';
+			reply[o] = 0;
+			g_string_free(x, TRUE);
+			return CS_OK;
+		}
+		if (!strcmp(pkt, "qAttached")) {
+			snprintf(reply, max, "1");
+			return CS_OK;
+		}
+		if (!strcmp(pkt, "qC")) {
+			snprintf(reply, max, "QC1");
+			return CS_OK;
+		}
+		if (!strcmp(pkt, "qfThreadInfo")) {
+			snprintf(reply, max, "m1");
+			return CS_OK;
+		}
+		if (!strcmp(pkt, "qsThreadInfo")) {
+			snprintf(reply, max, "l");
+			return CS_OK;
+		}
+		if (!strncmp(pkt, "qSymbol", 7)) {
+			snprintf(reply, max, "OK");
+			return CS_OK;
+		}
+		return CS_OK;
+	}
+	return CS_OK; /* unknown: empty reply */
+}
+
+cs_status cs_gdb_handle(cs_gsp *m, const char *pkt, size_t len, char *reply, size_t reply_max, cs_diag *d)
+{
+	bool quit = false;
+	if (len == 0) {
+		reply[0] = 0;
+		return CS_OK;
+	}
+	return handle(m, pkt, len, reply, reply_max, -1, &quit, d);
+}
+
+/* ---- the socket server ---- */
+
+static bool send_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			return false;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+static bool send_packet(int fd, const char *payload)
+{
+	size_t n = strlen(payload);
+	uint8_t sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum = (uint8_t)(sum + (uint8_t)payload[i]);
+	char *buf = malloc(n + 5);
+	if (!buf)
+		return false;
+	buf[0] = '$';
+	memcpy(buf + 1, payload, n);
+	buf[n + 1] = '#';
+	buf[n + 2] = hexd[sum >> 4];
+	buf[n + 3] = hexd[sum & 15];
+	buf[n + 4] = 0;
+	bool ok = send_all(fd, buf, n + 4);
+	free(buf);
+	return ok;
+}
+
+cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port, void (*ready)(uint16_t port, void *ctx),
+		       void *ctx, cs_diag *d)
+{
+	struct sockaddr_in sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons(port);
+	if (inet_pton(AF_INET, host ? host : "127.0.0.1", &sa.sin_addr) != 1) {
+		cs_diag_set(d, CS_ERR_INPUT, "--gdb: '%s' is not an IPv4 address", host);
+		return CS_ERR_INPUT;
+	}
+	int ls = socket(AF_INET, SOCK_STREAM, 0);
+	if (ls < 0) {
+		cs_diag_set(d, CS_ERR_UNAVAILABLE, "socket: %s", strerror(errno));
+		return CS_ERR_UNAVAILABLE;
+	}
+	int one = 1;
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(ls, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(ls, 1) < 0) {
+		cs_diag_set(d, CS_ERR_UNAVAILABLE, "cannot listen on %s:%u: %s", host, port, strerror(errno));
+		close(ls);
+		return CS_ERR_UNAVAILABLE;
+	}
+	socklen_t sl = sizeof(sa);
+	getsockname(ls, (struct sockaddr *)&sa, &sl);
+	if (ready)
+		ready(ntohs(sa.sin_port), ctx);
+	int fd = accept(ls, NULL, NULL);
+	close(ls);
+	if (fd < 0) {
+		cs_diag_set(d, CS_ERR_UNAVAILABLE, "accept: %s", strerror(errno));
+		return CS_ERR_UNAVAILABLE;
+	}
+	size_t cap = 2 * CS_GDB_PACKET_MAX + 64, have = 0;
+	uint8_t *in = malloc(cap);
+	char *pkt = malloc(CS_GDB_PACKET_MAX + 1);
+	char *reply = malloc(2 * CS_GDB_PACKET_MAX + 64);
+	cs_status st = CS_OK;
+	bool quit = false;
+	if (!in || !pkt || !reply)
+		st = CS_ERR_NOMEM;
+	while (st == CS_OK && !quit) {
+		if (have == cap)
+			have = 0; /* garbage filled the buffer: drop it */
+		ssize_t n = recv(fd, in + have, cap - have, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		for (;;) {
+			size_t used = 0, plen = 0;
+			cs_diag pd;
+			cs_diag_clear(&pd);
+			cs_gdb_pkt_kind k = cs_gdb_parse(in, have, &used, pkt, &plen, &pd);
+			if (k == CS_GDB_PKT_NONE)
+				break;
+			memmove(in, in + used, have - used);
+			have -= used;
+			if (k == CS_GDB_PKT_ERROR) {
+				send_all(fd, "-", 1);
+				continue;
+			}
+			if (k != CS_GDB_PKT_PACKET)
+				continue; /* acks, and 0x03 while stopped */
+			send_all(fd, "+", 1);
+			cs_diag hd;
+			cs_diag_clear(&hd);
+			if (handle(m, pkt, plen, reply, 2 * CS_GDB_PACKET_MAX + 64, fd, &quit, &hd) != CS_OK)
+				snprintf(reply, 2 * CS_GDB_PACKET_MAX + 64, "E7f");
+			if (!send_packet(fd, reply) || quit)
+				break;
+		}
+	}
+	free(in);
+	free(pkt);
+	free(reply);
+	close(fd);
+	return st;
+}

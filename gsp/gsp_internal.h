@@ -1,0 +1,140 @@
+/* Private state of libchainsim-gsp, shared by its files. */
+#ifndef CHAINSIM_GSP_INTERNAL_H
+#define CHAINSIM_GSP_INTERNAL_H
+
+#include <glib.h>
+#include <stdatomic.h>
+#include <unicorn/unicorn.h>
+
+#include "chainsim/gsp.h"
+
+/* uc_hook_add takes callbacks as void *; go through an integer (ISO C allows that). */
+#define GSP_CB(f) ((void *)(uintptr_t)(f))
+
+enum { GSP_POINTS_MAX = 64, GSP_MMIO_WORDS = 1024, GSP_OUTSTANDING_MAX = 256 };
+
+typedef struct gsp_point {
+	bool used;
+	bool is_watch;
+	bool temporary;
+	bool internal; /* set by next/finish, not listed */
+	int id;
+	uint64_t addr;
+	uint64_t len;
+	cs_gsp_watch_kind kind;
+	uc_hook hook;
+	uint64_t hits;
+} gsp_point;
+
+typedef struct gsp_mmio {
+	cs_gsp *m;
+	const cs_gsp_region *r;
+	uint32_t regs[GSP_MMIO_WORDS];
+} gsp_mmio;
+
+typedef struct gsp_msgq {
+	bool ready;
+	uint64_t base; /* shared region */
+	uint32_t cmd_seq;  /* next command element seqNum */
+	uint32_t rpc_seq;  /* next rpc sequence */
+	uint32_t stat_seq; /* expected next status element seqNum */
+	bool init_done;
+	uint32_t outstanding;
+	uint32_t out_seq[GSP_OUTSTANDING_MAX];
+	uint32_t out_fn[GSP_OUTSTANDING_MAX];
+	bool monitor;
+	uc_hook mon_hook;
+	bool desynced;
+} gsp_msgq;
+
+/* The hooks need both the machine and the point's slot. */
+typedef struct gsp_hookctx {
+	cs_gsp *m;
+	int slot;
+} gsp_hookctx;
+
+/* What a hook saw; the runner turns it into a stop. */
+typedef struct gsp_hit {
+	bool set;
+	bool from_mem; /* raised inside a memory hook: pc needs recovery */
+	cs_gsp_stop_reason reason;
+	int id;
+	uint64_t addr;
+	uint32_t size;
+	bool is_write;
+	uint64_t value;
+	uint64_t old_value;
+	char detail[256];
+} gsp_hit;
+
+typedef struct gsp_snapshot {
+	char name[64];
+	uc_context *ctx;
+	uint8_t **mem; /* one per memory-backed region */
+	gsp_mmio *mmio;
+	size_t nmmio;
+	gsp_msgq q;
+	uint32_t irq_pending;
+	uint32_t host_irq_status;
+	uint64_t host_irqs;
+	size_t log_len;
+} gsp_snapshot;
+
+struct cs_gsp {
+	uc_engine *uc;
+	cs_gsp_map map;
+	const cs_gsp_image *img;
+	gsp_point pt[GSP_POINTS_MAX];
+	gsp_hookctx hctx[GSP_POINTS_MAX];
+	int next_id;
+	uc_hook intr_hook;
+	/* run state */
+	gsp_hit hit;
+	bool trap_pending;
+	uint32_t trap_intno;
+	bool skip_armed;
+	uint64_t skip_pc;
+	bool watch_suppress;
+	bool tb_step_mode; /* the translation cache holds blocks with per-instruction hooks */
+	uint64_t budget_left; /* instructions a budgeted run may still execute */
+	uc_hook count_hook;
+	atomic_int interrupt_req;
+	uint64_t guard_ms;
+	uint64_t pad; /* return pad for calls: an ebreak in an internal page */
+	/* devices */
+	gsp_mmio *mmio;
+	size_t nmmio;
+	FILE *mmio_trace;
+	GString *log;
+	GString *logline;
+	uint32_t irq_pending; /* doorbells pending for the GSP, bit per queue */
+	uint32_t host_irq_status;
+	uint64_t host_irqs;
+	/* host side of the message queues */
+	gsp_msgq q;
+	GPtrArray *snaps;
+};
+
+/* Runs the firmware: until is an address where to stop (0 none), budget
+ * instructions (0 none). */
+cs_status gsp_run(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, cs_gsp_stop *st,
+		  cs_diag *d);
+/* Raises a stop from inside a memory hook. */
+void gsp_hit_from_mem(cs_gsp *m, cs_gsp_stop_reason reason, int id, uint64_t addr, int size,
+		      bool is_write, int64_t value);
+uint64_t gsp_reg(cs_gsp *m, int ucreg);
+/* Drops translated blocks: hooks and the step counter are compiled into them. */
+void gsp_flush_tb(cs_gsp *m);
+void gsp_set_reg(cs_gsp *m, int ucreg, uint64_t v);
+/* msgq monitor hook and cursor names (msgq.c) */
+void gsp_msgq_arm_monitor(cs_gsp *m);
+const char *gsp_msgq_cursor_name(cs_gsp *m, uint64_t addr);
+/* unwinding (dbg.c) */
+typedef struct gsp_frame {
+	uint64_t pc, sp, fp, cfa;
+	uint64_t ra;     /* return address for the caller */
+	bool ra_valid;
+} gsp_frame;
+int gsp_unwind(cs_gsp *m, gsp_frame *frames, int max);
+
+#endif

@@ -1,0 +1,348 @@
+/* Firmware images: ELF64 RISC-V executables through libelf, or raw bytes. */
+#include <gelf.h>
+#include <glib.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chainsim/gsp.h"
+
+#ifndef EM_RISCV
+#define EM_RISCV 243
+#endif
+
+enum { MAX_SEGMENTS = 64, MAX_SYMBOLS = 1u << 20 };
+
+void cs_gsp_image_free(cs_gsp_image *img)
+{
+	if (!img)
+		return;
+	for (size_t i = 0; i < img->nseg; i++)
+		free(img->seg[i].data);
+	free(img->seg);
+	for (size_t i = 0; i < img->nsym; i++)
+		free(img->sym[i].name);
+	free(img->sym);
+	free(img);
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const cs_gsp_symbol *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->func != y->func)
+		return x->func ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static cs_status load_symbols(Elf *e, const uint8_t *buf, size_t len, const char *name,
+			      cs_gsp_image *img, cs_diag *d)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type != SHT_SYMTAB)
+			continue;
+		if (sh.sh_offset > len || sh.sh_size > len - sh.sh_offset) {
+			cs_diag_at_offset(d, CS_ERR_INPUT, name, sh.sh_offset,
+					  "symbol table runs past the end of the file");
+			return CS_ERR_INPUT;
+		}
+		if (sh.sh_entsize == 0) {
+			cs_diag_at_offset(d, CS_ERR_INPUT, name, sh.sh_offset, "symbol table entry size 0");
+			return CS_ERR_INPUT;
+		}
+		size_t n = sh.sh_size / sh.sh_entsize;
+		if (n > MAX_SYMBOLS) {
+			cs_diag_at_offset(d, CS_ERR_INPUT, name, sh.sh_offset, "%zu symbols (limit %u)", n,
+					  MAX_SYMBOLS);
+			return CS_ERR_INPUT;
+		}
+		Elf_Data *data = elf_getdata(scn, NULL);
+		if (!data) {
+			cs_diag_at_offset(d, CS_ERR_INPUT, name, sh.sh_offset, "unreadable symbol table: %s",
+					  elf_errmsg(-1));
+			return CS_ERR_INPUT;
+		}
+		img->sym = calloc(n ? n : 1, sizeof(*img->sym));
+		if (!img->sym)
+			return CS_ERR_NOMEM;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym s;
+			if (!gelf_getsym(data, (int)i, &s))
+				break;
+			int type = GELF_ST_TYPE(s.st_info);
+			if (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE)
+				continue;
+			if (s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_ABS)
+				continue;
+			const char *sn = elf_strptr(e, sh.sh_link, s.st_name);
+			if (!sn || !*sn || sn[0] == '$' || !strncmp(sn, ".L", 2))
+				continue;
+			cs_gsp_symbol *o = &img->sym[img->nsym++];
+			o->name = strdup(sn);
+			if (!o->name)
+				return CS_ERR_NOMEM;
+			o->addr = s.st_value;
+			o->size = s.st_size;
+			o->func = type == STT_FUNC;
+		}
+		(void)buf;
+		break;
+	}
+	if (img->nsym)
+		qsort(img->sym, img->nsym, sizeof(*img->sym), sym_cmp);
+	return CS_OK;
+}
+
+cs_status cs_gsp_image_from_elf(const uint8_t *buf, size_t len, const char *name,
+				cs_gsp_image **out, cs_diag *d)
+{
+	*out = NULL;
+	if (!name)
+		name = "<elf>";
+	/* Check what libelf would trust before handing it over. */
+	if (len < 64 || memcmp(buf, "\177ELF", 4)) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, name, 0, "not an ELF file (bad magic or shorter than 64 bytes)");
+		return CS_ERR_INPUT;
+	}
+	if (buf[EI_CLASS] != ELFCLASS64) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, name, EI_CLASS, "ELF class %u: expected ELFCLASS64 (RV64)",
+				  buf[EI_CLASS]);
+		return CS_ERR_INPUT;
+	}
+	if (buf[EI_DATA] != ELFDATA2LSB) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, name, EI_DATA, "ELF data %u: expected little-endian",
+				  buf[EI_DATA]);
+		return CS_ERR_INPUT;
+	}
+	uint16_t machine = (uint16_t)(buf[18] | buf[19] << 8);
+	if (machine != EM_RISCV) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, name, 18, "ELF machine %u: expected RISC-V (%u)", machine,
+				  EM_RISCV);
+		return CS_ERR_INPUT;
+	}
+	uint16_t type = (uint16_t)(buf[16] | buf[17] << 8);
+	if (type != ET_EXEC) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, name, 16, "ELF type %u: expected an executable (ET_EXEC)",
+				  type);
+		return CS_ERR_INPUT;
+	}
+	uint64_t phoff = 0, shoff = 0;
+	memcpy(&phoff, buf + 32, 8);
+	memcpy(&shoff, buf + 40, 8);
+	uint16_t phentsize = (uint16_t)(buf[54] | buf[55] << 8), phnum = (uint16_t)(buf[56] | buf[57] << 8);
+	uint16_t shentsize = (uint16_t)(buf[58] | buf[59] << 8), shnum = (uint16_t)(buf[60] | buf[61] << 8);
+	if (phnum == 0 || phentsize != sizeof(Elf64_Phdr) || phoff > len ||
+	    (uint64_t)phnum * phentsize > len - phoff) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, name, 32,
+				  "program headers (offset 0x%" G_GINT64_MODIFIER "x, %u x %u bytes) do not fit in %zu bytes",
+				  phoff, phnum, phentsize, len);
+		return CS_ERR_INPUT;
+	}
+	if (shnum && (shentsize != sizeof(Elf64_Shdr) || shoff > len ||
+		      (uint64_t)shnum * shentsize > len - shoff)) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, name, 40,
+				  "section headers (offset 0x%" G_GINT64_MODIFIER "x, %u x %u bytes) do not fit in %zu bytes",
+				  shoff, shnum, shentsize, len);
+		return CS_ERR_INPUT;
+	}
+	if (shnum) {
+		/* every section's contents inside the file, so libelf never reads past it */
+		for (uint16_t i = 0; i < shnum; i++) {
+			Elf64_Shdr sh;
+			memcpy(&sh, buf + shoff + (uint64_t)i * shentsize, sizeof(sh));
+			if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL &&
+			    (sh.sh_offset > len || sh.sh_size > len - sh.sh_offset)) {
+				cs_diag_at_offset(d, CS_ERR_INPUT, name, shoff + (uint64_t)i * shentsize,
+						  "section %u (offset 0x%" G_GINT64_MODIFIER "x, size 0x%" G_GINT64_MODIFIER
+						  "x) runs past the end of the file", i, (uint64_t)sh.sh_offset, (uint64_t)sh.sh_size);
+				return CS_ERR_INPUT;
+			}
+			if (sh.sh_link >= shnum && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)) {
+				cs_diag_at_offset(d, CS_ERR_INPUT, name, shoff + (uint64_t)i * shentsize,
+						  "section %u links to section %u of %u", i, sh.sh_link, shnum);
+				return CS_ERR_INPUT;
+			}
+		}
+		uint16_t shstrndx = (uint16_t)(buf[62] | buf[63] << 8);
+		if (shstrndx >= shnum && shstrndx != SHN_XINDEX) {
+			cs_diag_at_offset(d, CS_ERR_INPUT, name, 62, "section name table index %u of %u",
+					  shstrndx, shnum);
+			return CS_ERR_INPUT;
+		}
+	}
+
+	cs_gsp_image *img = calloc(1, sizeof(*img));
+	if (!img)
+		return CS_ERR_NOMEM;
+	char *copy = malloc(len);
+	if (!copy) {
+		free(img);
+		return CS_ERR_NOMEM;
+	}
+	memcpy(copy, buf, len);
+	cs_status st = CS_OK;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_memory(copy, len);
+	GElf_Ehdr eh;
+	if (!e || !gelf_getehdr(e, &eh)) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, name, 0, "libelf: %s", elf_errmsg(-1));
+		st = CS_ERR_INPUT;
+		goto out;
+	}
+	img->entry = eh.e_entry;
+	img->seg = calloc(phnum, sizeof(*img->seg));
+	if (!img->seg) {
+		st = CS_ERR_NOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		uint64_t at = phoff + i * phentsize;
+		if (!gelf_getphdr(e, (int)i, &ph)) {
+			cs_diag_at_offset(d, CS_ERR_INPUT, name, at, "program header %zu: %s", i, elf_errmsg(-1));
+			st = CS_ERR_INPUT;
+			goto out;
+		}
+		if (ph.p_type != PT_LOAD || ph.p_memsz == 0)
+			continue;
+		if (img->nseg >= MAX_SEGMENTS) {
+			cs_diag_at_offset(d, CS_ERR_INPUT, name, at, "more than %d loadable segments", MAX_SEGMENTS);
+			st = CS_ERR_INPUT;
+			goto out;
+		}
+		if (ph.p_filesz > ph.p_memsz) {
+			cs_diag_at_offset(d, CS_ERR_INPUT, name, at,
+					  "segment %zu: file size 0x%" G_GINT64_MODIFIER "x exceeds memory size 0x%" G_GINT64_MODIFIER "x",
+					  i, (uint64_t)ph.p_filesz, (uint64_t)ph.p_memsz);
+			st = CS_ERR_INPUT;
+			goto out;
+		}
+		if (ph.p_offset > len || ph.p_filesz > len - ph.p_offset) {
+			cs_diag_at_offset(d, CS_ERR_INPUT, name, at,
+					  "segment %zu: bytes [0x%" G_GINT64_MODIFIER "x, +0x%" G_GINT64_MODIFIER "x) run past the end of the file (%zu bytes)",
+					  i, (uint64_t)ph.p_offset, (uint64_t)ph.p_filesz, len);
+			st = CS_ERR_INPUT;
+			goto out;
+		}
+		if (ph.p_vaddr + ph.p_memsz < ph.p_vaddr) {
+			cs_diag_at_offset(d, CS_ERR_INPUT, name, at, "segment %zu: address + size wraps", i);
+			st = CS_ERR_INPUT;
+			goto out;
+		}
+		cs_gsp_segment *s = &img->seg[img->nseg++];
+		s->addr = ph.p_vaddr;
+		s->memsz = ph.p_memsz;
+		s->filesz = ph.p_filesz;
+		s->flags = ph.p_flags;
+		s->data = malloc(ph.p_filesz ? ph.p_filesz : 1);
+		if (!s->data) {
+			st = CS_ERR_NOMEM;
+			goto out;
+		}
+		memcpy(s->data, buf + ph.p_offset, ph.p_filesz);
+	}
+	if (img->nseg == 0) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, name, phoff, "no loadable segment");
+		st = CS_ERR_INPUT;
+		goto out;
+	}
+	st = load_symbols(e, buf, len, name, img, d);
+out:
+	if (e)
+		elf_end(e);
+	free(copy);
+	if (st != CS_OK) {
+		cs_gsp_image_free(img);
+		return st;
+	}
+	*out = img;
+	return CS_OK;
+}
+
+cs_status cs_gsp_image_from_raw(const uint8_t *buf, size_t len, uint64_t base,
+				cs_gsp_image **out, cs_diag *d)
+{
+	*out = NULL;
+	if (len == 0 || base + len < base) {
+		cs_diag_set(d, CS_ERR_INPUT, "raw image: %zu bytes at 0x%" G_GINT64_MODIFIER "x do not fit",
+			    len, base);
+		return CS_ERR_INPUT;
+	}
+	cs_gsp_image *img = calloc(1, sizeof(*img));
+	if (!img)
+		return CS_ERR_NOMEM;
+	img->seg = calloc(1, sizeof(*img->seg));
+	if (!img->seg || !(img->seg[0].data = malloc(len))) {
+		cs_gsp_image_free(img);
+		return CS_ERR_NOMEM;
+	}
+	img->nseg = 1;
+	img->seg[0].addr = base;
+	img->seg[0].memsz = len;
+	img->seg[0].filesz = len;
+	img->seg[0].flags = 7;
+	memcpy(img->seg[0].data, buf, len);
+	img->entry = base;
+	*out = img;
+	return CS_OK;
+}
+
+cs_status cs_gsp_image_load(const char *path, uint64_t raw_base, cs_gsp_image **out, cs_diag *d)
+{
+	gchar *text = NULL;
+	gsize len = 0;
+	GError *err = NULL;
+	*out = NULL;
+	if (!g_file_get_contents(path, &text, &len, &err)) {
+		cs_diag_set(d, CS_ERR_INPUT, "%s: %s", path, err->message);
+		g_error_free(err);
+		return CS_ERR_INPUT;
+	}
+	cs_status st;
+	if (len >= 4 && !memcmp(text, "\177ELF", 4))
+		st = cs_gsp_image_from_elf((const uint8_t *)text, len, path, out, d);
+	else
+		st = cs_gsp_image_from_raw((const uint8_t *)text, len, raw_base, out, d);
+	g_free(text);
+	return st;
+}
+
+const cs_gsp_symbol *cs_gsp_image_symbol(const cs_gsp_image *img, const char *name)
+{
+	for (size_t i = 0; img && i < img->nsym; i++)
+		if (!strcmp(img->sym[i].name, name))
+			return &img->sym[i];
+	return NULL;
+}
+
+const cs_gsp_symbol *cs_gsp_image_symbolize(const cs_gsp_image *img, uint64_t addr)
+{
+	const cs_gsp_symbol *best = NULL, *label = NULL;
+	if (!img)
+		return NULL;
+	for (size_t i = 0; i < img->nsym; i++) {
+		const cs_gsp_symbol *s = &img->sym[i];
+		if (s->addr > addr)
+			break;
+		if (s->size && addr - s->addr < s->size) {
+			if (!best || (s->func && !best->func) || (s->func == best->func && s->addr >= best->addr))
+				best = s;
+		} else if (!s->size)
+			label = s; /* an assembly label: covers up to the next symbol */
+	}
+	if (best && (!label || label->addr <= best->addr || !best->func))
+		return best;
+	if (label && addr - label->addr < 0x10000) {
+		/* a sized symbol that starts after the label ends its reach */
+		for (size_t i = 0; i < img->nsym; i++)
+			if (img->sym[i].addr > label->addr && img->sym[i].addr <= addr && img->sym[i].size)
+				return best;
+		return label;
+	}
+	return best;
+}

@@ -1,0 +1,1233 @@
+/* The GSP machine on Unicorn 2.0.1: regions, MMIO models, trap entry and the
+ * run loop with ranged breakpoint and watchpoint hooks (docs/hw-facts.md,
+ * "Unicorn 2.0.1 on RISC-V"). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gsp_internal.h"
+
+#define PAD_PAGE 0xFFFFFFFFFFFFE000ull
+#define INSN_WFI 0x10500073u
+#define INSN_EBREAK 0x00100073u
+#define INSN_CEBREAK 0x9002u
+#define MSTATUS_MIE (1ull << 3)
+#define MSTATUS_MPIE (1ull << 7)
+#define MSTATUS_MPP (3ull << 11)
+#define MIE_MEIE (1ull << 11)
+
+uint64_t gsp_reg(cs_gsp *m, int ucreg)
+{
+	uint64_t v = 0;
+	uc_reg_read(m->uc, ucreg, &v);
+	return v;
+}
+
+void gsp_flush_tb(cs_gsp *m)
+{
+	uc_ctl(m->uc, UC_CTL_WRITE(UC_CTL_TB_FLUSH, 0));
+}
+
+static void tb_mode(cs_gsp *m, bool step)
+{
+	/* Unicorn compiles the instruction counter of a counted run into the
+	 * blocks it translates: blocks from a free run do not count, and blocks
+	 * from stepping slow a free run down. Switch caches with the mode. */
+	if (m->tb_step_mode != step) {
+		gsp_flush_tb(m);
+		m->tb_step_mode = step;
+	}
+}
+
+void gsp_set_reg(cs_gsp *m, int ucreg, uint64_t v)
+{
+	uc_reg_write(m->uc, ucreg, &v);
+}
+
+uint64_t cs_gsp_pc(cs_gsp *m)
+{
+	return gsp_reg(m, UC_RISCV_REG_PC);
+}
+
+const cs_gsp_image *cs_gsp_image_of(const cs_gsp *m)
+{
+	return m->img;
+}
+
+const cs_gsp_map *cs_gsp_map_of(const cs_gsp *m)
+{
+	return &m->map;
+}
+
+/* ---- MMIO models ---- */
+
+static void mmio_trace(gsp_mmio *dev, const char *dir, uint64_t off, unsigned size, uint64_t v)
+{
+	if (dev->m->mmio_trace)
+		fprintf(dev->m->mmio_trace, "mmio %s %s+0x%03" PRIx64 " size %u = 0x%" PRIx64 "\n", dir,
+			dev->r->name, off, size, v);
+}
+
+static uint64_t mmio_model_read(gsp_mmio *dev, uint64_t off, unsigned size)
+{
+	cs_gsp *m = dev->m;
+	uint64_t v = 0;
+	switch (dev->r->model) {
+	case CS_GSP_MODEL_LOG:
+		v = 0;
+		break;
+	case CS_GSP_MODEL_DOORBELL:
+		if (off == 0x008)
+			v = m->host_irq_status;
+		else if (off == 0x00C)
+			v = m->irq_pending;
+		else if (off / 4 < GSP_MMIO_WORDS)
+			v = dev->regs[off / 4];
+		break;
+	default:
+		if (off / 4 < GSP_MMIO_WORDS)
+			v = dev->regs[off / 4];
+		break;
+	}
+	if (size < 4)
+		v = (v >> ((off & 3) * 8)) & ((1ull << (size * 8)) - 1);
+	return v;
+}
+
+static void mmio_model_write(gsp_mmio *dev, uint64_t off, unsigned size, uint64_t v)
+{
+	cs_gsp *m = dev->m;
+	switch (dev->r->model) {
+	case CS_GSP_MODEL_LOG:
+		if (off == 0) {
+			char c = (char)(v & 0xFF);
+			if (c == '\n') {
+				g_string_append(m->log, m->logline->str);
+				g_string_append_c(m->log, '\n');
+				g_string_truncate(m->logline, 0);
+			} else if (m->logline->len < 4096)
+				g_string_append_c(m->logline, c);
+		}
+		break;
+	case CS_GSP_MODEL_DOORBELL:
+		if (off == 0x008) {
+			if ((v >> 6) & 1)
+				m->host_irqs++;
+			m->host_irq_status |= (uint32_t)v;
+			break;
+		}
+		if (off == 0x00C) {
+			m->irq_pending &= ~(uint32_t)v;
+			break;
+		}
+		/* fall through: plain registers */
+		/* FALLTHROUGH */
+	default:
+		if (off / 4 < GSP_MMIO_WORDS) {
+			if (size >= 4)
+				dev->regs[off / 4] = (uint32_t)v;
+			else {
+				unsigned sh = (unsigned)(off & 3) * 8;
+				uint32_t mask = (uint32_t)(((1ull << (size * 8)) - 1) << sh);
+				dev->regs[off / 4] = (dev->regs[off / 4] & ~mask) | ((uint32_t)(v << sh) & mask);
+			}
+		}
+		break;
+	}
+}
+
+static uint64_t mmio_read_cb(uc_engine *uc, uint64_t off, unsigned size, void *user)
+{
+	(void)uc;
+	gsp_mmio *dev = user;
+	uint64_t v = mmio_model_read(dev, off, size);
+	mmio_trace(dev, "R", off, size, v);
+	return v;
+}
+
+static void mmio_write_cb(uc_engine *uc, uint64_t off, unsigned size, uint64_t v, void *user)
+{
+	(void)uc;
+	gsp_mmio *dev = user;
+	mmio_trace(dev, "W", off, size, v);
+	mmio_model_write(dev, off, size, v);
+}
+
+void cs_gsp_mmio_trace(cs_gsp *m, FILE *out)
+{
+	m->mmio_trace = out;
+}
+
+const char *cs_gsp_log_text(cs_gsp *m)
+{
+	return m->log->str;
+}
+
+uint64_t cs_gsp_host_irqs(cs_gsp *m)
+{
+	return m->host_irqs;
+}
+
+void cs_gsp_ring_doorbell(cs_gsp *m, unsigned queue)
+{
+	queue &= 7;
+	for (size_t i = 0; i < m->nmmio; i++)
+		if (m->mmio[i].r->model == CS_GSP_MODEL_DOORBELL)
+			m->mmio[i].regs[(0xC00 + 8 * queue) / 4]++;
+	m->irq_pending |= 1u << queue;
+}
+
+/* ---- creation ---- */
+
+static const cs_gsp_region *region_of(const cs_gsp *m, uint64_t addr, uint64_t len)
+{
+	for (size_t i = 0; i < m->map.count; i++) {
+		const cs_gsp_region *r = &m->map.region[i];
+		if (addr >= r->base && addr - r->base < r->size && len <= r->size - (addr - r->base))
+			return r;
+	}
+	return NULL;
+}
+
+static void intr_cb(uc_engine *uc, uint32_t intno, void *user)
+{
+	cs_gsp *m = user;
+	m->trap_pending = true;
+	m->trap_intno = intno;
+	uc_emu_stop(uc);
+}
+
+cs_status cs_gsp_create(const cs_gsp_map *map, const cs_gsp_image *img, cs_gsp **out, cs_diag *d)
+{
+	*out = NULL;
+	cs_gsp *m = calloc(1, sizeof(*m));
+	if (!m)
+		return CS_ERR_NOMEM;
+	m->map = *map;
+	m->img = img;
+	m->next_id = 1;
+	m->guard_ms = 10000;
+	m->log = g_string_new(NULL);
+	m->logline = g_string_new(NULL);
+	m->snaps = g_ptr_array_new();
+	atomic_init(&m->interrupt_req, 0);
+	uc_err e = uc_open(UC_ARCH_RISCV, UC_MODE_RISCV64, &m->uc);
+	if (e != UC_ERR_OK) {
+		cs_diag_set(d, CS_ERR_UNAVAILABLE, "unicorn: %s", uc_strerror(e));
+		cs_gsp_destroy(m);
+		return CS_ERR_UNAVAILABLE;
+	}
+	size_t nmmio = 0;
+	for (size_t i = 0; i < map->count; i++)
+		nmmio += map->region[i].kind == CS_GSP_MMIO;
+	m->mmio = calloc(nmmio ? nmmio : 1, sizeof(*m->mmio));
+	if (!m->mmio) {
+		cs_gsp_destroy(m);
+		return CS_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < m->map.count; i++) {
+		const cs_gsp_region *r = &m->map.region[i];
+		if (r->base <= PAD_PAGE + 0xFFF && PAD_PAGE < r->base + r->size) {
+			cs_diag_set(d, CS_ERR_INPUT, "region '%s' overlaps the debugger's return page 0x%llx",
+				    r->name, (unsigned long long)PAD_PAGE);
+			cs_gsp_destroy(m);
+			return CS_ERR_INPUT;
+		}
+		if (r->kind == CS_GSP_MMIO) {
+			gsp_mmio *dev = &m->mmio[m->nmmio++];
+			dev->m = m;
+			dev->r = r;
+			e = uc_mmio_map(m->uc, r->base, r->size, mmio_read_cb, dev, mmio_write_cb, dev);
+		} else {
+			uint32_t perms = r->kind == CS_GSP_ROM ? (UC_PROT_READ | UC_PROT_EXEC) : UC_PROT_ALL;
+			e = uc_mem_map(m->uc, r->base, r->size, perms);
+		}
+		if (e != UC_ERR_OK) {
+			cs_diag_set(d, CS_ERR_INPUT, "region '%s' at 0x%" PRIx64 ": unicorn: %s", r->name,
+				    r->base, uc_strerror(e));
+			cs_gsp_destroy(m);
+			return CS_ERR_INPUT;
+		}
+	}
+	m->pad = PAD_PAGE;
+	e = uc_mem_map(m->uc, PAD_PAGE, 0x1000, UC_PROT_READ | UC_PROT_EXEC);
+	uint32_t ebreak = INSN_EBREAK;
+	if (e == UC_ERR_OK)
+		e = uc_mem_write(m->uc, PAD_PAGE, &ebreak, 4);
+	if (e != UC_ERR_OK) {
+		cs_diag_set(d, CS_ERR_INTERNAL, "return page: unicorn: %s", uc_strerror(e));
+		cs_gsp_destroy(m);
+		return CS_ERR_INTERNAL;
+	}
+	for (size_t i = 0; img && i < img->nseg; i++) {
+		const cs_gsp_segment *s = &img->seg[i];
+		const cs_gsp_region *r = region_of(m, s->addr, s->memsz);
+		if (!r || r->kind == CS_GSP_MMIO) {
+			cs_diag_set(d, CS_ERR_INPUT,
+				    "segment %zu [0x%" PRIx64 ", 0x%" PRIx64 ") is not inside one ram/rom region of the map",
+				    i, s->addr, s->addr + s->memsz);
+			cs_gsp_destroy(m);
+			return CS_ERR_INPUT;
+		}
+		if (s->filesz)
+			uc_mem_write(m->uc, s->addr, s->data, s->filesz);
+	}
+	if (uc_hook_add(m->uc, &m->intr_hook, UC_HOOK_INTR, GSP_CB(intr_cb), m, 1, 0) != UC_ERR_OK) {
+		cs_diag_set(d, CS_ERR_INTERNAL, "cannot add the interrupt hook");
+		cs_gsp_destroy(m);
+		return CS_ERR_INTERNAL;
+	}
+	uint64_t entry = img ? img->entry : (m->map.count ? m->map.region[0].base : 0);
+	gsp_set_reg(m, UC_RISCV_REG_PC, entry);
+	/* floating point usable from the start (mstatus.FS = initial) */
+	gsp_set_reg(m, UC_RISCV_REG_MSTATUS, 1ull << 13);
+	*out = m;
+	return CS_OK;
+}
+
+static void snapshot_free(gsp_snapshot *s, const cs_gsp *m)
+{
+	if (!s)
+		return;
+	if (s->ctx)
+		uc_context_free(s->ctx);
+	for (size_t i = 0; s->mem && i < m->map.count; i++)
+		free(s->mem[i]);
+	free(s->mem);
+	free(s->mmio);
+	free(s);
+}
+
+void cs_gsp_destroy(cs_gsp *m)
+{
+	if (!m)
+		return;
+	if (m->snaps) {
+		for (guint i = 0; i < m->snaps->len; i++)
+			snapshot_free(g_ptr_array_index(m->snaps, i), m);
+		g_ptr_array_free(m->snaps, TRUE);
+	}
+	if (m->uc)
+		uc_close(m->uc);
+	free(m->mmio);
+	if (m->log)
+		g_string_free(m->log, TRUE);
+	if (m->logline)
+		g_string_free(m->logline, TRUE);
+	free(m);
+}
+
+void cs_gsp_set_guard_ms(cs_gsp *m, uint64_t ms)
+{
+	m->guard_ms = ms;
+}
+
+void cs_gsp_interrupt(cs_gsp *m)
+{
+	atomic_store(&m->interrupt_req, 1);
+	uc_emu_stop(m->uc);
+}
+
+/* ---- registers ---- */
+
+static const struct {
+	const char *name;
+	uint32_t csr;
+	int uc;
+} csr_regs[] = {
+	{ "fflags", 0x001, UC_RISCV_REG_FFLAGS },   { "frm", 0x002, UC_RISCV_REG_FRM },
+	{ "fcsr", 0x003, UC_RISCV_REG_FCSR },       { "mstatus", 0x300, UC_RISCV_REG_MSTATUS },
+	{ "misa", 0x301, UC_RISCV_REG_MISA },       { "medeleg", 0x302, UC_RISCV_REG_MEDELEG },
+	{ "mideleg", 0x303, UC_RISCV_REG_MIDELEG }, { "mie", 0x304, UC_RISCV_REG_MIE },
+	{ "mtvec", 0x305, UC_RISCV_REG_MTVEC },     { "mscratch", 0x340, UC_RISCV_REG_MSCRATCH },
+	{ "mepc", 0x341, UC_RISCV_REG_MEPC },       { "mcause", 0x342, UC_RISCV_REG_MCAUSE },
+	{ "mtval", 0x343, UC_RISCV_REG_MTVAL },     { "mip", 0x344, UC_RISCV_REG_MIP },
+	{ "mhartid", 0xf14, UC_RISCV_REG_MHARTID }, { "satp", 0x180, UC_RISCV_REG_SATP },
+};
+
+static const char *const abi_names[32] = {
+	"zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1", "a2", "a3", "a4", "a5",
+	"a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",
+};
+static const char *const fabi_names[32] = {
+	"ft0", "ft1", "ft2", "ft3", "ft4", "ft5", "ft6", "ft7", "fs0", "fs1", "fa0", "fa1", "fa2", "fa3",
+	"fa4", "fa5", "fa6", "fa7", "fs2", "fs3", "fs4", "fs5", "fs6", "fs7", "fs8", "fs9", "fs10", "fs11",
+	"ft8", "ft9", "ft10", "ft11",
+};
+
+static int uc_reg_of(unsigned regno)
+{
+	if (regno < 32)
+		return UC_RISCV_REG_X0 + (int)regno;
+	if (regno == CS_GSP_REG_PC)
+		return UC_RISCV_REG_PC;
+	if (regno >= CS_GSP_REG_F0 && regno < CS_GSP_REG_F0 + 32)
+		return UC_RISCV_REG_F0 + (int)(regno - CS_GSP_REG_F0);
+	if (regno >= CS_GSP_REG_CSR0)
+		for (size_t i = 0; i < sizeof(csr_regs) / sizeof(csr_regs[0]); i++)
+			if (csr_regs[i].csr == regno - CS_GSP_REG_CSR0)
+				return csr_regs[i].uc;
+	return -1;
+}
+
+const char *cs_gsp_reg_name(unsigned regno)
+{
+	if (regno < 32)
+		return abi_names[regno];
+	if (regno == CS_GSP_REG_PC)
+		return "pc";
+	if (regno >= CS_GSP_REG_F0 && regno < CS_GSP_REG_F0 + 32)
+		return fabi_names[regno - CS_GSP_REG_F0];
+	for (size_t i = 0; i < sizeof(csr_regs) / sizeof(csr_regs[0]); i++)
+		if (regno == CS_GSP_REG_CSR0 + csr_regs[i].csr)
+			return csr_regs[i].name;
+	return NULL;
+}
+
+bool cs_gsp_reg_lookup(const char *name, unsigned *regno)
+{
+	if (name[0] == '$')
+		name++;
+	if (!strcmp(name, "pc")) {
+		*regno = CS_GSP_REG_PC;
+		return true;
+	}
+	if (!strcmp(name, "fp")) {
+		*regno = 8;
+		return true;
+	}
+	for (unsigned i = 0; i < 32; i++) {
+		char xn[8], fn[8];
+		snprintf(xn, sizeof(xn), "x%u", i);
+		snprintf(fn, sizeof(fn), "f%u", i);
+		if (!strcmp(name, abi_names[i]) || !strcmp(name, xn)) {
+			*regno = i;
+			return true;
+		}
+		if (!strcmp(name, fabi_names[i]) || !strcmp(name, fn)) {
+			*regno = CS_GSP_REG_F0 + i;
+			return true;
+		}
+	}
+	for (size_t i = 0; i < sizeof(csr_regs) / sizeof(csr_regs[0]); i++)
+		if (!strcmp(name, csr_regs[i].name)) {
+			*regno = CS_GSP_REG_CSR0 + csr_regs[i].csr;
+			return true;
+		}
+	return false;
+}
+
+cs_status cs_gsp_reg_read(cs_gsp *m, unsigned regno, uint64_t *v, cs_diag *d)
+{
+	int r = uc_reg_of(regno);
+	*v = 0;
+	if (r < 0) {
+		cs_diag_set(d, CS_ERR_INPUT, "no register number %u", regno);
+		return CS_ERR_INPUT;
+	}
+	if (uc_reg_read(m->uc, r, v) != UC_ERR_OK) {
+		cs_diag_set(d, CS_ERR_INTERNAL, "register %u unreadable", regno);
+		return CS_ERR_INTERNAL;
+	}
+	return CS_OK;
+}
+
+cs_status cs_gsp_reg_write(cs_gsp *m, unsigned regno, uint64_t v, cs_diag *d)
+{
+	int r = uc_reg_of(regno);
+	if (r < 0) {
+		cs_diag_set(d, CS_ERR_INPUT, "no register number %u", regno);
+		return CS_ERR_INPUT;
+	}
+	if (regno == 0)
+		return CS_OK;
+	if (uc_reg_write(m->uc, r, &v) != UC_ERR_OK) {
+		cs_diag_set(d, CS_ERR_INTERNAL, "register %u not writable", regno);
+		return CS_ERR_INTERNAL;
+	}
+	return CS_OK;
+}
+
+/* ---- memory ---- */
+
+static gsp_mmio *mmio_of(cs_gsp *m, const cs_gsp_region *r)
+{
+	for (size_t i = 0; i < m->nmmio; i++)
+		if (m->mmio[i].r == r)
+			return &m->mmio[i];
+	return NULL;
+}
+
+static cs_status mem_access(cs_gsp *m, uint64_t addr, void *buf, size_t len, bool write, cs_diag *d)
+{
+	if (len == 0)
+		return CS_OK;
+	if (addr + len < addr) {
+		cs_diag_set(d, CS_ERR_INPUT, "0x%" PRIx64 " + %zu wraps the address space", addr, len);
+		return CS_ERR_INPUT;
+	}
+	uint8_t *p = buf;
+	while (len) {
+		const cs_gsp_region *r = region_of(m, addr, 1);
+		if (!r) {
+			cs_diag_set(d, CS_ERR_FAULT, "0x%" PRIx64 " is not mapped", addr);
+			return CS_ERR_FAULT;
+		}
+		size_t n = (size_t)MIN((uint64_t)len, r->base + r->size - addr);
+		if (r->kind == CS_GSP_MMIO) {
+			gsp_mmio *dev = mmio_of(m, r);
+			for (size_t i = 0; i < n; i++) {
+				uint64_t off = addr - r->base + i;
+				if (write)
+					mmio_model_write(dev, off, 1, p[i]);
+				else
+					p[i] = (uint8_t)mmio_model_read(dev, off, 1);
+			}
+		} else {
+			uc_err e = write ? uc_mem_write(m->uc, addr, p, n) : uc_mem_read(m->uc, addr, p, n);
+			if (e != UC_ERR_OK) {
+				cs_diag_set(d, CS_ERR_FAULT, "0x%" PRIx64 ": %s", addr, uc_strerror(e));
+				return CS_ERR_FAULT;
+			}
+		}
+		addr += n;
+		p += n;
+		len -= n;
+	}
+	return CS_OK;
+}
+
+cs_status cs_gsp_mem_read(cs_gsp *m, uint64_t addr, void *buf, size_t len, cs_diag *d)
+{
+	return mem_access(m, addr, buf, len, false, d);
+}
+
+cs_status cs_gsp_mem_write(cs_gsp *m, uint64_t addr, const void *buf, size_t len, cs_diag *d)
+{
+	return mem_access(m, addr, (void *)(uintptr_t)buf, len, true, d);
+}
+
+/* ---- breakpoints and watchpoints ---- */
+
+static void bp_cb(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+{
+	(void)size;
+	gsp_hookctx *c = user;
+	cs_gsp *m = c->m;
+	gsp_point *p = &m->pt[c->slot];
+	if (!p->used)
+		return;
+	if (m->skip_armed && addr == m->skip_pc) {
+		m->skip_armed = false;
+		return;
+	}
+	if (m->hit.set)
+		return;
+	p->hits++;
+	m->hit.set = true;
+	m->hit.from_mem = false;
+	m->hit.reason = CS_GSP_STOP_BREAK;
+	m->hit.id = p->id;
+	m->hit.addr = addr;
+	uc_emu_stop(uc);
+}
+
+void gsp_hit_from_mem(cs_gsp *m, cs_gsp_stop_reason reason, int id, uint64_t addr, int size,
+		      bool is_write, int64_t value)
+{
+	m->hit.set = true;
+	m->hit.from_mem = true;
+	m->hit.reason = reason;
+	m->hit.id = id;
+	m->hit.addr = addr;
+	m->hit.size = (uint32_t)size;
+	m->hit.is_write = is_write;
+	m->hit.value = (uint64_t)value;
+	m->hit.old_value = 0;
+	if (is_write && size > 0 && size <= 8)
+		uc_mem_read(m->uc, addr, &m->hit.old_value, (size_t)size);
+	uc_emu_stop(m->uc);
+}
+
+static void wp_cb(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *user)
+{
+	(void)uc;
+	gsp_hookctx *c = user;
+	cs_gsp *m = c->m;
+	gsp_point *p = &m->pt[c->slot];
+	if (!p->used || m->watch_suppress || m->hit.set)
+		return;
+	bool is_write = type == UC_MEM_WRITE;
+	if (is_write && !(p->kind & CS_GSP_WATCH_WRITE))
+		return;
+	if (!is_write && !(p->kind & CS_GSP_WATCH_READ))
+		return;
+	if (!is_write && size > 0 && size <= 8) {
+		value = 0;
+		uc_mem_read(m->uc, addr, &value, (size_t)size);
+	}
+	p->hits++;
+	gsp_hit_from_mem(m, CS_GSP_STOP_WATCH, p->id, addr, size, is_write, value);
+}
+
+static int free_slot(cs_gsp *m, cs_diag *d)
+{
+	for (int i = 0; i < GSP_POINTS_MAX; i++)
+		if (!m->pt[i].used)
+			return i;
+	cs_diag_set(d, CS_ERR_INPUT, "more than %d breakpoints and watchpoints", GSP_POINTS_MAX);
+	return -1;
+}
+
+static cs_status point_add(cs_gsp *m, bool watch, uint64_t addr, uint64_t len,
+			   cs_gsp_watch_kind kind, bool temporary, bool internal, int *id, cs_diag *d)
+{
+	int slot = free_slot(m, d);
+	if (slot < 0)
+		return CS_ERR_INPUT;
+	if (len == 0 || addr + len - 1 < addr) {
+		cs_diag_set(d, CS_ERR_INPUT, "range 0x%" PRIx64 " + %" PRIu64 " is empty or wraps", addr, len);
+		return CS_ERR_INPUT;
+	}
+	gsp_hookctx *c = &m->hctx[slot];
+	c->m = m;
+	c->slot = slot;
+	gsp_point *p = &m->pt[slot];
+	memset(p, 0, sizeof(*p));
+	uc_err e;
+	if (watch) {
+		int types = 0;
+		if (kind & CS_GSP_WATCH_WRITE)
+			types |= UC_HOOK_MEM_WRITE;
+		if (kind & CS_GSP_WATCH_READ)
+			types |= UC_HOOK_MEM_READ;
+		e = uc_hook_add(m->uc, &p->hook, types, GSP_CB(wp_cb), c, addr, addr + len - 1);
+	} else {
+		e = uc_hook_add(m->uc, &p->hook, UC_HOOK_CODE, GSP_CB(bp_cb), c, addr, addr);
+	}
+	if (e != UC_ERR_OK) {
+		cs_diag_set(d, CS_ERR_INTERNAL, "unicorn hook: %s", uc_strerror(e));
+		return CS_ERR_INTERNAL;
+	}
+	gsp_flush_tb(m);
+	p->used = true;
+	p->is_watch = watch;
+	p->temporary = temporary;
+	p->internal = internal;
+	p->id = internal ? -(slot + 1) : m->next_id++;
+	p->addr = addr;
+	p->len = len;
+	p->kind = kind;
+	if (id)
+		*id = p->id;
+	return CS_OK;
+}
+
+static void point_free(cs_gsp *m, gsp_point *p)
+{
+	uc_hook_del(m->uc, p->hook);
+	p->used = false;
+}
+
+cs_status cs_gsp_break_add(cs_gsp *m, uint64_t addr, bool temporary, int *id, cs_diag *d)
+{
+	return point_add(m, false, addr, 1, 0, temporary, false, id, d);
+}
+
+cs_status cs_gsp_watch_add(cs_gsp *m, uint64_t addr, uint64_t len, cs_gsp_watch_kind kind, int *id,
+			   cs_diag *d)
+{
+	return point_add(m, true, addr, len, kind, false, false, id, d);
+}
+
+cs_status cs_gsp_point_delete(cs_gsp *m, int id, cs_diag *d)
+{
+	for (int i = 0; i < GSP_POINTS_MAX; i++)
+		if (m->pt[i].used && m->pt[i].id == id) {
+			point_free(m, &m->pt[i]);
+			return CS_OK;
+		}
+	cs_diag_set(d, CS_ERR_INPUT, "no breakpoint or watchpoint %d", id);
+	return CS_ERR_INPUT;
+}
+
+void cs_gsp_point_delete_all(cs_gsp *m)
+{
+	for (int i = 0; i < GSP_POINTS_MAX; i++)
+		if (m->pt[i].used && !m->pt[i].internal)
+			point_free(m, &m->pt[i]);
+}
+
+cs_status cs_gsp_break_remove_at(cs_gsp *m, uint64_t addr, cs_diag *d)
+{
+	for (int i = 0; i < GSP_POINTS_MAX; i++)
+		if (m->pt[i].used && !m->pt[i].is_watch && !m->pt[i].internal && m->pt[i].addr == addr) {
+			point_free(m, &m->pt[i]);
+			return CS_OK;
+		}
+	cs_diag_set(d, CS_ERR_INPUT, "no breakpoint at 0x%" PRIx64, addr);
+	return CS_ERR_INPUT;
+}
+
+cs_status cs_gsp_watch_remove_at(cs_gsp *m, uint64_t addr, uint64_t len, cs_gsp_watch_kind kind,
+				 cs_diag *d)
+{
+	for (int i = 0; i < GSP_POINTS_MAX; i++)
+		if (m->pt[i].used && m->pt[i].is_watch && m->pt[i].addr == addr && m->pt[i].len == len &&
+		    m->pt[i].kind == kind) {
+			point_free(m, &m->pt[i]);
+			return CS_OK;
+		}
+	cs_diag_set(d, CS_ERR_INPUT, "no watchpoint at 0x%" PRIx64, addr);
+	return CS_ERR_INPUT;
+}
+
+void cs_gsp_points_print(cs_gsp *m, FILE *out)
+{
+	int n = 0;
+	for (int i = 0; i < GSP_POINTS_MAX; i++) {
+		gsp_point *p = &m->pt[i];
+		if (!p->used || p->internal)
+			continue;
+		char sym[128];
+		cs_gsp_symbolize(m, p->addr, sym, sizeof(sym));
+		if (p->is_watch) {
+			static const char *const k[4] = { "", "watch", "rwatch", "awatch" };
+			fprintf(out, "%-3d %-7s 0x%" PRIx64 " len %" PRIu64 " <%s> hits %" PRIu64 "\n", p->id,
+				k[p->kind], p->addr, p->len, sym, p->hits);
+		} else
+			fprintf(out, "%-3d %-7s 0x%" PRIx64 " <%s> hits %" PRIu64 "\n", p->id,
+				p->temporary ? "tbreak" : "break", p->addr, sym, p->hits);
+		n++;
+	}
+	if (!n)
+		fprintf(out, "no breakpoints or watchpoints\n");
+}
+
+/* ---- symbols ---- */
+
+void cs_gsp_symbolize(cs_gsp *m, uint64_t addr, char *buf, size_t len)
+{
+	const cs_gsp_symbol *s = cs_gsp_image_symbolize(m->img, addr);
+	if (!s)
+		snprintf(buf, len, "0x%" PRIx64, addr);
+	else if (addr == s->addr)
+		snprintf(buf, len, "%s", s->name);
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64, s->name, addr - s->addr);
+}
+
+/* ---- traps and interrupts ---- */
+
+static bool trap_enter(cs_gsp *m, uint64_t cause, uint64_t epc, uint64_t tval)
+{
+	uint64_t mtvec = gsp_reg(m, UC_RISCV_REG_MTVEC);
+	if (mtvec == 0)
+		return false;
+	uint64_t ms = gsp_reg(m, UC_RISCV_REG_MSTATUS);
+	ms = (ms & ~(MSTATUS_MPIE | MSTATUS_MPP)) | ((ms & MSTATUS_MIE) ? MSTATUS_MPIE : 0) | MSTATUS_MPP;
+	ms &= ~MSTATUS_MIE;
+	gsp_set_reg(m, UC_RISCV_REG_MSTATUS, ms);
+	gsp_set_reg(m, UC_RISCV_REG_MEPC, epc);
+	gsp_set_reg(m, UC_RISCV_REG_MCAUSE, cause);
+	gsp_set_reg(m, UC_RISCV_REG_MTVAL, tval);
+	uint64_t base = mtvec & ~3ull;
+	uint64_t target = base;
+	if ((mtvec & 3) == 1 && (cause >> 63))
+		target = base + 4 * (cause & 0xFFF);
+	gsp_set_reg(m, UC_RISCV_REG_PC, target);
+	return true;
+}
+
+/* An enabled, pending external interrupt is taken at this instruction boundary. */
+static bool irq_inject(cs_gsp *m)
+{
+	if (!m->irq_pending)
+		return false;
+	uint64_t ms = gsp_reg(m, UC_RISCV_REG_MSTATUS), mie = gsp_reg(m, UC_RISCV_REG_MIE);
+	if (!(ms & MSTATUS_MIE) || !(mie & MIE_MEIE))
+		return false;
+	return trap_enter(m, (1ull << 63) | 11, cs_gsp_pc(m), 0);
+}
+
+static uint32_t insn_at(cs_gsp *m, uint64_t pc, bool *ok)
+{
+	uint32_t w = 0;
+	*ok = uc_mem_read(m->uc, pc, &w, 4) == UC_ERR_OK;
+	if (!*ok) {
+		uint16_t h = 0;
+		*ok = uc_mem_read(m->uc, pc, &h, 2) == UC_ERR_OK;
+		w = h;
+	}
+	return w;
+}
+
+/* After a stop raised inside a memory hook Unicorn has put pc back at the
+ * start of the translation block, with the instructions before the access
+ * already done (and a store already performed, a load not). Find the access
+ * in the block and leave the machine right after it. */
+static void recover_mem_stop(cs_gsp *m, cs_gsp_stop *st)
+{
+	uint64_t pc = cs_gsp_pc(m);
+	st->access_pc = 0;
+	for (int n = 0; n < 256; n++) {
+		uint8_t b[4];
+		cs_rv_insn in;
+		if (uc_mem_read(m->uc, pc, b, 4) != UC_ERR_OK && uc_mem_read(m->uc, pc, b, 2) != UC_ERR_OK)
+			break;
+		if (!cs_rv_decode(b, 4, pc, &in))
+			break;
+		if (in.memop != CS_RV_MEM_NONE) {
+			bool kind_ok = m->hit.is_write ? in.memop != CS_RV_MEM_LOAD : in.memop != CS_RV_MEM_STORE;
+			uint64_t ea = gsp_reg(m, UC_RISCV_REG_X0 + in.mem_base) + (uint64_t)in.mem_imm;
+			if (kind_ok && ea < m->hit.addr + (m->hit.size ? m->hit.size : 1) &&
+			    m->hit.addr < ea + in.mem_size) {
+				st->access_pc = pc;
+				if (m->hit.is_write && in.memop == CS_RV_MEM_STORE) {
+					gsp_set_reg(m, UC_RISCV_REG_PC, pc + in.len);
+				} else {
+					/* the load has not completed: execute it once, unwatched */
+					gsp_set_reg(m, UC_RISCV_REG_PC, pc);
+					m->watch_suppress = true;
+					bool skip = m->skip_armed;
+					m->skip_armed = true;
+					m->skip_pc = pc;
+					tb_mode(m, true);
+					uc_emu_start(m->uc, pc, m->pad, 0, 1);
+					m->skip_armed = skip;
+					m->watch_suppress = false;
+				}
+				return;
+			}
+		}
+		if (in.has_target || in.is_ret || !strcmp(in.mnemonic, "jr") || !strcmp(in.mnemonic, "jalr"))
+			break;
+		pc += in.len;
+	}
+}
+
+static void fill_stop(cs_gsp *m, cs_gsp_stop *st, cs_gsp_stop_reason r)
+{
+	st->reason = r;
+	st->pc = cs_gsp_pc(m);
+}
+
+/* The instruction budget of a run: a global code hook, added only for
+ * budgeted runs (they are per-instruction anyway), so the count is exact
+ * across traps and wakeups. */
+static void count_cb(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+{
+	(void)addr;
+	(void)size;
+	cs_gsp *m = user;
+	if (m->budget_left == 0) {
+		if (!m->hit.set) {
+			m->hit.set = true;
+			m->hit.from_mem = false;
+			m->hit.reason = CS_GSP_STOP_BUDGET;
+		}
+		uc_emu_stop(uc);
+		return;
+	}
+	m->budget_left--;
+}
+
+static cs_status run_segments(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, bool counted,
+			      cs_gsp_stop *st, cs_diag *d);
+
+cs_status gsp_run(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, cs_gsp_stop *st,
+		  cs_diag *d)
+{
+	bool counted = budget && !step_mode;
+	if (counted) {
+		m->budget_left = budget;
+		if (uc_hook_add(m->uc, &m->count_hook, UC_HOOK_CODE, GSP_CB(count_cb), m, 1, 0) != UC_ERR_OK) {
+			cs_diag_set(d, CS_ERR_INTERNAL, "cannot add the instruction counter");
+			return CS_ERR_INTERNAL;
+		}
+		gsp_flush_tb(m);
+		m->tb_step_mode = true; /* the next free run drops these blocks */
+	}
+	cs_status s = run_segments(m, counted ? 0 : budget, until, step_mode, counted, st, d);
+	if (counted) {
+		uc_hook_del(m->uc, m->count_hook);
+		st->executed = budget - m->budget_left;
+	}
+	return s;
+}
+
+static cs_status run_segments(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, bool counted,
+			      cs_gsp_stop *st, cs_diag *d)
+{
+	memset(st, 0, sizeof(*st));
+	uint64_t remaining = budget;
+	bool first = true;
+	uint64_t segments = 0;
+	for (;;) {
+		if (atomic_exchange(&m->interrupt_req, 0)) {
+			fill_stop(m, st, CS_GSP_STOP_INTERRUPTED);
+			return CS_OK;
+		}
+		if (!first || !step_mode)
+			irq_inject(m);
+		uint64_t pc = cs_gsp_pc(m);
+		if (until && pc == until && !first) {
+			fill_stop(m, st, CS_GSP_STOP_RETURNED);
+			return CS_OK;
+		}
+		m->hit.set = false;
+		m->hit.detail[0] = 0;
+		m->trap_pending = false;
+		if (first) {
+			m->skip_armed = true;
+			m->skip_pc = pc;
+		}
+		uint64_t count = remaining;
+		if (!counted)
+			tb_mode(m, count != 0);
+		uint64_t timeout_us = (!count && !counted && m->guard_ms) ? m->guard_ms * 1000 : 0;
+		uc_err e = uc_emu_start(m->uc, pc, until ? until : m->pad, timeout_us, count);
+		m->skip_armed = false;
+		first = false;
+		segments++;
+		uint64_t npc = cs_gsp_pc(m);
+		if (atomic_exchange(&m->interrupt_req, 0)) {
+			fill_stop(m, st, CS_GSP_STOP_INTERRUPTED);
+			return CS_OK;
+		}
+		if (m->hit.set) {
+			if (m->hit.from_mem)
+				recover_mem_stop(m, st);
+			fill_stop(m, st, m->hit.reason);
+			st->id = m->hit.id;
+			st->addr = m->hit.addr;
+			st->size = m->hit.size;
+			st->is_write = m->hit.is_write;
+			st->value = m->hit.value;
+			st->old_value = m->hit.old_value;
+			snprintf(st->detail, sizeof(st->detail), "%s", m->hit.detail);
+			if (m->hit.reason == CS_GSP_STOP_BREAK) {
+				for (int i = 0; i < GSP_POINTS_MAX; i++)
+					if (m->pt[i].used && m->pt[i].id == m->hit.id && m->pt[i].temporary)
+						point_free(m, &m->pt[i]);
+			}
+			return CS_OK;
+		}
+		if (m->trap_pending) {
+			/* Unicorn reports the pc after the trapping instruction, +4 always */
+			uint64_t epc = npc - 4;
+			uint64_t cause = m->trap_intno == 8 ? 11 : m->trap_intno;
+			bool ok;
+			uint64_t tval = cause == 2 ? insn_at(m, epc, &ok) : 0;
+			if (cause == 2 && (tval & 3) != 3)
+				tval &= 0xFFFF;
+			if (!trap_enter(m, cause, epc, tval)) {
+				gsp_set_reg(m, UC_RISCV_REG_PC, epc);
+				fill_stop(m, st, CS_GSP_STOP_FAULT);
+				snprintf(st->detail, sizeof(st->detail),
+					 "trap (cause %" PRIu64 ") at 0x%" PRIx64 " with no trap vector (mtvec 0)", cause, epc);
+				return CS_OK;
+			}
+			if (step_mode) {
+				fill_stop(m, st, CS_GSP_STOP_STEP);
+				return CS_OK;
+			}
+			continue;
+		}
+		if (e == UC_ERR_INSN_INVALID || e == UC_ERR_EXCEPTION) {
+			bool ok;
+			uint32_t w = insn_at(m, npc, &ok);
+			if (npc == m->pad) {
+				fill_stop(m, st, CS_GSP_STOP_RETURNED);
+				return CS_OK;
+			}
+			if (ok && (w == INSN_EBREAK || (w & 0xFFFF) == INSN_CEBREAK)) {
+				fill_stop(m, st, CS_GSP_STOP_EBREAK);
+				snprintf(st->detail, sizeof(st->detail), "firmware ebreak");
+				return CS_OK;
+			}
+			fill_stop(m, st, CS_GSP_STOP_FAULT);
+			snprintf(st->detail, sizeof(st->detail), "unicorn: %s at 0x%" PRIx64, uc_strerror(e), npc);
+			return CS_OK;
+		}
+		if (e != UC_ERR_OK) {
+			fill_stop(m, st, CS_GSP_STOP_FAULT);
+			snprintf(st->detail, sizeof(st->detail), "unicorn: %s (pc 0x%" PRIx64 ")", uc_strerror(e), npc);
+			return CS_OK;
+		}
+		if (npc == (until ? until : m->pad)) {
+			fill_stop(m, st, CS_GSP_STOP_RETURNED);
+			return CS_OK;
+		}
+		if (step_mode) {
+			st->reason = CS_GSP_STOP_STEP;
+			st->pc = npc;
+			return CS_OK;
+		}
+		bool ok;
+		uint32_t prev = insn_at(m, npc - 4, &ok);
+		bool at_wfi = ok && prev == INSN_WFI;
+		if (at_wfi) {
+			uint64_t mie = gsp_reg(m, UC_RISCV_REG_MIE);
+			if ((m->irq_pending && (mie & MIE_MEIE))) {
+				if (segments > 1000000) {
+					fill_stop(m, st, CS_GSP_STOP_BUDGET);
+					return CS_OK;
+				}
+				continue; /* woken: the interrupt is taken at the next boundary */
+			}
+			fill_stop(m, st, CS_GSP_STOP_IDLE);
+			snprintf(st->detail, sizeof(st->detail), "wfi with no interrupt pending");
+			return CS_OK;
+		}
+		if (count) {
+			fill_stop(m, st, CS_GSP_STOP_BUDGET);
+			return CS_OK;
+		}
+		if (timeout_us) {
+			fill_stop(m, st, CS_GSP_STOP_GUARD);
+			snprintf(st->detail, sizeof(st->detail), "wall-clock guard of %" PRIu64 " ms", m->guard_ms);
+			return CS_OK;
+		}
+		(void)d;
+	}
+}
+
+cs_status cs_gsp_continue(cs_gsp *m, uint64_t budget, cs_gsp_stop *st, cs_diag *d)
+{
+	return gsp_run(m, budget, 0, false, st, d);
+}
+
+cs_status cs_gsp_stepi(cs_gsp *m, uint64_t n, cs_gsp_stop *st, cs_diag *d)
+{
+	memset(st, 0, sizeof(*st));
+	if (n == 0)
+		n = 1;
+	for (uint64_t i = 0; i < n; i++) {
+		cs_status s = gsp_run(m, 1, 0, true, st, d);
+		if (s != CS_OK)
+			return s;
+		if (st->reason != CS_GSP_STOP_STEP && st->reason != CS_GSP_STOP_BUDGET)
+			return CS_OK;
+	}
+	st->reason = CS_GSP_STOP_STEP;
+	return CS_OK;
+}
+
+cs_status cs_gsp_next(cs_gsp *m, cs_gsp_stop *st, cs_diag *d)
+{
+	uint64_t pc = cs_gsp_pc(m);
+	uint8_t b[4] = { 0 };
+	cs_rv_insn in;
+	if (uc_mem_read(m->uc, pc, b, 4) != UC_ERR_OK)
+		uc_mem_read(m->uc, pc, b, 2);
+	if (!cs_rv_decode(b, 4, pc, &in) || !in.is_call)
+		return cs_gsp_stepi(m, 1, st, d);
+	cs_status s = gsp_run(m, 0, pc + in.len, false, st, d);
+	if (s == CS_OK && st->reason == CS_GSP_STOP_RETURNED)
+		st->reason = CS_GSP_STOP_STEP;
+	return s;
+}
+
+cs_status cs_gsp_finish(cs_gsp *m, uint64_t budget, cs_gsp_stop *st, cs_diag *d)
+{
+	gsp_frame f[2];
+	int n = gsp_unwind(m, f, 2);
+	if (n < 1 || !f[0].ra_valid) {
+		cs_diag_set(d, CS_ERR_INPUT, "cannot find the return address of the current function");
+		return CS_ERR_INPUT;
+	}
+	return gsp_run(m, budget, f[0].ra, false, st, d);
+}
+
+cs_status cs_gsp_call(cs_gsp *m, uint64_t addr, const uint64_t *args, size_t nargs, uint64_t guard_ms,
+		      uint64_t *ret, cs_gsp_stop *st, cs_diag *d)
+{
+	if (nargs > 8) {
+		cs_diag_set(d, CS_ERR_INPUT, "at most 8 arguments (a0-a7), got %zu", nargs);
+		return CS_ERR_INPUT;
+	}
+	uc_context *ctx = NULL;
+	if (uc_context_alloc(m->uc, &ctx) != UC_ERR_OK || uc_context_save(m->uc, ctx) != UC_ERR_OK) {
+		if (ctx)
+			uc_context_free(ctx);
+		cs_diag_set(d, CS_ERR_INTERNAL, "cannot save the register context");
+		return CS_ERR_INTERNAL;
+	}
+	uint32_t irq = m->irq_pending;
+	m->irq_pending = 0;
+	for (size_t i = 0; i < nargs; i++)
+		gsp_set_reg(m, UC_RISCV_REG_A0 + (int)i, args[i]);
+	uint64_t sp = (gsp_reg(m, UC_RISCV_REG_SP) - 256) & ~15ull;
+	const cs_gsp_region *sr = region_of(m, sp - 4096, 4096);
+	if (!sr || sr->kind == CS_GSP_MMIO || sr->kind == CS_GSP_ROM) {
+		/* no usable stack yet (before boot): the top of the first ram region */
+		for (size_t i = 0; i < m->map.count; i++)
+			if (m->map.region[i].kind == CS_GSP_RAM) {
+				sp = (m->map.region[i].base + m->map.region[i].size - 256) & ~15ull;
+				break;
+			}
+	}
+	gsp_set_reg(m, UC_RISCV_REG_SP, sp);
+	gsp_set_reg(m, UC_RISCV_REG_RA, m->pad);
+	gsp_set_reg(m, UC_RISCV_REG_PC, addr);
+	uint64_t saved_guard = m->guard_ms;
+	m->guard_ms = guard_ms;
+	cs_status s = gsp_run(m, 0, 0, false, st, d);
+	m->guard_ms = saved_guard;
+	*ret = gsp_reg(m, UC_RISCV_REG_A0);
+	uc_context_restore(m->uc, ctx);
+	uc_context_free(ctx);
+	m->irq_pending |= irq;
+	return s;
+}
+
+/* ---- snapshots ---- */
+
+static gsp_snapshot *snapshot_find(cs_gsp *m, const char *name, guint *index)
+{
+	for (guint i = 0; i < m->snaps->len; i++) {
+		gsp_snapshot *s = g_ptr_array_index(m->snaps, i);
+		if (!strcmp(s->name, name)) {
+			if (index)
+				*index = i;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+cs_status cs_gsp_snapshot_save(cs_gsp *m, const char *name, cs_diag *d)
+{
+	if (strlen(name) >= sizeof(((gsp_snapshot *)0)->name) || !*name) {
+		cs_diag_set(d, CS_ERR_INPUT, "snapshot name must be 1 to 63 characters");
+		return CS_ERR_INPUT;
+	}
+	gsp_snapshot *s = calloc(1, sizeof(*s));
+	if (!s)
+		return CS_ERR_NOMEM;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->mem = calloc(m->map.count, sizeof(*s->mem));
+	s->mmio = calloc(m->nmmio ? m->nmmio : 1, sizeof(*s->mmio));
+	if (!s->mem || !s->mmio || uc_context_alloc(m->uc, &s->ctx) != UC_ERR_OK ||
+	    uc_context_save(m->uc, s->ctx) != UC_ERR_OK) {
+		snapshot_free(s, m);
+		cs_diag_set(d, CS_ERR_NOMEM, "cannot save snapshot '%s'", name);
+		return CS_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < m->map.count; i++) {
+		const cs_gsp_region *r = &m->map.region[i];
+		if (r->kind == CS_GSP_MMIO)
+			continue;
+		s->mem[i] = malloc(r->size);
+		if (!s->mem[i] || uc_mem_read(m->uc, r->base, s->mem[i], r->size) != UC_ERR_OK) {
+			snapshot_free(s, m);
+			cs_diag_set(d, CS_ERR_NOMEM, "cannot save region '%s'", r->name);
+			return CS_ERR_NOMEM;
+		}
+	}
+	memcpy(s->mmio, m->mmio, m->nmmio * sizeof(*m->mmio));
+	s->nmmio = m->nmmio;
+	s->q = m->q;
+	s->irq_pending = m->irq_pending;
+	s->host_irq_status = m->host_irq_status;
+	s->host_irqs = m->host_irqs;
+	s->log_len = m->log->len;
+	guint idx;
+	gsp_snapshot *old = snapshot_find(m, name, &idx);
+	if (old) {
+		snapshot_free(old, m);
+		g_ptr_array_index(m->snaps, idx) = s;
+	} else
+		g_ptr_array_add(m->snaps, s);
+	return CS_OK;
+}
+
+cs_status cs_gsp_snapshot_restore(cs_gsp *m, const char *name, cs_diag *d)
+{
+	gsp_snapshot *s = snapshot_find(m, name, NULL);
+	if (!s) {
+		cs_diag_set(d, CS_ERR_INPUT, "no snapshot '%s'", name);
+		return CS_ERR_INPUT;
+	}
+	uc_context_restore(m->uc, s->ctx);
+	for (size_t i = 0; i < m->map.count; i++)
+		if (s->mem[i])
+			uc_mem_write(m->uc, m->map.region[i].base, s->mem[i], m->map.region[i].size);
+	memcpy(m->mmio, s->mmio, s->nmmio * sizeof(*m->mmio));
+	uc_hook mon = m->q.mon_hook;
+	bool armed = m->q.monitor;
+	m->q = s->q;
+	m->q.mon_hook = mon;
+	m->q.monitor = armed;
+	m->irq_pending = s->irq_pending;
+	m->host_irq_status = s->host_irq_status;
+	m->host_irqs = s->host_irqs;
+	if (s->log_len <= m->log->len)
+		g_string_truncate(m->log, s->log_len);
+	/* translated blocks stay valid: code is restored byte for byte */
+	return CS_OK;
+}
+
+/* ---- describing stops ---- */
+
+void cs_gsp_stop_describe(cs_gsp *m, const cs_gsp_stop *st, char *buf, size_t len)
+{
+	char where[128];
+	cs_gsp_symbolize(m, st->pc, where, sizeof(where));
+	switch (st->reason) {
+	case CS_GSP_STOP_BREAK:
+		snprintf(buf, len, "breakpoint %d at 0x%" PRIx64 " <%s>", st->id, st->pc, where);
+		break;
+	case CS_GSP_STOP_WATCH:
+	case CS_GSP_STOP_DESYNC: {
+		char acc[128] = "?";
+		if (st->access_pc)
+			cs_gsp_symbolize(m, st->access_pc, acc, sizeof(acc));
+		if (st->reason == CS_GSP_STOP_DESYNC)
+			snprintf(buf, len, "msgq desync: %s; by the instruction at 0x%" PRIx64 " <%s>", st->detail,
+				 st->access_pc, acc);
+		else if (st->is_write)
+			snprintf(buf, len,
+				 "watchpoint %d: write of %u bytes at 0x%" PRIx64 ": 0x%" PRIx64 " -> 0x%" PRIx64
+				 " by 0x%" PRIx64 " <%s>",
+				 st->id, st->size, st->addr, st->old_value, st->value, st->access_pc, acc);
+		else
+			snprintf(buf, len,
+				 "watchpoint %d: read of %u bytes at 0x%" PRIx64 " = 0x%" PRIx64 " by 0x%" PRIx64 " <%s>",
+				 st->id, st->size, st->addr, st->value, st->access_pc, acc);
+		break;
+	}
+	case CS_GSP_STOP_STEP:
+		snprintf(buf, len, "0x%" PRIx64 " <%s>", st->pc, where);
+		break;
+	case CS_GSP_STOP_BUDGET:
+		snprintf(buf, len, "instruction budget exhausted at 0x%" PRIx64 " <%s>", st->pc, where);
+		break;
+	case CS_GSP_STOP_IDLE:
+		snprintf(buf, len, "idle: wfi at 0x%" PRIx64 " <%s>, no interrupt pending", st->pc, where);
+		break;
+	case CS_GSP_STOP_EBREAK:
+		snprintf(buf, len, "firmware ebreak at 0x%" PRIx64 " <%s>", st->pc, where);
+		break;
+	case CS_GSP_STOP_RETURNED:
+		snprintf(buf, len, "returned to 0x%" PRIx64 " <%s>", st->pc, where);
+		break;
+	case CS_GSP_STOP_FAULT:
+		snprintf(buf, len, "fault at 0x%" PRIx64 " <%s>: %s", st->pc, where, st->detail);
+		break;
+	case CS_GSP_STOP_INTERRUPTED:
+		snprintf(buf, len, "interrupted at 0x%" PRIx64 " <%s>%s%s", st->pc, where,
+			 st->detail[0] ? ": " : "", st->detail);
+		break;
+	case CS_GSP_STOP_REPLY:
+		snprintf(buf, len, "reply arrived; firmware at 0x%" PRIx64 " <%s>", st->pc, where);
+		break;
+	case CS_GSP_STOP_GUARD:
+		snprintf(buf, len, "still running at 0x%" PRIx64 " <%s>: %s", st->pc, where, st->detail);
+		break;
+	case CS_GSP_STOP_NONE:
+		snprintf(buf, len, "at 0x%" PRIx64 " <%s>", st->pc, where);
+		break;
+	}
+}

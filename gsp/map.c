@@ -1,0 +1,277 @@
+/* The GSP memory map: regions from a GLib key file, overlaps rejected. */
+#include <errno.h>
+#include <glib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chainsim/gsp.h"
+
+const char *cs_gsp_kind_name(cs_gsp_kind k)
+{
+	switch (k) {
+	case CS_GSP_RAM: return "ram";
+	case CS_GSP_ROM: return "rom";
+	case CS_GSP_MMIO: return "mmio";
+	case CS_GSP_SHARED: return "shared";
+	}
+	return "?";
+}
+
+static const char *model_name(cs_gsp_model m)
+{
+	switch (m) {
+	case CS_GSP_MODEL_NONE: return "none";
+	case CS_GSP_MODEL_LOG: return "log";
+	case CS_GSP_MODEL_REGFILE: return "regfile";
+	case CS_GSP_MODEL_DOORBELL: return "doorbell";
+	}
+	return "?";
+}
+
+cs_status cs_gsp_map_add(cs_gsp_map *map, const cs_gsp_region *r, cs_diag *d)
+{
+	if (map->count >= CS_GSP_REGIONS_MAX) {
+		cs_diag_set(d, CS_ERR_INPUT, "region '%s': more than %d regions", r->name,
+			    CS_GSP_REGIONS_MAX);
+		return CS_ERR_INPUT;
+	}
+	if (r->size == 0 || (r->base & 0xFFF) || (r->size & 0xFFF)) {
+		cs_diag_set(d, CS_ERR_INPUT,
+			    "region '%s': base 0x%" G_GINT64_MODIFIER "x and size 0x%" G_GINT64_MODIFIER
+			    "x must be non-zero multiples of 4 KiB",
+			    r->name, r->base, r->size);
+		return CS_ERR_INPUT;
+	}
+	if (r->base + r->size < r->base) {
+		cs_diag_set(d, CS_ERR_INPUT, "region '%s': base + size wraps the address space",
+			    r->name);
+		return CS_ERR_INPUT;
+	}
+	if (r->kind == CS_GSP_MMIO && r->model == CS_GSP_MODEL_NONE) {
+		cs_diag_set(d, CS_ERR_INPUT, "region '%s': an mmio region needs a model", r->name);
+		return CS_ERR_INPUT;
+	}
+	if (r->kind != CS_GSP_MMIO && r->model != CS_GSP_MODEL_NONE) {
+		cs_diag_set(d, CS_ERR_INPUT, "region '%s': model=%s only applies to mmio regions",
+			    r->name, model_name(r->model));
+		return CS_ERR_INPUT;
+	}
+	for (size_t i = 0; i < map->count; i++) {
+		const cs_gsp_region *o = &map->region[i];
+		if (!strcmp(o->name, r->name)) {
+			cs_diag_set(d, CS_ERR_INPUT, "region '%s' defined twice", r->name);
+			return CS_ERR_INPUT;
+		}
+		if (r->base < o->base + o->size && o->base < r->base + r->size) {
+			cs_diag_set(d, CS_ERR_INPUT,
+				    "region '%s' [0x%" G_GINT64_MODIFIER "x, 0x%" G_GINT64_MODIFIER
+				    "x) overlaps region '%s' [0x%" G_GINT64_MODIFIER "x, 0x%" G_GINT64_MODIFIER "x)",
+				    r->name, r->base, r->base + r->size, o->name, o->base,
+				    o->base + o->size);
+			return CS_ERR_INPUT;
+		}
+	}
+	map->region[map->count++] = *r;
+	return CS_OK;
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end = NULL;
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 0);
+	if (errno || *end)
+		return false;
+	*v = x;
+	return true;
+}
+
+/* GLib reports key-file errors as text with a line number in some cases; we
+ * add the group's own line by scanning the text for "[group]". */
+static uint32_t group_line(const char *text, size_t len, const char *group)
+{
+	uint32_t line = 1;
+	size_t glen = strlen(group);
+	for (size_t i = 0; i < len; i++) {
+		if ((i == 0 || text[i - 1] == '\n') && text[i] == '[' && i + glen + 1 < len &&
+		    !memcmp(text + i + 1, group, glen) && text[i + 1 + glen] == ']')
+			return line;
+		if (text[i] == '\n')
+			line++;
+	}
+	return 0;
+}
+
+static uint32_t key_line(const char *text, size_t len, const char *group, const char *key)
+{
+	uint32_t gl = group_line(text, len, group);
+	uint32_t line = 1;
+	size_t klen = strlen(key);
+	for (size_t i = 0; i < len; i++) {
+		if ((i == 0 || text[i - 1] == '\n') && line > gl) {
+			if (text[i] == '[')
+				break;
+			if (i + klen < len && !memcmp(text + i, key, klen) &&
+			    (text[i + klen] == '=' || text[i + klen] == ' '))
+				return line;
+		}
+		if (text[i] == '\n')
+			line++;
+	}
+	return gl;
+}
+
+cs_status cs_gsp_map_parse(const char *text, size_t len, const char *file, cs_gsp_map *map,
+			   cs_diag *d)
+{
+	GKeyFile *kf = g_key_file_new();
+	GError *err = NULL;
+	cs_status st = CS_OK;
+	memset(map, 0, sizeof(*map));
+	if (!g_key_file_load_from_data(kf, text, len, G_KEY_FILE_NONE, &err)) {
+		cs_diag_at_text(d, CS_ERR_INPUT, file, 0, 0, "not a key file: %s", err->message);
+		g_error_free(err);
+		g_key_file_free(kf);
+		return CS_ERR_INPUT;
+	}
+	gsize ngroups = 0;
+	gchar **groups = g_key_file_get_groups(kf, &ngroups);
+	if (ngroups == 0) {
+		cs_diag_at_text(d, CS_ERR_INPUT, file, 1, 1, "no regions ([name] groups)");
+		st = CS_ERR_INPUT;
+	}
+	for (gsize g = 0; g < ngroups && st == CS_OK; g++) {
+		const char *name = groups[g];
+		cs_gsp_region r;
+		memset(&r, 0, sizeof(r));
+		uint32_t gl = group_line(text, len, name);
+		if (strlen(name) >= CS_GSP_NAME_MAX) {
+			cs_diag_at_text(d, CS_ERR_INPUT, file, gl, 1, "region name '%s' longer than %d",
+					name, CS_GSP_NAME_MAX - 1);
+			st = CS_ERR_INPUT;
+			break;
+		}
+		memcpy(r.name, name, strlen(name) + 1);
+		gsize nkeys = 0;
+		gchar **keys = g_key_file_get_keys(kf, name, &nkeys, NULL);
+		for (gsize k = 0; keys && k < nkeys && st == CS_OK; k++) {
+			const char *key = keys[k];
+			if (strcmp(key, "base") && strcmp(key, "size") && strcmp(key, "kind") &&
+			    strcmp(key, "model")) {
+				cs_diag_at_text(d, CS_ERR_INPUT, file, key_line(text, len, name, key), 1,
+						"region '%s': unknown key '%s' (expected base, size, kind, model)",
+						name, key);
+				st = CS_ERR_INPUT;
+			}
+		}
+		g_strfreev(keys);
+		if (st != CS_OK)
+			break;
+		const char *need[] = { "base", "size", "kind" };
+		for (size_t k = 0; k < 3 && st == CS_OK; k++)
+			if (!g_key_file_has_key(kf, name, need[k], NULL)) {
+				cs_diag_at_text(d, CS_ERR_INPUT, file, gl, 1, "region '%s': missing key '%s'",
+						name, need[k]);
+				st = CS_ERR_INPUT;
+			}
+		if (st != CS_OK)
+			break;
+		gchar *base = g_key_file_get_value(kf, name, "base", NULL);
+		gchar *size = g_key_file_get_value(kf, name, "size", NULL);
+		gchar *kind = g_key_file_get_value(kf, name, "kind", NULL);
+		gchar *model = g_key_file_get_value(kf, name, "model", NULL);
+		if (!parse_u64(base, &r.base)) {
+			cs_diag_at_text(d, CS_ERR_INPUT, file, key_line(text, len, name, "base"), 1,
+					"region '%s': base '%s' is not a number", name, base);
+			st = CS_ERR_INPUT;
+		} else if (!parse_u64(size, &r.size)) {
+			cs_diag_at_text(d, CS_ERR_INPUT, file, key_line(text, len, name, "size"), 1,
+					"region '%s': size '%s' is not a number", name, size);
+			st = CS_ERR_INPUT;
+		} else {
+			if (!strcmp(kind, "ram"))
+				r.kind = CS_GSP_RAM;
+			else if (!strcmp(kind, "rom"))
+				r.kind = CS_GSP_ROM;
+			else if (!strcmp(kind, "mmio"))
+				r.kind = CS_GSP_MMIO;
+			else if (!strcmp(kind, "shared"))
+				r.kind = CS_GSP_SHARED;
+			else {
+				cs_diag_at_text(d, CS_ERR_INPUT, file, key_line(text, len, name, "kind"), 1,
+						"region '%s': kind '%s' (expected ram, rom, mmio or shared)",
+						name, kind);
+				st = CS_ERR_INPUT;
+			}
+		}
+		if (st == CS_OK && model) {
+			if (!strcmp(model, "log"))
+				r.model = CS_GSP_MODEL_LOG;
+			else if (!strcmp(model, "regfile"))
+				r.model = CS_GSP_MODEL_REGFILE;
+			else if (!strcmp(model, "doorbell"))
+				r.model = CS_GSP_MODEL_DOORBELL;
+			else {
+				cs_diag_at_text(d, CS_ERR_INPUT, file, key_line(text, len, name, "model"), 1,
+						"region '%s': model '%s' (expected log, regfile or doorbell)",
+						name, model);
+				st = CS_ERR_INPUT;
+			}
+		}
+		g_free(base);
+		g_free(size);
+		g_free(kind);
+		g_free(model);
+		if (st == CS_OK) {
+			cs_diag sub;
+			cs_diag_clear(&sub);
+			if (cs_gsp_map_add(map, &r, &sub) != CS_OK) {
+				cs_diag_at_text(d, CS_ERR_INPUT, file, gl, 1, "%s", sub.msg);
+				st = CS_ERR_INPUT;
+			}
+		}
+	}
+	g_strfreev(groups);
+	g_key_file_free(kf);
+	return st;
+}
+
+cs_status cs_gsp_map_load(const char *path, cs_gsp_map *map, cs_diag *d)
+{
+	gchar *text = NULL;
+	gsize len = 0;
+	GError *err = NULL;
+	if (!g_file_get_contents(path, &text, &len, &err)) {
+		cs_diag_set(d, CS_ERR_INPUT, "%s: %s", path, err->message);
+		g_error_free(err);
+		return CS_ERR_INPUT;
+	}
+	cs_status st = cs_gsp_map_parse(text, len, path, map, d);
+	g_free(text);
+	return st;
+}
+
+void cs_gsp_map_default(cs_gsp_map *map)
+{
+	static const cs_gsp_region def[] = {
+		{ "ram", 0x80000000u, 0x100000, CS_GSP_RAM, CS_GSP_MODEL_NONE },
+		{ "shared", 0x90000000u, 0x81000, CS_GSP_SHARED, CS_GSP_MODEL_NONE },
+		{ "doorbell", 0x110000, 0x1000, CS_GSP_MMIO, CS_GSP_MODEL_DOORBELL },
+		{ "log", 0x10000000, 0x1000, CS_GSP_MMIO, CS_GSP_MODEL_LOG },
+		{ "regs", 0x10001000, 0x1000, CS_GSP_MMIO, CS_GSP_MODEL_REGFILE },
+		{ "bootrom", 0x1000, 0x1000, CS_GSP_ROM, CS_GSP_MODEL_NONE },
+	};
+	memset(map, 0, sizeof(*map));
+	for (size_t i = 0; i < sizeof(def) / sizeof(def[0]); i++)
+		map->region[map->count++] = def[i];
+}
+
+const cs_gsp_region *cs_gsp_map_find(const cs_gsp_map *map, const char *name)
+{
+	for (size_t i = 0; i < map->count; i++)
+		if (!strcmp(map->region[i].name, name))
+			return &map->region[i];
+	return NULL;
+}

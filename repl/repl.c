@@ -1,0 +1,277 @@
+/* The REPL engine on libedit (BSD licensed; GNU readline's GPL-3 would not mix
+ * with Unicorn's GPL-2). */
+#include <histedit.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chainsim/repl.h"
+
+struct cs_repl {
+	cs_repl_config cfg;
+	EditLine *el;
+	History *hist;
+	HistEvent ev;
+};
+
+cs_repl *cs_repl_new(const cs_repl_config *cfg)
+{
+	cs_repl *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->cfg = *cfg;
+	if (!r->cfg.prompt)
+		r->cfg.prompt = "> ";
+	if (!r->cfg.prog)
+		r->cfg.prog = "chainsim";
+	return r;
+}
+
+void cs_repl_free(cs_repl *r)
+{
+	if (!r)
+		return;
+	if (r->el)
+		el_end(r->el);
+	if (r->hist)
+		history_end(r->hist);
+	free(r);
+}
+
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+cs_status cs_repl_line(cs_repl *r, const char *line, bool echo, FILE *out, bool *quit, cs_diag *d)
+{
+	char buf[4096];
+	size_t n = strlen(line);
+	if (n >= sizeof(buf)) {
+		cs_diag_set(d, CS_ERR_INPUT, "line longer than %zu characters", sizeof(buf) - 1);
+		return CS_ERR_INPUT;
+	}
+	memcpy(buf, line, n + 1);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+		buf[--n] = 0;
+	const char *s = skip_ws(buf);
+	if (!*s || *s == '#')
+		return CS_OK;
+	if (echo)
+		fprintf(out, "%s%s\n", r->cfg.prompt, s);
+	if (!strcmp(s, "quit") || !strcmp(s, "exit") || !strcmp(s, "q")) {
+		if (quit)
+			*quit = true;
+		return CS_OK;
+	}
+	if (!strncmp(s, "echo", 4) && (s[4] == 0 || s[4] == ' ')) {
+		fprintf(out, "%s\n", skip_ws(s + 4));
+		return CS_OK;
+	}
+	if (!strcmp(s, "help") && r->cfg.commands) {
+		fprintf(out, "commands:");
+		for (size_t i = 0; r->cfg.commands[i]; i++)
+			fprintf(out, " %s", r->cfg.commands[i]);
+		fprintf(out, "\n");
+		return CS_OK;
+	}
+	return r->cfg.exec(r->cfg.ctx, s, out, d);
+}
+
+cs_status cs_repl_script(cs_repl *r, const char *path, FILE *out, cs_diag *d)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		cs_diag_set(d, CS_ERR_INPUT, "%s: cannot open the script", path);
+		return CS_ERR_INPUT;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	uint32_t lineno = 0;
+	cs_status st = CS_OK;
+	bool quit = false;
+	while (!quit && getline(&line, &cap, f) >= 0) {
+		lineno++;
+		cs_diag sub;
+		cs_diag_clear(&sub);
+		st = cs_repl_line(r, line, true, out, &quit, &sub);
+		fflush(out);
+		if (st != CS_OK) {
+			cs_diag_at_text(d, st, path, lineno, 1, "%s", sub.msg);
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return st;
+}
+
+static void collect(const char *w, const char *prefix, size_t plen, const char **best, size_t *common,
+		    size_t *count, void (*emit)(const char *, void *), void *arg)
+{
+	if (strncmp(w, prefix, plen))
+		return;
+	if (emit)
+		emit(w, arg);
+	if (!*best) {
+		*best = w;
+		*common = strlen(w);
+	} else {
+		size_t k = 0;
+		while (k < *common && w[k] == (*best)[k])
+			k++;
+		*common = k;
+	}
+	(*count)++;
+}
+
+size_t cs_repl_complete(cs_repl *r, const char *line, void (*emit)(const char *word, void *arg), void *arg)
+{
+	const char *start = line + strlen(line);
+	while (start > line && start[-1] != ' ' && start[-1] != '\t')
+		start--;
+	bool first = skip_ws(line) == start;
+	size_t plen = strlen(start), common = 0, count = 0;
+	const char *best = NULL;
+	if (first) {
+		for (size_t i = 0; r->cfg.commands && r->cfg.commands[i]; i++)
+			collect(r->cfg.commands[i], start, plen, &best, &common, &count, emit, arg);
+	} else if (r->cfg.words) {
+		const char *w;
+		for (size_t i = 0; (w = r->cfg.words(r->cfg.ctx, i)) != NULL; i++)
+			collect(w, start, plen, &best, &common, &count, emit, arg);
+	}
+	return count;
+}
+
+static char *prompt_fn(EditLine *el)
+{
+	cs_repl *r = NULL;
+	el_get(el, EL_CLIENTDATA, &r);
+	return (char *)(r ? r->cfg.prompt : "> ");
+}
+
+struct complete_state {
+	const char *first;
+	size_t common;
+	size_t count;
+	FILE *out;
+};
+
+static void complete_emit(const char *w, void *arg)
+{
+	struct complete_state *c = arg;
+	if (!c->first) {
+		c->first = w;
+		c->common = strlen(w);
+	} else {
+		size_t k = 0;
+		while (k < c->common && w[k] == c->first[k])
+			k++;
+		c->common = k;
+	}
+	c->count++;
+}
+
+static void list_emit(const char *w, void *arg)
+{
+	fprintf(((struct complete_state *)arg)->out, "%s  ", w);
+}
+
+static unsigned char complete_fn(EditLine *el, int ch)
+{
+	(void)ch;
+	cs_repl *r = NULL;
+	el_get(el, EL_CLIENTDATA, &r);
+	const LineInfo *li = el_line(el);
+	size_t len = (size_t)(li->cursor - li->buffer);
+	char *line = malloc(len + 1);
+	if (!line)
+		return CC_ERROR;
+	memcpy(line, li->buffer, len);
+	line[len] = 0;
+	const char *start = line + len;
+	while (start > line && start[-1] != ' ' && start[-1] != '\t')
+		start--;
+	size_t plen = strlen(start);
+	struct complete_state c = { NULL, 0, 0, stdout };
+	cs_repl_complete(r, line, complete_emit, &c);
+	unsigned char ret = CC_REFRESH;
+	if (c.count == 1) {
+		char add[256];
+		snprintf(add, sizeof(add), "%s ", c.first + plen);
+		el_insertstr(el, add);
+	} else if (c.count > 1 && c.common > plen) {
+		char add[256];
+		size_t k = c.common - plen < sizeof(add) - 1 ? c.common - plen : sizeof(add) - 1;
+		memcpy(add, c.first + plen, k);
+		add[k] = 0;
+		el_insertstr(el, add);
+	} else if (c.count > 1) {
+		fputc('\n', stdout);
+		cs_repl_complete(r, line, list_emit, &c);
+		fputc('\n', stdout);
+		ret = CC_REDISPLAY;
+	} else
+		ret = CC_ERROR;
+	free(line);
+	return ret;
+}
+
+int cs_repl_interactive(cs_repl *r, FILE *out, FILE *err)
+{
+	int failures = 0;
+	bool quit = false;
+	if (!isatty(STDIN_FILENO)) {
+		char *line = NULL;
+		size_t cap = 0;
+		while (!quit && getline(&line, &cap, stdin) >= 0) {
+			cs_diag d;
+			cs_diag_clear(&d);
+			if (cs_repl_line(r, line, true, out, &quit, &d) != CS_OK) {
+				char msg[1024];
+				cs_diag_format(&d, msg, sizeof(msg));
+				fprintf(err, "error: %s\n", msg);
+				failures++;
+			}
+			fflush(out);
+		}
+		free(line);
+		return failures;
+	}
+	r->el = el_init(r->cfg.prog, stdin, out, err);
+	r->hist = history_init();
+	history(r->hist, &r->ev, H_SETSIZE, 1000);
+	if (r->cfg.history_file)
+		history(r->hist, &r->ev, H_LOAD, r->cfg.history_file);
+	el_set(r->el, EL_CLIENTDATA, r);
+	el_set(r->el, EL_PROMPT, prompt_fn);
+	el_set(r->el, EL_EDITOR, "emacs");
+	el_set(r->el, EL_HIST, history, r->hist);
+	el_set(r->el, EL_ADDFN, "cs-complete", "complete a command or symbol", complete_fn);
+	el_set(r->el, EL_BIND, "^I", "cs-complete", NULL);
+	el_source(r->el, NULL);
+	while (!quit) {
+		int n = 0;
+		const char *line = el_gets(r->el, &n);
+		if (!line || n <= 0)
+			break;
+		if (*skip_ws(line) && *skip_ws(line) != '\n')
+			history(r->hist, &r->ev, H_ENTER, line);
+		cs_diag d;
+		cs_diag_clear(&d);
+		if (cs_repl_line(r, line, false, out, &quit, &d) != CS_OK) {
+			char msg[1024];
+			cs_diag_format(&d, msg, sizeof(msg));
+			fprintf(err, "error: %s\n", msg);
+			failures++;
+		}
+		fflush(out);
+	}
+	if (r->cfg.history_file)
+		history(r->hist, &r->ev, H_SAVE, r->cfg.history_file);
+	return failures;
+}

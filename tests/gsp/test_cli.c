@@ -1,0 +1,333 @@
+/* `chainsim gsp` end to end: the batch script that finds the planted defect,
+ * gdb-multiarch against the GDB stub, and the CLI's errors. */
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gsp_test_util.h"
+
+typedef struct run_result {
+	gchar *out;
+	gchar *err;
+	int code;
+} run_result;
+
+static run_result run_cli(const char *const *args)
+{
+	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	GPtrArray *argv = g_ptr_array_new();
+	g_ptr_array_add(argv, cli);
+	for (size_t i = 0; args[i]; i++)
+		g_ptr_array_add(argv, (gpointer)args[i]);
+	g_ptr_array_add(argv, NULL);
+	run_result r = { NULL, NULL, -1 };
+	gint status;
+	GError *e = NULL;
+	cr_assert(g_spawn_sync(NULL, (gchar **)argv->pdata, NULL, 0, NULL, NULL, &r.out, &r.err, &status, &e),
+		  "cannot run %s: %s", cli, e ? e->message : "?");
+	cr_assert(WIFEXITED(status), "gsp-cli died: status %d", status);
+	r.code = WEXITSTATUS(status);
+	g_ptr_array_free(argv, TRUE);
+	g_free(cli);
+	return r;
+}
+
+static void run_free(run_result *r)
+{
+	g_free(r->out);
+	g_free(r->err);
+}
+
+static run_result run_script(const char *fw)
+{
+	char *elf = gsp_fixture(fw), *map = gsp_fixture("gsp-fixture.map");
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	char *script = g_build_filename(root, "tests", "gsp", "find-desync.gsp", NULL);
+	const char *args[] = { elf, "--map", map, "--script", script, NULL };
+	run_result r = run_cli(args);
+	g_free(elf);
+	g_free(map);
+	g_free(script);
+	return r;
+}
+
+#define HAS(r, s) cr_assert(strstr((r).out, (s)), "missing '%s' in:\n%s\nstderr:\n%s", (s), (r).out, (r).err)
+#define HASNT(r, s) cr_assert_null(strstr((r).out, (s)), "unexpected '%s' in:\n%s", (s), (r).out)
+
+Test(gsp_cli, script_finds_the_planted_defect)
+{
+	run_result r = run_script("gsp-fixture-defect.elf");
+	/* the free-space check reads the GSP's own command read position... */
+	HAS(r, "stopped: watchpoint 3: read of 4 bytes at 0x90041020 = 0x0 by 0x80000566 <statq_free_slots+0x10>");
+	HAS(r, "address 0x90041020 is msgq.cmd.read");
+	HAS(r, "0x80000566 <statq_free_slots+0x10>:\tlw\ta0,32(a5)");
+	HASNT(r, "is msgq.stat.read");
+	/* ...so the reply ring overruns under load */
+	HAS(r, "stopped: msgq desync: status queue overrun: the GSP moved msgq.stat.write 61 -> 1 (3 elements) "
+	       "while 60 elements were unread (msgq.stat.read 1, room for 2)");
+	HAS(r, "by the instruction at 0x80000702 <statq_send+0x184>");
+	HAS(r, "cursors: msgq.cmd.write=24 msgq.cmd.read=20 msgq.stat.write=1 msgq.stat.read=1");
+	cr_assert(strstr(r.err, "find-desync.gsp:22:1: status element at slot 1: seqNum 22, expected 1: the status ring is desynchronized"),
+		  "stderr: %s", r.err);
+	cr_assert_eq(r.code, 1, "a desynchronized ring is a broken run (exit 1), got %d", r.code);
+	run_free(&r);
+}
+
+Test(gsp_cli, script_on_the_good_firmware_shows_no_desync)
+{
+	run_result r = run_script("gsp-fixture.elf");
+	HAS(r, "stopped: watchpoint 2: read of 4 bytes at 0x90001020 = 0x1 by 0x80000566 <statq_free_slots+0x10>");
+	HAS(r, "address 0x90001020 is msgq.stat.read");
+	HAS(r, "0x80000566 <statq_free_slots+0x10>:\tlw\ta0,32(a4)");
+	HAS(r, "stopped: idle: wfi at 0x8000018e <wait_for_host+0xa>, no interrupt pending");
+	HAS(r, "msgq.stat.write  61  @0x90041010 (GSP write pointer)");
+	HAS(r, "reply GET_GSP_STATIC_INFO(65) sequence 24 seqNum 24 elems 3 result 0x0");
+	HAS(r, "drained 24 replies; 0 outstanding");
+	HASNT(r, "desync");
+	HASNT(r, "is msgq.cmd.read");
+	cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+	/* batch output is stable: a second run prints the same bytes */
+	run_result again = run_script("gsp-fixture.elf");
+	cr_assert_str_eq(again.out, r.out);
+	run_free(&again);
+	run_free(&r);
+}
+
+Test(gsp_cli, clear_errors)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	gchar *tmp = g_build_filename(g_get_tmp_dir(), "gsp-bad-XXXXXX.map", NULL);
+	int fd = g_mkstemp(tmp);
+	cr_assert(fd >= 0);
+	const char *bad = "[ram]\nbase=0x80000000\nsize=0x100000\nkind=ram\n[dup]\nbase=0x80080000\nsize=0x1000\nkind=ram\n";
+	cr_assert_eq(write(fd, bad, strlen(bad)), (ssize_t)strlen(bad));
+	close(fd);
+	const char *a1[] = { elf, "--map", tmp, "-ex", "info map", NULL };
+	run_result r = run_cli(a1);
+	cr_assert_eq(r.code, 2);
+	cr_assert(strstr(r.err, ":5:1: region 'dup' [0x80080000, 0x80081000) overlaps region 'ram'"), "%s", r.err);
+	run_free(&r);
+	unlink(tmp);
+	g_free(tmp);
+	const char *a2[] = { "/nonexistent/fw.elf", NULL };
+	r = run_cli(a2);
+	cr_assert_eq(r.code, 2);
+	cr_assert(strstr(r.err, "/nonexistent/fw.elf"), "%s", r.err);
+	run_free(&r);
+	const char *a3[] = { elf, "-ex", "break", NULL };
+	r = run_cli(a3);
+	cr_assert_eq(r.code, 2);
+	cr_assert(strstr(r.err, "-ex:1:1: usage: break LOCATION"), "%s", r.err);
+	run_free(&r);
+	const char *a4[] = { elf, "--gdb", "localhost:x", NULL };
+	r = run_cli(a4);
+	cr_assert_eq(r.code, 2);
+	run_free(&r);
+	g_free(elf);
+}
+
+Test(gsp_cli, gdb_multiarch_against_the_stub)
+{
+	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL };
+	GPid pid;
+	gint out_fd;
+	GError *e = NULL;
+	cr_assert(g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd,
+					   NULL, &e),
+		  "cannot start the stub: %s", e ? e->message : "?");
+	/* the stub picks a free loopback port and prints it */
+	char line[256] = { 0 };
+	size_t n = 0;
+	while (n < sizeof(line) - 1) {
+		ssize_t k = read(out_fd, line + n, 1);
+		if (k <= 0 || line[n] == '\n')
+			break;
+		n++;
+	}
+	line[n] = 0;
+	unsigned port = 0;
+	cr_assert_eq(sscanf(line, "gdb stub listening on port %u", &port), 1, "stub said '%s'", line);
+	char *target = g_strdup_printf("target remote 127.0.0.1:%u", port);
+	char *file = g_strdup_printf("file %s", elf);
+	char *gdb_argv[] = { "gdb-multiarch", "-batch", "-nx",
+			     "-ex", "set architecture riscv:rv64",
+			     "-ex", file,
+			     "-ex", target,
+			     "-ex", "break statq_init",
+			     "-ex", "continue",
+			     "-ex", "info registers pc ra mtvec",
+			     "-ex", "x/2xw 0x80000000",
+			     "-ex", "stepi",
+			     "-ex", "print $pc",
+			     "-ex", "set $a5 = 0x1234",
+			     "-ex", "print/x $a5",
+			     "-ex", "set {int}0x800f0000 = 0x5a5a",
+			     "-ex", "x/1xw 0x800f0000",
+			     "-ex", "step",
+			     "-ex", "watch fw_traps",
+			     "-ex", "continue",
+			     "-ex", "print fw_traps",
+			     "-ex", "kill",
+			     NULL };
+	gchar *gout = NULL, *gerr = NULL;
+	gint status = 0;
+	gboolean ok = g_spawn_sync(NULL, gdb_argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &gout, &gerr, &status, &e);
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	g_spawn_close_pid(pid);
+	close(out_fd);
+	cr_assert(ok, "cannot run gdb-multiarch (scripts/setup.sh installs it): %s", e ? e->message : "?");
+	run_result r = { gout, gerr, 0 };
+	HAS(r, "Breakpoint 1, statq_init () at fw.c:");
+	HAS(r, "pc             0x80000194\t0x80000194 <statq_init>");
+	HAS(r, "mtvec          0x8000003c");
+	HAS(r, "0x80000000 <_start>:\t0x00100117\t0x00010113");
+	HAS(r, "$1 = (void (*)()) 0x80000196 <statq_init+2>");
+	HAS(r, "$2 = 0x1234");
+	HAS(r, "0x800f0000:\t0x00005a5a");
+	HAS(r, "Hardware watchpoint 2: fw_traps");
+	HAS(r, "Old value = 0");
+	HAS(r, "New value = 1");
+	HAS(r, "trap_handler (cause=11");
+	HAS(r, "$3 = 1");
+	run_free(&r);
+	g_free(target);
+	g_free(file);
+	g_free(cli);
+	g_free(elf);
+}
+
+/* ---- the stub over a raw socket: interrupts and malformed packets ---- */
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+static void send_raw(int fd, const char *s, size_t n)
+{
+	cr_assert_eq(send(fd, s, n, 0), (ssize_t)n);
+}
+
+static void send_pkt(int fd, const char *payload)
+{
+	unsigned sum = 0;
+	for (const char *c = payload; *c; c++)
+		sum = (sum + (unsigned char)*c) & 0xff;
+	char *p = g_strdup_printf("$%s#%02x", payload, sum);
+	send_raw(fd, p, strlen(p));
+	g_free(p);
+}
+
+/* The next reply payload, skipping acks; '-' comes back as "-". */
+static char *read_reply(int fd)
+{
+	GString *g = g_string_new(NULL);
+	char c;
+	bool in = false;
+	while (recv(fd, &c, 1, 0) == 1) {
+		if (!in) {
+			if (c == '-') {
+				g_string_append_c(g, '-');
+				break;
+			}
+			if (c == '$')
+				in = true;
+			continue;
+		}
+		if (c == '#') {
+			char cs[2];
+			cr_assert_eq(recv(fd, cs, 2, MSG_WAITALL), 2);
+			break;
+		}
+		g_string_append_c(g, c);
+	}
+	return g_string_free(g, FALSE);
+}
+
+static char *le64(uint64_t v)
+{
+	char *s = g_malloc(17);
+	for (int i = 0; i < 8; i++)
+		snprintf(s + 2 * i, 3, "%02x", (unsigned)((v >> (8 * i)) & 0xff));
+	return s;
+}
+
+Test(gsp_cli, gdb_stub_interrupt_and_bad_packets)
+{
+	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL };
+	GPid pid;
+	gint out_fd;
+	cr_assert(g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd,
+					   NULL, NULL));
+	char line[128] = { 0 };
+	for (size_t n = 0; n < sizeof(line) - 1 && read(out_fd, line + n, 1) == 1 && line[n] != '\n'; n++)
+		;
+	unsigned port = 0;
+	cr_assert_eq(sscanf(line, "gdb stub listening on port %u", &port), 1, "stub said '%s'", line);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+
+	send_raw(fd, "$g#00", 5); /* bad checksum: NAK */
+	char *r = read_reply(fd);
+	cr_assert_str_eq(r, "-");
+	g_free(r);
+	GString *huge = g_string_new("$");
+	for (int i = 0; i < CS_GDB_PACKET_MAX + 100; i++)
+		g_string_append_c(huge, 'm');
+	g_string_append(huge, "#00");
+	send_raw(fd, huge->str, huge->len);
+	g_string_free(huge, TRUE);
+	r = read_reply(fd);
+	cr_assert_str_eq(r, "-", "an overlong packet is refused");
+	g_free(r);
+
+	/* run busy_loop(huge) and stop it with 0x03 */
+	cs_gsp_image *img;
+	cr_assert_eq(cs_gsp_image_load(elf, 0, &img, NULL), CS_OK);
+	uint64_t fn = cs_gsp_image_symbol(img, "busy_loop")->addr;
+	cs_gsp_image_free(img);
+	char *v = le64(fn), *big = le64(UINT64_MAX / 2), *sp = le64(0x800F0000);
+	char *p1 = g_strdup_printf("P20=%s", v), *p2 = g_strdup_printf("Pa=%s", big), *p3 = g_strdup_printf("P2=%s", sp);
+	const char *sets[] = { p1, p2, p3 };
+	for (int i = 0; i < 3; i++) {
+		send_pkt(fd, sets[i]);
+		r = read_reply(fd);
+		cr_assert_str_eq(r, "OK", "%s", sets[i]);
+		g_free(r);
+	}
+	send_pkt(fd, "c");
+	g_usleep(300000);
+	send_raw(fd, "\x03", 1);
+	r = read_reply(fd);
+	cr_assert_str_eq(r, "S02", "0x03 stops a running target with SIGINT");
+	g_free(r);
+	send_pkt(fd, "p20");
+	r = read_reply(fd);
+	uint64_t pc = 0;
+	for (int i = 7; i >= 0; i--)
+		pc = pc << 8 | (uint64_t)strtoul((char[]){ r[2 * i], r[2 * i + 1], 0 }, NULL, 16);
+	cr_assert(pc >= fn && pc < fn + 0x40, "stopped inside busy_loop, pc 0x%lx", (unsigned long)pc);
+	g_free(r);
+	send_pkt(fd, "k");
+	int status = 0;
+	waitpid(pid, &status, 0);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the stub exits after k");
+	g_spawn_close_pid(pid);
+	close(fd);
+	close(out_fd);
+	g_free(v);
+	g_free(big);
+	g_free(sp);
+	g_free(p1);
+	g_free(p2);
+	g_free(p3);
+	g_free(cli);
+	g_free(elf);
+}

@@ -1,0 +1,128 @@
+/* Fixed-seed mutation of the ELF loader's and the GDB packet parser's inputs:
+ * every mutant is accepted or refused with an error, never a crash (run under
+ * ASan in CI). libFuzzer entry points: fuzz_elf.c, fuzz_gdb.c (clang only). */
+#include <string.h>
+
+#include "gsp_test_util.h"
+
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+Test(gsp_fuzz, elf_loader_mutations)
+{
+	char *p = gsp_fixture("gsp-fixture.elf");
+	gchar *orig = NULL;
+	gsize len = 0;
+	cr_assert(g_file_get_contents(p, &orig, &len, NULL));
+	g_free(p);
+	uint8_t *buf = malloc(len);
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	int accepted = 0, refused = 0;
+	for (int it = 0; it < 3000; it++) {
+		memcpy(buf, orig, len);
+		size_t n = len;
+		int kind = (int)(rng_next(&seed) % 4);
+		int flips = 1 + (int)(rng_next(&seed) % 8);
+		for (int f = 0; f < flips; f++) {
+			size_t at;
+			if (kind == 0) /* ELF header */
+				at = rng_next(&seed) % 64;
+			else if (kind == 1) /* program and section headers */
+				at = 64 + rng_next(&seed) % 128;
+			else /* anywhere, section headers included */
+				at = rng_next(&seed) % len;
+			buf[at] = (uint8_t)rng_next(&seed);
+		}
+		if (kind == 3)
+			n = rng_next(&seed) % len;
+		cs_gsp_image *img = NULL;
+		cs_diag d;
+		cs_diag_clear(&d);
+		cs_status st = cs_gsp_image_from_elf(buf, n, "mut", &img, &d);
+		cr_assert(st == CS_OK || st == CS_ERR_INPUT, "iteration %d: status %d", it, st);
+		if (st == CS_OK) {
+			accepted++;
+			cr_assert(img && img->nseg > 0);
+			cs_gsp_image_free(img);
+		} else {
+			refused++;
+			cr_assert_null(img);
+			cr_assert(d.msg[0], "a refusal says why");
+		}
+	}
+	cr_assert_gt(accepted, 0);
+	cr_assert_gt(refused, 1000);
+	free(buf);
+	g_free(orig);
+}
+
+Test(gsp_fuzz, gdb_packet_mutations)
+{
+	static const char *const payloads[] = { "g", "m80000000,4", "Z0,80000194,2", "qSupported:xmlRegisters=i386",
+						"p20", "M800f0000,2:abcd", "qXfer:features:read:target.xml:0,fff", "P5=0100000000000000",
+						"Z2,90041010,4", "z0,80000194,2", "G" };
+	enum { NSEEDS = sizeof(payloads) / sizeof(payloads[0]) + 2 };
+	char *seeds[NSEEDS];
+	for (size_t i = 0; i < NSEEDS - 2; i++) {
+		unsigned sum = 0;
+		for (const char *c = payloads[i]; *c; c++)
+			sum = (sum + (unsigned char)*c) & 0xff;
+		seeds[i] = g_strdup_printf("$%s#%02x", payloads[i], sum);
+	}
+	seeds[NSEEDS - 2] = g_strdup("+");
+	seeds[NSEEDS - 1] = g_strdup("\x03");
+	gsp_fx fx;
+	gsp_fx_open(&fx, "gsp-fixture.elf");
+	uint64_t seed = 12345;
+	char *out = malloc(CS_GDB_PACKET_MAX + 1);
+	char *reply = malloc(2 * CS_GDB_PACKET_MAX + 64);
+	uint8_t buf[256];
+	int packets = 0, errors = 0;
+	for (int it = 0; it < 20000; it++) {
+		const char *s = seeds[rng_next(&seed) % NSEEDS];
+		size_t n = strlen(s);
+		memcpy(buf, s, n);
+		int flips = (int)(rng_next(&seed) % 4);
+		for (int f = 0; f < flips && n; f++)
+			buf[rng_next(&seed) % n] = (uint8_t)rng_next(&seed);
+		if (rng_next(&seed) % 3 == 0 && n < sizeof(buf) - 8) {
+			size_t extra = rng_next(&seed) % 8;
+			for (size_t k = 0; k < extra; k++)
+				buf[n++] = (uint8_t)rng_next(&seed);
+		}
+		if (rng_next(&seed) % 4 == 0)
+			n = rng_next(&seed) % (n + 1);
+		size_t off = 0;
+		while (off < n) {
+			size_t used = 0, olen = 0;
+			cs_gdb_pkt_kind k = cs_gdb_parse(buf + off, n - off, &used, out, &olen, NULL);
+			if (k == CS_GDB_PKT_NONE)
+				break;
+			cr_assert(used > 0 && used <= n - off, "progress");
+			off += used;
+			if (k == CS_GDB_PKT_ERROR)
+				errors++;
+			if (k != CS_GDB_PKT_PACKET)
+				continue;
+			packets++;
+			cr_assert_leq(olen, CS_GDB_PACKET_MAX);
+			/* resume commands would run the firmware; everything else is handled */
+			if (out[0] == 'c' || out[0] == 's' || out[0] == 'v' || out[0] == 'k' || out[0] == 'D')
+				continue;
+			cr_assert_eq(cs_gdb_handle(fx.m, out, olen, reply, 2 * CS_GDB_PACKET_MAX + 64, NULL), CS_OK);
+		}
+	}
+	cr_assert_gt(packets, 1000);
+	cr_assert_gt(errors, 1000);
+	for (size_t i = 0; i < NSEEDS; i++)
+		g_free(seeds[i]);
+	free(out);
+	free(reply);
+	gsp_fx_close(&fx);
+}
