@@ -1,0 +1,142 @@
+/* The PTX parser and SIMT executor (ptxrun/exec/).
+ *
+ * cs_ptx_parse turns the PTX text nvcc emits (ISA 7.x-9.x, sm_70..sm_120) into a
+ * predecoded program: flat instruction arrays with operand indices, no strings at
+ * run time. Anything the executor cannot run is a load-time error naming the PTX
+ * line and column, never a silent no-op.
+ *
+ * cs_ptx_run executes one entry over a grid: warps of 32 threads with active
+ * masks, reconvergence at the immediate post-dominator (a per-warp divergence
+ * stack), CTAs advancing through bar.sync, shared memory per CTA, local memory
+ * per thread, global memory through bus->mem. Deterministic: CTAs run in linear
+ * order (x fastest), warps in index order, lanes in lane order.
+ *
+ * Address spaces as the executor models them:
+ *   .global  the VA in bus->mem (generic addresses outside the windows below);
+ *   .shared  byte offsets 0.. of the CTA's shared memory (static variables first,
+ *            in declaration order, then the dynamic `.extern .shared` area);
+ *            generic = shared_window + offset;
+ *   .local   byte offsets 0.. of the thread's local memory; generic =
+ *            local_window + offset;
+ *   .const / module-scope .global variables: at var_va[i] in bus->mem when the
+ *            launch supplies them, else in a private per-run copy of their
+ *            initializers at module_window + offset (writes do not persist
+ *            between runs);
+ *   .param   the entry's parameters, read from cs_ptx_launch.params.
+ *
+ * Approximate math (documented error): ex2/lg2/sin/cos/tanh/rsqrt/rcp/sqrt
+ * .approx and div.approx/div.full are computed in double precision and rounded
+ * once to f32, i.e. within 0.5 ulp (plus 1 ulp for the double evaluation) of
+ * the exact value; this is inside every bound the PTX ISA states for them. .ftz
+ * flushes f32 subnormal inputs and results to sign-preserving zero.
+ */
+#ifndef CHAINSIM_PTX_H
+#define CHAINSIM_PTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chainsim/diag.h"
+#include "chainsim/ports.h"
+
+typedef struct cs_ptx_program cs_ptx_program; /* one parsed, predecoded PTX module */
+
+/* Parses a whole PTX module. name is used in diagnostics (file:line:col). Returns
+ * NULL with d set (CS_ERR_INPUT for malformed text, CS_ERR_UNSUPPORTED for valid
+ * PTX the executor does not implement), always naming line and column. */
+cs_ptx_program *cs_ptx_parse(const char *text, size_t len, const char *name, cs_diag *d);
+void cs_ptx_program_free(cs_ptx_program *p);
+
+/* Module header: `.version MAJOR.MINOR`, `.target sm_NN[a]`, `.address_size N`. */
+void cs_ptx_version(const cs_ptx_program *p, uint32_t *major, uint32_t *minor);
+const char *cs_ptx_target(const cs_ptx_program *p); /* "sm_90" etc. */
+uint32_t cs_ptx_address_size(const cs_ptx_program *p); /* 32 or 64 */
+
+/* Entries (.entry kernels; .func device functions are not entries). */
+size_t cs_ptx_entry_count(const cs_ptx_program *p);
+const char *cs_ptx_entry_name(const cs_ptx_program *p, size_t i);
+/* Index of the entry with this (mangled) name; false when there is none. */
+bool cs_ptx_entry_find(const cs_ptx_program *p, const char *name, size_t *index);
+/* Line of the entry's `.entry` directive. */
+uint32_t cs_ptx_entry_line(const cs_ptx_program *p, size_t i);
+
+/* The entry's .param layout as PTX declares it: each parameter at the next
+ * offset aligned to its alignment (CUDA's kernel-parameter ABI). */
+typedef struct cs_ptx_param {
+	const char *name;
+	uint32_t offset;
+	uint32_t size;
+	uint32_t align;
+} cs_ptx_param;
+size_t cs_ptx_param_count(const cs_ptx_program *p, size_t entry);
+bool cs_ptx_param_info(const cs_ptx_program *p, size_t entry, size_t i, cs_ptx_param *out);
+/* Bytes the whole parameter block spans (end of the last parameter). */
+uint32_t cs_ptx_param_bytes(const cs_ptx_program *p, size_t entry);
+/* Static shared bytes the entry uses (module-scope and its own .shared
+ * variables), and the alignment its dynamic shared area starts at. */
+uint32_t cs_ptx_static_shared_bytes(const cs_ptx_program *p, size_t entry);
+uint32_t cs_ptx_dynamic_shared_align(const cs_ptx_program *p, size_t entry);
+/* Local bytes per thread the entry's frame needs (its .local variables). */
+uint32_t cs_ptx_local_bytes(const cs_ptx_program *p, size_t entry);
+
+/* Module-scope .global and .const variables (for a loader that places them in
+ * GPU memory and passes their VAs in cs_ptx_launch.var_va). */
+typedef enum cs_ptx_space {
+	CS_PTX_SPACE_GLOBAL = 1,
+	CS_PTX_SPACE_CONST,
+} cs_ptx_space;
+typedef struct cs_ptx_var {
+	const char *name;
+	cs_ptx_space space;
+	uint32_t size;
+	uint32_t align;
+	const uint8_t *init; /* size bytes: the initializer, zeros when none */
+} cs_ptx_var;
+size_t cs_ptx_var_count(const cs_ptx_program *p);
+bool cs_ptx_var_info(const cs_ptx_program *p, size_t i, cs_ptx_var *out);
+
+/* Default generic-address windows (used when the launch leaves them 0). */
+#define CS_PTX_SHARED_WINDOW_DEFAULT 0x00007f0000000000ull
+#define CS_PTX_LOCAL_WINDOW_DEFAULT 0x00007e0000000000ull
+#define CS_PTX_MODULE_WINDOW_DEFAULT 0x00007d0000000000ull
+/* Default budget of thread-instructions per run (an endless loop ends as
+ * CS_GRID_ERROR, not a hang). */
+#define CS_PTX_BUDGET_DEFAULT (1ull << 36)
+/* The most shared memory per CTA and local memory per thread a launch may ask
+ * for (above any GPU's limits; a larger request is CS_GRID_ERROR). */
+#define CS_PTX_SHARED_MAX (16u << 20)
+#define CS_PTX_LOCAL_MAX (1u << 20)
+/* The most host memory the register files of one CTA may take (every
+ * declared register and constant of the module, 8 bytes per lane). */
+#define CS_PTX_REGFILE_MAX (512u << 20)
+
+/* Everything the executor needs from the QMD. */
+typedef struct cs_ptx_launch {
+	uint32_t grid[3], block[3];
+	uint32_t dynamic_shared_bytes;
+	const uint8_t *params;   /* laid out per cs_ptx_param_info */
+	size_t param_bytes;      /* at least cs_ptx_param_bytes(entry) */
+	uint32_t channel, launch; /* for trace records and fault messages */
+	/* Optional (0 / NULL: the defaults above). */
+	uint64_t max_thread_instructions;
+	uint64_t shared_window, local_window, module_window;
+	const uint64_t *var_va;  /* cs_ptx_var_count entries, or NULL */
+	size_t var_count;
+} cs_ptx_launch;
+
+/* Runs the grid through bus->mem; fills out: EXECUTED with CTAs and
+ * thread-instructions, or FAULT naming CTA, thread, PTX line and address (also
+ * in out->fault_va, and a CS_EV_FAULT record), or ERROR (bad launch, budget
+ * spent, barrier deadlock). Thread-instructions count, for every instruction a
+ * warp issues, each thread active in the warp at that point, including threads
+ * whose guard predicate is false (as hardware issues them). Emits one
+ * CS_EV_CTA_RANGE record [0, CTAs completed) into bus->trace. out->kernel is
+ * the entry's name. Deterministic: same inputs, same memory, counts and trace. */
+void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
+		const cs_bus *bus, cs_grid_result *out);
+
+/* Predecoded-instruction statistics, for tests and tools. */
+size_t cs_ptx_instruction_count(const cs_ptx_program *p);
+
+#endif

@@ -1,0 +1,666 @@
+/* Per-lane semantics of the generic integer and float operations,
+ * conversions and comparisons, as the PTX ISA defines them.
+ *
+ * Choices where PTX leaves the result machine-specific (modelled on what the
+ * hardware's division sequence produces): integer division by zero gives all
+ * ones (-1 signed), remainder by zero gives the dividend; INT_MIN / -1 gives
+ * INT_MIN and INT_MIN % -1 gives 0. */
+#include "ptx_alu.h"
+
+#include <fenv.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+static unsigned width(ptx_type t)
+{
+	return ptx_type_bytes(t) * 8;
+}
+
+static uint64_t wmask(unsigned w)
+{
+	return w >= 64 ? UINT64_MAX : ((uint64_t)1 << w) - 1;
+}
+
+/* Value of a slot read as integer type t, sign- or zero-extended to 64 bits. */
+static int64_t sx(uint64_t v, unsigned w)
+{
+	if (w >= 64)
+		return (int64_t)v;
+	uint64_t m = (uint64_t)1 << (w - 1);
+	v &= wmask(w);
+	return (int64_t)((v ^ m) - m);
+}
+
+uint64_t ptx_alu_norm(uint64_t v, ptx_type t)
+{
+	unsigned w = width(t);
+	if (w >= 64 || w == 0)
+		return v;
+	if (ptx_type_signed(t) && w < 32)
+		return (uint64_t)sx(v, w);
+	return v & wmask(w);
+}
+
+__extension__ typedef unsigned __int128 u128;
+__extension__ typedef __int128 s128;
+
+static uint64_t mulhi_u64(uint64_t a, uint64_t b)
+{
+	return (uint64_t)(((u128)a * b) >> 64);
+}
+
+static uint64_t mulhi_s64(int64_t a, int64_t b)
+{
+	return (uint64_t)(((s128)a * b) >> 64);
+}
+
+static uint64_t brev(uint64_t v, unsigned w)
+{
+	uint64_t r = 0;
+	for (unsigned i = 0; i < w; i++)
+		r |= ((v >> i) & 1) << (w - 1 - i);
+	return r;
+}
+
+static uint32_t prmt(uint32_t a, uint32_t b, uint32_t c, int mode)
+{
+	uint64_t x = ((uint64_t)b << 32) | a;
+	uint8_t byte[8];
+	for (int i = 0; i < 8; i++)
+		byte[i] = (uint8_t)(x >> (8 * i));
+	uint32_t r = 0;
+	if (mode == 0) {
+		for (int i = 0; i < 4; i++) {
+			unsigned sel = (c >> (4 * i)) & 0xf;
+			uint8_t v = byte[sel & 7];
+			if (sel & 8)
+				v = (v & 0x80) ? 0xff : 0;
+			r |= (uint32_t)v << (8 * i);
+		}
+		return r;
+	}
+	unsigned s = c & 3;
+	static const uint8_t tab[6][4][4] = {
+		/* f4e */ { { 0, 1, 2, 3 }, { 1, 2, 3, 4 }, { 2, 3, 4, 5 }, { 3, 4, 5, 6 } },
+		/* b4e */ { { 0, 7, 6, 5 }, { 1, 0, 7, 6 }, { 2, 1, 0, 7 }, { 3, 2, 1, 0 } },
+		/* rc8 */ { { 0, 0, 0, 0 }, { 1, 1, 1, 1 }, { 2, 2, 2, 2 }, { 3, 3, 3, 3 } },
+		/* ecl */ { { 0, 1, 2, 3 }, { 1, 1, 2, 3 }, { 2, 2, 2, 3 }, { 3, 3, 3, 3 } },
+		/* ecr */ { { 0, 0, 0, 0 }, { 0, 1, 1, 1 }, { 0, 1, 2, 2 }, { 0, 1, 2, 3 } },
+		/* rc16 */ { { 0, 1, 0, 1 }, { 2, 3, 2, 3 }, { 0, 1, 0, 1 }, { 2, 3, 2, 3 } },
+	};
+	for (int i = 0; i < 4; i++)
+		r |= (uint32_t)byte[tab[mode - 1][s][i]] << (8 * i);
+	return r;
+}
+
+uint64_t ptx_alu_int(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e)
+{
+	ptx_type t = (ptx_type)in->t1;
+	unsigned w = width(t);
+	bool sgn = ptx_type_signed(t);
+	uint64_t m = wmask(w);
+	int64_t sa = sx(a, w), sb = sx(b, w), sc = sx(c, w);
+	uint64_t ua = a & m, ub = b & m, uc = c & m;
+	uint64_t r = 0;
+	switch (in->aux) {
+	case IO_ADD: r = ua + ub; break;
+	case IO_SUB: r = ua - ub; break;
+	case IO_ADDSAT:
+	case IO_SUBSAT: {
+		int64_t v = in->aux == IO_ADDSAT ? sa + sb : sa - sb; /* s32 only */
+		if (w != 32)
+			r = in->aux == IO_ADDSAT ? ua + ub : ua - ub;
+		else
+			r = (uint64_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v);
+		break;
+	}
+	case IO_MULLO: r = ua * ub; break;
+	case IO_MULHI:
+		if (w == 64)
+			r = sgn ? mulhi_s64(sa, sb) : mulhi_u64(ua, ub);
+		else
+			r = sgn ? (uint64_t)((sa * sb) >> w) : (ua * ub) >> w;
+		break;
+	case IO_MULWIDE:
+		r = sgn ? (uint64_t)(sa * sb) : ua * ub;
+		return ptx_alu_norm(r, w == 16 ? (sgn ? T_S32 : T_U32) : T_U64);
+	case IO_MADLO: r = ua * ub + uc; break;
+	case IO_MADHI: {
+		uint64_t hi;
+		if (w == 64)
+			hi = sgn ? mulhi_s64(sa, sb) : mulhi_u64(ua, ub);
+		else
+			hi = sgn ? (uint64_t)((sa * sb) >> w) : (ua * ub) >> w;
+		if (in->flags & F_SAT) {
+			int64_t v = sx(hi, w) + sc;
+			r = (uint64_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v);
+		} else {
+			r = hi + uc;
+		}
+		break;
+	}
+	case IO_MADWIDE: {
+		uint64_t p = sgn ? (uint64_t)(sa * sb) : ua * ub;
+		return ptx_alu_norm(p + c, w == 16 ? (sgn ? T_S32 : T_U32) : T_U64);
+	}
+	case IO_DIV:
+		if (ub == 0)
+			r = m;
+		else if (sgn && sb == -1)
+			r = (uint64_t)0 - ua; /* INT_MIN / -1 wraps to INT_MIN */
+		else
+			r = sgn ? (uint64_t)(sa / sb) : ua / ub;
+		break;
+	case IO_REM:
+		if (ub == 0)
+			r = ua;
+		else if (sgn && sb == -1)
+			r = 0;
+		else
+			r = sgn ? (uint64_t)(sa % sb) : ua % ub;
+		break;
+	case IO_ABS: r = sa < 0 ? (uint64_t)0 - (uint64_t)sa : (uint64_t)sa; break;
+	case IO_NEG: r = (uint64_t)0 - ua; break;
+	case IO_MIN: r = sgn ? (uint64_t)(sa < sb ? sa : sb) : (ua < ub ? ua : ub); break;
+	case IO_MAX: r = sgn ? (uint64_t)(sa > sb ? sa : sb) : (ua > ub ? ua : ub); break;
+	case IO_POPC: return (uint64_t)__builtin_popcountll(ua);
+	case IO_CLZ: return ua ? (uint64_t)(__builtin_clzll(ua) - (64 - (int)w)) : w;
+	case IO_BREV: r = brev(ua, w); break;
+	case IO_BFIND: {
+		/* position of the most significant non-sign bit; 0xffffffff if none */
+		uint64_t v = sgn && sa < 0 ? ~ua & m : ua;
+		if (v == 0)
+			return 0xffffffffu;
+		unsigned pos = 63u - (unsigned)__builtin_clzll(v);
+		return (in->flags & F_HI) ? (uint64_t)(w - 1 - pos) : pos;
+	}
+	case IO_BFE: {
+		unsigned pos = (unsigned)(b & 0xff), len = (unsigned)(c & 0xff);
+		uint64_t v = 0;
+		unsigned msb = pos + len - 1 < w - 1 ? pos + len - 1 : w - 1;
+		bool sbit = sgn ? (len == 0 ? false : ((ua >> msb) & 1)) : false;
+		for (unsigned i = 0; i < w; i++) {
+			uint64_t bit;
+			if (i < len && pos + i <= w - 1)
+				bit = (ua >> (pos + i)) & 1;
+			else
+				bit = sbit;
+			v |= bit << i;
+		}
+		r = v;
+		break;
+	}
+	case IO_BFI: {
+		unsigned pos = (unsigned)(c & 0xff), len = (unsigned)(e & 0xff);
+		uint64_t v = ub;
+		for (unsigned i = 0; i < len && pos + i < w; i++)
+			v = (v & ~((uint64_t)1 << (pos + i))) | (((ua >> i) & 1) << (pos + i));
+		r = v;
+		break;
+	}
+	case IO_PRMT:
+		return prmt((uint32_t)a, (uint32_t)b, (uint32_t)c, in->aux2);
+	case IO_SHL: {
+		uint32_t n = (uint32_t)b;
+		r = n >= w ? 0 : ua << n;
+		break;
+	}
+	case IO_SHR: {
+		uint32_t n = (uint32_t)b;
+		if (sgn)
+			r = (uint64_t)(sa >> (n >= w ? w - 1 : n));
+		else
+			r = n >= w ? 0 : ua >> n;
+		break;
+	}
+	case IO_AND: r = ua & ub; break;
+	case IO_OR: r = ua | ub; break;
+	case IO_XOR: r = ua ^ ub; break;
+	case IO_NOT: r = ~ua; break;
+	case IO_CNOT: r = ua == 0 ? 1 : 0; break;
+	case IO_SAD: r = (sgn ? (uint64_t)(sa > sb ? sa - sb : sb - sa) : (ua > ub ? ua - ub : ub - ua)) + uc; break;
+	default: r = 0;
+	}
+	return ptx_alu_norm(r & m, t);
+}
+
+/* ---- floats ---------------------------------------------------------------- */
+
+static float ftz32(float f)
+{
+	if (fpclassify(f) == FP_SUBNORMAL)
+		return copysignf(0.0f, f);
+	return f;
+}
+
+static float sat32(float f)
+{
+	if (isnan(f))
+		return 0.0f;
+	return f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
+}
+
+static double sat64(double f)
+{
+	if (isnan(f))
+		return 0.0;
+	return f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
+}
+
+/* PTX min/max: a NaN operand yields the other; -0 < +0. */
+static double fmin_ptx(double a, double b, bool nan_prop)
+{
+	if (isnan(a) || isnan(b)) {
+		if (nan_prop || (isnan(a) && isnan(b)))
+			return NAN;
+		return isnan(a) ? b : a;
+	}
+	if (a == b)
+		return signbit(a) ? a : b;
+	return a < b ? a : b;
+}
+
+static double fmax_ptx(double a, double b, bool nan_prop)
+{
+	if (isnan(a) || isnan(b)) {
+		if (nan_prop || (isnan(a) && isnan(b)))
+			return NAN;
+		return isnan(a) ? b : a;
+	}
+	if (a == b)
+		return signbit(a) ? b : a;
+	return a > b ? a : b;
+}
+
+int ptx_alu_fenv_mode(const ptx_ins *in)
+{
+	/* only the rounded arithmetic takes a mode (aux2 means other things for
+	 * min/max and testp) */
+	if (in->aux != FO_ADD && in->aux != FO_SUB && in->aux != FO_MUL && in->aux != FO_FMA &&
+	    in->aux != FO_DIV && in->aux != FO_RCP && in->aux != FO_SQRT)
+		return -1;
+	switch (in->aux2) {
+	case RND_RZ: return FE_TOWARDZERO;
+	case RND_RM: return FE_DOWNWARD;
+	case RND_RP: return FE_UPWARD;
+	default: return -1;
+	}
+}
+
+static uint64_t flt32(const ptx_ins *in, uint64_t ra, uint64_t rb, uint64_t rc)
+{
+	bool ftz = in->flags & F_FTZ;
+	float a = ptx_f32(ra), b = ptx_f32(rb), c = ptx_f32(rc);
+	if (ftz) {
+		a = ftz32(a);
+		b = ftz32(b);
+		c = ftz32(c);
+	}
+	float r;
+	switch (in->aux) {
+	case FO_ADD: r = a + b; break;
+	case FO_SUB: r = a - b; break;
+	case FO_MUL: r = a * b; break;
+	case FO_FMA: r = fmaf(a, b, c); break;
+	case FO_DIV:
+		if (in->flags & F_APPROX)
+			r = (float)((double)a / (double)b);
+		else
+			r = a / b;
+		break;
+	case FO_RCP:
+		r = (in->flags & F_APPROX) ? (float)(1.0 / (double)a) : 1.0f / a;
+		break;
+	case FO_SQRT: r = sqrtf(a); break;
+	case FO_RSQRT: r = (float)(1.0 / sqrt((double)a)); break;
+	case FO_EX2: r = (float)exp2((double)a); break;
+	case FO_LG2: r = (float)log2((double)a); break;
+	case FO_SIN: r = (float)sin((double)a); break;
+	case FO_COS: r = (float)cos((double)a); break;
+	case FO_TANH: r = (float)tanh((double)a); break;
+	case FO_MIN: r = (float)fmin_ptx(a, b, in->aux2 == 1); break;
+	case FO_MAX: r = (float)fmax_ptx(a, b, in->aux2 == 1); break;
+	case FO_ABS: r = fabsf(a); break;
+	case FO_NEG: r = -a; break;
+	case FO_COPYSIGN: r = copysignf(b, a); break;
+	default: r = 0;
+	}
+	if (in->aux == FO_ABS || in->aux == FO_NEG || in->aux == FO_COPYSIGN)
+		return ptx_bits32(ftz ? ftz32(r) : r); /* bit operations keep NaN payloads */
+	if (isnan(r))
+		return 0x7fffffffu; /* canonical NaN */
+	if (in->flags & F_SAT)
+		r = sat32(r);
+	if (ftz)
+		r = ftz32(r);
+	return ptx_bits32(r);
+}
+
+static uint64_t flt64(const ptx_ins *in, uint64_t ra, uint64_t rb, uint64_t rc)
+{
+	double a = ptx_f64(ra), b = ptx_f64(rb), c = ptx_f64(rc);
+	double r;
+	switch (in->aux) {
+	case FO_ADD: r = a + b; break;
+	case FO_SUB: r = a - b; break;
+	case FO_MUL: r = a * b; break;
+	case FO_FMA: r = fma(a, b, c); break;
+	case FO_DIV: r = a / b; break;
+	case FO_RCP: r = 1.0 / a; break;
+	case FO_SQRT: r = sqrt(a); break;
+	case FO_RSQRT: r = 1.0 / sqrt(a); break;
+	case FO_EX2: r = exp2(a); break;
+	case FO_LG2: r = log2(a); break;
+	case FO_SIN: r = sin(a); break;
+	case FO_COS: r = cos(a); break;
+	case FO_TANH: r = tanh(a); break;
+	case FO_MIN: r = fmin_ptx(a, b, in->aux2 == 1); break;
+	case FO_MAX: r = fmax_ptx(a, b, in->aux2 == 1); break;
+	case FO_ABS: return ra & 0x7fffffffffffffffull;
+	case FO_NEG: return ra ^ 0x8000000000000000ull;
+	case FO_COPYSIGN: return (rb & 0x7fffffffffffffffull) | (ra & 0x8000000000000000ull);
+	default: r = 0;
+	}
+	if (isnan(r))
+		return 0x7fffffffffffffffull;
+	if (in->flags & F_SAT)
+		r = sat64(r);
+	return ptx_bits64(r);
+}
+
+static bool testp(int m, double v, bool is32)
+{
+	switch (m) {
+	case 0: return isfinite(v);
+	case 1: return isinf(v);
+	case 2: return !isnan(v);
+	case 3: return isnan(v);
+	case 4: return is32 ? isnormal((float)v) : isnormal(v);
+	case 5: return is32 ? fpclassify((float)v) == FP_SUBNORMAL : fpclassify(v) == FP_SUBNORMAL;
+	default: return false;
+	}
+}
+
+uint64_t ptx_alu_flt(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c)
+{
+	ptx_type t = (ptx_type)in->t1;
+	if (in->aux == FO_TESTP)
+		return t == T_F32 ? testp(in->aux2, ptx_f32(a), true) : testp(in->aux2, ptx_f64(a), false);
+	if (t == T_F32)
+		return flt32(in, a, b, c);
+	if (t == T_F64)
+		return flt64(in, a, b, c);
+	if (t == T_F16X2 || t == T_BF16X2) {
+		/* each half on its own */
+		ptx_ins h = *in;
+		h.t1 = t == T_F16X2 ? T_F16 : T_BF16;
+		uint64_t lo = ptx_alu_flt(&h, a & 0xffff, b & 0xffff, c & 0xffff);
+		uint64_t hi = ptx_alu_flt(&h, (a >> 16) & 0xffff, (b >> 16) & 0xffff, (c >> 16) & 0xffff);
+		return (hi << 16) | lo;
+	}
+	/* f16 / bf16: computed in f32, rounded once to the half type (exact for
+	 * add, sub and mul: their f32 result is exact or already rounded beyond any
+	 * half midpoint; fma may round twice) */
+	bool h = t == T_F16;
+	float fa = h ? ptx_half_to_float((uint16_t)a) : ptx_bf16_to_float((uint16_t)a);
+	float fb = h ? ptx_half_to_float((uint16_t)b) : ptx_bf16_to_float((uint16_t)b);
+	float fc = h ? ptx_half_to_float((uint16_t)c) : ptx_bf16_to_float((uint16_t)c);
+	ptx_ins tmp = *in;
+	tmp.t1 = T_F32;
+	tmp.flags &= (uint16_t)~F_FTZ;
+	float r = ptx_f32(flt32(&tmp, ptx_bits32(fa), ptx_bits32(fb), ptx_bits32(fc)));
+	return h ? ptx_float_to_half(r) : ptx_float_to_bf16(r);
+}
+
+/* ---- conversions ----------------------------------------------------------- */
+
+static double to_double(uint64_t v, ptx_type t)
+{
+	switch (t) {
+	case T_F32: return ptx_f32(v);
+	case T_F64: return ptx_f64(v);
+	case T_F16: return ptx_half_to_float((uint16_t)v);
+	case T_BF16: return ptx_bf16_to_float((uint16_t)v);
+	default: return 0;
+	}
+}
+
+static double round_int(double x, int rnd)
+{
+	switch (rnd) {
+	case RND_RNI: case RND_RN: return nearbyint(x);
+	case RND_RMI: case RND_RM: return floor(x);
+	case RND_RPI: case RND_RP: return ceil(x);
+	case RND_RNA: return round(x);
+	default: return trunc(x);
+	}
+}
+
+/* f64 (or exact long double) -> f32 with a directed rounding mode. */
+static float narrow_f32(long double x, int rnd)
+{
+	float f = (float)x; /* round to nearest */
+	if (isnan(f) || (long double)f == x)
+		return f;
+	switch (rnd) {
+	case RND_RZ:
+		if (fabsl((long double)f) > fabsl(x))
+			f = nextafterf(f, 0.0f);
+		break;
+	case RND_RM:
+		if ((long double)f > x)
+			f = nextafterf(f, -INFINITY);
+		break;
+	case RND_RP:
+		if ((long double)f < x)
+			f = nextafterf(f, INFINITY);
+		break;
+	default:
+		break;
+	}
+	return f;
+}
+
+static double narrow_f64(long double x, int rnd)
+{
+	double f = (double)x;
+	if (isnan(f) || (long double)f == x)
+		return f;
+	switch (rnd) {
+	case RND_RZ:
+		if (fabsl((long double)f) > fabsl(x))
+			f = nextafter(f, 0.0);
+		break;
+	case RND_RM:
+		if ((long double)f > x)
+			f = nextafter(f, -INFINITY);
+		break;
+	case RND_RP:
+		if ((long double)f < x)
+			f = nextafter(f, INFINITY);
+		break;
+	default:
+		break;
+	}
+	return f;
+}
+
+uint64_t ptx_alu_cvt(const ptx_ins *in, uint64_t a)
+{
+	ptx_type dt = (ptx_type)in->t1, st = (ptx_type)in->t2;
+	bool df = ptx_type_float(dt), sf = ptx_type_float(st);
+	bool ftz = in->flags & F_FTZ, sat = in->flags & F_SAT;
+	int rnd = in->aux2;
+	if (!df && !sf) {
+		/* integer -> integer: extend per source, then clamp (.sat) or wrap */
+		unsigned sw = width(st), dw = width(dt);
+		int64_t sv = ptx_type_signed(st) ? sx(a, sw) : (int64_t)(a & wmask(sw));
+		bool uns_src_big = !ptx_type_signed(st) && sw == 64 && (a >> 63);
+		if (sat) {
+			if (ptx_type_signed(dt)) {
+				int64_t hi = dw >= 64 ? INT64_MAX : (int64_t)(wmask(dw - 1));
+				int64_t lo = -hi - 1;
+				if (uns_src_big)
+					sv = hi;
+				else
+					sv = sv > hi ? hi : sv < lo ? lo : sv;
+			} else {
+				uint64_t hi = wmask(dw);
+				if (sv < 0 && !uns_src_big)
+					sv = 0;
+				else if (!uns_src_big && (uint64_t)sv > hi)
+					sv = (int64_t)hi;
+				else if (uns_src_big && dw < 64)
+					sv = (int64_t)hi;
+			}
+		}
+		return ptx_alu_norm((uint64_t)sv, dt);
+	}
+	if (!df && sf) {
+		/* float -> integer: round, clamp to the range, NaN -> 0 */
+		double x = to_double(a, st);
+		if (ftz && st == T_F32 && fpclassify((float)x) == FP_SUBNORMAL)
+			x = 0;
+		if (isnan(x))
+			return 0;
+		x = round_int(x, rnd);
+		unsigned dw = width(dt);
+		if (ptx_type_signed(dt)) {
+			double hi = ldexp(1.0, (int)dw - 1);
+			int64_t v;
+			if (x >= hi)
+				v = dw >= 64 ? INT64_MAX : (int64_t)wmask(dw - 1);
+			else if (x < -hi)
+				v = dw >= 64 ? INT64_MIN : -(int64_t)wmask(dw - 1) - 1;
+			else
+				v = (int64_t)x;
+			return ptx_alu_norm((uint64_t)v, dt);
+		}
+		double hi = ldexp(1.0, (int)dw);
+		uint64_t v;
+		if (x <= 0)
+			v = 0;
+		else if (x >= hi)
+			v = wmask(dw);
+		else
+			v = (uint64_t)x;
+		return ptx_alu_norm(v, dt);
+	}
+	if (df && !sf) {
+		/* integer -> float: exact in long double (64-bit mantissa), then rounded */
+		unsigned sw = width(st);
+		long double x = ptx_type_signed(st) ? (long double)sx(a, sw)
+						    : (long double)(a & wmask(sw));
+		int r = rnd == RND_NONE ? RND_RN : rnd;
+		uint64_t out;
+		if (dt == T_F64) {
+			double f = narrow_f64(x, r);
+			if (sat)
+				f = sat64(f);
+			out = ptx_bits64(f);
+		} else {
+			float f = narrow_f32(x, r);
+			if (sat)
+				f = sat32(f);
+			if (dt == T_F32)
+				out = ptx_bits32(f);
+			else
+				out = dt == T_F16 ? ptx_float_to_half(f) : ptx_float_to_bf16(f);
+		}
+		return out;
+	}
+	/* float -> float */
+	double x = to_double(a, st);
+	if (ftz && st == T_F32 && fpclassify((float)x) == FP_SUBNORMAL)
+		x = copysign(0.0, x);
+	if (rnd >= RND_RNI && rnd <= RND_RPI)
+		x = round_int(x, rnd);
+	if (dt == T_F64) {
+		if (sat)
+			x = sat64(x); /* .sat also turns NaN into +0 */
+		if (isnan(x))
+			return 0x7fffffffffffffffull;
+		return ptx_bits64(x);
+	}
+	if (dt == T_F32) {
+		float f;
+		if (sat && isnan(x))
+			return 0;
+		if (isnan(x))
+			return 0x7fffffffu;
+		if (st == T_F64 && rnd != RND_NONE && rnd < RND_RNI)
+			f = narrow_f32((long double)x, rnd);
+		else
+			f = (float)x;
+		if (sat)
+			f = sat32(f);
+		if (ftz)
+			f = ftz32(f);
+		return ptx_bits32(f);
+	}
+	float f = (float)x;
+	if (sat)
+		f = sat32(f);
+	return dt == T_F16 ? ptx_float_to_half(f) : ptx_float_to_bf16(f);
+}
+
+/* ---- comparisons ----------------------------------------------------------- */
+
+bool ptx_alu_cmp(int cmp, ptx_type t, bool ftz, uint64_t a, uint64_t b)
+{
+	if (ptx_type_float(t)) {
+		double x, y;
+		if (t == T_F32) {
+			float fa = ptx_f32(a), fb = ptx_f32(b);
+			if (ftz) {
+				fa = ftz32(fa);
+				fb = ftz32(fb);
+			}
+			x = fa;
+			y = fb;
+		} else {
+			x = to_double(a, t);
+			y = to_double(b, t);
+		}
+		bool un = isnan(x) || isnan(y);
+		switch (cmp) {
+		case CMP_EQ: return !un && x == y;
+		case CMP_NE: return !un && x != y;
+		case CMP_LT: return !un && x < y;
+		case CMP_LE: return !un && x <= y;
+		case CMP_GT: return !un && x > y;
+		case CMP_GE: return !un && x >= y;
+		case CMP_EQU: return un || x == y;
+		case CMP_NEU: return un || x != y;
+		case CMP_LTU: return un || x < y;
+		case CMP_LEU: return un || x <= y;
+		case CMP_GTU: return un || x > y;
+		case CMP_GEU: return un || x >= y;
+		case CMP_NUM: return !un;
+		case CMP_NAN: return un;
+		default: return false;
+		}
+	}
+	unsigned w = width(t);
+	int64_t sa = sx(a, w), sb = sx(b, w);
+	uint64_t ua = a & wmask(w), ub = b & wmask(w);
+	bool s = ptx_type_signed(t);
+	switch (cmp) {
+	case CMP_EQ: return ua == ub;
+	case CMP_NE: return ua != ub;
+	case CMP_LT: return s ? sa < sb : ua < ub;
+	case CMP_LE: return s ? sa <= sb : ua <= ub;
+	case CMP_GT: return s ? sa > sb : ua > ub;
+	case CMP_GE: return s ? sa >= sb : ua >= ub;
+	case CMP_LO: return ua < ub;
+	case CMP_LS: return ua <= ub;
+	case CMP_HI: return ua > ub;
+	case CMP_HS: return ua >= ub;
+	default: return false;
+	}
+}

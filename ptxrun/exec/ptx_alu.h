@@ -1,0 +1,55 @@
+/* Per-lane arithmetic for the less common operations: generic integer ops,
+ * float ops with modifiers, conversions and comparisons. The executor calls
+ * these from its lane loops; the hot operations it inlines itself. */
+#ifndef CS_PTX_ALU_H
+#define CS_PTX_ALU_H
+
+#include "ptx_int.h"
+
+#include <string.h>
+
+static inline float ptx_f32(uint64_t v)
+{
+	uint32_t u = (uint32_t)v;
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static inline uint64_t ptx_bits32(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+static inline double ptx_f64(uint64_t v)
+{
+	double d;
+	memcpy(&d, &v, 8);
+	return d;
+}
+
+static inline uint64_t ptx_bits64(double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, 8);
+	return u;
+}
+
+/* OP_INT: one lane. a, b, c, e are raw slots. */
+uint64_t ptx_alu_int(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e);
+/* OP_FLT: one lane (FO_TESTP returns 0/1). */
+uint64_t ptx_alu_flt(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c);
+/* OP_CVT: one lane. */
+uint64_t ptx_alu_cvt(const ptx_ins *in, uint64_t a);
+/* setp/set comparison of a and b as type t. */
+bool ptx_alu_cmp(int cmp, ptx_type t, bool ftz, uint64_t a, uint64_t b);
+/* Whether an OP_FLT instruction needs a directed rounding mode set around it
+ * (returns the fenv mode, or -1 for round-to-nearest). */
+int ptx_alu_fenv_mode(const ptx_ins *in);
+/* Stores v as type t in a slot: small signed types sign-extended, the rest
+ * zero-extended from their width. */
+uint64_t ptx_alu_norm(uint64_t v, ptx_type t);
+
+#endif

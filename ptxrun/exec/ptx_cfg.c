@@ -1,0 +1,191 @@
+/* Reconvergence points: the immediate post-dominator of each branch's block,
+ * computed on the function's CFG with a virtual exit node (Cooper, Harvey and
+ * Kennedy's iterative dominator algorithm run on the reversed graph). */
+#include "ptx_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cfg {
+	uint32_t nb;        /* blocks; node nb is the virtual exit */
+	uint32_t *start;    /* first instruction of each block */
+	uint32_t *succ;     /* two successors per block (PTX_NONE when absent) */
+	uint32_t *po;       /* postorder number on the reversed graph */
+	uint32_t *ipdom;
+} cfg;
+
+static bool ends_block(const ptx_ins *in)
+{
+	return in->op == OP_BRA || in->op == OP_RET || in->op == OP_EXIT || in->op == OP_TRAP;
+}
+
+static uint32_t intersect(const cfg *g, uint32_t a, uint32_t b)
+{
+	while (a != b) {
+		while (g->po[a] < g->po[b])
+			a = g->ipdom[a];
+		while (g->po[b] < g->po[a])
+			b = g->ipdom[b];
+	}
+	return a;
+}
+
+bool ptx_cfg_reconverge(cs_ptx_program *p, ptx_func *f, cs_diag *d)
+{
+	uint32_t n = f->end - f->start;
+	if (n == 0)
+		return true;
+	uint8_t *leader = calloc(n + 1, 1);
+	uint32_t *block_of = malloc((n + 1) * sizeof(uint32_t));
+	if (!leader || !block_of) {
+		free(leader);
+		free(block_of);
+		cs_diag_set(d, CS_ERR_NOMEM, "out of memory");
+		return false;
+	}
+	leader[0] = 1;
+	for (uint32_t i = 0; i < n; i++) {
+		const ptx_ins *in = &p->code[f->start + i];
+		if (in->op == OP_BRA)
+			leader[(uint32_t)in->imm - f->start] = 1;
+		if (ends_block(in))
+			leader[i + 1] = 1;
+	}
+	cfg g;
+	memset(&g, 0, sizeof(g));
+	for (uint32_t i = 0; i < n; i++)
+		g.nb += leader[i];
+	g.start = malloc(g.nb * sizeof(uint32_t));
+	g.succ = malloc(2 * g.nb * sizeof(uint32_t));
+	g.po = malloc((g.nb + 1) * sizeof(uint32_t));
+	g.ipdom = malloc((g.nb + 1) * sizeof(uint32_t));
+	/* predecessors as an adjacency list for the reversed-graph DFS */
+	uint32_t *pred_cnt = calloc(g.nb + 2, sizeof(uint32_t));
+	uint32_t *pred = malloc((2 * g.nb + 1) * sizeof(uint32_t));
+	uint32_t *stack = malloc((g.nb + 1) * 2 * sizeof(uint32_t));
+	uint8_t *seen = calloc(g.nb + 1, 1);
+	bool ok = g.start && g.succ && g.po && g.ipdom && pred_cnt && pred && stack && seen;
+	if (!ok) {
+		cs_diag_set(d, CS_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	uint32_t b = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (leader[i])
+			g.start[b++] = i;
+		block_of[i] = b - 1;
+	}
+	for (uint32_t k = 0; k < g.nb; k++) {
+		uint32_t last = (k + 1 < g.nb ? g.start[k + 1] : n) - 1;
+		const ptx_ins *in = &p->code[f->start + last];
+		uint32_t *s = &g.succ[2 * k];
+		s[0] = s[1] = PTX_NONE;
+		bool guarded = in->guard != PTX_NONE;
+		uint32_t fall = last + 1 < n ? block_of[last + 1] : g.nb;
+		if (in->op == OP_BRA) {
+			s[0] = block_of[(uint32_t)in->imm - f->start];
+			if (guarded)
+				s[1] = fall;
+		} else if (in->op == OP_RET || in->op == OP_EXIT || in->op == OP_TRAP) {
+			s[0] = g.nb;
+			if (guarded)
+				s[1] = fall;
+		} else {
+			s[0] = fall;
+		}
+		if (s[1] == s[0])
+			s[1] = PTX_NONE;
+	}
+	/* reversed-graph adjacency: for each node, its forward predecessors */
+	for (uint32_t k = 0; k < g.nb; k++)
+		for (int j = 0; j < 2; j++)
+			if (g.succ[2 * k + j] != PTX_NONE)
+				pred_cnt[g.succ[2 * k + j] + 1]++;
+	for (uint32_t k = 1; k <= g.nb + 1; k++)
+		pred_cnt[k] += pred_cnt[k - 1];
+	{
+		uint32_t *fill = calloc(g.nb + 1, sizeof(uint32_t));
+		if (!fill) {
+			ok = false;
+			cs_diag_set(d, CS_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		for (uint32_t k = 0; k < g.nb; k++)
+			for (int j = 0; j < 2; j++) {
+				uint32_t s = g.succ[2 * k + j];
+				if (s != PTX_NONE)
+					pred[pred_cnt[s] + fill[s]++] = k;
+			}
+		free(fill);
+	}
+	/* iterative DFS postorder from the exit over predecessor edges */
+	uint32_t counter = 0;
+	for (uint32_t k = 0; k <= g.nb; k++)
+		g.po[k] = PTX_NONE;
+	uint32_t sp = 0;
+	stack[sp++] = g.nb;
+	stack[sp++] = 0;
+	seen[g.nb] = 1;
+	while (sp) {
+		uint32_t node = stack[sp - 2], it = stack[sp - 1];
+		uint32_t lo = pred_cnt[node], hi = pred_cnt[node + 1];
+		if (lo + it < hi) {
+			stack[sp - 1]++;
+			uint32_t q = pred[lo + it];
+			if (!seen[q]) {
+				seen[q] = 1;
+				stack[sp++] = q;
+				stack[sp++] = 0;
+			}
+		} else {
+			g.po[node] = counter++;
+			sp -= 2;
+		}
+	}
+	for (uint32_t k = 0; k <= g.nb; k++)
+		g.ipdom[k] = PTX_NONE;
+	g.ipdom[g.nb] = g.nb;
+	/* nodes in reverse postorder (exit first) */
+	uint32_t *order = stack; /* reuse: counter entries */
+	for (uint32_t k = 0; k <= g.nb; k++)
+		if (g.po[k] != PTX_NONE)
+			order[counter - 1 - g.po[k]] = k;
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (uint32_t oi = 1; oi < counter; oi++) {
+			uint32_t k = order[oi];
+			uint32_t nd = PTX_NONE;
+			for (int j = 0; j < 2; j++) {
+				uint32_t s = g.succ[2 * k + j];
+				if (s == PTX_NONE || g.ipdom[s] == PTX_NONE)
+					continue;
+				nd = nd == PTX_NONE ? s : intersect(&g, s, nd);
+			}
+			if (nd != g.ipdom[k]) {
+				g.ipdom[k] = nd;
+				changed = true;
+			}
+		}
+	}
+	/* each branch's reconvergence pc: the start of its block's ipdom */
+	for (uint32_t k = 0; k < g.nb; k++) {
+		uint32_t last = (k + 1 < g.nb ? g.start[k + 1] : n) - 1;
+		ptx_ins *in = &p->code[f->start + last];
+		if (in->op != OP_BRA)
+			continue;
+		uint32_t ip = g.ipdom[k];
+		in->o[1] = (ip == PTX_NONE || ip == g.nb) ? PTX_NONE : f->start + g.start[ip];
+	}
+out:
+	free(leader);
+	free(block_of);
+	free(g.start);
+	free(g.succ);
+	free(g.po);
+	free(g.ipdom);
+	free(pred_cnt);
+	free(pred);
+	free(stack);
+	free(seen);
+	return ok;
+}

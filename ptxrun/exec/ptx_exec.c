@@ -1,0 +1,1533 @@
+/* The SIMT executor: runs an entry over a grid, a warp of 32 lanes at a time.
+ *
+ * Each warp has a register file of 64-bit slots laid out [slot][lane], a file
+ * of predicate masks, and a divergence stack of (pc, reconvergence pc, mask)
+ * entries: a divergent branch parks the current entry at the branch's
+ * immediate post-dominator and pushes one entry per side; an entry whose pc
+ * reaches its reconvergence pc, or whose lanes have all exited, is popped.
+ * Calls push a frame entry; `ret` retires lanes up to it. Warps of a CTA run in
+ * index order until they block at a barrier or exit; a barrier opens when every
+ * live thread of the CTA (or the count given) has arrived. */
+#include "ptx_alu.h"
+#include "ptx_int.h"
+
+#include "chainsim/trace.h"
+
+#include <fenv.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+#define FULL 0xffffffffu
+enum { TLB_N = 32, STACK_MAX = 4096, NBAR = 16 };
+
+typedef struct sentry {
+	uint32_t pc, rpc, mask, call;
+} sentry;
+
+typedef struct warp {
+	uint64_t *r;
+	uint32_t *pr;
+	sentry *stk;
+	uint32_t sp, cap;
+	uint32_t live;
+	uint32_t id;
+	int state;
+	uint32_t bar_id;
+	uint64_t clock;
+	uint64_t tlb_tag[TLB_N];
+	uint8_t *tlb_ptr[TLB_N];
+} warp;
+
+enum { W_READY, W_BARRIER, W_DONE };
+enum { R_OK, R_FAULT, R_ERROR };
+
+typedef struct run {
+	const cs_ptx_program *p;
+	const ptx_func *f;
+	const cs_ptx_launch *l;
+	const cs_bus *bus;
+	uint8_t *shared;
+	uint64_t shared_size;
+	uint32_t dyn_base;
+	uint8_t *local;
+	uint32_t local_size;
+	uint8_t *module;
+	uint64_t module_size;
+	uint64_t shwin, lwin, mwin;
+	const uint8_t *params;
+	uint64_t param_bytes;
+	warp *warps;
+	uint32_t nwarps, nthreads;
+	uint32_t cta[3];
+	uint64_t tinstr, budget;
+	bool hw_fma;
+	uint32_t arrive[NBAR]; /* threads that passed bar.arrive since each barrier opened */
+	/* outcome */
+	int status;
+	uint64_t fault_va;
+	int fault_access;
+	uint32_t fault_warp, fault_lane, fault_pc;
+	char why[256];
+} run;
+
+/* ---- fused multiply-add ------------------------------------------------- */
+
+/* fmaf through libm costs a call per lane on a baseline x86-64 build; where the
+ * CPU has FMA, a lane loop compiled for it uses the instruction (the same
+ * correctly rounded result). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PTX_HAVE_FMA_PATH 1
+__attribute__((target("fma"))) static void fma_f32_lanes_hw(uint64_t *D, const uint64_t *A,
+							       const uint64_t *B, const uint64_t *C)
+{
+	for (unsigned l = 0; l < PTX_WARP; l++) {
+		float v = __builtin_fmaf(ptx_f32(A[l]), ptx_f32(B[l]), ptx_f32(C[l]));
+		D[l] = v != v ? 0x7fffffffu : ptx_bits32(v);
+	}
+}
+
+static bool cpu_has_fma(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("fma");
+}
+#else
+#define PTX_HAVE_FMA_PATH 0
+static void fma_f32_lanes_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C)
+{
+	for (unsigned l = 0; l < PTX_WARP; l++) {
+		float v = fmaf(ptx_f32(A[l]), ptx_f32(B[l]), ptx_f32(C[l]));
+		D[l] = v != v ? 0x7fffffffu : ptx_bits32(v);
+	}
+}
+
+static bool cpu_has_fma(void)
+{
+	return false;
+}
+#endif
+
+/* ---- errors ------------------------------------------------------------- */
+
+static void set_fault(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va, int access,
+		      const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+static void set_fault(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va, int access,
+		      const char *fmt, ...)
+{
+	if (R->status != R_OK)
+		return;
+	R->status = R_FAULT;
+	R->fault_va = va;
+	R->fault_access = access;
+	R->fault_warp = w->id;
+	R->fault_lane = lane;
+	R->fault_pc = pc;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(R->why, sizeof(R->why), fmt, ap);
+	va_end(ap);
+}
+
+static void set_error(run *R, warp *w, uint32_t pc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void set_error(run *R, warp *w, uint32_t pc, const char *fmt, ...)
+{
+	if (R->status != R_OK)
+		return;
+	R->status = R_ERROR;
+	R->fault_warp = w ? w->id : 0;
+	R->fault_lane = 0;
+	R->fault_pc = pc;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(R->why, sizeof(R->why), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+static uint8_t *xlate_slow(run *R, warp *w, int space, uint64_t va, unsigned size, uint32_t lane,
+			   uint32_t pc, int access, uint8_t *tmp, bool *port)
+{
+	if (size > 1 && (va & (size - 1))) {
+		set_fault(R, w, lane, pc, va, access, "misaligned %u-byte access", size);
+		return NULL;
+	}
+	if (space == SP_GENERIC) {
+		if (va - R->shwin < R->shared_size) {
+			space = SP_SHARED;
+			va -= R->shwin;
+		} else if (va - R->lwin < R->local_size) {
+			space = SP_LOCAL;
+			va -= R->lwin;
+		} else {
+			space = SP_GLOBAL;
+		}
+	}
+	switch (space) {
+	case SP_SHARED:
+		if (va > R->shared_size || size > R->shared_size - va) {
+			set_fault(R, w, lane, pc, va, access,
+				  "shared address 0x%" PRIx64 " is outside the CTA's %" PRIu64
+				  " bytes of shared memory", va, R->shared_size);
+			return NULL;
+		}
+		return R->shared + va;
+	case SP_LOCAL:
+		if (va > R->local_size || size > R->local_size - va) {
+			set_fault(R, w, lane, pc, va, access,
+				  "local address 0x%" PRIx64 " is outside the thread's %u bytes",
+				  va, R->local_size);
+			return NULL;
+		}
+		return R->local + (size_t)(w->id * PTX_WARP + lane) * R->local_size + va;
+	case SP_KPARAM:
+		if (va > R->param_bytes || size > R->param_bytes - va) {
+			set_fault(R, w, lane, pc, va, access,
+				  "param offset 0x%" PRIx64 " is outside the %" PRIu64 "-byte block",
+				  va, R->param_bytes);
+			return NULL;
+		}
+		if (access != CS_ACCESS_READ) {
+			set_fault(R, w, lane, pc, va, access, "write to a kernel parameter");
+			return NULL;
+		}
+		memcpy(tmp, R->params + va, size);
+		return tmp;
+	default:
+		break;
+	}
+	/* global: the private module image, else the memory port */
+	uint64_t page = va >> CS_PAGE_SHIFT;
+	uint8_t *base = NULL;
+	if (R->module && va - R->mwin < R->module_size) {
+		base = R->module + ((page << CS_PAGE_SHIFT) - R->mwin);
+	} else if (R->bus->mem.span) {
+		base = R->bus->mem.span(R->bus->mem.ctx, page << CS_PAGE_SHIFT, CS_PAGE_SIZE);
+	}
+	if (base) {
+		unsigned s = (unsigned)(page & (TLB_N - 1));
+		w->tlb_tag[s] = page;
+		w->tlb_ptr[s] = base;
+		return base + (va & (CS_PAGE_SIZE - 1));
+	}
+	uint64_t fva = va;
+	if (R->bus->mem.read && R->bus->mem.read(R->bus->mem.ctx, va, tmp, size, &fva)) {
+		*port = true;
+		return tmp;
+	}
+	set_fault(R, w, lane, pc, fva, access, "address 0x%" PRIx64 " is not mapped", fva);
+	return NULL;
+}
+
+static inline uint8_t *xlate(run *R, warp *w, int space, uint64_t va, unsigned size,
+			     uint32_t lane, uint32_t pc, int access, uint8_t *tmp, bool *port)
+{
+	if (!(va & (size - 1))) {
+		if (space <= SP_GLOBAL) {
+			uint64_t page = va >> CS_PAGE_SHIFT;
+			unsigned s = (unsigned)(page & (TLB_N - 1));
+			if (w->tlb_tag[s] == page)
+				return w->tlb_ptr[s] + (va & (CS_PAGE_SIZE - 1));
+		} else if (space == SP_SHARED && va < R->shared_size && size <= R->shared_size - va) {
+			return R->shared + va;
+		}
+	}
+	return xlate_slow(R, w, space, va, size, lane, pc, access, tmp, port);
+}
+
+static bool port_write(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va,
+		       const uint8_t *src, unsigned size, int access)
+{
+	uint64_t fva = va;
+	if (R->bus->mem.write && R->bus->mem.write(R->bus->mem.ctx, va, src, size, &fva))
+		return true;
+	set_fault(R, w, lane, pc, fva, access, "address 0x%" PRIx64 " is not mapped", fva);
+	return false;
+}
+
+static inline uint64_t load_elem(const uint8_t *p, ptx_type t, unsigned esz)
+{
+	switch (esz) {
+	case 1: {
+		uint8_t v = *p;
+		return (t == T_S8) ? (uint64_t)(int64_t)(int8_t)v : v;
+	}
+	case 2: {
+		uint16_t v;
+		memcpy(&v, p, 2);
+		return (t == T_S16) ? (uint64_t)(int64_t)(int16_t)v : v;
+	}
+	case 4: {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return v;
+	}
+	default: {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		return v;
+	}
+	}
+}
+
+/* ---- divergence stack ---------------------------------------------------- */
+
+static bool push(run *R, warp *w, uint32_t pc, uint32_t rpc, uint32_t mask, uint32_t call)
+{
+	if (w->sp == w->cap) {
+		if (w->cap >= STACK_MAX) {
+			set_error(R, w, pc, "divergence stack deeper than %d", STACK_MAX);
+			return false;
+		}
+		uint32_t nc = w->cap ? w->cap * 2 : 16;
+		sentry *s = realloc(w->stk, nc * sizeof(*s));
+		if (!s) {
+			set_error(R, w, pc, "out of memory");
+			return false;
+		}
+		w->stk = s;
+		w->cap = nc;
+	}
+	sentry *e = &w->stk[w->sp++];
+	e->pc = pc;
+	e->rpc = rpc;
+	e->mask = mask;
+	e->call = call;
+	return true;
+}
+
+/* Pops entries whose lanes are all gone or that reached their reconvergence
+ * point; false when the warp has nothing left to run. */
+static bool settle(warp *w)
+{
+	while (w->sp) {
+		sentry *e = &w->stk[w->sp - 1];
+		if (e->mask == 0 || e->pc == e->rpc) {
+			w->sp--;
+			continue;
+		}
+		return true;
+	}
+	return false;
+}
+
+static void retire_lanes(warp *w, uint32_t lanes)
+{
+	w->live &= ~lanes;
+	for (uint32_t i = 0; i < w->sp; i++)
+		w->stk[i].mask &= ~lanes;
+}
+
+/* ---- the warp loop ------------------------------------------------------- */
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define LANE_UNROLL _Pragma("GCC unroll 4")
+#else
+#define LANE_UNROLL
+#endif
+#define FOR_LANES(mask_, ...)                                                   \
+	do {                                                                     \
+		uint32_t m_ = (mask_);                                           \
+		if (m_ == FULL) {                                                \
+			LANE_UNROLL                                              \
+			for (unsigned l = 0; l < PTX_WARP; l++) {                \
+				__VA_ARGS__;                                     \
+			}                                                        \
+		} else {                                                         \
+			while (m_) {                                             \
+				unsigned l = (unsigned)__builtin_ctz(m_);        \
+				m_ &= m_ - 1;                                    \
+				__VA_ARGS__;                                     \
+			}                                                        \
+		}                                                                \
+	} while (0)
+
+#define REG(i) (r + (size_t)(i) * PTX_WARP)
+
+static void copy_frame(run *R, warp *w, uint32_t lanes, const ptx_copy *cp, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		FOR_LANES(lanes, {
+			uint8_t *base = R->local + (size_t)(w->id * PTX_WARP + l) * R->local_size;
+			memmove(base + cp[k].dst, base + cp[k].src, cp[k].size);
+		});
+	}
+}
+
+static int warp_run(run *R, warp *w)
+{
+	const cs_ptx_program *p = R->p;
+	const ptx_ins *code = p->code;
+	uint64_t *r = w->r;
+	uint32_t *pr = w->pr;
+	uint64_t ti = 0;
+	if (!settle(w)) {
+		w->state = W_DONE;
+		return W_DONE;
+	}
+	sentry *top = &w->stk[w->sp - 1];
+	uint32_t pc = top->pc, mask = top->mask, rpc = top->rpc;
+	uint32_t npop = (uint32_t)__builtin_popcount(mask);
+
+#define RELOAD()                                                   \
+	do {                                                       \
+		if (!settle(w))                                    \
+			goto done;                                 \
+		top = &w->stk[w->sp - 1];                          \
+		pc = top->pc;                                      \
+		mask = top->mask;                                  \
+		rpc = top->rpc;                                    \
+		npop = (uint32_t)__builtin_popcount(mask);         \
+		if (pc == PTX_NONE)                                \
+			goto lost;                                 \
+	} while (0)
+
+	for (;;) {
+		const ptx_ins *in = &code[pc];
+		uint32_t m = mask;
+		ti += npop;
+		if (in->guard != PTX_NONE)
+			m &= (in->flags & F_GUARD_NEG) ? ~pr[in->guard] : pr[in->guard];
+		/* operand rows, formed only where an instruction has the operand (an
+		 * absent one is PTX_NONE and must not become a pointer) */
+#define D REG(in->o[0])
+#define A REG(in->o[1])
+#define B REG(in->o[2])
+#define C REG(in->o[3])
+		switch ((ptx_op)in->op) {
+		case OP_NOP:
+		case OP_MEMBAR:
+			break;
+		case OP_MOV:
+			FOR_LANES(m, D[l] = A[l]);
+			break;
+		case OP_MOV_PRED: {
+			uint32_t v = pr[in->o[1]];
+			if (in->flags & F_NEG_C)
+				v = ~v;
+			pr[in->o[0]] = (pr[in->o[0]] & ~m) | (v & m);
+			break;
+		}
+		case OP_PACK: {
+			unsigned eb = in->o[5] * 8, n = in->aux;
+			uint64_t em = eb >= 64 ? UINT64_MAX : ((uint64_t)1 << eb) - 1;
+			FOR_LANES(m, {
+				uint64_t v = 0;
+				for (unsigned k = 0; k < n; k++)
+					v |= (REG(in->o[1 + k])[l] & em) << (eb * k);
+				D[l] = v;
+			});
+			break;
+		}
+		case OP_UNPACK: {
+			unsigned eb = in->o[5] * 8, n = in->aux;
+			uint64_t em = eb >= 64 ? UINT64_MAX : ((uint64_t)1 << eb) - 1;
+			const uint64_t *S = REG(in->o[0]);
+			FOR_LANES(m, {
+				uint64_t v = S[l];
+				for (unsigned k = 0; k < n; k++)
+					if (in->o[1 + k] != PTX_NONE)
+						REG(in->o[1 + k])[l] = (v >> (eb * k)) & em;
+			});
+			break;
+		}
+		case OP_CLOCK: {
+			uint64_t now = w->clock + ti;
+			if (in->aux == 2)
+				now = (R->bus->now_ns ? *R->bus->now_ns : 0) + R->tinstr + ti;
+			if (in->aux == 0)
+				now &= 0xffffffffu;
+			FOR_LANES(m, D[l] = now);
+			break;
+		}
+		/* ---- integer fast paths ---- */
+		case OP_ADD32: FOR_LANES(m, D[l] = (uint32_t)(A[l] + B[l])); break;
+		case OP_ADD64: FOR_LANES(m, D[l] = A[l] + B[l]); break;
+		case OP_SUB32: FOR_LANES(m, D[l] = (uint32_t)(A[l] - B[l])); break;
+		case OP_SUB64: FOR_LANES(m, D[l] = A[l] - B[l]); break;
+		case OP_MULLO32: FOR_LANES(m, D[l] = (uint32_t)((uint32_t)A[l] * (uint32_t)B[l])); break;
+		case OP_MULLO64: FOR_LANES(m, D[l] = A[l] * B[l]); break;
+		case OP_MULWIDE_S32:
+			FOR_LANES(m, D[l] = (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]));
+			break;
+		case OP_MULWIDE_U32:
+			FOR_LANES(m, D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l]);
+			break;
+		case OP_MADLO32:
+			FOR_LANES(m, D[l] = (uint32_t)((uint32_t)A[l] * (uint32_t)B[l] + (uint32_t)C[l]));
+			break;
+		case OP_MADLO64: FOR_LANES(m, D[l] = A[l] * B[l] + C[l]); break;
+		case OP_MADWIDE_S32:
+			FOR_LANES(m, D[l] = (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]) + C[l]);
+			break;
+		case OP_MADWIDE_U32:
+			FOR_LANES(m, D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l] + C[l]);
+			break;
+		case OP_SHL32:
+			FOR_LANES(m, {
+				uint32_t n = (uint32_t)B[l];
+				D[l] = n >= 32 ? 0 : (uint32_t)((uint32_t)A[l] << n);
+			});
+			break;
+		case OP_SHL64:
+			FOR_LANES(m, {
+				uint32_t n = (uint32_t)B[l];
+				D[l] = n >= 64 ? 0 : A[l] << n;
+			});
+			break;
+		case OP_SHR_U32:
+			FOR_LANES(m, {
+				uint32_t n = (uint32_t)B[l];
+				D[l] = n >= 32 ? 0 : (uint32_t)A[l] >> n;
+			});
+			break;
+		case OP_SHR_S32:
+			FOR_LANES(m, {
+				uint32_t n = (uint32_t)B[l];
+				D[l] = (uint32_t)((int32_t)(uint32_t)A[l] >> (n >= 32 ? 31 : n));
+			});
+			break;
+		case OP_SHR_U64:
+			FOR_LANES(m, {
+				uint32_t n = (uint32_t)B[l];
+				D[l] = n >= 64 ? 0 : A[l] >> n;
+			});
+			break;
+		case OP_SHR_S64:
+			FOR_LANES(m, {
+				uint32_t n = (uint32_t)B[l];
+				D[l] = (uint64_t)((int64_t)A[l] >> (n >= 64 ? 63 : n));
+			});
+			break;
+		case OP_AND32: FOR_LANES(m, D[l] = (uint32_t)(A[l] & B[l])); break;
+		case OP_OR32: FOR_LANES(m, D[l] = (uint32_t)(A[l] | B[l])); break;
+		case OP_XOR32: FOR_LANES(m, D[l] = (uint32_t)(A[l] ^ B[l])); break;
+		case OP_AND64: FOR_LANES(m, D[l] = A[l] & B[l]); break;
+		case OP_OR64: FOR_LANES(m, D[l] = A[l] | B[l]); break;
+		case OP_XOR64: FOR_LANES(m, D[l] = A[l] ^ B[l]); break;
+		case OP_INT: {
+			const uint64_t *E = in->o[4] != PTX_NONE ? REG(in->o[4]) : NULL;
+			const uint64_t *Bv = in->o[2] != PTX_NONE ? B : NULL;
+			const uint64_t *Cv = in->o[3] != PTX_NONE ? C : NULL;
+			FOR_LANES(m, D[l] = ptx_alu_int(in, A[l], Bv ? Bv[l] : 0, Cv ? Cv[l] : 0,
+							E ? E[l] : 0));
+			break;
+		}
+		case OP_PRED_LOGIC: {
+			uint32_t a = pr[in->o[1]], v;
+			if (in->aux == 3) {
+				v = (in->flags & F_NEG_A) ? a : ~a;
+			} else {
+				uint32_t b = pr[in->o[2]];
+				v = in->aux == 0 ? (a & b) : in->aux == 1 ? (a | b) : (a ^ b);
+			}
+			pr[in->o[0]] = (pr[in->o[0]] & ~m) | (v & m);
+			break;
+		}
+		/* ---- float fast paths (round to nearest, no ftz/sat) ---- */
+		case OP_ADD_F32:
+			FOR_LANES(m, {
+				float v = ptx_f32(A[l]) + ptx_f32(B[l]);
+				D[l] = v != v ? 0x7fffffffu : ptx_bits32(v);
+			});
+			break;
+		case OP_SUB_F32:
+			FOR_LANES(m, {
+				float v = ptx_f32(A[l]) - ptx_f32(B[l]);
+				D[l] = v != v ? 0x7fffffffu : ptx_bits32(v);
+			});
+			break;
+		case OP_MUL_F32:
+			FOR_LANES(m, {
+				float v = ptx_f32(A[l]) * ptx_f32(B[l]);
+				D[l] = v != v ? 0x7fffffffu : ptx_bits32(v);
+			});
+			break;
+		case OP_FMA_F32:
+			if (m == FULL && R->hw_fma) {
+				fma_f32_lanes_hw(D, A, B, C);
+				break;
+			}
+			FOR_LANES(m, {
+				float v = fmaf(ptx_f32(A[l]), ptx_f32(B[l]), ptx_f32(C[l]));
+				D[l] = v != v ? 0x7fffffffu : ptx_bits32(v);
+			});
+			break;
+		case OP_ADD_F64:
+			FOR_LANES(m, {
+				double v = ptx_f64(A[l]) + ptx_f64(B[l]);
+				D[l] = v != v ? 0x7fffffffffffffffull : ptx_bits64(v);
+			});
+			break;
+		case OP_SUB_F64:
+			FOR_LANES(m, {
+				double v = ptx_f64(A[l]) - ptx_f64(B[l]);
+				D[l] = v != v ? 0x7fffffffffffffffull : ptx_bits64(v);
+			});
+			break;
+		case OP_MUL_F64:
+			FOR_LANES(m, {
+				double v = ptx_f64(A[l]) * ptx_f64(B[l]);
+				D[l] = v != v ? 0x7fffffffffffffffull : ptx_bits64(v);
+			});
+			break;
+		case OP_FMA_F64:
+			FOR_LANES(m, {
+				double v = fma(ptx_f64(A[l]), ptx_f64(B[l]), ptx_f64(C[l]));
+				D[l] = v != v ? 0x7fffffffffffffffull : ptx_bits64(v);
+			});
+			break;
+		case OP_FLT: {
+			int mode = ptx_alu_fenv_mode(in);
+			int saved = mode >= 0 ? fegetround() : 0;
+			if (mode >= 0)
+				fesetround(mode);
+			if (in->aux == FO_TESTP) {
+				uint32_t v = 0;
+				FOR_LANES(m, v |= (uint32_t)ptx_alu_flt(in, A[l], 0, 0) << l);
+				pr[in->o[0]] = (pr[in->o[0]] & ~m) | (v & m);
+			} else {
+				const uint64_t *Bv = in->o[2] != PTX_NONE ? B : NULL;
+				const uint64_t *Cv = in->o[3] != PTX_NONE ? C : NULL;
+				FOR_LANES(m, D[l] = ptx_alu_flt(in, A[l], Bv ? Bv[l] : 0, Cv ? Cv[l] : 0));
+			}
+			if (mode >= 0)
+				fesetround(saved);
+			break;
+		}
+		/* ---- compare and select ---- */
+		case OP_SETP: {
+			uint32_t v = 0;
+			ptx_type t = (ptx_type)in->t2;
+			bool ftz = in->flags & F_FTZ;
+			int cmp = in->aux;
+			if (t == T_S32 && cmp <= CMP_GE) {
+				FOR_LANES(m, {
+					int32_t a = (int32_t)(uint32_t)A[l], b = (int32_t)(uint32_t)B[l];
+					bool c = cmp == CMP_EQ ? a == b : cmp == CMP_NE ? a != b
+						: cmp == CMP_LT ? a < b : cmp == CMP_LE ? a <= b
+						: cmp == CMP_GT ? a > b : a >= b;
+					v |= (uint32_t)c << l;
+				});
+			} else {
+				FOR_LANES(m, v |= (uint32_t)ptx_alu_cmp(cmp, t, ftz, A[l], B[l]) << l);
+			}
+			uint32_t q = ~v;
+			if (in->flags & F_HAS_C) {
+				uint32_t c = pr[in->o[3]];
+				if (in->flags & F_NEG_C)
+					c = ~c;
+				switch (in->aux2) {
+				case 0: v &= c; q &= c; break;
+				case 1: v |= c; q |= c; break;
+				default: v ^= c; q ^= c; break;
+				}
+			}
+			pr[in->o[0]] = (pr[in->o[0]] & ~m) | (v & m);
+			if (in->o[4] != PTX_NONE)
+				pr[in->o[4]] = (pr[in->o[4]] & ~m) | (q & m);
+			break;
+		}
+		case OP_SET: {
+			ptx_type t = (ptx_type)in->t2;
+			bool ftz = in->flags & F_FTZ;
+			bool fdst = in->t1 == T_F32;
+			FOR_LANES(m, {
+				bool c = ptx_alu_cmp(in->aux, t, ftz, A[l], B[l]);
+				if (in->flags & F_HAS_C) {
+					bool pc_ = (pr[in->o[3]] >> l) & 1;
+					if (in->flags & F_NEG_C)
+						pc_ = !pc_;
+					c = in->aux2 == 0 ? (c && pc_) : in->aux2 == 1 ? (c || pc_) : (c != pc_);
+				}
+				D[l] = fdst ? (c ? 0x3f800000u : 0) : (c ? 0xffffffffu : 0);
+			});
+			break;
+		}
+		case OP_SELP: {
+			uint32_t c = pr[in->o[3]];
+			if (in->flags & F_NEG_C)
+				c = ~c;
+			FOR_LANES(m, D[l] = ((c >> l) & 1) ? A[l] : B[l]);
+			break;
+		}
+		case OP_SLCT:
+			FOR_LANES(m, {
+				bool ge = in->t2 == T_F32 ? !(ptx_f32(C[l]) < 0.0f) : (int32_t)(uint32_t)C[l] >= 0;
+				D[l] = ge ? A[l] : B[l];
+			});
+			break;
+		case OP_CVT: {
+			/* directed rounding is done in ptx_alu_cvt itself */
+			if ((in->t1 == T_F16X2 || in->t1 == T_BF16X2) && in->o[2] != PTX_NONE) {
+				ptx_ins h = *in;
+				h.t1 = in->t1 == T_F16X2 ? T_F16 : T_BF16;
+				FOR_LANES(m, D[l] = (ptx_alu_cvt(&h, A[l]) << 16) | ptx_alu_cvt(&h, B[l]));
+			} else if (in->t1 == T_U64 && (in->t2 == T_U32 || in->t2 == T_B32)) {
+				FOR_LANES(m, D[l] = (uint32_t)A[l]);
+			} else if (in->t1 == T_S64 && in->t2 == T_S32) {
+				FOR_LANES(m, D[l] = (uint64_t)(int64_t)(int32_t)(uint32_t)A[l]);
+			} else {
+				FOR_LANES(m, D[l] = ptx_alu_cvt(in, A[l]));
+			}
+			break;
+		}
+		case OP_CVTA: {
+			uint64_t win = in->aux == SP_SHARED ? R->shwin : in->aux == SP_LOCAL ? R->lwin : 0;
+			bool to = in->flags & F_TO;
+			bool narrow = in->t1 == T_U32 || in->t1 == T_B32;
+			FOR_LANES(m, {
+				uint64_t v = to ? A[l] - win : A[l] + (narrow ? (uint32_t)win : win);
+				D[l] = narrow ? (uint32_t)v : v;
+			});
+			break;
+		}
+		/* ---- memory ---- */
+		case OP_LD: {
+			ptx_type t = (ptx_type)in->t1;
+			unsigned esz = ptx_type_bytes(t), vec = in->aux2, sz = esz * vec;
+			int space = in->aux;
+			uint64_t off = (uint64_t)in->imm;
+			const uint64_t *Bs = REG(in->o[0]);
+			if (vec == 1 && esz == 4 && space == SP_SHARED) {
+				/* check every lane first, then load without per-lane branches;
+				 * any bad lane takes the general path, which names the fault */
+				uint64_t *Dd = REG(in->o[1]);
+				const uint8_t *sh = R->shared;
+				uint64_t lim = R->shared_size;
+				uint32_t bad = 0;
+				FOR_LANES(m, {
+					uint64_t va = (uint32_t)(Bs[l] + off);
+					bad |= (uint32_t)(va & 3) | (uint32_t)(va + 4 > lim);
+				});
+				if (!bad) {
+					FOR_LANES(m, {
+						uint32_t v;
+						memcpy(&v, sh + (uint32_t)(Bs[l] + off), 4);
+						Dd[l] = v;
+					});
+					break;
+				}
+			}
+			if (vec == 1 && esz == 4 && space == SP_GLOBAL && m == FULL) {
+				/* coalesced: every lane in one page, aligned: translate once */
+				uint64_t va0 = Bs[0] + off, diff = 0;
+				for (unsigned l = 0; l < PTX_WARP; l++)
+					diff |= ((Bs[l] + off) ^ va0) & ~(uint64_t)(CS_PAGE_SIZE - 1);
+				for (unsigned l = 0; l < PTX_WARP; l++)
+					diff |= (Bs[l] + off) & 3;
+				uint8_t tmp[32];
+				bool port = false;
+				const uint8_t *q0 = diff ? NULL
+					: xlate(R, w, space, va0, 4, 0, pc, CS_ACCESS_READ, tmp, &port);
+				if (q0 && !port) {
+					const uint8_t *pg = q0 - (va0 & (CS_PAGE_SIZE - 1));
+					uint64_t *Dd = REG(in->o[1]);
+					for (unsigned l = 0; l < PTX_WARP; l++) {
+						uint32_t v;
+						memcpy(&v, pg + ((Bs[l] + off) & (CS_PAGE_SIZE - 1)), 4);
+						Dd[l] = v;
+					}
+					break;
+				}
+				if (R->status != R_OK)
+					goto fault;
+			}
+			if (vec == 1 && esz == 4 && space <= SP_SHARED) {
+				uint64_t *Dd = REG(in->o[1]);
+				uint64_t am = space == SP_SHARED ? 0xffffffffu : UINT64_MAX;
+				FOR_LANES(m, {
+					uint64_t va = (Bs[l] + off) & am;
+					uint8_t tmp[32];
+					bool port = false;
+					const uint8_t *q = xlate(R, w, space, va, 4, l, pc, CS_ACCESS_READ, tmp, &port);
+					if (!q)
+						goto fault;
+					uint32_t v;
+					memcpy(&v, q, 4);
+					Dd[l] = v;
+				});
+				break;
+			}
+			if (space == SP_KPARAM) {
+				/* kernel parameters: a read-only block, no translation */
+				FOR_LANES(m, {
+					uint64_t va = Bs[l] + off;
+					if (va > R->param_bytes || sz > R->param_bytes - va ||
+					    (va & (esz - 1))) {
+						uint8_t tmp[32];
+						bool port = false;
+						xlate_slow(R, w, space, va, sz, l, pc, CS_ACCESS_READ, tmp, &port);
+						goto fault;
+					}
+					for (unsigned k = 0; k < vec; k++)
+						if (in->o[1 + k] != PTX_NONE)
+							REG(in->o[1 + k])[l] = load_elem(R->params + va + k * esz, t, esz);
+				});
+				break;
+			}
+			FOR_LANES(m, {
+				uint64_t va = Bs[l] + off;
+				if (space == SP_SHARED)
+					va = (uint32_t)va;
+				uint8_t tmp[32];
+				bool port = false;
+				const uint8_t *q = xlate(R, w, space, va, sz, l, pc, CS_ACCESS_READ, tmp, &port);
+				if (!q)
+					goto fault;
+				for (unsigned k = 0; k < vec; k++)
+					if (in->o[1 + k] != PTX_NONE)
+						REG(in->o[1 + k])[l] = load_elem(q + k * esz, t, esz);
+			});
+			break;
+		}
+		case OP_ST: {
+			ptx_type t = (ptx_type)in->t1;
+			unsigned esz = ptx_type_bytes(t), vec = in->aux2, sz = esz * vec;
+			int space = in->aux;
+			uint64_t off = (uint64_t)in->imm;
+			const uint64_t *Bs = REG(in->o[0]);
+			if (vec == 1 && esz == 4 && space == SP_SHARED) {
+				const uint64_t *S = REG(in->o[1]);
+				uint8_t *sh = R->shared;
+				uint64_t lim = R->shared_size;
+				uint32_t bad = 0;
+				FOR_LANES(m, {
+					uint64_t va = (uint32_t)(Bs[l] + off);
+					bad |= (uint32_t)(va & 3) | (uint32_t)(va + 4 > lim);
+				});
+				if (!bad) {
+					FOR_LANES(m, {
+						uint32_t v = (uint32_t)S[l];
+						memcpy(sh + (uint32_t)(Bs[l] + off), &v, 4);
+					});
+					break;
+				}
+			}
+			if (vec == 1 && esz == 4 && space == SP_GLOBAL && m == FULL) {
+				uint64_t va0 = Bs[0] + off, diff = 0;
+				for (unsigned l = 0; l < PTX_WARP; l++)
+					diff |= ((Bs[l] + off) ^ va0) & ~(uint64_t)(CS_PAGE_SIZE - 1);
+				for (unsigned l = 0; l < PTX_WARP; l++)
+					diff |= (Bs[l] + off) & 3;
+				uint8_t tmp[32];
+				bool port = false;
+				uint8_t *q0 = diff ? NULL
+					: xlate(R, w, space, va0, 4, 0, pc, CS_ACCESS_WRITE, tmp, &port);
+				if (q0 && !port) {
+					uint8_t *pg = q0 - (va0 & (CS_PAGE_SIZE - 1));
+					const uint64_t *S = REG(in->o[1]);
+					for (unsigned l = 0; l < PTX_WARP; l++) {
+						uint32_t v = (uint32_t)S[l];
+						memcpy(pg + ((Bs[l] + off) & (CS_PAGE_SIZE - 1)), &v, 4);
+					}
+					break;
+				}
+				if (R->status != R_OK)
+					goto fault;
+			}
+			if (vec == 1 && esz == 4 && space <= SP_SHARED) {
+				const uint64_t *S = REG(in->o[1]);
+				uint64_t am = space == SP_SHARED ? 0xffffffffu : UINT64_MAX;
+				FOR_LANES(m, {
+					uint64_t va = (Bs[l] + off) & am;
+					uint8_t tmp[32];
+					bool port = false;
+					uint8_t *q = xlate(R, w, space, va, 4, l, pc, CS_ACCESS_WRITE, tmp, &port);
+					if (!q)
+						goto fault;
+					uint32_t v = (uint32_t)S[l];
+					memcpy(q, &v, 4);
+					if (port && !port_write(R, w, l, pc, va, q, 4, CS_ACCESS_WRITE))
+						goto fault;
+				});
+				break;
+			}
+			FOR_LANES(m, {
+				uint64_t va = Bs[l] + off;
+				if (space == SP_SHARED)
+					va = (uint32_t)va;
+				uint8_t tmp[32];
+				bool port = false;
+				uint8_t *q = xlate(R, w, space, va, sz, l, pc, CS_ACCESS_WRITE, tmp, &port);
+				if (!q)
+					goto fault;
+				for (unsigned k = 0; k < vec; k++) {
+					uint64_t v = REG(in->o[1 + k])[l];
+					memcpy(q + k * esz, &v, esz);
+				}
+				if (port && !port_write(R, w, l, pc, va, q, sz, CS_ACCESS_WRITE))
+					goto fault;
+			});
+			break;
+		}
+		case OP_ATOM:
+		case OP_RED: {
+			ptx_type t = (ptx_type)in->t1;
+			unsigned esz = ptx_type_bytes(t);
+			int space = in->aux;
+			uint64_t off = (uint64_t)in->imm;
+			const uint64_t *Bs = REG(in->o[0]);
+			const uint64_t *V = REG(in->o[2]);
+			const uint64_t *V2 = in->o[3] != PTX_NONE ? REG(in->o[3]) : NULL;
+			uint64_t *Dd = in->o[1] != PTX_NONE ? REG(in->o[1]) : NULL;
+			bool sgn = ptx_type_signed(t);
+			FOR_LANES(m, {
+				uint64_t va = Bs[l] + off;
+				if (space == SP_SHARED)
+					va = (uint32_t)va;
+				uint8_t tmp[32];
+				bool port = false;
+				uint8_t *q = xlate(R, w, space, va, esz, l, pc, CS_ACCESS_ATOMIC, tmp, &port);
+				if (!q)
+					goto fault;
+				uint64_t old = load_elem(q, t, esz), v = V[l], nv;
+				if (esz == 4)
+					v &= 0xffffffffu;
+				switch (in->aux2) {
+				case AO_ADD:
+					if (t == T_F32)
+						nv = ptx_bits32(ptx_f32(old) + ptx_f32(v));
+					else if (t == T_F64)
+						nv = ptx_bits64(ptx_f64(old) + ptx_f64(v));
+					else
+						nv = old + v;
+					break;
+				case AO_MIN:
+					if (sgn)
+						nv = esz == 4 ? ((int32_t)old < (int32_t)v ? old : v)
+							      : ((int64_t)old < (int64_t)v ? old : v);
+					else
+						nv = old < v ? old : v;
+					break;
+				case AO_MAX:
+					if (sgn)
+						nv = esz == 4 ? ((int32_t)old > (int32_t)v ? old : v)
+							      : ((int64_t)old > (int64_t)v ? old : v);
+					else
+						nv = old > v ? old : v;
+					break;
+				case AO_INC: nv = (uint32_t)old >= (uint32_t)v ? 0 : old + 1; break;
+				case AO_DEC:
+					nv = ((uint32_t)old == 0 || (uint32_t)old > (uint32_t)v) ? v : old - 1;
+					break;
+				case AO_CAS: nv = old == (esz == 4 ? (V2[l] & 0xffffffffu) : V2[l]) ? v : old;
+					/* cas: compare with b (o[2]), swap in c (o[3]) */
+					nv = (old == v) ? (esz == 4 ? (V2[l] & 0xffffffffu) : V2[l]) : old;
+					break;
+				case AO_EXCH: nv = v; break;
+				case AO_AND: nv = old & v; break;
+				case AO_OR: nv = old | v; break;
+				default: nv = old ^ v; break;
+				}
+				memcpy(q, &nv, esz);
+				if (port && !port_write(R, w, l, pc, va, q, esz, CS_ACCESS_ATOMIC))
+					goto fault;
+				if (Dd)
+					Dd[l] = esz == 4 ? (old & 0xffffffffu) : old;
+			});
+			break;
+		}
+		/* ---- warp ---- */
+		case OP_SHFL: {
+			uint64_t vals[PTX_WARP];
+			uint32_t pv = 0;
+			int mode = in->aux;
+			FOR_LANES(m, {
+				uint32_t bval = (uint32_t)B[l] & 31, c = (uint32_t)C[l];
+				uint32_t cval = c & 31, seg = (c >> 8) & 31;
+				uint32_t maxl = (l & seg) | (cval & ~seg), minl = l & seg;
+				int32_t j;
+				bool ok;
+				switch (mode) {
+				case SH_UP: j = (int32_t)l - (int32_t)bval; ok = j >= (int32_t)maxl; break;
+				case SH_DOWN: j = (int32_t)(l + bval); ok = j <= (int32_t)maxl; break;
+				case SH_BFLY: j = (int32_t)(l ^ bval); ok = j <= (int32_t)maxl; break;
+				default: j = (int32_t)(minl | (bval & ~seg)); ok = j <= (int32_t)maxl; break;
+				}
+				if (!ok)
+					j = (int32_t)l;
+				vals[l] = (uint32_t)A[j];
+				pv |= (uint32_t)ok << l;
+			});
+			FOR_LANES(m, D[l] = vals[l]);
+			if (in->o[4] != PTX_NONE)
+				pr[in->o[4]] = (pr[in->o[4]] & ~m) | (pv & m);
+			break;
+		}
+		case OP_VOTE: {
+			uint32_t src = pr[in->o[1]];
+			if (in->flags & F_NEG_A)
+				src = ~src;
+			uint32_t act = src & m;
+			if (in->aux == VO_BALLOT) {
+				FOR_LANES(m, D[l] = act);
+			} else {
+				bool v = in->aux == VO_ALL ? act == m
+					 : in->aux == VO_ANY ? act != 0
+							     : (act == 0 || act == m);
+				uint32_t bits = v ? FULL : 0;
+				pr[in->o[0]] = (pr[in->o[0]] & ~m) | (bits & m);
+			}
+			break;
+		}
+		case OP_ACTIVEMASK:
+			FOR_LANES(m, D[l] = mask);
+			break;
+		case OP_MATCH:
+			break;
+		case OP_REDUX: {
+			/* over the lanes executing it, in lane order */
+			uint32_t acc = 0;
+			bool first = true;
+			bool sgn = in->t1 == T_S32;
+			FOR_LANES(m, {
+				uint32_t v = (uint32_t)A[l];
+				if (first) {
+					acc = v;
+					first = false;
+					continue;
+				}
+				switch (in->aux) {
+				case 0: acc += v; break;
+				case 1: acc = sgn ? ((int32_t)v < (int32_t)acc ? v : acc) : (v < acc ? v : acc); break;
+				case 2: acc = sgn ? ((int32_t)v > (int32_t)acc ? v : acc) : (v > acc ? v : acc); break;
+				case 3: acc &= v; break;
+				case 4: acc |= v; break;
+				default: acc ^= v; break;
+				}
+			});
+			FOR_LANES(m, D[l] = acc);
+			break;
+		}
+		case OP_BAR:
+		case OP_BAR_RED: {
+			if (!m)
+				break;
+			if (in->op == OP_BAR && in->aux == 1) {
+				/* bar.arrive: the warp's threads count toward the barrier, and
+				 * the warp goes on without waiting */
+				uint32_t id = (uint32_t)REG(in->o[0])[__builtin_ctz(m)];
+				if (id >= NBAR) {
+					set_error(R, w, pc, "barrier %u is out of range (0..15)", id);
+					goto stop;
+				}
+				R->arrive[id] += (uint32_t)__builtin_popcount(w->live);
+				break;
+			}
+			w->bar_id = (uint32_t)REG(in->o[0])[__builtin_ctz(m)];
+			top->pc = pc + 1;
+			R->tinstr += ti;
+			w->clock += ti;
+			if (in->op == OP_BAR_RED) {
+				/* single-warp view: reduce over this warp's lanes; the CTA-wide
+				 * result is completed at release (see cta_run) */
+				(void)0;
+			}
+			w->state = W_BARRIER;
+			return W_BARRIER;
+		}
+		/* ---- control ---- */
+		case OP_BRA: {
+			uint32_t tgt = (uint32_t)in->imm;
+			uint32_t nt = mask & ~m;
+			if (R->tinstr + ti > R->budget) {
+				set_error(R, w, pc, "ran past its budget of %" PRIu64 " thread-instructions",
+					  R->budget);
+				goto stop;
+			}
+			if (!nt) {
+				pc = tgt;
+			} else if (!m) {
+				pc++;
+			} else {
+				uint32_t rc = in->o[1];
+				if (rc == rpc) {
+					/* both sides reconverge where the current entry does: split it */
+					top->pc = pc + 1;
+					top->mask = nt;
+				} else {
+					top->pc = rc;
+					if (!push(R, w, pc + 1, rc, nt, PTX_NONE))
+						goto stop;
+				}
+				if (!push(R, w, tgt, rc, m, PTX_NONE))
+					goto stop;
+				RELOAD();
+				continue;
+			}
+			if (pc == rpc) {
+				top->pc = pc;
+				RELOAD();
+			}
+			continue;
+		}
+		case OP_CALL: {
+			const ptx_callsite *cs = &p->calls[in->imm];
+			if (!m)
+				break;
+			copy_frame(R, w, m, cs->args, cs->nargs);
+			top->pc = pc + 1;
+			if (!push(R, w, p->funcs[cs->func].start, PTX_NONE, m, (uint32_t)in->imm))
+				goto stop;
+			RELOAD();
+			continue;
+		}
+		case OP_RET: {
+			if (!m)
+				break;
+			uint32_t fr = w->sp;
+			while (fr > 0 && w->stk[fr - 1].call == PTX_NONE)
+				fr--;
+			if (fr == 0) {
+				retire_lanes(w, m); /* ret from the entry: the thread ends */
+			} else {
+				const ptx_callsite *cs = &p->calls[w->stk[fr - 1].call];
+				copy_frame(R, w, m, cs->rets, cs->nrets);
+				for (uint32_t i = fr - 1; i < w->sp; i++)
+					w->stk[i].mask &= ~m;
+			}
+			top->pc = pc + 1;
+			RELOAD();
+			continue;
+		}
+		case OP_EXIT:
+			if (!m)
+				break;
+			retire_lanes(w, m);
+			top->pc = pc + 1;
+			RELOAD();
+			continue;
+		case OP_TRAP:
+			if (!m)
+				break;
+			set_fault(R, w, (uint32_t)__builtin_ctz(m), pc, 0, CS_ACCESS_FETCH, "trap executed");
+			goto stop;
+		case OP_COUNT:
+		default:
+			set_error(R, w, pc, "internal: bad opcode %u", in->op);
+			goto stop;
+		}
+		pc++;
+		if (pc == rpc) {
+			top->pc = pc;
+			RELOAD();
+		}
+	}
+#undef D
+#undef A
+#undef B
+#undef C
+done:
+	R->tinstr += ti;
+	w->clock += ti;
+	w->state = W_DONE;
+	return W_DONE;
+lost:
+	set_error(R, w, pc, "internal: a divergence entry lost its reconvergence point");
+	R->tinstr += ti;
+	return W_DONE;
+fault:
+stop:
+	R->tinstr += ti;
+	w->state = W_DONE;
+	return W_DONE;
+}
+
+/* ---- CTA and grid -------------------------------------------------------- */
+
+static void warp_start(run *R, warp *w)
+{
+	uint32_t first = w->id * PTX_WARP;
+	uint32_t n = R->nthreads - first < PTX_WARP ? R->nthreads - first : PTX_WARP;
+	uint32_t live = n == PTX_WARP ? FULL : ((1u << n) - 1);
+	w->live = live;
+	w->sp = 0;
+	w->state = W_READY;
+	w->stk[0].pc = R->f->start;
+	w->stk[0].rpc = PTX_NONE;
+	w->stk[0].mask = live;
+	w->stk[0].call = PTX_NONE;
+	w->sp = 1;
+}
+
+static uint32_t live_threads(const run *R)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < R->nwarps; i++)
+		n += (uint32_t)__builtin_popcount(R->warps[i].live);
+	return n;
+}
+
+static void bar_red_finish(run *R, uint32_t id)
+{
+	/* bar.red: every waiting warp's pending instruction is the one before its pc */
+	uint32_t popc = 0, all = 1, any = 0;
+	const ptx_ins *first = NULL;
+	for (uint32_t i = 0; i < R->nwarps; i++) {
+		warp *w = &R->warps[i];
+		if (w->state != W_BARRIER || w->bar_id != id)
+			continue;
+		const ptx_ins *in = &R->p->code[w->stk[w->sp - 1].pc - 1];
+		if (in->op != OP_BAR_RED)
+			continue;
+		first = in;
+		uint32_t c = w->pr[in->o[3]];
+		if (in->flags & F_NEG_C)
+			c = ~c;
+		c &= w->stk[w->sp - 1].mask;
+		popc += (uint32_t)__builtin_popcount(c);
+		if (c != w->stk[w->sp - 1].mask)
+			all = 0;
+		if (c)
+			any = 1;
+	}
+	if (!first)
+		return;
+	for (uint32_t i = 0; i < R->nwarps; i++) {
+		warp *w = &R->warps[i];
+		if (w->state != W_BARRIER || w->bar_id != id)
+			continue;
+		const ptx_ins *in = &R->p->code[w->stk[w->sp - 1].pc - 1];
+		if (in->op != OP_BAR_RED)
+			continue;
+		uint32_t m = w->stk[w->sp - 1].mask;
+		if (in->aux2 == 0) {
+			uint64_t *D = w->r + (size_t)in->o[0] * PTX_WARP;
+			FOR_LANES(m, D[l] = popc);
+		} else {
+			uint32_t v = (in->aux2 == 1 ? all : any) ? FULL : 0;
+			w->pr[in->o[0]] = (w->pr[in->o[0]] & ~m) | (v & m);
+		}
+	}
+}
+
+static int cta_run(run *R)
+{
+	for (uint32_t i = 0; i < R->nwarps; i++)
+		warp_start(R, &R->warps[i]);
+	memset(R->arrive, 0, sizeof(R->arrive));
+	for (;;) {
+		bool ran = false;
+		for (uint32_t i = 0; i < R->nwarps; i++) {
+			warp *w = &R->warps[i];
+			if (w->state != W_READY)
+				continue;
+			ran = true;
+			warp_run(R, w);
+			if (R->status != R_OK)
+				return R->status;
+		}
+		/* open the barriers whose thread count is met */
+		uint32_t live = live_threads(R);
+		uint32_t arrived[NBAR] = { 0 }, want[NBAR] = { 0 };
+		bool any_wait = false, any_ready = false;
+		for (uint32_t i = 0; i < R->nwarps; i++) {
+			warp *w = &R->warps[i];
+			if (w->state == W_READY)
+				any_ready = true;
+			if (w->state != W_BARRIER)
+				continue;
+			any_wait = true;
+			if (w->bar_id >= NBAR) {
+				set_error(R, w, w->stk[w->sp - 1].pc - 1, "barrier %u is out of range (0..15)",
+					  w->bar_id);
+				return R->status;
+			}
+			arrived[w->bar_id] += (uint32_t)__builtin_popcount(w->live);
+			const ptx_ins *in = &R->p->code[w->stk[w->sp - 1].pc - 1];
+			uint32_t cnt_slot = in->op == OP_BAR ? in->o[1] : in->o[2];
+			if (cnt_slot != PTX_NONE) {
+				uint32_t c = (uint32_t)w->r[(size_t)cnt_slot * PTX_WARP +
+							 (unsigned)__builtin_ctz(w->stk[w->sp - 1].mask | 1)];
+				want[w->bar_id] = c;
+			}
+		}
+		if (!any_wait) {
+			if (!any_ready && !ran)
+				return R_OK;
+			if (!any_ready)
+				return R_OK;
+			continue;
+		}
+		bool opened = false;
+		for (uint32_t b = 0; b < NBAR; b++) {
+			if (!arrived[b])
+				continue;
+			uint32_t need = want[b] ? want[b] : live;
+			if (arrived[b] + R->arrive[b] >= need) {
+				R->arrive[b] = 0;
+				bar_red_finish(R, b);
+				for (uint32_t i = 0; i < R->nwarps; i++) {
+					warp *w = &R->warps[i];
+					if (w->state == W_BARRIER && w->bar_id == b)
+						w->state = W_READY;
+				}
+				opened = true;
+			}
+		}
+		if (!opened && !any_ready) {
+			warp *w0 = NULL;
+			for (uint32_t i = 0; i < R->nwarps && !w0; i++)
+				if (R->warps[i].state == W_BARRIER)
+					w0 = &R->warps[i];
+			set_error(R, w0, w0 ? w0->stk[w0->sp - 1].pc - 1 : 0,
+				  "barrier deadlock: %u of %u live threads wait at barrier %u",
+				  arrived[w0 ? w0->bar_id : 0], live, w0 ? w0->bar_id : 0);
+			return R->status;
+		}
+	}
+}
+
+static void fill_slots(run *R)
+{
+	const cs_ptx_program *p = R->p;
+	const cs_ptx_launch *l = R->l;
+	for (uint32_t wi = 0; wi < R->nwarps; wi++) {
+		warp *w = &R->warps[wi];
+		uint64_t *r = w->r;
+		for (size_t i = 0; i < p->nconsts; i++) {
+			const ptx_const *c = &p->consts[i];
+			uint64_t v = c->value;
+			if (c->var == -2)
+				v += R->dyn_base;
+			else if (c->var >= 0)
+				v += (l->var_va && (size_t)c->var < l->var_count)
+					     ? l->var_va[c->var]
+					     : R->mwin + p->vars[c->var].offset;
+			uint64_t *s = REG(p->const_base + i);
+			for (unsigned k = 0; k < PTX_WARP; k++)
+				s[k] = v;
+		}
+		for (unsigned k = 0; k < PTX_WARP; k++) {
+			uint32_t t = wi * PTX_WARP + k;
+			uint32_t bx = l->block[0], by = l->block[1];
+			REG(SR_TID_X)[k] = t % bx;
+			REG(SR_TID_Y)[k] = (t / bx) % by;
+			REG(SR_TID_Z)[k] = t / (bx * by);
+			REG(SR_NTID_X)[k] = l->block[0];
+			REG(SR_NTID_Y)[k] = l->block[1];
+			REG(SR_NTID_Z)[k] = l->block[2];
+			REG(SR_NCTAID_X)[k] = l->grid[0];
+			REG(SR_NCTAID_Y)[k] = l->grid[1];
+			REG(SR_NCTAID_Z)[k] = l->grid[2];
+			REG(SR_LANEID)[k] = k;
+			REG(SR_WARPID)[k] = wi;
+			REG(SR_NWARPID)[k] = R->nwarps;
+			REG(SR_LANEMASK_EQ)[k] = 1u << k;
+			REG(SR_LANEMASK_LT)[k] = (1u << k) - 1;
+			REG(SR_LANEMASK_LE)[k] = (uint32_t)(((uint64_t)2 << k) - 1);
+			REG(SR_LANEMASK_GT)[k] = ~(uint32_t)(((uint64_t)2 << k) - 1);
+			REG(SR_LANEMASK_GE)[k] = ~((1u << k) - 1);
+			REG(SR_SMID)[k] = 0;
+			REG(SR_NSMID)[k] = 1;
+			REG(SR_GRIDID)[k] = l->launch;
+			REG(SR_DYN_SMEM)[k] = l->dynamic_shared_bytes;
+			REG(SR_TOTAL_SMEM)[k] = (uint32_t)R->shared_size;
+			REG(SR_ZERO)[k] = 0;
+		}
+	}
+}
+
+static void set_cta(run *R)
+{
+	for (uint32_t wi = 0; wi < R->nwarps; wi++) {
+		uint64_t *r = R->warps[wi].r;
+		for (unsigned k = 0; k < PTX_WARP; k++) {
+			REG(SR_CTAID_X)[k] = R->cta[0];
+			REG(SR_CTAID_Y)[k] = R->cta[1];
+			REG(SR_CTAID_Z)[k] = R->cta[2];
+		}
+	}
+}
+
+static void emit_range(const run *R, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo)
+		return;
+	cs_event ev = cs_event_make(CS_EV_CTA_RANGE, CS_STAGE_GR_DISPATCH, CS_UNIT_SM,
+				    R->l->channel);
+	ev.launch = R->l->launch;
+	ev.value = lo;
+	ev.aux = hi;
+	ev.detail = R->f->name;
+	cs_trace_emit(&R->bus->trace, &ev);
+}
+
+static void free_run(run *R)
+{
+	if (R->warps) {
+		for (uint32_t i = 0; i < R->nwarps; i++) {
+			free(R->warps[i].r);
+			free(R->warps[i].pr);
+			free(R->warps[i].stk);
+		}
+	}
+	free(R->warps);
+	free(R->shared);
+	free(R->local);
+	free(R->module);
+}
+
+static void fail(cs_grid_result *out, cs_grid_outcome oc, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void fail(cs_grid_result *out, cs_grid_outcome oc, const char *name, const char *fmt, ...)
+{
+	char msg[CS_DIAG_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	out->outcome = oc;
+	cs_diag_at_text(&out->diag, oc == CS_GRID_FAULT ? CS_ERR_FAULT : CS_ERR_UNSUPPORTED, name, 0,
+			0, "%s", msg);
+}
+
+void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
+		const cs_bus *bus, cs_grid_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!p || !l || !bus || entry >= p->nentries) {
+		fail(out, CS_GRID_ERROR, p ? p->name : "", "no such entry (%zu)", entry);
+		return;
+	}
+	run R;
+	memset(&R, 0, sizeof(R));
+	R.p = p;
+	R.f = &p->funcs[p->entries[entry]];
+	R.l = l;
+	R.bus = bus;
+	snprintf(out->kernel, sizeof(out->kernel), "%s", R.f->name);
+	uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+	uint64_t ctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+	if (threads == 0 || threads > 1024 || ctas == 0) {
+		fail(out, CS_GRID_ERROR, p->name,
+		     "launch of %s: block %ux%ux%u and grid %ux%ux%u (a block holds 1..1024 threads, "
+		     "a grid at least one CTA)", R.f->name, l->block[0], l->block[1], l->block[2],
+		     l->grid[0], l->grid[1], l->grid[2]);
+		return;
+	}
+	if (l->param_bytes < R.f->param_bytes || (R.f->param_bytes && !l->params)) {
+		fail(out, CS_GRID_ERROR, p->name, "launch of %s: %zu parameter bytes, the entry takes %u",
+		     R.f->name, l->param_bytes, R.f->param_bytes);
+		return;
+	}
+	R.shwin = l->shared_window ? l->shared_window : CS_PTX_SHARED_WINDOW_DEFAULT;
+	R.lwin = l->local_window ? l->local_window : CS_PTX_LOCAL_WINDOW_DEFAULT;
+	R.mwin = l->module_window ? l->module_window : CS_PTX_MODULE_WINDOW_DEFAULT;
+	if ((R.mwin & (CS_PAGE_SIZE - 1)) || (l->var_va && l->var_count < p->nvars)) {
+		fail(out, CS_GRID_ERROR, p->name, "launch of %s: module window not page aligned, or "
+		     "%zu variable addresses for %zu variables", R.f->name, l->var_count, p->nvars);
+		return;
+	}
+	R.nthreads = (uint32_t)threads;
+	R.nwarps = (R.nthreads + PTX_WARP - 1) / PTX_WARP;
+	uint32_t dalign = p->shared_dyn_align ? p->shared_dyn_align : 16;
+	R.dyn_base = (p->shared_static + dalign - 1) & ~(dalign - 1);
+	R.shared_size = (uint64_t)R.dyn_base + l->dynamic_shared_bytes;
+	R.local_size = p->local_bytes;
+	R.params = l->params;
+	R.param_bytes = l->param_bytes;
+	R.budget = l->max_thread_instructions ? l->max_thread_instructions : CS_PTX_BUDGET_DEFAULT;
+	R.hw_fma = PTX_HAVE_FMA_PATH && cpu_has_fma();
+	/* far above any GPU's (228 KiB shared per CTA, 512 KiB local per thread),
+	 * low enough that a hostile launch cannot exhaust the host */
+	if (R.shared_size > CS_PTX_SHARED_MAX || R.local_size > CS_PTX_LOCAL_MAX) {
+		fail(out, CS_GRID_ERROR, p->name,
+		     "launch of %s: %" PRIu64 " bytes of shared memory per CTA and %u of local "
+		     "memory per thread (the model allows %u and %u)", R.f->name, R.shared_size,
+		     R.local_size, CS_PTX_SHARED_MAX, CS_PTX_LOCAL_MAX);
+		return;
+	}
+	uint64_t regfile = (uint64_t)p->nslots * PTX_WARP * sizeof(uint64_t) * R.nwarps;
+	if (regfile > CS_PTX_REGFILE_MAX) {
+		fail(out, CS_GRID_ERROR, p->name,
+		     "launch of %s: %u register slots for %u warps need %" PRIu64
+		     " bytes of register file (the model allows %u)", R.f->name, p->nslots, R.nwarps,
+		     regfile, CS_PTX_REGFILE_MAX);
+		return;
+	}
+	R.shared = calloc(R.shared_size ? R.shared_size : 1, 1);
+	R.local = calloc((size_t)R.local_size * R.nwarps * PTX_WARP + 1, 1);
+	R.warps = calloc(R.nwarps, sizeof(warp));
+	bool ok = R.shared && R.local && R.warps;
+	if (ok && !l->var_va && p->module_bytes) {
+		R.module_size = ((uint64_t)p->module_bytes + CS_PAGE_SIZE - 1) & ~(uint64_t)(CS_PAGE_SIZE - 1);
+		R.module = aligned_alloc(CS_PAGE_SIZE, R.module_size);
+		ok = R.module != NULL;
+		if (ok) {
+			memset(R.module, 0, R.module_size);
+			for (size_t i = 0; i < p->nvars; i++)
+				memcpy(R.module + p->vars[i].offset, p->vars[i].init, p->vars[i].size);
+		}
+	}
+	for (uint32_t i = 0; ok && i < R.nwarps; i++) {
+		warp *w = &R.warps[i];
+		w->id = i;
+		w->r = calloc((size_t)p->nslots * PTX_WARP, sizeof(uint64_t));
+		w->pr = calloc(p->npreds + 1, sizeof(uint32_t));
+		w->stk = malloc(16 * sizeof(sentry));
+		w->cap = 16;
+		/* mappings do not change during a run: the translations stay valid */
+		memset(w->tlb_tag, 0xff, sizeof(w->tlb_tag));
+		ok = w->r && w->pr && w->stk;
+	}
+	if (!ok) {
+		free_run(&R);
+		fail(out, CS_GRID_ERROR, p->name, "launch of %s: out of memory", R.f->name);
+		return;
+	}
+	fill_slots(&R);
+	uint64_t done = 0;
+	for (uint32_t z = 0; z < l->grid[2] && R.status == R_OK; z++)
+		for (uint32_t y = 0; y < l->grid[1] && R.status == R_OK; y++)
+			for (uint32_t x = 0; x < l->grid[0] && R.status == R_OK; x++) {
+				R.cta[0] = x;
+				R.cta[1] = y;
+				R.cta[2] = z;
+				set_cta(&R);
+				if (cta_run(&R) == R_OK)
+					done++;
+				if (R.status == R_OK && R.tinstr > R.budget)
+					set_error(&R, &R.warps[0], R.f->start,
+						  "ran past its budget of %" PRIu64 " thread-instructions",
+						  R.budget);
+			}
+	emit_range(&R, 0, done);
+	out->ctas_executed = done;
+	out->thread_instructions = R.tinstr;
+	if (R.status == R_OK) {
+		out->outcome = CS_GRID_EXECUTED;
+		free_run(&R);
+		return;
+	}
+	uint32_t t = R.fault_warp * PTX_WARP + R.fault_lane;
+	uint32_t bx = l->block[0], by = l->block[1];
+	uint32_t line = R.fault_pc < p->ncode ? p->lines[R.fault_pc] : 0;
+	char msg[CS_DIAG_MSG_MAX];
+	snprintf(msg, sizeof(msg), "%s: CTA (%u,%u,%u) thread (%u,%u,%u) at PTX line %u: %s",
+		 R.f->name, R.cta[0], R.cta[1], R.cta[2], t % bx, (t / bx) % by, t / (bx * by), line,
+		 R.why);
+	out->outcome = R.status == R_FAULT ? CS_GRID_FAULT : CS_GRID_ERROR;
+	cs_diag_at_text(&out->diag, R.status == R_FAULT ? CS_ERR_FAULT : CS_ERR_UNSUPPORTED, p->name,
+			line, 1, "%s", msg);
+	if (R.status == R_FAULT) {
+		out->fault_va = R.fault_va;
+		cs_event ev = cs_event_make(CS_EV_FAULT, CS_STAGE_GR_DISPATCH, CS_UNIT_SM, l->channel);
+		ev.launch = l->launch;
+		ev.addr = R.fault_va;
+		ev.value = (uint64_t)R.fault_access;
+		ev.detail = msg;
+		cs_trace_emit(&bus->trace, &ev);
+	}
+	free_run(&R);
+}

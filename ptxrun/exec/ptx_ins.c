@@ -1,0 +1,1661 @@
+/* Instruction statements: guard, opcode with modifiers, operands, predecoded
+ * into one ptx_ins. Every modifier must be understood or on the list of hints
+ * that do not change results; anything else is a load-time error. */
+#include "ptx_parse_int.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_MODS = 16, MAX_OPNDS = 8, MAX_LIST = 32 };
+
+typedef enum okind { OK_REG = 1, OK_PRED, OK_IMM, OK_MEM, OK_VEC, OK_NAME, OK_LIST, OK_SINK,
+		     OK_CLOCK } okind;
+
+typedef struct opnd {
+	okind kind;
+	ptx_tok at;
+	uint32_t slot;      /* OK_REG: slot (maybe const-tagged: a symbol's address) */
+	bool is_addr;       /* OK_REG that is a symbol's address */
+	uint32_t pred;      /* OK_PRED */
+	bool neg;
+	bool has_pipe;      /* d|p */
+	uint32_t pipe_pred;
+	int immk;           /* OK_IMM: 0 int, 1 f32 bits, 2 f64 bits */
+	uint64_t imm;
+	int mspace;         /* OK_MEM: space the symbol implies, -1 none */
+	uint32_t mbase;     /* OK_MEM base slot */
+	int64_t moff;
+	uint32_t vec[4];    /* OK_VEC: slots (PTX_NONE for `_`) */
+	bool vec_pred;
+	int nvec;
+	ptx_tok *list;      /* OK_LIST names, in the statement's list storage */
+	int nlist;
+	int clock;          /* OK_CLOCK: 0 %clock, 1 %clock64, 2 %globaltimer */
+} opnd;
+
+typedef struct stmt {
+	ptx_tok optok;
+	char base[32];
+	const char *mod[MAX_MODS];
+	uint32_t modlen[MAX_MODS];
+	bool used[MAX_MODS];
+	int nmods;
+	ptx_type types[4];
+	int ntypes;
+	opnd o[MAX_OPNDS];
+	int nops;
+	uint32_t guard;
+	bool guard_neg;
+	int nlists;
+	/* storage for call's (rets) and (args); not cleared per statement */
+	ptx_tok lists[2][MAX_LIST];
+} stmt;
+
+/* ---- special registers -------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	int slot;
+} sregs[] = {
+	{ "%tid.x", SR_TID_X },       { "%tid.y", SR_TID_Y },       { "%tid.z", SR_TID_Z },
+	{ "%ntid.x", SR_NTID_X },     { "%ntid.y", SR_NTID_Y },     { "%ntid.z", SR_NTID_Z },
+	{ "%ctaid.x", SR_CTAID_X },   { "%ctaid.y", SR_CTAID_Y },   { "%ctaid.z", SR_CTAID_Z },
+	{ "%nctaid.x", SR_NCTAID_X }, { "%nctaid.y", SR_NCTAID_Y }, { "%nctaid.z", SR_NCTAID_Z },
+	{ "%laneid", SR_LANEID },     { "%warpid", SR_WARPID },     { "%nwarpid", SR_NWARPID },
+	{ "%lanemask_eq", SR_LANEMASK_EQ }, { "%lanemask_lt", SR_LANEMASK_LT },
+	{ "%lanemask_le", SR_LANEMASK_LE }, { "%lanemask_gt", SR_LANEMASK_GT },
+	{ "%lanemask_ge", SR_LANEMASK_GE }, { "%smid", SR_SMID },   { "%nsmid", SR_NSMID },
+	{ "%gridid", SR_GRIDID },       { "%dynamic_smem_size", SR_DYN_SMEM },
+	{ "%total_smem_size", SR_TOTAL_SMEM },
+};
+
+static int sreg_slot(const ptx_tok *t)
+{
+	for (size_t i = 0; i < sizeof(sregs) / sizeof(sregs[0]); i++)
+		if (strlen(sregs[i].name) == t->len && !memcmp(sregs[i].name, t->s, t->len))
+			return sregs[i].slot;
+	return -1;
+}
+
+static bool tok_eq(const ptx_tok *t, const char *s)
+{
+	size_t n = strlen(s);
+	return t->len == n && memcmp(t->s, s, n) == 0;
+}
+
+/* ---- operands ----------------------------------------------------------- */
+
+/* A symbol used as an address: its slot (a constant) and the space it lives in. */
+static bool sym_address(pp *P, const pp_sym *s, uint32_t *slot, int *space)
+{
+	switch (s->kind) {
+	case SYM_SHARED:
+		*slot = pp_const_slot(P, s->base, PP_VAR_LITERAL);
+		*space = SP_SHARED;
+		return true;
+	case SYM_SHARED_DYN:
+		*slot = pp_const_slot(P, 0, PP_VAR_DYNSHARED);
+		*space = SP_SHARED;
+		return true;
+	case SYM_LOCAL:
+	case SYM_FPARAM:
+		*slot = pp_const_slot(P, s->base, PP_VAR_LITERAL);
+		*space = SP_LOCAL;
+		return true;
+	case SYM_KPARAM:
+		*slot = pp_const_slot(P, s->base, PP_VAR_LITERAL);
+		*space = SP_KPARAM;
+		return true;
+	case SYM_MVAR:
+		*slot = pp_const_slot(P, 0, (int32_t)s->base);
+		*space = P->p->vars[s->base].space == CS_PTX_SPACE_CONST ? SP_CONST : SP_GLOBAL;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A register, predicate, special register or symbol name. */
+static bool parse_name_operand(pp *P, opnd *o)
+{
+	ptx_tok t = P->t;
+	o->at = t;
+	pp_next(P);
+	if (tok_eq(&t, "_")) {
+		o->kind = OK_SINK;
+		return true;
+	}
+	int sr = sreg_slot(&t);
+	if (sr >= 0) {
+		o->kind = OK_REG;
+		o->slot = (uint32_t)sr;
+		return true;
+	}
+	if (tok_eq(&t, "%clock") || tok_eq(&t, "%clock64") || tok_eq(&t, "%globaltimer") ||
+	    tok_eq(&t, "%globaltimer_lo")) {
+		o->kind = OK_CLOCK;
+		o->clock = tok_eq(&t, "%clock") ? 0 : tok_eq(&t, "%clock64") ? 1 : 2;
+		return true;
+	}
+	uint32_t idx;
+	const pp_sym *s = pp_reg_find(P, t.s, t.len, &idx);
+	if (s && (s->kind == SYM_REG || s->kind == SYM_RANGE)) {
+		o->kind = OK_REG;
+		o->slot = SR_COUNT + s->base + idx;
+		return true;
+	}
+	if (s && (s->kind == SYM_PRED || s->kind == SYM_PRANGE)) {
+		o->kind = OK_PRED;
+		o->pred = s->base + idx;
+		return true;
+	}
+	s = pp_sym_find(P, t.s, t.len);
+	int space;
+	if (s && sym_address(P, s, &o->slot, &space)) {
+		o->kind = OK_REG;
+		o->is_addr = true;
+		o->mspace = space;
+		/* name+N as an address value */
+		if (pp_punct(P, '+') || pp_punct(P, '-')) {
+			bool neg = pp_punct(P, '-');
+			pp_next(P);
+			if (P->t.kind != TK_INT) {
+				pp_err(P, &P->t, CS_ERR_INPUT, "expected an offset");
+				return false;
+			}
+			uint64_t off = neg ? (uint64_t)0 - P->t.ival : P->t.ival;
+			pp_next(P);
+			const ptx_const *c = &P->p->consts[o->slot & ~PP_CONST_TAG];
+			o->slot = pp_const_slot(P, c->value + off, c->var);
+		}
+		return true;
+	}
+	if (t.s[0] == '%') {
+		pp_err(P, &t, CS_ERR_INPUT, "undeclared register '%.*s'", (int)t.len, t.s);
+		return false;
+	}
+	o->kind = OK_NAME;
+	return true;
+}
+
+static bool parse_mem_operand(pp *P, opnd *o)
+{
+	o->kind = OK_MEM;
+	o->at = P->t;
+	o->mspace = -1;
+	o->mbase = SR_ZERO;
+	o->moff = 0;
+	pp_next(P); /* [ */
+	bool have_base = false;
+	if (P->t.kind == TK_ID) {
+		opnd b;
+		memset(&b, 0, sizeof(b));
+		b.mspace = -1;
+		if (!parse_name_operand(P, &b))
+			return false;
+		if (b.kind != OK_REG) {
+			pp_err(P, &b.at, CS_ERR_INPUT, "'%.*s' is not a register or variable",
+			       (int)b.at.len, b.at.s);
+			return false;
+		}
+		o->mbase = b.slot;
+		o->mspace = b.is_addr ? b.mspace : -1;
+		have_base = true;
+	}
+	for (;;) {
+		bool neg = false;
+		if (have_base) {
+			if (pp_punct(P, ']'))
+				break;
+			if (!pp_punct(P, '+') && !pp_punct(P, '-')) {
+				pp_err(P, &P->t, CS_ERR_INPUT, "expected '+', '-' or ']' in an address");
+				return false;
+			}
+			neg = pp_punct(P, '-');
+			pp_next(P);
+		}
+		if (pp_punct(P, '-')) {
+			neg = !neg;
+			pp_next(P);
+		}
+		if (P->t.kind != TK_INT || P->t.overflow) {
+			pp_err(P, &P->t, CS_ERR_INPUT, "expected an address offset");
+			return false;
+		}
+		int64_t v = (int64_t)P->t.ival;
+		o->moff += neg ? -v : v;
+		pp_next(P);
+		have_base = true;
+	}
+	pp_next(P); /* ] */
+	return true;
+}
+
+static bool parse_operand(pp *P, stmt *st, opnd *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->mspace = -1;
+	o->at = P->t;
+	if (pp_punct(P, '[')) {
+		return parse_mem_operand(P, o);
+	}
+	if (pp_punct(P, '{')) {
+		pp_next(P);
+		o->kind = OK_VEC;
+		for (;;) {
+			if (o->nvec >= 4) {
+				pp_err(P, &P->t, CS_ERR_UNSUPPORTED, "vectors longer than 4");
+				return false;
+			}
+			opnd e;
+			if (P->t.kind != TK_ID) {
+				pp_err(P, &P->t, CS_ERR_INPUT, "expected a register in a vector");
+				return false;
+			}
+			memset(&e, 0, sizeof(e));
+			if (!parse_name_operand(P, &e))
+				return false;
+			if (e.kind == OK_SINK) {
+				o->vec[o->nvec++] = PTX_NONE;
+			} else if (e.kind == OK_REG && !e.is_addr) {
+				o->vec[o->nvec++] = e.slot;
+			} else if (e.kind == OK_PRED) {
+				o->vec_pred = true;
+				o->vec[o->nvec++] = e.pred;
+			} else {
+				pp_err(P, &e.at, CS_ERR_INPUT, "expected a register in a vector");
+				return false;
+			}
+			if (pp_punct(P, ',')) {
+				pp_next(P);
+				continue;
+			}
+			return pp_expect(P, '}');
+		}
+	}
+	if (pp_punct(P, '(')) {
+		if (st->nlists >= 2) {
+			pp_err(P, &P->t, CS_ERR_INPUT, "more than two parenthesized lists");
+			return false;
+		}
+		o->list = st->lists[st->nlists++];
+		pp_next(P);
+		o->kind = OK_LIST;
+		if (pp_punct(P, ')')) {
+			pp_next(P);
+			return true;
+		}
+		for (;;) {
+			if (P->t.kind != TK_ID || o->nlist >= MAX_LIST) {
+				pp_err(P, &P->t, CS_ERR_INPUT, "expected a parameter name");
+				return false;
+			}
+			o->list[o->nlist++] = P->t;
+			pp_next(P);
+			if (pp_punct(P, ',')) {
+				pp_next(P);
+				continue;
+			}
+			return pp_expect(P, ')');
+		}
+	}
+	if (pp_punct(P, '!')) {
+		pp_next(P);
+		if (!parse_name_operand(P, o))
+			return false;
+		if (o->kind != OK_PRED) {
+			pp_err(P, &o->at, CS_ERR_INPUT, "'!' applies to predicates only");
+			return false;
+		}
+		o->neg = true;
+		return true;
+	}
+	if (pp_punct(P, '-') || P->t.kind == TK_INT || P->t.kind == TK_F32 || P->t.kind == TK_F64) {
+		bool neg = false;
+		if (pp_punct(P, '-')) {
+			neg = true;
+			pp_next(P);
+		}
+		o->kind = OK_IMM;
+		if (P->t.kind == TK_INT) {
+			if (P->t.overflow) {
+				pp_err(P, &P->t, CS_ERR_INPUT, "integer literal does not fit 64 bits");
+				return false;
+			}
+			o->immk = 0;
+			o->imm = neg ? (uint64_t)0 - P->t.ival : P->t.ival;
+		} else if (P->t.kind == TK_F32) {
+			o->immk = 1;
+			o->imm = P->t.ival ^ (neg ? 0x80000000u : 0);
+		} else if (P->t.kind == TK_F64) {
+			o->immk = 2;
+			o->imm = P->t.ival ^ (neg ? 0x8000000000000000ull : 0);
+		} else {
+			pp_err(P, &P->t, CS_ERR_INPUT, "expected a number after '-'");
+			return false;
+		}
+		pp_next(P);
+		return true;
+	}
+	if (P->t.kind == TK_ID) {
+		if (!parse_name_operand(P, o))
+			return false;
+		if (o->kind == OK_REG && pp_punct(P, '|')) {
+			pp_next(P);
+			opnd q;
+			memset(&q, 0, sizeof(q));
+			q.at = P->t;
+			if (P->t.kind != TK_ID || !parse_name_operand(P, &q) || q.kind != OK_PRED) {
+				if (!P->failed)
+					pp_err(P, &q.at, CS_ERR_INPUT, "expected a predicate after '|'");
+				return false;
+			}
+			o->has_pipe = true;
+			o->pipe_pred = q.pred;
+		} else if (o->kind == OK_PRED && pp_punct(P, '|')) {
+			pp_next(P);
+			opnd q;
+			memset(&q, 0, sizeof(q));
+			q.at = P->t;
+			if (P->t.kind != TK_ID || !parse_name_operand(P, &q) || q.kind != OK_PRED) {
+				if (!P->failed)
+					pp_err(P, &q.at, CS_ERR_INPUT, "expected a predicate after '|'");
+				return false;
+			}
+			o->has_pipe = true;
+			o->pipe_pred = q.pred;
+		}
+		return true;
+	}
+	pp_err(P, &P->t, CS_ERR_INPUT, "unexpected '%.*s' in operands",
+	       P->t.kind == TK_EOF ? 3 : (int)P->t.len, P->t.kind == TK_EOF ? "EOF" : P->t.s);
+	return false;
+}
+
+/* ---- modifiers ---------------------------------------------------------- */
+
+static const char *const hint_mods[] = {
+	".nc", ".ca", ".cg", ".cs", ".lu", ".cv", ".wb", ".wt", ".volatile", ".relaxed",
+	".acquire", ".release", ".acq_rel", ".sc", ".weak", ".cta", ".gpu", ".sys",
+	".cluster", ".aligned", ".sync", ".mmio", ".noftz", ".shared::cta",
+};
+
+static bool mod_is(const stmt *s, int i, const char *m)
+{
+	size_t n = strlen(m);
+	return s->modlen[i] == n && !memcmp(s->mod[i], m, n);
+}
+
+static bool take(stmt *s, const char *m)
+{
+	for (int i = 0; i < s->nmods; i++)
+		if (!s->used[i] && mod_is(s, i, m)) {
+			s->used[i] = true;
+			return true;
+		}
+	return false;
+}
+
+/* Returns the index in list of the first unused modifier naming one of them, or -1. */
+static int take_one(stmt *s, const char *const *list, int n)
+{
+	for (int i = 0; i < s->nmods; i++) {
+		if (s->used[i])
+			continue;
+		for (int k = 0; k < n; k++)
+			if (mod_is(s, i, list[k])) {
+				s->used[i] = true;
+				return k;
+			}
+	}
+	return -1;
+}
+
+static bool check_mods(pp *P, stmt *s)
+{
+	for (int i = 0; i < s->nmods; i++) {
+		if (s->used[i])
+			continue;
+		bool hint = false;
+		for (size_t k = 0; k < sizeof(hint_mods) / sizeof(hint_mods[0]); k++)
+			if (mod_is(s, i, hint_mods[k]))
+				hint = true;
+		if (s->modlen[i] > 4 && (!memcmp(s->mod[i], ".L1::", 5) || !memcmp(s->mod[i], ".L2::", 5)))
+			hint = true;
+		if (!hint) {
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "'%s' does not support modifier '%.*s'",
+			       s->base, (int)s->modlen[i], s->mod[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+static ptx_type want_type(pp *P, stmt *s, int i)
+{
+	if (i >= s->ntypes) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "'%s' needs %d type%s", s->base, i + 1,
+		       i ? "s" : "");
+		return T_NONE;
+	}
+	return s->types[i];
+}
+
+/* ---- operand helpers ---------------------------------------------------- */
+
+static bool nops(pp *P, stmt *s, int lo, int hi)
+{
+	if (s->nops < lo || s->nops > hi) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "'%s' takes %d operand%s, found %d", s->base, lo,
+		       lo == 1 ? "" : "s", s->nops);
+		return false;
+	}
+	return true;
+}
+
+static uint64_t imm_as(const opnd *o, ptx_type t)
+{
+	double dv;
+	float fv;
+	uint32_t b32;
+	if (t == T_F32) {
+		if (o->immk == 1)
+			return o->imm;
+		if (o->immk == 2) {
+			memcpy(&dv, &o->imm, 8);
+			fv = (float)dv;
+		} else {
+			fv = (float)(int64_t)o->imm;
+		}
+		memcpy(&b32, &fv, 4);
+		return b32;
+	}
+	if (t == T_F64) {
+		if (o->immk == 2)
+			return o->imm;
+		if (o->immk == 1) {
+			b32 = (uint32_t)o->imm;
+			memcpy(&fv, &b32, 4);
+			dv = fv;
+		} else {
+			dv = (double)(int64_t)o->imm;
+		}
+		uint64_t r;
+		memcpy(&r, &dv, 8);
+		return r;
+	}
+	if (t == T_F16 || t == T_BF16) {
+		if (o->immk == 0)
+			return o->imm & 0xffff;
+		if (o->immk == 1) {
+			b32 = (uint32_t)o->imm;
+			memcpy(&fv, &b32, 4);
+		} else {
+			memcpy(&dv, &o->imm, 8);
+			fv = (float)dv;
+		}
+		return t == T_F16 ? ptx_float_to_half(fv) : ptx_float_to_bf16(fv);
+	}
+	return o->imm;
+}
+
+/* A source operand of type t: a register, or an immediate made a constant slot. */
+static bool src(pp *P, stmt *s, int i, ptx_type t, uint32_t *slot)
+{
+	opnd *o = &s->o[i];
+	if (o->kind == OK_REG) {
+		*slot = o->slot;
+		return true;
+	}
+	if (o->kind == OK_IMM) {
+		*slot = pp_const_slot(P, imm_as(o, t), PP_VAR_LITERAL);
+		return !P->failed;
+	}
+	pp_err(P, &o->at, CS_ERR_INPUT, "operand %d of '%s' must be a register or an immediate",
+	       i + 1, s->base);
+	return false;
+}
+
+static bool dst(pp *P, stmt *s, int i, uint32_t *slot)
+{
+	opnd *o = &s->o[i];
+	if (o->kind == OK_REG && !o->is_addr && !o->has_pipe && o->slot >= SR_COUNT) {
+		*slot = o->slot;
+		return true;
+	}
+	pp_err(P, &o->at, CS_ERR_INPUT, "operand %d of '%s' must be a writable register", i + 1,
+	       s->base);
+	return false;
+}
+
+static bool pred_src(pp *P, stmt *s, int i, uint32_t *pred, bool *neg)
+{
+	opnd *o = &s->o[i];
+	if (o->kind == OK_PRED && !o->has_pipe) {
+		*pred = o->pred;
+		*neg = o->neg;
+		return true;
+	}
+	pp_err(P, &o->at, CS_ERR_INPUT, "operand %d of '%s' must be a predicate", i + 1, s->base);
+	return false;
+}
+
+static bool pred_dst(pp *P, stmt *s, int i, uint32_t *pred)
+{
+	opnd *o = &s->o[i];
+	if (o->kind == OK_PRED && !o->neg && !o->has_pipe) {
+		*pred = o->pred;
+		return true;
+	}
+	pp_err(P, &o->at, CS_ERR_INPUT, "operand %d of '%s' must be a predicate register", i + 1,
+	       s->base);
+	return false;
+}
+
+/* ---- builders ----------------------------------------------------------- */
+
+static const char *const rnd_names[] = { ".rn", ".rz", ".rm", ".rp", ".rni", ".rzi", ".rmi",
+					  ".rpi", ".rna" };
+static const int rnd_vals[] = { RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI,
+				RND_RPI, RND_RNA };
+
+static int take_rnd(stmt *s)
+{
+	int k = take_one(s, rnd_names, 9);
+	return k < 0 ? RND_NONE : rnd_vals[k];
+}
+
+static bool is_int(ptx_type t)
+{
+	return t >= T_B8 && t <= T_S64;
+}
+
+static unsigned bits_of(ptx_type t)
+{
+	return ptx_type_bytes(t) * 8;
+}
+
+static bool fast_int3(ptx_ins *ins, ptx_type t, int op32, int op64)
+{
+	if (bits_of(t) == 32 && op32 >= 0) {
+		ins->op = (uint16_t)op32;
+		return true;
+	}
+	if (bits_of(t) == 64 && op64 >= 0) {
+		ins->op = (uint16_t)op64;
+		return true;
+	}
+	return false;
+}
+
+/* d, a, b[, c] arithmetic with one type. */
+static bool build_arith(pp *P, stmt *s, ptx_ins *ins, int nsrc)
+{
+	if (!nops(P, s, nsrc + 1, nsrc + 1))
+		return false;
+	ptx_type t = want_type(P, s, 0);
+	if (t == T_NONE || t == T_PRED) {
+		if (!P->failed)
+			pp_err(P, &s->optok, CS_ERR_INPUT, "'%s' needs a value type", s->base);
+		return false;
+	}
+	static const char *const packed_ok[] = { "add", "sub", "mul", "fma", "neg", "abs", "min",
+						 "max" };
+	if (t == T_F16X2 || t == T_BF16X2) {
+		bool ok = false;
+		for (size_t k = 0; k < sizeof(packed_ok) / sizeof(packed_ok[0]); k++)
+			if (!strcmp(s->base, packed_ok[k]))
+				ok = true;
+		if (!ok) {
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "packed half '%s' on %s", s->base,
+			       t == T_F16X2 ? ".f16x2" : ".bf16x2");
+			return false;
+		}
+	}
+	ins->t1 = (uint8_t)t;
+	ins->t2 = (uint8_t)t;
+	if (!dst(P, s, 0, &ins->o[0]))
+		return false;
+	ptx_type st = t;
+	for (int i = 0; i < nsrc; i++) {
+		/* shift amounts and bfe/bfi positions are u32 */
+		ptx_type ti = st;
+		if ((!strcmp(s->base, "shl") || !strcmp(s->base, "shr")) && i == 1)
+			ti = T_U32;
+		if (!src(P, s, i + 1, ti, &ins->o[i + 1]))
+			return false;
+	}
+	return true;
+}
+
+static bool build(pp *P, stmt *s, ptx_ins *ins)
+{
+	const char *b = s->base;
+	ins->nops = (uint8_t)s->nops;
+	/* ---- moves ---- */
+	if (!strcmp(b, "mov")) {
+		if (!nops(P, s, 2, 2))
+			return false;
+		ptx_type t = want_type(P, s, 0);
+		if (t == T_NONE)
+			return false;
+		ins->t1 = ins->t2 = (uint8_t)t;
+		if (t == T_PRED) {
+			ins->op = OP_MOV_PRED;
+			bool neg;
+			if (!pred_dst(P, s, 0, &ins->o[0]) || !pred_src(P, s, 1, &ins->o[1], &neg))
+				return false;
+			if (neg)
+				ins->flags |= F_NEG_C;
+			return true;
+		}
+		if (s->o[1].kind == OK_CLOCK) {
+			ins->op = OP_CLOCK;
+			ins->aux = (uint8_t)s->o[1].clock;
+			return dst(P, s, 0, &ins->o[0]);
+		}
+		if (s->o[1].kind == OK_VEC) {
+			ins->op = OP_PACK;
+			ins->aux = (uint8_t)s->o[1].nvec;
+			if (s->o[1].vec_pred || s->o[1].nvec < 2)
+				goto bad_vec;
+			for (int k = 0; k < s->o[1].nvec; k++) {
+				if (s->o[1].vec[k] == PTX_NONE)
+					goto bad_vec;
+				ins->o[1 + k] = s->o[1].vec[k];
+			}
+			ins->o[5] = (uint32_t)ptx_type_bytes(t) / (uint32_t)s->o[1].nvec;
+			if (ins->o[5] == 0 || ptx_type_bytes(t) % (uint32_t)s->o[1].nvec)
+				goto bad_vec;
+			return dst(P, s, 0, &ins->o[0]);
+		}
+		if (s->o[0].kind == OK_VEC) {
+			ins->op = OP_UNPACK;
+			ins->aux = (uint8_t)s->o[0].nvec;
+			if (s->o[0].vec_pred || s->o[0].nvec < 2)
+				goto bad_vec;
+			for (int k = 0; k < s->o[0].nvec; k++)
+				ins->o[1 + k] = s->o[0].vec[k];
+			ins->o[5] = (uint32_t)ptx_type_bytes(t) / (uint32_t)s->o[0].nvec;
+			if (ins->o[5] == 0 || ptx_type_bytes(t) % (uint32_t)s->o[0].nvec)
+				goto bad_vec;
+			return src(P, s, 1, t, &ins->o[0]);
+		}
+		ins->op = OP_MOV;
+		return dst(P, s, 0, &ins->o[0]) && src(P, s, 1, t, &ins->o[1]);
+	bad_vec:
+		pp_err(P, &s->optok, CS_ERR_INPUT, "malformed vector operand for mov");
+		return false;
+	}
+	/* ---- integer and float arithmetic ---- */
+	if (!strcmp(b, "add") || !strcmp(b, "sub")) {
+		bool add = b[0] == 'a';
+		bool sat = take(s, ".sat");
+		bool ftz = take(s, ".ftz");
+		int rnd = take_rnd(s);
+		if (take(s, ".cc")) {
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "carry (.cc) arithmetic");
+			return false;
+		}
+		if (!build_arith(P, s, ins, 2))
+			return false;
+		ptx_type t = (ptx_type)ins->t1;
+		if (is_int(t)) {
+			if (sat) {
+				ins->op = OP_INT;
+				ins->aux = add ? IO_ADDSAT : IO_SUBSAT;
+			} else if (!fast_int3(ins, t, add ? OP_ADD32 : OP_SUB32, add ? OP_ADD64 : OP_SUB64)) {
+				ins->op = OP_INT;
+				ins->aux = add ? IO_ADD : IO_SUB;
+			}
+			return true;
+		}
+		if (t == T_F32 && !sat && !ftz && (rnd == RND_NONE || rnd == RND_RN)) {
+			ins->op = add ? OP_ADD_F32 : OP_SUB_F32;
+			return true;
+		}
+		if (t == T_F64 && (rnd == RND_NONE || rnd == RND_RN)) {
+			ins->op = add ? OP_ADD_F64 : OP_SUB_F64;
+			return true;
+		}
+		ins->op = OP_FLT;
+		ins->aux = add ? FO_ADD : FO_SUB;
+		ins->aux2 = (uint8_t)rnd;
+		ins->flags |= (uint16_t)((sat ? F_SAT : 0) | (ftz ? F_FTZ : 0));
+		return true;
+	}
+	if (!strcmp(b, "mul") || !strcmp(b, "mad") || !strcmp(b, "fma")) {
+		bool mad = b[0] != 'm' || b[1] == 'a';
+		bool lo = take(s, ".lo"), hi = take(s, ".hi"), wide = take(s, ".wide");
+		bool sat = take(s, ".sat");
+		bool ftz = take(s, ".ftz");
+		int rnd = take_rnd(s);
+		if (!build_arith(P, s, ins, mad ? 3 : 2))
+			return false;
+		ptx_type t = (ptx_type)ins->t1;
+		if (is_int(t)) {
+			if (b[0] == 'f' || lo + hi + wide != 1 || rnd != RND_NONE || ftz) {
+				pp_err(P, &s->optok, CS_ERR_INPUT, "integer %s needs exactly one of .lo .hi .wide", b);
+				return false;
+			}
+			if (sat && !(hi && t == T_S32 && mad)) {
+				pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, ".sat on this %s", b);
+				return false;
+			}
+			if (sat) {
+				ins->op = OP_INT;
+				ins->aux = IO_MADHI;
+				ins->flags |= F_SAT;
+				return true;
+			}
+			if (lo && !mad && fast_int3(ins, t, OP_MULLO32, OP_MULLO64))
+				return true;
+			if (lo && mad && fast_int3(ins, t, OP_MADLO32, OP_MADLO64))
+				return true;
+			if (wide && t == T_S32) {
+				ins->op = mad ? OP_MADWIDE_S32 : OP_MULWIDE_S32;
+				return true;
+			}
+			if (wide && t == T_U32) {
+				ins->op = mad ? OP_MADWIDE_U32 : OP_MULWIDE_U32;
+				return true;
+			}
+			if (wide && bits_of(t) == 64) {
+				pp_err(P, &s->optok, CS_ERR_INPUT, "%s.wide on a 64-bit type", b);
+				return false;
+			}
+			ins->op = OP_INT;
+			ins->aux = (uint8_t)(mad ? (lo ? IO_MADLO : hi ? IO_MADHI : IO_MADWIDE)
+					    : (lo ? IO_MULLO : hi ? IO_MULHI : IO_MULWIDE));
+			return true;
+		}
+		if (lo || hi || wide) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "float %s takes no .lo/.hi/.wide", b);
+			return false;
+		}
+		if (b[0] == 'f' && rnd == RND_NONE) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "fma needs a rounding modifier");
+			return false;
+		}
+		bool plain = !sat && !ftz && (rnd == RND_NONE || rnd == RND_RN);
+		if (t == T_F32 && plain) {
+			ins->op = mad ? OP_FMA_F32 : OP_MUL_F32;
+			return true;
+		}
+		if (t == T_F64 && plain) {
+			ins->op = mad ? OP_FMA_F64 : OP_MUL_F64;
+			return true;
+		}
+		ins->op = OP_FLT;
+		ins->aux = mad ? FO_FMA : FO_MUL;
+		ins->aux2 = (uint8_t)rnd;
+		ins->flags |= (uint16_t)((sat ? F_SAT : 0) | (ftz ? F_FTZ : 0));
+		return true;
+	}
+	if (!strcmp(b, "div") || !strcmp(b, "rem")) {
+		bool approx = take(s, ".approx"), full = take(s, ".full");
+		bool ftz = take(s, ".ftz");
+		int rnd = take_rnd(s);
+		if (!build_arith(P, s, ins, 2))
+			return false;
+		ptx_type t = (ptx_type)ins->t1;
+		if (is_int(t)) {
+			ins->op = OP_INT;
+			ins->aux = b[0] == 'd' ? IO_DIV : IO_REM;
+			return true;
+		}
+		if (b[0] == 'r' || (t != T_F32 && t != T_F64)) {
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "%s on this type", b);
+			return false;
+		}
+		if (!approx && !full && rnd == RND_NONE) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "div.f32 needs .approx, .full or a rounding mode");
+			return false;
+		}
+		ins->op = OP_FLT;
+		ins->aux = FO_DIV;
+		ins->aux2 = (uint8_t)(rnd == RND_NONE ? RND_RN : rnd);
+		ins->flags |= (uint16_t)((ftz ? F_FTZ : 0) | (approx || full ? F_APPROX : 0));
+		return true;
+	}
+	{
+		/* unary / binary float-or-int ops */
+		static const struct {
+			const char *name;
+			int nsrc;
+			int io; /* integer sub-op or -1 */
+			int fo; /* float sub-op or -1 */
+		} u[] = {
+			{ "abs", 1, IO_ABS, FO_ABS },     { "neg", 1, IO_NEG, FO_NEG },
+			{ "min", 2, IO_MIN, FO_MIN },     { "max", 2, IO_MAX, FO_MAX },
+			{ "popc", 1, IO_POPC, -1 },       { "clz", 1, IO_CLZ, -1 },
+			{ "brev", 1, IO_BREV, -1 },       { "bfind", 1, IO_BFIND, -1 },
+			{ "bfe", 3, IO_BFE, -1 },         { "bfi", 4, IO_BFI, -1 },
+			{ "not", 1, IO_NOT, -1 },         { "cnot", 1, IO_CNOT, -1 },
+			{ "rcp", 1, -1, FO_RCP },         { "sqrt", 1, -1, FO_SQRT },
+			{ "rsqrt", 1, -1, FO_RSQRT },     { "ex2", 1, -1, FO_EX2 },
+			{ "lg2", 1, -1, FO_LG2 },         { "sin", 1, -1, FO_SIN },
+			{ "cos", 1, -1, FO_COS },         { "tanh", 1, -1, FO_TANH },
+			{ "copysign", 2, -1, FO_COPYSIGN }, { "sad", 3, IO_SAD, -1 },
+		};
+		for (size_t k = 0; k < sizeof(u) / sizeof(u[0]); k++) {
+			if (strcmp(b, u[k].name))
+				continue;
+			bool ftz = take(s, ".ftz");
+			bool approx = take(s, ".approx");
+			bool full = take(s, ".full");
+			bool sat = take(s, ".sat");
+			bool nan = take(s, ".NaN");
+			bool shiftamt = take(s, ".shiftamt");
+			int rnd = take_rnd(s);
+			if (!strcmp(b, "not") || !strcmp(b, "cnot")) {
+				if (s->ntypes == 1 && s->types[0] == T_PRED && b[0] == 'n') {
+					ins->op = OP_PRED_LOGIC;
+					ins->aux = 3;
+					bool neg;
+					if (!nops(P, s, 2, 2) || !pred_dst(P, s, 0, &ins->o[0]) ||
+					    !pred_src(P, s, 1, &ins->o[1], &neg))
+						return false;
+					if (neg)
+						ins->flags |= F_NEG_A;
+					return true;
+				}
+			}
+			if (!build_arith(P, s, ins, u[k].nsrc))
+				return false;
+			ptx_type t = (ptx_type)ins->t1;
+			if (!strcmp(b, "bfe") || !strcmp(b, "bfi")) {
+				/* positions and lengths are u32 */
+				for (int i = (b[2] == 'e' ? 2 : 3); i < s->nops; i++)
+					if (!src(P, s, i, T_U32, &ins->o[i]))
+						return false;
+			}
+			if (shiftamt)
+				ins->flags |= F_HI;
+			if (is_int(t) && u[k].io >= 0) {
+				if (ftz || approx || full || rnd || nan) {
+					pp_err(P, &s->optok, CS_ERR_INPUT, "float modifier on integer %s", b);
+					return false;
+				}
+				if (sat) {
+					pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "%s.sat", b);
+					return false;
+				}
+				ins->op = OP_INT;
+				ins->aux = (uint8_t)u[k].io;
+				return true;
+			}
+			if (ptx_type_float(t) && u[k].fo >= 0) {
+				if ((t == T_F16X2 || t == T_BF16X2) && u[k].fo != FO_ABS &&
+				    u[k].fo != FO_NEG && u[k].fo != FO_MIN && u[k].fo != FO_MAX) {
+					pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "%s on packed halves", b);
+					return false;
+				}
+				if (nan)
+					ins->aux2 = 1; /* min/max .NaN: propagate NaN */
+				else
+					ins->aux2 = (uint8_t)rnd;
+				ins->op = OP_FLT;
+				ins->aux = (uint8_t)u[k].fo;
+				ins->flags |= (uint16_t)((ftz ? F_FTZ : 0) | (sat ? F_SAT : 0) |
+							 (approx ? F_APPROX : 0));
+				(void)full;
+				return true;
+			}
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "'%s' on type '%.*s'", b,
+			       (int)s->modlen[s->nmods - 1], s->mod[s->nmods - 1]);
+			return false;
+		}
+	}
+	if (!strcmp(b, "and") || !strcmp(b, "or") || !strcmp(b, "xor")) {
+		if (!nops(P, s, 3, 3))
+			return false;
+		ptx_type t = want_type(P, s, 0);
+		if (t == T_NONE)
+			return false;
+		if (t == T_PRED) {
+			ins->op = OP_PRED_LOGIC;
+			ins->aux = (uint8_t)(b[0] == 'a' ? 0 : b[0] == 'o' ? 1 : 2);
+			bool na, nb;
+			if (!pred_dst(P, s, 0, &ins->o[0]) || !pred_src(P, s, 1, &ins->o[1], &na) ||
+			    !pred_src(P, s, 2, &ins->o[2], &nb))
+				return false;
+			if (na || nb) {
+				pp_err(P, &s->optok, CS_ERR_INPUT, "negated predicate source");
+				return false;
+			}
+			return true;
+		}
+		if (!build_arith(P, s, ins, 2))
+			return false;
+		if (b[0] == 'a' && fast_int3(ins, t, OP_AND32, OP_AND64))
+			return true;
+		if (b[0] == 'o' && fast_int3(ins, t, OP_OR32, OP_OR64))
+			return true;
+		if (b[0] == 'x' && fast_int3(ins, t, OP_XOR32, OP_XOR64))
+			return true;
+		ins->op = OP_INT;
+		ins->aux = (uint8_t)(b[0] == 'a' ? IO_AND : b[0] == 'o' ? IO_OR : IO_XOR);
+		return true;
+	}
+	if (!strcmp(b, "shl") || !strcmp(b, "shr")) {
+		if (!build_arith(P, s, ins, 2))
+			return false;
+		ptx_type t = (ptx_type)ins->t1;
+		if (!is_int(t)) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "%s needs an integer type", b);
+			return false;
+		}
+		if (b[2] == 'l') {
+			if (!fast_int3(ins, t, OP_SHL32, OP_SHL64)) {
+				ins->op = OP_INT;
+				ins->aux = IO_SHL;
+			}
+		} else if (ptx_type_signed(t)) {
+			if (!fast_int3(ins, t, OP_SHR_S32, OP_SHR_S64)) {
+				ins->op = OP_INT;
+				ins->aux = IO_SHR;
+			}
+		} else if (!fast_int3(ins, t, OP_SHR_U32, OP_SHR_U64)) {
+			ins->op = OP_INT;
+			ins->aux = IO_SHR;
+		}
+		return true;
+	}
+	if (!strcmp(b, "prmt")) {
+		static const char *const modes[] = { ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16" };
+		int m = take_one(s, modes, 6);
+		if (!build_arith(P, s, ins, 3))
+			return false;
+		ins->op = OP_INT;
+		ins->aux = IO_PRMT;
+		ins->aux2 = (uint8_t)(m + 1);
+		return true;
+	}
+	/* ---- compare and select ---- */
+	if (!strcmp(b, "setp") || !strcmp(b, "set")) {
+		static const char *const cmps[] = { ".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo",
+						     ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu",
+						     ".leu", ".gtu", ".geu", ".num", ".nan" };
+		static const char *const bops[] = { ".and", ".or", ".xor" };
+		int c = take_one(s, cmps, 18);
+		int bop = take_one(s, bops, 3);
+		bool ftz = take(s, ".ftz");
+		if (c < 0) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "%s needs a comparison", b);
+			return false;
+		}
+		bool setp = b[3] == 'p';
+		ptx_type t = want_type(P, s, setp ? 0 : 1);
+		if (t == T_NONE)
+			return false;
+		if (t == T_PRED || t == T_F16X2 || t == T_BF16X2) {
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "%s on this type", b);
+			return false;
+		}
+		if (c >= CMP_EQU && !ptx_type_float(t)) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "unordered comparison on an integer type");
+			return false;
+		}
+		ins->aux = (uint8_t)c;
+		ins->t2 = (uint8_t)t;
+		ins->flags |= (uint16_t)(ftz ? F_FTZ : 0);
+		int n = bop >= 0 ? 4 : 3;
+		if (!nops(P, s, n, n))
+			return false;
+		if (bop >= 0) {
+			bool neg;
+			ins->flags |= F_HAS_C;
+			ins->aux2 = (uint8_t)bop;
+			if (!pred_src(P, s, 3, &ins->o[3], &neg))
+				return false;
+			if (neg)
+				ins->flags |= F_NEG_C;
+		}
+		if (!src(P, s, 1, t, &ins->o[1]) || !src(P, s, 2, t, &ins->o[2]))
+			return false;
+		if (setp) {
+			ins->op = OP_SETP;
+			opnd *d0 = &s->o[0];
+			if (d0->kind != OK_PRED || d0->neg) {
+				pp_err(P, &d0->at, CS_ERR_INPUT, "setp writes a predicate");
+				return false;
+			}
+			ins->o[0] = d0->pred;
+			ins->o[4] = PTX_NONE;
+			if (d0->has_pipe) {
+				ins->flags |= F_HI;
+				ins->o[4] = d0->pipe_pred;
+			}
+			return true;
+		}
+		ins->op = OP_SET;
+		ins->t1 = (uint8_t)want_type(P, s, 0);
+		return dst(P, s, 0, &ins->o[0]);
+	}
+	if (!strcmp(b, "slct")) {
+		bool ftz = take(s, ".ftz");
+		if (!nops(P, s, 4, 4))
+			return false;
+		ptx_type t = want_type(P, s, 0), ct = want_type(P, s, 1);
+		if (t == T_NONE || ct == T_NONE)
+			return false;
+		ins->op = OP_SLCT;
+		ins->t1 = (uint8_t)t;
+		ins->t2 = (uint8_t)ct;
+		ins->flags |= (uint16_t)(ftz ? F_FTZ : 0);
+		return dst(P, s, 0, &ins->o[0]) && src(P, s, 1, t, &ins->o[1]) &&
+		       src(P, s, 2, t, &ins->o[2]) && src(P, s, 3, ct, &ins->o[3]);
+	}
+	if (!strcmp(b, "testp")) {
+		static const char *const ops[] = { ".finite", ".infinite", ".number", ".notanumber",
+						    ".normal", ".subnormal" };
+		int m = take_one(s, ops, 6);
+		if (m < 0 || !nops(P, s, 2, 2)) {
+			if (!P->failed)
+				pp_err(P, &s->optok, CS_ERR_INPUT, "testp needs a test");
+			return false;
+		}
+		ptx_type t = want_type(P, s, 0);
+		if (t != T_F32 && t != T_F64) {
+			if (!P->failed)
+				pp_err(P, &s->optok, CS_ERR_INPUT, "testp needs .f32 or .f64");
+			return false;
+		}
+		ins->op = OP_FLT;
+		ins->aux = FO_TESTP;
+		ins->aux2 = (uint8_t)m;
+		ins->t1 = ins->t2 = (uint8_t)t;
+		return pred_dst(P, s, 0, &ins->o[0]) && src(P, s, 1, t, &ins->o[1]);
+	}
+	/* ---- conversions ---- */
+	if (!strcmp(b, "cvt")) {
+		bool ftz = take(s, ".ftz"), sat = take(s, ".sat");
+		bool relu = take(s, ".relu");
+		int rnd = take_rnd(s);
+		if (!nops(P, s, 2, 3))
+			return false;
+		ptx_type dt = want_type(P, s, 0), st = want_type(P, s, 1);
+		if (dt == T_NONE || st == T_NONE)
+			return false;
+		if ((dt == T_F16X2 || dt == T_BF16X2) && st == T_F32 && !relu && s->nops == 3 &&
+		    (rnd == RND_RN || rnd == RND_RZ || rnd == RND_RM || rnd == RND_RP)) {
+			/* d = {cvt(a) in the upper half, cvt(b) in the lower} */
+			ins->op = OP_CVT;
+			ins->t1 = (uint8_t)dt;
+			ins->t2 = T_F32;
+			ins->aux2 = (uint8_t)rnd;
+			ins->flags |= (uint16_t)((ftz ? F_FTZ : 0) | (sat ? F_SAT : 0));
+			return dst(P, s, 0, &ins->o[0]) && src(P, s, 1, st, &ins->o[1]) &&
+			       src(P, s, 2, st, &ins->o[2]);
+		}
+		if (dt == T_PRED || st == T_PRED || dt == T_F16X2 || st == T_F16X2 || dt == T_BF16X2 ||
+		    st == T_BF16X2 || relu) {
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "this cvt form");
+			return false;
+		}
+		bool df = ptx_type_float(dt), sf = ptx_type_float(st);
+		if (df && sf && ptx_type_bytes(dt) < ptx_type_bytes(st) && rnd == RND_NONE) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "narrowing float cvt needs a rounding mode");
+			return false;
+		}
+		if (!df && sf && rnd == RND_NONE) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "float-to-integer cvt needs a rounding mode");
+			return false;
+		}
+		if (s->nops != 2) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "cvt takes 2 operands");
+			return false;
+		}
+		ins->op = OP_CVT;
+		ins->t1 = (uint8_t)dt;
+		ins->t2 = (uint8_t)st;
+		ins->aux2 = (uint8_t)rnd;
+		ins->flags |= (uint16_t)((ftz ? F_FTZ : 0) | (sat ? F_SAT : 0));
+		return dst(P, s, 0, &ins->o[0]) && src(P, s, 1, st, &ins->o[1]);
+	}
+	if (!strcmp(b, "cvta")) {
+		bool to = take(s, ".to");
+		static const char *const sp[] = { ".global", ".shared", ".local", ".const", ".param" };
+		static const int spv[] = { SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_KPARAM };
+		int k = take_one(s, sp, 5);
+		if (k < 0 || !nops(P, s, 2, 2)) {
+			if (!P->failed)
+				pp_err(P, &s->optok, CS_ERR_INPUT, "cvta needs a state space");
+			return false;
+		}
+		if (spv[k] == SP_KPARAM) {
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "cvta on the param space");
+			return false;
+		}
+		ptx_type t = want_type(P, s, 0);
+		if (t == T_NONE)
+			return false;
+		/* global and const generic addresses are the VAs themselves: a move */
+		ins->op = (spv[k] == SP_GLOBAL || spv[k] == SP_CONST) ? OP_MOV : OP_CVTA;
+		ins->aux = (uint8_t)spv[k];
+		ins->t1 = (uint8_t)t;
+		ins->flags |= (uint16_t)(to ? F_TO : 0);
+		return dst(P, s, 0, &ins->o[0]) && src(P, s, 1, t, &ins->o[1]);
+	}
+	/* ---- memory ---- */
+	if (!strcmp(b, "ld") || !strcmp(b, "st") || !strcmp(b, "ldu")) {
+		bool load = b[0] == 'l';
+		static const char *const sp[] = { ".global", ".shared", ".local", ".const", ".param" };
+		static const int spv[] = { SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_KPARAM };
+		int k = take_one(s, sp, 5);
+		int space = k < 0 ? SP_GENERIC : spv[k];
+		int vec = take(s, ".v2") ? 2 : take(s, ".v4") ? 4 : 1;
+		ptx_type t = want_type(P, s, 0);
+		if (t == T_NONE || t == T_PRED) {
+			if (!P->failed)
+				pp_err(P, &s->optok, CS_ERR_INPUT, "%s needs a value type", b);
+			return false;
+		}
+		if (!nops(P, s, 2, 2))
+			return false;
+		opnd *m = &s->o[load ? 1 : 0];
+		opnd *v = &s->o[load ? 0 : 1];
+		if (m->kind != OK_MEM) {
+			pp_err(P, &m->at, CS_ERR_INPUT, "%s needs an address operand [..]", b);
+			return false;
+		}
+		if (space == SP_KPARAM) {
+			/* a function's own params and call-sequence params are local */
+			if (m->mspace == SP_LOCAL || (m->mspace < 0 && !P->p->funcs[P->cur_func].is_entry))
+				space = SP_LOCAL;
+			else if (m->mspace != SP_KPARAM && m->mspace >= 0) {
+				pp_err(P, &m->at, CS_ERR_INPUT, "not a parameter");
+				return false;
+			}
+			if (space == SP_KPARAM && !load) {
+				pp_err(P, &s->optok, CS_ERR_INPUT, "st.param to a kernel parameter");
+				return false;
+			}
+		} else if (m->mspace >= 0 && space != SP_GENERIC) {
+			bool ok = m->mspace == space || (space == SP_GLOBAL && m->mspace == SP_CONST) ||
+				  (space == SP_CONST && m->mspace == SP_GLOBAL);
+			if (!ok) {
+				pp_err(P, &m->at, CS_ERR_INPUT, "variable is not in the %.*s space",
+				       (int)s->modlen[0], s->mod[0]);
+				return false;
+			}
+		} else if (m->mspace >= 0 && space == SP_GENERIC && m->mspace != SP_GLOBAL &&
+			   m->mspace != SP_CONST) {
+			/* a generic access through a non-global variable's name */
+			space = m->mspace;
+		}
+		if (space == SP_CONST)
+			space = SP_GLOBAL;
+		if (take(s, ".unified")) {
+		}
+		ins->op = load ? OP_LD : OP_ST;
+		ins->aux = (uint8_t)space;
+		ins->aux2 = (uint8_t)vec;
+		ins->t1 = (uint8_t)t;
+		ins->o[0] = m->mbase;
+		ins->imm = m->moff;
+		if (vec == 1) {
+			if (v->kind == OK_VEC) {
+				pp_err(P, &v->at, CS_ERR_INPUT, "vector operand without .v2/.v4");
+				return false;
+			}
+			if (load)
+				return dst(P, s, 0, &ins->o[1]);
+			return src(P, s, 1, t, &ins->o[1]);
+		}
+		if (v->kind != OK_VEC || v->nvec != vec || v->vec_pred) {
+			pp_err(P, &v->at, CS_ERR_INPUT, "expected a %d-element vector", vec);
+			return false;
+		}
+		for (int i = 0; i < vec; i++) {
+			ins->o[1 + i] = v->vec[i];
+			if (!load && v->vec[i] == PTX_NONE) {
+				pp_err(P, &v->at, CS_ERR_INPUT, "'_' in a stored vector");
+				return false;
+			}
+		}
+		return true;
+	}
+	if (!strcmp(b, "atom") || !strcmp(b, "red")) {
+		bool atom = b[0] == 'a';
+		static const char *const sp[] = { ".global", ".shared" };
+		int k = take_one(s, sp, 2);
+		static const char *const ops[] = { ".add", ".min", ".max", ".inc", ".dec", ".cas",
+						    ".exch", ".and", ".or", ".xor" };
+		int op = take_one(s, ops, 10);
+		take(s, ".noftz");
+		if (op < 0) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "%s needs an operation", b);
+			return false;
+		}
+		ptx_type t = want_type(P, s, 0);
+		if (t == T_NONE)
+			return false;
+		bool ok;
+		switch (op) {
+		case AO_ADD:
+			ok = t == T_U32 || t == T_S32 || t == T_U64 || t == T_F32 || t == T_F64 || t == T_S64;
+			break;
+		case AO_MIN: case AO_MAX:
+			ok = t == T_U32 || t == T_S32 || t == T_U64 || t == T_S64;
+			break;
+		case AO_INC: case AO_DEC:
+			ok = t == T_U32;
+			break;
+		default:
+			ok = t == T_B32 || t == T_B64 || t == T_U32 || t == T_S32 || t == T_U64 ||
+			     (op == AO_EXCH && t == T_F32);
+		}
+		if (!ok) {
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "%s operation on this type", b);
+			return false;
+		}
+		int want = (atom ? 1 : 0) + 2 + (op == AO_CAS ? 1 : 0);
+		if (!atom && op == AO_CAS) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "red.cas does not exist");
+			return false;
+		}
+		if (!nops(P, s, want, want))
+			return false;
+		int mi = atom ? 1 : 0;
+		opnd *m = &s->o[mi];
+		if (m->kind != OK_MEM) {
+			pp_err(P, &m->at, CS_ERR_INPUT, "%s needs an address operand", b);
+			return false;
+		}
+		int space = k < 0 ? SP_GENERIC : k == 0 ? SP_GLOBAL : SP_SHARED;
+		if (m->mspace >= 0 && space == SP_GENERIC)
+			space = m->mspace == SP_CONST ? SP_GLOBAL : m->mspace;
+		if (space != SP_GLOBAL && space != SP_SHARED && space != SP_GENERIC) {
+			pp_err(P, &m->at, CS_ERR_INPUT, "atomics on this state space");
+			return false;
+		}
+		ins->op = atom ? OP_ATOM : OP_RED;
+		ins->aux = (uint8_t)space;
+		ins->aux2 = (uint8_t)op;
+		ins->t1 = (uint8_t)t;
+		ins->o[0] = m->mbase;
+		ins->imm = m->moff;
+		ins->o[1] = PTX_NONE;
+		if (atom && !dst(P, s, 0, &ins->o[1]))
+			return false;
+		if (!src(P, s, mi + 1, t, &ins->o[2]))
+			return false;
+		if (op == AO_CAS && !src(P, s, mi + 2, t, &ins->o[3]))
+			return false;
+		return true;
+	}
+	/* ---- warp-level ---- */
+	if (!strcmp(b, "shfl")) {
+		static const char *const modes[] = { ".up", ".down", ".bfly", ".idx" };
+		int m = take_one(s, modes, 4);
+		if (m < 0) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "shfl needs a mode");
+			return false;
+		}
+		if (!nops(P, s, 4, 5))
+			return false;
+		ptx_type t = want_type(P, s, 0);
+		if (t != T_B32) {
+			if (!P->failed)
+				pp_err(P, &s->optok, CS_ERR_INPUT, "shfl needs .b32");
+			return false;
+		}
+		ins->op = OP_SHFL;
+		ins->aux = (uint8_t)m;
+		ins->t1 = T_B32;
+		opnd *d0 = &s->o[0];
+		if (d0->kind != OK_REG || d0->is_addr || d0->slot < SR_COUNT) {
+			pp_err(P, &d0->at, CS_ERR_INPUT, "shfl writes a register");
+			return false;
+		}
+		ins->o[0] = d0->slot;
+		ins->o[4] = PTX_NONE;
+		if (d0->has_pipe) {
+			ins->flags |= F_HAS_C;
+			ins->o[4] = d0->pipe_pred;
+		}
+		return src(P, s, 1, T_B32, &ins->o[1]) && src(P, s, 2, T_B32, &ins->o[2]) &&
+		       src(P, s, 3, T_B32, &ins->o[3]) &&
+		       (s->nops < 5 || src(P, s, 4, T_B32, &ins->o[5]));
+	}
+	if (!strcmp(b, "vote")) {
+		static const char *const modes[] = { ".all", ".any", ".uni", ".ballot" };
+		int m = take_one(s, modes, 4);
+		if (m < 0) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "vote needs a mode");
+			return false;
+		}
+		if (!nops(P, s, 2, 3))
+			return false;
+		ptx_type t = want_type(P, s, 0);
+		if (t == T_NONE || (m == VO_BALLOT) != (t == T_B32)) {
+			if (!P->failed)
+				pp_err(P, &s->optok, CS_ERR_INPUT, "vote type does not match its mode");
+			return false;
+		}
+		ins->op = OP_VOTE;
+		ins->aux = (uint8_t)m;
+		bool neg;
+		if (!pred_src(P, s, 1, &ins->o[1], &neg))
+			return false;
+		if (neg)
+			ins->flags |= F_NEG_A;
+		if (s->nops == 3 && !src(P, s, 2, T_B32, &ins->o[2]))
+			return false;
+		if (m == VO_BALLOT)
+			return dst(P, s, 0, &ins->o[0]);
+		return pred_dst(P, s, 0, &ins->o[0]);
+	}
+	if (!strcmp(b, "redux")) {
+		static const char *const ops[] = { ".add", ".min", ".max", ".and", ".or", ".xor" };
+		take(s, ".sync");
+		int k = take_one(s, ops, 6);
+		ptx_type t = s->ntypes == 1 ? s->types[0] : T_NONE;
+		bool ok = k >= 0 && (k <= 2 ? (t == T_U32 || t == T_S32) : t == T_B32);
+		if (!ok) {
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "this redux form");
+			return false;
+		}
+		if (!nops(P, s, 3, 3))
+			return false;
+		ins->op = OP_REDUX;
+		ins->aux = (uint8_t)k;
+		ins->t1 = (uint8_t)t;
+		return dst(P, s, 0, &ins->o[0]) && src(P, s, 1, t, &ins->o[1]) &&
+		       src(P, s, 2, T_B32, &ins->o[2]);
+	}
+	if (!strcmp(b, "activemask")) {
+		if (!nops(P, s, 1, 1) || want_type(P, s, 0) != T_B32) {
+			if (!P->failed)
+				pp_err(P, &s->optok, CS_ERR_INPUT, "activemask.b32 d");
+			return false;
+		}
+		ins->op = OP_ACTIVEMASK;
+		return dst(P, s, 0, &ins->o[0]);
+	}
+	if (!strcmp(b, "bar") || !strcmp(b, "barrier")) {
+		bool warp = take(s, ".warp");
+		bool sync = take(s, ".sync");
+		bool arrive = take(s, ".arrive");
+		bool red = take(s, ".red");
+		take(s, ".aligned");
+		if (warp) {
+			/* bar.warp.sync: threads of a warp run in lockstep here */
+			ins->op = OP_NOP;
+			return nops(P, s, 1, 1);
+		}
+		if (red) {
+			static const char *const rops[] = { ".popc", ".and", ".or" };
+			int r = take_one(s, rops, 3);
+			ptx_type t = want_type(P, s, 0);
+			if (r < 0 || t == T_NONE) {
+				if (!P->failed)
+					pp_err(P, &s->optok, CS_ERR_INPUT, "bar.red needs .popc/.and/.or and a type");
+				return false;
+			}
+			if (!nops(P, s, 3, 4))
+				return false;
+			ins->op = OP_BAR_RED;
+			ins->aux2 = (uint8_t)r;
+			ins->t1 = (uint8_t)t;
+			bool neg;
+			int ci = s->nops - 1;
+			if (!pred_src(P, s, ci, &ins->o[3], &neg))
+				return false;
+			if (neg)
+				ins->flags |= F_NEG_C;
+			ins->o[2] = PTX_NONE;
+			if (!src(P, s, 1, T_U32, &ins->o[1]) ||
+			    (s->nops == 4 && !src(P, s, 2, T_U32, &ins->o[2])))
+				return false;
+			if (r == 0)
+				return dst(P, s, 0, &ins->o[0]);
+			return pred_dst(P, s, 0, &ins->o[0]);
+		}
+		if (!sync && !arrive && strcmp(b, "bar")) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "barrier needs .sync or .arrive");
+			return false;
+		}
+		if (!nops(P, s, arrive ? 2 : 1, 2))
+			return false;
+		ins->op = OP_BAR;
+		ins->aux = arrive ? 1 : 0;
+		ins->o[1] = PTX_NONE;
+		if (!src(P, s, 0, T_U32, &ins->o[0]))
+			return false;
+		if (s->nops == 2 && !src(P, s, 1, T_U32, &ins->o[1]))
+			return false;
+		return true;
+	}
+	if (!strcmp(b, "membar") || !strcmp(b, "fence")) {
+		take(s, ".gl");
+		take(s, ".proxy");
+		ins->op = OP_MEMBAR;
+		return nops(P, s, 0, 0);
+	}
+	if (!strcmp(b, "nanosleep") || !strcmp(b, "prefetch") || !strcmp(b, "prefetchu") ||
+	    !strcmp(b, "pmevent")) {
+		ins->op = OP_NOP;
+		for (int i = 0; i < s->nmods; i++)
+			s->used[i] = true;
+		return true;
+	}
+	/* ---- control ---- */
+	if (!strcmp(b, "bra")) {
+		if (take(s, ".uni"))
+			ins->flags |= F_UNI;
+		if (!nops(P, s, 1, 1))
+			return false;
+		if (s->o[0].kind != OK_NAME) {
+			pp_err(P, &s->o[0].at, CS_ERR_UNSUPPORTED, "bra needs a label (no indirect branches)");
+			return false;
+		}
+		ins->op = OP_BRA;
+		ins->o[1] = PTX_NONE;
+		return pp_label_use(P, &s->o[0].at, (uint32_t)P->p->ncode);
+	}
+	if (!strcmp(b, "ret") || !strcmp(b, "exit") || !strcmp(b, "trap")) {
+		take(s, ".uni");
+		if (!nops(P, s, 0, 0))
+			return false;
+		ins->op = b[0] == 'r' ? OP_RET : b[0] == 'e' ? OP_EXIT : OP_TRAP;
+		return true;
+	}
+	if (!strcmp(b, "call")) {
+		take(s, ".uni");
+		/* call (rets), f, (args) | call f, (args) | call f | call (rets), f */
+		int i = 0;
+		opnd *rets = NULL, *args = NULL, *fn = NULL;
+		if (i < s->nops && s->o[i].kind == OK_LIST)
+			rets = &s->o[i++];
+		if (i < s->nops && s->o[i].kind == OK_NAME)
+			fn = &s->o[i++];
+		if (i < s->nops && s->o[i].kind == OK_LIST)
+			args = &s->o[i++];
+		if (!fn || i != s->nops) {
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED,
+			       "call form (indirect calls and prototypes are not supported)");
+			return false;
+		}
+		cs_ptx_program *p = P->p;
+		size_t cap = p->cap_calls;
+		if (!(p->calls = realloc(p->calls, (p->ncalls + 1) * sizeof(*p->calls)))) {
+			pp_err(P, NULL, CS_ERR_NOMEM, "out of memory");
+			return false;
+		}
+		(void)cap;
+		ptx_callsite *c = &p->calls[p->ncalls];
+		memset(c, 0, sizeof(*c));
+		p->ncalls++;
+		c->caller = (uint32_t)P->cur_func;
+		c->line = fn->at.line;
+		c->col = fn->at.col;
+		c->callee_name = malloc(fn->at.len + 1);
+		int nr = rets ? rets->nlist : 0, na = args ? args->nlist : 0;
+		c->rets = calloc((size_t)nr + 1, sizeof(ptx_copy));
+		c->args = calloc((size_t)na + 1, sizeof(ptx_copy));
+		if (!c->callee_name || !c->rets || !c->args) {
+			pp_err(P, NULL, CS_ERR_NOMEM, "out of memory");
+			return false;
+		}
+		memcpy(c->callee_name, fn->at.s, fn->at.len);
+		c->callee_name[fn->at.len] = 0;
+		for (int k = 0; k < nr + na; k++) {
+			const ptx_tok *nt = k < nr ? &rets->list[k] : &args->list[k - nr];
+			const pp_sym *sym = pp_sym_find(P, nt->s, nt->len);
+			if (!sym || sym->kind != SYM_FPARAM) {
+				pp_err(P, nt, CS_ERR_UNSUPPORTED,
+				       "call operand '%.*s' is not a .param variable", (int)nt->len, nt->s);
+				return false;
+			}
+			ptx_copy cp = { 0 };
+			cp.size = sym->count;
+			if (k < nr) {
+				cp.dst = sym->base;
+				c->rets[c->nrets++] = cp;
+			} else {
+				cp.src = sym->base;
+				c->args[c->nargs++] = cp;
+			}
+		}
+		ins->op = OP_CALL;
+		ins->imm = (int64_t)(p->ncalls - 1);
+		return true;
+	}
+	pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "unsupported instruction '%s'", b);
+	return false;
+}
+
+bool pp_instruction(pp *P)
+{
+	stmt s;
+	memset(&s, 0, offsetof(stmt, lists));
+	s.guard = PTX_NONE;
+	if (pp_punct(P, '@')) {
+		pp_next(P);
+		if (pp_punct(P, '!')) {
+			s.guard_neg = true;
+			pp_next(P);
+		}
+		uint32_t idx;
+		const pp_sym *g = P->t.kind == TK_ID ? pp_reg_find(P, P->t.s, P->t.len, &idx) : NULL;
+		if (!g || (g->kind != SYM_PRED && g->kind != SYM_PRANGE)) {
+			pp_err(P, &P->t, CS_ERR_INPUT, "expected a predicate after '@'");
+			return false;
+		}
+		s.guard = g->base + idx;
+		pp_next(P);
+	}
+	if (P->t.kind != TK_ID || P->t.s[0] == '.' || P->t.s[0] == '%') {
+		pp_err(P, &P->t, CS_ERR_INPUT, "expected an instruction, found '%.*s'",
+		       P->t.kind == TK_EOF ? 3 : (int)P->t.len, P->t.kind == TK_EOF ? "EOF" : P->t.s);
+		return false;
+	}
+	s.optok = P->t;
+	const char *op = P->t.s;
+	uint32_t n = P->t.len;
+	uint32_t i = 0;
+	while (i < n && op[i] != '.')
+		i++;
+	if (i >= sizeof(s.base)) {
+		pp_err(P, &P->t, CS_ERR_UNSUPPORTED, "unsupported instruction '%.*s'", (int)i, op);
+		return false;
+	}
+	memcpy(s.base, op, i);
+	s.base[i] = 0;
+	static const char *const known[] = {
+		"mov", "add", "sub", "mul", "mad", "fma", "div", "rem", "abs", "neg", "min", "max",
+		"popc", "clz", "brev", "bfind", "bfe", "bfi", "not", "cnot", "rcp", "sqrt", "rsqrt",
+		"ex2", "lg2", "sin", "cos", "tanh", "copysign", "sad", "and", "or", "xor", "shl",
+		"shr", "prmt", "setp", "set", "selp", "slct", "testp", "cvt", "cvta", "ld", "ldu",
+		"st", "atom", "red", "shfl", "vote", "activemask", "bar", "barrier", "membar",
+		"fence", "redux", "nanosleep", "prefetch", "prefetchu", "pmevent", "bra", "ret", "exit",
+		"trap", "call",
+	};
+	bool is_known = false;
+	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+		if (!strcmp(known[k], s.base))
+			is_known = true;
+	if (!is_known) {
+		pp_err(P, &P->t, CS_ERR_UNSUPPORTED, "unsupported instruction '%s'", s.base);
+		return false;
+	}
+	while (i < n) {
+		uint32_t j = i + 1;
+		while (j < n && op[j] != '.') {
+			if (op[j] == ':' && j + 1 < n && op[j + 1] == ':')
+				j++;
+			j++;
+		}
+		if (s.nmods >= MAX_MODS) {
+			pp_err(P, &P->t, CS_ERR_UNSUPPORTED, "too many modifiers");
+			return false;
+		}
+		s.mod[s.nmods] = op + i;
+		s.modlen[s.nmods] = j - i;
+		ptx_type t = pp_type_of(op + i, j - i);
+		if (t != T_NONE) {
+			if (s.ntypes >= 4) {
+				pp_err(P, &P->t, CS_ERR_INPUT, "too many types");
+				return false;
+			}
+			s.types[s.ntypes++] = t;
+			s.used[s.nmods] = true;
+		}
+		s.nmods++;
+		i = j;
+	}
+	pp_next(P);
+	if (!pp_punct(P, ';')) {
+		for (;;) {
+			if (s.nops >= MAX_OPNDS) {
+				pp_err(P, &P->t, CS_ERR_INPUT, "too many operands");
+				return false;
+			}
+			if (!parse_operand(P, &s, &s.o[s.nops]))
+				return false;
+			s.nops++;
+			if (pp_punct(P, ',')) {
+				pp_next(P);
+				continue;
+			}
+			break;
+		}
+	}
+	if (!pp_expect(P, ';'))
+		return false;
+	ptx_ins ins;
+	memset(&ins, 0, sizeof(ins));
+	for (int k = 0; k < 6; k++)
+		ins.o[k] = PTX_NONE;
+	ins.guard = s.guard;
+	if (s.guard_neg)
+		ins.flags |= F_GUARD_NEG;
+	bool ok;
+	if (!strcmp(s.base, "selp")) {
+		/* selp.T d, a, b, c */
+		ok = nops(P, &s, 4, 4);
+		ptx_type t = ok ? want_type(P, &s, 0) : T_NONE;
+		bool neg = false;
+		ok = ok && t != T_NONE && t != T_PRED;
+		if (ok) {
+			ins.op = OP_SELP;
+			ins.t1 = ins.t2 = (uint8_t)t;
+			ok = dst(P, &s, 0, &ins.o[0]) && src(P, &s, 1, t, &ins.o[1]) &&
+			     src(P, &s, 2, t, &ins.o[2]) && pred_src(P, &s, 3, &ins.o[3], &neg);
+			if (neg)
+				ins.flags |= F_NEG_C;
+		} else if (!P->failed) {
+			pp_err(P, &s.optok, CS_ERR_INPUT, "selp needs a value type");
+		}
+	} else {
+		ok = build(P, &s, &ins);
+	}
+	if (!ok || !check_mods(P, &s))
+		return false;
+	return pp_emit(P, &ins, s.optok.line);
+}

@@ -1,0 +1,227 @@
+/* Private to ptxrun/exec/: the predecoded program the parser builds and the
+ * executor runs. Operands are indices into one per-warp register file of 64-bit
+ * slots laid out [slot][lane]; immediates and special registers are slots too
+ * (filled once per run), so every instruction reads registers only. Predicates
+ * live in a separate file of 32-bit lane masks. */
+#ifndef CS_PTX_INT_H
+#define CS_PTX_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chainsim/ptx.h"
+
+#define PTX_NONE UINT32_MAX
+#define PTX_WARP 32
+
+/* Value types as PTX spells them. */
+typedef enum ptx_type {
+	T_NONE = 0,
+	T_B8, T_B16, T_B32, T_B64,
+	T_U8, T_U16, T_U32, T_U64,
+	T_S8, T_S16, T_S32, T_S64,
+	T_F16, T_F16X2, T_BF16, T_BF16X2, T_F32, T_F64,
+	T_PRED,
+	T_COUNT
+} ptx_type;
+
+unsigned ptx_type_bytes(ptx_type t);
+bool ptx_type_signed(ptx_type t);
+bool ptx_type_float(ptx_type t);
+
+/* Special registers with fixed slots at the start of the register file. */
+enum {
+	SR_TID_X, SR_TID_Y, SR_TID_Z,
+	SR_NTID_X, SR_NTID_Y, SR_NTID_Z,
+	SR_CTAID_X, SR_CTAID_Y, SR_CTAID_Z,
+	SR_NCTAID_X, SR_NCTAID_Y, SR_NCTAID_Z,
+	SR_LANEID, SR_WARPID, SR_NWARPID,
+	SR_LANEMASK_EQ, SR_LANEMASK_LT, SR_LANEMASK_LE, SR_LANEMASK_GT, SR_LANEMASK_GE,
+	SR_SMID, SR_NSMID, SR_GRIDID,
+	SR_DYN_SMEM, SR_TOTAL_SMEM,
+	SR_ZERO, /* constant 0, also the base of absolute addresses */
+	SR_COUNT
+};
+
+/* Opcodes. Hot operations have their own code; the rest go through generic
+ * per-lane helpers keyed by the instruction's type fields. */
+typedef enum ptx_op {
+	OP_NOP = 0,
+	OP_MOV,          /* d = a (64-bit slot copy, truncated/extended per type) */
+	OP_MOV_PRED,     /* pd = pa */
+	OP_PACK,         /* d = {a,b[,c,d]} (mov.bN with vector source) */
+	OP_UNPACK,       /* {d0,d1[,..]} = a */
+	OP_CLOCK,        /* d = virtual time; aux: 0 clock, 1 clock64, 2 globaltimer */
+	/* integer, fast 32/64-bit */
+	OP_ADD32, OP_ADD64, OP_SUB32, OP_SUB64, OP_MULLO32, OP_MULLO64,
+	OP_MULWIDE_S32, OP_MULWIDE_U32, OP_MADLO32, OP_MADLO64,
+	OP_MADWIDE_S32, OP_MADWIDE_U32,
+	OP_SHL32, OP_SHL64, OP_SHR_U32, OP_SHR_S32, OP_SHR_U64, OP_SHR_S64,
+	OP_AND32, OP_OR32, OP_XOR32, OP_AND64, OP_OR64, OP_XOR64,
+	OP_INT,          /* generic integer op: sub-op in aux, type in t1 */
+	/* predicates */
+	OP_PRED_LOGIC,   /* and/or/xor/not/mov on predicates: aux = 0 and, 1 or, 2 xor, 3 not */
+	/* float, fast */
+	OP_ADD_F32, OP_SUB_F32, OP_MUL_F32, OP_FMA_F32,
+	OP_ADD_F64, OP_SUB_F64, OP_MUL_F64, OP_FMA_F64,
+	OP_FLT,          /* generic float op: sub-op in aux, type t1, flags, rounding */
+	/* compare and select */
+	OP_SETP,         /* pd[|pq] = cmp(a,b) [bop c] */
+	OP_SET,          /* d = cmp(a,b) ? all-ones / 1.0f : 0 */
+	OP_SELP,         /* d = p ? a : b */
+	OP_SLCT,         /* d = c >= 0 ? a : b */
+	OP_CVT,          /* d = convert(a): t1 dest type, t2 source type */
+	OP_CVTA,         /* generic <-> space: aux = space, flags & F_TO */
+	/* memory */
+	OP_LD, OP_ST,    /* space in aux, t1 type, vec count */
+	OP_ATOM, OP_RED,
+	/* warp */
+	OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_MATCH, OP_REDUX,
+	OP_BAR, OP_BAR_RED, OP_MEMBAR,
+	/* control */
+	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP,
+	OP_COUNT
+} ptx_op;
+
+/* Generic integer sub-ops (OP_INT) and float sub-ops (OP_FLT). */
+enum {
+	IO_ADD, IO_SUB, IO_MULLO, IO_MULHI, IO_MULWIDE, IO_MADLO, IO_MADHI, IO_MADWIDE,
+	IO_DIV, IO_REM, IO_ABS, IO_NEG, IO_MIN, IO_MAX, IO_POPC, IO_CLZ, IO_BREV,
+	IO_BFE, IO_BFI, IO_PRMT, IO_SHL, IO_SHR, IO_AND, IO_OR, IO_XOR, IO_NOT, IO_CNOT,
+	IO_SAD, IO_FNS, IO_BFIND, IO_DP4A, IO_ADDSAT, IO_SUBSAT,
+};
+enum {
+	FO_ADD, FO_SUB, FO_MUL, FO_FMA, FO_DIV, FO_RCP, FO_SQRT, FO_RSQRT, FO_EX2, FO_LG2,
+	FO_SIN, FO_COS, FO_TANH, FO_MIN, FO_MAX, FO_ABS, FO_NEG, FO_COPYSIGN, FO_TESTP,
+};
+/* Comparison operators (setp/set). */
+enum {
+	CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE,
+	CMP_LO, CMP_LS, CMP_HI, CMP_HS,
+	CMP_EQU, CMP_NEU, CMP_LTU, CMP_LEU, CMP_GTU, CMP_GEU, CMP_NUM, CMP_NAN,
+};
+/* Rounding modes. */
+enum { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI, RND_RPI, RND_RNA };
+/* Memory spaces. */
+enum { SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_KPARAM };
+/* Atomic operations. */
+enum { AO_ADD, AO_MIN, AO_MAX, AO_INC, AO_DEC, AO_CAS, AO_EXCH, AO_AND, AO_OR, AO_XOR };
+/* Shuffle modes / vote modes. */
+enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
+enum { VO_ALL, VO_ANY, VO_UNI, VO_BALLOT };
+
+/* Instruction flags. */
+enum {
+	F_FTZ = 1u << 0,
+	F_SAT = 1u << 1,
+	F_GUARD_NEG = 1u << 2, /* @!p */
+	F_HI = 1u << 3,        /* setp with a second destination (p|q) */
+	F_NEG_C = 1u << 4,     /* setp/selp/vote predicate source written !p */
+	F_TO = 1u << 5,        /* cvta.to */
+	F_HAS_C = 1u << 6,     /* setp combines with a predicate; shfl writes a predicate */
+	F_UNI = 1u << 7,       /* bra.uni */
+	F_APPROX = 1u << 8,
+	F_NEG_A = 1u << 9,     /* vote source predicate negated */
+	F_CC = 1u << 10,
+};
+
+typedef struct ptx_ins {
+	uint16_t op;
+	uint16_t flags;
+	uint32_t guard;   /* predicate index, PTX_NONE when unguarded */
+	uint8_t t1, t2;   /* types (dest / source) */
+	uint8_t aux;      /* sub-op, space, mode, comparison... */
+	uint8_t aux2;     /* rounding, combining op, vector count, atomic op... */
+	uint8_t nops;
+	uint8_t pad[3];
+	uint32_t o[6];    /* slots; predicates are predicate indices */
+	int64_t imm;      /* memory offset; branch target; call site */
+} ptx_ins;
+
+/* A call site: where the callee starts and which bytes of the per-thread
+ * local frame move in and out. */
+typedef struct ptx_copy {
+	uint32_t dst, src, size;
+} ptx_copy;
+typedef struct ptx_callsite {
+	uint32_t func;         /* function index */
+	uint32_t caller;
+	uint32_t nargs, nrets;
+	ptx_copy *args;        /* caller frame -> callee params, at the call */
+	ptx_copy *rets;        /* callee retvals -> caller frame, at the ret */
+	uint32_t line, col;
+	char *callee_name;     /* until linked */
+} ptx_callsite;
+
+typedef struct ptx_param {
+	char *name;
+	uint32_t offset, size, align;
+} ptx_param;
+
+typedef struct ptx_func {
+	char *name;
+	bool is_entry;
+	bool defined;
+	uint32_t line;
+	uint32_t start, end;         /* instruction range */
+	ptx_param *params;           /* entry: kernel params; func: params */
+	size_t nparams, cap_params;
+	uint32_t param_bytes;
+	/* func: retvals and params live in the per-thread local area */
+	uint32_t nrets;
+	ptx_param *rets;
+	uint32_t dyn_shared_align;
+	bool visiting, done;         /* recursion check */
+} ptx_func;
+
+/* A constant slot: a literal, or the address of a module variable (known per run). */
+typedef struct ptx_const {
+	uint64_t value;
+	int32_t var;                 /* -1 literal, else module var index (value = offset) */
+} ptx_const;
+
+typedef struct ptx_mvar {
+	char *name;
+	cs_ptx_space space;
+	uint32_t size, align, offset; /* offset in the private module image */
+	uint8_t *init;
+} ptx_mvar;
+
+struct cs_ptx_program {
+	char *name;
+	uint32_t ver_major, ver_minor, addr_size;
+	char target[32];
+	ptx_ins *code;
+	uint32_t *lines;             /* PTX line per instruction */
+	size_t ncode, cap_code;
+	ptx_func *funcs;
+	size_t nfuncs, cap_funcs;
+	size_t *entries;             /* function indices of .entry */
+	size_t nentries;
+	ptx_callsite *calls;
+	size_t ncalls, cap_calls;
+	uint32_t nregs;              /* declared register slots, after SR_COUNT */
+	uint32_t npreds;
+	ptx_const *consts;
+	size_t nconsts, cap_consts;
+	uint32_t const_base;         /* first constant slot = SR_COUNT + nregs */
+	uint32_t nslots;             /* total slots */
+	uint32_t shared_static;      /* bytes of all static .shared variables */
+	uint32_t shared_dyn_align;
+	uint32_t local_bytes;        /* per-thread local area (all frames) */
+	ptx_mvar *vars;
+	size_t nvars, cap_vars;
+	uint32_t module_bytes;
+};
+
+/* The CFG pass: sets each divergent-capable branch's reconvergence pc (o[1]). */
+bool ptx_cfg_reconverge(cs_ptx_program *p, ptx_func *f, cs_diag *d);
+
+/* f16 / bf16 conversions (round to nearest even). */
+float ptx_half_to_float(uint16_t h);
+uint16_t ptx_float_to_half(float f);
+float ptx_bf16_to_float(uint16_t h);
+uint16_t ptx_float_to_bf16(float f);
+
+#endif

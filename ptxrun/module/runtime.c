@@ -1,0 +1,306 @@
+/* The runtime behind the executor port: which kernel is the code at the QMD's
+ * program address, where its parameters are, and a run of its PTX.
+ *
+ * A launch is matched by the code bytes, never by the address alone: a guest
+ * that uploads other bytes at a kernel's old address, or a QMD that points one
+ * byte off, is code the simulator cannot execute, and says so (DESIGN.md
+ * section 1: a kernel the simulator cannot execute is not a kernel that ran). */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chainsim/ptx.h"
+#include "module_internal.h"
+
+typedef struct rt_module {
+	cs_module *m;
+	cs_ptx_program *prog;   /* NULL when the module has no PTX or it did not parse */
+	cs_diag parse_diag;     /* why prog is NULL, when the parse failed */
+	bool parse_failed;
+} rt_module;
+
+struct cs_ptx_runtime {
+	cs_arch arch;
+	rt_module *mods;
+	size_t nmods;
+	uint8_t *scratch;       /* code read back from the bus */
+	size_t scratch_cap;
+};
+
+cs_ptx_runtime *cs_ptx_runtime_new(cs_arch arch)
+{
+	cs_ptx_runtime *rt = calloc(1, sizeof(*rt));
+	if (rt)
+		rt->arch = arch;
+	return rt;
+}
+
+void cs_ptx_runtime_free(cs_ptx_runtime *rt)
+{
+	if (!rt)
+		return;
+	for (size_t i = 0; i < rt->nmods; i++) {
+		cs_ptx_program_free(rt->mods[i].prog);
+		cs_module_free(rt->mods[i].m);
+	}
+	free(rt->mods);
+	free(rt->scratch);
+	free(rt);
+}
+
+size_t cs_ptx_runtime_module_count(const cs_ptx_runtime *rt) { return rt ? rt->nmods : 0; }
+
+bool cs_ptx_runtime_add(cs_ptx_runtime *rt, cs_module *m, cs_diag *d)
+{
+	if (!rt || !m) {
+		cs_diag_set(d, CS_ERR_INPUT, "no runtime or no module");
+		return false;
+	}
+	if (m->arch != rt->arch) {
+		cs_diag_set(d, CS_ERR_INPUT, "%s was loaded for %s, the runtime runs %s", m->name,
+			    cs_arch_get(m->arch)->name, cs_arch_get(rt->arch)->name);
+		return false;
+	}
+	rt_module *nm = realloc(rt->mods, (rt->nmods + 1) * sizeof(*nm));
+	if (!nm) {
+		cs_diag_set(d, CS_ERR_NOMEM, "out of memory");
+		return false;
+	}
+	rt->mods = nm;
+	rt_module *r = &nm[rt->nmods];
+	memset(r, 0, sizeof(*r));
+	if (m->ptx) {
+		r->prog = cs_ptx_parse(m->ptx, m->ptx_len, m->name, &r->parse_diag);
+		r->parse_failed = r->prog == NULL;
+	}
+	r->m = cs_module_ref(m);
+	rt->nmods++;
+	return true;
+}
+
+static void set_outcome(cs_grid_result *out, cs_grid_outcome oc, cs_status st, const char *fmt,
+			...) __attribute__((format(printf, 4, 5)));
+
+static void set_outcome(cs_grid_result *out, cs_grid_outcome oc, cs_status st, const char *fmt,
+			...)
+{
+	out->outcome = oc;
+	cs_diag_clear(&out->diag);
+	out->diag.status = st;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(out->diag.msg, sizeof(out->diag.msg), fmt, ap);
+	va_end(ap);
+}
+
+/* The kernel whose SASS is at va, or false. *compared gets the most bytes
+ * compared for one kernel (for the message). */
+static bool match_code(cs_ptx_runtime *rt, const cs_bus *bus, uint64_t va, size_t *mod,
+		       size_t *kern, size_t *compared, size_t *kernels)
+{
+	*compared = 0;
+	*kernels = 0;
+	for (size_t i = 0; i < rt->nmods; i++) {
+		const cs_module *m = rt->mods[i].m;
+		for (size_t k = 0; k < m->nkernels; k++) {
+			const cs_kernel_info *ki = &m->kernels[k];
+			(*kernels)++;
+			if (va + ki->code_size < va || !bus->mem.mapped(bus->mem.ctx, va, ki->code_size))
+				continue;
+			if (ki->code_size > rt->scratch_cap) {
+				uint8_t *ns = realloc(rt->scratch, ki->code_size);
+				if (!ns)
+					return false;
+				rt->scratch = ns;
+				rt->scratch_cap = ki->code_size;
+			}
+			uint64_t fva = 0;
+			if (!bus->mem.read(bus->mem.ctx, va, rt->scratch, ki->code_size, &fva))
+				continue;
+			if (ki->code_size > *compared)
+				*compared = ki->code_size;
+			if (memcmp(rt->scratch, ki->code, ki->code_size) == 0) {
+				*mod = i;
+				*kern = k;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static void run_grid(void *ctx, const cs_bus *bus, const cs_grid_launch *g, cs_grid_result *out)
+{
+	cs_ptx_runtime *rt = ctx;
+	memset(out, 0, sizeof(*out));
+	if (!bus->mem.mapped(bus->mem.ctx, g->program, 1)) {
+		out->fault_va = g->program;
+		set_outcome(out, CS_GRID_FAULT, CS_ERR_FAULT,
+			    "dispatched, not executed: the program address 0x%" PRIx64
+			    " is not mapped",
+			    g->program);
+		return;
+	}
+	size_t mi = 0, ki = 0, compared = 0, nkern = 0;
+	if (!match_code(rt, bus, g->program, &mi, &ki, &compared, &nkern)) {
+		if (nkern == 0)
+			set_outcome(out, CS_GRID_UNKNOWN_CODE, CS_ERR_UNSUPPORTED,
+				    "dispatched, not executed: no kernel is loaded, so the code at "
+				    "0x%" PRIx64 " matches none",
+				    g->program);
+		else if (compared == 0)
+			set_outcome(out, CS_GRID_UNKNOWN_CODE, CS_ERR_UNSUPPORTED,
+				    "dispatched, not executed: the code at 0x%" PRIx64
+				    " matches no loaded kernel (none of the %zu fits in the memory "
+				    "mapped there)",
+				    g->program, nkern);
+		else
+			set_outcome(out, CS_GRID_UNKNOWN_CODE, CS_ERR_UNSUPPORTED,
+				    "dispatched, not executed: the %zu bytes at 0x%" PRIx64
+				    " match no loaded kernel (%zu kernel%s in %zu module%s compared)",
+				    compared, g->program, nkern, nkern == 1 ? "" : "s", rt->nmods,
+				    rt->nmods == 1 ? "" : "s");
+		return;
+	}
+	const rt_module *rm = &rt->mods[mi];
+	const cs_kernel_info *k = &rm->m->kernels[ki];
+	snprintf(out->kernel, sizeof(out->kernel), "%s", k->name);
+
+	size_t entry = 0;
+	if (!rm->prog) {
+		char why[CS_DIAG_MSG_MAX];
+		if (rm->parse_failed)
+			cs_diag_format(&rm->parse_diag, why, sizeof(why));
+		else
+			snprintf(why, sizeof(why), "%s", rm->m->ptx_note[0] ? rm->m->ptx_note
+									    : "no PTX");
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_UNSUPPORTED,
+			    "dispatched, not executed: kernel %s (SASS matched at 0x%" PRIx64
+			    ") has no PTX to execute: %s",
+			    k->name, g->program, why);
+		return;
+	}
+	if (!cs_ptx_entry_find(rm->prog, k->name, &entry)) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_UNSUPPORTED,
+			    "dispatched, not executed: kernel %s (SASS matched at 0x%" PRIx64
+			    ") has no .entry in the module's PTX",
+			    k->name, g->program);
+		return;
+	}
+
+	/* Launch bounds the cubin states: more threads than __launch_bounds__
+	 * allows (the code was register-allocated for fewer) or a block other
+	 * than the one .reqntid demands is not a launch the kernel can run. */
+	uint64_t threads = (uint64_t)g->block[0] * g->block[1] * g->block[2];
+	if (k->max_threads[0]) {
+		uint64_t most = (uint64_t)k->max_threads[0] * (k->max_threads[1] ? k->max_threads[1] : 1) *
+				(k->max_threads[2] ? k->max_threads[2] : 1);
+		if (threads > most) {
+			set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+				    "kernel %s: a block of %" PRIu64 " threads (%ux%ux%u) exceeds its "
+				    "launch bounds of %" PRIu64 " (EIATTR_MAX_THREADS)",
+				    k->name, threads, g->block[0], g->block[1], g->block[2], most);
+			return;
+		}
+	}
+	if (k->reqntid[0] && (g->block[0] != k->reqntid[0] ||
+			      g->block[1] != (k->reqntid[1] ? k->reqntid[1] : 1) ||
+			      g->block[2] != (k->reqntid[2] ? k->reqntid[2] : 1))) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+			    "kernel %s: block %ux%ux%u, the kernel requires %ux%ux%u (EIATTR_REQNTID)",
+			    k->name, g->block[0], g->block[1], g->block[2], k->reqntid[0],
+			    k->reqntid[1], k->reqntid[2]);
+		return;
+	}
+
+	/* Parameters: constant bank 0 at param_base, laid out per the cubin's
+	 * KPARAM_INFO, moved to the offsets the PTX .param list declares. */
+	if (!(g->cbank_valid & 1u)) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+			    "kernel %s: constant bank 0 (its parameters) is not bound in the QMD",
+			    k->name);
+		return;
+	}
+	uint64_t need = (uint64_t)k->param_base + k->param_bytes;
+	if (g->cbank_size[0] < need) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+			    "kernel %s: constant bank 0 is 0x%x bytes, its parameters need 0x%" PRIx64
+			    " (0x%x at 0x%x)",
+			    k->name, g->cbank_size[0], need, k->param_bytes, k->param_base);
+		return;
+	}
+	size_t np = cs_ptx_param_count(rm->prog, entry);
+	if (np != k->nparams) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+			    "kernel %s: the PTX declares %zu parameters, the cubin %zu", k->name, np,
+			    k->nparams);
+		return;
+	}
+	uint8_t *cb = calloc(1, k->param_bytes ? k->param_bytes : 1);
+	uint32_t pbytes = cs_ptx_param_bytes(rm->prog, entry);
+	uint8_t *params = calloc(1, pbytes ? pbytes : 1);
+	if (!cb || !params) {
+		free(cb);
+		free(params);
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_NOMEM, "out of memory");
+		return;
+	}
+	uint64_t fva = 0;
+	uint64_t cb_va = g->cbank_addr[0] + k->param_base;
+	if (k->param_bytes && !bus->mem.read(bus->mem.ctx, cb_va, cb, k->param_bytes, &fva)) {
+		out->fault_va = fva;
+		set_outcome(out, CS_GRID_FAULT, CS_ERR_FAULT,
+			    "kernel %s: reading its 0x%x parameter bytes at 0x%" PRIx64
+			    " (constant bank 0 + 0x%x) faulted at 0x%" PRIx64,
+			    k->name, k->param_bytes, cb_va, k->param_base, fva);
+		free(cb);
+		free(params);
+		return;
+	}
+	for (size_t i = 0; i < np; i++) {
+		cs_ptx_param pp;
+		const cs_kernel_param *kp = &k->params[i];
+		if (!cs_ptx_param_info(rm->prog, entry, i, &pp) || kp->ordinal != i ||
+		    pp.size != kp->size || (uint64_t)pp.offset + pp.size > pbytes) {
+			set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+				    "kernel %s: parameter %zu is %u bytes in the cubin and %u in the "
+				    "PTX",
+				    k->name, i, kp->size, pp.size);
+			free(cb);
+			free(params);
+			return;
+		}
+		memcpy(params + pp.offset, cb + kp->offset, kp->size);
+	}
+	free(cb);
+
+	if (g->shared_bytes < k->shared_static) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+			    "kernel %s needs %u bytes of static shared memory, the QMD reserves %u",
+			    k->name, k->shared_static, g->shared_bytes);
+		free(params);
+		return;
+	}
+	cs_ptx_launch l = { 0 };
+	memcpy(l.grid, g->grid, sizeof(l.grid));
+	memcpy(l.block, g->block, sizeof(l.block));
+	l.dynamic_shared_bytes = g->shared_bytes - k->shared_static;
+	l.params = params;
+	l.param_bytes = pbytes;
+	l.channel = g->channel;
+	l.launch = g->launch;
+	l.shared_window = g->shared_window;
+	l.local_window = g->local_window;
+	cs_ptx_run(rm->prog, entry, &l, bus, out);
+	if (!out->kernel[0])
+		snprintf(out->kernel, sizeof(out->kernel), "%s", k->name);
+	free(params);
+}
+
+cs_exec_port cs_ptx_runtime_port(cs_ptx_runtime *rt)
+{
+	cs_exec_port p = { .ctx = rt, .run_grid = run_grid };
+	return p;
+}

@@ -1,0 +1,60 @@
+/* Test harness for the ptxrun suite: a memory, a bus with a recording trace
+ * sink, PTX loading and kernel launches with packed parameters. */
+#ifndef CS_TEST_PTX_HARNESS_H
+#define CS_TEST_PTX_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chainsim/mem.h"
+#include "chainsim/ptx.h"
+
+enum { H_MAX_EVENTS = 64 };
+
+typedef struct h_env {
+	cs_mem *mem;
+	cs_bus bus;
+	uint64_t now;
+	cs_event events[H_MAX_EVENTS];
+	char details[H_MAX_EVENTS][256];
+	size_t nevents;
+} h_env;
+
+void h_init(h_env *e);
+void h_fini(h_env *e);
+/* Maps a fresh region and returns its VA. */
+uint64_t h_alloc(h_env *e, uint64_t size);
+void h_write(h_env *e, uint64_t va, const void *src, size_t len);
+void h_read(h_env *e, uint64_t va, void *dst, size_t len);
+
+/* Parses PTX text; on failure prints the diagnostic and returns NULL. */
+cs_ptx_program *h_parse(const char *text, cs_diag *d);
+/* Reads tests/ptxrun/ptx/<name> (or any path under the source root). */
+char *h_read_source(const char *relpath, size_t *len);
+
+/* Runs entry `name` with grid/block and parameters packed per the entry's
+ * layout from `args` (one uint64_t per parameter, truncated to its size). */
+cs_grid_result h_run(h_env *e, const cs_ptx_program *p, const char *name, const uint32_t grid[3],
+		     const uint32_t block[3], uint32_t dyn_shared, const uint64_t *args, size_t nargs);
+
+/* A one-entry kernel named k built around a body, with params
+ * (.u64 out, .u64 in, .u32 n) and registers declared generously. */
+char *h_kernel(const char *decls, const char *body);
+
+
+
+/* Builds h_kernel(decls, body), runs one CTA of `threads` threads with the input
+ * buffer holding in (in_bytes) and a zeroed output buffer of out_bytes, copies
+ * the output back. Asserts the kernel parses. */
+cs_grid_result h_run_body(const char *decls, const char *body, uint32_t threads, const void *in,
+			  size_t in_bytes, void *out, size_t out_bytes);
+
+/* Runs `ops` per thread t with %r3 = a[t], %r4 = b[t] (%rd8/%rd9 in the 64-bit
+ * form), storing %r5 (%rd10) into out[t]. n <= 256. */
+void h_pairs32(const char *ops, const uint32_t *a, const uint32_t *b, uint32_t *out, size_t n);
+void h_pairs64(const char *ops, const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n);
+float h_f(uint32_t bits);
+uint32_t h_b(float f);
+double h_d(uint64_t bits);
+uint64_t h_bd(double d);
+#endif

@@ -1,0 +1,270 @@
+/* Integer instruction families with their edge cases. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+
+typedef struct { uint32_t a, b, want; } c32;
+typedef struct { uint64_t a, b, want; } c64;
+
+/* One kernel per op: thread t computes op(in[2t], in[2t+1]) into out[t]. */
+static void bin32(const char *op, const c32 *cases, size_t n)
+{
+	char body[1024];
+	snprintf(body, sizeof(body),
+		 "\tmul.wide.u32 %%rd6, %%r2, 8;\n\tadd.s64 %%rd7, %%rd2, %%rd6;\n"
+		 "\tld.global.v2.u32 {%%r3, %%r4}, [%%rd7];\n\t%s %%r5, %%r3, %%r4;\n"
+		 "\tst.global.u32 [%%rd4], %%r5;\n", op);
+	uint32_t in[64][2], out[64];
+	cr_assert(n <= 64);
+	for (size_t i = 0; i < n; i++) {
+		in[i][0] = cases[i].a;
+		in[i][1] = cases[i].b;
+	}
+	cs_grid_result r = h_run_body("", body, (uint32_t)n, in, n * 8, out, n * 4);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s: %s", op, r.diag.msg);
+	for (size_t i = 0; i < n; i++)
+		cr_expect_eq(out[i], cases[i].want, "%s 0x%x, 0x%x = 0x%x, want 0x%x", op, cases[i].a,
+			     cases[i].b, out[i], cases[i].want);
+}
+
+static void bin64(const char *op, const c64 *cases, size_t n)
+{
+	char body[1024];
+	snprintf(body, sizeof(body),
+		 "\tmul.wide.u32 %%rd6, %%r2, 16;\n\tadd.s64 %%rd7, %%rd2, %%rd6;\n"
+		 "\tld.global.v2.u64 {%%rd8, %%rd9}, [%%rd7];\n\t%s %%rd10, %%rd8, %%rd9;\n"
+		 "\tmul.wide.u32 %%rd11, %%r2, 8;\n\tadd.s64 %%rd12, %%rd1, %%rd11;\n"
+		 "\tst.global.u64 [%%rd12], %%rd10;\n", op);
+	uint64_t in[32][2], out[32];
+	cr_assert(n <= 32);
+	for (size_t i = 0; i < n; i++) {
+		in[i][0] = cases[i].a;
+		in[i][1] = cases[i].b;
+	}
+	cs_grid_result r = h_run_body("", body, (uint32_t)n, in, n * 16, out, n * 8);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s: %s", op, r.diag.msg);
+	for (size_t i = 0; i < n; i++)
+		cr_expect_eq(out[i], cases[i].want, "%s 0x%llx, 0x%llx = 0x%llx, want 0x%llx", op,
+			     (unsigned long long)cases[i].a, (unsigned long long)cases[i].b,
+			     (unsigned long long)out[i], (unsigned long long)cases[i].want);
+}
+
+#define N(x) (sizeof(x) / sizeof((x)[0]))
+
+Test(int, add_sub_wrap)
+{
+	static const c32 add[] = { { 1, 2, 3 }, { 0xffffffff, 1, 0 }, { 0x7fffffff, 1, 0x80000000 } };
+	bin32("add.s32", add, N(add));
+	static const c32 sub[] = { { 1, 2, 0xffffffff }, { 0, 0x80000000, 0x80000000 } };
+	bin32("sub.u32", sub, N(sub));
+	static const c32 sat[] = { { 0x7fffffff, 1, 0x7fffffff }, { 0x80000000, 0xffffffff, 0x80000000 },
+				   { 5, 0xfffffffd, 2 } };
+	bin32("add.sat.s32", sat, N(sat));
+	static const c64 add64[] = { { ~0ull, 1, 0 }, { 1ull << 40, 1ull << 40, 1ull << 41 } };
+	bin64("add.s64", add64, N(add64));
+}
+
+Test(int, division_by_zero_and_overflow)
+{
+	/* PTX leaves x/0 machine-specific; the model: all ones, and x%0 = x */
+	static const c32 du[] = { { 7, 2, 3 }, { 7, 0, 0xffffffff }, { 0, 0, 0xffffffff } };
+	bin32("div.u32", du, N(du));
+	static const c32 ds[] = { { (uint32_t)-7, 2, (uint32_t)-3 }, { 7, 0, 0xffffffff },
+				  { 0x80000000, 0xffffffff, 0x80000000 }, { (uint32_t)-7, (uint32_t)-2, 3 } };
+	bin32("div.s32", ds, N(ds));
+	static const c32 ru[] = { { 7, 2, 1 }, { 7, 0, 7 } };
+	bin32("rem.u32", ru, N(ru));
+	static const c32 rs[] = { { (uint32_t)-7, 2, (uint32_t)-1 }, { 0x80000000, 0xffffffff, 0 },
+				  { (uint32_t)-5, 0, (uint32_t)-5 } };
+	bin32("rem.s32", rs, N(rs));
+	static const c64 d64[] = { { 100, 7, 14 }, { 5, 0, ~0ull }, { 1ull << 63, ~0ull, 1ull << 63 } };
+	bin64("div.s64", d64, N(d64));
+	static const c64 r64[] = { { 100, 7, 2 }, { 5, 0, 5 } };
+	bin64("rem.u64", r64, N(r64));
+}
+
+Test(int, shifts_clamp)
+{
+	static const c32 shl[] = { { 1, 31, 0x80000000 }, { 1, 32, 0 }, { 0xffffffff, 40, 0 },
+				   { 3, 0, 3 }, { 1, 0xffffffff, 0 } };
+	bin32("shl.b32", shl, N(shl));
+	static const c32 shru[] = { { 0x80000000, 31, 1 }, { 0x80000000, 32, 0 }, { 0xffffffff, 99, 0 } };
+	bin32("shr.u32", shru, N(shru));
+	static const c32 shrs[] = { { 0x80000000, 31, 0xffffffff }, { 0x80000000, 32, 0xffffffff },
+				    { 0x40000000, 40, 0 }, { 0xfffffff0, 2, 0xfffffffc } };
+	bin32("shr.s32", shrs, N(shrs));
+	static const c64 shl64[] = { { 1, 63, 1ull << 63 }, { 1, 64, 0 }, { 5, 200, 0 } };
+	bin64("shl.b64", shl64, N(shl64));
+	static const c64 shr64[] = { { 1ull << 63, 64, ~0ull }, { 1ull << 63, 63, ~0ull } };
+	bin64("shr.s64", shr64, N(shr64));
+}
+
+Test(int, mul_hi_wide)
+{
+	static const c32 lo[] = { { 0x10000, 0x10000, 0 }, { 3, 0xffffffff, 0xfffffffd } };
+	bin32("mul.lo.s32", lo, N(lo));
+	static const c32 hiu[] = { { 0x10000, 0x10000, 1 }, { 0xffffffff, 0xffffffff, 0xfffffffe } };
+	bin32("mul.hi.u32", hiu, N(hiu));
+	static const c32 his[] = { { 0xffffffff, 0xffffffff, 0 }, { 0x80000000, 2, 0xffffffff } };
+	bin32("mul.hi.s32", his, N(his));
+	static const c64 hi64[] = { { ~0ull, ~0ull, ~0ull - 1 }, { 1ull << 63, 4, 2 } };
+	bin64("mul.hi.u64", hi64, N(hi64));
+	static const c64 his64[] = { { ~0ull, ~0ull, 0 }, { 1ull << 63, 4, ~0ull - 1 } };
+	bin64("mul.hi.s64", his64, N(his64));
+	/* mul.wide: 32 x 32 -> 64 */
+	const char *body = "\tmul.wide.u32 %rd6, %r2, 8;\n\tadd.s64 %rd7, %rd2, %rd6;\n"
+			   "\tld.global.v2.u32 {%r3, %r4}, [%rd7];\n"
+			   "\tmul.wide.s32 %rd8, %r3, %r4;\n\tmul.wide.u32 %rd9, %r3, %r4;\n"
+			   "\tmad.wide.s32 %rd10, %r3, %r4, %rd8;\n"
+			   "\tmul.wide.u32 %rd11, %r2, 32;\n\tadd.s64 %rd12, %rd1, %rd11;\n"
+			   "\tst.global.v2.u64 [%rd12], {%rd8, %rd9};\n"
+			   "\tst.global.u64 [%rd12+16], %rd10;\n";
+	uint32_t in[2][2] = { { 0xffffffff, 2 }, { 0x80000000, 0x80000000 } };
+	uint64_t out[2][4];
+	cs_grid_result r = h_run_body("", body, 2, in, sizeof(in), out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	cr_expect_eq(out[0][0], (uint64_t)-2);
+	cr_expect_eq(out[0][1], 0x1fffffffeull);
+	cr_expect_eq(out[0][2], (uint64_t)-4);
+	cr_expect_eq(out[1][0], 1ull << 62);
+	cr_expect_eq(out[1][1], 1ull << 62);
+}
+
+Test(int, min_max_abs_neg)
+{
+	static const c32 mins[] = { { 0xffffffff, 1, 0xffffffff }, { 5, 3, 3 } };
+	bin32("min.s32", mins, N(mins));
+	static const c32 minu[] = { { 0xffffffff, 1, 1 } };
+	bin32("min.u32", minu, N(minu));
+	static const c32 maxs[] = { { 0xffffffff, 1, 1 }, { 0x80000000, 0x7fffffff, 0x7fffffff } };
+	bin32("max.s32", maxs, N(maxs));
+	static const c32 maxu[] = { { 0xffffffff, 1, 0xffffffff } };
+	bin32("max.u32", maxu, N(maxu));
+	/* unary ops read only a */
+	static const c32 absv[] = { { (uint32_t)-5, 0, 5 }, { 0x80000000, 0, 0x80000000 }, { 7, 0, 7 } };
+	char body[512];
+	uint32_t in[3][2], out[3];
+	for (size_t i = 0; i < 3; i++) {
+		in[i][0] = absv[i].a;
+		in[i][1] = 0;
+	}
+	snprintf(body, sizeof(body), "\tmul.wide.u32 %%rd6, %%r2, 8;\n\tadd.s64 %%rd7, %%rd2, %%rd6;\n"
+		 "\tld.global.u32 %%r3, [%%rd7];\n\tabs.s32 %%r4, %%r3;\n\tneg.s32 %%r5, %%r4;\n"
+		 "\tsub.s32 %%r6, 0, %%r5;\n\tst.global.u32 [%%rd4], %%r6;\n");
+	cs_grid_result r = h_run_body("", body, 3, in, sizeof(in), out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	for (size_t i = 0; i < 3; i++)
+		cr_expect_eq(out[i], absv[i].want);
+}
+
+Test(int, bit_ops)
+{
+	const char *body =
+		"\tld.global.u32 %r3, [%rd5];\n"
+		"\tpopc.b32 %r4, %r3;\n\tclz.b32 %r5, %r3;\n\tbrev.b32 %r6, %r3;\n"
+		"\tnot.b32 %r7, %r3;\n\tcnot.b32 %r8, %r3;\n"
+		"\tbfe.u32 %r9, %r3, 4, 8;\n\tbfe.s32 %r10, %r3, 4, 8;\n"
+		"\tbfi.b32 %r11, %r3, 0xffff0000, 8, 4;\n"
+		"\tprmt.b32 %r12, %r3, 0x11223344, 0x5140;\n"
+		"\tand.b32 %r13, %r3, 0xff;\n\tor.b32 %r14, %r3, 1;\n\txor.b32 %r15, %r3, %r3;\n"
+		"\tbfind.u32 %r16, %r3;\n"
+		"\tmul.wide.u32 %rd6, %r2, 64;\n\tadd.s64 %rd7, %rd1, %rd6;\n"
+		"\tst.global.v4.u32 [%rd7], {%r4, %r5, %r6, %r7};\n"
+		"\tst.global.v4.u32 [%rd7+16], {%r8, %r9, %r10, %r11};\n"
+		"\tst.global.v4.u32 [%rd7+32], {%r12, %r13, %r14, %r15};\n"
+		"\tst.global.v2.u32 [%rd7+48], {%r16, %r16};\n";
+	uint32_t in[2] = { 0x00000f80, 0 };
+	uint32_t out[2][16];
+	cs_grid_result r = h_run_body("", body, 2, in, sizeof(in), out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	uint32_t *o = out[0];
+	cr_expect_eq(o[0], 5);
+	cr_expect_eq(o[1], 20);
+	cr_expect_eq(o[2], 0x01f00000);
+	cr_expect_eq(o[3], 0xfffff07f);
+	cr_expect_eq(o[4], 0);
+	cr_expect_eq(o[5], 0xf8);
+	cr_expect_eq(o[6], 0xfffffff8); /* bit 7 of the field is set: sign-extended */
+	cr_expect_eq(o[7], 0xffff0000 | (0x0 << 8)); /* low 4 bits of a (0) into bits 8..11 */
+	/* prmt selectors 0,4,1,5 from {b=0x11223344, a=0x00000f80}: bytes a0,b0,a1,b1 */
+	cr_expect_eq(o[8], 0x80u | (0x44u << 8) | (0x0fu << 16) | (0x33u << 24));
+	cr_expect_eq(o[9], 0x80);
+	cr_expect_eq(o[10], 0xf81);
+	cr_expect_eq(o[11], 0);
+	cr_expect_eq(o[12], 11);
+	uint32_t *z = out[1];
+	cr_expect_eq(z[0], 0);
+	cr_expect_eq(z[1], 32); /* clz(0) */
+	cr_expect_eq(z[4], 1);  /* cnot(0) */
+	cr_expect_eq(z[12], 0xffffffff); /* bfind(0) */
+}
+
+Test(int, cvt_integer_saturation)
+{
+	const char *body =
+		"\tld.global.u32 %r3, [%rd5];\n"
+		"\tcvt.sat.s8.s32 %r4, %r3;\n\tcvt.sat.u8.s32 %r5, %r3;\n"
+		"\tcvt.u16.u32 %rs1, %r3;\n\tcvt.s32.s16 %r6, %rs1;\n"
+		"\tcvt.s64.s32 %rd6, %r3;\n\tcvt.u64.u32 %rd7, %r3;\n"
+		"\tcvt.sat.s32.s64 %r7, %rd7;\n\tcvt.u32.u64 %r8, %rd6;\n"
+		"\tmul.wide.u32 %rd8, %r2, 48;\n\tadd.s64 %rd9, %rd1, %rd8;\n"
+		"\tst.global.v4.u32 [%rd9], {%r4, %r5, %r6, %r7};\n"
+		"\tst.global.u64 [%rd9+16], %rd6;\n\tst.global.u64 [%rd9+24], %rd7;\n"
+		"\tst.global.u32 [%rd9+32], %r8;\n";
+	uint32_t in[3] = { 300, (uint32_t)-300, 0x18000 };
+	struct {
+		uint32_t s8, u8, s16, sat32;
+		uint64_t sx, zx;
+		uint32_t back, pad, pad2, pad3;
+	} out[3];
+	cs_grid_result r = h_run_body("", body, 3, in, sizeof(in), out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	cr_expect_eq((int32_t)out[0].s8, 127);
+	cr_expect_eq(out[0].u8, 255);
+	cr_expect_eq((int32_t)out[1].s8, -128);
+	cr_expect_eq(out[1].u8, 0);
+	cr_expect_eq(out[1].sx, (uint64_t)-300);
+	cr_expect_eq(out[1].zx, 0xfffffed4ull);
+	cr_expect_eq(out[1].sat32, 0x7fffffff); /* u64 0xfffffed4 does not fit s32 */
+	cr_expect_eq(out[2].s16, 0xffff8000);  /* 0x18000 truncated to 16 bits, sign-extended */
+	cr_expect_eq(out[2].back, 0x18000);
+}
+
+Test(int, select_set_pack_and_clock)
+{
+	const char *body =
+		"\tld.global.u32 %r3, [%rd5];\n"
+		"\tsetp.gt.s32 %p1, %r3, 0;\n"
+		"\tselp.b32 %r4, 111, 222, %p1;\n"
+		"\tselp.b32 %r5, 111, 222, !%p1;\n"
+		"\tslct.u32.s32 %r6, 5, 6, %r3;\n"
+		"\tset.lt.u32.s32 %r7, %r3, 0;\n"
+		"\tmov.b32 %r8, {%rs1, %rs2};\n" /* rs1/rs2 are 0: pack gives 0 */
+		"\tcvt.u16.u32 %rs3, %r3;\n\tmov.u16 %rs4, 0xabcd;\n"
+		"\tmov.b32 %r9, {%rs3, %rs4};\n"
+		"\tmov.b32 {%rs5, %rs6}, %r9;\n\tcvt.u32.u16 %r10, %rs6;\n"
+		"\tmov.u64 %rd9, %clock64;\n\tmov.u64 %rd10, %clock64;\n"
+		"\tsetp.gt.u64 %p2, %rd10, %rd9;\n\tselp.u32 %r11, 1, 0, %p2;\n"
+		"\tmul.wide.u32 %rd6, %r2, 32;\n\tadd.s64 %rd7, %rd1, %rd6;\n"
+		"\tst.global.v4.u32 [%rd7], {%r4, %r5, %r6, %r7};\n"
+		"\tst.global.v4.u32 [%rd7+16], {%r8, %r9, %r10, %r11};\n";
+	int32_t in[2] = { 7, -3 };
+	uint32_t out[2][8];
+	cs_grid_result r = h_run_body("", body, 2, in, sizeof(in), out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	cr_expect_eq(out[0][0], 111);
+	cr_expect_eq(out[0][1], 222);
+	cr_expect_eq(out[1][0], 222);
+	cr_expect_eq(out[1][1], 111);
+	cr_expect_eq(out[0][2], 5);
+	cr_expect_eq(out[1][2], 6);
+	cr_expect_eq(out[0][3], 0);
+	cr_expect_eq(out[1][3], 0xffffffffu);
+	cr_expect_eq(out[0][4], 0);
+	cr_expect_eq(out[0][5], 0xabcd0007u);
+	cr_expect_eq(out[1][5], 0xabcdfffdu);
+	cr_expect_eq(out[0][6], 0xabcd);
+	cr_expect_eq(out[0][7], 1, "virtual clock advances between reads");
+}

@@ -1,0 +1,180 @@
+/* Warp-level instructions: shfl.sync in every mode (with clamp and segments),
+ * vote.sync all/any/uni/ballot, activemask, inside divergent code too. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* Thread t loads a[t] = 1000 + t, shuffles, and stores value and predicate. */
+static void shfl_run(const char *mode, uint32_t b, uint32_t c, uint32_t val[32], uint32_t pred[32])
+{
+	char body[1024];
+	snprintf(body, sizeof(body),
+		 "\tadd.s32 %%r3, %%r2, 1000;\n"
+		 "\tshfl.sync.%s.b32 %%r4|%%p1, %%r3, %u, %u, -1;\n"
+		 "\tselp.u32 %%r5, 1, 0, %%p1;\n"
+		 "\tmul.wide.u32 %%rd6, %%r2, 8;\n\tadd.s64 %%rd7, %%rd1, %%rd6;\n"
+		 "\tst.global.v2.u32 [%%rd7], {%%r4, %%r5};\n",
+		 mode, b, c);
+	uint32_t out[32][2];
+	cs_grid_result r = h_run_body("", body, 32, NULL, 0, out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	for (int i = 0; i < 32; i++) {
+		val[i] = out[i][0];
+		pred[i] = out[i][1];
+	}
+}
+
+Test(warp, shfl_down_up_bfly_idx)
+{
+	uint32_t v[32], p[32];
+	shfl_run("down", 3, 0x1f, v, p);
+	for (uint32_t i = 0; i < 32; i++) {
+		bool ok = i + 3 <= 31;
+		cr_expect_eq(v[i], 1000 + (ok ? i + 3 : i), "down lane %u", i);
+		cr_expect_eq(p[i], ok);
+	}
+	shfl_run("up", 3, 0, v, p);
+	for (uint32_t i = 0; i < 32; i++) {
+		bool ok = i >= 3;
+		cr_expect_eq(v[i], 1000 + (ok ? i - 3 : i), "up lane %u", i);
+		cr_expect_eq(p[i], ok);
+	}
+	shfl_run("bfly", 5, 0x1f, v, p);
+	for (uint32_t i = 0; i < 32; i++) {
+		cr_expect_eq(v[i], 1000 + (i ^ 5), "bfly lane %u", i);
+		cr_expect_eq(p[i], 1);
+	}
+	shfl_run("idx", 7, 0x1f, v, p);
+	for (uint32_t i = 0; i < 32; i++)
+		cr_expect_eq(v[i], 1007, "idx lane %u", i);
+	/* idx beyond the clamp: lanes keep their own value, predicate false */
+	shfl_run("idx", 20, 0x0f, v, p);
+	for (uint32_t i = 0; i < 32; i++) {
+		cr_expect_eq(v[i], 1000 + i, "idx clamp lane %u", i);
+		cr_expect_eq(p[i], 0);
+	}
+}
+
+Test(warp, shfl_segments_of_eight)
+{
+	uint32_t v[32], p[32];
+	/* width 8 as CUDA encodes it: c = ((32 - width) << 8) | clamp */
+	shfl_run("idx", 2, (24u << 8) | 0x1f, v, p);
+	for (uint32_t i = 0; i < 32; i++)
+		cr_expect_eq(v[i], 1000 + ((i & ~7u) | 2), "seg idx lane %u", i);
+	shfl_run("down", 1, (24u << 8) | 0x1f, v, p);
+	for (uint32_t i = 0; i < 32; i++) {
+		bool ok = (i & 7) != 7;
+		cr_expect_eq(v[i], 1000 + (ok ? i + 1 : i), "seg down lane %u", i);
+		cr_expect_eq(p[i], ok);
+	}
+	shfl_run("up", 2, 24u << 8, v, p);
+	for (uint32_t i = 0; i < 32; i++) {
+		bool ok = (i & 7) >= 2;
+		cr_expect_eq(v[i], 1000 + (ok ? i - 2 : i), "seg up lane %u", i);
+		cr_expect_eq(p[i], ok);
+	}
+	shfl_run("bfly", 4, (24u << 8) | 0x1f, v, p);
+	for (uint32_t i = 0; i < 32; i++)
+		cr_expect_eq(v[i], 1000 + (i ^ 4), "seg bfly lane %u", i);
+}
+
+Test(warp, vote_modes_in_divergent_code)
+{
+	const char *body =
+		"\tsetp.lt.u32 %p1, %r2, 20;\n"
+		"\tmov.u32 %r10, 0;\n\tmov.u32 %r11, 0;\n"
+		"\t@!%p1 bra $OUT;\n"
+		"\tsetp.lt.u32 %p2, %r2, 10;\n"
+		"\tvote.sync.all.pred %p3, %p2, 0xfffff;\n"
+		"\tvote.sync.any.pred %p4, %p2, 0xfffff;\n"
+		"\tvote.sync.uni.pred %p5, %p2, 0xfffff;\n"
+		"\tvote.sync.ballot.b32 %r10, %p2, 0xfffff;\n"
+		"\tvote.sync.ballot.b32 %r11, !%p2, 0xfffff;\n"
+		"\tsetp.lt.u32 %p6, %r2, 100;\n"
+		"\tvote.sync.all.pred %p7, %p6, 0xfffff;\n"
+		"\tvote.sync.uni.pred %p8, %p6, 0xfffff;\n"
+		"\tselp.u32 %r3, 1, 0, %p3;\n\tselp.u32 %r4, 2, 0, %p4;\n"
+		"\tselp.u32 %r5, 4, 0, %p5;\n\tselp.u32 %r6, 8, 0, %p7;\n"
+		"\tselp.u32 %r7, 16, 0, %p8;\n"
+		"\tor.b32 %r12, %r3, %r4;\n\tor.b32 %r12, %r12, %r5;\n"
+		"\tor.b32 %r12, %r12, %r6;\n\tor.b32 %r12, %r12, %r7;\n"
+		"$OUT:\n"
+		"\tactivemask.b32 %r13;\n"
+		"\tmul.wide.u32 %rd6, %r2, 16;\n\tadd.s64 %rd7, %rd1, %rd6;\n"
+		"\tst.global.v4.u32 [%rd7], {%r10, %r11, %r12, %r13};\n";
+	uint32_t out[32][4];
+	memset(out, 0, sizeof(out));
+	cs_grid_result r = h_run_body("", body, 32, NULL, 0, out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	for (int t = 0; t < 20; t++) {
+		cr_expect_eq(out[t][0], 0x3ffu, "ballot lane %d 0x%x", t, out[t][0]);
+		cr_expect_eq(out[t][1], 0xffc00u, "negated ballot lane %d 0x%x", t, out[t][1]);
+		/* all false, any true, uni false, all(true) true, uni(true) true */
+		cr_expect_eq(out[t][2], 2u | 8u | 16u, "vote flags lane %d 0x%x", t, out[t][2]);
+	}
+	for (int t = 0; t < 32; t++)
+		cr_expect_eq(out[t][3], 0xffffffffu);
+}
+
+Test(warp, lane_special_registers)
+{
+	const char *body =
+		"\tmov.u32 %r3, %laneid;\n\tmov.u32 %r4, %warpid;\n"
+		"\tmov.u32 %r5, %lanemask_lt;\n\tmov.u32 %r6, %lanemask_ge;\n"
+		"\tmov.u32 %r7, %dynamic_smem_size;\n\tmov.u32 %r8, %nctaid.x;\n"
+		"\tmul.wide.u32 %rd8, %r2, 8;\n\tadd.s64 %rd9, %rd1, %rd8;\n"
+		"\tst.global.v2.u32 [%rd9+1024], {%r7, %r8};\n"
+		"\tmul.wide.u32 %rd6, %r2, 16;\n\tadd.s64 %rd7, %rd1, %rd6;\n"
+		"\tst.global.v4.u32 [%rd7], {%r3, %r4, %r5, %r6};\n";
+	uint32_t out[64 + 64 * 2][4];
+	cs_grid_result r = h_run_body("", body, 64, NULL, 0, out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	for (uint32_t t = 0; t < 64; t++) {
+		uint32_t l = t & 31;
+		cr_expect_eq(out[t][0], l);
+		cr_expect_eq(out[t][1], t / 32);
+		cr_expect_eq(out[t][2], (1u << l) - 1);
+		cr_expect_eq(out[t][3], ~((1u << l) - 1));
+		uint32_t *ex = &out[64][0] + 2 * t;
+		cr_expect_eq(ex[0], 0);
+		cr_expect_eq(ex[1], 1);
+	}
+}
+
+Test(warp, redux_sync_in_divergent_code)
+{
+	const char *body =
+		"\tsetp.lt.u32 %p1, %r2, 24;\n"
+		"\tmov.u32 %r10, 0;\n\tmov.u32 %r11, 0;\n\tmov.u32 %r12, 0;\n\tmov.u32 %r13, 0;\n"
+		"\t@!%p1 bra $OUT;\n"
+		"\tmul.lo.s32 %r3, %r2, 3;\n\tsub.s32 %r4, 10, %r2;\n"
+		"\tredux.sync.add.u32 %r10, %r3, 0xffffff;\n"
+		"\tredux.sync.min.s32 %r11, %r4, 0xffffff;\n"
+		"\tredux.sync.max.u32 %r12, %r4, 0xffffff;\n"
+		"\tredux.sync.xor.b32 %r13, %r3, 0xffffff;\n"
+		"$OUT:\n"
+		"\tmul.wide.u32 %rd6, %r2, 16;\n\tadd.s64 %rd7, %rd1, %rd6;\n"
+		"\tst.global.v4.u32 [%rd7], {%r10, %r11, %r12, %r13};\n";
+	uint32_t out[32][4];
+	cs_grid_result r = h_run_body("", body, 32, NULL, 0, out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	uint32_t sum = 0, x = 0, umax = 0;
+	int32_t smin = 1000;
+	for (uint32_t t = 0; t < 24; t++) {
+		sum += 3 * t;
+		x ^= 3 * t;
+		int32_t v = 10 - (int32_t)t;
+		smin = v < smin ? v : smin;
+		umax = (uint32_t)v > umax ? (uint32_t)v : umax;
+	}
+	for (int t = 0; t < 24; t++) {
+		cr_expect_eq(out[t][0], sum);
+		cr_expect_eq((int32_t)out[t][1], smin);
+		cr_expect_eq(out[t][2], umax); /* 10 - 11 wraps to 0xffffffff as u32 */
+		cr_expect_eq(out[t][3], x);
+	}
+	cr_expect_eq(out[30][0], 0);
+}
