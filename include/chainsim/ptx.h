@@ -22,13 +22,25 @@
  *            launch supplies them, else in a private per-run copy of their
  *            initializers at module_window + offset (writes do not persist
  *            between runs);
- *   .param   the entry's parameters, read from cs_ptx_launch.params.
+ *   .param   the entry's parameters, read from cs_ptx_launch.params; generic =
+ *            CS_PTX_PARAM_WINDOW + offset (read-only).
  *
  * Approximate math (documented error): ex2/lg2/sin/cos/tanh/rsqrt/rcp/sqrt
  * .approx and div.approx/div.full are computed in double precision and rounded
  * once to f32, i.e. within 0.5 ulp (plus 1 ulp for the double evaluation) of
  * the exact value; this is inside every bound the PTX ISA states for them. .ftz
- * flushes f32 subnormal inputs and results to sign-preserving zero.
+ * flushes f32 subnormal inputs and results to sign-preserving zero. The
+ * .rn/.rz/.rm/.rp arithmetic and fma are correctly rounded (C's fmaf/fma, the
+ * host's rounding modes); NaN results are the canonical NaN (0x7fffffff).
+ * f16/bf16 (and packed .f16x2/.bf16x2 add, sub, mul, fma, neg, abs, min, max)
+ * are computed in f32 and rounded once (an fma may round twice).
+ *
+ * Choices the PTX ISA leaves to the machine, as modelled: integer division by
+ * zero gives all ones and remainder by zero the dividend; every memory access
+ * must be aligned to its full (vector) size or it faults; shared memory starts
+ * zeroed for a run (a CTA sees what the previous CTA left, deterministically);
+ * bar.sync waits for whole warps (the .aligned form) and counts the threads
+ * that passed bar.arrive.
  */
 #ifndef CHAINSIM_PTX_H
 #define CHAINSIM_PTX_H
@@ -100,6 +112,9 @@ bool cs_ptx_var_info(const cs_ptx_program *p, size_t i, cs_ptx_var *out);
 #define CS_PTX_SHARED_WINDOW_DEFAULT 0x00007f0000000000ull
 #define CS_PTX_LOCAL_WINDOW_DEFAULT 0x00007e0000000000ull
 #define CS_PTX_MODULE_WINDOW_DEFAULT 0x00007d0000000000ull
+/* Where cvta.param puts a kernel's parameter block in the generic space
+ * (read-only; a grid-constant parameter taken by address). */
+#define CS_PTX_PARAM_WINDOW 0x00007c0000000000ull
 /* Default budget of thread-instructions per run (an endless loop ends as
  * CS_GRID_ERROR, not a hang). */
 #define CS_PTX_BUDGET_DEFAULT (1ull << 36)

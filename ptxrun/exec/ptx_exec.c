@@ -162,7 +162,10 @@ static uint8_t *xlate_slow(run *R, warp *w, int space, uint64_t va, unsigned siz
 		return NULL;
 	}
 	if (space == SP_GENERIC) {
-		if (va - R->shwin < R->shared_size) {
+		if (va - CS_PTX_PARAM_WINDOW < R->param_bytes) {
+			space = SP_KPARAM;
+			va -= CS_PTX_PARAM_WINDOW;
+		} else if (va - R->shwin < R->shared_size) {
 			space = SP_SHARED;
 			va -= R->shwin;
 		} else if (va - R->lwin < R->local_size) {
@@ -682,7 +685,8 @@ static int warp_run(run *R, warp *w)
 			break;
 		}
 		case OP_CVTA: {
-			uint64_t win = in->aux == SP_SHARED ? R->shwin : in->aux == SP_LOCAL ? R->lwin : 0;
+			uint64_t win = in->aux == SP_SHARED ? R->shwin : in->aux == SP_LOCAL ? R->lwin
+				     : in->aux == SP_KPARAM ? CS_PTX_PARAM_WINDOW : 0;
 			bool to = in->flags & F_TO;
 			bool narrow = in->t1 == T_U32 || in->t1 == T_B32;
 			FOR_LANES(m, {
@@ -982,8 +986,6 @@ static int warp_run(run *R, warp *w)
 		}
 		case OP_ACTIVEMASK:
 			FOR_LANES(m, D[l] = mask);
-			break;
-		case OP_MATCH:
 			break;
 		case OP_REDUX: {
 			/* over the lanes executing it, in lane order */

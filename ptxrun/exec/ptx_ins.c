@@ -1126,8 +1126,8 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 				pp_err(P, &s->optok, CS_ERR_INPUT, "cvta needs a state space");
 			return false;
 		}
-		if (spv[k] == SP_KPARAM) {
-			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "cvta on the param space");
+		if (spv[k] == SP_KPARAM && !P->p->funcs[P->cur_func].is_entry) {
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "cvta.param in a device function");
 			return false;
 		}
 		ptx_type t = want_type(P, s, 0);
@@ -1482,12 +1482,12 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 			return false;
 		}
 		cs_ptx_program *p = P->p;
-		size_t cap = p->cap_calls;
-		if (!(p->calls = realloc(p->calls, (p->ncalls + 1) * sizeof(*p->calls)))) {
+		ptx_callsite *grown = realloc(p->calls, (p->ncalls + 1) * sizeof(*p->calls));
+		if (!grown) {
 			pp_err(P, NULL, CS_ERR_NOMEM, "out of memory");
 			return false;
 		}
-		(void)cap;
+		p->calls = grown;
 		ptx_callsite *c = &p->calls[p->ncalls];
 		memset(c, 0, sizeof(*c));
 		p->ncalls++;

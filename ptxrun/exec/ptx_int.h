@@ -77,7 +77,7 @@ typedef enum ptx_op {
 	OP_LD, OP_ST,    /* space in aux, t1 type, vec count */
 	OP_ATOM, OP_RED,
 	/* warp */
-	OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_MATCH, OP_REDUX,
+	OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_REDUX,
 	OP_BAR, OP_BAR_RED, OP_MEMBAR,
 	/* control */
 	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP,
@@ -89,7 +89,7 @@ enum {
 	IO_ADD, IO_SUB, IO_MULLO, IO_MULHI, IO_MULWIDE, IO_MADLO, IO_MADHI, IO_MADWIDE,
 	IO_DIV, IO_REM, IO_ABS, IO_NEG, IO_MIN, IO_MAX, IO_POPC, IO_CLZ, IO_BREV,
 	IO_BFE, IO_BFI, IO_PRMT, IO_SHL, IO_SHR, IO_AND, IO_OR, IO_XOR, IO_NOT, IO_CNOT,
-	IO_SAD, IO_FNS, IO_BFIND, IO_DP4A, IO_ADDSAT, IO_SUBSAT,
+	IO_SAD, IO_BFIND, IO_ADDSAT, IO_SUBSAT,
 };
 enum {
 	FO_ADD, FO_SUB, FO_MUL, FO_FMA, FO_DIV, FO_RCP, FO_SQRT, FO_RSQRT, FO_EX2, FO_LG2,
@@ -123,7 +123,6 @@ enum {
 	F_UNI = 1u << 7,       /* bra.uni */
 	F_APPROX = 1u << 8,
 	F_NEG_A = 1u << 9,     /* vote source predicate negated */
-	F_CC = 1u << 10,
 };
 
 typedef struct ptx_ins {
@@ -200,7 +199,7 @@ struct cs_ptx_program {
 	size_t *entries;             /* function indices of .entry */
 	size_t nentries;
 	ptx_callsite *calls;
-	size_t ncalls, cap_calls;
+	size_t ncalls;
 	uint32_t nregs;              /* declared register slots, after SR_COUNT */
 	uint32_t npreds;
 	ptx_const *consts;

@@ -103,7 +103,8 @@ static const char *sink_ptx =
 	"\t.loc 1 10 3\n"
 	"\tmov.u64 %SPL, __local_depot0;\n\tcvta.local.u64 %SP, %SPL;\n"
 	"\tld.param.u64 %rd1, [sink_param_0];\n"
-	"\tld.param.u32 %r1, [sink_param_1+4];\n"     /* a byte-array param, offset 4 */
+	"\tmov.b64 %rd11, sink_param_1;\n\tcvta.param.u64 %rd11, %rd11;\n"
+	"\tld.u32 %r1, [%rd11+4];\n"     /* a byte-array param taken by address, offset 4 */
 	"\tmov.u32 %r2, %tid.x;\n"
 	"\t.pragma \"nounroll\";\n"
 	"\tmov.u64 %rd2, table;\n\tld.global.u32 %r3, [%rd2+8];\n"   /* 3 */
