@@ -1405,11 +1405,13 @@ cs_report *cs_report_judge(const cs_report_input *in)
 	if (!intent) {
 		for (int st = 6; st <= 9; st++)
 			rowf(o, (cs_stage)st, CS_STAGE_NA, CS_AUTHOR_NONE, NONE, "no launch");
-		size_t rel = NONE, copy = NONE;
+		size_t rel = NONE, host_rel = NONE, copy = NONE;
 		for (size_t i = 0; i < j->n; i++) {
 			const cs_event *e = &j->ev[i];
 			if (e->kind == CS_EV_SEM_RELEASE && e->unit != CS_UNIT_FE && rel == NONE)
 				rel = i;
+			if (e->kind == CS_EV_SEM_RELEASE && e->unit == CS_UNIT_FE && host_rel == NONE)
+				host_rel = i;
 			if ((e->kind == CS_EV_COPY || e->kind == CS_EV_I2M_WRITE) && copy == NONE)
 				copy = i;
 		}
@@ -1421,8 +1423,14 @@ cs_report *cs_report_judge(const cs_report_input *in)
 			whyf(j, 10, "release-disabled", "the engine moved %llu bytes (%s) but wrote no "
 				     "release, so nothing proves to the guest that it completed",
 			     X(j->ev[copy].value), cs_event_kind_name((cs_event_kind)j->ev[copy].kind));
+		} else if (host_rel != NONE) {
+			/* DESIGN.md §1 counts the channel semaphore among stage 10's releases;
+			 * with no launch it is the release the guest's wake depends on. */
+			rowf(o, 10, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, host_rel,
+			     "channel semaphore 0x%llx = %llu (host release, no engine work)",
+			     X(j->ev[host_rel].addr), X(j->ev[host_rel].value));
 		} else {
-			rowf(o, 10, CS_STAGE_NA, CS_AUTHOR_NONE, NONE, "no engine work");
+			rowf(o, 10, CS_STAGE_NA, CS_AUTHOR_NONE, NONE, "no engine work, no release");
 		}
 	} else if (j->nslots == 0) {
 		const cs_event *q = &j->ev[qmd_build];
