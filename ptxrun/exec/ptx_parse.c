@@ -757,7 +757,7 @@ static bool parse_function(pp *P, bool is_entry, bool is_extern)
 	}
 	ptx_tok name = P->t;
 	pp_next(P);
-	size_t fi;
+	size_t fi = 0; /* set by func_by_name when prev is found */
 	ptx_func *prev = func_by_name(P, name.s, name.len, &fi);
 	if (prev && prev->defined) {
 		/* A prototype after the definition: parse and drop it. */
