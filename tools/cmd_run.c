@@ -133,7 +133,9 @@ int cs_cmd_run(int argc, char **argv)
 		} else {
 			rc = CS_EXIT_INTERNAL;
 		}
-	} else {
+	} else if (ok) {
+		/* After bad input the partial run's chain would blame the guest for
+		 * directives that never ran: the located message alone is the answer. */
 		cs_report_print_text(r, &meta, stdout);
 	}
 	if (trace_out) {

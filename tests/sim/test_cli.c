@@ -90,6 +90,26 @@ Test(cli, usage_and_bad_input_exit_2)
 	g_free(bad);
 }
 
+Test(cli, execution_error_prints_only_the_located_message)
+{
+	/* parses, then fails while executing (a method no class has): the partial
+	 * run's chain would blame the guest, so no table is printed */
+	char *bad = g_build_filename(g_get_tmp_dir(), "chainsim-cli-exec-bad.chain", NULL);
+	cr_assert(g_file_set_contents(bad, "arch hopper\npush p\n  inc 1 NOSUCH 3\nend\n", -1,
+				      NULL));
+	cli_out o = run_cli((const char *const[]){ bad, NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, ":3:9: unknown method 'NOSUCH'"), "%s", o.err);
+	cr_expect_str_empty(o.out, "stdout: %s", o.out);
+	cli_free(&o);
+	o = run_cli((const char *const[]){ "--json", bad, NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.out, "\"result\" : \"error\""), "%s", o.out);
+	cli_free(&o);
+	remove(bad);
+	g_free(bad);
+}
+
 Test(cli, help_exits_0)
 {
 	cli_out o = run_cli((const char *const[]){ "--help", NULL });
