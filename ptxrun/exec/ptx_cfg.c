@@ -30,6 +30,20 @@ static uint32_t intersect(const cfg *g, uint32_t a, uint32_t b)
 	return a;
 }
 
+/* leader[i]: instruction f->start + i starts a block (n + 1 entries). */
+static void mark_leaders(const cs_ptx_program *p, const ptx_func *f, uint8_t *leader)
+{
+	uint32_t n = f->end - f->start;
+	leader[0] = 1;
+	for (uint32_t i = 0; i < n; i++) {
+		const ptx_ins *in = &p->code[f->start + i];
+		if (in->op == OP_BRA)
+			leader[(uint32_t)in->imm - f->start] = 1;
+		if (ends_block(in))
+			leader[i + 1] = 1;
+	}
+}
+
 bool ptx_cfg_reconverge(cs_ptx_program *p, ptx_func *f, cs_diag *d)
 {
 	uint32_t n = f->end - f->start;
@@ -43,14 +57,7 @@ bool ptx_cfg_reconverge(cs_ptx_program *p, ptx_func *f, cs_diag *d)
 		cs_diag_set(d, CS_ERR_NOMEM, "out of memory");
 		return false;
 	}
-	leader[0] = 1;
-	for (uint32_t i = 0; i < n; i++) {
-		const ptx_ins *in = &p->code[f->start + i];
-		if (in->op == OP_BRA)
-			leader[(uint32_t)in->imm - f->start] = 1;
-		if (ends_block(in))
-			leader[i + 1] = 1;
-	}
+	mark_leaders(p, f, leader);
 	cfg g;
 	memset(&g, 0, sizeof(g));
 	for (uint32_t i = 0; i < n; i++)
@@ -188,4 +195,36 @@ out:
 	free(stack);
 	free(seen);
 	return ok;
+}
+
+static bool is_shared_load32(const ptx_ins *in)
+{
+	return in->op == OP_LD && in->aux == SP_SHARED && in->aux2 == 1 &&
+	       ptx_type_bytes((ptx_type)in->t1) == 4 && in->guard == PTX_NONE &&
+	       in->o[1] != PTX_NONE;
+}
+
+bool ptx_cfg_fuse(cs_ptx_program *p, const ptx_func *f, cs_diag *d)
+{
+	uint32_t n = f->end - f->start;
+	uint8_t *leader = calloc(n + 1, 1);
+	if (!leader) {
+		cs_diag_set(d, CS_ERR_NOMEM, "out of memory");
+		return false;
+	}
+	mark_leaders(p, f, leader);
+	for (uint32_t i = 0; i + 2 < n; i++) {
+		ptx_ins *in = &p->code[f->start + i];
+		const ptx_ins *ld2 = in + 1, *fma = in + 2;
+		/* the executor checks both loads' addresses before either loads, so
+		 * the second's address must not be the first's result */
+		if (is_shared_load32(in) && is_shared_load32(ld2) && ld2->o[0] != in->o[1] &&
+		    fma->op == OP_FMA_F32 && fma->guard == PTX_NONE && !leader[i + 1] &&
+		    !leader[i + 2]) {
+			in->op = OP_LD_SHARED_FMA;
+			i += 2;
+		}
+	}
+	free(leader);
+	return true;
 }

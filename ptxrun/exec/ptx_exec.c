@@ -282,6 +282,15 @@ static inline uint64_t load_elem(const uint8_t *p, ptx_type t, unsigned esz)
 	}
 }
 
+/* Lanes set in a mask. __builtin_popcount is a libgcc call on baseline
+ * x86-64 (no POPCNT), and the dispatch loop counts at every stack change. */
+static inline uint32_t lane_count(uint32_t m)
+{
+	m = m - ((m >> 1) & 0x55555555u);
+	m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+	return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
 /* ---- divergence stack ---------------------------------------------------- */
 
 static bool push(run *R, warp *w, uint32_t pc, uint32_t rpc, uint32_t mask, uint32_t call)
@@ -356,6 +365,92 @@ static void retire_lanes(warp *w, uint32_t lanes)
 
 #define REG(i) (r + (size_t)(i) * PTX_WARP)
 
+/* The loads shared_lanes_ok cleared. */
+static inline void load_shared_lanes(uint32_t m, uint64_t *D, const uint64_t *Bs, uint32_t off,
+				     const uint8_t *sh)
+{
+	FOR_LANES(m, {
+		uint32_t v;
+		memcpy(&v, sh + ((uint32_t)Bs[l] + off), 4);
+		D[l] = v;
+	});
+}
+
+static inline void fma_f32_lanes(const run *R, uint32_t m, uint64_t *D, const uint64_t *A,
+				 const uint64_t *B, const uint64_t *C)
+{
+	if (m == FULL && R->hw_fma) {
+		fma_f32_lanes_hw(D, A, B, C);
+		return;
+	}
+	FOR_LANES(m, {
+		float v = fmaf(ptx_f32(A[l]), ptx_f32(B[l]), ptx_f32(C[l]));
+		D[l] = v != v ? 0x7fffffffu : ptx_bits32(v);
+	});
+}
+
+/* Packs 32 flags of 0 or 1, one byte per lane, into a lane mask: each
+ * multiply gathers 8 bytes' low bits into the top byte without carries. */
+static inline uint32_t lane_bits(const uint8_t flags[PTX_WARP])
+{
+	uint32_t v = 0;
+	for (unsigned k = 0; k < PTX_WARP / 8; k++) {
+		uint64_t x;
+		memcpy(&x, flags + 8 * k, 8);
+		v |= (uint32_t)((x * 0x0102040810204080ull) >> 56) << (8 * k);
+	}
+	return v;
+}
+
+/* Constant slots (and the zero slot) hold the same value in every lane. */
+static inline bool slot_is_uniform(const cs_ptx_program *p, uint32_t slot)
+{
+	return slot == SR_ZERO || slot >= p->const_base;
+}
+
+/* Whether every lane of m addresses 4 aligned bytes inside shared memory of
+ * lim bytes (at most CS_PTX_SHARED_MAX, so 32-bit arithmetic holds), without
+ * branches so that the full-warp loop vectorizes. When lim is a power of two
+ * one mask finds both a misaligned and an out-of-range address. */
+static inline bool shared_lanes_ok(uint32_t m, const uint64_t *Bs, uint32_t off, uint32_t lim)
+{
+	if (lim < 4)
+		return false;
+	if (!(lim & (lim - 1))) {
+		uint64_t bad = 0, outside = (~(uint64_t)(lim - 1) | 3) & 0xffffffffu;
+		FOR_LANES(m, bad |= (Bs[l] + off) & outside);
+		return !bad;
+	}
+	uint32_t last = lim - 4, bad = 0;
+	FOR_LANES(m, {
+		uint32_t va = (uint32_t)Bs[l] + off;
+		bad |= (va & 3) | (uint32_t)(va > last);
+	});
+	return !bad;
+}
+
+/* Whether a full warp's 4-byte accesses all lie in lane 0's page, aligned
+ * (each address agrees with lane 0's in the page number and the low 2 bits,
+ * and lane 0's are zero). */
+static inline bool lanes_in_one_page(const uint64_t *Bs, uint64_t off)
+{
+	uint64_t va0 = Bs[0] + off, diff = va0 & 3;
+	for (unsigned l = 0; l < PTX_WARP; l++)
+		diff |= ((Bs[l] + off) ^ va0) & (~(uint64_t)(CS_PAGE_SIZE - 1) | 3);
+	return !diff;
+}
+
+/* The loads lanes_in_one_page cleared, from the page at pg. */
+static inline void load_page_lanes(uint64_t *D, const uint64_t *Bs, uint64_t off,
+				   const uint8_t *pg)
+{
+	for (unsigned l = 0; l < PTX_WARP; l++) {
+		uint32_t v;
+		memcpy(&v, pg + ((Bs[l] + off) & (CS_PAGE_SIZE - 1)), 4);
+		D[l] = v;
+	}
+}
+
 static void copy_frame(run *R, warp *w, uint32_t lanes, const ptx_copy *cp, uint32_t n)
 {
 	for (uint32_t k = 0; k < n; k++) {
@@ -379,7 +474,7 @@ static int warp_run(run *R, warp *w)
 	}
 	sentry *top = &w->stk[w->sp - 1];
 	uint32_t pc = top->pc, mask = top->mask, rpc = top->rpc;
-	uint32_t npop = (uint32_t)__builtin_popcount(mask);
+	uint32_t npop = lane_count(mask);
 
 #define RELOAD()                                                   \
 	do {                                                       \
@@ -389,7 +484,7 @@ static int warp_run(run *R, warp *w)
 		pc = top->pc;                                      \
 		mask = top->mask;                                  \
 		rpc = top->rpc;                                    \
-		npop = (uint32_t)__builtin_popcount(mask);         \
+		npop = lane_count(mask);                      \
 		if (pc == PTX_NONE)                                \
 			goto lost;                                 \
 	} while (0)
@@ -556,14 +651,7 @@ static int warp_run(run *R, warp *w)
 			});
 			break;
 		case OP_FMA_F32:
-			if (m == FULL && R->hw_fma) {
-				fma_f32_lanes_hw(D, A, B, C);
-				break;
-			}
-			FOR_LANES(m, {
-				float v = fmaf(ptx_f32(A[l]), ptx_f32(B[l]), ptx_f32(C[l]));
-				D[l] = v != v ? 0x7fffffffu : ptx_bits32(v);
-			});
+			fma_f32_lanes(R, m, D, A, B, C);
 			break;
 		case OP_ADD_F64:
 			FOR_LANES(m, {
@@ -613,14 +701,29 @@ static int warp_run(run *R, warp *w)
 			ptx_type t = (ptx_type)in->t2;
 			bool ftz = in->flags & F_FTZ;
 			int cmp = in->aux;
-			if (t == T_S32 && cmp <= CMP_GE) {
-				FOR_LANES(m, {
-					int32_t a = (int32_t)(uint32_t)A[l], b = (int32_t)(uint32_t)B[l];
-					bool c = cmp == CMP_EQ ? a == b : cmp == CMP_NE ? a != b
-						: cmp == CMP_LT ? a < b : cmp == CMP_LE ? a <= b
-						: cmp == CMP_GT ? a > b : a >= b;
-					v |= (uint32_t)c << l;
-				});
+			if ((t == T_S32 || t == T_U32) && cmp <= CMP_GE) {
+				/* every lane (the result is masked below), one loop per operator
+				 * so that each vectorizes */
+				uint8_t c[PTX_WARP];
+#define SETP32(type_, op_)                                                                  \
+	for (unsigned l = 0; l < PTX_WARP; l++)                                             \
+		c[l] = (type_)(uint32_t)A[l] op_ (type_)(uint32_t)B[l]
+#define SETP32_CASES(type_)                                                                 \
+	switch (cmp) {                                                                      \
+	case CMP_EQ: SETP32(type_, ==); break;                                              \
+	case CMP_NE: SETP32(type_, !=); break;                                              \
+	case CMP_LT: SETP32(type_, <); break;                                               \
+	case CMP_LE: SETP32(type_, <=); break;                                              \
+	case CMP_GT: SETP32(type_, >); break;                                               \
+	default: SETP32(type_, >=); break;                                                  \
+	}
+				if (t == T_S32)
+					SETP32_CASES(int32_t)
+				else
+					SETP32_CASES(uint32_t)
+#undef SETP32_CASES
+#undef SETP32
+				v = lane_bits(c);
 			} else {
 				FOR_LANES(m, v |= (uint32_t)ptx_alu_cmp(cmp, t, ftz, A[l], B[l]) << l);
 			}
@@ -696,51 +799,47 @@ static int warp_run(run *R, warp *w)
 			break;
 		}
 		/* ---- memory ---- */
+		case OP_LD_SHARED_FMA: {
+			/* all three at once for a full warp whose loads are all in bounds;
+			 * otherwise the head runs as the plain load it is */
+			const ptx_ins *ld2 = in + 1, *fma = in + 2;
+			const uint64_t *base1 = REG(in->o[0]), *base2 = REG(ld2->o[0]);
+			uint32_t off1 = (uint32_t)in->imm, off2 = (uint32_t)ld2->imm;
+			uint32_t lim = (uint32_t)R->shared_size;
+			if (m == FULL && shared_lanes_ok(m, base1, off1, lim) &&
+			    shared_lanes_ok(m, base2, off2, lim)) {
+				load_shared_lanes(m, REG(in->o[1]), base1, off1, R->shared);
+				load_shared_lanes(m, REG(ld2->o[1]), base2, off2, R->shared);
+				fma_f32_lanes(R, m, REG(fma->o[0]), REG(fma->o[1]), REG(fma->o[2]),
+					      REG(fma->o[3]));
+				ti += 2 * npop;
+				pc += 2; /* and the loop's pc++ passes the fma */
+				break;
+			}
+		}
+			/* fall through */
 		case OP_LD: {
 			ptx_type t = (ptx_type)in->t1;
 			unsigned esz = ptx_type_bytes(t), vec = in->aux2, sz = esz * vec;
 			int space = in->aux;
 			uint64_t off = (uint64_t)in->imm;
 			const uint64_t *Bs = REG(in->o[0]);
-			if (vec == 1 && esz == 4 && space == SP_SHARED) {
-				/* check every lane first, then load without per-lane branches;
+			if (vec == 1 && esz == 4 && space == SP_SHARED &&
+			    shared_lanes_ok(m, Bs, (uint32_t)off, (uint32_t)R->shared_size)) {
+				/* checked every lane first, so load without per-lane branches;
 				 * any bad lane takes the general path, which names the fault */
-				uint64_t *Dd = REG(in->o[1]);
-				const uint8_t *sh = R->shared;
-				uint64_t lim = R->shared_size;
-				uint32_t bad = 0;
-				FOR_LANES(m, {
-					uint64_t va = (uint32_t)(Bs[l] + off);
-					bad |= (uint32_t)(va & 3) | (uint32_t)(va + 4 > lim);
-				});
-				if (!bad) {
-					FOR_LANES(m, {
-						uint32_t v;
-						memcpy(&v, sh + (uint32_t)(Bs[l] + off), 4);
-						Dd[l] = v;
-					});
-					break;
-				}
+				load_shared_lanes(m, REG(in->o[1]), Bs, (uint32_t)off, R->shared);
+				break;
 			}
 			if (vec == 1 && esz == 4 && space == SP_GLOBAL && m == FULL) {
 				/* coalesced: every lane in one page, aligned: translate once */
-				uint64_t va0 = Bs[0] + off, diff = 0;
-				for (unsigned l = 0; l < PTX_WARP; l++)
-					diff |= ((Bs[l] + off) ^ va0) & ~(uint64_t)(CS_PAGE_SIZE - 1);
-				for (unsigned l = 0; l < PTX_WARP; l++)
-					diff |= (Bs[l] + off) & 3;
+				uint64_t va0 = Bs[0] + off;
 				uint8_t tmp[32];
 				bool port = false;
-				const uint8_t *q0 = diff ? NULL
-					: xlate(R, w, space, va0, 4, 0, pc, CS_ACCESS_READ, tmp, &port);
+				const uint8_t *q0 = lanes_in_one_page(Bs, off)
+					? xlate(R, w, space, va0, 4, 0, pc, CS_ACCESS_READ, tmp, &port) : NULL;
 				if (q0 && !port) {
-					const uint8_t *pg = q0 - (va0 & (CS_PAGE_SIZE - 1));
-					uint64_t *Dd = REG(in->o[1]);
-					for (unsigned l = 0; l < PTX_WARP; l++) {
-						uint32_t v;
-						memcpy(&v, pg + ((Bs[l] + off) & (CS_PAGE_SIZE - 1)), 4);
-						Dd[l] = v;
-					}
+					load_page_lanes(REG(in->o[1]), Bs, off, q0 - (va0 & (CS_PAGE_SIZE - 1)));
 					break;
 				}
 				if (R->status != R_OK)
@@ -760,6 +859,21 @@ static int warp_run(run *R, warp *w)
 					memcpy(&v, q, 4);
 					Dd[l] = v;
 				});
+				break;
+			}
+			if (space == SP_KPARAM && slot_is_uniform(p, in->o[0]) &&
+			    Bs[0] + off <= R->param_bytes && sz <= R->param_bytes - (Bs[0] + off) &&
+			    !((Bs[0] + off) & (esz - 1))) {
+				/* the usual ld.param [name]: one address for every lane, so
+				 * one load per element */
+				const uint8_t *q = R->params + Bs[0] + off;
+				for (unsigned k = 0; k < vec; k++) {
+					if (in->o[1 + k] == PTX_NONE)
+						continue;
+					uint64_t v = load_elem(q + k * esz, t, esz);
+					uint64_t *Dk = REG(in->o[1 + k]);
+					FOR_LANES(m, Dk[l] = v);
+				}
 				break;
 			}
 			if (space == SP_KPARAM) {
@@ -803,13 +917,7 @@ static int warp_run(run *R, warp *w)
 			if (vec == 1 && esz == 4 && space == SP_SHARED) {
 				const uint64_t *S = REG(in->o[1]);
 				uint8_t *sh = R->shared;
-				uint64_t lim = R->shared_size;
-				uint32_t bad = 0;
-				FOR_LANES(m, {
-					uint64_t va = (uint32_t)(Bs[l] + off);
-					bad |= (uint32_t)(va & 3) | (uint32_t)(va + 4 > lim);
-				});
-				if (!bad) {
+				if (shared_lanes_ok(m, Bs, (uint32_t)off, (uint32_t)R->shared_size)) {
 					FOR_LANES(m, {
 						uint32_t v = (uint32_t)S[l];
 						memcpy(sh + (uint32_t)(Bs[l] + off), &v, 4);
@@ -818,15 +926,11 @@ static int warp_run(run *R, warp *w)
 				}
 			}
 			if (vec == 1 && esz == 4 && space == SP_GLOBAL && m == FULL) {
-				uint64_t va0 = Bs[0] + off, diff = 0;
-				for (unsigned l = 0; l < PTX_WARP; l++)
-					diff |= ((Bs[l] + off) ^ va0) & ~(uint64_t)(CS_PAGE_SIZE - 1);
-				for (unsigned l = 0; l < PTX_WARP; l++)
-					diff |= (Bs[l] + off) & 3;
+				uint64_t va0 = Bs[0] + off;
 				uint8_t tmp[32];
 				bool port = false;
-				uint8_t *q0 = diff ? NULL
-					: xlate(R, w, space, va0, 4, 0, pc, CS_ACCESS_WRITE, tmp, &port);
+				uint8_t *q0 = lanes_in_one_page(Bs, off)
+					? xlate(R, w, space, va0, 4, 0, pc, CS_ACCESS_WRITE, tmp, &port) : NULL;
 				if (q0 && !port) {
 					uint8_t *pg = q0 - (va0 & (CS_PAGE_SIZE - 1));
 					const uint64_t *S = REG(in->o[1]);
@@ -1023,7 +1127,7 @@ static int warp_run(run *R, warp *w)
 					set_error(R, w, pc, "barrier %u is out of range (0..15)", id);
 					goto stop;
 				}
-				R->arrive[id] += (uint32_t)__builtin_popcount(w->live);
+				R->arrive[id] += lane_count(w->live);
 				break;
 			}
 			w->bar_id = (uint32_t)REG(in->o[0])[__builtin_ctz(m)];
@@ -1166,7 +1270,7 @@ static uint32_t live_threads(const run *R)
 {
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < R->nwarps; i++)
-		n += (uint32_t)__builtin_popcount(R->warps[i].live);
+		n += lane_count(R->warps[i].live);
 	return n;
 }
 
@@ -1187,7 +1291,7 @@ static void bar_red_finish(run *R, uint32_t id)
 		if (in->flags & F_NEG_C)
 			c = ~c;
 		c &= w->stk[w->sp - 1].mask;
-		popc += (uint32_t)__builtin_popcount(c);
+		popc += lane_count(c);
 		if (c != w->stk[w->sp - 1].mask)
 			all = 0;
 		if (c)
@@ -1245,7 +1349,7 @@ static int cta_run(run *R)
 					  w->bar_id);
 				return R->status;
 			}
-			arrived[w->bar_id] += (uint32_t)__builtin_popcount(w->live);
+			arrived[w->bar_id] += lane_count(w->live);
 			const ptx_ins *in = &R->p->code[w->stk[w->sp - 1].pc - 1];
 			uint32_t cnt_slot = in->op == OP_BAR ? in->o[1] : in->o[2];
 			if (cnt_slot != PTX_NONE) {

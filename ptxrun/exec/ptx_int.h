@@ -81,6 +81,10 @@ typedef enum ptx_op {
 	OP_BAR, OP_BAR_RED, OP_MEMBAR,
 	/* control */
 	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP,
+	/* fused: the head of ld.shared.b32, ld.shared.b32, fma.rn.f32 inside one
+	 * block (the tiled matmul's inner step); a plain ld.shared otherwise, and
+	 * the other two stay in place */
+	OP_LD_SHARED_FMA,
 	OP_COUNT
 } ptx_op;
 
@@ -216,6 +220,9 @@ struct cs_ptx_program {
 
 /* The CFG pass: sets each divergent-capable branch's reconvergence pc (o[1]). */
 bool ptx_cfg_reconverge(cs_ptx_program *p, ptx_func *f, cs_diag *d);
+/* Marks runs of instructions the executor runs as one (OP_LD_SHARED_FMA);
+ * none spans a block boundary, so no branch lands inside one. */
+bool ptx_cfg_fuse(cs_ptx_program *p, const ptx_func *f, cs_diag *d);
 
 /* f16 / bf16 conversions (round to nearest even). */
 float ptx_half_to_float(uint16_t h);

@@ -1247,7 +1247,7 @@ static bool link_program(pp *P)
 	}
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		ptx_func *f = &p->funcs[i];
-		if (f->defined && !ptx_cfg_reconverge(p, f, P->d)) {
+		if (f->defined && (!ptx_cfg_reconverge(p, f, P->d) || !ptx_cfg_fuse(p, f, P->d))) {
 			P->failed = true;
 			return false;
 		}
