@@ -104,12 +104,19 @@ bool scn_number_parse(const char *line, size_t len, size_t *pos, uint64_t *out, 
 	return true;
 }
 
+/* Parsing and evaluation recurse over the expression, so a hostile line of
+ * nested parentheses, unary minuses or chained operators must not overflow
+ * the stack: no person writes expressions anywhere near these limits. */
+enum { SCN_EXPR_MAX_NEST = 64, SCN_EXPR_MAX_NODES = 1024 };
+
 typedef struct eparser {
 	cs_scenario *s;
 	const char *line;
 	size_t len, pos;
 	uint32_t lineno;
-	int depth;
+	int depth;    /* open parentheses: spaces are allowed inside them */
+	int nest;     /* parse_primary frames in progress */
+	size_t nodes; /* nodes made for this expression */
 	cs_diag *d;
 } eparser;
 
@@ -121,8 +128,18 @@ static void skip_space(eparser *p)
 		p->pos++;
 }
 
+static bool fail(eparser *p, size_t at, const char *msg)
+{
+	cs_diag_at_text(p->d, CS_ERR_INPUT, p->s->name, p->lineno, (uint32_t)at + 1, "%s", msg);
+	return false;
+}
+
 static scn_expr *new_expr(eparser *p, scn_expr_kind kind, size_t at)
 {
+	if (++p->nodes > SCN_EXPR_MAX_NODES) {
+		fail(p, at, "expression too long (more than 1024 numbers, names and operators)");
+		return NULL;
+	}
 	scn_expr *e = scn_alloc(p->s, sizeof(*e));
 	e->kind = kind;
 	e->loc.line = p->lineno;
@@ -130,15 +147,39 @@ static scn_expr *new_expr(eparser *p, scn_expr_kind kind, size_t at)
 	return e;
 }
 
-static bool fail(eparser *p, size_t at, const char *msg)
+static scn_expr *parse_or(eparser *p);
+static scn_expr *parse_primary_in(eparser *p);
+
+/* The expression after an opening parenthesis, through its ')'. */
+static scn_expr *parse_parenthesized(eparser *p)
 {
-	cs_diag_at_text(p->d, CS_ERR_INPUT, p->s->name, p->lineno, (uint32_t)at + 1, "%s", msg);
-	return false;
+	p->depth++;
+	scn_expr *e = parse_or(p);
+	if (!e)
+		return NULL;
+	skip_space(p);
+	if (p->pos >= p->len || p->line[p->pos] != ')') {
+		fail(p, p->pos, "expected ')'");
+		return NULL;
+	}
+	p->pos++;
+	p->depth--;
+	return e;
 }
 
-static scn_expr *parse_or(eparser *p);
-
 static scn_expr *parse_primary(eparser *p)
+{
+	if (p->nest >= SCN_EXPR_MAX_NEST) {
+		fail(p, p->pos, "expression nested more than 64 deep");
+		return NULL;
+	}
+	p->nest++;
+	scn_expr *e = parse_primary_in(p);
+	p->nest--;
+	return e;
+}
+
+static scn_expr *parse_primary_in(eparser *p)
 {
 	skip_space(p);
 	size_t at = p->pos;
@@ -149,18 +190,7 @@ static scn_expr *parse_primary(eparser *p)
 	char c = p->line[at];
 	if (c == '(') {
 		p->pos++;
-		p->depth++;
-		scn_expr *e = parse_or(p);
-		if (!e)
-			return NULL;
-		skip_space(p);
-		if (p->pos >= p->len || p->line[p->pos] != ')') {
-			fail(p, p->pos, "expected ')'");
-			return NULL;
-		}
-		p->pos++;
-		p->depth--;
-		return e;
+		return parse_parenthesized(p);
 	}
 	if (c == '-') {
 		p->pos++;
@@ -168,6 +198,8 @@ static scn_expr *parse_primary(eparser *p)
 		if (!a)
 			return NULL;
 		scn_expr *e = new_expr(p, SCN_EX_NEG, at);
+		if (!e)
+			return NULL;
 		e->a = a;
 		return e;
 	}
@@ -180,6 +212,8 @@ static scn_expr *parse_primary(eparser *p)
 			return NULL;
 		}
 		scn_expr *e = new_expr(p, SCN_EX_NUM, at);
+		if (!e)
+			return NULL;
 		e->num = v;
 		p->pos = pos;
 		return e;
@@ -192,19 +226,11 @@ static scn_expr *parse_primary(eparser *p)
 		if (q < p->len && p->line[q] == '(' && idlen == 2 &&
 		    (strncmp(p->line + at, "lo", 2) == 0 || strncmp(p->line + at, "hi", 2) == 0)) {
 			scn_expr *e = new_expr(p, p->line[at] == 'l' ? SCN_EX_LO : SCN_EX_HI, at);
+			if (!e)
+				return NULL;
 			p->pos = q + 1;
-			p->depth++;
-			e->a = parse_or(p);
-			if (!e->a)
-				return NULL;
-			skip_space(p);
-			if (p->pos >= p->len || p->line[p->pos] != ')') {
-				fail(p, p->pos, "expected ')'");
-				return NULL;
-			}
-			p->pos++;
-			p->depth--;
-			return e;
+			e->a = parse_parenthesized(p);
+			return e->a ? e : NULL;
 		}
 		/* dotted segments: MODULE.KERNEL, LAUNCH.sem */
 		while (q + 1 < p->len && p->line[q] == '.' && is_ident_char(p->line[q + 1])) {
@@ -213,6 +239,8 @@ static scn_expr *parse_primary(eparser *p)
 				q++;
 		}
 		scn_expr *e = new_expr(p, SCN_EX_NAME, at);
+		if (!e)
+			return NULL;
 		e->name = scn_strdup(p->s, p->line + at, q - at);
 		p->pos = q;
 		return e;
@@ -267,6 +295,8 @@ static scn_expr *parse_level(eparser *p, int level)
 			return NULL;
 		/* a binary expression is located where it starts */
 		scn_expr *e = new_expr(p, SCN_EX_BIN, at);
+		if (!e)
+			return NULL;
 		e->loc = a->loc;
 		e->op = (scn_binop)op;
 		e->a = a;

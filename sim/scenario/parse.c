@@ -6,7 +6,8 @@
  * Choices section 3 leaves open:
  *   - an expression has no spaces except inside (...), because the values of
  *     a line are separated by spaces; C's precedence: + - above << >> above &
- *     above |. A binary expression is located where it starts.
+ *     above |. A binary expression is located where it starts. It nests at
+ *     most 64 deep and holds at most 1024 numbers, names and operators.
  *   - `gpfifo ADDR[,LEN]`: +OFF is in bytes, LEN in dwords (as the entry
  *     holds it); without LEN the entry covers the rest of the pushbuffer (or
  *     alloc) ADDR lies in.

@@ -167,6 +167,34 @@ Test(expr, errors_name_the_column)
 	ev_fails("$", 1, "expected an expression");
 }
 
+/* The parser and the evaluator recurse: a hostile expression is refused with
+ * a diagnosis before it can overflow the stack (these crashed at 200000). */
+Test(expr, depth_and_length_are_bounded)
+{
+	enum { N = 200000 };
+	char *text = g_malloc(2 * N + 2);
+	memset(text, '(', N);
+	text[N] = '1';
+	memset(text + N + 1, ')', N);
+	text[2 * N + 1] = '\0';
+	ev_fails(text, 65, "nested more than 64 deep");
+	memset(text, '-', N);
+	text[N] = '1';
+	text[N + 1] = '\0';
+	ev_fails(text, 65, "nested more than 64 deep");
+	text[0] = '1';
+	for (size_t i = 1; i + 1 < 2 * N; i += 2) {
+		text[i] = '+';
+		text[i + 1] = '1';
+	}
+	text[2 * N - 1] = '\0';
+	ev_fails(text, 1024, "expression too long");
+	g_free(text);
+	/* what a person writes stays well inside */
+	EV_EQ("((((((((1))))))))+-(-(2))", 3);
+	EV_EQ("lo(hi(buf))+hi(buf<<4)", 0x22);
+}
+
 /* ---- names in file order ------------------------------------------------- */
 
 Test(names, defined_before_use_in_file_order)
