@@ -524,6 +524,12 @@ static bool expand_vals(scn_exec *x, const scn_pline *pl, GArray *out)
 		if (n > CS_PB_MAX_COUNT * 4ull)
 			return scn_fail_at(x, v->loc, "@%s is %llu dwords, too many for a pushbuffer line",
 					   v->at_name, (unsigned long long)n);
+		/* Checked before expanding: a short line of many @NAME would
+		 * otherwise grow the buffers by gigabytes before the push's end. */
+		if (x->pb->len + out->len + n > CS_GP_MAX_LENGTH)
+			return scn_fail_at(x, v->loc,
+					   "@%s makes the pushbuffer more than the %u dwords one GPFIFO "
+					   "entry holds", v->at_name, CS_GP_MAX_LENGTH);
 		for (uint64_t k = 0; k < n; k++) {
 			uint8_t b[4];
 			uint64_t fault;

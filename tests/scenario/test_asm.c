@@ -437,6 +437,19 @@ Test(errors, located_at_execution)
 	asm_fails("submit\n", 1, 1, "'submit' needs a device");
 }
 
+/* A few bytes of @NAME must not grow the assembler's buffers without bound:
+ * 64 x @a (32764 dwords each) passes the 2097151 dwords of one GPFIFO entry
+ * at the 65th, and is refused there, before the line is expanded. */
+Test(errors, at_name_expansion_is_bounded)
+{
+	GString *t = g_string_new("alloc a 131056\npush p\n  raw");
+	for (unsigned i = 0; i < 100; i++)
+		g_string_append(t, " @a");
+	g_string_append(t, "\nend\n");
+	asm_fails(t->str, 3, 7 + 3 * 64, "more than the 2097151 dwords one GPFIFO entry holds");
+	g_string_free(t, TRUE);
+}
+
 Test(errors, a_bound_class_changes_the_names)
 {
 	/* after SET_OBJECT of the copy class on 1, compute names no longer resolve there */
