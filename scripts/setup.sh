@@ -26,5 +26,10 @@ fi
 build=${BUILD_DIR:-build}
 if [ ! -f "$build/build.ninja" ]; then
 	meson setup "$build" ${MESON_ARGS:-}
+elif [ -n "${MESON_ARGS:-}" ]; then
+	# An existing build dir keeps its options unless told again: without this,
+	# CI's --werror and sanitizer options would be dropped in silence. (meson
+	# 1.0's `setup --reconfigure` does not apply new b_* options; configure does.)
+	meson configure "$build" ${MESON_ARGS}
 fi
 ninja -C "$build"
