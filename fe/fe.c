@@ -328,7 +328,6 @@ static bool fetch_entry(cs_fe *fe, fe_chan *c)
 	}
 	uint64_t raw = ((uint64_t)w[1] << 32) | w[0];
 	c->entry = cs_gp_decode(w[0], w[1]);
-	c->raw_entry = raw;
 	if (c->entry.length == 0) {
 		control_entry(fe, c, &c->entry, w[0], raw);
 		c->in_entry = false;
@@ -516,6 +515,21 @@ static uint64_t run_entry(cs_fe *fe, fe_chan *c, uint64_t max_methods)
 	}
 }
 
+/* A record about the acquire channel c is blocked on, located at its method. */
+static cs_event block_event(const cs_fe *fe, const fe_chan *c, cs_event_kind kind)
+{
+	const cs_fe_block_info *b = &c->block;
+	cs_event ev = fe_event(c, kind, CS_STAGE_FE_EXEC);
+	ev.gp_entry = b->gp_entry;
+	ev.method_index = b->method_index;
+	ev.subch = c->block_item.subch;
+	ev.cls = fe->host_cls;
+	ev.method = c->block_item.method;
+	ev.addr = b->addr;
+	ev.value = b->wanted;
+	return ev;
+}
+
 static bool recheck(cs_fe *fe, fe_chan *c)
 {
 	uint64_t cur = 0, fva;
@@ -532,14 +546,7 @@ static bool recheck(cs_fe *fe, fe_chan *c)
 	c->blocked = false;
 	c->ctr.acquires++;
 	if (fe->tracing) {
-		cs_event ev = fe_event(c, CS_EV_SEM_ACQUIRE, CS_STAGE_FE_EXEC);
-		ev.gp_entry = b->gp_entry;
-		ev.method_index = b->method_index;
-		ev.subch = c->block_item.subch;
-		ev.cls = fe->host_cls;
-		ev.method = c->block_item.method;
-		ev.addr = b->addr;
-		ev.value = b->wanted;
+		cs_event ev = block_event(fe, c, CS_EV_SEM_ACQUIRE);
 		ev.aux = b->op;
 		ev.detail = "acquire satisfied after blocking";
 		fe_emit(fe, &ev);
@@ -708,14 +715,7 @@ size_t cs_fe_report_deadlocks(cs_fe *fe)
 		uint64_t cur = 0, fva;
 		if (fe_read(fe, b->addr, &cur, b->is64 ? 8 : 4, &fva))
 			b->current = cur;
-		cs_event ev = fe_event(c, CS_EV_DEADLOCK, CS_STAGE_FE_EXEC);
-		ev.gp_entry = b->gp_entry;
-		ev.method_index = b->method_index;
-		ev.subch = c->block_item.subch;
-		ev.cls = fe->host_cls;
-		ev.method = c->block_item.method;
-		ev.addr = b->addr;
-		ev.value = b->wanted;
+		cs_event ev = block_event(fe, c, CS_EV_DEADLOCK);
 		ev.aux = b->current;
 		snprintf(fe->detail, sizeof(fe->detail),
 			 "channel %" PRIu32 " blocked at GPFIFO entry %" PRIu32 ", method %" PRIu32

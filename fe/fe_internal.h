@@ -25,7 +25,6 @@ typedef struct fe_chan {
 	/* the entry in progress */
 	uint32_t slot;         /* its ring index (GP_GET when fetched) */
 	cs_gp_entry entry;
-	uint64_t raw_entry;
 	uint64_t pb_va;
 	uint32_t pos;          /* dwords of it fed to the decoder */
 	uint64_t first_dword;  /* the decoder's stream index of its first dword */

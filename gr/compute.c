@@ -70,15 +70,13 @@ static cs_engine_result i2m_launch(cs_gr *gr, gr_compute *st, const cs_method_ca
 			       why, "LAUNCH_DMA (I2M) COMPLETION_TYPE=3 is reserved");
 	uint32_t upper_mask = is_hopper_up(c->cls) ? 0x1ffffffu : 0x1ffffu;
 	uint64_t dst = ((uint64_t)(st->offset_out_upper & upper_mask) << 32) | st->offset_out;
-	uint64_t lines = st->line_count ? st->line_count : 0;
+	uint64_t lines = st->line_count;
 	uint64_t total = (uint64_t)st->line_length * lines;
 	st->i2m_dst = dst;
 	st->i2m_total = total;
 	st->i2m_done = 0;
 	st->i2m_line_length = st->line_length;
 	st->i2m_pitch = lines > 1 ? st->pitch_out : st->line_length;
-	st->i2m_method_index = c->method_index;
-	st->i2m_gp_entry = c->gp_entry;
 	if (lines > 1 && st->pitch_out < st->line_length)
 		return gr_stop(gr, c, CS_STAGE_FE_EXEC, CS_UNIT_COMPUTE, CS_NONE32, CS_ERR_INPUT,
 			       why,
@@ -190,11 +188,15 @@ static cs_engine_result pcas2(cs_gr *gr, gr_subch *s, const cs_method_call *c, c
 {
 	uint32_t action = c->data & 0xfu;
 	const char *name = cs_pcas2_action_name(action);
-	if (!cs_pcas2_action_valid(c->cls, action))
+	if (!cs_pcas2_action_valid(c->cls, action)) {
+		/* a named action is reserved only on some classes: say which */
+		char on[16] = "";
+		if (name)
+			snprintf(on, sizeof(on), " on %04X", c->cls);
 		return gr_stop(gr, c, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, CS_NONE32,
 			       CS_ERR_INPUT, why,
-			       "SEND_SIGNALING_PCAS2_B PCAS_ACTION=0x%x is reserved%s%s", action,
-			       name ? " on " : "", name ? "C6C0" : "");
+			       "SEND_SIGNALING_PCAS2_B PCAS_ACTION=0x%x is reserved%s", action, on);
+	}
 	char how[96], text[GR_DETAIL_MAX];
 	snprintf(how, sizeof(how), "SEND_SIGNALING_PCAS2_B %s", name);
 	if (cs_pcas2_action_schedules(action))
@@ -222,17 +224,21 @@ static cs_engine_result pcas2(cs_gr *gr, gr_subch *s, const cs_method_call *c, c
 	}
 }
 
-static unsigned inline_dwords(const gr_subch *s)
+unsigned cs_gr_inline_qmd_dwords(uint32_t cls, uint32_t addr_a)
 {
-	if (!is_hopper_up(s->cls))
-		return 64;
-	return ((s->c.inline_a >> 30) & 1u) ? 96 : 64;
+	return is_hopper_up(cls) && ((addr_a >> 30) & 1u) ? 96 : 64;
+}
+
+uint32_t cs_gr_inline_qmd_upper(uint32_t cls, uint32_t addr_a)
+{
+	return is_hopper_up(cls) ? addr_a & 0x1ffu : addr_a;
 }
 
 static cs_engine_result inline_qmd_data(cs_gr *gr, gr_subch *s, const cs_method_call *c,
 					cs_diag *why)
 {
-	unsigned i = (c->method - CS_GR_LOAD_INLINE_QMD_DATA) / 4, n = inline_dwords(s);
+	unsigned i = (c->method - CS_GR_LOAD_INLINE_QMD_DATA) / 4;
+	unsigned n = cs_gr_inline_qmd_dwords(s->cls, s->c.inline_a);
 	if (i >= n)
 		return gr_stop(gr, c, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, CS_NONE32,
 			       CS_ERR_INPUT, why,
@@ -255,7 +261,7 @@ static cs_engine_result inline_qmd_data(cs_gr *gr, gr_subch *s, const cs_method_
 			       "LOAD_INLINE_QMD_DATA(%u) completed a QMD, but "
 			       "SET_INLINE_QMD_ADDRESS_A/B never said where it goes", i);
 	}
-	uint64_t upper = is_hopper_up(s->cls) ? (s->c.inline_a & 0x1ffu) : s->c.inline_a;
+	uint64_t upper = cs_gr_inline_qmd_upper(s->cls, s->c.inline_a);
 	if (upper >> 24)
 		return gr_stop(gr, c, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, CS_NONE32,
 			       CS_ERR_INPUT, why,

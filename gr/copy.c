@@ -17,12 +17,6 @@ enum { CE_CHUNK = 4096 };
 
 static bool has_payload_upper(uint32_t cls) { return cls != 0xC6B5; }
 
-static uint32_t upper_mask(uint32_t cls)
-{
-	/* OFFSET_*_UPPER and SET_SEMAPHORE_A: 16:0 on C6B5/C7B5, 24:0 from C8B5. */
-	return cls >= 0xC8B5 ? 0x1ffffffu : 0x1ffffu;
-}
-
 /* Copy one line through a bounce buffer, so overlapping lines copy as memmove. */
 static cs_engine_result copy_line(cs_gr *gr, const cs_method_call *c, uint64_t dst,
 				  uint64_t src, uint64_t len, cs_diag *why)
@@ -104,7 +98,7 @@ static cs_engine_result launch_dma(cs_gr *gr, gr_copy *st, const cs_method_call 
 			       why, "copy engine LAUNCH_DMA SEMAPHORE_REDUCTION_ENABLE is not "
 				    "modelled; nothing was copied");
 
-	uint32_t mask = upper_mask(c->cls);
+	uint32_t mask = gr_copy_upper_mask(c->cls);
 	uint64_t src = ((uint64_t)(st->in_upper & mask) << 32) | st->in_lower;
 	uint64_t dst = ((uint64_t)(st->out_upper & mask) << 32) | st->out_lower;
 	uint64_t len = st->line_length;

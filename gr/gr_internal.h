@@ -20,6 +20,13 @@ static inline const cs_qmd_field *gr_qmd_f(const cs_qmd_layout *l, gr_qf id)
 	return (unsigned)id < l->nfields ? &l->fields[id] : NULL;
 }
 
+/* The copy engine's OFFSET_*_UPPER and SET_SEMAPHORE_A hold address bits
+ * 48:32 on C6B5/C7B5 and 56:32 from C8B5 on. */
+static inline uint32_t gr_copy_upper_mask(uint32_t cls)
+{
+	return cls >= 0xC8B5 ? 0x1ffffffu : 0x1ffffu;
+}
+
 /* Raw bit access across a dword array (no bounds beyond the layout's size). */
 uint64_t gr_bits_get(const uint32_t *dw, unsigned hi, unsigned lo);
 void gr_bits_set(uint32_t *dw, unsigned hi, unsigned lo, uint64_t v);
@@ -42,7 +49,6 @@ typedef struct gr_compute {
 	uint64_t i2m_dst;
 	uint64_t i2m_total, i2m_done;
 	uint32_t i2m_line_length, i2m_pitch;
-	uint32_t i2m_method_index, i2m_gp_entry;
 	/* launches */
 	uint32_t pcas_a;
 	bool pcas_a_set;

@@ -149,10 +149,10 @@ bool cs_gr_copy_methods(const cs_gr_copy_opts *o, cs_gr_seq *out, cs_diag *d)
 		cs_diag_set(d, CS_ERR_INPUT, "subchannel %u out of range (0..7)", o->subch);
 		return false;
 	}
-	uint64_t lim = cls >= 0xC8B5 ? (1ull << 57) : (1ull << 49);
+	uint64_t lim = ((uint64_t)gr_copy_upper_mask(cls) + 1) << 32;
 	if (o->dst >= lim || o->src >= lim || (o->release && o->sem_addr >= lim)) {
 		cs_diag_set(d, CS_ERR_INPUT, "copy address beyond the %u bits class %04X takes",
-			    cls >= 0xC8B5 ? 57u : 49u, cls);
+			    (unsigned)__builtin_ctzll(lim), cls);
 		return false;
 	}
 	bool wide = o->release && (o->sem_payload >> 32);

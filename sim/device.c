@@ -186,11 +186,9 @@ static void watch_inline(cs_device *dev, const cs_method_call *call)
 	if (m == CS_GR_SET_INLINE_QMD_ADDRESS_A) {
 		w->addr_a = call->data;
 	} else if (m == CS_GR_SET_INLINE_QMD_ADDRESS_B) {
-		unsigned major = dev->arch->qmd_major;
-		bool big = major >= 4 && ((w->addr_a >> 30) & 1u);
 		w->active = true;
 		w->addr_b = call->data;
-		w->need = major >= 4 ? (big ? 96u : 64u) : 64u;
+		w->need = cs_gr_inline_qmd_dwords(call->cls, w->addr_a);
 		w->got = 0;
 		w->gp_entry = call->gp_entry;
 		w->method_index = call->method_index;
@@ -593,8 +591,8 @@ void cs_device_finish(cs_device *dev)
 				continue;
 			cs_event ev = cs_event_make(CS_EV_INLINE_QMD_SHORT, CS_STAGE_QMD_INSTALL,
 						    CS_UNIT_FE, c->fe_id);
-			uint32_t hi_mask = dev->arch->qmd_major >= 4 ? 0x1ffu : 0x1ffffu;
-			ev.addr = (((uint64_t)(w->addr_a & hi_mask) << 32) | w->addr_b) << 8;
+			uint64_t upper = cs_gr_inline_qmd_upper(w->cls, w->addr_a);
+			ev.addr = ((upper << 32) | w->addr_b) << 8;
 			ev.value = w->got;
 			ev.aux = w->need;
 			ev.subch = s;
@@ -610,7 +608,7 @@ void cs_device_finish(cs_device *dev)
 			if (!w->pending)
 				continue;
 			w->pending = false;
-			unsigned bytes = dev->arch->qmd_major >= 4 ? 384u : 256u;
+			unsigned bytes = cs_qmd_size(cs_gr_qmd_major_for(w->cls));
 			if (!cs_mem_mapped(dev->mem, w->qmd_va, bytes))
 				continue;
 			/* Stage 6 as DESIGN.md defines it for this path: a QMD already in

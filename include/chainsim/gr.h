@@ -61,7 +61,7 @@ enum {
 	CS_CE_SET_SEMAPHORE_A = 0x240,
 	CS_CE_SET_SEMAPHORE_B = 0x244,
 	CS_CE_SET_SEMAPHORE_PAYLOAD = 0x248,
-	CS_CE_SET_SEMAPHORE_PAYLOAD_UPPER = 0x24c, /* C8B5 and later */
+	CS_CE_SET_SEMAPHORE_PAYLOAD_UPPER = 0x24c, /* C7B5 and later */
 	CS_CE_LAUNCH_DMA = 0x300,
 	CS_CE_OFFSET_IN_UPPER = 0x400,
 	CS_CE_OFFSET_IN_LOWER = 0x404,
@@ -113,6 +113,13 @@ uint32_t cs_gr_shared_limit(uint32_t cls, bool *assumed);
 /* The QMD major version a compute class reads: C6C0/C7C0/C9C0 3, CBC0 4,
  * CDC0/CEC0 5; 0 for any other class. */
 unsigned cs_gr_qmd_major_for(uint32_t cls);
+
+/* How a compute class reads SET_INLINE_QMD_ADDRESS_A: the dwords the inline
+ * QMD takes (64; from CBC0 on, 96 when INLINE_SIZE, bit 30, says 384 bytes),
+ * and the upper address bits (all of A before CBC0, bits 8:0 from CBC0 on);
+ * the QMD is at ((upper << 32) | B) << 8. */
+unsigned cs_gr_inline_qmd_dwords(uint32_t cls, uint32_t addr_a);
+uint32_t cs_gr_inline_qmd_upper(uint32_t cls, uint32_t addr_a);
 
 /* ======================================================================
  * QMD codecs (gr/qmd_v03.def, gr/qmd_v04.def, gr/qmd_v05.def)

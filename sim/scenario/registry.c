@@ -129,10 +129,10 @@ bool cs_registry_resolve_method(cs_arch arch, uint32_t cls, uint32_t subch, cons
 		const char *role = cs_registry_conventional_role(subch);
 		cs_diag_set(d, CS_ERR_INPUT,
 			    "unknown method '%s' on subchannel %u: not in %s, and subchannel %u "
-			    "is %s%s%s (not modelled); bind a class with SET_OBJECT or use a byte "
+			    "is %s%s (not modelled); bind a class with SET_OBJECT or use a byte "
 			    "offset",
 			    name, subch, hname, subch, role ? "conventionally " : "not bound",
-			    role ? role : "", "");
+			    role ? role : "");
 	}
 	return false;
 }

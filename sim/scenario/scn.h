@@ -8,8 +8,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "chainsim/arch.h"
 #include "chainsim/diag.h"
+#include "chainsim/mem.h"
+#include "chainsim/registry.h"
 #include "chainsim/scenario.h"
+#include "chainsim/trace.h"
 
 typedef struct scn_loc {
 	uint32_t line, col;
@@ -217,11 +221,6 @@ typedef bool (*scn_name_fn)(void *ctx, const scn_expr *name_expr, cs_diag *d);
 bool scn_expr_names(const scn_expr *e, scn_name_fn fn, void *ctx, cs_diag *d);
 
 /* ---- execution (asm.c, exec.c) ------------------------------------------ */
-
-#include "chainsim/arch.h"
-#include "chainsim/mem.h"
-#include "chainsim/registry.h"
-#include "chainsim/trace.h"
 
 typedef struct cs_module cs_module;
 

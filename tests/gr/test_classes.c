@@ -130,4 +130,12 @@ Test(gr_classes, shared_limits_and_qmd_versions_per_class)
 		cr_expect_not_null(cs_gr_class(ai->copy_class));
 		cr_expect_eq(cs_gr_qmd_major_for(ai->compute_class), ai->qmd_major);
 	}
+	/* SET_INLINE_QMD_ADDRESS_A: INLINE_SIZE and the 9 upper bits from CBC0 on,
+	 * the whole word before it (the engine and the device's watch read these). */
+	cr_expect_eq(cs_gr_inline_qmd_dwords(0xC6C0, 1u << 30), 64);
+	cr_expect_eq(cs_gr_inline_qmd_dwords(0xCBC0, 0), 64);
+	cr_expect_eq(cs_gr_inline_qmd_dwords(0xCBC0, 1u << 30), 96);
+	cr_expect_eq(cs_gr_inline_qmd_dwords(0xCEC0, (1u << 30) | 0x1ffu), 96);
+	cr_expect_eq(cs_gr_inline_qmd_upper(0xC9C0, 0x400000abu), 0x400000abu);
+	cr_expect_eq(cs_gr_inline_qmd_upper(0xCBC0, 0x400003abu), 0x1abu);
 }
