@@ -21,7 +21,7 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static void die(const char *what, const cs_diag *d)
+_Noreturn static void die(const char *what, const cs_diag *d)
 {
 	fprintf(stderr, "bench: %s: %s\n", what, d ? d->msg : "");
 	exit(1);
