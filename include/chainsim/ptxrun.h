@@ -57,6 +57,12 @@ typedef struct cs_kernel_info {
 				      driver patches these bytes when it loads the code
 				      (calls, __device__ variables); chainsim uploads and
 				      matches the unpatched bytes. 0 for all fixtures. */
+	uint32_t local_bytes;      /* local memory per thread (stack frame: spills, local
+				      arrays): the larger of EIATTR_FRAME_SIZE and
+				      EIATTR_MIN_STACK_SIZE in the global .nv.info, 0 when
+				      the cubin states neither. A launch needs
+				      SET_SHADER_LOCAL_MEMORY_A/B and the QMD's local size
+				      when it is not 0. */
 } cs_kernel_info;
 
 /* What a fatbin holds, entry by entry (a plain cubin is one SASS entry). */

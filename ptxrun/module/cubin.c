@@ -298,22 +298,36 @@ static bool kernel_attr(cubin_ctx *c, const eiattr *r, void *arg)
 	return true;
 }
 
+/* What the global .nv.info says of one kernel, keyed by its symbol index. */
 typedef struct regcount_acc {
 	size_t sym;
 	uint32_t regs;
 	bool found;
+	uint32_t frame_bytes; /* EIATTR_FRAME_SIZE */
+	uint32_t stack_bytes; /* EIATTR_MIN_STACK_SIZE: the frame plus its callees' */
 } regcount_acc;
 
 static bool global_attr(cubin_ctx *c, const eiattr *r, void *arg)
 {
 	regcount_acc *a = arg;
-	if (r->attr != CS_EIATTR_REGCOUNT)
+	const char *what = r->attr == CS_EIATTR_REGCOUNT        ? "EIATTR_REGCOUNT"
+			   : r->attr == CS_EIATTR_FRAME_SIZE     ? "EIATTR_FRAME_SIZE"
+			   : r->attr == CS_EIATTR_MIN_STACK_SIZE ? "EIATTR_MIN_STACK_SIZE"
+								 : NULL;
+	if (!what)
 		return true;
-	if (!need_slen(c, r, 8, "EIATTR_REGCOUNT"))
+	if (!need_slen(c, r, 8, what))
 		return false;
-	if (cs_rd32(r->sval) == a->sym) {
-		a->regs = cs_rd32(r->sval + 4);
+	if (cs_rd32(r->sval) != a->sym)
+		return true;
+	uint32_t v = cs_rd32(r->sval + 4);
+	if (r->attr == CS_EIATTR_REGCOUNT) {
+		a->regs = v;
 		a->found = true;
+	} else if (r->attr == CS_EIATTR_FRAME_SIZE) {
+		a->frame_bytes = v;
+	} else {
+		a->stack_bytes = v;
 	}
 	return true;
 }
@@ -460,12 +474,14 @@ static bool add_kernel(cubin_ctx *c, size_t text_idx, const GElf_Shdr *text, con
 									  : sh_sh.sh_size);
 
 	/* Registers: EIATTR_REGCOUNT in the global .nv.info, keyed by the kernel's
-	 * symbol; else bits 31:24 of the text section's sh_info. */
+	 * symbol; else bits 31:24 of the text section's sh_info. Local memory per
+	 * thread: EIATTR_FRAME_SIZE / EIATTR_MIN_STACK_SIZE there, the larger. */
 	regcount_acc ra = { .sym = kernel_symbol(c, kname, text_idx) };
 	if (ra.sym != SIZE_MAX && find_section(c, ".nv.info", &ginfo_sh) &&
 	    !walk_nvinfo(c, &ginfo_sh, global_attr, &ra))
 		return false;
 	k->regs = ra.found ? ra.regs : (uint32_t)(text->sh_info >> 24);
+	k->local_bytes = ra.frame_bytes > ra.stack_bytes ? ra.frame_bytes : ra.stack_bytes;
 	return true;
 }
 

@@ -283,6 +283,24 @@ static void run_grid(void *ctx, const cs_bus *bus, const cs_grid_launch *g, cs_g
 		free(params);
 		return;
 	}
+	/* The engine passed stage 8 on the QMD's local size; a frame with no region,
+	 * or larger than the QMD's size, would run past each thread's slice. */
+	if (k->local_bytes && !g->local_base) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+			    "kernel %s needs %u bytes of local memory per thread, and no local-memory "
+			    "region is set (SET_SHADER_LOCAL_MEMORY_A/B)",
+			    k->name, k->local_bytes);
+		free(params);
+		return;
+	}
+	if (g->local_bytes_per_thread < k->local_bytes) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+			    "kernel %s needs %u bytes of local memory per thread, the QMD reserves "
+			    "%" PRIu64 " (SHADER_LOCAL_MEMORY_LOW_SIZE + HIGH_SIZE)",
+			    k->name, k->local_bytes, g->local_bytes_per_thread);
+		free(params);
+		return;
+	}
 	cs_ptx_launch l = { 0 };
 	memcpy(l.grid, g->grid, sizeof(l.grid));
 	memcpy(l.block, g->block, sizeof(l.block));

@@ -17,18 +17,20 @@ typedef struct expect_kernel {
 	unsigned shared; /* the kernel's own __shared__ variables */
 	unsigned barriers; /* 1 when it calls __syncthreads */
 	unsigned max_threads; /* __launch_bounds__, 0 when none */
+	unsigned local_bytes; /* the stack frame per thread, 0 when none */
 } expect_kernel;
 
 static const expect_kernel kernels[] = {
-	{ "vadd", "vadd", 4, { 8, 8, 8, 4 }, 0, 0, 0 },
-	{ "matmul", "matmul", 4, { 8, 8, 8, 4 }, 2 * 16 * 16 * 4, 1, 0 },
-	{ "softmax", "softmax_rows", 4, { 8, 8, 4, 4 }, 0, 0, 0 },
-	{ "attention", "attention", 7, { 8, 8, 8, 8, 4, 4, 4 }, (256 + 64) * 4, 1, 0 },
-	{ "ffn", "ffn_up", 7, { 8, 8, 8, 8, 4, 4, 4 }, 0, 0, 0 },
-	{ "ffn", "ffn_down", 8, { 8, 8, 8, 8, 8, 4, 4, 4 }, 0, 0, 0 },
-	{ "reduce", "reduce_sum", 3, { 8, 8, 4 }, 256 * 4, 1, 0 },
-	{ "reduce", "reduce_u32", 4, { 8, 8, 8, 4 }, 0, 0, 0 },
-	{ "bounds", "scale_bounded", 3, { 8, 4, 4 }, 0, 0, 128 },
+	{ "vadd", "vadd", 4, { 8, 8, 8, 4 }, 0, 0, 0, 0 },
+	{ "matmul", "matmul", 4, { 8, 8, 8, 4 }, 2 * 16 * 16 * 4, 1, 0, 0 },
+	{ "softmax", "softmax_rows", 4, { 8, 8, 4, 4 }, 0, 0, 0, 0 },
+	{ "attention", "attention", 7, { 8, 8, 8, 8, 4, 4, 4 }, (256 + 64) * 4, 1, 0, 0 },
+	{ "ffn", "ffn_up", 7, { 8, 8, 8, 8, 4, 4, 4 }, 0, 0, 0, 0 },
+	{ "ffn", "ffn_down", 8, { 8, 8, 8, 8, 8, 4, 4, 4 }, 0, 0, 0, 0 },
+	{ "reduce", "reduce_sum", 3, { 8, 8, 4 }, 256 * 4, 1, 0, 0 },
+	{ "reduce", "reduce_u32", 4, { 8, 8, 8, 4 }, 0, 0, 0, 0 },
+	{ "bounds", "scale_bounded", 3, { 8, 4, 4 }, 0, 0, 128, 0 },
+	{ "local", "local_scan", 4, { 8, 8, 4, 4 }, 0, 0, 0, 64 * 4 },
 };
 
 /* Where nvcc 13 puts the parameters in constant bank 0, per target (checked
@@ -85,6 +87,8 @@ static void check_kernel(const cs_module *m, const expect_kernel *e, unsigned sm
 	cr_expect(k->regs > 0 && k->regs <= 255, "%s %s: %u registers", file, e->name, k->regs);
 	cr_expect_eq(k->barriers, e->barriers, "%s %s: %u barriers", file, e->name, k->barriers);
 	cr_expect_eq(k->code_relocs, 0, "%s %s: %u relocations", file, e->name, k->code_relocs);
+	cr_expect_eq(k->local_bytes, e->local_bytes, "%s %s: %u bytes of local memory", file,
+		     e->name, k->local_bytes);
 	unsigned mt[3] = { e->max_threads, e->max_threads ? 1 : 0, e->max_threads ? 1 : 0 };
 	for (int i = 0; i < 3; i++) {
 		cr_expect_eq(k->max_threads[i], mt[i], "%s %s: max threads[%d] %u", file, e->name, i,
@@ -117,7 +121,7 @@ Test(loader, every_cubin_kernel_layout)
 				cr_expect_not(cs_module_kernel(m, k)->has_ptx);
 			cs_module_free(m);
 		}
-	cr_expect_eq(checked, 9 * 3);
+	cr_expect_eq(checked, 10 * 3);
 }
 
 Test(loader, fatbin_entries_both_variants)

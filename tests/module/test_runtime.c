@@ -88,9 +88,21 @@ static void rig_fini(rig *r)
 
 /* A launch of kernel `name` with the given 8- or 4-byte arguments (packed per
  * the cubin's layout into a constant bank the rig allocates). */
+static cs_grid_result rig_launch_local(rig *r, const char *name, const uint64_t *args,
+				       size_t nargs, unsigned gx, unsigned gy, unsigned bx,
+				       unsigned by, uint32_t dyn_shared, uint64_t local_bytes);
+
 static cs_grid_result rig_launch(rig *r, const char *name, const uint64_t *args, size_t nargs,
 				 unsigned gx, unsigned gy, unsigned bx, unsigned by,
 				 uint32_t dyn_shared)
+{
+	return rig_launch_local(r, name, args, nargs, gx, gy, bx, by, dyn_shared, 0);
+}
+
+/* ... with the QMD's local size local_bytes per thread (and a region for it). */
+static cs_grid_result rig_launch_local(rig *r, const char *name, const uint64_t *args,
+				       size_t nargs, unsigned gx, unsigned gy, unsigned bx,
+				       unsigned by, uint32_t dyn_shared, uint64_t local_bytes)
 {
 	const cs_kernel_info *k = cs_module_kernel_named(r->mod, name);
 	cr_assert_not_null(k, "no kernel %s", name);
@@ -115,6 +127,10 @@ static cs_grid_result rig_launch(rig *r, const char *name, const uint64_t *args,
 	g.cbank_valid = 1;
 	g.cbank_addr[0] = cb_va;
 	g.cbank_size[0] = cb_size;
+	if (local_bytes) {
+		g.local_bytes_per_thread = local_bytes;
+		g.local_base = rig_alloc(r, local_bytes * gx * gy * bx * by);
+	}
 	cs_grid_result res;
 	r->port.run_grid(r->port.ctx, &r->bus, &g, &res);
 	return res;
@@ -503,6 +519,43 @@ Test(kernels, launch_bounds_kernel)
 	res = rig_launch(&r, "scale_bounded", args, 3, 1, 1, 256, 1, 0);
 	cr_expect_eq(res.outcome, CS_GRID_ERROR);
 	cr_expect(strstr(res.diag.msg, "launch bounds of 128") != NULL, "%s", res.diag.msg);
+	free(hx);
+	rig_fini(&r);
+}
+
+/* local_scan: a 64-float array per thread in local memory, indexed at run time. */
+Test(kernels, local_memory_kernel)
+{
+	rig r;
+	rig_init(&r, "local.fatbin", CS_ARCH_HOPPER);
+	enum { N = 100, SHIFT = 7 };
+	uint64_t x, out = rig_alloc(&r, N * sizeof(float));
+	float *hx = upload_random(&r, 41, N, -1, 1, &x);
+	uint64_t args[4] = { x, out, SHIFT, N };
+	const cs_kernel_info *k = cs_module_kernel_named(r.mod, "local_scan");
+	cr_assert_not_null(k);
+	cr_expect_eq(k->local_bytes, 256);
+	/* No region, or a QMD that reserves less than the frame, is refused. */
+	cs_grid_result res = rig_launch_local(&r, "local_scan", args, 4, 1, 1, 128, 1, 0, 0);
+	cr_expect_eq(res.outcome, CS_GRID_ERROR);
+	cr_expect(strstr(res.diag.msg, "needs 256 bytes of local memory per thread, and no "
+				       "local-memory region is set") != NULL, "%s", res.diag.msg);
+	res = rig_launch_local(&r, "local_scan", args, 4, 1, 1, 128, 1, 0, 128);
+	cr_expect_eq(res.outcome, CS_GRID_ERROR);
+	cr_expect(strstr(res.diag.msg, "the QMD reserves 128") != NULL, "%s", res.diag.msg);
+	res = rig_launch_local(&r, "local_scan", args, 4, 1, 1, 128, 1, 0, 256);
+	expect_executed(&res, 1, "local_scan");
+	float got[N], want[N];
+	rig_read(&r, out, got, sizeof(got));
+	for (int i = 0; i < N; i++) {
+		float frame[64], sum = 0.0f;
+		for (int j = 0; j < 64; j++)
+			frame[j] = hx[i] * (float)j;
+		for (int j = 0; j < 64; j++)
+			sum += frame[(j + SHIFT + i) & 63];
+		want[i] = sum + frame[(SHIFT + i) & 63];
+	}
+	cr_expect_eq(cs_battery_count_bad(got, want, NULL, N, 1e-4, 1e-5), 0);
 	free(hx);
 	rig_fini(&r);
 }
