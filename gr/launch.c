@@ -142,13 +142,13 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 		ev = gr_event(CS_EV_CTX_BAD, CS_STAGE_CTX_LOAD, CS_UNIT_COMPUTE, c, id);
 		ev.value = in->local_bytes_per_thread;
 		gr_emit(gr, &ev,
-			"compute object %04X bound, but the QMD needs %" PRIu64
-			" bytes of local memory per thread and SET_SHADER_LOCAL_MEMORY_A/B was "
-			"never set",
-			c->cls, in->local_bytes_per_thread);
+			"local memory: the QMD asks %" PRIu64 " bytes per thread but "
+			"SET_SHADER_LOCAL_MEMORY_A/B was never set on this channel (compute "
+			"object %04X)",
+			in->local_bytes_per_thread, c->cls);
 		gr_stop(gr, c, CS_STAGE_CTX_LOAD, CS_UNIT_COMPUTE, id, CS_ERR_INPUT, why,
-			"launch %" PRIu32 ": the channel's context has no shader local memory for a "
-			"QMD that needs %" PRIu64 " bytes per thread",
+			"launch %" PRIu32 ": local memory: the QMD asks %" PRIu64 " bytes per "
+			"thread but SET_SHADER_LOCAL_MEMORY_A/B was never set on this channel",
 			id, in->local_bytes_per_thread);
 		return END_STOP;
 	}
@@ -160,12 +160,21 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 	if (lwin || swin)
 		snprintf(windows, sizeof(windows),
 			 ", local window 0x%" PRIx64 ", shared window 0x%" PRIx64, lwin, swin);
-	if (s->c.local_set)
+	if (s->c.local_set && in->local_bytes_per_thread) {
+		uint64_t threads = (uint64_t)in->grid[0] * in->grid[1] * in->grid[2] *
+				   in->block[0] * in->block[1] * in->block[2];
+		ev.value = in->local_bytes_per_thread;
+		gr_emit(gr, &ev, "compute object %04X bound on subchannel %" PRIu32
+			", local memory at 0x%" PRIx64 ": the QMD asks %" PRIu64
+			" bytes per thread, %" PRIu64 " threads%s", c->cls, c->subch, local,
+			in->local_bytes_per_thread, threads, windows);
+	} else if (s->c.local_set) {
 		gr_emit(gr, &ev, "compute object %04X bound on subchannel %" PRIu32
 			", local memory 0x%" PRIx64 " set%s", c->cls, c->subch, local, windows);
-	else
+	} else {
 		gr_emit(gr, &ev, "compute object %04X bound on subchannel %" PRIu32
 			", local memory not set (the QMD needs none)%s", c->cls, c->subch, windows);
+	}
 
 	/* Stage 9: dispatch. */
 	uint64_t ctas = (uint64_t)in->grid[0] * in->grid[1] * in->grid[2];

@@ -88,6 +88,20 @@ bool cs_gr_launch_methods(const cs_gr_launch_opts *o, cs_gr_seq *out, cs_diag *d
 			    o->qmd_addr);
 		return false;
 	}
+	/* Mesa NVK programs the local-memory region once per queue; a launch that
+	 * needs one sets it here, ahead of the QMD that asks for it. */
+	if (o->local_addr) {
+		if (o->local_addr >> 57) {
+			cs_diag_set(d, CS_ERR_INPUT,
+				    "local memory address 0x%" PRIx64
+				    " does not fit SET_SHADER_LOCAL_MEMORY_A/B (57 bits)",
+				    o->local_addr);
+			return false;
+		}
+		const uint32_t ab[2] = { (uint32_t)(o->local_addr >> 32), (uint32_t)o->local_addr };
+		if (!seq_add(out, o->subch, CS_GR_SET_SHADER_LOCAL_MEMORY_A, CS_SECOP_INC, ab, 2, d))
+			return false;
+	}
 	/* Mesa NVK's early dispatch invalidates the constant cache before SEND_PCAS_A
 	 * (INVALIDATE_SHADER_CACHES_NO_WFI CONSTANT=TRUE), so parameters written to
 	 * the constant bank are seen. */

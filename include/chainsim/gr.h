@@ -301,9 +301,13 @@ typedef struct cs_gr_launch_opts {
 	const cs_qmd *qmd;     /* the dwords for the inline path (ignored by PCAS) */
 	uint32_t pcas_action;  /* PCAS path: 0 means INVALIDATE_COPY_SCHEDULE (Mesa NVK) */
 	bool invalidate_caches;/* first INVALIDATE_SHADER_CACHES_NO_WFI (see gr/seq.c) */
+	uint64_t local_addr;   /* not 0: SET_SHADER_LOCAL_MEMORY_A/B = this first (the
+				  channel's local-memory region, for a QMD with a
+				  local size); 0: nothing, as before */
 } cs_gr_launch_opts;
 
-/* The canonical launch: [INVALIDATE_SHADER_CACHES_NO_WFI] then, PCAS path,
+/* The canonical launch: [SET_SHADER_LOCAL_MEMORY_A/B when local_addr]
+ * [INVALIDATE_SHADER_CACHES_NO_WFI] then, PCAS path,
  * SEND_PCAS_A = qmd_addr >> 8 and SEND_SIGNALING_PCAS2_B = action; inline path,
  * SET_INLINE_QMD_ADDRESS_A/B and LOAD_INLINE_QMD_DATA with every QMD dword. */
 bool cs_gr_launch_methods(const cs_gr_launch_opts *o, cs_gr_seq *out, cs_diag *d);

@@ -565,7 +565,12 @@ Test(gr_launch, context_local_memory)
 	cr_assert_not_null(bad);
 	cr_expect_eq(bad->ev.stage, CS_STAGE_CTX_LOAD);
 	cr_expect_eq(bad->ev.launch, 1);
-	cr_expect_not_null(strstr(bad->detail, "64 bytes of local memory per thread"));
+	cr_expect_str_eq(bad->detail,
+			 "local memory: the QMD asks 64 bytes per thread but SET_SHADER_LOCAL_MEMORY_A/B "
+			 "was never set on this channel (compute object CBC0)");
+	cr_expect_eq(bad->ev.value, 64);
+	cr_expect_not_null(strstr(h->why.msg, "local memory: the QMD asks 64 bytes per thread"),
+			   "%s", h->why.msg);
 	cr_expect_eq(h_count(h, CS_EV_DISPATCH), 1);
 	h_call(h, 1, CS_GR_SET_SHADER_LOCAL_MEMORY_A, 0x2);
 	h_call(h, 1, CS_GR_SET_SHADER_LOCAL_MEMORY_B, 0x10000000);
@@ -573,8 +578,11 @@ Test(gr_launch, context_local_memory)
 	h_call(h, 1, CS_GR_SET_SHADER_SHARED_MEMORY_WINDOW_B, 0xfe000000);
 	cr_assert_eq(h_pcas(h, H_QMD_VA, 3), CS_ENGINE_OK, "%s", h->why.msg);
 	cr_expect_str_eq(h_find(h, CS_EV_CTX_LOAD, 1)->detail,
-			 "compute object CBC0 bound on subchannel 1, local memory 0x210000000 set, "
-			 "local window 0xff000000, shared window 0xfe000000");
+			 "compute object CBC0 bound on subchannel 1, local memory at 0x210000000: the "
+			 "QMD asks 64 bytes per thread, 32 threads, local window 0xff000000, shared "
+			 "window 0xfe000000");
+	cr_expect_eq(h_find(h, CS_EV_CTX_LOAD, 1)->ev.addr, 0x210000000ull);
+	cr_expect_eq(h_find(h, CS_EV_CTX_LOAD, 1)->ev.value, 64);
 	cr_expect_eq(h->fx.last.local_window, 0xff000000u);
 	cr_expect_eq(h->fx.last.shared_window, 0xfe000000u);
 	cr_expect_eq(h->fx.last.local_base, 0x210000000ull);

@@ -61,6 +61,50 @@ Test(gr_seq, pcas_launch_encodes_like_nvk_and_runs)
 	}
 }
 
+Test(gr_seq, launch_with_local_memory_sets_it_first)
+{
+	for (size_t a = 0; a < 4; a++) {
+		h_env *h = h_new(arches[a], true);
+		cs_qmd q;
+		cs_diag d;
+		h_qmd_build(h, &q, 2, 0x4242);
+		cr_assert(cs_qmd_set(&q, "SHADER_LOCAL_MEMORY_LOW_SIZE", 0x100, &d), "%s", d.msg);
+		h_qmd_write(h, H_QMD_VA, &q);
+		cs_gr_launch_opts o = { .arch = arches[a], .subch = 1, .path = CS_GR_PATH_PCAS,
+					.qmd_addr = H_QMD_VA, .invalidate_caches = true,
+					.local_addr = 0x3400020000ull };
+		cs_gr_seq s;
+		cr_assert(cs_gr_launch_methods(&o, &s, &d), "%s", d.msg);
+		uint32_t pb[16];
+		size_t n = cs_gr_seq_encode(&s, pb, 16, &d);
+		cr_assert_eq(n, 8);
+		cr_expect_eq(pb[0], cs_pb_inc(1, CS_GR_SET_SHADER_LOCAL_MEMORY_A, 2));
+		cr_expect_eq(pb[1], 0x34);
+		cr_expect_eq(pb[2], 0x00020000);
+		cr_expect_eq(pb[3], cs_pb_inc(1, 0x1698, 1));
+		cr_assert_eq(walk(h, pb, n), CS_ENGINE_OK, "%s", h->why.msg);
+		const h_rec *ctx = h_find(h, CS_EV_CTX_LOAD, 0);
+		cr_assert_not_null(ctx);
+		cr_expect_eq(ctx->ev.addr, 0x3400020000ull);
+		cr_expect_eq(ctx->ev.value, 0x100);
+		cr_expect_eq(h_count(h, CS_EV_GRID_DONE), 1);
+		cr_expect_eq(h->fx.last.local_base, 0x3400020000ull);
+		h_free(h);
+
+		/* Without local_addr the same QMD stops at stage 8. */
+		h = h_new(arches[a], true);
+		h_qmd_write(h, H_QMD_VA, &q);
+		o.local_addr = 0;
+		cr_assert(cs_gr_launch_methods(&o, &s, &d), "%s", d.msg);
+		n = cs_gr_seq_encode(&s, pb, 16, &d);
+		cr_assert_eq(n, 5);
+		cr_expect_eq(walk(h, pb, n), CS_ENGINE_STOP);
+		cr_expect_eq(h_count(h, CS_EV_CTX_BAD), 1);
+		cr_expect_eq(h_count(h, CS_EV_DISPATCH), 0);
+		h_free(h);
+	}
+}
+
 Test(gr_seq, inline_launch_carries_every_qmd_dword_and_runs)
 {
 	for (size_t a = 0; a < 4; a++) {
@@ -170,6 +214,10 @@ Test(gr_seq, sequence_errors)
 	uint32_t pb[2];
 	cr_expect_eq(cs_gr_seq_encode(&s, pb, 2, &d), 0);
 	cr_expect_str_eq(d.msg, "2 dwords do not hold the sequence");
+	o.local_addr = 1ull << 57;
+	cr_expect_not(cs_gr_launch_methods(&o, &s, &d));
+	cr_expect_not_null(strstr(d.msg, "does not fit SET_SHADER_LOCAL_MEMORY_A/B"), "%s", d.msg);
+	o.local_addr = 0;
 	uint32_t w = 0;
 	cr_expect_not(cs_gr_i2m_methods(CS_ARCH_HOPPER, 2, 0, &w, 0, &s, &d));
 }
