@@ -625,6 +625,38 @@ static void ensure_bound(scn_exec *x, uint32_t subch, cs_class_kind kind, uint32
 	cs_binding_note(&x->bind, subch, CS_FE_M_SET_OBJECT, cls);
 }
 
+/* A kernel's local memory per thread as the QMD states it: rounded up to 16 (the
+ * V05 field's granule, the finest of the three layouts). */
+static uint64_t local_per_thread(const cs_kernel_info *k)
+{
+	return ((uint64_t)k->local_bytes + 15) & ~15ull;
+}
+
+/* The local-memory region a launch of k needs, rounded the way tinygrad's ops_nv.py
+ * (_ensure_has_local_memory) rounds its own: per thread to 32, a warp's 32
+ * threads to 0x200, the region to 0x20000. tinygrad sizes for 64 TPCs x 96
+ * warps; chainsim has no SM count, so the warps here are every warp of the grid
+ * (all of them resident at once at most). 0 when k needs none; UINT64_MAX when
+ * the region would pass 2^40 bytes. */
+static uint64_t local_region_bytes(const cs_kernel_info *k, const uint64_t grid[3],
+				   const uint64_t block[3])
+{
+	uint64_t per_thread = ((uint64_t)k->local_bytes + 31) & ~31ull;
+	if (per_thread == 0)
+		return 0;
+	const uint64_t limit = 1ull << 40;
+	uint64_t per_warp = (per_thread * 32 + 0x1ff) & ~0x1ffull;
+	uint64_t warps_per_cta = (block[0] * block[1] * block[2] + 31) / 32; /* 16-bit dims */
+	uint64_t per_cta = per_warp * warps_per_cta;
+	uint64_t total = per_cta;
+	for (unsigned i = 0; i < 3; i++) {
+		if (grid[i] && total > limit / grid[i])
+			return UINT64_MAX;
+		total *= grid[i];
+	}
+	return (total + 0x1ffff) & ~0x1ffffull;
+}
+
 static bool asm_launch(scn_exec *x, const scn_dir *push, const scn_pline *pl)
 {
 	scn_expr ke = { .kind = SCN_EX_NAME, .loc = pl->kernel_loc, .name = pl->kernel };
@@ -719,6 +751,25 @@ static bool asm_launch(scn_exec *x, const scn_dir *push, const scn_pline *pl)
 		return scn_fail_with(x, pl->loc, "launch QMD", &dd);
 	if (bars && !cs_qmd_set_key(&q, "barriers", &bars, 1, &dd))
 		return scn_fail_with(x, pl->loc, "launch QMD", &dd);
+	/* Local memory (a stack frame): L.local, SET_SHADER_LOCAL_MEMORY_A/B and the
+	 * QMD's per-thread size; a kernel without one assembles as before. */
+	uint64_t local_va = 0, local_bytes = local_region_bytes(k, grid, block);
+	if (local_bytes == UINT64_MAX)
+		return scn_fail_at(x, pl->loc,
+				   "kernel '%s' needs %u bytes of local memory per thread: for this "
+				   "grid that passes 2^40 bytes",
+				   k->name, k->local_bytes);
+	if (local_bytes) {
+		uint64_t per_thread = local_per_thread(k);
+		if (!cs_qmd_set_key(&q, "SHADER_LOCAL_MEMORY_LOW_SIZE", &per_thread, 1, &dd))
+			return scn_fail_with(x, pl->loc, "launch QMD", &dd);
+		snprintf(name, sizeof(name), "%s.local", pl->launch_name);
+		if (!new_region(x, pl->loc, name, local_bytes, 0x20000, &local_va))
+			return false;
+		scn_sym *lsym = sym_add(x, name, SCN_SYM_ALLOC);
+		lsym->va = local_va;
+		lsym->size = local_bytes;
+	}
 	snprintf(name, sizeof(name), "%s.qmd", pl->launch_name);
 	if (!place_qmd(x, pl->loc, name, &q, !pl->inline_path, &qmd_va))
 		return false;
@@ -738,6 +789,7 @@ static bool asm_launch(scn_exec *x, const scn_dir *push, const scn_pline *pl)
 		.qmd = &q,
 		.pcas_action = 0,
 		.invalidate_caches = true,
+		.local_addr = local_va,
 	};
 	cs_gr_seq seq;
 	if (!cs_gr_launch_methods(&o, &seq, &dd))

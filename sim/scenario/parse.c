@@ -30,6 +30,13 @@
  *     barriers, cbank0 = L.cb0 and release0 = L.sem,1. The path defaults to
  *     pcas (Mesa NVK's); the methods are gr.h's canonical launch, with the
  *     shader-cache invalidate first.
+ *   - a launch of a kernel with local memory (cs_kernel_info.local_bytes, its
+ *     stack frame) also defines L.local, the local-memory region (asm.c's
+ *     local_region_bytes, tinygrad's roundings: per-thread bytes to 32, x 32
+ *     to 0x200 per warp, x every warp of the grid, to 0x20000; aligned
+ *     0x20000), emits SET_SHADER_LOCAL_MEMORY_A/B = L.local before the
+ *     invalidate and sets the QMD's SHADER_LOCAL_MEMORY_LOW_SIZE to the
+ *     per-thread bytes rounded to 16. A kernel without one assembles as before.
  *   - `launch` and `copy` first emit SET_OBJECT of the arch's compute (copy)
  *     class on subchannel 1 (4) unless an earlier SET_OBJECT or `bind` in
  *     the pushbuffers assembled so far put a class of that kind there.

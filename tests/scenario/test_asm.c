@@ -258,6 +258,8 @@ static void check_launch(bool inline_path, const char *arch, const char *cubin)
 	cr_assert(cs_scenario_symbol(r.s, "launch0.cb0", &cb, &cbsize));
 	cr_assert(cs_scenario_symbol(r.s, "launch0.sem", &sem, NULL));
 	cr_assert(cs_scenario_symbol(r.s, "launch0.qmd", &qva, &qsize));
+	cr_assert_not(cs_scenario_symbol(r.s, "launch0.local", NULL, NULL),
+		      "a kernel without local memory gets no region");
 	/* the code is uploaded */
 	uint8_t *bytes = g_malloc(k->code_size);
 	uint64_t fault;
@@ -332,6 +334,57 @@ Test(launch, inline_path_hopper) { check_launch(true, "hopper", "vadd.sm_90.cubi
 Test(launch, pcas_path_ampere) { check_launch(false, "ampere", "vadd.sm_80.cubin"); }
 Test(launch, inline_path_blackwell) { check_launch(true, "blackwell", "vadd.sm_100.cubin"); }
 
+/* local_scan has a 256-byte stack frame per thread: L.local, SET_SHADER_LOCAL_MEMORY_A/B
+ * ahead of the canonical launch, and the QMD's local size. */
+static void check_local_launch(const char *arch, const char *cubin)
+{
+	char *fix = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "fixtures", "kernels", "out",
+				     cubin, NULL);
+	char *text = g_strdup_printf("arch %s\nmodule m \"%s\"\nalloc x 4096\nalloc y 4096\n"
+				     "push pb\n  launch m.local_scan grid=3 block=100 args=x,y,5,300\n"
+				     "end\n",
+				     arch, fix);
+	g_free(fix);
+	asmrun r = assemble(text);
+	g_free(text);
+	const cs_arch_info *ai = cs_arch_get(cs_scenario_arch(r.s));
+	const scn_sym *m = scn_symbol(r.s, "m");
+	cr_assert(m && m->kind == SCN_SYM_MODULE);
+	const cs_kernel_info *k = cs_module_kernel_named(m->module, "local_scan");
+	cr_assert_not_null(k);
+	cr_assert_eq(k->local_bytes, 256);
+	uint64_t lva, lsize, qva, qsize;
+	cr_assert(cs_scenario_symbol(r.s, "launch0.local", &lva, &lsize));
+	cr_assert(cs_scenario_symbol(r.s, "launch0.qmd", &qva, &qsize));
+	/* 256 x 32 per warp, 4 warps of 100 threads, 3 CTAs, rounded up to 0x20000 */
+	cr_expect_eq(lsize, 0x20000, "region 0x%llx", (unsigned long long)lsize);
+	cr_expect_eq(lva % 0x20000, 0);
+	cr_expect_geq(lsize, 256ull * 32 * 4 * 3);
+	size_t n;
+	uint32_t *w = push_words(&r, "pb", &n);
+	cr_assert_geq(n, 5);
+	cr_expect_eq(w[0], cs_pb_inc(1, 0, 1));
+	cr_expect_eq(w[1], ai->compute_class);
+	cr_expect_eq(w[2], cs_pb_inc(1, CS_GR_SET_SHADER_LOCAL_MEMORY_A, 2));
+	cr_expect_eq(w[3], (uint32_t)(lva >> 32));
+	cr_expect_eq(w[4], (uint32_t)lva);
+	g_free(w);
+	uint8_t qb[CS_QMD_MAX_BYTES];
+	uint64_t fault;
+	cr_assert(cs_mem_read(r.mem, qva, qb, qsize, &fault));
+	cs_qmd q;
+	cs_diag d;
+	cs_qmd_info info;
+	cr_assert(cs_qmd_from_bytes(&q, ai->qmd_major, qb, qsize, &d), "%s", d.msg);
+	cs_qmd_decode(&q, &info);
+	cr_expect_eq(info.local_bytes_per_thread, 256);
+	done(&r);
+}
+
+Test(launch, local_memory_hopper) { check_local_launch("hopper", "local.sm_90.cubin"); }
+Test(launch, local_memory_ampere) { check_local_launch("ampere", "local.sm_80.cubin"); }
+Test(launch, local_memory_blackwell) { check_local_launch("blackwell", "local.sm_100.cubin"); }
+
 Test(launch, errors)
 {
 	char *fix = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "fixtures", "kernels", "out",
@@ -346,6 +399,14 @@ Test(launch, errors)
 	asm_fails(t, 3, 43, "does not fit parameter 3 (4 bytes)");
 	g_free(t);
 	asm_fails("module m nothere.cubin\n", 1, 10, "module");
+	g_free(fix);
+	fix = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "fixtures", "kernels", "out",
+			       "local.sm_90.cubin", NULL);
+	t = g_strdup_printf("module m \"%s\"\npush p\n  launch m.local_scan grid=0x7fffffff,0xffff "
+			    "block=1024 args=0,0,0,0\nend\n", fix);
+	asm_fails(t, 3, 3, "kernel 'local_scan' needs 256 bytes of local memory per thread: for "
+			   "this grid that passes 2^40 bytes");
+	g_free(t);
 	g_free(fix);
 }
 
