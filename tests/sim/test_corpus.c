@@ -128,7 +128,8 @@ Test(corpus, every_file_holds_and_every_rule_is_covered, .timeout = 120)
 
 	static const char *const rules[] = {
 		"pb-unmapped", "no-object", "bad-class", "inline-qmd-incomplete",
-		"qmd-addr-unmapped", "no-schedule", "qmd-rejected", "code-unknown", "code-unmapped",
+		"qmd-addr-unmapped", "no-schedule", "qmd-rejected", "ctx-invalid", "code-unknown",
+		"code-unmapped",
 		"pb-malformed",
 		"release-fault", "release-disabled", "wait-unmet", "deadlock", "earlier-fault",
 	};
