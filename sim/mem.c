@@ -19,6 +19,8 @@ struct cs_mem {
 	size_t nslots, used_slots;
 	uint64_t last_vpn;
 	uint8_t *last_page;
+	uint64_t max_backed;
+	bool backing_exhausted;
 };
 
 cs_mem *cs_mem_new(unsigned va_bits)
@@ -30,6 +32,7 @@ cs_mem *cs_mem_new(unsigned va_bits)
 		return NULL;
 	mem->va_bits = va_bits;
 	mem->last_vpn = UINT64_MAX;
+	mem->max_backed = CS_MEM_MAX_BACKED;
 	return mem;
 }
 
@@ -244,24 +247,37 @@ static bool grow_slots(cs_mem *mem)
 	return true;
 }
 
-/* The backing page of a mapped vpn, created zeroed on first touch. */
-static uint8_t *page_of(cs_mem *mem, uint64_t vpn)
+/* The backing page of a vpn when it has one. */
+static uint8_t *page_find(cs_mem *mem, uint64_t vpn)
 {
 	if (vpn == mem->last_vpn)
 		return mem->last_page;
-	if (mem->nslots) {
-		size_t j = slot_index(vpn, mem->nslots);
-		while (mem->slots[j].key) {
-			if (mem->slots[j].key == vpn + 1) {
-				mem->last_vpn = vpn;
-				mem->last_page = mem->slots[j].page;
-				return mem->last_page;
-			}
-			j = (j + 1) & (mem->nslots - 1);
+	if (!mem->nslots)
+		return NULL;
+	size_t j = slot_index(vpn, mem->nslots);
+	while (mem->slots[j].key) {
+		if (mem->slots[j].key == vpn + 1) {
+			mem->last_vpn = vpn;
+			mem->last_page = mem->slots[j].page;
+			return mem->last_page;
 		}
+		j = (j + 1) & (mem->nslots - 1);
 	}
+	return NULL;
+}
+
+/* The backing page of a mapped vpn, created zeroed on first touch. */
+static uint8_t *page_of(cs_mem *mem, uint64_t vpn)
+{
+	uint8_t *found = page_find(mem, vpn);
+	if (found)
+		return found;
 	if (!cs_mem_region_at(mem, vpn << CS_PAGE_SHIFT))
 		return NULL;
+	if ((uint64_t)(mem->used_slots + 1) * CS_PAGE_SIZE > mem->max_backed) {
+		mem->backing_exhausted = true;
+		return NULL;
+	}
 	if ((mem->used_slots + 1) * 2 > mem->nslots && !grow_slots(mem))
 		return NULL;
 	uint8_t *page = calloc(1, CS_PAGE_SIZE);
@@ -298,13 +314,11 @@ bool cs_mem_read(cs_mem *mem, uint64_t va, void *dst, size_t len, uint64_t *faul
 	while (len) {
 		uint64_t off = va & (CS_PAGE_SIZE - 1);
 		size_t n = CS_PAGE_SIZE - off < len ? (size_t)(CS_PAGE_SIZE - off) : len;
-		uint8_t *page = page_of(mem, va >> CS_PAGE_SHIFT);
-		if (!page) {
-			if (fault_va)
-				*fault_va = va;
-			return false;
-		}
-		memcpy(out, page + off, n);
+		const uint8_t *page = page_find(mem, va >> CS_PAGE_SHIFT);
+		if (page)
+			memcpy(out, page + off, n);
+		else
+			memset(out, 0, n); /* mapped, never written */
 		out += n;
 		va += n;
 		len -= n;
@@ -340,6 +354,16 @@ bool cs_mem_write(cs_mem *mem, uint64_t va, const void *src, size_t len, uint64_
 uint64_t cs_mem_pages_backed(const cs_mem *mem)
 {
 	return mem->used_slots;
+}
+
+void cs_mem_set_max_backed(cs_mem *mem, uint64_t bytes)
+{
+	mem->max_backed = bytes < CS_MEM_MAX_BACKED ? bytes : CS_MEM_MAX_BACKED;
+}
+
+bool cs_mem_backing_exhausted(const cs_mem *mem)
+{
+	return mem->backing_exhausted;
 }
 
 static uint8_t *port_span(void *ctx, uint64_t va, uint64_t len)

@@ -23,8 +23,10 @@ typedef struct cs_region {
 
 /* Where `alloc` without at= starts placing regions. */
 #define CS_MEM_ALLOC_BASE 0x200000000ull
-/* The most a VA space maps in all, so a hostile scenario cannot exhaust the host. */
+/* The most a VA space maps in all, and the most host memory it backs (pages
+ * written to), so a hostile scenario or stream cannot exhaust the host. */
 #define CS_MEM_MAX_MAPPED (64ull << 30)
+#define CS_MEM_MAX_BACKED (8ull << 30)
 
 cs_mem *cs_mem_new(unsigned va_bits);
 void cs_mem_free(cs_mem *mem);
@@ -46,10 +48,18 @@ const cs_region *cs_mem_region_at(const cs_mem *mem, uint64_t va); /* containing
 bool cs_mem_mapped(const cs_mem *mem, uint64_t va, uint64_t len);
 bool cs_mem_read(cs_mem *mem, uint64_t va, void *dst, size_t len, uint64_t *fault_va);
 bool cs_mem_write(cs_mem *mem, uint64_t va, const void *src, size_t len, uint64_t *fault_va);
-/* Host pointer to [va, va + len) inside one mapped page, else NULL. */
+/* Host pointer to [va, va + len) inside one mapped page, else NULL (also when
+ * backing the page would pass CS_MEM_MAX_BACKED). Reads of never-written pages
+ * through cs_mem_read see zeros and back nothing. */
 uint8_t *cs_mem_span(cs_mem *mem, uint64_t va, uint64_t len);
 
 uint64_t cs_mem_pages_backed(const cs_mem *mem);
+/* Whether a write failed because CS_MEM_MAX_BACKED was reached (sticky). Such a
+ * failure reports the address like a fault; callers that own the run turn this
+ * into a limit error instead of blaming the guest. */
+bool cs_mem_backing_exhausted(const cs_mem *mem);
+/* Lower the backing limit (tests; never above CS_MEM_MAX_BACKED). */
+void cs_mem_set_max_backed(cs_mem *mem, uint64_t bytes);
 
 /* The port view of this address space (ctx = mem). */
 cs_mem_port cs_mem_port_of(cs_mem *mem);

@@ -161,15 +161,26 @@ static bool fits_bits(uint64_t v, unsigned bits)
 	return sv < 0 && sv >= -((int64_t)1 << (bits - 1));
 }
 
+bool scn_fail_backing(scn_exec *x, scn_loc loc)
+{
+	return scn_fail_at(x, loc,
+			   "the guest has written more memory than the simulator backs "
+			   "(%llu MiB): write less, or fewer distinct pages",
+			   (unsigned long long)(cs_mem_pages_backed(x->mem) * CS_PAGE_SIZE >> 20));
+}
+
 static bool mem_write(scn_exec *x, scn_loc loc, uint64_t va, const void *src, size_t len)
 {
 	uint64_t fault = 0;
 	if (len && va + len < va)
 		return scn_fail_at(x, loc, "0x%llx + %zu bytes wraps the address space",
 				   (unsigned long long)va, len);
-	if (!cs_mem_write(x->mem, va, src, len, &fault))
+	if (!cs_mem_write(x->mem, va, src, len, &fault)) {
+		if (cs_mem_backing_exhausted(x->mem))
+			return scn_fail_backing(x, loc);
 		return scn_fail_at(x, loc, "cannot write %zu bytes at 0x%llx: 0x%llx is not mapped", len,
 				   (unsigned long long)va, (unsigned long long)fault);
+	}
 	return true;
 }
 

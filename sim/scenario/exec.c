@@ -208,9 +208,13 @@ bool cs_scenario_execute(cs_scenario *s, cs_device *dev, cs_diag *d)
 	x.host = dev;
 	x.record = device_record;
 	x.module_add = device_module_add;
-	for (unsigned i = 0; i < s->ndirs; i++)
+	for (unsigned i = 0; i < s->ndirs; i++) {
 		if (!do_directive(&x, &s->dirs[i]))
 			return false;
+		/* a write refused for the host's sake reads like a fault: say what it was */
+		if (cs_mem_backing_exhausted(x.mem))
+			return scn_fail_backing(&x, s->dirs[i].loc);
+	}
 	cs_device_finish(dev);
 	return evaluate_expectations(&x);
 }

@@ -248,6 +248,8 @@ bool scn_assemble(cs_scenario *s, cs_mem *mem, cs_diag *d);
 const scn_sym *scn_symbol(const cs_scenario *s, const char *name);
 
 bool scn_fail_at(scn_exec *x, scn_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The host-side backing limit was reached (cs_mem_backing_exhausted). */
+bool scn_fail_backing(scn_exec *x, scn_loc loc);
 bool scn_fail_with(scn_exec *x, scn_loc loc, const char *what, const cs_diag *inner);
 bool scn_eval(scn_exec *x, const scn_expr *e, uint64_t *out);
 bool scn_eval_or(scn_exec *x, const scn_expr *e, uint64_t dflt, uint64_t *out);

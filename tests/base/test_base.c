@@ -151,3 +151,22 @@ Test(mem, many_pages_stay_distinct)
 	}
 	cs_mem_free(m);
 }
+
+Test(mem, backing_limit_and_unwritten_pages)
+{
+	cs_mem *m = cs_mem_new(49);
+	uint64_t base, fault = 0;
+	cr_assert(cs_mem_alloc(m, "big", 1 << 20, 1, &base, NULL));
+	uint32_t v = 0xffffffff;
+	cr_assert(cs_mem_read(m, base + 8192, &v, 4, &fault));
+	cr_assert_eq(v, 0, "a never-written page reads as zero");
+	cr_assert_eq(cs_mem_pages_backed(m), 0, "and reading it backs nothing");
+	cs_mem_set_max_backed(m, 2 * CS_PAGE_SIZE);
+	cr_assert(cs_mem_write(m, base, &v, 4, &fault));
+	cr_assert(cs_mem_write(m, base + CS_PAGE_SIZE, &v, 4, &fault));
+	cr_assert_not(cs_mem_backing_exhausted(m));
+	cr_assert_not(cs_mem_write(m, base + 2 * CS_PAGE_SIZE, &v, 4, &fault));
+	cr_assert(cs_mem_backing_exhausted(m), "the refusal is told apart from a fault");
+	cr_assert(cs_mem_write(m, base + 4, &v, 4, &fault), "backed pages stay writable");
+	cs_mem_free(m);
+}

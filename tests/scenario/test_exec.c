@@ -290,6 +290,40 @@ Test(errors, device_directives_are_located)
 	exec_fails("gpfifo-raw 0x100000000 0\n", 1, 12, "does not fit 32 bits");
 }
 
+/* A guest that writes more than the host backs gets a located limit error,
+ * not a fault blamed on it; reads of never-written pages back nothing. */
+static run execute_with_backing(const char *text, uint64_t max_backed)
+{
+	run r = { .s = scn_parse_ok(text) };
+	cs_device_config cfg = { .arch = cs_scenario_arch(r.s) };
+	r.dev = cs_device_new(&cfg, &r.d);
+	cr_assert_not_null(r.dev, "%s", r.d.msg);
+	cs_mem_set_max_backed(cs_device_mem(r.dev), max_backed);
+	r.ok = cs_scenario_execute(r.s, r.dev, &r.d);
+	return r;
+}
+
+Test(errors, backing_limit_is_a_located_error)
+{
+	run r = execute_with_backing("arch hopper\nalloc big 0x100000\nexpect mem big u32 0\n"
+				     "fill big 0x100000 0xff\n",
+				     0x40000);
+	cr_assert_not(r.ok);
+	cr_assert_eq(r.d.line, 4, "%u: %s", r.d.line, r.d.msg);
+	cr_assert(strstr(r.d.msg, "more memory than the simulator backs"), "%s", r.d.msg);
+	done(&r);
+	/* the copy engine's writes during submit hit the limit: the submit is named */
+	r = execute_with_backing("arch hopper\nalloc src 0x20000\nalloc dst 0x20000\n"
+				 "alloc sem 16\nfill src 0x20000 1\n"
+				 "push pb\n  copy dst src 0x20000 sem=sem,1\nend\n"
+				 "gpfifo pb\nsubmit\nwait sem == 1\n",
+				 0x30000);
+	cr_assert_not(r.ok);
+	cr_assert_eq(r.d.line, 10, "%u: %s", r.d.line, r.d.msg);
+	cr_assert(strstr(r.d.msg, "more memory than the simulator backs"), "%s", r.d.msg);
+	done(&r);
+}
+
 Test(errors, device_and_scenario_arch_must_agree)
 {
 	cs_scenario *s = scn_parse_ok("arch ampere\n");
