@@ -422,6 +422,10 @@ fe_exec fe_host_method(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 			"the ILLEGAL method (0x004, data 0x%08x) was executed", it->data);
 		return FE_EXEC_STOP;
 	case CS_FE_M_NOP:
+		/* a NOP is evidence of nothing: recorded only with every method */
+		if (fe->trace_all)
+			host_op(fe, c, it, md, false);
+		return FE_EXEC_OK;
 	case CS_FE_M_NON_STALL_INTERRUPT:
 	case CS_FE_M_FB_FLUSH:
 		host_op(fe, c, it, md, false);
@@ -440,7 +444,8 @@ fe_exec fe_host_method(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 		return FE_EXEC_OK;
 	case CS_FE_M_SET_REFERENCE:
 		c->reference = it->data;
-		host_op(fe, c, it, md, false);
+		if (fe->trace_all) /* the value stays in the channel state */
+			host_op(fe, c, it, md, false);
 		return FE_EXEC_OK;
 	case CS_FE_M_SEM_ADDR_LO:
 		c->sem_addr_lo = it->data & ~3u;

@@ -322,9 +322,9 @@ size_t cs_fe_report_deadlocks(cs_fe *fe);
  *                   addr, the virtual time *now_ns as 8 bytes at addr + 8; bytes
  *                   4..7 untouched for a 32-bit payload). A 64-bit payload or a
  *                   timestamp wants an 8-byte aligned address, else the channel stops.
- *   HOST_OP (5)     NOP, NON_STALL_INTERRUPT, FB_FLUSH, MEM_OP_A..D, SET_REFERENCE,
- *                   WFI, YIELD, CLEAR_FAULTED: method, value = data, detail = name
- *                   (and fields)
+ *   HOST_OP (5)     NON_STALL_INTERRUPT, FB_FLUSH, MEM_OP_A..D, WFI, YIELD,
+ *                   CLEAR_FAULTED, and at CS_TRACE_ALL only NOP and SET_REFERENCE:
+ *                   method, value = data, detail = name (and fields)
  *   ENTRY_DONE (5)  gp_entry, value = methods of the entry
  *   ASSUMPTION      a host method or SEM_EXECUTE operation the class's public header
  *                   omits was executed with clc56f.h's meaning (once per channel),

@@ -50,7 +50,8 @@ typedef enum cs_event_kind {
 	CS_EV_SEM_RELEASE,     /* a semaphore was written. addr, value = payload, aux = bytes
 				  written (4, 8, 16). unit FE: host channel semaphore (stage 5);
 				  unit COMPUTE/COPY: engine release (stage 10) */
-	CS_EV_HOST_OP,         /* stage 5: NOP, WFI, SET_REFERENCE, NON_STALL_INTERRUPT, MEM_OP;
+	CS_EV_HOST_OP,         /* stage 5: WFI, NON_STALL_INTERRUPT, MEM_OP...; NOP and
+				  SET_REFERENCE only at CS_TRACE_ALL (they prove nothing).
 				  method says which, value = data */
 	CS_EV_ENTRY_DONE,      /* stage 5: every method of an entry ran. gp_entry, value = methods */
 	CS_EV_CHANNEL_STOP,    /* the channel stopped on an error; detail = the diagnosis */

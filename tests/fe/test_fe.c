@@ -69,16 +69,8 @@ Test(fe, basic_entry_records_and_engine_context)
 	cr_assert_eq(e->ev.method, 0);
 	cr_assert_eq(e->ev.method_index, 0);
 	cr_assert_eq(e->ev.stage, CS_STAGE_FE_EXEC);
-	cr_assert_eq(rig_count(r, CS_EV_HOST_OP), 2);
-	e = rig_nth(r, CS_EV_HOST_OP, 0);
-	cr_assert_eq(e->ev.method, CS_FE_M_NOP);
-	cr_assert_eq(e->ev.value, 5);
-	cr_assert_eq(e->ev.subch, 3);
-	cr_assert_eq(e->ev.cls, 0xC86F);
-	cr_assert_eq(e->ev.addr, va + 8);
-	e = rig_nth(r, CS_EV_HOST_OP, 1);
-	cr_assert_eq(e->ev.method, CS_FE_M_SET_REFERENCE);
-	cr_assert_eq(e->ev.method_index, 4);
+	cr_assert_eq(rig_count(r, CS_EV_HOST_OP), 0,
+		     "NOP and SET_REFERENCE are recorded only at ALL level");
 	e = rig_nth(r, CS_EV_ENTRY_DONE, 0);
 	cr_assert_eq(e->ev.gp_entry, 0);
 	cr_assert_eq(e->ev.value, 5);
@@ -405,7 +397,7 @@ Test(fe, control_entries)
 
 Test(fe, end_of_segment_mid_entry_skips_the_rest)
 {
-	rig *r = rig_new(CS_ARCH_AMPERE, CS_TRACE_CHAIN);
+	rig *r = rig_new(CS_ARCH_AMPERE, CS_TRACE_ALL);
 	uint32_t ch = rig_channel(r, 4);
 	uint32_t pb[] = { cs_pb_inc(0, CS_FE_M_SET_REFERENCE, 1), 1, cs_pb_end_seg(),
 			  cs_pb_inc(0, CS_FE_M_SET_REFERENCE, 1), 2, 0xdeadbeef };
@@ -528,7 +520,7 @@ Test(fe, two_channels_interleave_by_entry)
 
 Test(fe, budget_limits_entries)
 {
-	rig *r = rig_new(CS_ARCH_AMPERE, CS_TRACE_CHAIN);
+	rig *r = rig_new(CS_ARCH_AMPERE, CS_TRACE_ALL);
 	uint32_t ch = rig_channel(r, 8);
 	for (int i = 0; i < 5; i++) {
 		uint32_t pb[2] = { cs_pb_inc(0, CS_FE_M_NOP, 1), (uint32_t)i };
@@ -580,7 +572,7 @@ Test(fe, no_engine_wired)
 
 Test(fe, step_one_unit_at_a_time)
 {
-	rig *r = rig_new(CS_ARCH_AMPERE, CS_TRACE_CHAIN);
+	rig *r = rig_new(CS_ARCH_AMPERE, CS_TRACE_ALL);
 	uint32_t ch = rig_channel(r, 4);
 	uint64_t s = rig_alloc(r, 64);
 	pbuf p = { 0 };
@@ -609,6 +601,34 @@ Test(fe, step_one_unit_at_a_time)
 	cr_assert_eq(rig_nth(r, CS_EV_ENTRY_DONE, 0)->ev.value, 7);
 	cr_assert_eq(cs_fe_step(r->fe, ch), CS_FE_STEP_IDLE);
 	cr_assert_eq(cs_fe_step(r->fe, 42), CS_FE_STEP_STOPPED);
+	rig_free(r);
+}
+
+/* At ALL level NOP and SET_REFERENCE leave HOST_OP records with their context. */
+Test(fe, nop_and_set_reference_records_at_all_level)
+{
+	rig *r = rig_new(CS_ARCH_HOPPER, CS_TRACE_ALL);
+	uint32_t ch = rig_channel(r, 8);
+	pbuf p = { 0 };
+	pb_m(&p, 1, CS_FE_M_SET_OBJECT, 0xCBC0);      /* method 0, dwords 0-1 */
+	pb_put(&p, cs_pb_immd(3, CS_FE_M_NOP, 5));     /* method 1, dword 2 */
+	pb_m(&p, 5, CS_FE_M_SET_REFERENCE, 9);         /* method 2 */
+	uint64_t va = rig_pb(r, p.dw, p.n);
+	rig_push(r, ch, va, (uint32_t)p.n);
+	cr_assert(rig_submit(r, ch));
+	rig_run(r);
+	cr_assert_eq(rig_count(r, CS_EV_HOST_OP), 2);
+	const rec_event *e = rig_nth(r, CS_EV_HOST_OP, 0);
+	cr_assert_eq(e->ev.method, CS_FE_M_NOP);
+	cr_assert_eq(e->ev.value, 5);
+	cr_assert_eq(e->ev.subch, 3);
+	cr_assert_eq(e->ev.cls, 0xC86F);
+	cr_assert_eq(e->ev.addr, va + 8);
+	e = rig_nth(r, CS_EV_HOST_OP, 1);
+	cr_assert_eq(e->ev.method, CS_FE_M_SET_REFERENCE);
+	cr_assert_eq(e->ev.method_index, 2);
+	cr_assert_eq(e->ev.value, 9);
+	pb_free(&p);
 	rig_free(r);
 }
 
