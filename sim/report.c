@@ -1160,8 +1160,8 @@ static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 		rowf(c, 9, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
 	} else if (s->done != NONE) {
 		const cs_event *e = &ev[s->done];
-		rowf(c, 9, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, s->done, "%llu CTAs executed%s%s",
-		     X(e->value), detail_of(e) ? ": " : "", detail_of(e) ? detail_of(e) : "");
+		rowf(c, 9, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, s->done, "%llu CTA%s executed%s%s",
+		     X(e->value), e->value == 1 ? "" : "s", detail_of(e) ? ": " : "", detail_of(e) ? detail_of(e) : "");
 	} else {
 		uint64_t prog = s->dispatch != NONE ? ev[s->dispatch].addr : 0;
 		uint64_t ctas = s->dispatch != NONE ? ev[s->dispatch].value : 0;
@@ -1195,9 +1195,9 @@ static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 			if (j->in->no_executor || e->value == CS_GRID_NO_EXECUTOR ||
 			    strstr(det, "no executor"))
 				whyf(j, 9, "no-executor",
-				     "%s was dispatched (%llu CTAs at program 0x%llx) but not executed: no "
+				     "%s was dispatched (%llu CTA%s at program 0x%llx) but not executed: no "
 				     "executor is wired (--no-exec), so execution is unproven.", ln,
-				     X(ctas), X(prog));
+				     X(ctas), ctas == 1 ? "" : "s", X(prog));
 			else if (e->value == CS_GRID_UNKNOWN_CODE || strstr(det, "match no"))
 				whyf(j, 9, "code-unknown",
 				     "%s was dispatched to program 0x%llx, but not executed: %s; a kernel the simulator "
@@ -1232,9 +1232,10 @@ static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 		const cs_event *d = &ev[s->done];
 		rowf(c, 10, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "no release");
 		whyf(j, 10, "release-disabled",
-		     "%s ran %llu CTAs but the engine wrote no release: the QMD enables no release "
+		     "%s ran %llu CTA%s but the engine wrote no release: the QMD enables no release "
 		     "semaphore and no report semaphore followed, so the guest cannot learn it "
-		     "completed; set release0=ADDR,PAYLOAD in the QMD.", ln, X(d->value));
+		     "completed; set release0=ADDR,PAYLOAD in the QMD.", ln, X(d->value),
+		     d->value == 1 ? "" : "s");
 	}
 }
 
