@@ -37,6 +37,18 @@ static inline uint64_t ptx_bits64(double d)
 	return u;
 }
 
+/* An arithmetic result's bits, with every NaN made the canonical one (PTX
+ * produces 0x7fffffff / 0x7fffffffffffffff; bit operations keep payloads). */
+static inline uint64_t ptx_canon32(float f)
+{
+	return f != f ? 0x7fffffffu : ptx_bits32(f);
+}
+
+static inline uint64_t ptx_canon64(double d)
+{
+	return d != d ? 0x7fffffffffffffffull : ptx_bits64(d);
+}
+
 /* OP_INT: one lane. a, b, c, e are raw slots. */
 uint64_t ptx_alu_int(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e);
 /* OP_FLT: one lane (FO_TESTP returns 0/1). */

@@ -90,7 +90,7 @@ __attribute__((target("fma"))) static void fma_f32_lanes_hw(uint64_t *D, const u
 {
 	for (unsigned l = 0; l < PTX_WARP; l++) {
 		float v = __builtin_fmaf(ptx_f32(A[l]), ptx_f32(B[l]), ptx_f32(C[l]));
-		D[l] = v != v ? 0x7fffffffu : ptx_bits32(v);
+		D[l] = ptx_canon32(v);
 	}
 }
 
@@ -105,7 +105,7 @@ static void fma_f32_lanes_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, 
 {
 	for (unsigned l = 0; l < PTX_WARP; l++) {
 		float v = fmaf(ptx_f32(A[l]), ptx_f32(B[l]), ptx_f32(C[l]));
-		D[l] = v != v ? 0x7fffffffu : ptx_bits32(v);
+		D[l] = ptx_canon32(v);
 	}
 }
 
@@ -385,7 +385,7 @@ static inline void fma_f32_lanes(const run *R, uint32_t m, uint64_t *D, const ui
 	}
 	FOR_LANES(m, {
 		float v = fmaf(ptx_f32(A[l]), ptx_f32(B[l]), ptx_f32(C[l]));
-		D[l] = v != v ? 0x7fffffffu : ptx_bits32(v);
+		D[l] = ptx_canon32(v);
 	});
 }
 
@@ -635,19 +635,19 @@ static int warp_run(run *R, warp *w)
 		case OP_ADD_F32:
 			FOR_LANES(m, {
 				float v = ptx_f32(A[l]) + ptx_f32(B[l]);
-				D[l] = v != v ? 0x7fffffffu : ptx_bits32(v);
+				D[l] = ptx_canon32(v);
 			});
 			break;
 		case OP_SUB_F32:
 			FOR_LANES(m, {
 				float v = ptx_f32(A[l]) - ptx_f32(B[l]);
-				D[l] = v != v ? 0x7fffffffu : ptx_bits32(v);
+				D[l] = ptx_canon32(v);
 			});
 			break;
 		case OP_MUL_F32:
 			FOR_LANES(m, {
 				float v = ptx_f32(A[l]) * ptx_f32(B[l]);
-				D[l] = v != v ? 0x7fffffffu : ptx_bits32(v);
+				D[l] = ptx_canon32(v);
 			});
 			break;
 		case OP_FMA_F32:
@@ -656,25 +656,25 @@ static int warp_run(run *R, warp *w)
 		case OP_ADD_F64:
 			FOR_LANES(m, {
 				double v = ptx_f64(A[l]) + ptx_f64(B[l]);
-				D[l] = v != v ? 0x7fffffffffffffffull : ptx_bits64(v);
+				D[l] = ptx_canon64(v);
 			});
 			break;
 		case OP_SUB_F64:
 			FOR_LANES(m, {
 				double v = ptx_f64(A[l]) - ptx_f64(B[l]);
-				D[l] = v != v ? 0x7fffffffffffffffull : ptx_bits64(v);
+				D[l] = ptx_canon64(v);
 			});
 			break;
 		case OP_MUL_F64:
 			FOR_LANES(m, {
 				double v = ptx_f64(A[l]) * ptx_f64(B[l]);
-				D[l] = v != v ? 0x7fffffffffffffffull : ptx_bits64(v);
+				D[l] = ptx_canon64(v);
 			});
 			break;
 		case OP_FMA_F64:
 			FOR_LANES(m, {
 				double v = fma(ptx_f64(A[l]), ptx_f64(B[l]), ptx_f64(C[l]));
-				D[l] = v != v ? 0x7fffffffffffffffull : ptx_bits64(v);
+				D[l] = ptx_canon64(v);
 			});
 			break;
 		case OP_FLT: {
