@@ -211,6 +211,17 @@ static scn_expr *lx_expr_word(lx *l, const char *what)
 	return e;
 }
 
+/* Consume the word `word` when it comes next; true when it did. */
+static bool lx_accept(lx *l, const char *word)
+{
+	const char *w;
+	size_t n = lx_peek_word(l, &w);
+	if (!word_is(w, n, word))
+		return false;
+	l->pos += n;
+	return true;
+}
+
 static bool lx_done(lx *l)
 {
 	if (!lx_end(l)) {
@@ -724,11 +735,7 @@ static bool parse_push_line(lx *l, scn_pline *pl, cs_scenario *s)
 		pl->sem_value = lx_expr_word(l, "the semaphore value");
 		if (!pl->sem_value)
 			return false;
-		n = lx_peek_word(l, &w);
-		if (word_is(w, n, "u64")) {
-			pl->sem64 = true;
-			l->pos += n;
-		}
+		pl->sem64 = lx_accept(l, "u64");
 		return lx_done(l);
 	}
 	if (word_is(w, n, "bind")) {
@@ -1100,12 +1107,7 @@ static bool parse_directive(lx *l, scn_dir *dir, bool *arch_seen, uint32_t *arch
 		} else if (!lx_need_sep(l, "the address")) {
 			return false;
 		}
-		const char *sw;
-		size_t sn = lx_peek_word(l, &sw);
-		if (word_is(sw, sn, "sync")) {
-			dir->sync = true;
-			l->pos += sn;
-		}
+		dir->sync = lx_accept(l, "sync");
 		return lx_done(l);
 	}
 	if (word_is(w, n, "gpfifo-raw")) {
@@ -1121,19 +1123,12 @@ static bool parse_directive(lx *l, scn_dir *dir, bool *arch_seen, uint32_t *arch
 		dir->kind = SCN_D_WAIT;
 		if (!parse_target(l, dir, "an address"))
 			return false;
-		const char *ew;
-		size_t en = lx_peek_word(l, &ew);
-		if (!word_is(ew, en, "=="))
+		if (!lx_accept(l, "=="))
 			return lx_fail_at(l, l->pos, "expected '==' after the address");
-		l->pos += en;
 		dir->value = lx_expr_word(l, "a value");
 		if (!dir->value)
 			return false;
-		en = lx_peek_word(l, &ew);
-		if (word_is(ew, en, "u64")) {
-			dir->u64 = true;
-			l->pos += en;
-		}
+		dir->u64 = lx_accept(l, "u64");
 		return lx_done(l);
 	}
 	if (word_is(w, n, "expect")) {
