@@ -342,19 +342,8 @@ static bool parse_operand(pp *P, stmt *st, opnd *o)
 	if (P->t.kind == TK_ID) {
 		if (!parse_name_operand(P, o))
 			return false;
-		if (o->kind == OK_REG && pp_punct(P, '|')) {
-			pp_next(P);
-			opnd q;
-			memset(&q, 0, sizeof(q));
-			q.at = P->t;
-			if (P->t.kind != TK_ID || !parse_name_operand(P, &q) || q.kind != OK_PRED) {
-				if (!P->failed)
-					pp_err(P, &q.at, CS_ERR_INPUT, "expected a predicate after '|'");
-				return false;
-			}
-			o->has_pipe = true;
-			o->pipe_pred = q.pred;
-		} else if (o->kind == OK_PRED && pp_punct(P, '|')) {
+		/* d|p: a second, predicate destination (setp, and the like) */
+		if ((o->kind == OK_REG || o->kind == OK_PRED) && pp_punct(P, '|')) {
 			pp_next(P);
 			opnd q;
 			memset(&q, 0, sizeof(q));
