@@ -222,12 +222,13 @@ static bool encode_value(scn_exec *x, const scn_dir *dir, unsigned i, uint8_t ou
 {
 	scn_type t = dir->type;
 	uint64_t v = 0;
-	if (dir->is_float[i]) {
-		double f = dir->fvals[i];
+	const scn_dval *dv = &dir->dvals[i];
+	if (dv->is_float) {
+		double f = dv->f;
 		if (t == SCN_T_F32) {
 			float ff = (float)f;
 			if (isinf(ff) && !isinf(f))
-				return scn_fail_at(x, dir->loc, "value %g does not fit an f32", f);
+				return scn_fail_at(x, dv->loc, "value %g does not fit an f32", f);
 			uint32_t b;
 			memcpy(&b, &ff, 4);
 			v = b;
@@ -235,16 +236,80 @@ static bool encode_value(scn_exec *x, const scn_dir *dir, unsigned i, uint8_t ou
 			memcpy(&v, &f, 8);
 		}
 	} else {
-		if (!scn_eval(x, dir->vals[i], &v))
+		if (!scn_eval(x, dv->expr, &v))
 			return false;
 		unsigned bits = type_bytes[t] * 8;
 		if (!fits_bits(v, bits))
-			return scn_fail_at(x, dir->vals[i]->loc, "value 0x%llx does not fit %s",
+			return scn_fail_at(x, dv->loc, "value 0x%llx does not fit %s",
 					   (unsigned long long)v, type_names[t]);
 	}
 	for (unsigned b = 0; b < 8; b++)
 		out[b] = (uint8_t)(v >> (8 * b));
 	return true;
+}
+
+/* The allocation a NAME[+OFF] target writes into: the alloc its expression
+ * names (the first name that is one), else the mapped region holding va. */
+static bool target_alloc(scn_exec *x, const scn_expr *e, uint64_t va, const char **name,
+			 uint64_t *base, uint64_t *size)
+{
+	for (const scn_expr *n = e; n; n = n->kind == SCN_EX_BIN || n->kind == SCN_EX_NEG ||
+				      n->kind == SCN_EX_LO || n->kind == SCN_EX_HI ? n->a : NULL) {
+		if (n->kind != SCN_EX_NAME)
+			continue;
+		const scn_sym *sym = scn_symbol(x->s, n->name);
+		if (sym && sym->kind == SCN_SYM_ALLOC) {
+			*name = n->name;
+			*base = sym->va;
+			*size = sym->size;
+			return true;
+		}
+	}
+	const cs_region *r = cs_mem_region_at(x->mem, va);
+	if (!r)
+		return false;
+	*name = r->name[0] ? r->name : NULL;
+	*base = r->va;
+	*size = r->size;
+	return true;
+}
+
+/* Bytes a line may write or read from va before it leaves the allocation its
+ * target names; fails, located at the target, when va is outside it. Unmapped
+ * targets pass with room 0 and fault as they did (not mapped). */
+static bool target_room(scn_exec *x, const scn_dir *dir, uint64_t va, uint64_t *room)
+{
+	const char *name;
+	uint64_t base, size;
+	*room = UINT64_MAX;
+	if (!target_alloc(x, dir->addr, va, &name, &base, &size))
+		return true;
+	if (va < base || va - base >= size)
+		return scn_fail_at(x, dir->addr->loc, "0x%llx is outside '%s' [0x%llx, +0x%llx)",
+				   (unsigned long long)va, name ? name : "?", (unsigned long long)base,
+				   (unsigned long long)size);
+	*room = size - (va - base);
+	return true;
+}
+
+/* The located error for a line whose bytes from va run past its allocation. */
+static bool fail_leaves(scn_exec *x, scn_loc at, uint64_t va, uint64_t len, uint64_t room)
+{
+	return scn_fail_at(x, at, "%llu bytes at 0x%llx leave the allocation after %llu bytes "
+			   "(it ends at 0x%llx)", (unsigned long long)len, (unsigned long long)va,
+			   (unsigned long long)room, (unsigned long long)(va + room));
+}
+
+/* A data / expect mem line of n values of sz bytes each fits from va, or fails
+ * at the first value that leaves. */
+static bool values_fit(scn_exec *x, const scn_dir *dir, uint64_t va, unsigned sz)
+{
+	uint64_t room, len = (uint64_t)dir->nvals * sz;
+	if (!target_room(x, dir, va, &room))
+		return false;
+	if (len <= room)
+		return true;
+	return fail_leaves(x, dir->dvals[room / sz].loc, va, len, room);
 }
 
 static bool do_data(scn_exec *x, const scn_dir *dir)
@@ -253,6 +318,8 @@ static bool do_data(scn_exec *x, const scn_dir *dir)
 	if (!scn_eval(x, dir->addr, &va))
 		return false;
 	unsigned sz = type_bytes[dir->type];
+	if (!values_fit(x, dir, va, sz))
+		return false;
 	uint8_t *buf = g_malloc((size_t)dir->nvals * sz);
 	bool ok = true;
 	for (unsigned i = 0; ok && i < dir->nvals; i++) {
@@ -282,6 +349,11 @@ static bool do_fill(scn_exec *x, const scn_dir *dir)
 	if (va + len < va)
 		return scn_fail_at(x, dir->loc, "0x%llx + %llu wraps the address space",
 				   (unsigned long long)va, (unsigned long long)len);
+	uint64_t room;
+	if (!target_room(x, dir, va, &room))
+		return false;
+	if (len > room)
+		return fail_leaves(x, dir->len->loc, va, len, room);
 	if (!cs_mem_mapped(x->mem, va, len))
 		return scn_fail_at(x, dir->loc, "fill: [0x%llx, +%llu) is not all mapped",
 				   (unsigned long long)va, (unsigned long long)len);
@@ -324,7 +396,11 @@ static bool do_load(scn_exec *x, const scn_dir *dir)
 		scn_fail_at(x, dir->path_loc, "cannot read '%s': %s", p, err->message);
 		g_error_free(err);
 	} else {
-		ok = mem_write(x, dir->loc, va, bytes, len);
+		uint64_t room;
+		ok = target_room(x, dir, va, &room);
+		if (ok && len > room)
+			ok = fail_leaves(x, dir->path_loc, va, len, room);
+		ok = ok && mem_write(x, dir->loc, va, bytes, len);
 	}
 	g_free(bytes);
 	g_free(p);
@@ -414,6 +490,11 @@ static bool do_random(scn_exec *x, const scn_dir *dir)
 	if (count == 0 || count > SCN_MAX_FILL / 4)
 		return scn_fail_at(x, dir->count->loc, "random count %llu out of range (1..%u)",
 				   (unsigned long long)count, SCN_MAX_FILL / 4);
+	uint64_t room;
+	if (!target_room(x, dir, va, &room))
+		return false;
+	if (count * 4 > room)
+		return fail_leaves(x, dir->count->loc, va, count * 4, room);
 	uint32_t *buf = g_try_new(uint32_t, count);
 	if (!buf)
 		return scn_fail_at(x, dir->count->loc, "random: cannot hold %llu values in memory",
@@ -962,6 +1043,8 @@ bool scn_expect_mem(scn_exec *x, const scn_dir *dir, cs_expect_outcome *o)
 	if (!scn_eval(x, dir->addr, &va))
 		return false;
 	unsigned sz = type_bytes[dir->type];
+	if (!values_fit(x, dir, va, sz))
+		return false;
 	unsigned bad = 0;
 	o->held = true;
 	for (unsigned i = 0; i < dir->nvals; i++) {

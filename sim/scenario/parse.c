@@ -334,61 +334,46 @@ static bool type_is_float(scn_type t)
 /* Values of a data / expect mem line: expressions, or float literals for f32/f64. */
 static bool parse_values(lx *l, scn_dir *dir, bool allow_tol)
 {
-	unsigned cap = 16;
-	dir->vals = g_new0(scn_expr *, cap);
-	dir->fvals = g_new0(double, cap);
-	dir->is_float = g_new0(bool, cap);
-	g_ptr_array_add(l->s->pool, dir->vals);
-	g_ptr_array_add(l->s->pool, dir->fvals);
-	g_ptr_array_add(l->s->pool, dir->is_float);
-	while (!lx_end(l)) {
+	GArray *vals = g_array_new(FALSE, TRUE, sizeof(scn_dval));
+	bool ok = true;
+	while (ok && !lx_end(l)) {
 		const char *w;
 		size_t n = lx_peek_word(l, &w);
 		if (allow_tol && n > 4 && memcmp(w, "tol=", 4) == 0) {
-			if (!type_is_float(dir->type))
-				return lx_fail_at(l, l->pos, "tol= applies to f32 and f64 only");
+			if (!type_is_float(dir->type)) {
+				ok = lx_fail_at(l, l->pos, "tol= applies to f32 and f64 only");
+				break;
+			}
 			l->pos += 4;
-			if (!lx_float(l, &dir->ftol))
-				return false;
-			if (!(dir->ftol >= 0))
-				return lx_fail_at(l, l->pos, "tol= must be a number >= 0");
-			dir->has_tol = true;
+			ok = lx_float(l, &dir->ftol);
+			if (ok && !(dir->ftol >= 0))
+				ok = lx_fail_at(l, l->pos, "tol= must be a number >= 0");
+			dir->has_tol = ok;
 			continue;
 		}
-		if (dir->nvals == cap) {
-			cap *= 2;
-			g_ptr_array_remove_fast(l->s->pool, dir->vals);
-			g_ptr_array_remove_fast(l->s->pool, dir->fvals);
-			g_ptr_array_remove_fast(l->s->pool, dir->is_float);
-			dir->vals = g_renew(scn_expr *, dir->vals, cap);
-			dir->fvals = g_renew(double, dir->fvals, cap);
-			dir->is_float = g_renew(bool, dir->is_float, cap);
-			g_ptr_array_add(l->s->pool, dir->vals);
-			g_ptr_array_add(l->s->pool, dir->fvals);
-			g_ptr_array_add(l->s->pool, dir->is_float);
-		}
-		unsigned i = dir->nvals;
-		dir->vals[i] = NULL;
-		dir->fvals[i] = 0;
-		dir->is_float[i] = false;
+		scn_dval v = { .loc = { l->lineno, lx_col(l) } };
 		bool bits = n >= 2 && (memcmp(w, "0x", 2) == 0 || memcmp(w, "0X", 2) == 0);
 		bits = bits || (n >= 4 && memcmp(w, "f32:", 4) == 0) || is_ident_start(w[0]);
 		if (word_is(w, n, "inf") || word_is(w, n, "nan") || word_is(w, n, "infinity"))
 			bits = false;
 		if (type_is_float(dir->type) && !bits) {
-			if (!lx_float(l, &dir->fvals[i]))
-				return false;
-			dir->is_float[i] = true;
+			ok = lx_float(l, &v.f);
+			v.is_float = true;
 		} else {
-			dir->vals[i] = lx_expr_word(l, "a value");
-			if (!dir->vals[i])
-				return false;
+			v.expr = lx_expr_word(l, "a value");
+			ok = v.expr != NULL;
 		}
-		dir->nvals++;
+		if (ok)
+			g_array_append_val(vals, v);
 	}
-	if (dir->nvals == 0)
-		return lx_fail_at(l, l->pos, "expected at least one value");
-	return true;
+	if (ok && vals->len == 0)
+		ok = lx_fail_at(l, l->pos, "expected at least one value");
+	dir->nvals = vals->len;
+	dir->dvals = scn_alloc(l->s, (size_t)vals->len * sizeof(scn_dval));
+	if (vals->len)
+		memcpy(dir->dvals, vals->data, (size_t)vals->len * sizeof(scn_dval));
+	g_array_free(vals, TRUE);
+	return ok;
 }
 
 static bool parse_path(lx *l, scn_dir *dir)
@@ -1271,7 +1256,7 @@ static bool check_dir(namecheck *nc, const scn_dir *dir, cs_diag *d)
 	CHECK(dir->lo);
 	CHECK(dir->hi);
 	for (unsigned i = 0; i < dir->nvals; i++)
-		CHECK(dir->vals[i]);
+		CHECK(dir->dvals[i].expr);
 	for (unsigned i = 0; i < dir->nkvs; i++)
 		for (unsigned j = 0; j < dir->kvs[i].nvals; j++)
 			CHECK(dir->kvs[i].vals[j]);

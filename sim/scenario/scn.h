@@ -53,6 +53,15 @@ typedef struct scn_val {
 	scn_loc loc;
 } scn_val;
 
+/* A value of a data / expect mem line: an expression, or a float as written
+ * (f32/f64 lines), and where it stands for diagnostics. */
+typedef struct scn_dval {
+	scn_expr *expr; /* NULL when is_float */
+	double f;
+	bool is_float;
+	scn_loc loc;
+} scn_dval;
+
 typedef enum scn_type {
 	SCN_T_U8 = 0,
 	SCN_T_U16,
@@ -138,9 +147,7 @@ typedef struct scn_dir {
 	scn_expr *entries;
 	scn_type type;
 	bool has_type;
-	scn_expr **vals;       /* data / expect mem values (integers) */
-	double *fvals;         /* f32/f64 values written as floats */
-	bool *is_float;        /* per value: fvals[i] holds it */
+	scn_dval *dvals;       /* data / expect mem values */
 	unsigned nvals;
 	char *path;
 	scn_loc path_loc;

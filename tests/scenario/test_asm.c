@@ -482,7 +482,8 @@ Test(errors, located_at_execution)
 	asm_fails("push p\n  inc 1 0x3ffc 1 2\nend\n", 2, 3, "run past the last method");
 	asm_fails("alloc b 16\ndata b u8 256\n", 2, 11, "does not fit u8");
 	asm_fails("alloc b 16\ndata b u16 -32769\n", 2, 12, "does not fit u16");
-	asm_fails("alloc b 16\ndata b+4096 u32 1\n", 2, 1, "is not mapped");
+	asm_fails("alloc b 16\ndata b+4096 u32 1\n", 2, 6, "is outside 'b'");
+	asm_fails("data 0x7d0000000 u32 1\n", 1, 1, "is not mapped");
 	asm_fails("alloc b 16\nfill b 8 0x100\n", 2, 10, "is not a byte");
 	asm_fails("alloc b 16 align=3\n", 1, 18, "not a power of two");
 	asm_fails("alloc b 16 at=0x1000 align=0x10000\n", 1, 15, "not aligned");
@@ -501,6 +502,18 @@ Test(errors, located_at_execution)
 /* A few bytes of @NAME must not grow the assembler's buffers without bound:
  * 64 x @a (32764 dwords each) passes the 2097151 dwords of one GPFIFO entry
  * at the 65th, and is refused there, before the line is expanded. */
+/* Every line that writes memory stays inside the allocation it names; the
+ * error stands at the value (or length, path, count) that leaves it. */
+Test(errors, writes_stay_inside_their_allocation)
+{
+	asm_fails("alloc a 0x10\ndata a+12 u32 1 2 3\n", 2, 17, "leave the allocation after 4 bytes");
+	asm_fails("alloc a 0x10\nalloc b 0x10\ndata a+8 u64 1 2\n", 3, 16, "leave the allocation");
+	asm_fails("alloc a 0x10\nfill a+8 9 0xff\n", 2, 10, "leave the allocation after 8 bytes");
+	asm_fails("alloc a 0x10\nrandom a+4 u32 4 seed=1\n", 2, 16, "leave the allocation");
+	asm_fails("alloc a 0x10\ndata a-4 u32 1\n", 2, 6, "is outside 'a'");
+	asm_fails("alloc a 0x10\ndata a+0x10 u8 1\n", 2, 6, "is outside 'a'");
+}
+
 Test(errors, at_name_expansion_is_bounded)
 {
 	GString *t = g_string_new("alloc a 131056\npush p\n  raw");
