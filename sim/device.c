@@ -342,6 +342,21 @@ uint64_t cs_device_now(const cs_device *dev)
 	return dev->now_ns;
 }
 
+size_t cs_device_addr_name(const cs_device *dev, uint64_t va, char *buf, size_t len)
+{
+	const cs_region *r = dev ? cs_mem_region_at(dev->mem, va) : NULL;
+	int n;
+	/* Past the asked size (in the page's tail) the name would hide the very
+	 * overrun a reader is looking for: hex there. */
+	if (!r || !r->name[0] || va - r->va >= r->size)
+		n = snprintf(buf, len, "0x%llx", (unsigned long long)va);
+	else if (va == r->va)
+		n = snprintf(buf, len, "%s", r->name);
+	else
+		n = snprintf(buf, len, "%s+0x%llx", r->name, (unsigned long long)(va - r->va));
+	return n < 0 ? 0 : (size_t)n;
+}
+
 const cs_device_config *cs_device_config_get(const cs_device *dev)
 {
 	return &dev->cfg;

@@ -1,17 +1,23 @@
-/* The chain as a table (DESIGN.md section 4): header, one row per stage, the
+/* The chain as a table (docs/chain.md): header, one row per stage, the
  * break and its diagnosis, launches, counters, assumptions, expectations. */
 #include "chainsim/report.h"
+#include "chainsim/scenario.h"
 
 #include <string.h>
+
+#include "report_fit.h"
 
 static void print_chain_rows(const cs_chain *c, FILE *out)
 {
 	fprintf(out, " #  %-15s %-14s %-10s %s\n", "stage", "status", "author", "evidence");
 	for (int s = 1; s <= CS_STAGE_COUNT; s++) {
 		const cs_stage_row *r = &c->rows[s];
+		char fit[CS_EVIDENCE_MAX + 8];
 		fprintf(out, "%2d  %-15s %-14s %-10s %s\n", s, cs_stage_name((cs_stage)s),
 			cs_stage_status_name(r->status), cs_author_name(r->author),
-			r->evidence[0] ? r->evidence : "-");
+			r->evidence[0] ? cs_report_fit(r->evidence, sizeof(r->evidence), fit,
+						       sizeof(fit))
+				       : "-");
 	}
 }
 
@@ -21,9 +27,12 @@ void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *
 	fprintf(out, "%s  %s  %zu launch%s\n", meta && meta->file ? meta->file : "-",
 		ai ? ai->name : "?", r->nlaunches, r->nlaunches == 1 ? "" : "es");
 	print_chain_rows(&r->overall, out);
+	char fit[CS_DIAGNOSIS_MAX + 8];
 	if (r->overall.first_break != CS_STAGE_NONE)
 		fprintf(out, "break at stage %d (%s) [%s]: %s\n", (int)r->overall.first_break,
-			cs_stage_name(r->overall.first_break), r->overall.cause, r->overall.diagnosis);
+			cs_stage_name(r->overall.first_break), r->overall.cause,
+			cs_report_fit(r->overall.diagnosis, sizeof(r->overall.diagnosis), fit,
+				      sizeof(fit)));
 	else
 		fprintf(out, "chain complete: every stage fired%s\n",
 			r->has_launch ? "" : " or does not apply (no launch)");
@@ -52,10 +61,15 @@ void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *
 		fprintf(out, "expectations: %zu of %zu held\n", held, meta->nexpects);
 		for (size_t i = 0; i < meta->nexpects; i++) {
 			const cs_report_expect *e = &meta->expects[i];
-			fprintf(out, "  line %u: %-40s %s%s%s\n", e->line, e->text ? e->text : "",
+			char tfit[sizeof(((cs_expect_outcome *)0)->text) + 8];
+			char dfit[sizeof(((cs_expect_outcome *)0)->detail) + 8];
+			const char *text = cs_report_fit(e->text, sizeof(tfit) - 8, tfit, sizeof(tfit));
+			const char *detail = cs_report_fit(e->detail, sizeof(dfit) - 8, dfit,
+							   sizeof(dfit));
+			fprintf(out, "  line %u: %-40s %s%s%s\n", e->line, text ? text : "",
 				e->held ? "held" : "FAILED",
-				!e->held && e->detail && e->detail[0] ? ": " : "",
-				!e->held && e->detail ? e->detail : "");
+				!e->held && detail && detail[0] ? ": " : "",
+				!e->held && detail ? detail : "");
 		}
 	}
 	if (meta && meta->error)

@@ -38,6 +38,19 @@ static int exit_for(cs_status st)
 	}
 }
 
+/* --json when the input failed before a run: the object with the error and
+ * nulls, on stdout (the message is on stderr as well). */
+static void print_json_error(const char *file, const cs_diag *d, const char *msg)
+{
+	cs_report_meta meta = { .file = file, .error = true, .error_msg = msg, .error_diag = d };
+	char *text = cs_report_json(NULL, NULL, &meta);
+	if (text) {
+		fputs(text, stdout);
+		fputc('\n', stdout);
+		free(text);
+	}
+}
+
 int cs_cmd_run(int argc, char **argv)
 {
 	const char *file = NULL, *trace_out = NULL;
@@ -81,10 +94,13 @@ int cs_cmd_run(int argc, char **argv)
 	cs_diag d;
 	cs_diag_clear(&d);
 	char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
+	const char *base = strrchr(file, '/');
 	cs_scenario *s = cs_scenario_load(file, &d);
 	if (!s) {
 		cs_diag_format(&d, msg, sizeof(msg));
 		fprintf(stderr, "chainsim run: %s\n", msg);
+		if (json) /* the object is printed for every outcome (docs/json.md) */
+			print_json_error(base ? base + 1 : file, &d, msg);
 		return exit_for(d.status);
 	}
 	cs_device_config cfg = { .arch = cs_scenario_arch(s),
@@ -94,6 +110,8 @@ int cs_cmd_run(int argc, char **argv)
 	if (!dev) {
 		cs_diag_format(&d, msg, sizeof(msg));
 		fprintf(stderr, "chainsim run: %s\n", msg);
+		if (json)
+			print_json_error(base ? base + 1 : file, &d, msg);
 		cs_scenario_free(s);
 		return exit_for(d.status == CS_OK ? CS_ERR_INTERNAL : d.status);
 	}
@@ -120,10 +138,9 @@ int cs_cmd_run(int argc, char **argv)
 		ex[i] = (cs_report_expect){ .line = o->line, .text = o->text, .held = o->held,
 					    .detail = o->detail };
 	}
-	const char *base = strrchr(file, '/');
 	cs_report_meta meta = { .file = base ? base + 1 : file, .expects = ex,
 				.nexpects = ex ? nexp : 0, .error = !ok,
-				.error_msg = ok ? NULL : msg };
+				.error_msg = ok ? NULL : msg, .error_diag = ok ? NULL : &d };
 	if (json) {
 		char *text = cs_report_json(r, dev, &meta);
 		if (text) {

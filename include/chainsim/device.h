@@ -91,6 +91,14 @@ bool cs_device_peek(const cs_device *dev, uint64_t va, void *dst, size_t len);
 struct cs_fe *cs_device_fe(cs_device *dev);
 struct cs_gr *cs_device_gr(cs_device *dev);
 
+/* An address as the scenario names it: "NAME" at the base of a named region,
+ * "NAME+0xOFF" inside it (within the size the region was asked for), else
+ * "0x..." (hex). Regions are named after the scenario's alloc, push, qmd and
+ * launch names (L.sem, L.qmd, L.cb0), the device's own after their channel
+ * ("chainsim.ch0.userd"). Writes NUL-terminated text into buf (truncated to
+ * len) and returns the length snprintf would have written. */
+size_t cs_device_addr_name(const cs_device *dev, uint64_t va, char *buf, size_t len);
+
 /* The executor behind the compute engine (NULL with no_executor); sim/ uses it
  * to register modules. Declared opaque here to keep this header light. */
 struct cs_ptx_runtime *cs_device_ptx(cs_device *dev);

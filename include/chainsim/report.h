@@ -95,6 +95,9 @@ typedef struct cs_report_meta {
 	size_t nexpects;
 	bool error;               /* the scenario stopped on an error (result "error") */
 	const char *error_msg;    /* its located message */
+	/* added by sim/ (additive): the error's location for the JSON's `error`
+	 * object (file, line, col or byte offset); optional */
+	const cs_diag *error_diag;
 } cs_report_meta;
 
 /* "complete" (no break and every expectation held), "broken" or "error". */
@@ -102,7 +105,9 @@ const char *cs_report_result(const cs_report *r, const cs_report_meta *meta);
 
 /* The text table of DESIGN.md section 4 (sim/report_text.c). */
 void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *out);
-/* The --json object, pretty printed, NUL-terminated, malloc'd (sim/report_json.c). */
+/* The --json object, pretty printed, NUL-terminated, malloc'd (sim/report_json.c);
+ * docs/json.md describes it. r and dev may be NULL when the input failed before
+ * a run (meta->error set): the object then carries the error and nulls. */
 char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_meta *meta);
 /* Chrome/Perfetto trace-event JSON of the device's records: one track per
  * channel and engine, virtual time as ts (sim/perfetto.c). malloc'd. */

@@ -110,6 +110,53 @@ Test(cli, execution_error_prints_only_the_located_message)
 	g_free(bad);
 }
 
+Test(cli, json_on_a_parse_error_prints_the_object_and_exits_2)
+{
+	char *bad = g_build_filename(g_get_tmp_dir(), "chainsim-cli-json-bad.chain", NULL);
+	cr_assert(g_file_set_contents(bad, "arch hopper\nalloc x 16\nfrobnicate 3\n", -1, NULL));
+	cli_out o = run_cli((const char *const[]){ "--json", bad, NULL });
+	cr_expect_eq(o.status, 2);
+	JsonParser *p = json_parser_new();
+	cr_assert(json_parser_load_from_data(p, o.out, -1, NULL), "stdout is not JSON: '%s'", o.out);
+	JsonObject *root = json_node_get_object(json_parser_get_root(p));
+	cr_expect_eq(json_object_get_int_member(root, "schema_version"), 1);
+	cr_expect_str_eq(json_object_get_string_member(root, "result"), "error");
+	JsonObject *e = json_object_get_object_member(root, "error");
+	cr_assert_not_null(e);
+	cr_expect_eq(json_object_get_int_member(e, "line"), 3);
+	cr_expect_eq(json_object_get_int_member(e, "col"), 1);
+	cr_expect(strstr(json_object_get_string_member(e, "message"), "frobnicate"));
+	cr_expect(JSON_NODE_HOLDS_NULL(json_object_get_member(root, "chain")));
+	g_object_unref(p);
+	cli_free(&o);
+	/* a missing file too */
+	o = run_cli((const char *const[]){ "--json", "no-such-file.chain", NULL });
+	cr_expect_eq(o.status, 2);
+	p = json_parser_new();
+	cr_assert(json_parser_load_from_data(p, o.out, -1, NULL), "stdout is not JSON: '%s'", o.out);
+	root = json_node_get_object(json_parser_get_root(p));
+	cr_expect_str_eq(json_object_get_string_member(root, "result"), "error");
+	cr_expect_not_null(json_object_get_object_member(root, "error"));
+	g_object_unref(p);
+	cli_free(&o);
+	/* an execution error: the located message, judged fields null */
+	cr_assert(g_file_set_contents(bad, "arch hopper\npush p\n  inc 1 NOSUCH 3\nend\n", -1, NULL));
+	o = run_cli((const char *const[]){ "--json", bad, NULL });
+	cr_expect_eq(o.status, 2);
+	p = json_parser_new();
+	cr_assert(json_parser_load_from_data(p, o.out, -1, NULL), "stdout is not JSON: '%s'", o.out);
+	root = json_node_get_object(json_parser_get_root(p));
+	e = json_object_get_object_member(root, "error");
+	cr_assert_not_null(e);
+	cr_expect_eq(json_object_get_int_member(e, "line"), 3);
+	cr_expect_eq(json_object_get_int_member(e, "col"), 9);
+	cr_expect(JSON_NODE_HOLDS_NULL(json_object_get_member(root, "first_break")));
+	g_object_unref(p);
+	cli_free(&o);
+	remove(bad);
+	g_free(bad);
+}
+
 Test(cli, help_exits_0)
 {
 	cli_out o = run_cli((const char *const[]){ "--help", NULL });

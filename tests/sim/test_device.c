@@ -345,10 +345,12 @@ Test(device, json_has_exactly_the_design_keys)
 	JsonParser *p = json_parser_new();
 	cr_assert(json_parser_load_from_data(p, o.json, -1, NULL), "not JSON:\n%s", o.json);
 	JsonObject *root = json_node_get_object(json_parser_get_root(p));
+	/* the design's eight, then schema 1's additions (docs/json.md) */
 	static const char *const keys[] = { "arch", "result", "chain", "first_break",
-					    "launches", "expectations", "faults", "counters" };
-	cr_expect_eq(json_object_get_size(root), 8);
-	for (size_t i = 0; i < 8; i++)
+					    "launches", "expectations", "faults", "counters",
+					    "schema_version", "file", "error", "assumptions" };
+	cr_expect_eq(json_object_get_size(root), 12);
+	for (size_t i = 0; i < 12; i++)
 		cr_expect(json_object_has_member(root, keys[i]), "no '%s'", keys[i]);
 	cr_expect_str_eq(json_object_get_string_member(root, "arch"), "hopper");
 	cr_expect_str_eq(json_object_get_string_member(root, "result"), "broken");

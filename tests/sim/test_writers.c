@@ -1,0 +1,322 @@
+/* The report writers (sim/report_json.c, sim/report_text.c, sim/perfetto.c):
+ * the JSON's schema 1 (docs/json.md: every field present, null when empty, an
+ * object for input errors too), no text cut mid-word, addresses named by the
+ * scenario's names, and the Perfetto trace's slices, method names and break
+ * marker. */
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chainsim/device.h"
+#include "chainsim/report.h"
+#include "chainsim/scenario.h"
+
+typedef struct run_out {
+	char *json, *perfetto, *text;
+	cs_report *r;
+	cs_device *dev;
+	cs_scenario *s;
+} run_out;
+
+/* Run a scenario file of the corpus (tests/conformance/NAME), or the text
+ * given, and write all three outputs. */
+static run_out run_scenario(const char *name, const char *text, cs_trace_level level)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	cr_assert_not_null(root, "run through meson test");
+	char *dir = g_build_filename(root, "tests", "conformance", NULL);
+	char *path = g_build_filename(dir, name, NULL);
+	cs_diag d;
+	cs_diag_clear(&d);
+	run_out o = { 0 };
+	o.s = text ? cs_scenario_parse(text, strlen(text), name, dir, &d) : cs_scenario_load(path, &d);
+	cr_assert_not_null(o.s, "%s: %s", name, d.msg);
+	cs_device_config cfg = { .arch = cs_scenario_arch(o.s), .trace_level = level };
+	o.dev = cs_device_new(&cfg, &d);
+	cr_assert_not_null(o.dev);
+	cr_assert(cs_scenario_execute(o.s, o.dev, &d), "%s: %s", name, d.msg);
+	o.r = cs_report_build(o.dev);
+	cr_assert_not_null(o.r);
+	cs_report_meta meta = { .file = name };
+	o.json = cs_report_json(o.r, o.dev, &meta);
+	o.perfetto = cs_trace_perfetto_json(o.dev);
+	size_t len = 0;
+	FILE *f = open_memstream(&o.text, &len);
+	cs_report_print_text(o.r, &meta, f);
+	fclose(f);
+	g_free(path);
+	g_free(dir);
+	return o;
+}
+
+static void run_free(run_out *o)
+{
+	free(o->json);
+	free(o->perfetto);
+	free(o->text);
+	cs_report_free(o->r);
+	cs_device_free(o->dev);
+	cs_scenario_free(o->s);
+}
+
+static JsonParser *parse(const char *json)
+{
+	JsonParser *p = json_parser_new();
+	cr_assert(json_parser_load_from_data(p, json, -1, NULL), "not JSON:\n%s", json);
+	return p;
+}
+
+/* Every key of obj is one of keys (n of them) and every one of keys is there. */
+static void expect_exact_keys(JsonObject *obj, const char *what, const char *const *keys, size_t n)
+{
+	cr_assert_not_null(obj, "%s: not an object", what);
+	for (size_t i = 0; i < n; i++)
+		cr_expect(json_object_has_member(obj, keys[i]), "%s: no '%s'", what, keys[i]);
+	cr_expect_eq(json_object_get_size(obj), n, "%s: %u members, expected %zu", what,
+		     json_object_get_size(obj), n);
+}
+
+static const char *const top_keys[] = { "schema_version", "file", "arch", "result", "error",
+					"chain", "first_break", "launches", "expectations",
+					"faults", "counters", "assumptions" };
+static const char *const row_keys[] = { "stage", "name", "status", "author", "evidence" };
+static const char *const break_keys[] = { "stage", "name", "cause", "diagnosis", "evidence",
+					  "assumptions" };
+static const char *const fault_keys[] = { "seq", "stage", "unit", "access", "addr", "addr_name",
+					  "channel", "launch", "gp_entry", "method_index",
+					  "detail" };
+
+static void check_chain(JsonArray *chain, const char *what)
+{
+	cr_assert_not_null(chain, "%s: chain is not an array", what);
+	cr_assert_eq(json_array_get_length(chain), 11, "%s", what);
+	for (guint i = 0; i < 11; i++)
+		expect_exact_keys(json_array_get_object_element(chain, i), what, row_keys, 5);
+}
+
+static void check_break(JsonNode *n, const char *what)
+{
+	if (JSON_NODE_HOLDS_NULL(n))
+		return;
+	JsonObject *fb = json_node_get_object(n);
+	expect_exact_keys(fb, what, break_keys, 6);
+	JsonNode *ev = json_object_get_member(fb, "evidence");
+	if (!JSON_NODE_HOLDS_NULL(ev)) {
+		static const char *const ek[] = { "record", "seq", "channel", "gp_entry",
+						  "method_index", "addr", "addr_name", "value" };
+		expect_exact_keys(json_node_get_object(ev), what, ek, 8);
+	}
+}
+
+Test(writers, json_schema_1_every_field_always_present)
+{
+	static const char *const files[] = { "complete-hopper-pcas.chain", "earlier-fault.chain",
+					     "host-only.chain", "deadlock.chain",
+					     "two-launches-two-paths.chain", "release-fault.chain" };
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		run_out o = run_scenario(files[f], NULL, CS_TRACE_CHAIN);
+		JsonParser *p = parse(o.json);
+		JsonObject *root = json_node_get_object(json_parser_get_root(p));
+		expect_exact_keys(root, files[f], top_keys, 12);
+		cr_expect_eq(json_object_get_int_member(root, "schema_version"), 1);
+		cr_expect_str_eq(json_object_get_string_member(root, "file"), files[f]);
+		cr_expect(JSON_NODE_HOLDS_NULL(json_object_get_member(root, "error")), "%s", files[f]);
+		check_chain(json_object_get_array_member(root, "chain"), files[f]);
+		check_break(json_object_get_member(root, "first_break"), files[f]);
+		JsonArray *ls = json_object_get_array_member(root, "launches");
+		cr_assert_not_null(ls);
+		for (guint i = 0; i < json_array_get_length(ls); i++) {
+			JsonObject *l = json_array_get_object_element(ls, i);
+			static const char *const lk[] = { "launch", "chain", "first_break" };
+			expect_exact_keys(l, files[f], lk, 3);
+			check_chain(json_object_get_array_member(l, "chain"), files[f]);
+			check_break(json_object_get_member(l, "first_break"), files[f]);
+		}
+		JsonArray *fs = json_object_get_array_member(root, "faults");
+		cr_assert_not_null(fs);
+		for (guint i = 0; i < json_array_get_length(fs); i++)
+			expect_exact_keys(json_array_get_object_element(fs, i), files[f], fault_keys, 11);
+		cr_expect_not_null(json_object_get_object_member(root, "counters"));
+		cr_expect_not_null(json_object_get_array_member(root, "assumptions"));
+		/* "-" is the table's filler, never a JSON value: null instead */
+		cr_expect_null(strstr(o.json, "\"-\""), "%s: a '-' value in\n%s", files[f], o.json);
+		g_object_unref(p);
+		run_free(&o);
+	}
+}
+
+Test(writers, json_for_an_input_error_carries_the_located_message_and_nulls)
+{
+	cs_diag d;
+	cs_diag_clear(&d);
+	cs_diag_at_text(&d, CS_ERR_INPUT, "bad.chain", 3, 7, "unknown directive '%s'", "frob");
+	cs_report_meta meta = { .file = "bad.chain", .error = true,
+				.error_msg = "bad.chain:3:7: unknown directive 'frob'",
+				.error_diag = &d };
+	char *json = cs_report_json(NULL, NULL, &meta);
+	cr_assert_not_null(json);
+	JsonParser *p = parse(json);
+	JsonObject *root = json_node_get_object(json_parser_get_root(p));
+	expect_exact_keys(root, "error object", top_keys, 12);
+	cr_expect_str_eq(json_object_get_string_member(root, "result"), "error");
+	JsonObject *e = json_object_get_object_member(root, "error");
+	cr_assert_not_null(e);
+	cr_expect_str_eq(json_object_get_string_member(e, "file"), "bad.chain");
+	cr_expect_eq(json_object_get_int_member(e, "line"), 3);
+	cr_expect_eq(json_object_get_int_member(e, "col"), 7);
+	cr_expect(JSON_NODE_HOLDS_NULL(json_object_get_member(e, "offset")));
+	cr_expect_str_eq(json_object_get_string_member(e, "message"), "unknown directive 'frob'");
+	static const char *const nulls[] = { "arch", "chain", "first_break", "launches",
+					     "expectations", "faults", "counters", "assumptions" };
+	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
+		cr_expect(JSON_NODE_HOLDS_NULL(json_object_get_member(root, nulls[i])), "%s not null",
+			  nulls[i]);
+	g_object_unref(p);
+	free(json);
+
+	/* a binary input's error is located by byte offset */
+	cs_diag_at_offset(&d, CS_ERR_INPUT, "k.cubin", 0x40, "bad ELF header");
+	meta.error_msg = "k.cubin: byte 0x40: bad ELF header";
+	json = cs_report_json(NULL, NULL, &meta);
+	p = parse(json);
+	e = json_object_get_object_member(json_node_get_object(json_parser_get_root(p)), "error");
+	cr_expect_eq(json_object_get_int_member(e, "offset"), 0x40);
+	cr_expect(JSON_NODE_HOLDS_NULL(json_object_get_member(e, "line")));
+	g_object_unref(p);
+	free(json);
+}
+
+/* A text of words that fills cap - 1 bytes, as snprintf leaves a cut one. */
+static void fill_words(char *buf, size_t cap)
+{
+	static const char words[] = "the launch at method nine never reached the engine ";
+	for (size_t i = 0; i < cap - 1; i++)
+		buf[i] = words[i % (sizeof(words) - 1)];
+	buf[cap - 1] = '\0';
+}
+
+/* shown ends with " ..." and what precedes it is whole words of full. */
+static void expect_word_cut(const char *shown, const char *full, const char *what)
+{
+	size_t n = strlen(shown);
+	cr_assert_geq(n, 4, "%s: '%s'", what, shown);
+	cr_expect_str_eq(shown + n - 4, " ...", "%s ends '%s'", what, shown + (n > 20 ? n - 20 : 0));
+	size_t keep = n - 4;
+	cr_expect_eq(strncmp(shown, full, keep), 0, "%s: not a prefix", what);
+	cr_expect(full[keep] == ' ' || full[keep] == ',', "%s cut mid-word: '...%.12s|%.12s...'", what,
+		  full + (keep > 12 ? keep - 12 : 0), full + keep);
+	cr_expect_neq(shown[keep - 1], ' ', "%s: a space before the ellipsis", what);
+}
+
+Test(writers, a_full_buffer_is_never_cut_mid_word)
+{
+	cs_report r;
+	memset(&r, 0, sizeof(r));
+	r.arch = CS_ARCH_HOPPER;
+	r.overall.launch = CS_NONE32;
+	r.overall.break_event = SIZE_MAX;
+	for (int s = 1; s <= CS_STAGE_COUNT; s++) {
+		r.overall.rows[s].stage = (cs_stage)s;
+		r.overall.rows[s].status = CS_STAGE_FIRED;
+		snprintf(r.overall.rows[s].evidence, sizeof(r.overall.rows[s].evidence), "-");
+	}
+	r.overall.rows[5].status = CS_STAGE_NOT_FIRED;
+	fill_words(r.overall.rows[5].evidence, sizeof(r.overall.rows[5].evidence));
+	r.overall.first_break = CS_STAGE_FE_EXEC;
+	snprintf(r.overall.cause, sizeof(r.overall.cause), "earlier-fault");
+	fill_words(r.overall.diagnosis, sizeof(r.overall.diagnosis));
+
+	cs_report_meta meta = { .file = "long.chain" };
+	char *json = cs_report_json(&r, NULL, &meta);
+	JsonParser *p = parse(json);
+	JsonObject *root = json_node_get_object(json_parser_get_root(p));
+	JsonObject *fb = json_object_get_object_member(root, "first_break");
+	expect_word_cut(json_object_get_string_member(fb, "diagnosis"), r.overall.diagnosis,
+			"JSON diagnosis");
+	JsonObject *row = json_array_get_object_element(json_object_get_array_member(root, "chain"), 4);
+	expect_word_cut(json_object_get_string_member(row, "evidence"), r.overall.rows[5].evidence,
+			"JSON evidence");
+	g_object_unref(p);
+	free(json);
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	cs_report_print_text(&r, &meta, f);
+	fclose(f);
+	char *brk = strstr(text, "break at stage 5 (fe-exec) [earlier-fault]: ");
+	cr_assert_not_null(brk, "%s", text);
+	brk += strlen("break at stage 5 (fe-exec) [earlier-fault]: ");
+	*strchr(brk, '\n') = '\0';
+	expect_word_cut(brk, r.overall.diagnosis, "text diagnosis");
+	free(text);
+
+	/* a text shorter than its buffer is shown whole */
+	snprintf(r.overall.diagnosis, sizeof(r.overall.diagnosis), "short and whole");
+	json = cs_report_json(&r, NULL, &meta);
+	cr_expect(strstr(json, "\"short and whole\""), "%s", json);
+	free(json);
+}
+
+Test(writers, addresses_named_by_the_scenario)
+{
+	run_out o = run_scenario("names.chain",
+				 "arch hopper\n"
+				 "alloc sem 16\n"
+				 "alloc buf 0x2000\n"
+				 "push pb\n"
+				 "  release sem 1\n"
+				 "end\n"
+				 "gpfifo pb\n"
+				 "submit\n"
+				 "wait sem == 1\n",
+				 CS_TRACE_CHAIN);
+	uint64_t sem, buf, pb, size;
+	cr_assert(cs_scenario_symbol(o.s, "sem", &sem, &size));
+	cr_assert(cs_scenario_symbol(o.s, "buf", &buf, &size));
+	cr_assert(cs_scenario_symbol(o.s, "pb", &pb, &size));
+	char name[96];
+	cs_device_addr_name(o.dev, sem, name, sizeof(name));
+	cr_expect_str_eq(name, "sem");
+	cs_device_addr_name(o.dev, sem + 4, name, sizeof(name));
+	cr_expect_str_eq(name, "sem+0x4");
+	cs_device_addr_name(o.dev, buf + 0x1040, name, sizeof(name));
+	cr_expect_str_eq(name, "buf+0x1040");
+	cs_device_addr_name(o.dev, pb + 0x10, name, sizeof(name));
+	cr_expect_str_eq(name, "pb+0x10");
+	/* past the size asked for (in the page's tail) and unmapped: hex */
+	char hex[32];
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)(sem + 16));
+	cs_device_addr_name(o.dev, sem + 16, name, sizeof(name));
+	cr_expect_str_eq(name, hex);
+	cs_device_addr_name(o.dev, 0x7d0000000ull, name, sizeof(name));
+	cr_expect_str_eq(name, "0x7d0000000");
+	/* the device's own regions are named after their channel */
+	cs_device_chan_view v;
+	cr_assert(cs_device_channel_view(o.dev, 0, &v));
+	cs_device_addr_name(o.dev, v.userd_va + 0x8c, name, sizeof(name));
+	cr_expect_str_eq(name, "chainsim.ch0.userd+0x8c");
+	/* truncation reports the full length, like snprintf */
+	char small[4];
+	cr_expect_eq(cs_device_addr_name(o.dev, sem + 4, small, sizeof(small)), strlen("sem+0x4"));
+	cr_expect_str_eq(small, "sem");
+	run_free(&o);
+
+	/* the JSON's own addresses carry the name beside the hex */
+	o = run_scenario("earlier-fault.chain", NULL, CS_TRACE_CHAIN);
+	JsonParser *p = parse(o.json);
+	JsonObject *root = json_node_get_object(json_parser_get_root(p));
+	JsonObject *ev = json_object_get_object_member(
+		json_object_get_object_member(root, "first_break"), "evidence");
+	cr_assert_not_null(ev);
+	const char *an = json_object_get_string_member(ev, "addr_name");
+	cr_expect(g_str_has_prefix(an, "pb"), "break evidence at %s named %s",
+		  json_object_get_string_member(ev, "addr"), an);
+	JsonObject *fault = json_array_get_object_element(json_object_get_array_member(root, "faults"), 0);
+	cr_expect_str_eq(json_object_get_string_member(fault, "addr_name"), "0x7d0000000");
+	g_object_unref(p);
+	run_free(&o);
+}
