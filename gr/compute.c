@@ -29,8 +29,7 @@ static cs_engine_result i2m_finish(cs_gr *gr, gr_compute *st, const cs_method_ca
 		st->i2m_dst);
 	gr->counters.i2m_writes++;
 	gr->counters.i2m_bytes += st->i2m_total;
-	gr_advance(gr, CS_GR_NS_PER_COPY + (st->i2m_total + CS_GR_BYTES_PER_NS - 1) /
-						   CS_GR_BYTES_PER_NS);
+	gr_advance(gr, cs_gr_transfer_ns(st->i2m_total));
 	st->i2m_active = false;
 	return CS_ENGINE_OK;
 }

@@ -134,8 +134,7 @@ static cs_engine_result launch_dma(cs_gr *gr, gr_copy *st, const cs_method_call 
 				total, src, dst);
 		gr->counters.copies++;
 		gr->counters.bytes_copied += total;
-		gr_advance(gr, CS_GR_NS_PER_COPY + (total + CS_GR_BYTES_PER_NS - 1) /
-							   CS_GR_BYTES_PER_NS);
+		gr_advance(gr, cs_gr_transfer_ns(total));
 	} else if (transfer != 0) {
 		cs_event ev = gr_event(CS_EV_COPY, CS_STAGE_FE_EXEC, CS_UNIT_COPY, c, CS_NONE32);
 		ev.addr = dst;

@@ -211,7 +211,7 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 		ev.value = r.ctas_executed;
 		ev.aux = r.thread_instructions;
 		gr_emit(gr, &ev, "%s", r.kernel[0] ? r.kernel : "(kernel name unknown)");
-		gr_advance(gr, r.ctas_executed * CS_GR_NS_PER_CTA);
+		gr_advance(gr, cs_gr_grid_ns(r.ctas_executed));
 		break;
 	case CS_GRID_FAULT:
 		gr->counters.grid_faults++;

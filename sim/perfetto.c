@@ -1,12 +1,21 @@
 /* The trace as Chrome/Perfetto trace-event JSON: one process (the device),
- * one track (thread) per unit, per channel for the front end; every record an
- * instant event, each grid a complete event from dispatch to its outcome.
- * Virtual time is the clock: ts in microseconds of virtual nanoseconds. */
+ * one track (thread) per unit, per channel for the front end. Every record is
+ * an instant event (a method record named by its class table), and what takes
+ * virtual time is a complete event ("X", ts and dur): each GPFIFO entry's
+ * fetch and its execution on the channel's track, each grid on the SM track,
+ * each copy-engine transfer and inline-to-memory write on its engine's track.
+ * A global instant marks the record that decided the report's break. Virtual
+ * time is the clock: ts and dur in microseconds of virtual nanoseconds. */
 #include "chainsim/report.h"
 
 #include <json-glib/json-glib.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "chainsim/fe.h"
+#include "chainsim/gr.h"
+#include "chainsim/registry.h"
 
 enum {
 	TID_GUEST = 1,
@@ -58,13 +67,13 @@ static void hex_member(JsonBuilder *b, const char *key, uint64_t v)
 	json_builder_add_string_value(b, buf);
 }
 
-static void event_common(JsonBuilder *b, const char *name, const char *ph, int64_t tid,
-			 uint64_t time_ns)
+static void event_common(JsonBuilder *b, const char *name, const char *cat, const char *ph,
+			 int64_t tid, uint64_t time_ns)
 {
 	json_builder_set_member_name(b, "name");
 	json_builder_add_string_value(b, name);
 	json_builder_set_member_name(b, "cat");
-	json_builder_add_string_value(b, "chain");
+	json_builder_add_string_value(b, cat);
 	json_builder_set_member_name(b, "ph");
 	json_builder_add_string_value(b, ph);
 	json_builder_set_member_name(b, "pid");
@@ -75,10 +84,22 @@ static void event_common(JsonBuilder *b, const char *name, const char *ph, int64
 	json_builder_add_double_value(b, (double)time_ns / 1000.0);
 }
 
-static void event_args(JsonBuilder *b, const cs_event *e)
+/* The method's name from its class table ("SEM_EXECUTE", "LAUNCH_DMA"), or
+ * its hex offset when no table names it. */
+static void method_label(cs_arch arch, const cs_event *e, char *buf, size_t len)
+{
+	uint32_t cls = e->cls == CS_NONE32 ? 0 : e->cls;
+	uint32_t subch = e->subch == CS_NONE32 ? 0 : e->subch;
+	if (!cs_registry_method_label(arch, cls, subch, e->method, buf, len, NULL))
+		snprintf(buf, len, "method 0x%" PRIx32, e->method);
+}
+
+static void event_args(JsonBuilder *b, cs_arch arch, const cs_event *e)
 {
 	json_builder_set_member_name(b, "args");
 	json_builder_begin_object(b);
+	json_builder_set_member_name(b, "record");
+	json_builder_add_string_value(b, cs_event_kind_name((cs_event_kind)e->kind));
 	json_builder_set_member_name(b, "seq");
 	json_builder_add_int_value(b, (int64_t)e->seq);
 	json_builder_set_member_name(b, "stage");
@@ -97,8 +118,18 @@ static void event_args(JsonBuilder *b, const cs_event *e)
 		json_builder_set_member_name(b, "method_index");
 		json_builder_add_int_value(b, e->method_index);
 	}
-	if (e->method != CS_NONE32)
+	if (e->method != CS_NONE32) {
+		char label[96];
+		method_label(arch, e, label, sizeof(label));
 		hex_member(b, "method", e->method);
+		json_builder_set_member_name(b, "method_name");
+		json_builder_add_string_value(b, label);
+		const cs_class_desc *cd = e->cls != CS_NONE32 ? cs_registry_class(e->cls) : NULL;
+		if (cd) {
+			json_builder_set_member_name(b, "class");
+			json_builder_add_string_value(b, cd->name);
+		}
+	}
 	hex_member(b, "addr", e->addr);
 	hex_member(b, "value", e->value);
 	hex_member(b, "aux", e->aux);
@@ -109,10 +140,127 @@ static void event_args(JsonBuilder *b, const cs_event *e)
 	json_builder_end_object(b);
 }
 
+/* A complete event: a slice [start_ns, end_ns) on a track. */
+static void slice(JsonBuilder *b, cs_arch arch, const char *name, int64_t tid, uint64_t start_ns,
+		  uint64_t end_ns, const cs_event *e)
+{
+	json_builder_begin_object(b);
+	event_common(b, name, "chain", "X", tid, start_ns);
+	json_builder_set_member_name(b, "dur");
+	json_builder_add_double_value(b, (double)(end_ns > start_ns ? end_ns - start_ns : 0) / 1000.0);
+	event_args(b, arch, e);
+	json_builder_end_object(b);
+}
+
+/* Entry `i` (a gp-fetch) runs until its entry-done, the channel's stop, or
+ * the channel's next fetch, whichever comes first; an entry still running
+ * when the trace ends (blocked, out of budget) runs to the last record. */
+static uint64_t entry_end(const cs_event *ev, size_t n, size_t i, bool *finished)
+{
+	const cs_event *f = &ev[i];
+	for (size_t k = i + 1; k < n; k++) {
+		const cs_event *o = &ev[k];
+		if (o->channel != f->channel || o->unit != CS_UNIT_FE)
+			continue;
+		if ((o->kind == CS_EV_ENTRY_DONE && o->gp_entry == f->gp_entry) ||
+		    o->kind == CS_EV_CHANNEL_STOP || o->kind == CS_EV_GP_FETCH ||
+		    o->kind == CS_EV_GP_CONTROL) {
+			*finished = o->kind == CS_EV_ENTRY_DONE;
+			return o->time_ns;
+		}
+	}
+	*finished = false;
+	return n ? ev[n - 1].time_ns : f->time_ns;
+}
+
+/* The slices of one record: what takes virtual time. */
+static void add_slices(JsonBuilder *b, cs_arch arch, const cs_event *ev, size_t n, size_t i)
+{
+	const cs_event *e = &ev[i];
+	char name[96];
+	switch ((cs_event_kind)e->kind) {
+	case CS_EV_GP_FETCH:
+	case CS_EV_GP_CONTROL: {
+		/* the front end advances the clock by one entry's fetch, then records it */
+		uint64_t t0 = e->time_ns >= CS_FE_NS_PER_ENTRY ? e->time_ns - CS_FE_NS_PER_ENTRY : 0;
+		snprintf(name, sizeof(name), "fetch entry %" PRIu32 "%s", e->gp_entry,
+			 e->kind == CS_EV_GP_CONTROL ? " (control)" : "");
+		slice(b, arch, name, tid_of(e), t0, e->time_ns, e);
+		if (e->kind == CS_EV_GP_CONTROL)
+			return;
+		bool finished = false;
+		uint64_t t1 = entry_end(ev, n, i, &finished);
+		snprintf(name, sizeof(name), "entry %" PRIu32 "%s", e->gp_entry,
+			 finished ? "" : " (unfinished)");
+		slice(b, arch, name, tid_of(e), e->time_ns, t1, e);
+		return;
+	}
+	case CS_EV_DISPATCH:
+		/* A grid: from its dispatch through the CTAs the executor ran (the
+		 * engine advances the clock by them after the outcome record). */
+		for (size_t k = i + 1; k < n; k++) {
+			const cs_event *o = &ev[k];
+			if (o->launch != e->launch ||
+			    (o->kind != CS_EV_GRID_DONE && o->kind != CS_EV_GRID_NOT_RUN &&
+			     !(o->kind == CS_EV_FAULT && o->stage == CS_STAGE_GR_DISPATCH)))
+				continue;
+			uint64_t end = o->time_ns;
+			if (o->kind == CS_EV_GRID_DONE)
+				end += cs_gr_grid_ns(o->value);
+			snprintf(name, sizeof(name), "grid (launch %" PRIu32 ")", e->launch);
+			slice(b, arch, name, TID_SM, e->time_ns, end, o);
+			return;
+		}
+		return;
+	case CS_EV_COPY:
+	case CS_EV_I2M_WRITE:
+		if (e->value == 0) /* a transfer of nothing costs nothing */
+			return;
+		snprintf(name, sizeof(name), "%s %" PRIu64 " bytes",
+			 e->kind == CS_EV_COPY ? "copy" : "inline-to-memory", e->value);
+		slice(b, arch, name, tid_of(e), e->time_ns, e->time_ns + cs_gr_transfer_ns(e->value), e);
+		return;
+	default:
+		return;
+	}
+}
+
+/* A global instant at the record that decided the break (the end of the
+ * trace when no record did), named for the break. */
+static void add_break_marker(JsonBuilder *b, cs_arch arch, const cs_device *dev,
+			     const cs_event *ev, size_t n)
+{
+	cs_report *r = cs_report_build(dev);
+	if (!r)
+		return;
+	const cs_chain *c = &r->overall;
+	if (c->first_break != CS_STAGE_NONE) {
+		const cs_event *e = c->break_event < n ? &ev[c->break_event] : NULL;
+		char name[128];
+		snprintf(name, sizeof(name), "break: stage %d (%s) [%s]", (int)c->first_break,
+			 cs_stage_name(c->first_break), c->cause);
+		json_builder_begin_object(b);
+		event_common(b, name, "break", "i", e ? tid_of(e) : TID_HOST,
+			     e ? e->time_ns : n ? ev[n - 1].time_ns : 0);
+		json_builder_set_member_name(b, "s");
+		json_builder_add_string_value(b, "g");
+		if (e) {
+			event_args(b, arch, e);
+		} else {
+			json_builder_set_member_name(b, "args");
+			json_builder_begin_object(b);
+			json_builder_end_object(b);
+		}
+		json_builder_end_object(b);
+	}
+	cs_report_free(r);
+}
+
 char *cs_trace_perfetto_json(const cs_device *dev)
 {
 	size_t n = 0;
 	const cs_event *ev = cs_device_events(dev, &n);
+	cs_arch arch = cs_device_arch(dev);
 	JsonBuilder *b = json_builder_new();
 	json_builder_begin_object(b);
 	json_builder_set_member_name(b, "displayTimeUnit");
@@ -130,7 +278,7 @@ char *cs_trace_perfetto_json(const cs_device *dev)
 	json_builder_set_member_name(b, "args");
 	json_builder_begin_object(b);
 	json_builder_set_member_name(b, "name");
-	const cs_arch_info *ai = cs_arch_get(cs_device_arch(dev));
+	const cs_arch_info *ai = cs_arch_get(arch);
 	char pname[64];
 	snprintf(pname, sizeof(pname), "chainsim %s device", ai ? ai->name : "?");
 	json_builder_add_string_value(b, pname);
@@ -150,32 +298,21 @@ char *cs_trace_perfetto_json(const cs_device *dev)
 
 	for (size_t i = 0; i < n; i++) {
 		const cs_event *e = &ev[i];
+		char label[96];
+		const char *name = cs_event_kind_name((cs_event_kind)e->kind);
+		if (e->kind == CS_EV_METHOD) {
+			method_label(arch, e, label, sizeof(label));
+			name = label;
+		}
 		json_builder_begin_object(b);
-		event_common(b, cs_event_kind_name((cs_event_kind)e->kind), "i", tid_of(e), e->time_ns);
+		event_common(b, name, "chain", "i", tid_of(e), e->time_ns);
 		json_builder_set_member_name(b, "s");
 		json_builder_add_string_value(b, "t");
-		event_args(b, e);
+		event_args(b, arch, e);
 		json_builder_end_object(b);
-		/* A grid: a slice from its dispatch to its outcome on the SM track. */
-		if (e->kind == CS_EV_DISPATCH) {
-			for (size_t k = i + 1; k < n; k++) {
-				const cs_event *o = &ev[k];
-				if (o->launch != e->launch ||
-				    (o->kind != CS_EV_GRID_DONE && o->kind != CS_EV_GRID_NOT_RUN &&
-				     !(o->kind == CS_EV_FAULT && o->stage == CS_STAGE_GR_DISPATCH)))
-					continue;
-				char name[64];
-				snprintf(name, sizeof(name), "grid (launch %u)", e->launch);
-				json_builder_begin_object(b);
-				event_common(b, name, "X", TID_SM, e->time_ns);
-				json_builder_set_member_name(b, "dur");
-				json_builder_add_double_value(b, (double)(o->time_ns - e->time_ns) / 1000.0);
-				event_args(b, o);
-				json_builder_end_object(b);
-				break;
-			}
-		}
+		add_slices(b, arch, ev, n, i);
 	}
+	add_break_marker(b, arch, dev, ev, n);
 	json_builder_end_array(b);
 	json_builder_end_object(b);
 

@@ -346,6 +346,17 @@ enum {
 	CS_GR_NS_PER_COPY = 200,    /* per copy-engine LAUNCH_DMA or I2M transfer */
 	CS_GR_BYTES_PER_NS = 16,    /* copied / inline bytes per ns (rounded up) */
 };
+/* What a transfer of `bytes` (copy-engine LAUNCH_DMA or I2M) and a grid of
+ * `ctas` executed CTAs cost; the engine advances the clock by these right
+ * after their record, and the Perfetto writer draws them as slices. */
+static inline uint64_t cs_gr_transfer_ns(uint64_t bytes)
+{
+	return CS_GR_NS_PER_COPY + (bytes + CS_GR_BYTES_PER_NS - 1) / CS_GR_BYTES_PER_NS;
+}
+static inline uint64_t cs_gr_grid_ns(uint64_t ctas)
+{
+	return ctas * CS_GR_NS_PER_CTA;
+}
 
 /* What the engine records (every record carries the causing method's channel,
  * gp_entry, method_index, subch, cls and method; launch ids count from 0 per

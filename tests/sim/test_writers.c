@@ -320,3 +320,131 @@ Test(writers, addresses_named_by_the_scenario)
 	g_object_unref(p);
 	run_free(&o);
 }
+
+/* ---- the Perfetto trace ----------------------------------------------------- */
+
+typedef struct trace_ev {
+	const char *name, *ph, *cat, *scope;
+	gint64 tid;
+	double ts, dur;
+	JsonObject *args;
+} trace_ev;
+
+static GArray *trace_events(JsonParser *p)
+{
+	JsonObject *root = json_node_get_object(json_parser_get_root(p));
+	JsonArray *evs = json_object_get_array_member(root, "traceEvents");
+	cr_assert_not_null(evs);
+	GArray *out = g_array_new(FALSE, TRUE, sizeof(trace_ev));
+	for (guint i = 0; i < json_array_get_length(evs); i++) {
+		JsonObject *e = json_array_get_object_element(evs, i);
+		trace_ev t = { 0 };
+		t.ph = json_object_get_string_member(e, "ph");
+		if (!strcmp(t.ph, "M"))
+			continue;
+		t.name = json_object_get_string_member(e, "name");
+		t.cat = json_object_get_string_member(e, "cat");
+		t.scope = json_object_has_member(e, "s") ? json_object_get_string_member(e, "s") : NULL;
+		t.tid = json_object_get_int_member(e, "tid");
+		t.ts = json_object_get_double_member(e, "ts");
+		t.dur = json_object_has_member(e, "dur") ? json_object_get_double_member(e, "dur") : -1;
+		t.args = json_object_get_object_member(e, "args");
+		g_array_append_val(out, t);
+	}
+	return out;
+}
+
+static const trace_ev *find_ev(GArray *evs, const char *ph, const char *name_prefix)
+{
+	for (guint i = 0; i < evs->len; i++) {
+		const trace_ev *t = &g_array_index(evs, trace_ev, i);
+		if (!strcmp(t->ph, ph) && g_str_has_prefix(t->name, name_prefix))
+			return t;
+	}
+	return NULL;
+}
+
+static bool near(double a, double b)
+{
+	return a - b < 1e-9 && b - a < 1e-9;
+}
+
+Test(writers, perfetto_slices_on_virtual_time_method_names_and_no_break_marker_when_complete)
+{
+	run_out o = run_scenario("complete-hopper-pcas.chain", NULL, CS_TRACE_ALL);
+	JsonParser *p = parse(o.perfetto);
+	GArray *evs = trace_events(p);
+	/* the entry's fetch: one CS_FE_NS_PER_ENTRY (20 ns) ending at its record */
+	const trace_ev *fetch = find_ev(evs, "X", "fetch entry 0");
+	const trace_ev *rec = find_ev(evs, "i", "gp-fetch");
+	cr_assert(fetch && rec, "no fetch slice or record");
+	cr_expect(near(fetch->dur, 0.020), "fetch dur %f us", fetch->dur);
+	cr_expect(near(fetch->ts + fetch->dur, rec->ts));
+	cr_expect_eq(fetch->tid, 100, "on the channel's track");
+	/* its execution: from the fetch to entry-done, the launch inside it */
+	const trace_ev *exec = find_ev(evs, "X", "entry 0");
+	const trace_ev *done = find_ev(evs, "i", "entry-done");
+	cr_assert(exec && done);
+	cr_expect(near(exec->ts, rec->ts));
+	cr_expect(near(exec->ts + exec->dur, done->ts), "entry ends %f, entry-done at %f",
+		  exec->ts + exec->dur, done->ts);
+	cr_expect_gt(exec->dur, 1.0, "the launch (1000 ns) runs inside the entry");
+	/* the grid: on the SM track, one CTA = 100 ns, inside the entry */
+	const trace_ev *grid = find_ev(evs, "X", "grid (launch 0)");
+	cr_assert_not_null(grid);
+	cr_expect_eq(grid->tid, 12);
+	cr_expect(near(grid->dur, 0.1), "grid dur %f us", grid->dur);
+	cr_expect(grid->ts >= exec->ts && grid->ts + grid->dur <= exec->ts + exec->dur + 1e-9);
+	/* methods are named by their class tables */
+	const trace_ev *pcas = find_ev(evs, "i", "SEND_PCAS_A");
+	cr_assert_not_null(pcas, "no method event named SEND_PCAS_A");
+	cr_expect_str_eq(json_object_get_string_member(pcas->args, "method_name"), "SEND_PCAS_A");
+	cr_expect_str_eq(json_object_get_string_member(pcas->args, "class"), "HOPPER_COMPUTE_A");
+	const trace_ev *so = find_ev(evs, "i", "SET_OBJECT");
+	cr_assert_not_null(so, "host-class method unnamed");
+	cr_expect_str_eq(json_object_get_string_member(so->args, "class"), "HOPPER_CHANNEL_GPFIFO_A");
+	cr_expect_null(find_ev(evs, "i", "method"), "a method event left unnamed");
+	cr_expect_null(find_ev(evs, "i", "break:"), "a marker on a complete chain");
+	g_array_free(evs, TRUE);
+	g_object_unref(p);
+	run_free(&o);
+}
+
+Test(writers, perfetto_copy_slice_and_break_marker)
+{
+	run_out o = run_scenario("copy-release.chain", NULL, CS_TRACE_CHAIN);
+	JsonParser *p = parse(o.perfetto);
+	GArray *evs = trace_events(p);
+	const trace_ev *copy = find_ev(evs, "X", "copy ");
+	const trace_ev *rec = find_ev(evs, "i", "copy");
+	cr_assert(copy && rec, "no copy slice or record");
+	cr_expect_eq(copy->tid, 11, "on the copy engine's track");
+	guint64 bytes = g_ascii_strtoull(json_object_get_string_member(copy->args, "value"), NULL, 16);
+	cr_expect_gt(bytes, 0);
+	/* 200 ns per transfer + 1 ns per 16 bytes, from the record on */
+	cr_expect(near(copy->dur, (200.0 + (double)((bytes + 15) / 16)) / 1000.0), "copy dur %f us",
+		  copy->dur);
+	cr_expect(near(copy->ts, rec->ts));
+	g_array_free(evs, TRUE);
+	g_object_unref(p);
+	run_free(&o);
+
+	o = run_scenario("earlier-fault.chain", NULL, CS_TRACE_CHAIN);
+	p = parse(o.perfetto);
+	evs = trace_events(p);
+	const trace_ev *mark = find_ev(evs, "i", "break: stage 5 (fe-exec) [");
+	cr_assert_not_null(mark, "no break marker");
+	cr_expect_str_eq(mark->cat, "break");
+	cr_expect_str_eq(mark->scope, "g", "a global instant");
+	/* at the record the report names */
+	const cs_event *be = cs_device_event(o.dev, o.r->overall.break_event);
+	cr_assert_not_null(be);
+	cr_expect_eq(json_object_get_int_member(mark->args, "seq"), (gint64)be->seq);
+	cr_expect(near(mark->ts, (double)be->time_ns / 1000.0));
+	const trace_ev *exec = find_ev(evs, "X", "entry 0");
+	cr_assert_not_null(exec);
+	cr_expect(strstr(exec->name, "unfinished"), "a stopped entry: '%s'", exec->name);
+	g_array_free(evs, TRUE);
+	g_object_unref(p);
+	run_free(&o);
+}
