@@ -22,3 +22,25 @@ const char *cs_report_fit(const char *s, size_t cap, char *out, size_t outlen)
 	snprintf(out, outlen, "%.*s ...", (int)cut, s);
 	return out;
 }
+
+void cs_report_fit_copy(char *dst, size_t cap, const char *src)
+{
+	if (!cap)
+		return;
+	size_t n = strlen(src);
+	if (n < cap || cap < 6) {
+		snprintf(dst, cap, "%s", src);
+		return;
+	}
+	/* the longest whole-word prefix that leaves room for " ..." */
+	size_t cut = cap - 5;
+	if (src[cut] != ' ')
+		while (cut > 0 && src[cut - 1] != ' ')
+			cut--;
+	while (cut > 0 && (src[cut - 1] == ' ' || src[cut - 1] == ',' || src[cut - 1] == ':' ||
+			   src[cut - 1] == ';'))
+		cut--;
+	if (cut == 0)
+		cut = cap - 5;
+	snprintf(dst, cap, "%.*s ...", (int)cut, src);
+}

@@ -11,4 +11,8 @@
  * any other text is returned as is. NULL stays NULL. */
 const char *cs_report_fit(const char *s, size_t cap, char *out, size_t outlen);
 
+/* Copy src into dst (cap bytes); a text that does not fit ends at its last
+ * word boundary with " ..." instead of being cut mid-word. */
+void cs_report_fit_copy(char *dst, size_t cap, const char *src);
+
 #endif

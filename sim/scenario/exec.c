@@ -9,6 +9,7 @@
 #include "chainsim/ptxrun.h"
 #include "chainsim/pushbuf.h"
 #include "chainsim/report.h"
+#include "../report_fit.h"
 #include "scn.h"
 
 #define DEV(x) ((cs_device *)(x)->host)
@@ -126,10 +127,13 @@ static void expect_chain(const scn_dir *dir, const cs_report *r, cs_expect_outco
 	case SCN_D_EXPECT_STAGE: {
 		const cs_stage_row *row = &c->rows[dir->stage];
 		o->held = row->status == (cs_stage_status)dir->status;
-		if (!o->held)
-			snprintf(o->detail, sizeof(o->detail), "stage %u (%s) is %s: %.200s", dir->stage,
+		if (!o->held) {
+			char full[CS_EVIDENCE_MAX + 64];
+			snprintf(full, sizeof(full), "stage %u (%s) is %s: %s", dir->stage,
 				 cs_stage_name((cs_stage)dir->stage), cs_stage_status_name(row->status),
 				 row->evidence);
+			cs_report_fit_copy(o->detail, sizeof(o->detail), full);
+		}
 		break;
 	}
 	case SCN_D_EXPECT_BREAK:
@@ -138,9 +142,12 @@ static void expect_chain(const scn_dir *dir, const cs_report *r, cs_expect_outco
 		o->held = c->first_break == want;
 		if (!o->held && c->first_break == CS_STAGE_NONE)
 			snprintf(o->detail, sizeof(o->detail), "the chain is complete (no break)");
-		else if (!o->held)
-			snprintf(o->detail, sizeof(o->detail), "the first break is stage %u (%s): %.200s",
+		else if (!o->held) {
+			char full[CS_DIAGNOSIS_MAX + 64];
+			snprintf(full, sizeof(full), "the first break is stage %u (%s): %s",
 				 (unsigned)c->first_break, cs_stage_name(c->first_break), c->diagnosis);
+			cs_report_fit_copy(o->detail, sizeof(o->detail), full);
+		}
 		break;
 	}
 	default:

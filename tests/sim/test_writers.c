@@ -448,3 +448,30 @@ Test(writers, perfetto_copy_slice_and_break_marker)
 	g_object_unref(p);
 	run_free(&o);
 }
+
+Test(writers, a_failed_expectation_names_what_was_found_in_whole_words)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	char *path = g_build_filename(root, "tests", "conformance", "earlier-fault.chain", NULL);
+	char *text = NULL;
+	cr_assert(g_file_get_contents(path, &text, NULL, NULL));
+	/* both fail: the break is stage 5, its diagnosis longer than a detail */
+	char *more = g_strconcat(text, "expect break 9\nexpect stage 5 fired\n", NULL);
+	run_out o = run_scenario("earlier-fault-more.chain", more, CS_TRACE_CHAIN);
+	size_t n = cs_scenario_expect_count(o.s);
+	cr_assert_geq(n, 2);
+	const cs_expect_outcome *brk = cs_scenario_expect(o.s, n - 2);
+	const cs_expect_outcome *st = cs_scenario_expect(o.s, n - 1);
+	cr_assert_not(brk->held);
+	cr_assert_not(st->held);
+	char full[CS_DIAGNOSIS_MAX + 64];
+	snprintf(full, sizeof(full), "the first break is stage 5 (fe-exec): %s", o.r->overall.diagnosis);
+	cr_assert_gt(strlen(full), sizeof(brk->detail), "the case needs a long diagnosis");
+	expect_word_cut(brk->detail, full, "expect break detail");
+	snprintf(full, sizeof(full), "stage 5 (fe-exec) is not-fired: %s", o.r->overall.rows[5].evidence);
+	cr_expect_str_eq(st->detail, full, "a detail that fits is whole");
+	run_free(&o);
+	g_free(more);
+	g_free(text);
+	g_free(path);
+}
