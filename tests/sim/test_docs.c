@@ -4,6 +4,7 @@
  * writer prints. */
 #include <criterion/criterion.h>
 #include <glib.h>
+#include <sys/wait.h>
 #include <json-glib/json-glib.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,5 +98,101 @@ Test(docs, scenario_md_examples_run_and_hold)
 	for (guint i = 0; i < fs->len; i++)
 		g_free(g_array_index(fs, fence, i).text);
 	g_array_free(fs, TRUE);
+	g_free(doc);
+}
+
+/* Every member path of a JSON value ("first_break.evidence.addr",
+ * "chain[].stage"), arrays as the union over their elements. */
+static void collect_paths(JsonNode *n, const char *prefix, GHashTable *out)
+{
+	if (JSON_NODE_HOLDS_OBJECT(n)) {
+		JsonObject *o = json_node_get_object(n);
+		GList *members = json_object_get_members(o);
+		for (GList *m = members; m; m = m->next) {
+			char *p = *prefix ? g_strdup_printf("%s.%s", prefix, (char *)m->data)
+					  : g_strdup(m->data);
+			g_hash_table_add(out, g_strdup(p));
+			collect_paths(json_object_get_member(o, m->data), p, out);
+			g_free(p);
+		}
+		g_list_free(members);
+	} else if (JSON_NODE_HOLDS_ARRAY(n)) {
+		JsonArray *a = json_node_get_array(n);
+		char *p = g_strdup_printf("%s[]", prefix);
+		for (guint i = 0; i < json_array_get_length(a); i++)
+			collect_paths(json_array_get_element(a, i), p, out);
+		g_free(p);
+	}
+}
+
+static void expect_same_paths(GHashTable *doc, GHashTable *real, const char *what)
+{
+	GHashTableIter it;
+	gpointer k;
+	g_hash_table_iter_init(&it, doc);
+	while (g_hash_table_iter_next(&it, &k, NULL))
+		cr_expect(g_hash_table_contains(real, k), "%s: docs/json.md shows '%s', the writer "
+			  "does not print it", what, (char *)k);
+	g_hash_table_iter_init(&it, real);
+	while (g_hash_table_iter_next(&it, &k, NULL))
+		cr_expect(g_hash_table_contains(doc, k), "%s: the writer prints '%s', docs/json.md "
+			  "does not show it", what, (char *)k);
+}
+
+Test(docs, json_md_examples_have_the_fields_the_writer_prints)
+{
+	char *doc = read_doc("json.md");
+	char **lines = g_strsplit(doc, "\n", -1);
+	unsigned examples = 0;
+	for (unsigned i = 0; lines[i]; i++) {
+		static const char marker[] = "<!-- json-example: ";
+		if (!g_str_has_prefix(lines[i], marker))
+			continue;
+		char **words = g_strsplit(lines[i] + strlen(marker), " ", -1);
+		const char *file = words[0];
+		const char *member = words[1] && strcmp(words[1], "-->") ? words[1] : NULL;
+		cr_assert_str_eq(lines[i + 1], "```json", "docs/json.md:%u: no ```json block", i + 2);
+		GString *block = g_string_new(NULL);
+		unsigned j = i + 2;
+		for (; lines[j] && strcmp(lines[j], "```"); j++)
+			g_string_append_printf(block, "%s\n", lines[j]);
+		JsonParser *dp = json_parser_new();
+		cr_assert(json_parser_load_from_data(dp, block->str, -1, NULL),
+			  "docs/json.md:%u: the example is not JSON", i + 2);
+
+		char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
+		char *argv[] = { exe, (char *)"run", (char *)"--json", (char *)file, NULL };
+		char *out = NULL;
+		int ws = 0;
+		cr_assert(g_spawn_sync(getenv("CHAINSIM_SOURCE_ROOT"), argv, NULL,
+				       G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &ws, NULL));
+		JsonParser *rp = json_parser_new();
+		cr_assert(json_parser_load_from_data(rp, out, -1, NULL), "%s: not JSON: %s", file, out);
+		JsonNode *real = json_parser_get_root(rp);
+		if (member)
+			real = json_object_get_member(json_node_get_object(real), member);
+		cr_assert_not_null(real, "%s: no member %s", file, member);
+
+		GHashTable *dpaths = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+		GHashTable *rpaths = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+		collect_paths(json_parser_get_root(dp), "", dpaths);
+		collect_paths(real, "", rpaths);
+		char what[256];
+		snprintf(what, sizeof(what), "docs/json.md:%u (%s)", i + 2, file);
+		expect_same_paths(dpaths, rpaths, what);
+		examples++;
+
+		g_hash_table_destroy(dpaths);
+		g_hash_table_destroy(rpaths);
+		g_object_unref(rp);
+		g_object_unref(dp);
+		g_free(out);
+		g_free(exe);
+		g_string_free(block, TRUE);
+		g_strfreev(words);
+		i = j;
+	}
+	cr_expect_geq(examples, 3, "docs/json.md: %u examples", examples);
+	g_strfreev(lines);
 	g_free(doc);
 }
