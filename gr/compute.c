@@ -289,7 +289,8 @@ static cs_engine_result inline_qmd_data(cs_gr *gr, gr_subch *s, const cs_method_
 	char text[GR_DETAIL_MAX];
 	snprintf(text, sizeof(text),
 		 "inline path: the launch is scheduled when the last QMD dword "
-		 "(LOAD_INLINE_QMD_DATA(%u)) arrives (docs/hw-facts.md: assumed)%s",
+		 "(LOAD_INLINE_QMD_DATA(%u)) arrives (assumed: the public headers do not say; "
+		 "docs/hardware.md)%s",
 		 n - 1, have == n ? "" : "; dwords never loaded keep the bytes memory held");
 	assumption(gr, c, CS_STAGE_QMD_INSTALL, text);
 	char how[96];

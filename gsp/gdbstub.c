@@ -1,5 +1,5 @@
-/* GDB remote serial protocol stub for the GSP machine (docs/hw-facts.md,
- * "GDB remote protocol for RV64"): one client, loopback by default. */
+/* GDB remote serial protocol stub for the GSP machine (the GDB manual,
+ * "Remote Serial Protocol"; docs/hardware.md): one client, loopback by default. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>

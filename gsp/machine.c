@@ -1,6 +1,6 @@
 /* The GSP machine on Unicorn 2.0.1: regions, MMIO models, trap entry and the
- * run loop with ranged breakpoint and watchpoint hooks (docs/hw-facts.md,
- * "Unicorn 2.0.1 on RISC-V"). */
+ * run loop with ranged breakpoint and watchpoint hooks (the Unicorn
+ * 2.0.1 behaviour measured in gsp/README.md). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

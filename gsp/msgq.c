@@ -1,5 +1,5 @@
-/* The host side of the GSP message queues in shared memory (docs/hw-facts.md,
- * "GSP message queues"): the CPU writes the command queue and reads the status
+/* The host side of the GSP message queues in shared memory (OpenRM 535+:
+ * open-gpu-kernel-modules src/common/shared/msgq; docs/hardware.md): the CPU writes the command queue and reads the status
  * queue; with swap RX each side's read position lives in the other queue's
  * header page. Everything the firmware writes is validated: a bad checksum,
  * sequence number, element count or cursor is an error, never absorbed.

@@ -1,6 +1,6 @@
 /* The device: the hub that wires memory, the trace store, the virtual clock,
  * the front end, the engines and the executor together through their ports,
- * the way a board wires chips (DESIGN.md section 2). */
+ * the way a board wires chips (docs/architecture.md). */
 #include "chainsim/device.h"
 
 #include <stdio.h>
@@ -626,7 +626,7 @@ void cs_device_finish(cs_device *dev)
 			unsigned bytes = cs_qmd_size(cs_gr_qmd_major_for(w->cls));
 			if (!cs_mem_mapped(dev->mem, w->qmd_va, bytes))
 				continue;
-			/* Stage 6 as DESIGN.md defines it for this path: a QMD already in
+			/* Stage 6 as docs/chain.md defines it for this path: a QMD already in
 			 * memory at SEND_PCAS. Nothing scheduled it, so no launch id. */
 			cs_event ev = cs_event_make(CS_EV_QMD_INSTALL, CS_STAGE_QMD_INSTALL, CS_UNIT_FE,
 						    c->fe_id);

@@ -1,4 +1,4 @@
-/* chainsim gsp: the GSP firmware debugger's command line (DESIGN.md section 6). */
+/* chainsim gsp: the GSP firmware debugger's command line (gsp/README.md). */
 #include <glib.h>
 #include <inttypes.h>
 #include <stdio.h>

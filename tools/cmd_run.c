@@ -1,5 +1,5 @@
 /* chainsim run FILE: run a scenario through the launch chain on the simulator
- * and report the chain (DESIGN.md section 4). */
+ * and report the chain (docs/chain.md, docs/json.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

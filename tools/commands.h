@@ -1,5 +1,5 @@
 /* The chainsim CLI's subcommands, one file each. Each returns the process exit
- * status of DESIGN.md section 4: 0 ok, 1 break or failed expect, 2 bad input or
+ * status of docs/chain.md: 0 ok, 1 break or failed expect, 2 bad input or
  * usage, 3 backend not available, 4 internal error. */
 #ifndef CHAINSIM_TOOLS_COMMANDS_H
 #define CHAINSIM_TOOLS_COMMANDS_H

@@ -1,4 +1,4 @@
-/* Errors as values with a location (DESIGN.md section 2). */
+/* Errors as values with a location (docs/architecture.md). */
 #ifndef CHAINSIM_DIAG_H
 #define CHAINSIM_DIAG_H
 

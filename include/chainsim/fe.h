@@ -2,7 +2,7 @@
  * decoder, and the front-end object (channels, GPFIFO ring, USERD, doorbell,
  * host methods, semaphores, round-robin scheduling). It talks to the rest of
  * the device only through a cs_bus (memory, trace, clock) and a
- * cs_engine_port (non-host methods); see DESIGN.md section 2. */
+ * cs_engine_port (non-host methods); see docs/architecture.md. */
 #ifndef CHAINSIM_FE_H
 #define CHAINSIM_FE_H
 
@@ -27,7 +27,7 @@
 const cs_class_desc *cs_fe_host_class(uint32_t cls);
 /* Whether the host method at offset is in cls's table only by assumption: the
  * public header of cls omits it and chainsim keeps C56F's offset
- * (docs/hw-facts.md). The front end emits a CS_EV_ASSUMPTION record the first
+ * (docs/hardware.md). The front end emits a CS_EV_ASSUMPTION record the first
  * time a channel executes such a method. False for C56F and unknown methods. */
 bool cs_fe_host_method_assumed(uint32_t cls, uint32_t offset);
 

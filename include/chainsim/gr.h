@@ -1,7 +1,7 @@
 /* The compute and copy engines (gr/): class tables, QMD codecs, the canonical
  * launch and copy method sequences, and the engine behind a cs_engine_port.
  *
- * gr/ sees only base and the ports (DESIGN.md section 2). Everything here hangs
+ * gr/ sees only base and the ports (docs/architecture.md). Everything here hangs
  * off an object or is a constant table: no global mutable state. */
 #ifndef CHAINSIM_GR_H
 #define CHAINSIM_GR_H

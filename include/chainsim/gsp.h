@@ -1,4 +1,4 @@
-/* The GSP firmware debugger (DESIGN.md section 6): an RV64 firmware image on
+/* The GSP firmware debugger (gsp/README.md): an RV64 firmware image on
  * Unicorn with a memory map, MMIO models, the GSP message queues and a
  * debugger. Lives in libchainsim-gsp (Unicorn is GPL-2). */
 #ifndef CHAINSIM_GSP_H

@@ -1,5 +1,5 @@
 /* The ports through which fe/, gr/ and ptxrun/ talk without including each other
- * (DESIGN.md section 2). sim/ implements them and wires the modules together. */
+ * (docs/architecture.md). sim/ implements them and wires the modules together. */
 #ifndef CHAINSIM_PORTS_H
 #define CHAINSIM_PORTS_H
 

@@ -1,5 +1,5 @@
 /* The pushbuffer method header and the GPFIFO entry: the one place their bit
- * layouts live (docs/hw-facts.md). Tiny inline encoders and decoders, one per
+ * layouts live (open-gpu-doc clc56f.h; docs/hardware.md). Tiny inline encoders and decoders, one per
  * header kind, in the manner of Mesa's nv_push.h. */
 #ifndef CHAINSIM_PUSHBUF_H
 #define CHAINSIM_PUSHBUF_H

@@ -1,6 +1,6 @@
 /* The class registry (sim/scenario/registry.c): one lookup over the host
  * class tables (fe/) and the compute and copy tables (gr/), and the rules of
- * DESIGN.md section 3 for naming a method in a scenario: a host-class name
+ * docs/scenario.md for naming a method in a scenario: a host-class name
  * (any subchannel), a name of the class bound on the subchannel (by an
  * earlier SET_OBJECT, else the conventional binding: 0 3D, 1 compute, 2 I2M
  * through the compute class, 3 2D, 4 copy, with the arch's canonical

@@ -103,7 +103,7 @@ typedef struct cs_report_meta {
 /* "complete" (no break and every expectation held), "broken" or "error". */
 const char *cs_report_result(const cs_report *r, const cs_report_meta *meta);
 
-/* The text table of DESIGN.md section 4 (sim/report_text.c). */
+/* The text table of docs/chain.md (sim/report_text.c). */
 void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *out);
 /* The --json object, pretty printed, NUL-terminated, malloc'd (sim/report_json.c);
  * docs/json.md describes it. r and dev may be NULL when the input failed before

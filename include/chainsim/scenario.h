@@ -1,4 +1,4 @@
-/* The .chain scenario format, version 1 (DESIGN.md section 3): parse, then
+/* The .chain scenario format, version 1 (docs/scenario.md): parse, then
  * execute against a device (sim/scenario*.c). */
 #ifndef CHAINSIM_SCENARIO_H
 #define CHAINSIM_SCENARIO_H

@@ -1,4 +1,4 @@
-/* The eleven-stage launch chain (DESIGN.md section 1). Names and numbers are a contract. */
+/* The eleven-stage launch chain (docs/chain.md). Names and numbers are a contract. */
 #ifndef CHAINSIM_STAGE_H
 #define CHAINSIM_STAGE_H
 

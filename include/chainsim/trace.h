@@ -1,4 +1,4 @@
-/* The trace is the backbone (DESIGN.md section 2): every observable event is one
+/* The trace is the backbone (docs/architecture.md): every observable event is one
  * typed record with its stage and author. Report, JSON, Perfetto and REPL read
  * records; none of them reaches into engine internals. */
 #ifndef CHAINSIM_TRACE_H

@@ -3,8 +3,8 @@
  *
  * A launch is matched by the code bytes, never by the address alone: a guest
  * that uploads other bytes at a kernel's old address, or a QMD that points one
- * byte off, is code the simulator cannot execute, and says so (DESIGN.md
- * section 1: a kernel the simulator cannot execute is not a kernel that ran). */
+ * byte off, is code the simulator cannot execute, and says so (docs/chain.md:
+ * a kernel the simulator cannot execute is not a kernel that ran). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* The .chain parser (DESIGN.md section 3, version 1): text to directives, then
+/* The .chain parser (docs/scenario.md, version 1): text to directives, then
  * a static pass that checks every name is defined before it is used, in file
  * order. Every error names file:line:col and what was expected. Execution
  * (asm.c, exec.c) resolves the names again, in file order, on the device.

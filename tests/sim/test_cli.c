@@ -1,4 +1,4 @@
-/* `chainsim run`: exit statuses of DESIGN.md section 4, --json, --trace,
+/* `chainsim run`: exit statuses of docs/chain.md, --json, --trace,
  * --no-exec, --help, located errors on stderr. Runs the built binary. */
 #include <criterion/criterion.h>
 #include <glib.h>

@@ -196,3 +196,101 @@ Test(docs, json_md_examples_have_the_fields_the_writer_prints)
 	g_strfreev(lines);
 	g_free(doc);
 }
+
+/* ---- the repository points only at itself ------------------------------------ */
+
+/* Files under construction elsewhere: the judge's rewrite (issue 8, item 10)
+ * drops sim/report.c's two design-document references and adds docs/chain.md; take
+ * each out of these lists when it lands. */
+static const char *const design_refs_pending[] = { "sim/report.c" };
+static const char *const links_pending[] = { "docs/chain.md" };
+
+static bool listed(const char *const *list, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+static bool checked_file(const char *name)
+{
+	static const char *const exts[] = { ".c", ".h", ".md", ".def", ".build", ".chain", ".sh",
+					    ".S", ".ld", ".txt" };
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++)
+		if (g_str_has_suffix(name, exts[i]))
+			return true;
+	return !strcmp(name, "meson.build");
+}
+
+/* Relative markdown links of a document, each checked to exist. */
+static void check_links(const char *root, const char *rel, const char *text)
+{
+	char *dir = g_path_get_dirname(rel);
+	for (const char *p = strstr(text, "]("); p; p = strstr(p + 2, "](")) {
+		const char *start = p + 2, *end = strchr(start, ')');
+		if (!end || g_str_has_prefix(start, "http") || start[0] == '#')
+			continue;
+		char *target = g_strndup(start, (size_t)(end - start));
+		char *hash = strchr(target, '#');
+		if (hash)
+			*hash = '\0';
+		char *joined = g_build_filename(dir, target, NULL);
+		char *canon = g_canonicalize_filename(joined, "/");
+		const char *repo_rel = canon + 1; /* drop the leading '/' */
+		char *abs = g_build_filename(root, repo_rel, NULL);
+		cr_expect(g_file_test(abs, G_FILE_TEST_EXISTS) ||
+				  listed(links_pending, sizeof(links_pending) / sizeof(*links_pending),
+					 repo_rel),
+			  "%s links to %s, which is not in the repository", rel, target);
+		g_free(abs);
+		g_free(canon);
+		g_free(joined);
+		g_free(target);
+	}
+	g_free(dir);
+}
+
+static void walk(const char *root, const char *rel, unsigned *files)
+{
+	char *path = rel[0] ? g_build_filename(root, rel, NULL) : g_strdup(root);
+	GDir *d = g_dir_open(path, 0, NULL);
+	cr_assert_not_null(d, "cannot list %s", path);
+	const char *name;
+	while ((name = g_dir_read_name(d))) {
+		if (name[0] == '.' || (!rel[0] && (g_str_has_prefix(name, "build") ||
+						   !strcmp(name, "subprojects"))))
+			continue;
+		char *child = rel[0] ? g_build_filename(rel, name, NULL) : g_strdup(name);
+		char *abs = g_build_filename(root, child, NULL);
+		if (g_file_test(abs, G_FILE_TEST_IS_DIR)) {
+			walk(root, child, files);
+		} else if (checked_file(name)) {
+			char *text = NULL;
+			cr_assert(g_file_get_contents(abs, &text, NULL, NULL));
+			bool pending = listed(design_refs_pending,
+					      sizeof(design_refs_pending) / sizeof(*design_refs_pending),
+					      child);
+			/* the two documents outside the repository (spelled in two
+			 * parts so that this file does not name them) */
+			cr_expect(pending || (!strstr(text, "DESIGN" ".md") && !strstr(text, "hw-" "facts")),
+				  "%s points at %s or %s, which are not in the repository", child,
+				  "DESIGN" ".md", "docs/hw-" "facts.md");
+			if (g_str_has_suffix(name, ".md"))
+				check_links(root, child, text);
+			g_free(text);
+			(*files)++;
+		}
+		g_free(abs);
+		g_free(child);
+	}
+	g_dir_close(d);
+	g_free(path);
+}
+
+Test(docs, the_repository_points_only_at_its_own_documents)
+{
+	unsigned files = 0;
+	walk(getenv("CHAINSIM_SOURCE_ROOT"), "", &files);
+	cr_expect_gt(files, 100, "only %u files checked", files);
+}
