@@ -94,8 +94,9 @@ static void method_label(cs_arch arch, const cs_event *e, char *buf, size_t len)
 		snprintf(buf, len, "method 0x%" PRIx32, e->method);
 }
 
-static void event_args(JsonBuilder *b, cs_arch arch, const cs_event *e)
+static void event_args(JsonBuilder *b, const cs_device *dev, const cs_event *e)
 {
+	cs_arch arch = cs_device_arch(dev);
 	json_builder_set_member_name(b, "args");
 	json_builder_begin_object(b);
 	json_builder_set_member_name(b, "record");
@@ -131,6 +132,10 @@ static void event_args(JsonBuilder *b, cs_arch arch, const cs_event *e)
 		}
 	}
 	hex_member(b, "addr", e->addr);
+	char name[CS_REGION_NAME_MAX + 32];
+	cs_device_addr_name(dev, e->addr, name, sizeof(name));
+	json_builder_set_member_name(b, "addr_name");
+	json_builder_add_string_value(b, name);
 	hex_member(b, "value", e->value);
 	hex_member(b, "aux", e->aux);
 	if (e->detail) {
@@ -141,14 +146,14 @@ static void event_args(JsonBuilder *b, cs_arch arch, const cs_event *e)
 }
 
 /* A complete event: a slice [start_ns, end_ns) on a track. */
-static void slice(JsonBuilder *b, cs_arch arch, const char *name, int64_t tid, uint64_t start_ns,
+static void slice(JsonBuilder *b, const cs_device *dev, const char *name, int64_t tid, uint64_t start_ns,
 		  uint64_t end_ns, const cs_event *e)
 {
 	json_builder_begin_object(b);
 	event_common(b, name, "chain", "X", tid, start_ns);
 	json_builder_set_member_name(b, "dur");
 	json_builder_add_double_value(b, (double)(end_ns > start_ns ? end_ns - start_ns : 0) / 1000.0);
-	event_args(b, arch, e);
+	event_args(b, dev, e);
 	json_builder_end_object(b);
 }
 
@@ -174,7 +179,8 @@ static uint64_t entry_end(const cs_event *ev, size_t n, size_t i, bool *finished
 }
 
 /* The slices of one record: what takes virtual time. */
-static void add_slices(JsonBuilder *b, cs_arch arch, const cs_event *ev, size_t n, size_t i)
+static void add_slices(JsonBuilder *b, const cs_device *dev, const cs_event *ev, size_t n,
+		       size_t i)
 {
 	const cs_event *e = &ev[i];
 	char name[96];
@@ -185,14 +191,14 @@ static void add_slices(JsonBuilder *b, cs_arch arch, const cs_event *ev, size_t 
 		uint64_t t0 = e->time_ns >= CS_FE_NS_PER_ENTRY ? e->time_ns - CS_FE_NS_PER_ENTRY : 0;
 		snprintf(name, sizeof(name), "fetch entry %" PRIu32 "%s", e->gp_entry,
 			 e->kind == CS_EV_GP_CONTROL ? " (control)" : "");
-		slice(b, arch, name, tid_of(e), t0, e->time_ns, e);
+		slice(b, dev, name, tid_of(e), t0, e->time_ns, e);
 		if (e->kind == CS_EV_GP_CONTROL)
 			return;
 		bool finished = false;
 		uint64_t t1 = entry_end(ev, n, i, &finished);
 		snprintf(name, sizeof(name), "entry %" PRIu32 "%s", e->gp_entry,
 			 finished ? "" : " (unfinished)");
-		slice(b, arch, name, tid_of(e), e->time_ns, t1, e);
+		slice(b, dev, name, tid_of(e), e->time_ns, t1, e);
 		return;
 	}
 	case CS_EV_DISPATCH:
@@ -208,7 +214,7 @@ static void add_slices(JsonBuilder *b, cs_arch arch, const cs_event *ev, size_t 
 			if (o->kind == CS_EV_GRID_DONE)
 				end += cs_gr_grid_ns(o->value);
 			snprintf(name, sizeof(name), "grid (launch %" PRIu32 ")", e->launch);
-			slice(b, arch, name, TID_SM, e->time_ns, end, o);
+			slice(b, dev, name, TID_SM, e->time_ns, end, o);
 			return;
 		}
 		return;
@@ -218,7 +224,7 @@ static void add_slices(JsonBuilder *b, cs_arch arch, const cs_event *ev, size_t 
 			return;
 		snprintf(name, sizeof(name), "%s %" PRIu64 " bytes",
 			 e->kind == CS_EV_COPY ? "copy" : "inline-to-memory", e->value);
-		slice(b, arch, name, tid_of(e), e->time_ns, e->time_ns + cs_gr_transfer_ns(e->value), e);
+		slice(b, dev, name, tid_of(e), e->time_ns, e->time_ns + cs_gr_transfer_ns(e->value), e);
 		return;
 	default:
 		return;
@@ -227,8 +233,7 @@ static void add_slices(JsonBuilder *b, cs_arch arch, const cs_event *ev, size_t 
 
 /* A global instant at the record that decided the break (the end of the
  * trace when no record did), named for the break. */
-static void add_break_marker(JsonBuilder *b, cs_arch arch, const cs_device *dev,
-			     const cs_event *ev, size_t n)
+static void add_break_marker(JsonBuilder *b, const cs_device *dev, const cs_event *ev, size_t n)
 {
 	cs_report *r = cs_report_build(dev);
 	if (!r)
@@ -245,7 +250,7 @@ static void add_break_marker(JsonBuilder *b, cs_arch arch, const cs_device *dev,
 		json_builder_set_member_name(b, "s");
 		json_builder_add_string_value(b, "g");
 		if (e) {
-			event_args(b, arch, e);
+			event_args(b, dev, e);
 		} else {
 			json_builder_set_member_name(b, "args");
 			json_builder_begin_object(b);
@@ -308,11 +313,11 @@ char *cs_trace_perfetto_json(const cs_device *dev)
 		event_common(b, name, "chain", "i", tid_of(e), e->time_ns);
 		json_builder_set_member_name(b, "s");
 		json_builder_add_string_value(b, "t");
-		event_args(b, arch, e);
+		event_args(b, dev, e);
 		json_builder_end_object(b);
-		add_slices(b, arch, ev, n, i);
+		add_slices(b, dev, ev, n, i);
 	}
-	add_break_marker(b, arch, dev, ev, n);
+	add_break_marker(b, dev, ev, n);
 	json_builder_end_array(b);
 	json_builder_end_object(b);
 

@@ -400,6 +400,12 @@ Test(writers, perfetto_slices_on_virtual_time_method_names_and_no_break_marker_w
 	cr_assert_not_null(pcas, "no method event named SEND_PCAS_A");
 	cr_expect_str_eq(json_object_get_string_member(pcas->args, "method_name"), "SEND_PCAS_A");
 	cr_expect_str_eq(json_object_get_string_member(pcas->args, "class"), "HOPPER_COMPUTE_A");
+	/* the data dword's address, named by the scenario: in pushbuffer pb */
+	cr_expect(g_str_has_prefix(json_object_get_string_member(pcas->args, "addr_name"), "pb+0x"),
+		  "addr_name %s", json_object_get_string_member(pcas->args, "addr_name"));
+	const trace_ev *rel = find_ev(evs, "i", "sem-release");
+	cr_assert_not_null(rel);
+	cr_expect_str_eq(json_object_get_string_member(rel->args, "addr_name"), "L.sem");
 	const trace_ev *so = find_ev(evs, "i", "SET_OBJECT");
 	cr_assert_not_null(so, "host-class method unnamed");
 	cr_expect_str_eq(json_object_get_string_member(so->args, "class"), "HOPPER_CHANNEL_GPFIFO_A");
