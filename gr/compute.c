@@ -162,9 +162,9 @@ static cs_engine_result pcas_schedule(cs_gr *gr, gr_subch *s, const cs_method_ca
 				      uint32_t action, const char *how, cs_diag *why)
 {
 	if (!s->c.pcas_a_set)
-		return gr_stop(gr, c, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, CS_NONE32,
-			       CS_ERR_INPUT, why,
-			       "%s schedules a QMD, but SEND_PCAS_A never named one", how);
+		return gr_stop_for(gr, c, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, CS_NONE32,
+				   CS_CAUSE_QMD_ADDR_UNMAPPED, CS_ERR_INPUT, why,
+				   "%s schedules a QMD, but SEND_PCAS_A never named one", how);
 	uint64_t qmd_va = (uint64_t)s->c.pcas_a << 8;
 	return gr_launch(gr, s, c, qmd_va, CS_GR_PATH_PCAS, action, how, why);
 }
@@ -256,10 +256,10 @@ static cs_engine_result inline_qmd_data(cs_gr *gr, gr_subch *s, const cs_method_
 		have += s->c.inline_have[k];
 	if (!s->c.inline_b_set) {
 		memset(s->c.inline_have, 0, sizeof(s->c.inline_have));
-		return gr_stop(gr, c, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, CS_NONE32,
-			       CS_ERR_INPUT, why,
-			       "LOAD_INLINE_QMD_DATA(%u) completed a QMD, but "
-			       "SET_INLINE_QMD_ADDRESS_A/B never said where it goes", i);
+		return gr_stop_for(gr, c, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, CS_NONE32,
+				   CS_CAUSE_QMD_ADDR_UNMAPPED, CS_ERR_INPUT, why,
+				   "LOAD_INLINE_QMD_DATA(%u) completed a QMD, but "
+				   "SET_INLINE_QMD_ADDRESS_A/B never said where it goes", i);
 	}
 	uint64_t upper = cs_gr_inline_qmd_upper(s->cls, s->c.inline_a);
 	if (upper >> 24)

@@ -113,6 +113,10 @@ void gr_emit(cs_gr *gr, cs_event *ev, const char *fmt, ...)
 cs_engine_result gr_stop(cs_gr *gr, const cs_method_call *c, cs_stage stage, cs_unit unit,
 			 uint32_t launch, cs_status st, cs_diag *why, const char *fmt, ...)
 	__attribute__((format(printf, 8, 9)));
+/* The same, for a stop whose cause the judge must know (cause.def). */
+cs_engine_result gr_stop_for(cs_gr *gr, const cs_method_call *c, cs_stage stage, cs_unit unit,
+			     uint32_t launch, cs_cause cause, cs_status st, cs_diag *why,
+			     const char *fmt, ...) __attribute__((format(printf, 9, 10)));
 /* Emit CS_EV_FAULT (addr = va, value = access), copy the detail to *why, STOP. */
 cs_engine_result gr_fault(cs_gr *gr, const cs_method_call *c, cs_stage stage, cs_unit unit,
 			  uint32_t launch, uint64_t va, cs_access acc, cs_diag *why,

@@ -566,6 +566,8 @@ bool cs_device_wait(cs_device *dev, uint64_t addr, uint64_t value, bool is64)
 	ev.addr = addr;
 	ev.value = seen;
 	ev.aux = want;
+	ev.cause = (uint16_t)(!mapped ? CS_CAUSE_WAIT_UNMAPPED
+			      : dev->budget_out ? CS_CAUSE_BUDGET : CS_CAUSE_WAIT_UNMET);
 	ev.detail = !mapped ? "the waited address is not mapped"
 		    : dev->budget_out ? "the run's entry budget ran out with work left"
 		    : all_stuck(dev) ? "every channel is blocked" : "the device went idle first";

@@ -61,7 +61,7 @@ static void add_break(JsonBuilder *b, const cs_report *r, const cs_chain *c, con
 	json_builder_begin_object(b);
 	add_int(b, "stage", c->first_break);
 	add_str(b, "name", cs_stage_name(c->first_break));
-	add_str(b, "cause", c->cause);
+	add_str(b, "cause", cs_cause_key(c->cause));
 	add_str(b, "diagnosis", c->diagnosis);
 	const cs_event *e = dev && c->break_event != SIZE_MAX ? cs_device_event(dev, c->break_event) : NULL;
 	if (e) {

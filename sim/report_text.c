@@ -23,7 +23,11 @@ void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *
 	print_chain_rows(&r->overall, out);
 	if (r->overall.first_break != CS_STAGE_NONE)
 		fprintf(out, "break at stage %d (%s) [%s]: %s\n", (int)r->overall.first_break,
-			cs_stage_name(r->overall.first_break), r->overall.cause, r->overall.diagnosis);
+			cs_stage_name(r->overall.first_break), cs_cause_key(r->overall.cause), r->overall.diagnosis);
+	else if (r->overall.unobservable != CS_STAGE_NONE)
+		fprintf(out, "not observable from stage %d (%s) [%s]: %s\n",
+			(int)r->overall.unobservable, cs_stage_name(r->overall.unobservable),
+			cs_cause_key(r->overall.cause), r->overall.diagnosis);
 	else
 		fprintf(out, "chain complete: every stage fired%s\n",
 			r->has_launch ? "" : " or does not apply (no launch)");
@@ -35,7 +39,7 @@ void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *
 				fprintf(out, "launch %u: complete\n", c->launch);
 			else
 				fprintf(out, "launch %u: break at stage %d (%s) [%s]\n", c->launch,
-					(int)c->first_break, cs_stage_name(c->first_break), c->cause);
+					(int)c->first_break, cs_stage_name(c->first_break), cs_cause_key(c->cause));
 		}
 	}
 	fprintf(out, "counters:");

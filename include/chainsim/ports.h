@@ -92,7 +92,10 @@ typedef enum cs_grid_outcome {
 	CS_GRID_NO_EXECUTOR,   /* nothing can run code: dispatched, not executed */
 	CS_GRID_UNKNOWN_CODE,  /* the bytes at program match no loaded kernel */
 	CS_GRID_FAULT,         /* a thread faulted; diag names CTA, thread, line, address */
-	CS_GRID_ERROR,         /* the executor could not run it (unsupported, limits) */
+	CS_GRID_ERROR,         /* the launch does not fit the kernel (parameters, limits) */
+	CS_GRID_UNSUPPORTED,   /* the kernel uses what the executor cannot run: a limit
+				  of the simulator, not the guest's fault (stage 9 is
+				  not observable) */
 } cs_grid_outcome;
 
 typedef struct cs_grid_result {

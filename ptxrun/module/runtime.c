@@ -176,9 +176,9 @@ static void run_grid(void *ctx, const cs_bus *bus, const cs_grid_launch *g, cs_g
 		else
 			snprintf(why, sizeof(why), "%s", rm->m->ptx_note[0] ? rm->m->ptx_note
 									    : "no PTX");
-		set_outcome(out, CS_GRID_ERROR, CS_ERR_UNSUPPORTED,
+		set_outcome(out, CS_GRID_UNSUPPORTED, CS_ERR_UNSUPPORTED,
 			    "dispatched, not executed: kernel %s (SASS matched at 0x%" PRIx64
-			    ") has no PTX to execute: %s",
+			    ") has no PTX the executor can run: %s",
 			    k->name, g->program, why);
 		return;
 	}

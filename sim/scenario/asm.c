@@ -1114,6 +1114,7 @@ bool scn_exec_memory(scn_exec *x, const scn_dir *dir, bool *handled)
 	case SCN_D_EXPECT_STAGE:
 	case SCN_D_EXPECT_BREAK:
 	case SCN_D_EXPECT_COMPLETE:
+	case SCN_D_EXPECT_CAUSE:
 		return true; /* expectations are evaluated at the end */
 	case SCN_D_ALLOC:
 		return do_alloc(x, dir);

@@ -79,6 +79,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chainsim/cause.h"
 #include "chainsim/gr.h"
 #include "chainsim/stage.h"
 #include "scn.h"
@@ -810,7 +811,20 @@ static bool parse_expect(lx *l, scn_dir *dir)
 		l->pos += n;
 		return lx_done(l);
 	}
-	return lx_fail_at(l, l->pos, "expected mem, stage, break or complete after 'expect'");
+	if (word_is(w, n, "cause")) {
+		dir->kind = SCN_D_EXPECT_CAUSE;
+		l->pos += n;
+		n = lx_peek_word(l, &w);
+		char key[48];
+		snprintf(key, sizeof(key), "%.*s", (int)(n < sizeof(key) ? n : 0), w);
+		dir->cause = (int)cs_cause_parse(key);
+		if (dir->cause == CS_CAUSE_NONE)
+			return lx_fail_at(l, l->pos, "expected a cause key (docs/chain.md lists them, "
+					  "e.g. pb-unmapped)");
+		l->pos += n;
+		return lx_done(l);
+	}
+	return lx_fail_at(l, l->pos, "expected mem, stage, break, cause or complete after 'expect'");
 }
 
 static bool parse_random(lx *l, scn_dir *dir)

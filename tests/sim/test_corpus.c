@@ -85,10 +85,10 @@ static corpus_result run_one(const char *dir, const char *name)
 		const cs_expect_outcome *o = cs_scenario_expect(s, i);
 		all_held = all_held && o->held;
 		cr_expect(o->held, "%s:%u: '%s' did not hold: %s (break %d [%s]: %s)", name, o->line,
-			  o->text, o->detail, r->overall.first_break, r->overall.cause,
+			  o->text, o->detail, r->overall.first_break, cs_cause_key(r->overall.cause),
 			  r->overall.diagnosis);
 	}
-	const char *cause = r->overall.first_break == CS_STAGE_NONE ? "complete" : r->overall.cause;
+	const char *cause = r->overall.first_break == CS_STAGE_NONE ? "complete" : cs_cause_key(r->overall.cause);
 	snprintf(res.cause, sizeof(res.cause), "%s", cause);
 	cr_expect_str_eq(cause, m.cause, "%s: cause '%s', the file says '%s' (%s)", name, cause,
 			 m.cause, r->overall.diagnosis);
