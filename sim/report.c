@@ -797,8 +797,9 @@ static void diagnose_stop(judge *j, cs_stage s, const stopinfo *si)
 		     st->method_index == 1 ? "" : "s", why, rest);
 		return;
 	}
-	whyf(j, s, s == CS_STAGE_FE_FETCH ? CS_CAUSE_PB_MALFORMED : CS_CAUSE_CHANNEL_STOP,
-	     "the channel %s stopped at %s: %s; %s.", ch, where, why, rest);
+	cs_cause cause = st->cause ? (cs_cause)st->cause
+		       : s == CS_STAGE_FE_FETCH ? CS_CAUSE_PB_MALFORMED : CS_CAUSE_CHANNEL_STOP;
+	whyf(j, s, cause, "the channel %s stopped at %s: %s; %s.", ch, where, why, rest);
 }
 
 /* "method 3 LAUNCH_DMA (I2M) faulted": the short form for the table. */

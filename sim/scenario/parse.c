@@ -722,6 +722,9 @@ static bool parse_push_line(lx *l, scn_pline *pl, cs_scenario *s)
 		if (!pl->sem_value)
 			return false;
 		pl->sem64 = lx_accept(l, "u64");
+		/* release ... wfi: RELEASE_WFI=EN, the front end waits for idle first */
+		if (pl->kind == SCN_PL_RELEASE)
+			pl->sem_wfi = lx_accept(l, "wfi");
 		return lx_done(l);
 	}
 	if (word_is(w, n, "bind")) {

@@ -105,6 +105,7 @@ typedef struct scn_pline {
 	/* copy: vals[0..2] = dst, src, len; sem (release/acquire: addr, value) */
 	scn_expr *sem_addr, *sem_value;
 	bool sem64;          /* release/acquire u64 */
+	bool sem_wfi;        /* release wfi: RELEASE_WFI=EN */
 } scn_pline;
 
 typedef enum scn_dir_kind {
