@@ -164,3 +164,31 @@ Test(corpus, every_file_holds_and_every_rule_is_covered, .timeout = 120)
 	g_ptr_array_free(names, TRUE);
 	g_free(dir);
 }
+
+/* docs/chain.md describes every cause of include/chainsim/cause.def, with its
+ * stages and meaning exactly as the table has them, and no key the table lacks. */
+Test(corpus, chain_document_lists_every_cause)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	cr_assert_not_null(root, "CHAINSIM_SOURCE_ROOT is not set (run through meson test)");
+	char *path = g_build_filename(root, "docs", "chain.md", NULL);
+	gchar *doc = NULL;
+	cr_assert(g_file_get_contents(path, &doc, NULL, NULL), "%s: cannot read", path);
+	unsigned rows = 0;
+	for (int c = CS_CAUSE_NONE + 1; c < CS_CAUSE_COUNT; c++) {
+		cs_stage a = cs_cause_first_stage((cs_cause)c), b = cs_cause_last_stage((cs_cause)c);
+		char *row = a == b ? g_strdup_printf("| `%s` | %d | %s |\n", cs_cause_key((cs_cause)c),
+						     (int)a, cs_cause_meaning((cs_cause)c))
+				   : g_strdup_printf("| `%s` | %d\u2013%d | %s |\n",
+						     cs_cause_key((cs_cause)c), (int)a, (int)b,
+						     cs_cause_meaning((cs_cause)c));
+		cr_expect(strstr(doc, row) != NULL, "docs/chain.md lacks the row: %s", row);
+		g_free(row);
+	}
+	for (const char *p = doc; (p = strstr(p, "\n| `")); p++)
+		rows++;
+	cr_expect_eq(rows, CS_CAUSE_COUNT - 1, "docs/chain.md has %u cause rows, the table %d", rows,
+		     CS_CAUSE_COUNT - 1);
+	g_free(doc);
+	g_free(path);
+}
