@@ -345,6 +345,14 @@ static void whyf(judge *j, cs_stage s, cs_cause cause, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* "read", "write", ...; "memory" when the record does not say (an SM fault
+ * reports the address, not the kind of access). */
+static const char *access_word(uint64_t acc)
+{
+	return acc >= CS_ACCESS_READ && acc <= CS_ACCESS_FETCH ? cs_access_name((cs_access)acc)
+							      : "memory";
+}
+
 static const char *detail_of(const cs_event *e)
 {
 	return e->detail && e->detail[0] ? e->detail : NULL;
@@ -784,7 +792,7 @@ static void diagnose_stop(judge *j, cs_stage s, const stopinfo *si)
 		}
 		whyf(j, s, CS_CAUSE_EARLIER_FAULT,
 		     "a %s fault at 0x%llx by %s at %s%s on channel %s: %s; the channel stopped, "
-		     "so %s.", cs_access_name((cs_access)f->value), X(f->addr),
+		     "so %s.", access_word(f->value), X(f->addr),
 		     unit_phrase(f->unit), where, label, ch,
 		     detail_of(f) ? detail_of(f) : "not mapped", rest);
 		return;
@@ -887,7 +895,7 @@ static void judge_front_end(judge *j, cs_chain *c, const stopinfo *si)
 		if (ff)
 			rowf(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, si->stop,
 			     "entry %u: %s fault at 0x%llx", st->gp_entry,
-			     cs_access_name((cs_access)ff->value), X(ff->addr));
+			     access_word(ff->value), X(ff->addr));
 		else
 			rowf(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, si->stop,
 			     "entry %u: stopped (%s)", st->gp_entry,
@@ -1113,7 +1121,7 @@ static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 		     "%s at %s: the QMD address 0x%llx is %s (%s of 0x%llx faulted%s%s); set "
 		     "SEND_PCAS_A / SET_INLINE_QMD_ADDRESS to a mapped, 256-byte aligned QMD.", ln,
 		     where, X(e->addr), e->addr < 0x1000 ? "unset" : "not mapped",
-		     cs_access_name((cs_access)e->value), X(e->addr), detail_of(e) ? ": " : "",
+		     access_word(e->value), X(e->addr), detail_of(e) ? ": " : "",
 		     detail_of(e) ? detail_of(e) : "");
 		ok = false;
 	} else {
@@ -1201,7 +1209,7 @@ static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 			const cs_event *f = &ev[s->fault_grid];
 			bool code = f->value == CS_ACCESS_FETCH || (prog && f->addr == prog);
 			rowf(c, 9, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->fault_grid, "%s fault at 0x%llx",
-			     cs_access_name((cs_access)f->value), X(f->addr));
+			     access_word(f->value), X(f->addr));
 			if (code)
 				whyf(j, 9, CS_CAUSE_CODE_UNMAPPED,
 				     "%s was dispatched to program 0x%llx, which is not mapped (fault at "
@@ -1209,7 +1217,7 @@ static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 				     "QMD's program at NAME.KERNEL.", ln, X(prog), X(f->addr));
 			else
 				whyf(j, 9, CS_CAUSE_GRID_FAULT, "%s faulted while executing: %s at 0x%llx%s%s.", ln,
-				     cs_access_name((cs_access)f->value), X(f->addr),
+				     access_word(f->value), X(f->addr),
 				     detail_of(f) ? ": " : "", detail_of(f) ? detail_of(f) : "");
 		} else if (s->not_run != NONE) {
 			const cs_event *e = &ev[s->not_run];
@@ -1722,7 +1730,9 @@ cs_report *cs_report_judge(const cs_report_input *in)
 			break;
 		}
 	}
-	r->counters[C_LAUNCHES] = j->nslots;
+	/* The header's count: launches the engines numbered (a QMD installed and
+	 * never scheduled is not one). */
+	r->counters[C_LAUNCHES] = r->nlaunches;
 	r->counters[C_RECORDS] = j->n;
 
 	free(baddiag);

@@ -337,6 +337,9 @@ Test(judge, no_schedule)
 	expect_break(r, CS_STAGE_QMD_READ, "no-schedule", "never scheduled");
 	cr_expect(strstr(r->overall.diagnosis, "0x200001000"));
 	cr_expect_eq(r->nlaunches, 0); /* never numbered */
+	uint64_t launches = 99;
+	cr_expect(cs_report_counter(r, "launches", &launches));
+	cr_expect_eq(launches, r->nlaunches, "the header's count and the counter agree");
 	cs_report_free(r);
 }
 
