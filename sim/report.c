@@ -565,6 +565,69 @@ static void unreached_sentence(const unreached *u, char *buf, size_t len)
 		snprintf(buf, len, "nothing after it ran");
 }
 
+/* ---- what the guest built, against what the stream names ----------------------------------- */
+
+/* The guest's build record of a QMD (qmd) or pushbuffer nearest to addr; NONE
+ * when it built none. *inside: addr lies within that object. */
+static size_t nearest_build(const judge *j, bool qmd, uint64_t addr, bool *inside)
+{
+	size_t best = NONE;
+	uint64_t best_d = UINT64_MAX;
+	*inside = false;
+	for (size_t i = 0; i < j->n; i++) {
+		const cs_event *e = &j->ev[i];
+		if (e->kind != CS_EV_GUEST_BUILD || (e->aux != 0) != qmd)
+			continue;
+		uint64_t bytes = qmd ? e->value : 4 * e->value;
+		if (addr >= e->addr && addr - e->addr < (bytes ? bytes : 1)) {
+			*inside = true;
+			return i;
+		}
+		uint64_t d = addr > e->addr ? addr - e->addr : e->addr - addr;
+		if (d < best_d) {
+			best_d = d;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* The first fetched entry that lies in no pushbuffer the guest built, when the
+ * guest built one that no entry fetched; NONE otherwise. */
+static size_t stray_entry(const judge *j)
+{
+	size_t stray = NONE;
+	for (size_t i = 0; i < j->n && stray == NONE; i++) {
+		bool inside;
+		if (j->ev[i].kind == CS_EV_GP_FETCH &&
+		    nearest_build(j, false, j->ev[i].addr, &inside) != NONE && !inside)
+			stray = i;
+	}
+	for (size_t i = 0; stray != NONE && i < j->n; i++) {
+		const cs_event *b = &j->ev[i];
+		if (b->kind != CS_EV_GUEST_BUILD || b->aux)
+			continue;
+		bool fetched = false;
+		for (size_t k = 0; k < j->n && !fetched; k++)
+			fetched = j->ev[k].kind == CS_EV_GP_FETCH && j->ev[k].addr >= b->addr &&
+				  j->ev[k].addr < b->addr + 4 * b->value;
+		if (!fetched)
+			return stray;
+	}
+	return NONE;
+}
+
+/* "3 pages above", "0x40 bytes below": how far an address is from another. */
+static void distance_words(uint64_t from, uint64_t to, char *buf, size_t len)
+{
+	uint64_t d = from > to ? from - to : to - from;
+	if (d % CS_PAGE_SIZE == 0)
+		snprintf(buf, len, "%llu page%s %s", X(d / CS_PAGE_SIZE),
+			 d == CS_PAGE_SIZE ? "" : "s", to > from ? "above" : "below");
+	else
+		snprintf(buf, len, "0x%llx bytes %s", X(d), to > from ? "above" : "below");
+}
+
 /* ---- stages 1-5 and 11 (scenario wide) -------------------------------------------------- */
 
 static void judge_build(judge *j, cs_chain *c)
@@ -1073,6 +1136,29 @@ static void name_launch(const lslot *s, char *buf, size_t len)
 		snprintf(buf, len, "the launch");
 }
 
+/* A QMD the engine rejected: a field the guest got wrong, or an address that
+ * names memory where the guest built no QMD while it built one elsewhere (the
+ * forwarding layer's relocation bug). */
+static void judge_rejected_qmd(judge *j, const char *ln, const cs_event *e, const char *det)
+{
+	bool inside;
+	size_t b = nearest_build(j, true, e->addr, &inside);
+	/* A version the class does not read: what is there is no QMD at all. */
+	bool not_a_qmd = e->value != cs_gr_qmd_major_for(e->cls);
+	if (b != NONE && !inside && not_a_qmd) {
+		char off[64];
+		distance_words(e->addr, j->ev[b].addr, off, sizeof(off));
+		whyf(j, 7, CS_CAUSE_QMD_NOT_BUILT,
+		     "the QMD of %s at 0x%llx was never built: the guest built one at 0x%llx (%s), "
+		     "and the engine read memory that holds none (%s); point SEND_PCAS_A / "
+		     "SET_INLINE_QMD_ADDRESS at the QMD the guest built, or relocate it.", ln,
+		     X(e->addr), X(j->ev[b].addr), off, det);
+		return;
+	}
+	whyf(j, 7, CS_CAUSE_QMD_REJECTED, "the engine rejected the QMD of %s at 0x%llx: %s; fix "
+	     "that field in the QMD.", ln, X(e->addr), det);
+}
+
 /* Fills rows 6..10 of c for launch s; sets j's cause/diag for its not-fired rows. */
 static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 {
@@ -1147,8 +1233,7 @@ static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 			     "there: upload the kernel's code (module NAME PATH) and point the QMD's "
 			     "program at NAME.KERNEL.", ln, X(e->addr), det);
 		else
-			whyf(j, 7, CS_CAUSE_QMD_REJECTED, "the engine rejected the QMD of %s at 0x%llx: %s; fix "
-				    "that field in the QMD.", ln, X(e->addr), det);
+			judge_rejected_qmd(j, ln, e, det);
 		ok = false;
 	} else if (s->fault_qmd != NONE) {
 		const cs_event *e = &ev[s->fault_qmd];
@@ -1641,9 +1726,24 @@ cs_report *cs_report_judge(const cs_report_input *in)
 		const cs_event *q = &j->ev[qmd_build];
 		for (int st = 6; st <= 10; st++)
 			rowf(o, (cs_stage)st, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
-		whyf(j, 6, CS_CAUSE_NO_LAUNCH_SENT,
-		     "a QMD was built at 0x%llx but no launch reached the engine: the stream has no "
-		     "SEND_PCAS_A / SET_INLINE_QMD_ADDRESS for it", X(q->addr));
+		size_t stray = stray_entry(j);
+		if (stray != NONE) {
+			const cs_event *f = &j->ev[stray];
+			bool inside;
+			const cs_event *pb = &j->ev[nearest_build(j, false, f->addr, &inside)];
+			char off[64];
+			distance_words(f->addr, pb->addr, off, sizeof(off));
+			whyf(j, 6, CS_CAUSE_PB_NOT_BUILT,
+			     "entry %u points at 0x%llx (%llu dwords), where the guest built no "
+			     "pushbuffer; it built one at 0x%llx (%s) that no entry names, so its "
+			     "launch of the QMD at 0x%llx never reached the engine: point the entry at "
+			     "the pushbuffer the guest built, or relocate it.", f->gp_entry, X(f->addr),
+			     X(f->value), X(pb->addr), off, X(q->addr));
+		} else {
+			whyf(j, 6, CS_CAUSE_NO_LAUNCH_SENT,
+			     "a QMD was built at 0x%llx but no launch reached the engine: the stream "
+			     "has no SEND_PCAS_A / SET_INLINE_QMD_ADDRESS for it", X(q->addr));
+		}
 	} else {
 		for (int st = 6; st <= 10; st++) {
 			if (first_bad[st] >= 0) {

@@ -132,7 +132,7 @@ Test(corpus, every_file_holds_and_every_rule_is_covered, .timeout = 120)
 		"code-unmapped",
 		"pb-malformed",
 		"release-fault", "release-disabled", "wait-unmet", "deadlock", "earlier-fault",
-		"release-unordered", "sem-op-reserved",
+		"release-unordered", "sem-op-reserved", "qmd-not-built", "pb-not-built",
 	};
 	bool covered[sizeof(rules) / sizeof(rules[0])] = { 0 };
 	static const char *const archs[] = { "ampere", "hopper", "blackwell" };
