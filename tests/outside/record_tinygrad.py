@@ -105,6 +105,12 @@ def _jit(T):
     out = f(x, y)
   return out
 
+@case("symbolic_val", "c = a * 2 + k with k a bound symbolic Variable (=7): the kernel takes a value argument, 64 float32")
+def _sym(T):
+  from tinygrad import Variable
+  k = Variable("k", 0, 100).bind(7)
+  return (T(seq(64)) * 2 + k).realize()
+
 @case("copy_16B", "host-to-device-to-host round trip, 4 float32 (copy engine only)")
 def _c16(T): return T(seq(4)).realize()
 
