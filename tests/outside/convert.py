@@ -43,6 +43,10 @@ def decode(dws):
   out, i = [], 0
   while i < len(dws):
     h = dws[i]; i += 1
+    if h == 0:   # DMA_NOP runs (tinygrad's graph pushbuffer fills its page with them)
+      j = i
+      while j < len(dws) and dws[j] == 0: j += 1
+      out.append(f"{j - i + 1} zero dword(s) (NOP)"); i = j; continue
     typ, size, subc, m = (h >> 29) & 7, (h >> 16) & 0xfff, (h >> 13) & 7, (h & 0x1fff) << 2
     if typ == 4:
       out.append(f"imm {subc} {mname(subc, m)} {size:#x}"); continue
