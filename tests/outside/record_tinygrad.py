@@ -111,6 +111,12 @@ def _sym(T):
   k = Variable("k", 0, 100).bind(7)
   return (T(seq(64)) * 2 + k).realize()
 
+@case("timed_add", "c = a + b, 16 float32, run under DEBUG=2 so tinygrad times the kernel (wait=True: timestamp signals around the launch)")
+def _timed(T):
+  from tinygrad.helpers import Context
+  a, b = T(seq(16)).realize(), T(seq(16, 13, 29, 0.5, 1.0)).realize()
+  with Context(DEBUG=2): return (a + b).realize()
+
 @case("copy_16B", "host-to-device-to-host round trip, 4 float32 (copy engine only)")
 def _c16(T): return T(seq(4)).realize()
 
