@@ -257,9 +257,16 @@ void cs_gr_free(cs_gr *gr)
 	free(gr);
 }
 
+static void gr_finish_all(void *ctx)
+{
+	cs_gr *gr = ctx;
+	for (size_t i = 0; i < gr->nch; i++)
+		gr_finish(gr, gr->ch[i]);
+}
+
 cs_engine_port cs_gr_engine_port(cs_gr *gr)
 {
-	cs_engine_port p = { gr, gr_bind, gr_method };
+	cs_engine_port p = { gr, gr_bind, gr_method, gr_finish_all };
 	return p;
 }
 

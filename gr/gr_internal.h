@@ -56,6 +56,14 @@ typedef struct gr_compute {
 	bool inline_b_set;
 	uint32_t inline_dw[CS_QMD_MAX_DWORDS];
 	uint8_t inline_have[CS_QMD_MAX_DWORDS];
+	/* What only the end of the stream reveals (gr_finish): an inline QMD begun
+	 * and never completed, a QMD SEND_PCAS_A named that nothing scheduled. */
+	bool inline_open;
+	cs_method_call inline_origin;   /* its SET_INLINE_QMD_ADDRESS_B */
+	bool pcas_pending;
+	cs_method_call pcas_origin;     /* its SEND_PCAS_A */
+	bool pcas_have_action;
+	uint32_t pcas_last_action;      /* the last non-scheduling PCAS2_B action */
 	/* report semaphore */
 	uint32_t report_a, report_b, report_c;
 	/* context */
@@ -140,5 +148,7 @@ cs_engine_result gr_launch(cs_gr *gr, gr_subch *s, const cs_method_call *c, uint
 			   cs_diag *why);
 cs_engine_result gr_compute_method(cs_gr *gr, gr_subch *s, const cs_method_call *c,
 				   cs_diag *why);
+/* The guest program ended: record what the channel's compute state left open. */
+void gr_finish(cs_gr *gr, gr_channel *ch);
 /* gr/copy.c */
 cs_engine_result gr_copy_method(cs_gr *gr, gr_subch *s, const cs_method_call *c, cs_diag *why);

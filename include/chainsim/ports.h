@@ -62,6 +62,10 @@ typedef struct cs_engine_port {
 	cs_engine_result (*bind)(void *ctx, uint32_t channel, uint32_t subch, uint32_t cls,
 				 cs_diag *why);
 	cs_engine_result (*method)(void *ctx, const cs_method_call *call, cs_diag *why);
+	/* Optional: the guest program ended. The engine records what only the end
+	 * of the stream reveals from its own state (an inline QMD short of its
+	 * size, a QMD named by SEND_PCAS_A that nothing scheduled). */
+	void (*finish)(void *ctx);
 } cs_engine_port;
 
 /* ---- executor port: the compute engine runs a grid ----------------------- */

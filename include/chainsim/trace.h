@@ -88,11 +88,10 @@ typedef enum cs_event_kind {
 				  aux = wanted */
 	CS_EV_DEADLOCK,        /* every channel blocked: channel, addr, value = wanted,
 				  aux = current */
-	/* added by sim/ (additive): */
 	CS_EV_INLINE_QMD_SHORT,/* stage 6 not fired: the guest program ended with an inline QMD
-				  short of its size (the device watches the engine methods).
-				  addr = inline QMD VA, value = dwords received, aux = dwords the
-				  QMD needs; gp_entry / method_index of SET_INLINE_QMD_ADDRESS */
+				  short of its size (the engine's finish hook). addr = inline
+				  QMD VA, value = dwords received, aux = dwords the QMD needs;
+				  gp_entry / method_index of SET_INLINE_QMD_ADDRESS_B */
 	CS_EV_KIND_COUNT
 } cs_event_kind;
 
