@@ -11,14 +11,11 @@
 
 /* ---- records ------------------------------------------------------------ */
 
-void fe_stop(cs_fe *fe, fe_chan *c, cs_stage stage, cs_status st, const cs_pb_item *it,
-	     const char *fmt, ...)
+static void vstop(cs_fe *fe, fe_chan *c, cs_stage stage, cs_cause cause, cs_status st,
+		  const cs_pb_item *it, const char *fmt, va_list ap)
 {
 	char msg[CS_DIAG_MSG_MAX];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 
 	cs_event ev;
 	if (it) {
@@ -38,8 +35,27 @@ void fe_stop(cs_fe *fe, fe_chan *c, cs_stage stage, cs_status st, const cs_pb_it
 	}
 	c->stopped = true;
 	c->blocked = false;
+	ev.cause = (uint16_t)cause;
 	ev.detail = c->stop.msg;
 	fe_emit(fe, &ev);
+}
+
+void fe_stop(cs_fe *fe, fe_chan *c, cs_stage stage, cs_status st, const cs_pb_item *it,
+	     const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vstop(fe, c, stage, CS_CAUSE_NONE, st, it, fmt, ap);
+	va_end(ap);
+}
+
+void fe_stop_for(cs_fe *fe, fe_chan *c, cs_stage stage, cs_cause cause, cs_status st,
+		 const cs_pb_item *it, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vstop(fe, c, stage, cause, st, it, fmt, ap);
+	va_end(ap);
 }
 
 void fe_fault(cs_fe *fe, fe_chan *c, cs_stage stage, const cs_pb_item *it, uint64_t va,

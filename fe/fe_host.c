@@ -190,6 +190,7 @@ typedef struct sem_req {
 	uint64_t addr;
 	uint64_t payload;
 	bool is64, timestamp, is_signed, legacy;
+	bool wfi;           /* RELEASE_WFI: the front end waits for idle before releasing */
 	uint32_t red;
 } sem_req;
 
@@ -303,7 +304,7 @@ static fe_exec sem_release(cs_fe *fe, fe_chan *c, const cs_pb_item *it, const se
 		cs_event ev = fe_item_event(fe, c, CS_EV_SEM_RELEASE, CS_STAGE_FE_EXEC, it);
 		ev.addr = q->addr;
 		ev.value = val;
-		ev.aux = span;
+		ev.aux = span | (q->wfi ? CS_SEM_RELEASE_AFTER_WFI : 0);
 		ev.detail = sem_text(fe, q);
 		fe_emit(fe, &ev);
 	}
@@ -335,16 +336,17 @@ static fe_exec sem_execute(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 		.timestamp = (d & CS_FE_SEM_TIMESTAMP) != 0,
 		.is_signed = (d & CS_FE_SEM_FORMAT_UNSIGNED) == 0,
 		.red = (d >> CS_FE_SEM_REDUCTION_SHIFT) & CS_FE_SEM_REDUCTION_MASK,
+		.wfi = (d & CS_FE_SEM_RELEASE_WFI) != 0,
 	};
 	q.payload = q.is64 ? ((uint64_t)c->payload_hi << 32) | c->payload_lo : c->payload_lo;
 	if (q.op > CS_FE_SEM_REDUCTION) {
-		fe_stop(fe, c, CS_STAGE_FE_EXEC, CS_ERR_INPUT, it,
+		fe_stop_for(fe, c, CS_STAGE_FE_EXEC, CS_CAUSE_SEM_OP_RESERVED, CS_ERR_INPUT, it,
 			"SEM_EXECUTE operation 7 is not defined (0 ACQUIRE, 1 RELEASE, 2 ACQ_STRICT_GEQ, "
 			"3 ACQ_CIRC_GEQ, 4 ACQ_AND, 5 ACQ_NOR, 6 REDUCTION)");
 		return FE_EXEC_STOP;
 	}
 	if (q.op == CS_FE_SEM_REDUCTION && q.red > CS_FE_RED_DEC) {
-		fe_stop(fe, c, CS_STAGE_FE_EXEC, CS_ERR_INPUT, it,
+		fe_stop_for(fe, c, CS_STAGE_FE_EXEC, CS_CAUSE_SEM_OP_RESERVED, CS_ERR_INPUT, it,
 			"SEM_EXECUTE reduction %u is not defined (0 IMIN .. 7 DEC)", q.red);
 		return FE_EXEC_STOP;
 	}
@@ -370,6 +372,7 @@ static fe_exec semaphored(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 		.is_signed = (d >> 31) == 0,
 		.red = (d >> 27) & 0xfu,
 		.legacy = true,
+		.wfi = (d & CS_FE_SEMAPHORED_RELEASE_WFI_DIS) == 0,
 	};
 	switch (d & 0x1fu) {
 	case 1: q.op = CS_FE_SEM_ACQUIRE; q.timestamp = false; break;
@@ -378,14 +381,14 @@ static fe_exec semaphored(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 	case 8: q.op = CS_FE_SEM_ACQ_AND; q.timestamp = false; break;
 	case 16: q.op = CS_FE_SEM_REDUCTION; break;
 	default:
-		fe_stop(fe, c, CS_STAGE_FE_EXEC, CS_ERR_INPUT, it,
+		fe_stop_for(fe, c, CS_STAGE_FE_EXEC, CS_CAUSE_SEM_OP_RESERVED, CS_ERR_INPUT, it,
 			"SEMAPHORED operation 0x%x is not one of 1 ACQUIRE, 2 RELEASE, 4 ACQ_GEQ, "
 			"8 ACQ_AND, 16 REDUCTION",
 			d & 0x1fu);
 		return FE_EXEC_STOP;
 	}
 	if (q.op == CS_FE_SEM_REDUCTION && q.red > CS_FE_RED_DEC) {
-		fe_stop(fe, c, CS_STAGE_FE_EXEC, CS_ERR_INPUT, it,
+		fe_stop_for(fe, c, CS_STAGE_FE_EXEC, CS_CAUSE_SEM_OP_RESERVED, CS_ERR_INPUT, it,
 			"SEMAPHORED reduction %u is not defined (0 MIN .. 7 DEC)", q.red);
 		return FE_EXEC_STOP;
 	}

@@ -107,6 +107,9 @@ static inline cs_event fe_item_event(const cs_fe *fe, const fe_chan *c, cs_event
  * CHANNEL_STOP. */
 void fe_stop(cs_fe *fe, fe_chan *c, cs_stage stage, cs_status st, const cs_pb_item *it,
 	     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* The same, for a stop whose cause the judge must know (cause.def). */
+void fe_stop_for(cs_fe *fe, fe_chan *c, cs_stage stage, cs_cause cause, cs_status st,
+		 const cs_pb_item *it, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 void fe_fault(cs_fe *fe, fe_chan *c, cs_stage stage, const cs_pb_item *it, uint64_t va,
 	      cs_access acc, const char *what);
 bool fe_read(cs_fe *fe, uint64_t va, void *dst, size_t len, uint64_t *fault_va);

@@ -160,10 +160,11 @@ static cs_engine_result report_semaphore(cs_gr *gr, gr_compute *st, const cs_met
 static cs_engine_result pcas_schedule(cs_gr *gr, gr_subch *s, const cs_method_call *c,
 				      uint32_t action, const char *how, cs_diag *why)
 {
+	s->c.pcas_pending = false;
 	if (!s->c.pcas_a_set)
-		return gr_stop(gr, c, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, CS_NONE32,
-			       CS_ERR_INPUT, why,
-			       "%s schedules a QMD, but SEND_PCAS_A never named one", how);
+		return gr_stop_for(gr, c, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, CS_NONE32,
+				   CS_CAUSE_QMD_ADDR_UNMAPPED, CS_ERR_INPUT, why,
+				   "%s schedules a QMD, but SEND_PCAS_A never named one", how);
 	uint64_t qmd_va = (uint64_t)s->c.pcas_a << 8;
 	return gr_launch(gr, s, c, qmd_va, CS_GR_PATH_PCAS, action, how, why);
 }
@@ -200,6 +201,8 @@ static cs_engine_result pcas2(cs_gr *gr, gr_subch *s, const cs_method_call *c, c
 	snprintf(how, sizeof(how), "SEND_SIGNALING_PCAS2_B %s", name);
 	if (cs_pcas2_action_schedules(action))
 		return pcas_schedule(gr, s, c, action, how, why);
+	s->c.pcas_have_action = true;
+	s->c.pcas_last_action = action;
 	uint64_t qmd_va = (uint64_t)s->c.pcas_a << 8;
 	switch (action) {
 	case CS_PCAS2_NOP:
@@ -250,15 +253,16 @@ static cs_engine_result inline_qmd_data(cs_gr *gr, gr_subch *s, const cs_method_
 		return CS_ENGINE_OK;
 
 	/* The last dword: install the QMD in memory, then schedule it. */
+	s->c.inline_open = false;
 	unsigned have = 0;
 	for (unsigned k = 0; k < n; k++)
 		have += s->c.inline_have[k];
 	if (!s->c.inline_b_set) {
 		memset(s->c.inline_have, 0, sizeof(s->c.inline_have));
-		return gr_stop(gr, c, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, CS_NONE32,
-			       CS_ERR_INPUT, why,
-			       "LOAD_INLINE_QMD_DATA(%u) completed a QMD, but "
-			       "SET_INLINE_QMD_ADDRESS_A/B never said where it goes", i);
+		return gr_stop_for(gr, c, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, CS_NONE32,
+				   CS_CAUSE_QMD_ADDR_UNMAPPED, CS_ERR_INPUT, why,
+				   "LOAD_INLINE_QMD_DATA(%u) completed a QMD, but "
+				   "SET_INLINE_QMD_ADDRESS_A/B never said where it goes", i);
 	}
 	uint64_t upper = cs_gr_inline_qmd_upper(s->cls, s->c.inline_a);
 	if (upper >> 24)
@@ -330,7 +334,13 @@ cs_engine_result gr_compute_method(cs_gr *gr, gr_subch *s, const cs_method_call 
 	case CS_GR_SET_SHADER_LOCAL_MEMORY_B: st->local_b = c->data; st->local_set = true; return CS_ENGINE_OK;
 	case CS_GR_SET_SHADER_LOCAL_MEMORY_WINDOW_A: st->local_window_a = c->data; return CS_ENGINE_OK;
 	case CS_GR_SET_SHADER_LOCAL_MEMORY_WINDOW_B: st->local_window_b = c->data; return CS_ENGINE_OK;
-	case CS_GR_SEND_PCAS_A: st->pcas_a = c->data; st->pcas_a_set = true; return CS_ENGINE_OK;
+	case CS_GR_SEND_PCAS_A:
+		st->pcas_a = c->data;
+		st->pcas_a_set = true;
+		st->pcas_pending = true;
+		st->pcas_origin = *c;
+		st->pcas_have_action = false;
+		return CS_ENGINE_OK;
 	case CS_GR_SEND_SIGNALING_PCAS_B: {
 		bool inval = c->data & 1u, sched = (c->data >> 1) & 1u;
 		if (inval)
@@ -347,6 +357,8 @@ cs_engine_result gr_compute_method(cs_gr *gr, gr_subch *s, const cs_method_call 
 	case CS_GR_SET_INLINE_QMD_ADDRESS_B:
 		st->inline_b = c->data;
 		st->inline_b_set = true;
+		st->inline_open = true;
+		st->inline_origin = *c;
 		memset(st->inline_have, 0, sizeof(st->inline_have));
 		return CS_ENGINE_OK;
 	case CS_GR_SET_REPORT_SEMAPHORE_A: st->report_a = c->data; return CS_ENGINE_OK;
@@ -381,4 +393,62 @@ cs_engine_result gr_compute_method(cs_gr *gr, gr_subch *s, const cs_method_call 
 		 m, c->cls, c->data);
 	assumption(gr, c, CS_STAGE_NONE, text);
 	return CS_ENGINE_OK;
+}
+
+/* ---- the end of the guest program ------------------------------------------------------- */
+
+static void finish_inline(cs_gr *gr, gr_subch *s)
+{
+	const cs_method_call *o = &s->c.inline_origin;
+	unsigned need = cs_gr_inline_qmd_dwords(s->cls, s->c.inline_a), got = 0;
+	for (unsigned k = 0; k < need; k++)
+		if (s->c.inline_have[k])
+			got = k + 1;
+	cs_event ev = gr_event(CS_EV_INLINE_QMD_SHORT, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, o,
+			       CS_NONE32);
+	uint64_t upper = cs_gr_inline_qmd_upper(s->cls, s->c.inline_a);
+	ev.addr = ((upper << 32) | s->c.inline_b) << 8;
+	ev.value = got;
+	ev.aux = need;
+	ev.cause = CS_CAUSE_INLINE_QMD_INCOMPLETE;
+	gr_emit(gr, &ev, "the guest program ended before the inline QMD's last dword");
+	s->c.inline_open = false;
+}
+
+/* Stage 6 as the SEND_PCAS path defines it: a QMD already in memory at
+ * SEND_PCAS. Nothing scheduled it, so it has no launch id. */
+static void finish_pcas(cs_gr *gr, gr_subch *s)
+{
+	const cs_method_call *o = &s->c.pcas_origin;
+	s->c.pcas_pending = false;
+	uint64_t qmd_va = (uint64_t)s->c.pcas_a << 8;
+	unsigned bytes = cs_qmd_size(cs_gr_qmd_major_for(s->cls));
+	const cs_mem_port *m = &gr->bus->mem;
+	if (!m->mapped(m->ctx, qmd_va, bytes))
+		return;
+	cs_event ev = gr_event(CS_EV_QMD_INSTALL, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, o,
+			       CS_NONE32);
+	ev.addr = qmd_va;
+	ev.value = bytes;
+	ev.aux = CS_GR_PATH_PCAS;
+	const char *an = cs_pcas2_action_name(s->c.pcas_last_action);
+	if (s->c.pcas_have_action)
+		gr_emit(gr, &ev,
+			"SEND_PCAS_A named the QMD; the last SEND_SIGNALING_PCAS2_B action was %u "
+			"(%s), which does not schedule", s->c.pcas_last_action, an ? an : "reserved");
+	else
+		gr_emit(gr, &ev, "SEND_PCAS_A named the QMD; no SEND_SIGNALING_PCAS2_B followed");
+}
+
+void gr_finish(cs_gr *gr, gr_channel *ch)
+{
+	for (unsigned i = 0; i < GR_SUBCH; i++) {
+		gr_subch *s = &ch->sub[i];
+		if (cs_class_kind_of(s->cls) != CS_CLASS_COMPUTE)
+			continue;
+		if (s->c.inline_open)
+			finish_inline(gr, s);
+		if (s->c.pcas_pending)
+			finish_pcas(gr, s);
+	}
 }

@@ -29,18 +29,38 @@ static void vdetail(cs_gr *gr, const char *fmt, va_list ap)
 	vsnprintf(gr->detail, sizeof(gr->detail), fmt, ap);
 }
 
+static cs_engine_result vstop(cs_gr *gr, const cs_method_call *c, cs_stage stage, cs_unit unit,
+			      uint32_t launch, cs_cause cause, cs_status st, cs_diag *why,
+			      const char *fmt, va_list ap)
+{
+	vdetail(gr, fmt, ap);
+	cs_event ev = gr_event(CS_EV_CHANNEL_STOP, stage, unit, c, launch);
+	ev.cause = (uint16_t)cause;
+	ev.detail = gr->detail;
+	cs_trace_emit(&gr->bus->trace, &ev);
+	cs_diag_set(why, st, "%s", gr->detail);
+	return CS_ENGINE_STOP;
+}
+
 cs_engine_result gr_stop(cs_gr *gr, const cs_method_call *c, cs_stage stage, cs_unit unit,
 			 uint32_t launch, cs_status st, cs_diag *why, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vdetail(gr, fmt, ap);
+	cs_engine_result r = vstop(gr, c, stage, unit, launch, CS_CAUSE_NONE, st, why, fmt, ap);
 	va_end(ap);
-	cs_event ev = gr_event(CS_EV_CHANNEL_STOP, stage, unit, c, launch);
-	ev.detail = gr->detail;
-	cs_trace_emit(&gr->bus->trace, &ev);
-	cs_diag_set(why, st, "%s", gr->detail);
-	return CS_ENGINE_STOP;
+	return r;
+}
+
+cs_engine_result gr_stop_for(cs_gr *gr, const cs_method_call *c, cs_stage stage, cs_unit unit,
+			     uint32_t launch, cs_cause cause, cs_status st, cs_diag *why,
+			     const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cs_engine_result r = vstop(gr, c, stage, unit, launch, cause, st, why, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 cs_engine_result gr_fault(cs_gr *gr, const cs_method_call *c, cs_stage stage, cs_unit unit,
@@ -237,9 +257,16 @@ void cs_gr_free(cs_gr *gr)
 	free(gr);
 }
 
+static void gr_finish_all(void *ctx)
+{
+	cs_gr *gr = ctx;
+	for (size_t i = 0; i < gr->nch; i++)
+		gr_finish(gr, gr->ch[i]);
+}
+
 cs_engine_port cs_gr_engine_port(cs_gr *gr)
 {
-	cs_engine_port p = { gr, gr_bind, gr_method };
+	cs_engine_port p = { gr, gr_bind, gr_method, gr_finish_all };
 	return p;
 }
 

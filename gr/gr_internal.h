@@ -56,6 +56,14 @@ typedef struct gr_compute {
 	bool inline_b_set;
 	uint32_t inline_dw[CS_QMD_MAX_DWORDS];
 	uint8_t inline_have[CS_QMD_MAX_DWORDS];
+	/* What only the end of the stream reveals (gr_finish): an inline QMD begun
+	 * and never completed, a QMD SEND_PCAS_A named that nothing scheduled. */
+	bool inline_open;
+	cs_method_call inline_origin;   /* its SET_INLINE_QMD_ADDRESS_B */
+	bool pcas_pending;
+	cs_method_call pcas_origin;     /* its SEND_PCAS_A */
+	bool pcas_have_action;
+	uint32_t pcas_last_action;      /* the last non-scheduling PCAS2_B action */
 	/* report semaphore */
 	uint32_t report_a, report_b, report_c;
 	/* context */
@@ -113,6 +121,10 @@ void gr_emit(cs_gr *gr, cs_event *ev, const char *fmt, ...)
 cs_engine_result gr_stop(cs_gr *gr, const cs_method_call *c, cs_stage stage, cs_unit unit,
 			 uint32_t launch, cs_status st, cs_diag *why, const char *fmt, ...)
 	__attribute__((format(printf, 8, 9)));
+/* The same, for a stop whose cause the judge must know (cause.def). */
+cs_engine_result gr_stop_for(cs_gr *gr, const cs_method_call *c, cs_stage stage, cs_unit unit,
+			     uint32_t launch, cs_cause cause, cs_status st, cs_diag *why,
+			     const char *fmt, ...) __attribute__((format(printf, 9, 10)));
 /* Emit CS_EV_FAULT (addr = va, value = access), copy the detail to *why, STOP. */
 cs_engine_result gr_fault(cs_gr *gr, const cs_method_call *c, cs_stage stage, cs_unit unit,
 			  uint32_t launch, uint64_t va, cs_access acc, cs_diag *why,
@@ -136,5 +148,7 @@ cs_engine_result gr_launch(cs_gr *gr, gr_subch *s, const cs_method_call *c, uint
 			   cs_diag *why);
 cs_engine_result gr_compute_method(cs_gr *gr, gr_subch *s, const cs_method_call *c,
 				   cs_diag *why);
+/* The guest program ended: record what the channel's compute state left open. */
+void gr_finish(cs_gr *gr, gr_channel *ch);
 /* gr/copy.c */
 cs_engine_result gr_copy_method(cs_gr *gr, gr_subch *s, const cs_method_call *c, cs_diag *why);

@@ -113,9 +113,11 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 	}
 	cs_qmd_decode(&q, in);
 	char reason[256];
-	if (!cs_qmd_accept(in, c->cls, m, reason, sizeof(reason))) {
+	cs_cause refused = cs_qmd_check(in, c->cls, m, reason, sizeof(reason));
+	if (refused != CS_CAUSE_NONE) {
 		gr->counters.qmds_rejected++;
 		ev = gr_event(CS_EV_QMD_REJECT, CS_STAGE_QMD_READ, CS_UNIT_COMPUTE, c, id);
+		ev.cause = refused;
 		ev.addr = qmd_va;
 		ev.value = in->major;
 		gr_emit(gr, &ev, "%s", reason);
@@ -188,6 +190,8 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 		gr->counters.grids_not_run++;
 		ev = gr_event(CS_EV_GRID_NOT_RUN, CS_STAGE_GR_DISPATCH, CS_UNIT_COMPUTE, c, id);
 		ev.addr = in->program;
+		ev.value = CS_GRID_NO_EXECUTOR;
+		ev.cause = CS_CAUSE_NO_EXECUTOR;
 		gr_emit(gr, &ev, "dispatched, not executed: no executor for code at 0x%" PRIx64,
 			in->program);
 		return END_NOT_RUN;
@@ -222,11 +226,19 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 	case CS_GRID_NO_EXECUTOR:
 	case CS_GRID_UNKNOWN_CODE:
 	case CS_GRID_ERROR:
+	case CS_GRID_UNSUPPORTED:
 	default: {
 		static const char *const what[] = {
 			[CS_GRID_NO_EXECUTOR] = "no executor",
 			[CS_GRID_UNKNOWN_CODE] = "unknown code",
 			[CS_GRID_ERROR] = "executor error",
+			[CS_GRID_UNSUPPORTED] = "beyond the simulator",
+		};
+		static const cs_cause cause[] = {
+			[CS_GRID_NO_EXECUTOR] = CS_CAUSE_NO_EXECUTOR,
+			[CS_GRID_UNKNOWN_CODE] = CS_CAUSE_CODE_UNKNOWN,
+			[CS_GRID_ERROR] = CS_CAUSE_GRID_NOT_RUN,
+			[CS_GRID_UNSUPPORTED] = CS_CAUSE_CODE_UNSUPPORTED,
 		};
 		unsigned o = (unsigned)r.outcome;
 		const char *w = o < sizeof(what) / sizeof(what[0]) && what[o] ? what[o]
@@ -240,6 +252,8 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 		ev = gr_event(CS_EV_GRID_NOT_RUN, CS_STAGE_GR_DISPATCH, CS_UNIT_COMPUTE, c, id);
 		ev.addr = in->program;
 		ev.value = o;
+		ev.cause = o < sizeof(cause) / sizeof(cause[0]) && cause[o] ? cause[o]
+									 : CS_CAUSE_GRID_NOT_RUN;
 		gr_emit(gr, &ev, "%s%s for code at 0x%" PRIx64 "%s%s", verdict, w, in->program,
 			why_msg[0] ? ": " : "", why_msg);
 		return END_NOT_RUN;

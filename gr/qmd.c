@@ -526,23 +526,23 @@ static const char *qmd_type_name(unsigned t)
 /* Bytes of one SASS instruction: the least of the program that must be mapped. */
 enum { GR_PROGRAM_PROBE = 16 };
 
-bool cs_qmd_accept(const cs_qmd_info *in, uint32_t cls, const cs_mem_port *mem, char *why,
-		   size_t why_len)
+cs_cause cs_qmd_check(const cs_qmd_info *in, uint32_t cls, const cs_mem_port *mem, char *why,
+		      size_t why_len)
 {
 	unsigned want = cs_gr_qmd_major_for(cls);
 	if (want == 0) {
 		snprintf(why, why_len, "class %04X is not a compute class", cls);
-		return false;
+		return CS_CAUSE_QMD_REJECTED;
 	}
 	if (in->major != want) {
 		snprintf(why, why_len, "QMD major version = %u (class %04X reads V%02u_00: %u)",
 			 in->major, cls, want, want);
-		return false;
+		return CS_CAUSE_QMD_REJECTED;
 	}
 	if (in->has_qmd_type && in->qmd_type != CS_QMD_QMD_TYPE_GRID) {
 		snprintf(why, why_len, "QMD type = %u (%s; only GRID_CTA = 2 is modelled)",
 			 in->qmd_type, qmd_type_name(in->qmd_type));
-		return false;
+		return CS_CAUSE_QMD_REJECTED;
 	}
 	static const char *const gname[3] = { "width", "height", "depth" };
 	static const uint32_t gmax[3] = { 0x7fffffffu, 65535u, 65535u };
@@ -550,7 +550,7 @@ bool cs_qmd_accept(const cs_qmd_info *in, uint32_t cls, const cs_mem_port *mem, 
 		if (in->grid[i] == 0 || in->grid[i] > gmax[i]) {
 			snprintf(why, why_len, "grid %s = %" PRIu32 " (must be 1..%" PRIu32 ")",
 				 gname[i], in->grid[i], gmax[i]);
-			return false;
+			return CS_CAUSE_QMD_REJECTED;
 		}
 	}
 	static const uint32_t bmax[3] = { 1024u, 1024u, 64u };
@@ -558,7 +558,7 @@ bool cs_qmd_accept(const cs_qmd_info *in, uint32_t cls, const cs_mem_port *mem, 
 		if (in->block[i] == 0 || in->block[i] > bmax[i]) {
 			snprintf(why, why_len, "block dim %u = %" PRIu32 " (must be 1..%" PRIu32 ")", i,
 				 in->block[i], bmax[i]);
-			return false;
+			return CS_CAUSE_QMD_REJECTED;
 		}
 	}
 	uint64_t threads = (uint64_t)in->block[0] * in->block[1] * in->block[2];
@@ -567,7 +567,7 @@ bool cs_qmd_accept(const cs_qmd_info *in, uint32_t cls, const cs_mem_port *mem, 
 			 "block %" PRIu32 "x%" PRIu32 "x%" PRIu32 " = %" PRIu64
 			 " threads (must be <= 1024)",
 			 in->block[0], in->block[1], in->block[2], threads);
-		return false;
+		return CS_CAUSE_QMD_REJECTED;
 	}
 	bool assumed = false;
 	uint32_t smax = cs_gr_shared_limit(cls, &assumed);
@@ -575,27 +575,27 @@ bool cs_qmd_accept(const cs_qmd_info *in, uint32_t cls, const cs_mem_port *mem, 
 		snprintf(why, why_len, "shared memory = %" PRIu32 " bytes (must be <= %" PRIu32
 			 " for %04X%s)", in->shared_bytes, smax, cls,
 			 assumed ? "; the limit is assumed" : "");
-		return false;
+		return CS_CAUSE_QMD_REJECTED;
 	}
 	if (in->regs > 255) {
 		snprintf(why, why_len, "register count = %" PRIu32 " (must be <= 255)", in->regs);
-		return false;
+		return CS_CAUSE_QMD_REJECTED;
 	}
 	for (unsigned i = 0; i < CS_QMD_RELEASES; i++) {
 		if (in->release[i].enable && in->release[i].words == 0) {
 			snprintf(why, why_len, "release %u structure size = %u (reserved)", i,
 				 in->release[i].structure);
-			return false;
+			return CS_CAUSE_QMD_REJECTED;
 		}
 	}
 	if (in->dependent_enable && !cs_dep_action_name(in->dependent_action)) {
 		snprintf(why, why_len, "dependent QMD action = %u (reserved)", in->dependent_action);
-		return false;
+		return CS_CAUSE_QMD_REJECTED;
 	}
 	if (!(in->cbank_valid & 1u)) {
 		snprintf(why, why_len,
 			 "constant buffer 0 valid = 0 (must be 1: bank 0 holds the kernel parameters)");
-		return false;
+		return CS_CAUSE_QMD_REJECTED;
 	}
 	for (unsigned i = 0; i < CS_CBANK_COUNT; i++) {
 		if (!(in->cbank_valid & (1u << i)))
@@ -603,19 +603,19 @@ bool cs_qmd_accept(const cs_qmd_info *in, uint32_t cls, const cs_mem_port *mem, 
 		if (in->cbank_size[i] == 0) {
 			snprintf(why, why_len, "constant buffer %u size = 0 (must be > 0 when valid)",
 				 i);
-			return false;
+			return CS_CAUSE_QMD_REJECTED;
 		}
 		if (mem && !mem->mapped(mem->ctx, in->cbank_addr[i], in->cbank_size[i])) {
 			snprintf(why, why_len,
 				 "constant buffer %u at 0x%" PRIx64 " size 0x%" PRIx32
 				 " is not mapped",
 				 i, in->cbank_addr[i], in->cbank_size[i]);
-			return false;
+			return CS_CAUSE_QMD_REJECTED;
 		}
 	}
 	if (mem && !mem->mapped(mem->ctx, in->program, GR_PROGRAM_PROBE)) {
 		snprintf(why, why_len, "program address 0x%" PRIx64 " is not mapped", in->program);
-		return false;
+		return CS_CAUSE_CODE_UNMAPPED;
 	}
-	return true;
+	return CS_CAUSE_NONE;
 }

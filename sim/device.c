@@ -30,27 +30,6 @@ typedef struct arena_chunk {
 	char data[];
 } arena_chunk;
 
-/* The inline-QMD load in progress on one subchannel, watched on its way to
- * the engine so that a stream ending short of the QMD size is recorded. */
-typedef struct inline_watch {
-	bool active;       /* SET_INLINE_QMD_ADDRESS_B seen, QMD not complete */
-	uint32_t addr_a, addr_b;
-	uint32_t need;     /* dwords the QMD needs */
-	uint32_t got;      /* highest dword index loaded + 1 */
-	uint32_t gp_entry, method_index;
-	uint32_t cls;
-} inline_watch;
-
-/* A SEND_PCAS_A that no scheduling SEND_SIGNALING_PCAS2_B has followed yet. */
-typedef struct pcas_watch {
-	bool pending;
-	uint64_t qmd_va;
-	uint32_t gp_entry, method_index;
-	uint32_t cls;
-	bool have_action;
-	uint32_t last_action; /* the last non-scheduling PCAS2_B action */
-} pcas_watch;
-
 typedef struct dev_channel {
 	char name[CHANNEL_NAME_MAX];
 	uint32_t fe_id;
@@ -58,8 +37,6 @@ typedef struct dev_channel {
 	uint32_t entries;
 	uint32_t guest_put;     /* next slot the guest writes */
 	uint32_t submitted_put; /* GP_PUT as last written to USERD */
-	inline_watch inl[CS_FE_SUBCHANNELS];
-	pcas_watch pcas[CS_FE_SUBCHANNELS];
 } dev_channel;
 
 struct cs_device {
@@ -77,8 +54,7 @@ struct cs_device {
 	cs_fe *fe;
 	cs_gr *gr;
 	cs_ptx_runtime *rt;
-	cs_engine_port gr_port;   /* the engine's own port */
-	cs_engine_port watch_port;/* what the fe sees: gr's port, watched */
+	cs_engine_port gr_port;
 	cs_exec_port exec_port;
 
 	dev_channel *channels;
@@ -156,98 +132,6 @@ const cs_event *cs_device_events(const cs_device *dev, size_t *n)
 	return dev->events;
 }
 
-/* ---- the engine port, watched ------------------------------------------------ */
-
-static bool is_compute(uint32_t cls)
-{
-	return cs_class_kind_of(cls) == CS_CLASS_COMPUTE;
-}
-
-static dev_channel *channel_by_fe_id(cs_device *dev, uint32_t fe_id)
-{
-	for (uint32_t i = 0; i < dev->nchannels; i++)
-		if (dev->channels[i].fe_id == fe_id)
-			return &dev->channels[i];
-	return NULL;
-}
-
-/* Follow SET_INLINE_QMD_ADDRESS_A/B and LOAD_INLINE_QMD_DATA(i): the only way to
- * tell, at the end of the guest program, that an inline QMD never completed
- * (the engine waits for its last dword and nothing else says so). */
-static void watch_inline(cs_device *dev, const cs_method_call *call)
-{
-	if (!is_compute(call->cls) || call->subch >= CS_FE_SUBCHANNELS)
-		return;
-	dev_channel *ch = channel_by_fe_id(dev, call->channel);
-	if (!ch)
-		return;
-	inline_watch *w = &ch->inl[call->subch];
-	uint32_t m = call->method;
-	if (m == CS_GR_SET_INLINE_QMD_ADDRESS_A) {
-		w->addr_a = call->data;
-	} else if (m == CS_GR_SET_INLINE_QMD_ADDRESS_B) {
-		w->active = true;
-		w->addr_b = call->data;
-		w->need = cs_gr_inline_qmd_dwords(call->cls, w->addr_a);
-		w->got = 0;
-		w->gp_entry = call->gp_entry;
-		w->method_index = call->method_index;
-		w->cls = call->cls;
-	} else if (m >= CS_GR_LOAD_INLINE_QMD_DATA &&
-		   m < CS_GR_LOAD_INLINE_QMD_DATA + 4u * CS_QMD_MAX_DWORDS && w->active) {
-		uint32_t idx = (m - CS_GR_LOAD_INLINE_QMD_DATA) / 4u + 1u;
-		if (idx > w->got)
-			w->got = idx;
-		if (w->got >= w->need)
-			w->active = false;
-	}
-}
-
-/* Follow SEND_PCAS_A and SEND_SIGNALING_PCAS2_B: a QMD named and never
- * scheduled is otherwise silent (the engine acts only on a schedule). */
-static void watch_pcas(cs_device *dev, const cs_method_call *call)
-{
-	if (!is_compute(call->cls) || call->subch >= CS_FE_SUBCHANNELS)
-		return;
-	dev_channel *ch = channel_by_fe_id(dev, call->channel);
-	if (!ch)
-		return;
-	pcas_watch *w = &ch->pcas[call->subch];
-	if (call->method == CS_GR_SEND_PCAS_A) {
-		*w = (pcas_watch){ .pending = true, .qmd_va = (uint64_t)call->data << 8,
-				   .gp_entry = call->gp_entry, .method_index = call->method_index,
-				   .cls = call->cls };
-	} else if (call->method == CS_GR_SEND_SIGNALING_PCAS2_B) {
-		uint32_t action = call->data & 0xfu;
-		if (cs_pcas2_action_schedules(action)) {
-			w->pending = false;
-		} else {
-			w->have_action = true;
-			w->last_action = action;
-		}
-	}
-}
-
-static cs_engine_result watch_bind(void *ctx, uint32_t channel, uint32_t subch, uint32_t cls,
-				   cs_diag *why)
-{
-	cs_device *dev = ctx;
-	if (!dev->gr_port.bind)
-		return CS_ENGINE_OK;
-	return dev->gr_port.bind(dev->gr_port.ctx, channel, subch, cls, why);
-}
-
-static cs_engine_result watch_method(void *ctx, const cs_method_call *call, cs_diag *why)
-{
-	cs_device *dev = ctx;
-	if (call->method >= CS_GR_SET_INLINE_QMD_ADDRESS_A &&
-	    call->method < CS_GR_LOAD_INLINE_QMD_DATA + 4u * CS_QMD_MAX_DWORDS)
-		watch_inline(dev, call);
-	else if (call->method == CS_GR_SEND_PCAS_A || call->method == CS_GR_SEND_SIGNALING_PCAS2_B)
-		watch_pcas(dev, call);
-	return dev->gr_port.method(dev->gr_port.ctx, call, why);
-}
-
 /* ---- construction ------------------------------------------------------------ */
 
 cs_device *cs_device_new(const cs_device_config *cfg, cs_diag *d)
@@ -287,9 +171,7 @@ cs_device *cs_device_new(const cs_device_config *cfg, cs_diag *d)
 	if (!dev->gr)
 		goto nomem;
 	dev->gr_port = cs_gr_engine_port(dev->gr);
-	dev->watch_port = (cs_engine_port){ .ctx = dev, .bind = watch_bind,
-					    .method = watch_method };
-	dev->fe = cs_fe_new(cfg->arch, &dev->bus, &dev->watch_port);
+	dev->fe = cs_fe_new(cfg->arch, &dev->bus, &dev->gr_port);
 	if (!dev->fe)
 		goto nomem;
 	uint32_t id;
@@ -581,6 +463,8 @@ bool cs_device_wait(cs_device *dev, uint64_t addr, uint64_t value, bool is64)
 	ev.addr = addr;
 	ev.value = seen;
 	ev.aux = want;
+	ev.cause = (uint16_t)(!mapped ? CS_CAUSE_WAIT_UNMAPPED
+			      : dev->budget_out ? CS_CAUSE_BUDGET : CS_CAUSE_WAIT_UNMET);
 	ev.detail = !mapped ? "the waited address is not mapped"
 		    : dev->budget_out ? "the run's entry budget ran out with work left"
 		    : all_stuck(dev) ? "every channel is blocked" : "the device went idle first";
@@ -598,58 +482,6 @@ void cs_device_finish(cs_device *dev)
 			blocked = true;
 	if (blocked)
 		record_deadlocks(dev);
-	for (uint32_t i = 0; i < dev->nchannels; i++) {
-		dev_channel *c = &dev->channels[i];
-		for (uint32_t s = 0; s < CS_FE_SUBCHANNELS; s++) {
-			inline_watch *w = &c->inl[s];
-			if (!w->active)
-				continue;
-			cs_event ev = cs_event_make(CS_EV_INLINE_QMD_SHORT, CS_STAGE_QMD_INSTALL,
-						    CS_UNIT_FE, c->fe_id);
-			uint64_t upper = cs_gr_inline_qmd_upper(w->cls, w->addr_a);
-			ev.addr = ((upper << 32) | w->addr_b) << 8;
-			ev.value = w->got;
-			ev.aux = w->need;
-			ev.subch = s;
-			ev.cls = w->cls;
-			ev.gp_entry = w->gp_entry;
-			ev.method_index = w->method_index;
-			ev.detail = "the guest program ended before the inline QMD's last dword";
-			store_event(dev, &ev);
-			w->active = false;
-		}
-		for (uint32_t s = 0; s < CS_FE_SUBCHANNELS; s++) {
-			pcas_watch *w = &c->pcas[s];
-			if (!w->pending)
-				continue;
-			w->pending = false;
-			unsigned bytes = cs_qmd_size(cs_gr_qmd_major_for(w->cls));
-			if (!cs_mem_mapped(dev->mem, w->qmd_va, bytes))
-				continue;
-			/* Stage 6 as docs/chain.md defines it for this path: a QMD already in
-			 * memory at SEND_PCAS. Nothing scheduled it, so no launch id. */
-			cs_event ev = cs_event_make(CS_EV_QMD_INSTALL, CS_STAGE_QMD_INSTALL, CS_UNIT_FE,
-						    c->fe_id);
-			ev.addr = w->qmd_va;
-			ev.value = bytes;
-			ev.aux = 1;
-			ev.subch = s;
-			ev.cls = w->cls;
-			ev.method = CS_GR_SEND_PCAS_A;
-			ev.gp_entry = w->gp_entry;
-			ev.method_index = w->method_index;
-			char detail[160];
-			const char *an = w->have_action ? cs_pcas2_action_name(w->last_action) : NULL;
-			if (w->have_action)
-				snprintf(detail, sizeof(detail),
-					 "SEND_PCAS_A named the QMD; the last SEND_SIGNALING_PCAS2_B "
-					 "action was %u (%s), which does not schedule", w->last_action,
-					 an ? an : "reserved");
-			else
-				snprintf(detail, sizeof(detail),
-					 "SEND_PCAS_A named the QMD; no SEND_SIGNALING_PCAS2_B followed");
-			ev.detail = detail;
-			store_event(dev, &ev);
-		}
-	}
+	if (dev->gr_port.finish)
+		dev->gr_port.finish(dev->gr_port.ctx);
 }

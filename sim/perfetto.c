@@ -232,18 +232,21 @@ static void add_slices(JsonBuilder *b, const cs_device *dev, const cs_event *ev,
 }
 
 /* A global instant at the record that decided the break (the end of the
- * trace when no record did), named for the break. */
+ * trace when no record did), named for the break; with no break, the same for
+ * the first stage the backend cannot observe. */
 static void add_break_marker(JsonBuilder *b, const cs_device *dev, const cs_event *ev, size_t n)
 {
 	cs_report *r = cs_report_build(dev);
 	if (!r)
 		return;
 	const cs_chain *c = &r->overall;
-	if (c->first_break != CS_STAGE_NONE) {
+	bool brk = c->first_break != CS_STAGE_NONE;
+	cs_stage st = brk ? c->first_break : c->unobservable;
+	if (st != CS_STAGE_NONE) {
 		const cs_event *e = c->break_event < n ? &ev[c->break_event] : NULL;
 		char name[128];
-		snprintf(name, sizeof(name), "break: stage %d (%s) [%s]", (int)c->first_break,
-			 cs_stage_name(c->first_break), c->cause);
+		snprintf(name, sizeof(name), "%s: stage %d (%s) [%s]", brk ? "break" : "not observable",
+			 (int)st, cs_stage_name(st), cs_cause_key(c->cause));
 		json_builder_begin_object(b);
 		event_common(b, name, "break", "i", e ? tid_of(e) : TID_HOST,
 			     e ? e->time_ns : n ? ev[n - 1].time_ns : 0);

@@ -58,6 +58,8 @@ typedef struct lslot {
 	size_t install, schedule, shortq, read, reject, fault_qmd, ctx, ctx_bad;
 	size_t dispatch, done, not_run, fault_grid, release, fault_release;
 	size_t engine_stop;   /* an engine's stop record at another stage (8, 9) */
+	size_t dependent;     /* its QMD scheduled a dependent QMD on completion */
+	size_t host_release;  /* the first host release on its channel after its grid */
 	size_t first;         /* first record of the launch */
 } lslot;
 
@@ -76,7 +78,7 @@ typedef struct judge {
 	size_t nby_id;
 	size_t open_on[OPEN_CACHE];
 	/* per stage of the chain being built: the rule that explains a not-fired row */
-	char cause[CS_STAGE_COUNT + 1][64];
+	cs_cause cause[CS_STAGE_COUNT + 1];
 	char diag[CS_STAGE_COUNT + 1][CS_DIAGNOSIS_MAX];
 } judge;
 
@@ -97,7 +99,8 @@ static lslot *slot_new(judge *j, uint32_t id, uint32_t channel, size_t first)
 		      .shortq = NONE, .read = NONE, .reject = NONE, .fault_qmd = NONE,
 		      .ctx = NONE, .ctx_bad = NONE, .dispatch = NONE, .done = NONE,
 		      .not_run = NONE, .fault_grid = NONE, .release = NONE,
-		      .fault_release = NONE, .engine_stop = NONE, .first = first };
+		      .fault_release = NONE, .engine_stop = NONE, .dependent = NONE,
+		      .host_release = NONE, .first = first };
 	if (id != CS_NONE32)
 		index_id(j, id, j->nslots - 1);
 	return s;
@@ -174,6 +177,30 @@ static lslot *slot_for(judge *j, const cs_event *e, size_t i, bool create)
 	return s;
 }
 
+/* The first host release on each launch's channel after its grid ran: with
+ * RELEASE_WFI it is ordered after the grid (the front end waits for idle). */
+static void find_host_releases(judge *j)
+{
+	for (size_t k = 0; k < j->nslots; k++) {
+		lslot *s = &j->slots[k];
+		if (s->done == NONE)
+			continue;
+		for (size_t i = s->done + 1; i < j->n; i++) {
+			const cs_event *e = &j->ev[i];
+			if (e->kind == CS_EV_SEM_RELEASE && e->unit == CS_UNIT_FE &&
+			    e->channel == s->channel) {
+				s->host_release = i;
+				break;
+			}
+		}
+	}
+}
+
+static bool after_wfi(const cs_event *e)
+{
+	return (e->aux & CS_SEM_RELEASE_AFTER_WFI) != 0;
+}
+
 static void collect_slots(judge *j)
 {
 	for (size_t i = 0; i < j->n; i++) {
@@ -245,6 +272,11 @@ static void collect_slots(judge *j)
 				}
 			}
 			break;
+		case CS_EV_DEPENDENT_QMD:
+			if (e->launch != CS_NONE32 && (s = slot_for(j, e, i, false)) &&
+			    s->dependent == NONE)
+				s->dependent = i;
+			break;
 		case CS_EV_CHANNEL_STOP:
 			/* An engine that stopped the channel at a launch stage: that launch's
 			 * failure (the front end's own stop record follows it). */
@@ -302,15 +334,23 @@ static void rowf(cs_chain *c, cs_stage s, cs_stage_status st, cs_author who, siz
 	va_end(ap);
 }
 
-static void whyf(judge *j, cs_stage s, const char *cause, const char *fmt, ...)
+static void whyf(judge *j, cs_stage s, cs_cause cause, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-static void whyf(judge *j, cs_stage s, const char *cause, const char *fmt, ...)
+static void whyf(judge *j, cs_stage s, cs_cause cause, const char *fmt, ...)
 {
-	snprintf(j->cause[s], sizeof(j->cause[s]), "%s", cause);
+	j->cause[s] = cause;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(j->diag[s], sizeof(j->diag[s]), fmt, ap);
 	va_end(ap);
+}
+
+/* "read", "write", ...; "memory" when the record does not say (an SM fault
+ * reports the address, not the kind of access). */
+static const char *access_word(uint64_t acc)
+{
+	return acc >= CS_ACCESS_READ && acc <= CS_ACCESS_FETCH ? cs_access_name((cs_access)acc)
+							      : "memory";
 }
 
 static const char *detail_of(const cs_event *e)
@@ -525,6 +565,69 @@ static void unreached_sentence(const unreached *u, char *buf, size_t len)
 		snprintf(buf, len, "nothing after it ran");
 }
 
+/* ---- what the guest built, against what the stream names ----------------------------------- */
+
+/* The guest's build record of a QMD (qmd) or pushbuffer nearest to addr; NONE
+ * when it built none. *inside: addr lies within that object. */
+static size_t nearest_build(const judge *j, bool qmd, uint64_t addr, bool *inside)
+{
+	size_t best = NONE;
+	uint64_t best_d = UINT64_MAX;
+	*inside = false;
+	for (size_t i = 0; i < j->n; i++) {
+		const cs_event *e = &j->ev[i];
+		if (e->kind != CS_EV_GUEST_BUILD || (e->aux != 0) != qmd)
+			continue;
+		uint64_t bytes = qmd ? e->value : 4 * e->value;
+		if (addr >= e->addr && addr - e->addr < (bytes ? bytes : 1)) {
+			*inside = true;
+			return i;
+		}
+		uint64_t d = addr > e->addr ? addr - e->addr : e->addr - addr;
+		if (d < best_d) {
+			best_d = d;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* The first fetched entry that lies in no pushbuffer the guest built, when the
+ * guest built one that no entry fetched; NONE otherwise. */
+static size_t stray_entry(const judge *j)
+{
+	size_t stray = NONE;
+	for (size_t i = 0; i < j->n && stray == NONE; i++) {
+		bool inside;
+		if (j->ev[i].kind == CS_EV_GP_FETCH &&
+		    nearest_build(j, false, j->ev[i].addr, &inside) != NONE && !inside)
+			stray = i;
+	}
+	for (size_t i = 0; stray != NONE && i < j->n; i++) {
+		const cs_event *b = &j->ev[i];
+		if (b->kind != CS_EV_GUEST_BUILD || b->aux)
+			continue;
+		bool fetched = false;
+		for (size_t k = 0; k < j->n && !fetched; k++)
+			fetched = j->ev[k].kind == CS_EV_GP_FETCH && j->ev[k].addr >= b->addr &&
+				  j->ev[k].addr < b->addr + 4 * b->value;
+		if (!fetched)
+			return stray;
+	}
+	return NONE;
+}
+
+/* "3 pages above", "0x40 bytes below": how far an address is from another. */
+static void distance_words(uint64_t from, uint64_t to, char *buf, size_t len)
+{
+	uint64_t d = from > to ? from - to : to - from;
+	if (d % CS_PAGE_SIZE == 0)
+		snprintf(buf, len, "%llu page%s %s", X(d / CS_PAGE_SIZE),
+			 d == CS_PAGE_SIZE ? "" : "s", to > from ? "above" : "below");
+	else
+		snprintf(buf, len, "0x%llx bytes %s", X(d), to > from ? "above" : "below");
+}
+
 /* ---- stages 1-5 and 11 (scenario wide) -------------------------------------------------- */
 
 static void judge_build(judge *j, cs_chain *c)
@@ -567,7 +670,7 @@ static void judge_build(judge *j, cs_chain *c)
 		     "stream written as raw memory (no build record)");
 	} else {
 		rowf(c, 1, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
-		whyf(j, 1, "no-build", "the guest built no pushbuffer and no QMD, and the front end "
+		whyf(j, 1, CS_CAUSE_NO_BUILD, "the guest built no pushbuffer and no QMD, and the front end "
 			   "fetched no stream: there is nothing to launch");
 	}
 }
@@ -603,16 +706,16 @@ static void judge_submit(judge *j, cs_chain *c)
 		const cs_event *e = &j->ev[advanced];
 		rowf(c, 2, CS_STAGE_NOT_FIRED, CS_AUTHOR_GUEST, advanced, "GP_PUT %llu -> %llu, no doorbell",
 		     X(e->aux), X(e->value));
-		whyf(j, 2, "no-doorbell", "the guest advanced GP_PUT to %llu but never rang the "
+		whyf(j, 2, CS_CAUSE_NO_DOORBELL, "the guest advanced GP_PUT to %llu but never rang the "
 			   "doorbell, so the front end was never told to fetch", X(e->value));
 	} else if (put != NONE) {
 		rowf(c, 2, CS_STAGE_NOT_FIRED, CS_AUTHOR_GUEST, put, "GP_PUT written unchanged (%llu)",
 		     X(j->ev[put].value));
-		whyf(j, 2, "no-submit", "the guest wrote GP_PUT = %llu, its old value: no GPFIFO entry "
+		whyf(j, 2, CS_CAUSE_NO_SUBMIT, "the guest wrote GP_PUT = %llu, its old value: no GPFIFO entry "
 			   "was pushed before `submit`, so nothing was submitted", X(j->ev[put].value));
 	} else {
 		rowf(c, 2, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
-		whyf(j, 2, "no-submit", "the guest never wrote GP_PUT nor rang the doorbell: add "
+		whyf(j, 2, CS_CAUSE_NO_SUBMIT, "the guest never wrote GP_PUT nor rang the doorbell: add "
 			   "`gpfifo` entries and a `submit`");
 	}
 	if (fwd != NONE) {
@@ -621,7 +724,7 @@ static void judge_submit(judge *j, cs_chain *c)
 		     detail_of(e) ? detail_of(e) : "forwarded");
 	} else {
 		rowf(c, 3, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
-		whyf(j, 3, "no-forward", "the host forwarded no GPFIFO entry onto its ring");
+		whyf(j, 3, CS_CAUSE_NO_FORWARD, "the host forwarded no GPFIFO entry onto its ring");
 	}
 }
 
@@ -711,7 +814,7 @@ static void diagnose_stop(judge *j, cs_stage s, const stopinfo *si)
 				pb = j->ev[i].addr;
 				len = j->ev[i].value;
 			}
-		whyf(j, s, "pb-unmapped",
+		whyf(j, s, CS_CAUSE_PB_UNMAPPED,
 		     "entry %u of channel %s points at pushbuffer 0x%llx (%llu dwords), which is not "
 		     "mapped in the channel's address space (fault at 0x%llx); the front end stopped "
 		     "the channel, so %s.", loc->gp_entry, ch, X(pb), X(len), X(f->addr), rest);
@@ -727,7 +830,7 @@ static void diagnose_stop(judge *j, cs_stage s, const stopinfo *si)
 		cs_class_list_for(j->in->arch, CS_CLASS_COMPUTE, comp, sizeof(comp));
 		cs_class_list_for(j->in->arch, CS_CLASS_COPY, copy, sizeof(copy));
 		const char *nm = cs_class_name(want_cls);
-		whyf(j, s, "bad-class",
+		whyf(j, s, CS_CAUSE_BAD_CLASS,
 		     "SET_OBJECT at %s on channel %s asks for class 0x%04X (%s), which %s %s "
 		     "(compute: %s; copy: %s); the channel stopped, so %s.", where, ch,
 		     want_cls, nm ? nm : "unknown",
@@ -738,7 +841,7 @@ static void diagnose_stop(judge *j, cs_stage s, const stopinfo *si)
 	}
 	if (!f && st->method != CS_NONE32 && st->method >= CS_PB_HOST_METHODS &&
 	    (st->cls == CS_NONE32 || st->cls == 0)) {
-		whyf(j, s, "no-object",
+		whyf(j, s, CS_CAUSE_NO_OBJECT,
 		     "method 0x%x at %s on channel %s went to subchannel %u, which has no object "
 		     "bound (no SET_OBJECT on subchannel %u before it); the channel stopped, so %s.",
 		     st->method, where, ch, st->subch, st->subch, rest);
@@ -750,23 +853,24 @@ static void diagnose_stop(judge *j, cs_stage s, const stopinfo *si)
 			method_label(st->cls, st->method, mname, sizeof(mname));
 			snprintf(label, sizeof(label), " (%s)", mname);
 		}
-		whyf(j, s, "earlier-fault",
+		whyf(j, s, CS_CAUSE_EARLIER_FAULT,
 		     "a %s fault at 0x%llx by %s at %s%s on channel %s: %s; the channel stopped, "
-		     "so %s.", cs_access_name((cs_access)f->value), X(f->addr),
+		     "so %s.", access_word(f->value), X(f->addr),
 		     unit_phrase(f->unit), where, label, ch,
 		     detail_of(f) ? detail_of(f) : "not mapped", rest);
 		return;
 	}
 	if (!f && st->unit == CS_UNIT_FE && st->method == CS_NONE32 && st->addr) {
-		whyf(j, s, "pb-malformed",
+		whyf(j, s, CS_CAUSE_PB_MALFORMED,
 		     "the pushbuffer of entry %u on channel %s is malformed at 0x%llx (after %u "
 		     "method%s): %s; the front end stopped the channel, so %s.",
 		     st->gp_entry, ch, X(st->addr), st->method_index == CS_NONE32 ? 0 : st->method_index,
 		     st->method_index == 1 ? "" : "s", why, rest);
 		return;
 	}
-	whyf(j, s, s == CS_STAGE_FE_FETCH ? "pb-malformed" : "channel-stop",
-	     "the channel %s stopped at %s: %s; %s.", ch, where, why, rest);
+	cs_cause cause = st->cause ? (cs_cause)st->cause
+		       : s == CS_STAGE_FE_FETCH ? CS_CAUSE_PB_MALFORMED : CS_CAUSE_CHANNEL_STOP;
+	whyf(j, s, cause, "the channel %s stopped at %s: %s; %s.", ch, where, why, rest);
 }
 
 /* "method 3 LAUNCH_DMA (I2M) faulted": the short form for the table. */
@@ -854,7 +958,7 @@ static void judge_front_end(judge *j, cs_chain *c, const stopinfo *si)
 		if (ff)
 			rowf(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, si->stop,
 			     "entry %u: %s fault at 0x%llx", st->gp_entry,
-			     cs_access_name((cs_access)ff->value), X(ff->addr));
+			     access_word(ff->value), X(ff->addr));
 		else
 			rowf(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, si->stop,
 			     "entry %u: stopped (%s)", st->gp_entry,
@@ -868,7 +972,7 @@ static void judge_front_end(judge *j, cs_chain *c, const stopinfo *si)
 		chan_name(j, short_ch, ch, sizeof(ch));
 		rowf(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, NONE, "%llu of %llu entries fetched",
 		     X(got[short_ch]), X(fwd[short_ch]));
-		whyf(j, 4, "not-fetched",
+		whyf(j, 4, CS_CAUSE_NOT_FETCHED,
 		     "channel %s was given %llu GPFIFO entries but the front end fetched %llu, and "
 		     "the channel is neither stopped nor blocked: %llu entries were never fetched "
 		     "(did the run's entry budget end?)", ch, X(fwd[short_ch]), X(got[short_ch]),
@@ -886,7 +990,7 @@ static void judge_front_end(judge *j, cs_chain *c, const stopinfo *si)
 			     "entry %u: control opcode %llu%s", e->gp_entry, X(e->value), more);
 	} else {
 		rowf(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
-		whyf(j, 4, "not-fetched", "the front end fetched no GPFIFO entry although %llu were "
+		whyf(j, 4, CS_CAUSE_NOT_FETCHED, "the front end fetched no GPFIFO entry although %llu were "
 			   "forwarded", X(forwarded));
 	}
 	/* Stage 5 */
@@ -931,14 +1035,14 @@ static void judge_front_end(judge *j, cs_chain *c, const stopinfo *si)
 		     "%s blocked: acquire [0x%llx] == %llu, value %llu", where, X(e->addr),
 		     X(e->value), X(cur));
 		if (dead != NONE)
-			whyf(j, 5, "deadlock",
+			whyf(j, 5, CS_CAUSE_DEADLOCK,
 			     "deadlock: channel %s is blocked at %s on a semaphore acquire of [0x%llx] "
 			     "== %llu (current value %llu), and nothing left to run writes it%s%s; "
 			     "release the semaphore before waiting, or drop the acquire.",
 			     ch, where, X(e->addr), X(e->value), X(cur), detail_of(e) ? ": " : "",
 			     detail_of(e) ? detail_of(e) : "");
 		else
-			whyf(j, 5, "acquire-blocked",
+			whyf(j, 5, CS_CAUSE_ACQUIRE_BLOCKED,
 			     "channel %s is blocked at %s on a semaphore acquire of [0x%llx] == %llu "
 			     "(current value %llu)", ch, where, X(e->addr), X(e->value), X(cur));
 	} else if (nfetch > 0 && ndone >= nfetch) {
@@ -949,11 +1053,11 @@ static void judge_front_end(judge *j, cs_chain *c, const stopinfo *si)
 		     ndone, ndone > 1 ? "ies" : "y", X(methods), bound);
 	} else if (nfetch == 0 && nctl > 0) {
 		rowf(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "only control entries");
-		whyf(j, 5, "no-methods", "every fetched entry was a control entry: no method ran");
+		whyf(j, 5, CS_CAUSE_NO_METHODS, "every fetched entry was a control entry: no method ran");
 	} else {
 		rowf(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, nfetch ? "%zu of %zu entries done" : "-",
 		     ndone, nfetch);
-		whyf(j, 5, "entry-unfinished", "the front end fetched %zu entr%s but finished %zu",
+		whyf(j, 5, CS_CAUSE_ENTRY_UNFINISHED, "the front end fetched %zu entr%s but finished %zu",
 		     nfetch, nfetch == 1 ? "y" : "ies", ndone);
 	}
 }
@@ -991,20 +1095,19 @@ static void judge_wake(judge *j, cs_chain *c)
 		for (size_t i = 0; i < j->n; i++)
 			if (j->ev[i].kind == CS_EV_SEM_RELEASE && j->ev[i].addr == e->addr)
 				wrote_here = true;
-		const char *det = detail_of(e);
-		if (det && strstr(det, "budget ran out"))
-			whyf(j, 11, "budget", "the guest waits for [0x%llx] == %llu, but the device's "
+		if (e->cause == CS_CAUSE_BUDGET)
+			whyf(j, 11, CS_CAUSE_BUDGET, "the guest waits for [0x%llx] == %llu, but the device's "
 				    "entry budget ran out with work left (value %llu): raise "
 				    "run_budget or shorten the stream", X(e->addr), X(e->aux), X(e->value));
-		else if (det && strstr(det, "not mapped"))
-			whyf(j, 11, "wait-unmapped", "the guest waits on 0x%llx, which is not mapped",
+		else if (e->cause == CS_CAUSE_WAIT_UNMAPPED)
+			whyf(j, 11, CS_CAUSE_WAIT_UNMAPPED, "the guest waits on 0x%llx, which is not mapped",
 			     X(e->addr));
 		else if (wrote_here)
-			whyf(j, 11, "wait-unmet",
+			whyf(j, 11, CS_CAUSE_WAIT_UNMET,
 			     "the guest waits for [0x%llx] == %llu but the value is %llu: a release "
 			     "wrote that address with another value", X(e->addr), X(e->aux), X(e->value));
 		else
-			whyf(j, 11, "wait-unmet",
+			whyf(j, 11, CS_CAUSE_WAIT_UNMET,
 			     "the guest waits for [0x%llx] == %llu, a value nobody writes (it is %llu): "
 			     "%s%s; point the wait at the release address or the release at the waited "
 			     "one.", X(e->addr), X(e->aux), X(e->value), rel,
@@ -1018,7 +1121,7 @@ static void judge_wake(judge *j, cs_chain *c)
 		     X(e->addr), X(e->value), more);
 	} else {
 		rowf(c, 11, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "no wait");
-		whyf(j, 11, "no-wait", "the guest never waits, so completion never reached it: "
+		whyf(j, 11, CS_CAUSE_NO_WAIT, "the guest never waits, so completion never reached it: "
 			    "add `wait ADDR == VALUE` on the release address");
 	}
 }
@@ -1031,6 +1134,29 @@ static void name_launch(const lslot *s, char *buf, size_t len)
 		snprintf(buf, len, "launch %u", s->id);
 	else
 		snprintf(buf, len, "the launch");
+}
+
+/* A QMD the engine rejected: a field the guest got wrong, or an address that
+ * names memory where the guest built no QMD while it built one elsewhere (the
+ * forwarding layer's relocation bug). */
+static void judge_rejected_qmd(judge *j, const char *ln, const cs_event *e, const char *det)
+{
+	bool inside;
+	size_t b = nearest_build(j, true, e->addr, &inside);
+	/* A version the class does not read: what is there is no QMD at all. */
+	bool not_a_qmd = e->value != cs_gr_qmd_major_for(e->cls);
+	if (b != NONE && !inside && not_a_qmd) {
+		char off[64];
+		distance_words(e->addr, j->ev[b].addr, off, sizeof(off));
+		whyf(j, 7, CS_CAUSE_QMD_NOT_BUILT,
+		     "the QMD of %s at 0x%llx was never built: the guest built one at 0x%llx (%s), "
+		     "and the engine read memory that holds none (%s); point SEND_PCAS_A / "
+		     "SET_INLINE_QMD_ADDRESS at the QMD the guest built, or relocate it.", ln,
+		     X(e->addr), X(j->ev[b].addr), off, det);
+		return;
+	}
+	whyf(j, 7, CS_CAUSE_QMD_REJECTED, "the engine rejected the QMD of %s at 0x%llx: %s; fix "
+	     "that field in the QMD.", ln, X(e->addr), det);
 }
 
 /* Fills rows 6..10 of c for launch s; sets j's cause/diag for its not-fired rows. */
@@ -1050,7 +1176,7 @@ static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 		where_of(e, where, sizeof(where));
 		rowf(c, 6, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, s->shortq,
 		     "inline QMD at 0x%llx: %llu of %llu dwords", X(e->addr), X(e->value), X(e->aux));
-		whyf(j, 6, "inline-qmd-incomplete",
+		whyf(j, 6, CS_CAUSE_INLINE_QMD_INCOMPLETE,
 		     "the inline QMD begun at %s (address 0x%llx) got %llu of its %llu dwords "
 		     "(LOAD_INLINE_QMD_DATA) when the guest program ended; the engine installs an "
 		     "inline QMD only with its last dword (a model assumption), so the launch was "
@@ -1066,8 +1192,8 @@ static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 		method_label(e->cls, e->method, mname, sizeof(mname));
 		rowf(c, 6, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->fault_qmd, "%s at %s: %s", mname,
 		     where, det);
-		bool unset = strstr(det, "never named") || strstr(det, "never said where");
-		whyf(j, 6, unset ? "qmd-addr-unmapped" : "qmd-install-refused",
+		bool unset = e->cause == CS_CAUSE_QMD_ADDR_UNMAPPED;
+		whyf(j, 6, unset ? CS_CAUSE_QMD_ADDR_UNMAPPED : CS_CAUSE_QMD_INSTALL_REFUSED,
 		     "%s at %s: %s%s; the engine stopped the channel, so the launch was never "
 		     "installed.", mname, where, unset ? "the QMD address is unset: " : "", det);
 		ok = false;
@@ -1077,16 +1203,16 @@ static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 		where_of(e, where, sizeof(where));
 		rowf(c, 6, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->fault_qmd, "QMD address 0x%llx unmapped",
 		     X(e->addr));
-		whyf(j, 6, "qmd-addr-unmapped",
+		whyf(j, 6, CS_CAUSE_QMD_ADDR_UNMAPPED,
 		     "%s at %s: the QMD address 0x%llx is %s (%s of 0x%llx faulted%s%s); set "
 		     "SEND_PCAS_A / SET_INLINE_QMD_ADDRESS to a mapped, 256-byte aligned QMD.", ln,
 		     where, X(e->addr), e->addr < 0x1000 ? "unset" : "not mapped",
-		     cs_access_name((cs_access)e->value), X(e->addr), detail_of(e) ? ": " : "",
+		     access_word(e->value), X(e->addr), detail_of(e) ? ": " : "",
 		     detail_of(e) ? detail_of(e) : "");
 		ok = false;
 	} else {
 		rowf(c, 6, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
-		whyf(j, 6, "no-install", "%s has records but no QMD install", ln);
+		whyf(j, 6, CS_CAUSE_NO_INSTALL, "%s has records but no QMD install", ln);
 		ok = false;
 	}
 	/* 7 qmd-read */
@@ -1101,20 +1227,19 @@ static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 		rowf(c, 7, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->reject, "rejected: %s",
 		     detail_of(e) ? detail_of(e) : "?");
 		const char *det = detail_of(e) ? detail_of(e) : "no reason given";
-		if (strstr(det, "program") && strstr(det, "not mapped"))
-			whyf(j, 7, "code-unmapped",
+		if (e->cause == CS_CAUSE_CODE_UNMAPPED)
+			whyf(j, 7, CS_CAUSE_CODE_UNMAPPED,
 			     "the engine rejected the QMD of %s at 0x%llx: %s; nothing can run from "
 			     "there: upload the kernel's code (module NAME PATH) and point the QMD's "
 			     "program at NAME.KERNEL.", ln, X(e->addr), det);
 		else
-			whyf(j, 7, "qmd-rejected", "the engine rejected the QMD of %s at 0x%llx: %s; fix "
-				    "that field in the QMD.", ln, X(e->addr), det);
+			judge_rejected_qmd(j, ln, e, det);
 		ok = false;
 	} else if (s->fault_qmd != NONE) {
 		const cs_event *e = &ev[s->fault_qmd];
 		rowf(c, 7, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->fault_qmd, "QMD read at 0x%llx faulted",
 		     X(e->addr));
-		whyf(j, 7, "qmd-addr-unmapped", "the engine could not read the QMD of %s: 0x%llx is %s%s%s.",
+		whyf(j, 7, CS_CAUSE_QMD_ADDR_UNMAPPED, "the engine could not read the QMD of %s: 0x%llx is %s%s%s.",
 		     ln, X(e->addr), e->addr < 0x1000 ? "unset" : "not mapped",
 		     detail_of(e) ? ": " : "", detail_of(e) ? detail_of(e) : "");
 		ok = false;
@@ -1134,7 +1259,7 @@ static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 				 "SEND_SIGNALING_PCAS2_B with a scheduling action)");
 		}
 		rowf(c, 7, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, s->install, "installed, never scheduled");
-		whyf(j, 7, "no-schedule",
+		whyf(j, 7, CS_CAUSE_NO_SCHEDULE,
 		     "the QMD at 0x%llx was installed at %s but never scheduled: %s; send "
 		     "SEND_SIGNALING_PCAS2_B with action 3 (INVALIDATE_COPY_SCHEDULE) or 9 "
 		     "(PREFETCH_SCHEDULE).", X(in->addr), where, sched);
@@ -1151,7 +1276,7 @@ static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 		const cs_event *e = s->ctx_bad != NONE ? &ev[s->ctx_bad] : NULL;
 		rowf(c, 8, CS_STAGE_NOT_FIRED, e ? CS_AUTHOR_ENGINE : CS_AUTHOR_NONE,
 		     e ? s->ctx_bad : NONE, "%s", e && detail_of(e) ? detail_of(e) : "-");
-		whyf(j, 8, "ctx-invalid", "the channel's context was not valid at dispatch of %s: %s.", ln,
+		whyf(j, 8, CS_CAUSE_CTX_INVALID, "the channel's context was not valid at dispatch of %s: %s.", ln,
 		     e && detail_of(e) ? detail_of(e) : "the engine recorded no context load");
 		ok = false;
 	}
@@ -1169,15 +1294,15 @@ static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 			const cs_event *f = &ev[s->fault_grid];
 			bool code = f->value == CS_ACCESS_FETCH || (prog && f->addr == prog);
 			rowf(c, 9, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->fault_grid, "%s fault at 0x%llx",
-			     cs_access_name((cs_access)f->value), X(f->addr));
+			     access_word(f->value), X(f->addr));
 			if (code)
-				whyf(j, 9, "code-unmapped",
+				whyf(j, 9, CS_CAUSE_CODE_UNMAPPED,
 				     "%s was dispatched to program 0x%llx, which is not mapped (fault at "
 				     "0x%llx): upload the kernel's code (module NAME PATH) and point the "
 				     "QMD's program at NAME.KERNEL.", ln, X(prog), X(f->addr));
 			else
-				whyf(j, 9, "grid-fault", "%s faulted while executing: %s at 0x%llx%s%s.", ln,
-				     cs_access_name((cs_access)f->value), X(f->addr),
+				whyf(j, 9, CS_CAUSE_GRID_FAULT, "%s faulted while executing: %s at 0x%llx%s%s.", ln,
+				     access_word(f->value), X(f->addr),
 				     detail_of(f) ? ": " : "", detail_of(f) ? detail_of(f) : "");
 		} else if (s->not_run != NONE) {
 			const cs_event *e = &ev[s->not_run];
@@ -1187,29 +1312,44 @@ static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 			static const char prefix[] = "dispatched, not executed: ";
 			while (strncmp(det, prefix, sizeof(prefix) - 1) == 0)
 				det += sizeof(prefix) - 1;
-			rowf(c, 9, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->not_run,
-			     "dispatched, not executed: %s", det);
-			const char *inner = strstr(det, prefix);
-			if (inner)
-				det = inner + sizeof(prefix) - 1;
-			if (j->in->no_executor || e->value == CS_GRID_NO_EXECUTOR ||
-			    strstr(det, "no executor"))
-				whyf(j, 9, "no-executor",
+			cs_cause cause = j->in->no_executor ? CS_CAUSE_NO_EXECUTOR
+				       : e->cause ? (cs_cause)e->cause : CS_CAUSE_GRID_NOT_RUN;
+			bool limit = cause == CS_CAUSE_CODE_UNSUPPORTED;
+			rowf(c, 9, limit ? CS_STAGE_NOT_OBSERVABLE : CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE,
+			     s->not_run, "dispatched, not executed: %s", det);
+			switch (cause) {
+			case CS_CAUSE_NO_EXECUTOR:
+				whyf(j, 9, cause,
 				     "%s was dispatched (%llu CTA%s at program 0x%llx) but not executed: no "
 				     "executor is wired (--no-exec), so execution is unproven.", ln,
 				     X(ctas), ctas == 1 ? "" : "s", X(prog));
-			else if (e->value == CS_GRID_UNKNOWN_CODE || strstr(det, "match no"))
-				whyf(j, 9, "code-unknown",
+				break;
+			case CS_CAUSE_CODE_UNKNOWN:
+				whyf(j, 9, cause,
 				     "%s was dispatched to program 0x%llx, but not executed: %s; a kernel the simulator "
 				     "cannot execute is not a kernel that ran: load its module and point "
 				     "the QMD's program at NAME.KERNEL.", ln, X(prog), det);
-			else
-				whyf(j, 9, "grid-not-run", "%s was dispatched to program 0x%llx but not "
+				break;
+			case CS_CAUSE_CODE_UNSUPPORTED:
+				whyf(j, 9, cause,
+				     "%s was dispatched to program 0x%llx, and the simulator cannot execute "
+				     "it: %s. This is a limit of the simulator, not a fault of the guest: "
+				     "whether the grid runs is not observable here.", ln, X(prog), det);
+				break;
+			default:
+				whyf(j, 9, cause, "%s was dispatched to program 0x%llx but not "
 					    "executed: %s.", ln, X(prog), det);
+				break;
+			}
+			if (limit) {
+				rowf(c, 10, CS_STAGE_NOT_OBSERVABLE, CS_AUTHOR_NONE, NONE,
+				     "the grid was not executed here: its release is unknown");
+				return;
+			}
 		} else {
 			rowf(c, 9, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, s->dispatch, s->dispatch != NONE ?
 			     "dispatched, no outcome" : "-");
-			whyf(j, 9, "no-dispatch", "%s was read and its context loaded, but no grid "
+			whyf(j, 9, CS_CAUSE_NO_DISPATCH, "%s was read and its context loaded, but no grid "
 				    "outcome was recorded", ln);
 		}
 		ok = false;
@@ -1221,21 +1361,126 @@ static void judge_launch(judge *j, const lslot *s, cs_chain *c)
 		const cs_event *e = &ev[s->release];
 		rowf(c, 10, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, s->release, "release 0x%llx = %llu",
 		     X(e->addr), X(e->value));
+	} else if (s->dependent != NONE) {
+		const cs_event *e = &ev[s->dependent];
+		rowf(c, 10, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, s->dependent,
+		     "completion acted on: dependent QMD 0x%llx scheduled by the engine", X(e->addr));
+	} else if (s->fault_release == NONE && s->host_release != NONE &&
+		   after_wfi(&ev[s->host_release])) {
+		const cs_event *e = &ev[s->host_release];
+		rowf(c, 10, CS_STAGE_FIRED, CS_AUTHOR_HOST, s->host_release,
+		     "host release 0x%llx = %llu with RELEASE_WFI after the grid (assumes the wait "
+		     "for idle covers the compute engine)", X(e->addr), X(e->value));
 	} else if (s->fault_release != NONE) {
 		const cs_event *f = &ev[s->fault_release];
 		rowf(c, 10, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->fault_release,
 		     "release to 0x%llx faulted", X(f->addr));
-		whyf(j, 10, "release-fault", "%s ran, but its release semaphore write to 0x%llx faulted%s%s; "
+		whyf(j, 10, CS_CAUSE_RELEASE_FAULT, "%s ran, but its release semaphore write to 0x%llx faulted%s%s; "
 			     "map the release address.", ln, X(f->addr), detail_of(f) ? ": " : "",
 		     detail_of(f) ? detail_of(f) : "");
+	} else if (s->host_release != NONE) {
+		const cs_event *e = &ev[s->host_release];
+		rowf(c, 10, CS_STAGE_NOT_FIRED, CS_AUTHOR_HOST, s->host_release,
+		     "host release 0x%llx = %llu without RELEASE_WFI", X(e->addr), X(e->value));
+		whyf(j, 10, CS_CAUSE_RELEASE_UNORDERED,
+		     "%s ran, and the only release after it is the host's SEM_EXECUTE to 0x%llx "
+		     "(value %llu) without RELEASE_WFI: the front end may write it before the grid "
+		     "completes, so it proves nothing; set RELEASE_WFI=EN or release from the QMD.",
+		     ln, X(e->addr), X(e->value));
 	} else {
 		const cs_event *d = &ev[s->done];
 		rowf(c, 10, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "no release");
-		whyf(j, 10, "release-disabled",
+		whyf(j, 10, CS_CAUSE_RELEASE_DISABLED,
 		     "%s ran %llu CTA%s but the engine wrote no release: the QMD enables no release "
 		     "semaphore and no report semaphore followed, so the guest cannot learn it "
 		     "completed; set release0=ADDR,PAYLOAD in the QMD.", ln, X(d->value),
 		     d->value == 1 ? "" : "s");
+	}
+}
+
+/* ---- consequences: a wait on what a broken launch would have released ------------- */
+
+/* Whether launch s's QMD names addr as one of its release semaphores: had the
+ * grid run, the engine would have written it. Read from memory as the engine
+ * read it (needs the device). */
+static bool launch_would_release(const judge *j, const lslot *s, uint64_t addr)
+{
+	if (!j->in->dev || s->read == NONE)
+		return false;
+	const cs_event *rd = &j->ev[s->read];
+	unsigned major = (unsigned)rd->value, size = cs_qmd_size(major);
+	uint8_t bytes[CS_QMD_MAX_BYTES];
+	cs_qmd q;
+	cs_diag d;
+	if (!size || size > sizeof(bytes) || !cs_device_peek(j->in->dev, rd->addr, bytes, size) ||
+	    !cs_qmd_from_bytes(&q, major, bytes, size, &d))
+		return false;
+	cs_qmd_info in;
+	cs_qmd_decode(&q, &in);
+	for (unsigned r = 0; r < CS_QMD_RELEASES; r++)
+		if (in.release[r].enable && in.release[r].addr == addr)
+			return true;
+	return false;
+}
+
+/* The first launch that did not run its grid (stage 9 not fired or not
+ * observable) and whose release would have written addr; NONE when none. */
+static size_t silenced_by(const judge *j, const cs_chain *launches, size_t nlaunches,
+			  uint64_t addr)
+{
+	for (size_t k = 0; k < nlaunches; k++) {
+		cs_stage_status st = launches[k].rows[9].status;
+		if (st != CS_STAGE_NOT_FIRED && st != CS_STAGE_NOT_OBSERVABLE)
+			continue;
+		const lslot *s = slot_by_id((judge *)j, launches[k].launch);
+		if (s && launch_would_release(j, s, addr))
+			return k;
+	}
+	return NONE;
+}
+
+/* A channel blocked (stage 5) or a guest wait unmet (stage 11) on a value that
+ * a launch which never ran would have released is that launch's consequence,
+ * not a cause of its own: the root cause stays the launch's. */
+static void attribute_consequences(judge *j, cs_report *r, cs_chain *o)
+{
+	cs_stage_row *r5 = &o->rows[5];
+	if (r5->status == CS_STAGE_NOT_FIRED && r5->event != NONE &&
+	    (j->cause[5] == CS_CAUSE_DEADLOCK || j->cause[5] == CS_CAUSE_ACQUIRE_BLOCKED)) {
+		const cs_event *b = &j->ev[r5->event];
+		size_t k = silenced_by(j, r->launches, r->nlaunches, b->addr);
+		if (k != NONE) {
+			char ch[80], evd[CS_EVIDENCE_MAX];
+			chan_name(j, b->channel, ch, sizeof(ch));
+			snprintf(evd, sizeof(evd), "%s", r5->evidence);
+			rowf(o, 5, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, r5->event,
+			     "%.120s (a consequence of launch %u)", evd, r->launches[k].launch);
+			j->cause[5] = CS_CAUSE_NONE;
+			cs_stage at = r->launches[k].rows[9].status == CS_STAGE_NOT_FIRED ? 9 : 0;
+			size_t used = strlen(j->diag[9]);
+			if (at && used < sizeof(j->diag[9]))
+				snprintf(j->diag[9] + used, sizeof(j->diag[9]) - used,
+					 " As a consequence, channel %s waits for [0x%llx] == %llu, which "
+					 "launch %u's release would have written.", ch, X(b->addr),
+					 X(b->value), r->launches[k].launch);
+		}
+	}
+	cs_stage_row *r11 = &o->rows[11];
+	if (r11->status == CS_STAGE_NOT_FIRED && r11->event != NONE &&
+	    j->cause[11] == CS_CAUSE_WAIT_UNMET) {
+		const cs_event *w = &j->ev[r11->event];
+		size_t k = silenced_by(j, r->launches, r->nlaunches, w->addr);
+		if (k != NONE && r->launches[k].rows[9].status == CS_STAGE_NOT_OBSERVABLE) {
+			rowf(o, 11, CS_STAGE_NOT_OBSERVABLE, CS_AUTHOR_HOST, r11->event,
+			     "wait 0x%llx == %llu: launch %u's release, which the simulator could not "
+			     "run", X(w->addr), X(w->aux), r->launches[k].launch);
+		} else if (k != NONE) {
+			size_t used = strlen(j->diag[11]);
+			if (used < sizeof(j->diag[11]))
+				snprintf(j->diag[11] + used, sizeof(j->diag[11]) - used,
+					 " Launch %u's release would have written it, and that launch "
+					 "broke first.", r->launches[k].launch);
+		}
 	}
 }
 
@@ -1256,13 +1501,22 @@ static void finish_chain(judge *j, cs_chain *c)
 {
 	c->first_break = CS_STAGE_NONE;
 	c->break_event = NONE;
-	c->cause[0] = c->diagnosis[0] = '\0';
+	c->cause = CS_CAUSE_NONE;
+	c->diagnosis[0] = '\0';
+	c->unobservable = CS_STAGE_NONE;
 	for (int s = 1; s <= CS_STAGE_COUNT; s++) {
+		if (c->rows[s].status == CS_STAGE_NOT_OBSERVABLE && c->unobservable == CS_STAGE_NONE &&
+		    j->cause[s]) {
+			/* No break so far: say why the chain cannot be judged from here. */
+			c->unobservable = (cs_stage)s;
+			c->cause = j->cause[s];
+			snprintf(c->diagnosis, sizeof(c->diagnosis), "%s", j->diag[s]);
+		}
 		if (c->rows[s].status != CS_STAGE_NOT_FIRED)
 			continue;
 		c->first_break = (cs_stage)s;
 		c->break_event = c->rows[s].event;
-		snprintf(c->cause, sizeof(c->cause), "%s", j->cause[s][0] ? j->cause[s] : "not-fired");
+		c->cause = j->cause[s] ? j->cause[s] : CS_CAUSE_NOT_FIRED;
 		snprintf(c->diagnosis, sizeof(c->diagnosis), "%s",
 			 j->diag[s][0] ? j->diag[s] : "no record shows this stage");
 		break;
@@ -1275,9 +1529,9 @@ static void clear_why(judge *j)
 	memset(j->diag, 0, sizeof(j->diag));
 }
 
-static void copy_why(judge *dst_j, int s, const char *cause, const char *diag)
+static void copy_why(judge *dst_j, int s, cs_cause cause, const char *diag)
 {
-	snprintf(dst_j->cause[s], sizeof(dst_j->cause[s]), "%s", cause);
+	dst_j->cause[s] = cause;
 	snprintf(dst_j->diag[s], sizeof(dst_j->diag[s]), "%s", diag);
 }
 
@@ -1295,6 +1549,7 @@ cs_report *cs_report_judge(const cs_report_input *in)
 	j->n = in->nevents;
 	r->arch = in->arch;
 	collect_slots(j);
+	find_host_releases(j);
 
 	/* Intent: a QMD built, or any launch record. */
 	bool intent = j->nslots > 0;
@@ -1324,7 +1579,7 @@ cs_report *cs_report_judge(const cs_report_input *in)
 			nid++;
 	r->launches = nid ? calloc(nid, sizeof(cs_chain)) : NULL;
 	/* Saved overall causes for 1-5 and 11, then each launch fills 6-10. */
-	char ocause[CS_STAGE_COUNT + 1][64];
+	cs_cause ocause[CS_STAGE_COUNT + 1];
 	_Static_assert(sizeof(ocause) == sizeof(j->cause), "cause table size");
 	char (*odiag)[CS_DIAGNOSIS_MAX] = malloc(sizeof(j->diag));
 	memcpy(ocause, j->cause, sizeof(ocause));
@@ -1333,11 +1588,13 @@ cs_report *cs_report_judge(const cs_report_input *in)
 
 	/* Each launch fills rows 6-10 (and its own 5 and 11); the overall chain
 	 * takes, per stage, the first launch that did not fire it. */
-	int first_bad[CS_STAGE_COUNT + 1];
+	int first_bad[CS_STAGE_COUNT + 1], first_unobs[CS_STAGE_COUNT + 1];
 	for (int s = 0; s <= CS_STAGE_COUNT; s++)
-		first_bad[s] = -1;
+		first_bad[s] = first_unobs[s] = -1;
 	cs_stage_row row0[CS_STAGE_COUNT + 1], badrow[CS_STAGE_COUNT + 1];
-	char badcause[CS_STAGE_COUNT + 1][64];
+	cs_stage_row unobsrow[CS_STAGE_COUNT + 1];
+	cs_cause unobscause[CS_STAGE_COUNT + 1];
+	cs_cause badcause[CS_STAGE_COUNT + 1];
 	char (*baddiag)[CS_DIAGNOSIS_MAX] = calloc(CS_STAGE_COUNT + 1, CS_DIAGNOSIS_MAX);
 	cs_chain *c = malloc(sizeof(*c));
 	size_t nwait = 0, *waits = malloc((j->n ? j->n : 1) * sizeof(size_t));
@@ -1361,7 +1618,7 @@ cs_report *cs_report_judge(const cs_report_input *in)
 		*c = *o;
 		c->launch = s->id;
 		for (int st = 6; st <= 10; st++) {
-			j->cause[st][0] = '\0';
+			j->cause[st] = CS_CAUSE_NONE;
 			j->diag[st][0] = '\0';
 		}
 		/* This launch reached the engine, so its own stage 5 fired. */
@@ -1387,10 +1644,17 @@ cs_report *cs_report_judge(const cs_report_input *in)
 		if (k == 0)
 			memcpy(row0, c->rows, sizeof(row0));
 		for (int st = 6; st <= 10; st++) {
+			if (c->rows[st].status == CS_STAGE_NOT_OBSERVABLE && first_unobs[st] < 0) {
+				first_unobs[st] = (int)k;
+				unobsrow[st] = c->rows[st];
+				unobscause[st] = j->cause[st];
+				if (first_bad[st] < 0)
+					snprintf(baddiag[st], CS_DIAGNOSIS_MAX, "%s", j->diag[st]);
+			}
 			if (c->rows[st].status == CS_STAGE_NOT_FIRED && first_bad[st] < 0) {
 				first_bad[st] = (int)k;
 				badrow[st] = c->rows[st];
-				snprintf(badcause[st], sizeof(badcause[st]), "%s", j->cause[st]);
+				badcause[st] = j->cause[st];
 				snprintf(baddiag[st], CS_DIAGNOSIS_MAX, "%s", j->diag[st]);
 			}
 		}
@@ -1420,10 +1684,35 @@ cs_report *cs_report_judge(const cs_report_input *in)
 			rowf(o, 10, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, rel, "%s release 0x%llx = %llu",
 			     cs_unit_name((cs_unit)j->ev[rel].unit), X(j->ev[rel].addr), X(j->ev[rel].value));
 		else if (engine_work(j)) {
-			rowf(o, 10, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "no release");
-			whyf(j, 10, "release-disabled", "the engine moved %llu bytes (%s) but wrote no "
-				     "release, so nothing proves to the guest that it completed",
-			     X(j->ev[copy].value), cs_event_kind_name((cs_event_kind)j->ev[copy].kind));
+			size_t after = NONE;
+			for (size_t i = copy + 1; i < j->n && after == NONE; i++)
+				if (j->ev[i].kind == CS_EV_SEM_RELEASE && j->ev[i].unit == CS_UNIT_FE &&
+				    j->ev[i].channel == j->ev[copy].channel)
+					after = i;
+			const cs_event *h = after != NONE ? &j->ev[after] : NULL;
+			if (h && after_wfi(h)) {
+				rowf(o, 10, CS_STAGE_FIRED, CS_AUTHOR_HOST, after,
+				     "host release 0x%llx = %llu with RELEASE_WFI after the %s (assumes "
+				     "the wait for idle covers the engine)", X(h->addr), X(h->value),
+				     cs_event_kind_name((cs_event_kind)j->ev[copy].kind));
+			} else if (h) {
+				rowf(o, 10, CS_STAGE_NOT_FIRED, CS_AUTHOR_HOST, after,
+				     "host release 0x%llx = %llu without RELEASE_WFI", X(h->addr),
+				     X(h->value));
+				whyf(j, 10, CS_CAUSE_RELEASE_UNORDERED,
+				     "the engine moved %llu bytes (%s), and the only release after it is the "
+				     "host's SEM_EXECUTE to 0x%llx (value %llu) without RELEASE_WFI: it may "
+				     "land before the engine's work, so it proves nothing; set "
+				     "RELEASE_WFI=EN.", X(j->ev[copy].value),
+				     cs_event_kind_name((cs_event_kind)j->ev[copy].kind), X(h->addr),
+				     X(h->value));
+			} else {
+				rowf(o, 10, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "no release");
+				whyf(j, 10, CS_CAUSE_RELEASE_DISABLED, "the engine moved %llu bytes (%s) but "
+				     "wrote no release, so nothing proves to the guest that it completed",
+				     X(j->ev[copy].value),
+				     cs_event_kind_name((cs_event_kind)j->ev[copy].kind));
+			}
 		} else if (host_rel != NONE) {
 			/* DESIGN.md §1 counts the channel semaphore among stage 10's releases;
 			 * with no launch it is the release the guest's wake depends on. */
@@ -1437,14 +1726,32 @@ cs_report *cs_report_judge(const cs_report_input *in)
 		const cs_event *q = &j->ev[qmd_build];
 		for (int st = 6; st <= 10; st++)
 			rowf(o, (cs_stage)st, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
-		whyf(j, 6, "no-launch-sent",
-		     "a QMD was built at 0x%llx but no launch reached the engine: the stream has no "
-		     "SEND_PCAS_A / SET_INLINE_QMD_ADDRESS for it", X(q->addr));
+		size_t stray = stray_entry(j);
+		if (stray != NONE) {
+			const cs_event *f = &j->ev[stray];
+			bool inside;
+			const cs_event *pb = &j->ev[nearest_build(j, false, f->addr, &inside)];
+			char off[64];
+			distance_words(f->addr, pb->addr, off, sizeof(off));
+			whyf(j, 6, CS_CAUSE_PB_NOT_BUILT,
+			     "entry %u points at 0x%llx (%llu dwords), where the guest built no "
+			     "pushbuffer; it built one at 0x%llx (%s) that no entry names, so its "
+			     "launch of the QMD at 0x%llx never reached the engine: point the entry at "
+			     "the pushbuffer the guest built, or relocate it.", f->gp_entry, X(f->addr),
+			     X(f->value), X(pb->addr), off, X(q->addr));
+		} else {
+			whyf(j, 6, CS_CAUSE_NO_LAUNCH_SENT,
+			     "a QMD was built at 0x%llx but no launch reached the engine: the stream "
+			     "has no SEND_PCAS_A / SET_INLINE_QMD_ADDRESS for it", X(q->addr));
+		}
 	} else {
 		for (int st = 6; st <= 10; st++) {
 			if (first_bad[st] >= 0) {
 				o->rows[st] = badrow[st];
 				copy_why(j, st, badcause[st], baddiag[st]);
+			} else if (first_unobs[st] >= 0) {
+				o->rows[st] = unobsrow[st];
+				copy_why(j, st, unobscause[st], baddiag[st]);
 			} else {
 				o->rows[st] = row0[st];
 				if (j->nslots > 1) {
@@ -1456,6 +1763,7 @@ cs_report *cs_report_judge(const cs_report_input *in)
 			}
 		}
 	}
+	attribute_consequences(j, r, o);
 	finish_chain(j, o);
 
 	/* Counters and assumptions. */
@@ -1522,7 +1830,9 @@ cs_report *cs_report_judge(const cs_report_input *in)
 			break;
 		}
 	}
-	r->counters[C_LAUNCHES] = j->nslots;
+	/* The header's count: launches the engines numbered (a QMD installed and
+	 * never scheduled is not one). */
+	r->counters[C_LAUNCHES] = r->nlaunches;
 	r->counters[C_RECORDS] = j->n;
 
 	free(baddiag);
@@ -1559,8 +1869,22 @@ const char *cs_report_result(const cs_report *r, const cs_report_meta *meta)
 		return "error";
 	if (r->overall.first_break != CS_STAGE_NONE)
 		return "broken";
-	for (size_t i = 0; meta && i < meta->nexpects; i++)
-		if (!meta->expects[i].held)
-			return "broken";
+	if (r->overall.unobservable != CS_STAGE_NONE)
+		return "not-observable";
 	return "complete";
+}
+
+int cs_report_exit_status(const cs_report *r, const cs_report_meta *meta)
+{
+	if (meta && meta->error)
+		return 2;
+	if (meta && meta->nexpects) {
+		for (size_t i = 0; i < meta->nexpects; i++)
+			if (!meta->expects[i].held)
+				return 1;
+		return 0;
+	}
+	if (r->overall.first_break != CS_STAGE_NONE)
+		return 1;
+	return r->overall.unobservable != CS_STAGE_NONE ? 3 : 0;
 }

@@ -94,6 +94,27 @@ static void add_assumptions(JsonBuilder *b, const cs_report *r)
 	json_builder_end_array(b);
 }
 
+/* The record that decided a break (or a not-observable stage), or null. */
+static void add_evidence(JsonBuilder *b, const cs_chain *c, const cs_device *dev)
+{
+	const cs_event *e = dev && c->break_event != SIZE_MAX ? cs_device_event(dev, c->break_event) : NULL;
+	json_builder_set_member_name(b, "evidence");
+	if (!e) {
+		json_builder_add_null_value(b);
+		return;
+	}
+	json_builder_begin_object(b);
+	add_str(b, "record", cs_event_kind_name((cs_event_kind)e->kind));
+	add_int(b, "seq", (int64_t)e->seq);
+	add_int(b, "channel", e->channel);
+	add_opt(b, "gp_entry", e->gp_entry);
+	add_opt(b, "method_index", e->method_index);
+	add_hex(b, "addr", e->addr);
+	add_addr_name(b, "addr_name", dev, e->addr);
+	add_hex(b, "value", e->value);
+	json_builder_end_object(b);
+}
+
 static void add_break(JsonBuilder *b, const cs_report *r, const cs_chain *c, const cs_device *dev)
 {
 	if (c->first_break == CS_STAGE_NONE) {
@@ -103,24 +124,9 @@ static void add_break(JsonBuilder *b, const cs_report *r, const cs_chain *c, con
 	json_builder_begin_object(b);
 	add_int(b, "stage", c->first_break);
 	add_str(b, "name", cs_stage_name(c->first_break));
-	add_str(b, "cause", c->cause);
+	add_str(b, "cause", cs_cause_key(c->cause));
 	add_fit(b, "diagnosis", c->diagnosis, sizeof(c->diagnosis));
-	const cs_event *e = dev && c->break_event != SIZE_MAX ? cs_device_event(dev, c->break_event) : NULL;
-	json_builder_set_member_name(b, "evidence");
-	if (e) {
-		json_builder_begin_object(b);
-		add_str(b, "record", cs_event_kind_name((cs_event_kind)e->kind));
-		add_int(b, "seq", (int64_t)e->seq);
-		add_int(b, "channel", e->channel);
-		add_opt(b, "gp_entry", e->gp_entry);
-		add_opt(b, "method_index", e->method_index);
-		add_hex(b, "addr", e->addr);
-		add_addr_name(b, "addr_name", dev, e->addr);
-		add_hex(b, "value", e->value);
-		json_builder_end_object(b);
-	} else {
-		json_builder_add_null_value(b);
-	}
+	add_evidence(b, c, dev);
 	/* The model's assumptions belong to the run as a whole: the overall
 	 * break carries them (as does the top-level `assumptions`). */
 	json_builder_set_member_name(b, "assumptions");
@@ -128,6 +134,23 @@ static void add_break(JsonBuilder *b, const cs_report *r, const cs_chain *c, con
 		add_assumptions(b, r);
 	else
 		json_builder_add_null_value(b);
+	json_builder_end_object(b);
+}
+
+/* With no break, the first stage the backend cannot judge (code the
+ * simulator cannot run), its cause and diagnosis; else null. */
+static void add_not_observable(JsonBuilder *b, const cs_chain *c, const cs_device *dev)
+{
+	if (c->first_break != CS_STAGE_NONE || c->unobservable == CS_STAGE_NONE) {
+		json_builder_add_null_value(b);
+		return;
+	}
+	json_builder_begin_object(b);
+	add_int(b, "stage", c->unobservable);
+	add_str(b, "name", cs_stage_name(c->unobservable));
+	add_str(b, "cause", cs_cause_key(c->cause));
+	add_fit(b, "diagnosis", c->diagnosis, sizeof(c->diagnosis));
+	add_evidence(b, c, dev);
 	json_builder_end_object(b);
 }
 
@@ -232,6 +255,12 @@ char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_m
 	else
 		json_builder_add_null_value(b);
 
+	json_builder_set_member_name(b, "not_observable");
+	if (judged)
+		add_not_observable(b, &r->overall, dev);
+	else
+		json_builder_add_null_value(b);
+
 	json_builder_set_member_name(b, "launches");
 	if (judged) {
 		json_builder_begin_array(b);
@@ -243,6 +272,8 @@ char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_m
 			add_chain(b, c);
 			json_builder_set_member_name(b, "first_break");
 			add_break(b, r, c, dev);
+			json_builder_set_member_name(b, "not_observable");
+			add_not_observable(b, c, dev);
 			json_builder_end_object(b);
 		}
 		json_builder_end_array(b);

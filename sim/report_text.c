@@ -30,7 +30,13 @@ void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *
 	char fit[CS_DIAGNOSIS_MAX + 8];
 	if (r->overall.first_break != CS_STAGE_NONE)
 		fprintf(out, "break at stage %d (%s) [%s]: %s\n", (int)r->overall.first_break,
-			cs_stage_name(r->overall.first_break), r->overall.cause,
+			cs_stage_name(r->overall.first_break), cs_cause_key(r->overall.cause),
+			cs_report_fit(r->overall.diagnosis, sizeof(r->overall.diagnosis), fit,
+				      sizeof(fit)));
+	else if (r->overall.unobservable != CS_STAGE_NONE)
+		fprintf(out, "not observable from stage %d (%s) [%s]: %s\n",
+			(int)r->overall.unobservable, cs_stage_name(r->overall.unobservable),
+			cs_cause_key(r->overall.cause),
 			cs_report_fit(r->overall.diagnosis, sizeof(r->overall.diagnosis), fit,
 				      sizeof(fit)));
 	else
@@ -44,7 +50,7 @@ void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *
 				fprintf(out, "launch %u: complete\n", c->launch);
 			else
 				fprintf(out, "launch %u: break at stage %d (%s) [%s]\n", c->launch,
-					(int)c->first_break, cs_stage_name(c->first_break), c->cause);
+					(int)c->first_break, cs_stage_name(c->first_break), cs_cause_key(c->cause));
 		}
 	}
 	fprintf(out, "counters:");

@@ -24,8 +24,11 @@ static void run_usage(FILE *out)
 		"  --no-exec        wire no executor: grids are dispatched, not executed\n"
 		"  --trace-methods  record every executed method (trace level all)\n"
 		"\n"
-		"exit status: 0 chain complete and every expect holds; 1 a break or a failed\n"
-		"expect; 2 bad input or usage; 3 backend not available; 4 internal error.\n");
+		"exit status: with expect lines in FILE, 0 when every one held (an expected\n"
+		"break that happened passes; `expect cause KEY` names the break's cause) and\n"
+		"1 when one failed; without them, 0 the chain is complete, 1 it broke, 3 it\n"
+		"cannot be judged here (code the simulator cannot run: stage 9 not\n"
+		"observable). 2 bad input or usage, 4 internal error. See docs/chain.md.\n");
 }
 
 static int exit_for(cs_status st)
@@ -165,8 +168,8 @@ int cs_cmd_run(int argc, char **argv)
 				rc = CS_EXIT_INPUT;
 		}
 	}
-	if (rc == CS_EXIT_OK && strcmp(cs_report_result(r, &meta), "complete") != 0)
-		rc = CS_EXIT_BROKEN;
+	if (rc == CS_EXIT_OK)
+		rc = cs_report_exit_status(r, &meta);
 	free(ex);
 	cs_report_free(r);
 	cs_device_free(dev);

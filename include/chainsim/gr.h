@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "chainsim/arch.h"
+#include "chainsim/cause.h"
 #include "chainsim/classdesc.h"
 #include "chainsim/diag.h"
 #include "chainsim/ports.h"
@@ -252,10 +253,11 @@ void cs_qmd_decode(const cs_qmd *q, cs_qmd_info *out);
  * structure or dependent action, constant bank 0 valid, every valid bank
  * nonempty and mapped, program mapped (mem may be NULL to skip the mapping
  * checks).
- * On refusal returns false and writes a reason naming the field and its value,
- * e.g. "block dim 0 = 0 (must be 1..1024)". */
-bool cs_qmd_accept(const cs_qmd_info *info, uint32_t cls, const cs_mem_port *mem,
-		   char *why, size_t why_len);
+ * Returns CS_CAUSE_NONE when it accepts; on refusal the cause (code-unmapped for
+ * the program, qmd-rejected for any other field) and a reason naming the field
+ * and its value, e.g. "block dim 0 = 0 (must be 1..1024)". */
+cs_cause cs_qmd_check(const cs_qmd_info *info, uint32_t cls, const cs_mem_port *mem,
+		      char *why, size_t why_len);
 
 /* ======================================================================
  * Canonical method sequences, for the scenario assembler

@@ -62,6 +62,10 @@ typedef struct cs_engine_port {
 	cs_engine_result (*bind)(void *ctx, uint32_t channel, uint32_t subch, uint32_t cls,
 				 cs_diag *why);
 	cs_engine_result (*method)(void *ctx, const cs_method_call *call, cs_diag *why);
+	/* Optional: the guest program ended. The engine records what only the end
+	 * of the stream reveals from its own state (an inline QMD short of its
+	 * size, a QMD named by SEND_PCAS_A that nothing scheduled). */
+	void (*finish)(void *ctx);
 } cs_engine_port;
 
 /* ---- executor port: the compute engine runs a grid ----------------------- */
@@ -92,7 +96,10 @@ typedef enum cs_grid_outcome {
 	CS_GRID_NO_EXECUTOR,   /* nothing can run code: dispatched, not executed */
 	CS_GRID_UNKNOWN_CODE,  /* the bytes at program match no loaded kernel */
 	CS_GRID_FAULT,         /* a thread faulted; diag names CTA, thread, line, address */
-	CS_GRID_ERROR,         /* the executor could not run it (unsupported, limits) */
+	CS_GRID_ERROR,         /* the launch does not fit the kernel (parameters, limits) */
+	CS_GRID_UNSUPPORTED,   /* the kernel uses what the executor cannot run: a limit
+				  of the simulator, not the guest's fault (stage 9 is
+				  not observable) */
 } cs_grid_outcome;
 
 typedef struct cs_grid_result {

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "chainsim/cause.h"
 #include "chainsim/device.h"
 #include "chainsim/stage.h"
 
@@ -26,17 +27,10 @@ typedef struct cs_chain {
 	uint32_t launch;                /* CS_NONE32 for the overall chain */
 	cs_stage_row rows[CS_STAGE_COUNT + 1]; /* rows[1..11] */
 	cs_stage first_break;           /* CS_STAGE_NONE when complete */
-	/* A stable key for the break's rule (sim/report.c), e.g. "pb-unmapped":
-	 *  1 no-build | 2 no-submit, no-doorbell | 3 no-forward
-	 *  4 not-fetched, pb-unmapped, pb-malformed
-	 *  5 no-object, bad-class, earlier-fault, pb-malformed, channel-stop, deadlock,
-	 *    acquire-blocked, no-methods, entry-unfinished
-	 *  6 inline-qmd-incomplete, qmd-addr-unmapped, qmd-install-refused, no-install,
-	 *    no-launch-sent | 7 no-schedule, qmd-rejected, code-unmapped
-	 *  8 ctx-invalid | 9 code-unknown, no-executor, code-unmapped, grid-fault,
-	 *    grid-not-run, no-dispatch | 10 release-fault, release-disabled
-	 *  11 wait-unmet, wait-unmapped, no-wait, budget | any: not-fired (no rule) */
-	char cause[64];
+	/* The break's cause (cause.def) and diagnosis; with no break, those of the
+	 * first stage the backend cannot observe (unobservable), if any. */
+	cs_cause cause;
+	cs_stage unobservable;          /* first not-observable stage with a cause, else NONE */
 	char diagnosis[CS_DIAGNOSIS_MAX];
 	/* added by sim/: the record that decided the break (SIZE_MAX when none) */
 	size_t break_event;
@@ -100,8 +94,15 @@ typedef struct cs_report_meta {
 	const cs_diag *error_diag;
 } cs_report_meta;
 
-/* "complete" (no break and every expectation held), "broken" or "error". */
+/* The chain's verdict: "complete" (no break), "broken", "not-observable" (no
+ * break, but a stage the backend cannot judge, e.g. code the simulator cannot
+ * run) or "error" (bad input). Expectations are judged apart:
+ * cs_report_exit_status. */
 const char *cs_report_result(const cs_report *r, const cs_report_meta *meta);
+/* The exit status of a run (docs/chain.md): with expectations in the file,
+ * 0 when every one held (an expected break that happened passes), else 1;
+ * without, 0 complete, 1 broken, 3 not observable; 2 on bad input. */
+int cs_report_exit_status(const cs_report *r, const cs_report_meta *meta);
 
 /* The text table of docs/chain.md (sim/report_text.c). */
 void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *out);

@@ -7,9 +7,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "chainsim/cause.h"
 #include "chainsim/stage.h"
 
 #define CS_NONE32 UINT32_MAX /* "no launch", "no entry", "no method" in a record */
+/* In a host CS_EV_SEM_RELEASE's aux: RELEASE_WFI was set, so the release is
+ * ordered after all work the channel handed to its engines before it. */
+#define CS_SEM_RELEASE_AFTER_WFI (1ull << 32)
 
 /* The unit that produced a record, finer than its author. */
 typedef enum cs_unit {
@@ -48,8 +52,9 @@ typedef enum cs_event_kind {
 	CS_EV_SEM_BLOCK,       /* stage 5: acquire blocked the channel. addr, value = wanted,
 				  aux = current value seen */
 	CS_EV_SEM_RELEASE,     /* a semaphore was written. addr, value = payload, aux = bytes
-				  written (4, 8, 16). unit FE: host channel semaphore (stage 5);
-				  unit COMPUTE/COPY: engine release (stage 10) */
+				  written (4, 8, 16), | CS_SEM_RELEASE_AFTER_WFI for a host
+				  release that waited for idle first. unit FE: host channel
+				  semaphore (stage 5); unit COMPUTE/COPY: engine release (10) */
 	CS_EV_HOST_OP,         /* stage 5: WFI, NON_STALL_INTERRUPT, MEM_OP...; NOP and
 				  SET_REFERENCE only at CS_TRACE_ALL (they prove nothing).
 				  method says which, value = data */
@@ -83,11 +88,10 @@ typedef enum cs_event_kind {
 				  aux = wanted */
 	CS_EV_DEADLOCK,        /* every channel blocked: channel, addr, value = wanted,
 				  aux = current */
-	/* added by sim/ (additive): */
 	CS_EV_INLINE_QMD_SHORT,/* stage 6 not fired: the guest program ended with an inline QMD
-				  short of its size (the device watches the engine methods).
-				  addr = inline QMD VA, value = dwords received, aux = dwords the
-				  QMD needs; gp_entry / method_index of SET_INLINE_QMD_ADDRESS */
+				  short of its size (the engine's finish hook). addr = inline
+				  QMD VA, value = dwords received, aux = dwords the QMD needs;
+				  gp_entry / method_index of SET_INLINE_QMD_ADDRESS_B */
 	CS_EV_KIND_COUNT
 } cs_event_kind;
 
@@ -97,6 +101,7 @@ typedef struct cs_event {
 	uint16_t kind;         /* cs_event_kind */
 	uint8_t stage;         /* cs_stage, 0 when the record is context only */
 	uint8_t unit;          /* cs_unit */
+	uint16_t cause;        /* cs_cause the record shows, CS_CAUSE_NONE when none */
 	uint32_t channel;
 	uint32_t launch;       /* CS_NONE32 when not part of a launch */
 	uint32_t gp_entry;     /* the GPFIFO entry index (GP_GET at fetch), CS_NONE32 when none */

@@ -21,10 +21,22 @@ typedef struct rt_module {
 	bool parse_failed;
 } rt_module;
 
+/* A PTX program found as text at a program address (the mock-GPU convention
+ * below), parsed once per distinct text. */
+typedef struct rt_text {
+	uint64_t va;
+	uint64_t hash;          /* FNV-1a of the text, so rewritten code is parsed again */
+	size_t len;
+	cs_ptx_program *prog;   /* NULL when it did not parse */
+	cs_diag diag;
+} rt_text;
+
 struct cs_ptx_runtime {
 	cs_arch arch;
 	rt_module *mods;
 	size_t nmods;
+	rt_text *texts;
+	size_t ntexts;
 	uint8_t *scratch;       /* code read back from the bus */
 	size_t scratch_cap;
 };
@@ -46,6 +58,9 @@ void cs_ptx_runtime_free(cs_ptx_runtime *rt)
 		cs_module_free(rt->mods[i].m);
 	}
 	free(rt->mods);
+	for (size_t i = 0; i < rt->ntexts; i++)
+		cs_ptx_program_free(rt->texts[i].prog);
+	free(rt->texts);
 	free(rt->scratch);
 	free(rt);
 }
@@ -131,6 +146,171 @@ static bool match_code(cs_ptx_runtime *rt, const cs_bus *bus, uint64_t va, size_
 	return false;
 }
 
+/* ---- the mock-GPU convention: PTX text at the program address ------------------
+ *
+ * tinygrad's mock NV GPU uploads the PTX *text* its renderer made where a real
+ * driver would put SASS, and passes each parameter as one 64-bit slot from
+ * constant bank 0 + 0x160 (buffers, then values, a slot each, whatever the
+ * parameter's size). When the program memory holds PTX text and no loaded
+ * kernel matches, the runtime runs it that way and records the assumption. */
+enum { PTX_TEXT_MAX = 4u << 20, MOCK_PARAM_OFFSET = 0x160, MOCK_PARAM_SLOT = 8 };
+
+/* The NUL-terminated text at va (at most PTX_TEXT_MAX bytes, up to the end
+ * of mapped memory) in rt->scratch, when it reads as PTX; its length in *len. */
+static bool read_ptx_text(cs_ptx_runtime *rt, const cs_bus *bus, uint64_t va, size_t *len)
+{
+	size_t n = 0;
+	for (;;) {
+		size_t chunk = CS_PAGE_SIZE - (size_t)((va + n) & (CS_PAGE_SIZE - 1));
+		if (n + chunk > PTX_TEXT_MAX || !bus->mem.mapped(bus->mem.ctx, va + n, chunk))
+			return false;
+		if (n + chunk > rt->scratch_cap) {
+			uint8_t *ns = realloc(rt->scratch, n + chunk);
+			if (!ns)
+				return false;
+			rt->scratch = ns;
+			rt->scratch_cap = n + chunk;
+		}
+		uint64_t fva;
+		if (!bus->mem.read(bus->mem.ctx, va + n, rt->scratch + n, chunk, &fva))
+			return false;
+		const uint8_t *nul = memchr(rt->scratch + n, 0, chunk);
+		n += chunk;
+		if (nul) {
+			*len = (size_t)(nul - rt->scratch);
+			break;
+		}
+	}
+	const char *t = (const char *)rt->scratch;
+	size_t i = 0;
+	while (i < *len && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
+		i++;
+	bool opens = (*len - i >= 2 && t[i] == '/' && t[i + 1] == '/') ||
+		     (*len - i >= 8 && memcmp(t + i, ".version", 8) == 0);
+	for (size_t k = i; k < *len; k++)
+		if ((uint8_t)t[k] >= 0x80 || (t[k] < 0x20 && t[k] != '\n' && t[k] != '\t' &&
+					       t[k] != '\r'))
+			return false;
+	return opens;
+}
+
+static uint64_t fnv1a(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* The parsed program for the text now in rt->scratch, from the cache or new. */
+static rt_text *text_program(cs_ptx_runtime *rt, uint64_t va, size_t len)
+{
+	uint64_t h = fnv1a(rt->scratch, len);
+	for (size_t i = 0; i < rt->ntexts; i++)
+		if (rt->texts[i].va == va && rt->texts[i].len == len && rt->texts[i].hash == h)
+			return &rt->texts[i];
+	rt_text *nt = realloc(rt->texts, (rt->ntexts + 1) * sizeof(*nt));
+	if (!nt)
+		return NULL;
+	rt->texts = nt;
+	rt_text *t = &nt[rt->ntexts++];
+	*t = (rt_text){ .va = va, .hash = h, .len = len };
+	char name[48];
+	snprintf(name, sizeof(name), "ptx@0x%" PRIx64, va);
+	t->prog = cs_ptx_parse((const char *)rt->scratch, len, name, &t->diag);
+	return t;
+}
+
+static void note_assumption(const cs_bus *bus, const cs_grid_launch *g, const char *text)
+{
+	cs_event ev = cs_event_make(CS_EV_ASSUMPTION, CS_STAGE_GR_DISPATCH, CS_UNIT_SM, g->channel);
+	ev.launch = g->launch;
+	ev.addr = g->program;
+	ev.detail = text;
+	cs_trace_emit(&bus->trace, &ev);
+}
+
+/* Runs the PTX text at g->program under the mock-GPU convention; false when
+ * the memory there is not PTX text (the caller reports unknown code). */
+static bool run_ptx_text(cs_ptx_runtime *rt, const cs_bus *bus, const cs_grid_launch *g,
+			 cs_grid_result *out)
+{
+	size_t len;
+	if (!read_ptx_text(rt, bus, g->program, &len))
+		return false;
+	rt_text *t = text_program(rt, g->program, len);
+	if (!t) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_NOMEM, "out of memory");
+		return true;
+	}
+	if (!t->prog) {
+		char why[CS_DIAG_MSG_MAX];
+		cs_diag_format(&t->diag, why, sizeof(why));
+		set_outcome(out, CS_GRID_UNSUPPORTED, CS_ERR_UNSUPPORTED,
+			    "dispatched, not executed: the program memory at 0x%" PRIx64
+			    " is PTX text the executor cannot run: %s", g->program, why);
+		return true;
+	}
+	if (cs_ptx_entry_count(t->prog) != 1) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+			    "the PTX text at 0x%" PRIx64 " has %zu entries: the mock-GPU convention "
+			    "runs a text with exactly one", g->program, cs_ptx_entry_count(t->prog));
+		return true;
+	}
+	const size_t entry = 0;
+	snprintf(out->kernel, sizeof(out->kernel), "%s", cs_ptx_entry_name(t->prog, entry));
+	note_assumption(bus, g, "program memory is PTX text: run under the mock-GPU convention "
+			"(tinygrad's mock NV GPU): each parameter is a 64-bit slot at constant "
+			"bank 0 + 0x160, and the QMD's shared and local sizes are not checked "
+			"against the kernel");
+	size_t np = cs_ptx_param_count(t->prog, entry);
+	uint32_t pbytes = cs_ptx_param_bytes(t->prog, entry);
+	uint8_t *params = calloc(1, pbytes ? pbytes : 1);
+	if (!params) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_NOMEM, "out of memory");
+		return true;
+	}
+	uint64_t slots_va = g->cbank_addr[0] + MOCK_PARAM_OFFSET;
+	for (size_t i = 0; i < np; i++) {
+		cs_ptx_param pp;
+		uint8_t slot[MOCK_PARAM_SLOT];
+		uint64_t fva = 0;
+		uint64_t at = slots_va + i * MOCK_PARAM_SLOT;
+		if (!cs_ptx_param_info(t->prog, entry, i, &pp) || pp.size > MOCK_PARAM_SLOT ||
+		    (uint64_t)pp.offset + pp.size > pbytes) {
+			set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+				    "kernel %s: parameter %zu does not fit a 64-bit slot of the "
+				    "mock-GPU convention", out->kernel, i);
+			free(params);
+			return true;
+		}
+		if (!(g->cbank_valid & 1u) || !bus->mem.read(bus->mem.ctx, at, slot, sizeof(slot), &fva)) {
+			out->fault_va = fva ? fva : at;
+			set_outcome(out, CS_GRID_FAULT, CS_ERR_FAULT,
+				    "kernel %s: reading parameter %zu at 0x%" PRIx64 " (constant bank 0 "
+				    "+ 0x%zx) faulted", out->kernel, i, at,
+				    (size_t)(MOCK_PARAM_OFFSET + i * MOCK_PARAM_SLOT));
+			free(params);
+			return true;
+		}
+		memcpy(params + pp.offset, slot, pp.size); /* little-endian: the low bytes */
+	}
+	uint32_t stat = cs_ptx_static_shared_bytes(t->prog, entry);
+	cs_ptx_launch l = { 0 };
+	memcpy(l.grid, g->grid, sizeof(l.grid));
+	memcpy(l.block, g->block, sizeof(l.block));
+	l.dynamic_shared_bytes = g->shared_bytes > stat ? g->shared_bytes - stat : 0;
+	l.params = params;
+	l.param_bytes = pbytes;
+	l.channel = g->channel;
+	l.launch = g->launch;
+	l.shared_window = g->shared_window;
+	l.local_window = g->local_window;
+	cs_ptx_run(t->prog, entry, &l, bus, out);
+	free(params);
+	return true;
+}
+
 static void run_grid(void *ctx, const cs_bus *bus, const cs_grid_launch *g, cs_grid_result *out)
 {
 	cs_ptx_runtime *rt = ctx;
@@ -145,6 +325,8 @@ static void run_grid(void *ctx, const cs_bus *bus, const cs_grid_launch *g, cs_g
 	}
 	size_t mi = 0, ki = 0, compared = 0, nkern = 0;
 	if (!match_code(rt, bus, g->program, &mi, &ki, &compared, &nkern)) {
+		if (run_ptx_text(rt, bus, g, out))
+			return;
 		if (nkern == 0)
 			set_outcome(out, CS_GRID_UNKNOWN_CODE, CS_ERR_UNSUPPORTED,
 				    "dispatched, not executed: no kernel is loaded, so the code at "
@@ -176,9 +358,9 @@ static void run_grid(void *ctx, const cs_bus *bus, const cs_grid_launch *g, cs_g
 		else
 			snprintf(why, sizeof(why), "%s", rm->m->ptx_note[0] ? rm->m->ptx_note
 									    : "no PTX");
-		set_outcome(out, CS_GRID_ERROR, CS_ERR_UNSUPPORTED,
+		set_outcome(out, CS_GRID_UNSUPPORTED, CS_ERR_UNSUPPORTED,
 			    "dispatched, not executed: kernel %s (SASS matched at 0x%" PRIx64
-			    ") has no PTX to execute: %s",
+			    ") has no PTX the executor can run: %s",
 			    k->name, g->program, why);
 		return;
 	}

@@ -947,7 +947,7 @@ static bool asm_semaphore(scn_exec *x, const scn_pline *pl)
 	emit(x, (uint32_t)v);
 	emit(x, (uint32_t)(v >> 32));
 	emit(x, cs_fe_sem_execute(rel ? CS_FE_SEM_RELEASE : CS_FE_SEM_ACQUIRE, pl->sem64, false,
-				  false, CS_FE_RED_IMIN, false));
+				  pl->sem_wfi, CS_FE_RED_IMIN, false));
 	return true;
 }
 
@@ -1114,6 +1114,7 @@ bool scn_exec_memory(scn_exec *x, const scn_dir *dir, bool *handled)
 	case SCN_D_EXPECT_STAGE:
 	case SCN_D_EXPECT_BREAK:
 	case SCN_D_EXPECT_COMPLETE:
+	case SCN_D_EXPECT_CAUSE:
 		return true; /* expectations are evaluated at the end */
 	case SCN_D_ALLOC:
 		return do_alloc(x, dir);

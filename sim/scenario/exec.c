@@ -150,6 +150,14 @@ static void expect_chain(const scn_dir *dir, const cs_report *r, cs_expect_outco
 		}
 		break;
 	}
+	case SCN_D_EXPECT_CAUSE:
+		o->held = c->first_break != CS_STAGE_NONE && c->cause == (cs_cause)dir->cause;
+		if (!o->held && c->first_break == CS_STAGE_NONE)
+			snprintf(o->detail, sizeof(o->detail), "the chain has no break");
+		else if (!o->held)
+			snprintf(o->detail, sizeof(o->detail), "the first break's cause is %s: %.200s",
+				 cs_cause_key(c->cause), c->diagnosis);
+		break;
 	default:
 		break;
 	}
@@ -170,6 +178,7 @@ static bool evaluate_expectations(scn_exec *x)
 		case SCN_D_EXPECT_STAGE:
 		case SCN_D_EXPECT_BREAK:
 		case SCN_D_EXPECT_COMPLETE:
+		case SCN_D_EXPECT_CAUSE:
 			scn_outcome_init(&o, dir);
 			if (!r)
 				r = cs_report_build(DEV(x));

@@ -79,6 +79,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chainsim/cause.h"
 #include "chainsim/gr.h"
 #include "chainsim/stage.h"
 #include "scn.h"
@@ -721,6 +722,9 @@ static bool parse_push_line(lx *l, scn_pline *pl, cs_scenario *s)
 		if (!pl->sem_value)
 			return false;
 		pl->sem64 = lx_accept(l, "u64");
+		/* release ... wfi: RELEASE_WFI=EN, the front end waits for idle first */
+		if (pl->kind == SCN_PL_RELEASE)
+			pl->sem_wfi = lx_accept(l, "wfi");
 		return lx_done(l);
 	}
 	if (word_is(w, n, "bind")) {
@@ -810,7 +814,20 @@ static bool parse_expect(lx *l, scn_dir *dir)
 		l->pos += n;
 		return lx_done(l);
 	}
-	return lx_fail_at(l, l->pos, "expected mem, stage, break or complete after 'expect'");
+	if (word_is(w, n, "cause")) {
+		dir->kind = SCN_D_EXPECT_CAUSE;
+		l->pos += n;
+		n = lx_peek_word(l, &w);
+		char key[48];
+		snprintf(key, sizeof(key), "%.*s", (int)(n < sizeof(key) ? n : 0), w);
+		dir->cause = (int)cs_cause_parse(key);
+		if (dir->cause == CS_CAUSE_NONE)
+			return lx_fail_at(l, l->pos, "expected a cause key (docs/chain.md lists them, "
+					  "e.g. pb-unmapped)");
+		l->pos += n;
+		return lx_done(l);
+	}
+	return lx_fail_at(l, l->pos, "expected mem, stage, break, cause or complete after 'expect'");
 }
 
 static bool parse_random(lx *l, scn_dir *dir)

@@ -105,6 +105,7 @@ typedef struct scn_pline {
 	/* copy: vals[0..2] = dst, src, len; sem (release/acquire: addr, value) */
 	scn_expr *sem_addr, *sem_value;
 	bool sem64;          /* release/acquire u64 */
+	bool sem_wfi;        /* release wfi: RELEASE_WFI=EN */
 } scn_pline;
 
 typedef enum scn_dir_kind {
@@ -125,6 +126,7 @@ typedef enum scn_dir_kind {
 	SCN_D_EXPECT_STAGE,
 	SCN_D_EXPECT_BREAK,
 	SCN_D_EXPECT_COMPLETE,
+	SCN_D_EXPECT_CAUSE,    /* expect cause KEY: the first break's cause key */
 	SCN_D_RANDOM,
 } scn_dir_kind;
 
@@ -160,6 +162,7 @@ typedef struct scn_dir {
 	scn_loc end_loc;       /* push: the `end` line */
 	bool sync, u64;
 	unsigned stage;        /* expect stage/break */
+	int cause;             /* expect cause: cs_cause */
 	int status;            /* expect stage: cs_stage_status */
 	double fmin, fmax;     /* random f32 */
 	bool has_min, has_max;

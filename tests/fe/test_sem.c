@@ -82,7 +82,7 @@ Test(sem, release_with_timestamp_in_virtual_time)
 		else
 			cr_assert_eq(rig_read32(r, s + 16), 7);
 		const rec_event *e = rig_nth(r, CS_EV_SEM_RELEASE, 0);
-		cr_assert_eq(e->ev.aux, 16);
+		cr_assert_eq(e->ev.aux, 16 | CS_SEM_RELEASE_AFTER_WFI); /* release_wfi was set */
 		cr_assert_not_null(strstr(e->detail, "timestamp"), "%s", e->detail);
 		cr_assert_eq(rig_read64(r, s), CANARY);
 		rig_free(r);
@@ -412,7 +412,8 @@ Test(sem, legacy_semaphored_on_ampere_only)
 	rig_run(r);
 	cr_assert_eq(rig_read32(r, s), 0x1234);
 	cr_assert_eq(rig_read32(r, s + 4), 0xA5A5A5A5u);
-	cr_assert_eq(rig_nth(r, CS_EV_SEM_RELEASE, 0)->ev.aux, 4);
+	/* RELEASE_WFI is bit 20 and inverted on SEMAPHORED: 0 is EN */
+	cr_assert_eq(rig_nth(r, CS_EV_SEM_RELEASE, 0)->ev.aux, 4 | CS_SEM_RELEASE_AFTER_WFI);
 	/* 16-byte form: payload and timestamp */
 	pb[4] = 2u;
 	pb[3] = 0x99;
@@ -421,7 +422,7 @@ Test(sem, legacy_semaphored_on_ampere_only)
 	rig_run(r);
 	cr_assert_eq(rig_read32(r, s), 0x99);
 	cr_assert_eq(rig_read64(r, s + 8), r->now);
-	cr_assert_eq(rig_nth(r, CS_EV_SEM_RELEASE, 1)->ev.aux, 16);
+	cr_assert_eq(rig_nth(r, CS_EV_SEM_RELEASE, 1)->ev.aux, 16 | CS_SEM_RELEASE_AFTER_WFI);
 	/* acquire (equal) blocks, then resumes */
 	pb[3] = 0x100;
 	pb[4] = 1u;

@@ -105,7 +105,7 @@ Test(gr_fuzz, random_qmd_images_decode_and_judge)
 		cs_qmd_decode(&q, &in);
 		char why[256];
 		why[0] = '\0';
-		if (cs_qmd_accept(&in, c, &port, why, sizeof(why)))
+		if (cs_qmd_check(&in, c, &port, why, sizeof(why)) == CS_CAUSE_NONE)
 			accepted++;
 		else
 			cr_assert_neq(why[0], '\0');

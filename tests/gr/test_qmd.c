@@ -342,7 +342,7 @@ static bool acc_run(acc_env *e, uint32_t cls)
 {
 	cs_qmd_decode(&e->q, &e->in);
 	e->why[0] = '\0';
-	return cs_qmd_accept(&e->in, cls, &e->port, e->why, sizeof(e->why));
+	return cs_qmd_check(&e->in, cls, &e->port, e->why, sizeof(e->why)) == CS_CAUSE_NONE;
 }
 
 static void acc_reject(unsigned major, uint32_t cls, const char *key, const char *value,
@@ -409,13 +409,13 @@ Test(gr_qmd, accept_rejects_reserved_release_and_dependent_encodings)
 	cr_expect_not(acc_run(&e, 0xCBC0));
 	cr_expect_str_eq(e.why, "dependent QMD action = 2 (reserved)");
 	/* Not a compute class at all. */
-	cr_expect_not(cs_qmd_accept(&e.in, 0xC8B5, &e.port, e.why, sizeof(e.why)));
+	cr_expect_eq(cs_qmd_check(&e.in, 0xC8B5, &e.port, e.why, sizeof(e.why)), CS_CAUSE_QMD_REJECTED);
 	cr_expect_str_eq(e.why, "class C8B5 is not a compute class");
 	/* Without a memory port the mapping checks are skipped. */
 	cr_assert(cs_qmd_set(&e.q, "DEPENDENT_QMD0_ENABLE", 0, &d));
 	cr_assert(cs_qmd_set_key_text(&e.q, "program", "0x7d0000000", &d));
 	cs_qmd_decode(&e.q, &e.in);
-	cr_expect(cs_qmd_accept(&e.in, 0xCBC0, NULL, e.why, sizeof(e.why)), "%s", e.why);
+	cr_expect_eq(cs_qmd_check(&e.in, 0xCBC0, NULL, e.why, sizeof(e.why)), CS_CAUSE_NONE, "%s", e.why);
 	cs_mem_free(e.mem);
 }
 

@@ -2,6 +2,7 @@
  * bytes, the outcomes a launch can have, and every fixture kernel run against
  * its CPU reference (tools/battery/ref.c). */
 #include <criterion/criterion.h>
+#include <glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,14 +213,14 @@ Test(runtime, unmapped_program_faults)
 }
 
 /* A bare cubin has SASS (so the launch is recognised) but no PTX: the kernel
- * is named, and not run. */
+ * is named, and not run; the simulator's limit, not the guest's fault. */
 Test(runtime, kernel_without_ptx_is_not_run)
 {
 	rig r;
 	rig_init(&r, "vadd.sm_90.cubin", CS_ARCH_HOPPER);
 	uint64_t args[4] = { 0, 0, 0, 0 };
 	cs_grid_result res = rig_launch(&r, "vadd", args, 4, 1, 1, 32, 1, 0);
-	cr_expect_eq(res.outcome, CS_GRID_ERROR);
+	cr_expect_eq(res.outcome, CS_GRID_UNSUPPORTED);
 	cr_expect(strstr(res.diag.msg, "dispatched, not executed") != NULL, "%s", res.diag.msg);
 	cr_expect(strstr(res.diag.msg, "no PTX") != NULL, "%s", res.diag.msg);
 	cr_expect(strstr(res.diag.msg, "attach") != NULL, "%s", res.diag.msg);
@@ -557,5 +558,61 @@ Test(kernels, local_memory_kernel)
 	}
 	cr_expect_eq(cs_battery_count_bad(got, want, NULL, N, 1e-4, 1e-5), 0);
 	free(hx);
+	rig_fini(&r);
+}
+
+/* The mock-GPU convention (tinygrad's mock NV GPU): PTX text at the program
+ * address, each parameter a 64-bit slot at constant bank 0 + 0x160. The
+ * runtime runs it and records the assumption; memory that is not PTX text
+ * stays unknown code. */
+static unsigned assumptions_seen;
+
+static void count_assumptions(void *ctx, const cs_event *ev)
+{
+	(void)ctx;
+	if (ev->kind == CS_EV_ASSUMPTION && ev->detail && strstr(ev->detail, "PTX text"))
+		assumptions_seen++;
+}
+
+Test(runtime, ptx_text_at_the_program_address_runs_under_the_mock_convention)
+{
+	rig r;
+	rig_init(&r, "vadd.sm_90.cubin", CS_ARCH_HOPPER);
+	r.bus.trace.emit = count_assumptions;
+	char *p = fx_path("vadd.sm_90.ptx");
+	gchar *text = NULL;
+	gsize len = 0;
+	cr_assert(g_file_get_contents(p, &text, &len, NULL), "%s", p);
+	free(p);
+	uint64_t code = rig_alloc(&r, len + 1);
+	rig_write(&r, code, text, len + 1);
+	enum { N = 100 };
+	float a[N], b[N], c[N];
+	for (int i = 0; i < N; i++) {
+		a[i] = (float)i;
+		b[i] = 0.5f * (float)i;
+	}
+	uint64_t va = rig_alloc(&r, sizeof(a)), vb = rig_alloc(&r, sizeof(b));
+	uint64_t vc = rig_alloc(&r, sizeof(c));
+	rig_write(&r, va, a, sizeof(a));
+	rig_write(&r, vb, b, sizeof(b));
+	uint64_t slots[4] = { va, vb, vc, N }; /* the int n takes a whole 64-bit slot */
+	uint64_t cb = rig_alloc(&r, 0x160 + sizeof(slots));
+	rig_write(&r, cb + 0x160, slots, sizeof(slots));
+	cs_grid_launch g = { .program = code, .grid = { 4, 1, 1 }, .block = { 32, 1, 1 },
+			     .cbank_valid = 1, .cbank_addr = { cb }, .cbank_size = { 0x160 } };
+	cs_grid_result res;
+	r.port.run_grid(r.port.ctx, &r.bus, &g, &res);
+	expect_executed(&res, 4, "vadd");
+	rig_read(&r, vc, c, sizeof(c));
+	for (int i = 0; i < N; i++)
+		cr_expect_eq(c[i], a[i] + b[i], "c[%d] = %g", i, c[i]);
+	cr_expect_eq(assumptions_seen, 1, "the assumption is recorded");
+	/* Not PTX text: the same bytes with the first one changed. */
+	text[0] = '\x7f';
+	rig_write(&r, code, text, len + 1);
+	r.port.run_grid(r.port.ctx, &r.bus, &g, &res);
+	cr_expect_eq(res.outcome, CS_GRID_UNKNOWN_CODE, "%s", res.diag.msg);
+	g_free(text);
 	rig_fini(&r);
 }

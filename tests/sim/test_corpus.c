@@ -85,10 +85,10 @@ static corpus_result run_one(const char *dir, const char *name)
 		const cs_expect_outcome *o = cs_scenario_expect(s, i);
 		all_held = all_held && o->held;
 		cr_expect(o->held, "%s:%u: '%s' did not hold: %s (break %d [%s]: %s)", name, o->line,
-			  o->text, o->detail, r->overall.first_break, r->overall.cause,
+			  o->text, o->detail, r->overall.first_break, cs_cause_key(r->overall.cause),
 			  r->overall.diagnosis);
 	}
-	const char *cause = r->overall.first_break == CS_STAGE_NONE ? "complete" : r->overall.cause;
+	const char *cause = r->overall.first_break == CS_STAGE_NONE ? "complete" : cs_cause_key(r->overall.cause);
 	snprintf(res.cause, sizeof(res.cause), "%s", cause);
 	cr_expect_str_eq(cause, m.cause, "%s: cause '%s', the file says '%s' (%s)", name, cause,
 			 m.cause, r->overall.diagnosis);
@@ -132,6 +132,7 @@ Test(corpus, every_file_holds_and_every_rule_is_covered, .timeout = 120)
 		"code-unmapped",
 		"pb-malformed",
 		"release-fault", "release-disabled", "wait-unmet", "deadlock", "earlier-fault",
+		"release-unordered", "sem-op-reserved", "qmd-not-built", "pb-not-built",
 	};
 	bool covered[sizeof(rules) / sizeof(rules[0])] = { 0 };
 	static const char *const archs[] = { "ampere", "hopper", "blackwell" };
@@ -162,4 +163,32 @@ Test(corpus, every_file_holds_and_every_rule_is_covered, .timeout = 120)
 				  archs[a], paths[p]);
 	g_ptr_array_free(names, TRUE);
 	g_free(dir);
+}
+
+/* docs/chain.md describes every cause of include/chainsim/cause.def, with its
+ * stages and meaning exactly as the table has them, and no key the table lacks. */
+Test(corpus, chain_document_lists_every_cause)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	cr_assert_not_null(root, "CHAINSIM_SOURCE_ROOT is not set (run through meson test)");
+	char *path = g_build_filename(root, "docs", "chain.md", NULL);
+	gchar *doc = NULL;
+	cr_assert(g_file_get_contents(path, &doc, NULL, NULL), "%s: cannot read", path);
+	unsigned rows = 0;
+	for (int c = CS_CAUSE_NONE + 1; c < CS_CAUSE_COUNT; c++) {
+		cs_stage a = cs_cause_first_stage((cs_cause)c), b = cs_cause_last_stage((cs_cause)c);
+		char *row = a == b ? g_strdup_printf("| `%s` | %d | %s |\n", cs_cause_key((cs_cause)c),
+						     (int)a, cs_cause_meaning((cs_cause)c))
+				   : g_strdup_printf("| `%s` | %d\u2013%d | %s |\n",
+						     cs_cause_key((cs_cause)c), (int)a, (int)b,
+						     cs_cause_meaning((cs_cause)c));
+		cr_expect(strstr(doc, row) != NULL, "docs/chain.md lacks the row: %s", row);
+		g_free(row);
+	}
+	for (const char *p = doc; (p = strstr(p, "\n| `")); p++)
+		rows++;
+	cr_expect_eq(rows, CS_CAUSE_COUNT - 1, "docs/chain.md has %u cause rows, the table %d", rows,
+		     CS_CAUSE_COUNT - 1);
+	g_free(doc);
+	g_free(path);
 }

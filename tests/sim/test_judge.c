@@ -124,8 +124,8 @@ static cs_report *judge(const seq *s, cs_arch arch, bool no_exec)
 static void expect_break(const cs_report *r, cs_stage st, const char *cause, const char *phrase)
 {
 	cr_expect_eq(r->overall.first_break, st, "break at %d (%s: %s), wanted %d",
-		     r->overall.first_break, r->overall.cause, r->overall.diagnosis, st);
-	cr_expect_str_eq(r->overall.cause, cause, "cause %s (%s)", r->overall.cause,
+		     r->overall.first_break, cs_cause_key(r->overall.cause), r->overall.diagnosis, st);
+	cr_expect_str_eq(cs_cause_key(r->overall.cause), cause, "cause %s (%s)", cs_cause_key(r->overall.cause),
 			 r->overall.diagnosis);
 	if (phrase)
 		cr_expect(strstr(r->overall.diagnosis, phrase) != NULL,
@@ -143,7 +143,7 @@ Test(judge, complete_chain)
 	release(&s, 0, 0x200003000, 1);
 	wait_ok(&s, 0x200003000, 1);
 	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
-	cr_expect_eq(r->overall.first_break, CS_STAGE_NONE, "%s: %s", r->overall.cause,
+	cr_expect_eq(r->overall.first_break, CS_STAGE_NONE, "%s: %s", cs_cause_key(r->overall.cause),
 		     r->overall.diagnosis);
 	for (int i = 1; i <= CS_STAGE_COUNT; i++)
 		cr_expect_eq(r->overall.rows[i].status, CS_STAGE_FIRED, "stage %d", i);
@@ -314,6 +314,7 @@ Test(judge, qmd_addr_unset)
 	e->cls = 0xCBC0;
 	e->method = 0x2c0;
 	e->detail = "SEND_SIGNALING_PCAS2_B schedules a QMD, but SEND_PCAS_A never named one";
+	e->cause = CS_CAUSE_QMD_ADDR_UNMAPPED;
 	e = add(&s, CS_EV_CHANNEL_STOP, CS_STAGE_FE_EXEC, CS_UNIT_FE);
 	e->gp_entry = 0;
 	e->method_index = 1;
@@ -336,6 +337,9 @@ Test(judge, no_schedule)
 	expect_break(r, CS_STAGE_QMD_READ, "no-schedule", "never scheduled");
 	cr_expect(strstr(r->overall.diagnosis, "0x200001000"));
 	cr_expect_eq(r->nlaunches, 0); /* never numbered */
+	uint64_t launches = 99;
+	cr_expect(cs_report_counter(r, "launches", &launches));
+	cr_expect_eq(launches, r->nlaunches, "the header's count and the counter agree");
 	cs_report_free(r);
 }
 
@@ -366,6 +370,7 @@ Test(judge, program_unmapped_rejection_is_code_unmapped)
 	e->addr = 0x200001000;
 	e = launch_rec(&s, CS_EV_QMD_REJECT, CS_STAGE_QMD_READ, 0);
 	e->detail = "program address 0x7f0000000 is not mapped";
+	e->cause = CS_CAUSE_CODE_UNMAPPED;
 	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
 	expect_break(r, CS_STAGE_QMD_READ, "code-unmapped", "program address 0x7f0000000");
 	cs_report_free(r);
@@ -389,11 +394,12 @@ Test(judge, ctx_invalid)
 	cs_report_free(r);
 }
 
-static void grid_not_run(seq *s, const char *why)
+static void grid_not_run(seq *s, cs_cause cause, const char *why)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (s->ev[i].kind == CS_EV_GRID_DONE) {
 			s->ev[i].kind = CS_EV_GRID_NOT_RUN;
+			s->ev[i].cause = cause;
 			s->ev[i].detail = why;
 		}
 }
@@ -404,7 +410,8 @@ Test(judge, code_unknown_is_not_execution)
 	prelude(&s);
 	entry_done(&s, 3);
 	launch_ran(&s, 0, 0x200001000);
-	grid_not_run(&s, "dispatched, not executed: the 16 bytes at 0x200002000 match no loaded kernel");
+	grid_not_run(&s, CS_CAUSE_CODE_UNKNOWN,
+		     "dispatched, not executed: the 16 bytes at 0x200002000 match no loaded kernel");
 	release(&s, 0, 0x200003000, 1); /* even a release does not make it run */
 	wait_ok(&s, 0x200003000, 1);
 	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
@@ -419,7 +426,7 @@ Test(judge, no_executor)
 	prelude(&s);
 	entry_done(&s, 3);
 	launch_ran(&s, 0, 0x200001000);
-	grid_not_run(&s, "no executor wired");
+	grid_not_run(&s, CS_CAUSE_NO_EXECUTOR, "no executor wired");
 	cs_report *r = judge(&s, CS_ARCH_HOPPER, true);
 	expect_break(r, CS_STAGE_GR_DISPATCH, "no-executor", "execution is unproven");
 	cr_expect_eq(r->overall.rows[8].status, CS_STAGE_FIRED);
@@ -471,7 +478,9 @@ Test(judge, release_disabled)
 	cs_report_free(r);
 }
 
-Test(judge, host_release_does_not_prove_execution)
+/* A host release after the grid: without RELEASE_WFI the front end may write
+ * it before the grid completes, so it proves nothing. */
+Test(judge, host_release_without_wfi_does_not_prove_execution)
 {
 	seq s = { 0 };
 	prelude(&s);
@@ -480,10 +489,76 @@ Test(judge, host_release_does_not_prove_execution)
 	cs_event *e = add(&s, CS_EV_SEM_RELEASE, CS_STAGE_FE_EXEC, CS_UNIT_FE);
 	e->addr = 0x200003000;
 	e->value = 1;
+	e->aux = 4;
 	wait_ok(&s, 0x200003000, 1);
 	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
-	expect_break(r, CS_STAGE_ENGINE_RELEASE, "release-disabled", NULL);
+	expect_break(r, CS_STAGE_ENGINE_RELEASE, "release-unordered", "without RELEASE_WFI");
 	cr_expect_eq(r->overall.rows[11].status, CS_STAGE_FIRED);
+	cs_report_free(r);
+}
+
+/* With RELEASE_WFI the front end waits for idle first: the release is ordered
+ * after the grid and proves its completion (tinygrad signals this way). */
+Test(judge, host_release_after_wfi_proves_completion)
+{
+	seq s = { 0 };
+	prelude(&s);
+	entry_done(&s, 3);
+	launch_ran(&s, 0, 0x200001000);
+	cs_event *e = add(&s, CS_EV_SEM_RELEASE, CS_STAGE_FE_EXEC, CS_UNIT_FE);
+	e->addr = 0x200003000;
+	e->value = 1;
+	e->aux = 4 | CS_SEM_RELEASE_AFTER_WFI;
+	wait_ok(&s, 0x200003000, 1);
+	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
+	cr_expect_eq(r->overall.first_break, CS_STAGE_NONE, "%s: %s", cs_cause_key(r->overall.cause),
+		     r->overall.diagnosis);
+	cr_expect_eq(r->overall.rows[10].status, CS_STAGE_FIRED);
+	cr_expect_eq(r->overall.rows[10].author, CS_AUTHOR_HOST);
+	cr_expect(strstr(r->overall.rows[10].evidence, "RELEASE_WFI"), "%s",
+		  r->overall.rows[10].evidence);
+	cs_report_free(r);
+}
+
+/* A launch whose QMD scheduled a dependent QMD on completion: the engine acted
+ * on its completion, which proves it, with no release of its own. */
+Test(judge, dependent_qmd_proves_its_parent_completed)
+{
+	seq s = { 0 };
+	prelude(&s);
+	entry_done(&s, 3);
+	launch_ran(&s, 0, 0x200001000);
+	cs_event *e = launch_rec(&s, CS_EV_DEPENDENT_QMD, CS_STAGE_QMD_INSTALL, 0);
+	e->addr = 0x200001200;
+	e->aux = 2;
+	launch_ran(&s, 1, 0x200001200);
+	release(&s, 1, 0x200003000, 1);
+	wait_ok(&s, 0x200003000, 1);
+	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
+	cr_expect_eq(r->overall.first_break, CS_STAGE_NONE, "%s: %s", cs_cause_key(r->overall.cause),
+		     r->overall.diagnosis);
+	cr_assert_eq(r->nlaunches, 2);
+	cr_expect_eq(r->launches[0].rows[10].status, CS_STAGE_FIRED);
+	cr_expect(strstr(r->launches[0].rows[10].evidence, "dependent QMD 0x200001200"), "%s",
+		  r->launches[0].rows[10].evidence);
+	cs_report_free(r);
+}
+
+/* Code the executor cannot run is a limit of the simulator: stage 9 (and the
+ * release that depends on it) is not observable, and nothing is the guest's
+ * break. */
+Test(judge, unsupported_code_is_not_observable)
+{
+	seq s = { 0 };
+	prelude(&s);
+	entry_done(&s, 3);
+	launch_ran(&s, 0, 0x200001000);
+	grid_not_run(&s, CS_CAUSE_CODE_UNSUPPORTED,
+		     "kernel mm has no PTX the executor can run: line 40: 'mma.sync' is not supported");
+	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
+	cr_expect_eq(r->overall.rows[9].status, CS_STAGE_NOT_OBSERVABLE);
+	cr_expect_eq(r->overall.rows[10].status, CS_STAGE_NOT_OBSERVABLE);
+	cr_expect_neq(r->overall.first_break, CS_STAGE_GR_DISPATCH);
 	cs_report_free(r);
 }
 
@@ -595,7 +670,7 @@ Test(judge, assumptions_listed_once)
 	cs_report_free(r);
 }
 
-Test(judge, failed_expectation_breaks_result)
+Test(judge, exit_status_follows_expectations)
 {
 	seq s = { 0 };
 	prelude(&s);
@@ -607,12 +682,16 @@ Test(judge, failed_expectation_breaks_result)
 	cs_report_expect ex[2] = { { 3, "expect break 5", false, "no break" },
 				   { 4, "expect stage 9 fired", true, "" } };
 	cs_report_meta meta = { .file = "x.chain", .expects = ex, .nexpects = 2 };
-	cr_expect_str_eq(cs_report_result(r, &meta), "broken");
+	cr_expect_str_eq(cs_report_result(r, &meta), "complete", "the chain's own verdict");
+	cr_expect_eq(cs_report_exit_status(r, &meta), 1, "an expectation failed");
 	meta.nexpects = 1;
 	ex[0].held = true;
-	cr_expect_str_eq(cs_report_result(r, &meta), "complete");
+	cr_expect_eq(cs_report_exit_status(r, &meta), 0);
+	meta.nexpects = 0;
+	cr_expect_eq(cs_report_exit_status(r, &meta), 0, "complete, no expectations");
 	meta.error = true;
 	cr_expect_str_eq(cs_report_result(r, &meta), "error");
+	cr_expect_eq(cs_report_exit_status(r, &meta), 2);
 	cs_report_free(r);
 }
 
@@ -645,7 +724,7 @@ Test(judge, random_sequences_are_judged_consistently)
 			if (r->overall.rows[st].status == CS_STAGE_NOT_FIRED)
 				first = (cs_stage)st;
 		cr_assert_eq(r->overall.first_break, first, "round %d", round);
-		cr_assert(first == CS_STAGE_NONE || r->overall.cause[0], "round %d: no cause", round);
+		cr_assert(first == CS_STAGE_NONE || cs_cause_key(r->overall.cause), "round %d: no cause", round);
 		for (size_t k = 0; k < r->nlaunches; k++)
 			cr_assert_neq(r->launches[k].launch, CS_NONE32);
 		cs_report_free(r);

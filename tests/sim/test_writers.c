@@ -80,8 +80,9 @@ static void expect_exact_keys(JsonObject *obj, const char *what, const char *con
 }
 
 static const char *const top_keys[] = { "schema_version", "file", "arch", "result", "error",
-					"chain", "first_break", "launches", "expectations",
-					"faults", "counters", "assumptions" };
+					"chain", "first_break", "not_observable", "launches",
+					"expectations", "faults", "counters", "assumptions" };
+enum { NTOP = sizeof(top_keys) / sizeof(top_keys[0]) };
 static const char *const row_keys[] = { "stage", "name", "status", "author", "evidence" };
 static const char *const break_keys[] = { "stage", "name", "cause", "diagnosis", "evidence",
 					  "assumptions" };
@@ -120,7 +121,7 @@ Test(writers, json_schema_1_every_field_always_present)
 		run_out o = run_scenario(files[f], NULL, CS_TRACE_CHAIN);
 		JsonParser *p = parse(o.json);
 		JsonObject *root = json_node_get_object(json_parser_get_root(p));
-		expect_exact_keys(root, files[f], top_keys, 12);
+		expect_exact_keys(root, files[f], top_keys, NTOP);
 		cr_expect_eq(json_object_get_int_member(root, "schema_version"), 1);
 		cr_expect_str_eq(json_object_get_string_member(root, "file"), files[f]);
 		cr_expect(JSON_NODE_HOLDS_NULL(json_object_get_member(root, "error")), "%s", files[f]);
@@ -130,8 +131,9 @@ Test(writers, json_schema_1_every_field_always_present)
 		cr_assert_not_null(ls);
 		for (guint i = 0; i < json_array_get_length(ls); i++) {
 			JsonObject *l = json_array_get_object_element(ls, i);
-			static const char *const lk[] = { "launch", "chain", "first_break" };
-			expect_exact_keys(l, files[f], lk, 3);
+			static const char *const lk[] = { "launch", "chain", "first_break",
+							  "not_observable" };
+			expect_exact_keys(l, files[f], lk, 4);
 			check_chain(json_object_get_array_member(l, "chain"), files[f]);
 			check_break(json_object_get_member(l, "first_break"), files[f]);
 		}
@@ -160,7 +162,7 @@ Test(writers, json_for_an_input_error_carries_the_located_message_and_nulls)
 	cr_assert_not_null(json);
 	JsonParser *p = parse(json);
 	JsonObject *root = json_node_get_object(json_parser_get_root(p));
-	expect_exact_keys(root, "error object", top_keys, 12);
+	expect_exact_keys(root, "error object", top_keys, NTOP);
 	cr_expect_str_eq(json_object_get_string_member(root, "result"), "error");
 	JsonObject *e = json_object_get_object_member(root, "error");
 	cr_assert_not_null(e);
@@ -169,7 +171,7 @@ Test(writers, json_for_an_input_error_carries_the_located_message_and_nulls)
 	cr_expect_eq(json_object_get_int_member(e, "col"), 7);
 	cr_expect(JSON_NODE_HOLDS_NULL(json_object_get_member(e, "offset")));
 	cr_expect_str_eq(json_object_get_string_member(e, "message"), "unknown directive 'frob'");
-	static const char *const nulls[] = { "arch", "chain", "first_break", "launches",
+	static const char *const nulls[] = { "arch", "chain", "first_break", "not_observable", "launches",
 					     "expectations", "faults", "counters", "assumptions" };
 	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
 		cr_expect(JSON_NODE_HOLDS_NULL(json_object_get_member(root, nulls[i])), "%s not null",
@@ -226,7 +228,8 @@ Test(writers, a_full_buffer_is_never_cut_mid_word)
 	r.overall.rows[5].status = CS_STAGE_NOT_FIRED;
 	fill_words(r.overall.rows[5].evidence, sizeof(r.overall.rows[5].evidence));
 	r.overall.first_break = CS_STAGE_FE_EXEC;
-	snprintf(r.overall.cause, sizeof(r.overall.cause), "earlier-fault");
+	r.overall.cause = CS_CAUSE_EARLIER_FAULT;
+	r.overall.unobservable = CS_STAGE_NONE;
 	fill_words(r.overall.diagnosis, sizeof(r.overall.diagnosis));
 
 	cs_report_meta meta = { .file = "long.chain" };
@@ -480,4 +483,43 @@ Test(writers, a_failed_expectation_names_what_was_found_in_whole_words)
 	g_free(more);
 	g_free(text);
 	g_free(path);
+}
+
+Test(writers, a_kernel_the_simulator_cannot_run_is_not_observable_in_json_and_trace)
+{
+	/* a bare cubin carries no PTX: stage 9 cannot be judged here */
+	run_out o = run_scenario("not-observable.chain",
+				 "arch hopper\n"
+				 "module m ../../fixtures/kernels/out/vadd.sm_90.cubin\n"
+				 "alloc a 4096\n"
+				 "push pb\n"
+				 "  launch m.vadd grid=1 block=32 args=a,a,a,1\n"
+				 "end\n"
+				 "gpfifo pb\n"
+				 "submit\n"
+				 "wait launch0.sem == 1\n",
+				 CS_TRACE_CHAIN);
+	cr_assert_eq(o.r->overall.first_break, CS_STAGE_NONE, "%s", o.r->overall.diagnosis);
+	cr_assert_eq(o.r->overall.unobservable, CS_STAGE_GR_DISPATCH);
+	JsonParser *p = parse(o.json);
+	JsonObject *root = json_node_get_object(json_parser_get_root(p));
+	cr_expect_str_eq(json_object_get_string_member(root, "result"), "not-observable");
+	cr_expect(JSON_NODE_HOLDS_NULL(json_object_get_member(root, "first_break")));
+	JsonObject *no = json_object_get_object_member(root, "not_observable");
+	cr_assert_not_null(no, "no not_observable object");
+	static const char *const nk[] = { "stage", "name", "cause", "diagnosis", "evidence" };
+	expect_exact_keys(no, "not_observable", nk, 5);
+	cr_expect_eq(json_object_get_int_member(no, "stage"), 9);
+	cr_expect_str_eq(json_object_get_string_member(no, "cause"),
+			 cs_cause_key(o.r->overall.cause));
+	g_object_unref(p);
+
+	p = parse(o.perfetto);
+	GArray *evs = trace_events(p);
+	const trace_ev *mark = find_ev(evs, "i", "not observable: stage 9 (gr-dispatch) [");
+	cr_expect_not_null(mark, "no marker for the stage that cannot be judged");
+	cr_expect_null(find_ev(evs, "i", "break:"));
+	g_array_free(evs, TRUE);
+	g_object_unref(p);
+	run_free(&o);
 }

@@ -1,0 +1,25 @@
+/* Why a stage did not fire: a closed set of causes, one row each in
+ * cause.def. Records carry the id (cs_event.cause); the judge, the writers and
+ * the documents read the table. */
+#ifndef CHAINSIM_CAUSE_H
+#define CHAINSIM_CAUSE_H
+
+#include "chainsim/stage.h"
+
+typedef enum cs_cause {
+	CS_CAUSE_NONE = 0,
+#define X(id, key, first, last, meaning) CS_CAUSE_##id,
+#include "chainsim/cause.def"
+#undef X
+	CS_CAUSE_COUNT
+} cs_cause;
+
+const char *cs_cause_key(cs_cause c);     /* "pb-unmapped"; "" for NONE or out of range */
+const char *cs_cause_meaning(cs_cause c); /* its one-line meaning */
+/* The stages at which the cause can be the break. */
+cs_stage cs_cause_first_stage(cs_cause c);
+cs_stage cs_cause_last_stage(cs_cause c);
+/* By key; CS_CAUSE_NONE when no row has it. */
+cs_cause cs_cause_parse(const char *key);
+
+#endif
