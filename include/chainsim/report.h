@@ -1,5 +1,5 @@
 /* The chain judged from the trace: eleven stages per launch and overall, the
- * first break with its diagnosis (sim/report.c). Text, JSON and Perfetto
+ * first break with its diagnosis (sim/judge/). Text, JSON and Perfetto
  * writers read only this and the trace. */
 #ifndef CHAINSIM_REPORT_H
 #define CHAINSIM_REPORT_H

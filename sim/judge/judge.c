@@ -1,0 +1,444 @@
+/* The chain judged from the trace (docs/chain.md): eleven stages overall and
+ * per launch, each from positive evidence in the records, and the first break
+ * with its cause (cause.def) and diagnosis.
+ *
+ * Claim discipline: a stage fires only on a record that shows it; only an
+ * engine-authored release (or a host release after a wait for idle) proves
+ * execution; a grid dispatched but not executed is not a grid that ran. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge.h"
+
+/* ---- counters ------------------------------------------------------------------ */
+
+enum {
+	C_ENTRIES, C_METHODS, C_LAUNCHES, C_CTAS, C_FAULTS, C_ENGINE_RELEASES,
+	C_HOST_RELEASES, C_COPIES, C_BYTES_COPIED, C_WAITS, C_DEADLOCKS, C_RECORDS,
+	C_COUNT
+};
+static const char *const counter_names[C_COUNT] = {
+	"entries", "methods", "launches", "ctas", "faults", "engine_releases",
+	"host_releases", "copies", "bytes_copied", "waits", "deadlocks", "records",
+};
+
+const char *cs_report_counter_name(const cs_report *r, size_t i)
+{
+	(void)r;
+	return i < C_COUNT ? counter_names[i] : NULL;
+}
+
+bool cs_report_counter(const cs_report *r, const char *name, uint64_t *value)
+{
+	for (size_t i = 0; i < r->ncounters; i++) {
+		if (strcmp(counter_names[i], name) == 0) {
+			*value = r->counters[i];
+			return true;
+		}
+	}
+	return false;
+}
+/* ---- assembling the chains --------------------------------------------------------------- */
+
+static bool engine_work(const judge *j)
+{
+	for (size_t i = 0; i < j->n; i++) {
+		const cs_event *e = &j->ev[i];
+		if (e->kind == CS_EV_COPY || e->kind == CS_EV_I2M_WRITE ||
+		    (e->kind == CS_EV_SEM_RELEASE && e->unit != CS_UNIT_FE))
+			return true;
+	}
+	return false;
+}
+
+static void finish_chain(judge *j, cs_chain *c)
+{
+	c->first_break = CS_STAGE_NONE;
+	c->break_event = NONE;
+	c->cause = CS_CAUSE_NONE;
+	c->diagnosis[0] = '\0';
+	c->unobservable = CS_STAGE_NONE;
+	for (int s = 1; s <= CS_STAGE_COUNT; s++) {
+		if (c->rows[s].status == CS_STAGE_NOT_OBSERVABLE && c->unobservable == CS_STAGE_NONE &&
+		    j->cause[s]) {
+			/* No break so far: say why the chain cannot be judged from here. */
+			c->unobservable = (cs_stage)s;
+			c->cause = j->cause[s];
+			snprintf(c->diagnosis, sizeof(c->diagnosis), "%s", j->diag[s]);
+		}
+		if (c->rows[s].status != CS_STAGE_NOT_FIRED)
+			continue;
+		c->first_break = (cs_stage)s;
+		c->break_event = c->rows[s].event;
+		c->cause = j->cause[s] ? j->cause[s] : CS_CAUSE_NOT_FIRED;
+		snprintf(c->diagnosis, sizeof(c->diagnosis), "%s",
+			 j->diag[s][0] ? j->diag[s] : "no record shows this stage");
+		break;
+	}
+}
+
+static void clear_why(judge *j)
+{
+	memset(j->cause, 0, sizeof(j->cause));
+	memset(j->diag, 0, sizeof(j->diag));
+}
+
+static void copy_why(judge *dst_j, int s, cs_cause cause, const char *diag)
+{
+	dst_j->cause[s] = cause;
+	snprintf(dst_j->diag[s], sizeof(dst_j->diag[s]), "%s", diag);
+}
+
+cs_report *cs_report_judge(const cs_report_input *in)
+{
+	cs_report *r = calloc(1, sizeof(*r));
+	judge *j = calloc(1, sizeof(*j));
+	if (!r || !j) {
+		free(r);
+		free(j);
+		return NULL;
+	}
+	j->in = in;
+	j->ev = in->events;
+	j->n = in->nevents;
+	r->arch = in->arch;
+	jg_collect_slots(j);
+	jg_find_host_releases(j);
+
+	/* Intent: a QMD built, or any launch record. */
+	bool intent = j->nslots > 0;
+	size_t qmd_build = NONE;
+	for (size_t i = 0; i < j->n; i++)
+		if (j->ev[i].kind == CS_EV_GUEST_BUILD && j->ev[i].aux && qmd_build == NONE)
+			qmd_build = i;
+	intent = intent || qmd_build != NONE;
+	r->has_launch = intent;
+
+	cs_chain *o = &r->overall;
+	o->launch = CS_NONE32;
+	for (int s = 0; s <= CS_STAGE_COUNT; s++) {
+		o->rows[s].stage = (cs_stage)s;
+		o->rows[s].event = NONE;
+	}
+	stopinfo si = jg_first_stop(j);
+	jg_stage_build(j, o);
+	jg_stage_submit(j, o);
+	jg_stage_front_end(j, o, &si);
+	jg_stage_wake(j, o);
+
+	/* Per launch (ids found in the records, in id order of appearance). */
+	size_t nid = 0;
+	for (size_t k = 0; k < j->nslots; k++)
+		if (j->slots[k].id != CS_NONE32)
+			nid++;
+	r->launches = nid ? calloc(nid, sizeof(cs_chain)) : NULL;
+	/* Saved overall causes for 1-5 and 11, then each launch fills 6-10. */
+	cs_cause ocause[CS_STAGE_COUNT + 1];
+	_Static_assert(sizeof(ocause) == sizeof(j->cause), "cause table size");
+	char (*odiag)[CS_DIAGNOSIS_MAX] = malloc(sizeof(j->diag));
+	memcpy(ocause, j->cause, sizeof(ocause));
+	if (odiag)
+		memcpy(odiag, j->diag, sizeof(j->diag));
+
+	/* Each launch fills rows 6-10 (and its own 5 and 11); the overall chain
+	 * takes, per stage, the first launch that did not fire it. */
+	int first_bad[CS_STAGE_COUNT + 1], first_unobs[CS_STAGE_COUNT + 1];
+	for (int s = 0; s <= CS_STAGE_COUNT; s++)
+		first_bad[s] = first_unobs[s] = -1;
+	cs_stage_row row0[CS_STAGE_COUNT + 1], badrow[CS_STAGE_COUNT + 1];
+	cs_stage_row unobsrow[CS_STAGE_COUNT + 1];
+	cs_cause unobscause[CS_STAGE_COUNT + 1];
+	cs_cause badcause[CS_STAGE_COUNT + 1];
+	char (*baddiag)[CS_DIAGNOSIS_MAX] = calloc(CS_STAGE_COUNT + 1, CS_DIAGNOSIS_MAX);
+	cs_chain *c = malloc(sizeof(*c));
+	size_t nwait = 0, *waits = malloc((j->n ? j->n : 1) * sizeof(size_t));
+	if (!baddiag || !c || !waits || !odiag || (nid && !r->launches)) {
+		free(baddiag);
+		free(c);
+		free(waits);
+		free(odiag);
+		free(j->slots);
+		free(j->by_id);
+		free(j);
+		cs_report_free(r);
+		return NULL;
+	}
+	for (size_t i = 0; i < j->n; i++)
+		if (j->ev[i].kind == CS_EV_WAIT_DONE)
+			waits[nwait++] = i;
+	size_t li = 0;
+	for (size_t k = 0; k < j->nslots; k++) {
+		const lslot *s = &j->slots[k];
+		*c = *o;
+		c->launch = s->id;
+		for (int st = 6; st <= 10; st++) {
+			j->cause[st] = CS_CAUSE_NONE;
+			j->diag[st][0] = '\0';
+		}
+		/* This launch reached the engine, so its own stage 5 fired. */
+		const cs_event *fe = &j->ev[s->install != NONE ? s->install : s->first];
+		char where[64];
+		jg_where(fe, where, sizeof(where));
+		if (s->install != NONE || s->schedule != NONE || s->shortq != NONE)
+			jg_row(c, 5, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, s->install != NONE ? s->install : s->first,
+			     "%s reached the engine", where);
+		jg_stage_launch(j, s, c);
+		/* Stage 11 of a launch: a wait on its release address. */
+		if (s->release != NONE) {
+			for (size_t w = 0; w < nwait; w++) {
+				const cs_event *we = &j->ev[waits[w]];
+				if (we->addr == j->ev[s->release].addr) {
+					jg_row(c, 11, CS_STAGE_FIRED, CS_AUTHOR_HOST, waits[w],
+					     "wait 0x%llx == %llu: resolved", X(we->addr), X(we->value));
+					break;
+				}
+			}
+		}
+		finish_chain(j, c);
+		if (k == 0)
+			memcpy(row0, c->rows, sizeof(row0));
+		for (int st = 6; st <= 10; st++) {
+			if (c->rows[st].status == CS_STAGE_NOT_OBSERVABLE && first_unobs[st] < 0) {
+				first_unobs[st] = (int)k;
+				unobsrow[st] = c->rows[st];
+				unobscause[st] = j->cause[st];
+				if (first_bad[st] < 0)
+					snprintf(baddiag[st], CS_DIAGNOSIS_MAX, "%s", j->diag[st]);
+			}
+			if (c->rows[st].status == CS_STAGE_NOT_FIRED && first_bad[st] < 0) {
+				first_bad[st] = (int)k;
+				badrow[st] = c->rows[st];
+				badcause[st] = j->cause[st];
+				snprintf(baddiag[st], CS_DIAGNOSIS_MAX, "%s", j->diag[st]);
+			}
+		}
+		if (s->id != CS_NONE32)
+			r->launches[li++] = *c;
+	}
+	r->nlaunches = li;
+
+	/* Overall 6-10. */
+	clear_why(j);
+	memcpy(j->cause, ocause, sizeof(ocause));
+	memcpy(j->diag, odiag, sizeof(j->diag));
+	if (!intent) {
+		for (int st = 6; st <= 9; st++)
+			jg_row(o, (cs_stage)st, CS_STAGE_NA, CS_AUTHOR_NONE, NONE, "no launch");
+		size_t rel = NONE, host_rel = NONE, copy = NONE;
+		for (size_t i = 0; i < j->n; i++) {
+			const cs_event *e = &j->ev[i];
+			if (e->kind == CS_EV_SEM_RELEASE && e->unit != CS_UNIT_FE && rel == NONE)
+				rel = i;
+			if (e->kind == CS_EV_SEM_RELEASE && e->unit == CS_UNIT_FE && host_rel == NONE)
+				host_rel = i;
+			if ((e->kind == CS_EV_COPY || e->kind == CS_EV_I2M_WRITE) && copy == NONE)
+				copy = i;
+		}
+		if (rel != NONE)
+			jg_row(o, 10, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, rel, "%s release 0x%llx = %llu",
+			     cs_unit_name((cs_unit)j->ev[rel].unit), X(j->ev[rel].addr), X(j->ev[rel].value));
+		else if (engine_work(j)) {
+			size_t after = NONE;
+			for (size_t i = copy + 1; i < j->n && after == NONE; i++)
+				if (j->ev[i].kind == CS_EV_SEM_RELEASE && j->ev[i].unit == CS_UNIT_FE &&
+				    j->ev[i].channel == j->ev[copy].channel)
+					after = i;
+			const cs_event *h = after != NONE ? &j->ev[after] : NULL;
+			if (h && jg_after_wfi(h)) {
+				jg_row(o, 10, CS_STAGE_FIRED, CS_AUTHOR_HOST, after,
+				     "host release 0x%llx = %llu with RELEASE_WFI after the %s (assumes "
+				     "the wait for idle covers the engine)", X(h->addr), X(h->value),
+				     cs_event_kind_name((cs_event_kind)j->ev[copy].kind));
+			} else if (h) {
+				jg_row(o, 10, CS_STAGE_NOT_FIRED, CS_AUTHOR_HOST, after,
+				     "host release 0x%llx = %llu without RELEASE_WFI", X(h->addr),
+				     X(h->value));
+				jg_why(j, 10, CS_CAUSE_RELEASE_UNORDERED,
+				     "the engine moved %llu bytes (%s), and the only release after it is the "
+				     "host's SEM_EXECUTE to 0x%llx (value %llu) without RELEASE_WFI: it may "
+				     "land before the engine's work, so it proves nothing; set "
+				     "RELEASE_WFI=EN.", X(j->ev[copy].value),
+				     cs_event_kind_name((cs_event_kind)j->ev[copy].kind), X(h->addr),
+				     X(h->value));
+			} else {
+				jg_row(o, 10, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "no release");
+				jg_why(j, 10, CS_CAUSE_RELEASE_DISABLED, "the engine moved %llu bytes (%s) but "
+				     "wrote no release, so nothing proves to the guest that it completed",
+				     X(j->ev[copy].value),
+				     cs_event_kind_name((cs_event_kind)j->ev[copy].kind));
+			}
+		} else if (host_rel != NONE) {
+			/* DESIGN.md §1 counts the channel semaphore among stage 10's releases;
+			 * with no launch it is the release the guest's wake depends on. */
+			jg_row(o, 10, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, host_rel,
+			     "channel semaphore 0x%llx = %llu (host release, no engine work)",
+			     X(j->ev[host_rel].addr), X(j->ev[host_rel].value));
+		} else {
+			jg_row(o, 10, CS_STAGE_NA, CS_AUTHOR_NONE, NONE, "no engine work, no release");
+		}
+	} else if (j->nslots == 0) {
+		const cs_event *q = &j->ev[qmd_build];
+		for (int st = 6; st <= 10; st++)
+			jg_row(o, (cs_stage)st, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
+		size_t stray = jg_stray_entry(j);
+		if (stray != NONE) {
+			const cs_event *f = &j->ev[stray];
+			bool inside;
+			const cs_event *pb = &j->ev[jg_nearest_build(j, false, f->addr, &inside)];
+			char off[64];
+			jg_distance_words(f->addr, pb->addr, off, sizeof(off));
+			jg_why(j, 6, CS_CAUSE_PB_NOT_BUILT,
+			     "entry %u points at 0x%llx (%llu dwords), where the guest built no "
+			     "pushbuffer; it built one at 0x%llx (%s) that no entry names, so its "
+			     "launch of the QMD at 0x%llx never reached the engine: point the entry at "
+			     "the pushbuffer the guest built, or relocate it.", f->gp_entry, X(f->addr),
+			     X(f->value), X(pb->addr), off, X(q->addr));
+		} else {
+			jg_why(j, 6, CS_CAUSE_NO_LAUNCH_SENT,
+			     "a QMD was built at 0x%llx but no launch reached the engine: the stream "
+			     "has no SEND_PCAS_A / SET_INLINE_QMD_ADDRESS for it", X(q->addr));
+		}
+	} else {
+		for (int st = 6; st <= 10; st++) {
+			if (first_bad[st] >= 0) {
+				o->rows[st] = badrow[st];
+				copy_why(j, st, badcause[st], baddiag[st]);
+			} else if (first_unobs[st] >= 0) {
+				o->rows[st] = unobsrow[st];
+				copy_why(j, st, unobscause[st], baddiag[st]);
+			} else {
+				o->rows[st] = row0[st];
+				if (j->nslots > 1) {
+					char buf[CS_EVIDENCE_MAX];
+					snprintf(buf, sizeof(buf), "%zu launches; first: %s", j->nslots,
+						 row0[st].evidence);
+					snprintf(o->rows[st].evidence, sizeof(o->rows[st].evidence), "%s", buf);
+				}
+			}
+		}
+	}
+	jg_attribute_consequences(j, r, o);
+	finish_chain(j, o);
+
+	/* Counters and assumptions. */
+	r->ncounters = C_COUNT;
+	size_t cap_as = 0;
+	for (size_t i = 0; i < j->n; i++) {
+		const cs_event *e = &j->ev[i];
+		switch ((cs_event_kind)e->kind) {
+		case CS_EV_GP_FETCH:
+		case CS_EV_GP_CONTROL:
+			r->counters[C_ENTRIES]++;
+			break;
+		case CS_EV_ENTRY_DONE:
+			r->counters[C_METHODS] += e->value;
+			break;
+		case CS_EV_CHANNEL_STOP:
+			/* The methods of the stopped entry up to and including the one that
+			 * stopped it. */
+			if (e->unit == CS_UNIT_FE && e->method_index != CS_NONE32)
+				r->counters[C_METHODS] += e->method_index + 1u;
+			break;
+		case CS_EV_GRID_DONE:
+			r->counters[C_CTAS] += e->value;
+			break;
+		case CS_EV_FAULT:
+			r->counters[C_FAULTS]++;
+			r->nfaults++;
+			break;
+		case CS_EV_SEM_RELEASE:
+			r->counters[e->unit == CS_UNIT_FE ? C_HOST_RELEASES : C_ENGINE_RELEASES]++;
+			break;
+		case CS_EV_COPY:
+			r->counters[C_COPIES]++;
+			r->counters[C_BYTES_COPIED] += e->value;
+			break;
+		case CS_EV_WAIT_BEGIN:
+			r->counters[C_WAITS]++;
+			break;
+		case CS_EV_DEADLOCK:
+			r->counters[C_DEADLOCKS]++;
+			break;
+		case CS_EV_ASSUMPTION: {
+			const char *d = jg_detail(e);
+			if (!d)
+				break;
+			bool seen = false;
+			for (size_t k = 0; k < r->nassumptions; k++)
+				if (strcmp(r->assumptions[k], d) == 0)
+					seen = true;
+			if (seen)
+				break;
+			if (r->nassumptions == cap_as) {
+				size_t nc = cap_as ? cap_as * 2 : 8;
+				const char **na = realloc(r->assumptions, nc * sizeof(*na));
+				if (!na)
+					break;
+				r->assumptions = na;
+				cap_as = nc;
+			}
+			r->assumptions[r->nassumptions++] = d;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	/* The header's count: launches the engines numbered (a QMD installed and
+	 * never scheduled is not one). */
+	r->counters[C_LAUNCHES] = r->nlaunches;
+	r->counters[C_RECORDS] = j->n;
+
+	free(baddiag);
+	free(c);
+	free(waits);
+	free(odiag);
+	free(j->slots);
+	free(j->by_id);
+	free(j);
+	return r;
+}
+
+cs_report *cs_report_build(const cs_device *dev)
+{
+	size_t n;
+	const cs_event *ev = cs_device_events(dev, &n);
+	cs_report_input in = { .arch = cs_device_arch(dev), .events = ev, .nevents = n,
+			       .no_executor = cs_device_config_get(dev)->no_executor, .dev = dev };
+	return cs_report_judge(&in);
+}
+
+void cs_report_free(cs_report *r)
+{
+	if (!r)
+		return;
+	free(r->launches);
+	free(r->assumptions);
+	free(r);
+}
+
+const char *cs_report_result(const cs_report *r, const cs_report_meta *meta)
+{
+	if (meta && meta->error)
+		return "error";
+	if (r->overall.first_break != CS_STAGE_NONE)
+		return "broken";
+	if (r->overall.unobservable != CS_STAGE_NONE)
+		return "not-observable";
+	return "complete";
+}
+
+int cs_report_exit_status(const cs_report *r, const cs_report_meta *meta)
+{
+	if (meta && meta->error)
+		return 2;
+	if (meta && meta->nexpects) {
+		for (size_t i = 0; i < meta->nexpects; i++)
+			if (!meta->expects[i].held)
+				return 1;
+		return 0;
+	}
+	if (r->overall.first_break != CS_STAGE_NONE)
+		return 1;
+	return r->overall.unobservable != CS_STAGE_NONE ? 3 : 0;
+}

@@ -1,0 +1,496 @@
+/* Stages 1-5 and 11, scenario wide: build, submit, forward, fetch, execute,
+ * wake; a stopped channel's diagnosis. */
+
+#include "chainsim/fe.h"
+#include "judge.h"
+
+/* ---- stages 1-5 and 11 (scenario wide) -------------------------------------------------- */
+
+void jg_stage_build(judge *j, cs_chain *c)
+{
+	size_t pbs = 0, first_pb = NONE, first_qmd = NONE;
+	uint64_t dwords = 0;
+	bool fetched = false;
+	for (size_t i = 0; i < j->n; i++) {
+		const cs_event *e = &j->ev[i];
+		if (e->kind == CS_EV_GUEST_BUILD) {
+			if (e->aux) {
+				if (first_qmd == NONE)
+					first_qmd = i;
+			} else {
+				pbs++;
+				dwords += e->value;
+				if (first_pb == NONE)
+					first_pb = i;
+			}
+		}
+		if (e->kind == CS_EV_GP_FETCH && e->value)
+			fetched = true;
+	}
+	char qmd[96] = "";
+	if (first_qmd != NONE)
+		snprintf(qmd, sizeof(qmd), "%sQMD %s built at 0x%llx", first_pb != NONE ? ", " : "",
+			 jg_qmd_version((unsigned)j->ev[first_qmd].aux), X(j->ev[first_qmd].addr));
+	if (first_pb != NONE) {
+		const cs_event *e = &j->ev[first_pb];
+		if (pbs == 1)
+			jg_row(c, 1, CS_STAGE_FIRED, CS_AUTHOR_GUEST, first_pb,
+			     "%llu dwords in pb at 0x%llx%s", X(e->value), X(e->addr), qmd);
+		else
+			jg_row(c, 1, CS_STAGE_FIRED, CS_AUTHOR_GUEST, first_pb,
+			     "%zu pushbuffers, %llu dwords%s", pbs, X(dwords), qmd);
+	} else if (first_qmd != NONE) {
+		jg_row(c, 1, CS_STAGE_FIRED, CS_AUTHOR_GUEST, first_qmd, "%s", qmd);
+	} else if (fetched) {
+		jg_row(c, 1, CS_STAGE_FIRED, CS_AUTHOR_GUEST, NONE,
+		     "stream written as raw memory (no build record)");
+	} else {
+		jg_row(c, 1, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
+		jg_why(j, 1, CS_CAUSE_NO_BUILD, "the guest built no pushbuffer and no QMD, and the front end "
+			   "fetched no stream: there is nothing to launch");
+	}
+}
+
+void jg_stage_submit(judge *j, cs_chain *c)
+{
+	size_t put = NONE, advanced = NONE, bell = NONE, fwd = NONE, nsub = 0;
+	for (size_t i = 0; i < j->n; i++) {
+		const cs_event *e = &j->ev[i];
+		if (e->kind == CS_EV_GP_PUT) {
+			if (put == NONE)
+				put = i;
+			if (e->value != e->aux) {
+				nsub++;
+				if (advanced == NONE)
+					advanced = i;
+			}
+		} else if (e->kind == CS_EV_DOORBELL && bell == NONE) {
+			bell = i;
+		} else if (e->kind == CS_EV_HOST_FORWARD && e->value && fwd == NONE) {
+			fwd = i;
+		}
+	}
+	if (advanced != NONE && bell != NONE) {
+		const cs_event *e = &j->ev[advanced];
+		if (nsub > 1)
+			jg_row(c, 2, CS_STAGE_FIRED, CS_AUTHOR_GUEST, advanced,
+			     "GP_PUT %llu -> %llu, doorbell (%zu submits)", X(e->aux), X(e->value), nsub);
+		else
+			jg_row(c, 2, CS_STAGE_FIRED, CS_AUTHOR_GUEST, advanced, "GP_PUT %llu -> %llu, doorbell",
+			     X(e->aux), X(e->value));
+	} else if (advanced != NONE) {
+		const cs_event *e = &j->ev[advanced];
+		jg_row(c, 2, CS_STAGE_NOT_FIRED, CS_AUTHOR_GUEST, advanced, "GP_PUT %llu -> %llu, no doorbell",
+		     X(e->aux), X(e->value));
+		jg_why(j, 2, CS_CAUSE_NO_DOORBELL, "the guest advanced GP_PUT to %llu but never rang the "
+			   "doorbell, so the front end was never told to fetch", X(e->value));
+	} else if (put != NONE) {
+		jg_row(c, 2, CS_STAGE_NOT_FIRED, CS_AUTHOR_GUEST, put, "GP_PUT written unchanged (%llu)",
+		     X(j->ev[put].value));
+		jg_why(j, 2, CS_CAUSE_NO_SUBMIT, "the guest wrote GP_PUT = %llu, its old value: no GPFIFO entry "
+			   "was pushed before `submit`, so nothing was submitted", X(j->ev[put].value));
+	} else {
+		jg_row(c, 2, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
+		jg_why(j, 2, CS_CAUSE_NO_SUBMIT, "the guest never wrote GP_PUT nor rang the doorbell: add "
+			   "`gpfifo` entries and a `submit`");
+	}
+	if (fwd != NONE) {
+		const cs_event *e = &j->ev[fwd];
+		jg_row(c, 3, CS_STAGE_FIRED, CS_AUTHOR_HOST, fwd, "%s",
+		     jg_detail(e) ? jg_detail(e) : "forwarded");
+	} else {
+		jg_row(c, 3, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
+		jg_why(j, 3, CS_CAUSE_NO_FORWARD, "the host forwarded no GPFIFO entry onto its ring");
+	}
+}
+
+
+
+static bool is_engine_unit(uint8_t unit)
+{
+	return unit == CS_UNIT_COMPUTE || unit == CS_UNIT_COPY || unit == CS_UNIT_SM;
+}
+
+stopinfo jg_first_stop(const judge *j)
+{
+	stopinfo si = { NONE, NONE, false };
+	for (size_t i = 0; i < j->n; i++) {
+		const cs_event *e = &j->ev[i];
+		if (e->kind != CS_EV_CHANNEL_STOP)
+			continue;
+		if (e->unit != CS_UNIT_FE) {
+			/* An engine's stop: the front end's follows on the same channel. */
+			si.fault = i;
+			si.stop = i;
+			for (size_t k = i + 1; k < j->n; k++) {
+				const cs_event *f = &j->ev[k];
+				if (f->channel == e->channel && f->kind == CS_EV_CHANNEL_STOP &&
+				    f->unit == CS_UNIT_FE) {
+					si.stop = k;
+					break;
+				}
+			}
+		} else {
+			si.stop = i;
+			for (size_t k = i; k-- > 0;) {
+				const cs_event *f = &j->ev[k];
+				if (f->channel != e->channel)
+					continue;
+				if (f->kind == CS_EV_FAULT) {
+					si.fault = k;
+					break;
+				}
+				if (f->kind == CS_EV_CHANNEL_STOP || f->kind == CS_EV_ENTRY_DONE ||
+				    f->kind == CS_EV_GP_FETCH)
+					break;
+			}
+		}
+		break;
+	}
+	if (si.fault != NONE) {
+		const cs_event *f = &j->ev[si.fault];
+		if (is_engine_unit(f->unit) && f->stage >= CS_STAGE_QMD_INSTALL) {
+			for (size_t k = 0; k < j->nslots; k++) {
+				const lslot *s = &j->slots[k];
+				if (s->fault_qmd == si.fault || s->fault_grid == si.fault ||
+				    s->fault_release == si.fault || s->engine_stop == si.fault ||
+				    f->launch != CS_NONE32)
+					si.late = true;
+			}
+		}
+	}
+	return si;
+}
+
+static void diagnose_stop(judge *j, cs_stage s, const stopinfo *si)
+{
+	const cs_event *st = &j->ev[si->stop];
+	const cs_event *f = si->fault != NONE ? &j->ev[si->fault] : NULL;
+	char ch[80], where[64], rest[200], mname[64];
+	jg_chan_name(j, st->channel, ch, sizeof(ch));
+	const cs_event *loc = st->gp_entry != CS_NONE32 ? st : (f ? f : st);
+	jg_where(loc, where, sizeof(where));
+	unreached u;
+	jg_find_unreached(j, st->channel, loc->gp_entry, loc->method_index, si->stop + 1, &u);
+	jg_unreached_sentence(&u, rest, sizeof(rest));
+	const char *why = jg_detail(st) ? jg_detail(st) : (f && jg_detail(f) ? jg_detail(f) : "stopped");
+
+	if (f && (f->value == CS_ACCESS_FETCH || s == CS_STAGE_FE_FETCH) && f->unit == CS_UNIT_FE) {
+		uint64_t pb = 0, len = 0;
+		for (size_t i = 0; i < si->stop; i++)
+			if (j->ev[i].kind == CS_EV_GP_FETCH && j->ev[i].channel == st->channel &&
+			    j->ev[i].gp_entry == loc->gp_entry) {
+				pb = j->ev[i].addr;
+				len = j->ev[i].value;
+			}
+		jg_why(j, s, CS_CAUSE_PB_UNMAPPED,
+		     "entry %u of channel %s points at pushbuffer 0x%llx (%llu dwords), which is not "
+		     "mapped in the channel's address space (fault at 0x%llx); the front end stopped "
+		     "the channel, so %s.", loc->gp_entry, ch, X(pb), X(len), X(f->addr), rest);
+		return;
+	}
+	uint32_t want_cls = (uint32_t)(st->value & 0xffffu);
+	if (!f && st->method == CS_FE_M_SET_OBJECT && st->unit == CS_UNIT_FE &&
+	    (!cs_class_valid_for(want_cls, j->in->arch) ||
+	     cs_class_kind_of(want_cls) == CS_CLASS_HOST ||
+	     cs_class_kind_of(want_cls) == CS_CLASS_UNMODELLED)) {
+		const cs_arch_info *ai = cs_arch_get(j->in->arch);
+		char comp[96], copy[96];
+		cs_class_list_for(j->in->arch, CS_CLASS_COMPUTE, comp, sizeof(comp));
+		cs_class_list_for(j->in->arch, CS_CLASS_COPY, copy, sizeof(copy));
+		const char *nm = cs_class_name(want_cls);
+		jg_why(j, s, CS_CAUSE_BAD_CLASS,
+		     "SET_OBJECT at %s on channel %s asks for class 0x%04X (%s), which %s %s "
+		     "(compute: %s; copy: %s); the channel stopped, so %s.", where, ch,
+		     want_cls, nm ? nm : "unknown",
+		     cs_class_kind_of(want_cls) == CS_CLASS_UNMODELLED ? "chainsim does not model on"
+									: "is not valid for",
+		     ai ? ai->name : "?", comp, copy, rest);
+		return;
+	}
+	if (!f && st->method != CS_NONE32 && st->method >= CS_PB_HOST_METHODS &&
+	    (st->cls == CS_NONE32 || st->cls == 0)) {
+		jg_why(j, s, CS_CAUSE_NO_OBJECT,
+		     "method 0x%x at %s on channel %s went to subchannel %u, which has no object "
+		     "bound (no SET_OBJECT on subchannel %u before it); the channel stopped, so %s.",
+		     st->method, where, ch, st->subch, st->subch, rest);
+		return;
+	}
+	if (f) {
+		char label[80] = "";
+		if (st->method != CS_NONE32 && st->cls != CS_NONE32) {
+			jg_method_label(st->cls, st->method, mname, sizeof(mname));
+			snprintf(label, sizeof(label), " (%s)", mname);
+		}
+		jg_why(j, s, CS_CAUSE_EARLIER_FAULT,
+		     "a %s fault at 0x%llx by %s at %s%s on channel %s: %s; the channel stopped, "
+		     "so %s.", jg_access_word(f->value), X(f->addr),
+		     jg_unit_phrase(f->unit), where, label, ch,
+		     jg_detail(f) ? jg_detail(f) : "not mapped", rest);
+		return;
+	}
+	if (!f && st->unit == CS_UNIT_FE && st->method == CS_NONE32 && st->addr) {
+		jg_why(j, s, CS_CAUSE_PB_MALFORMED,
+		     "the pushbuffer of entry %u on channel %s is malformed at 0x%llx (after %u "
+		     "method%s): %s; the front end stopped the channel, so %s.",
+		     st->gp_entry, ch, X(st->addr), st->method_index == CS_NONE32 ? 0 : st->method_index,
+		     st->method_index == 1 ? "" : "s", why, rest);
+		return;
+	}
+	cs_cause cause = st->cause ? (cs_cause)st->cause
+		       : s == CS_STAGE_FE_FETCH ? CS_CAUSE_PB_MALFORMED : CS_CAUSE_CHANNEL_STOP;
+	jg_why(j, s, cause, "the channel %s stopped at %s: %s; %s.", ch, where, why, rest);
+}
+
+/* "method 3 LAUNCH_DMA (I2M) faulted": the short form for the table. */
+static void stop_evidence(const judge *j, const stopinfo *si, char *buf, size_t len)
+{
+	const cs_event *st = &j->ev[si->stop];
+	const cs_event *f = si->fault != NONE ? &j->ev[si->fault] : NULL;
+	const cs_event *loc = f && f->method != CS_NONE32 ? f : st;
+	char where[64], name[64] = "";
+	jg_where(loc, where, sizeof(where));
+	if (loc->method != CS_NONE32 && loc->cls != CS_NONE32)
+		jg_method_label(loc->cls, loc->method, name, sizeof(name));
+	const char *cls = loc->cls != CS_NONE32 && loc->cls ? cs_class_name(loc->cls) : NULL;
+	if (!f && st->unit == CS_UNIT_FE && st->method == CS_NONE32 && st->addr) {
+		snprintf(buf, len, "entry %u: malformed header at 0x%llx", st->gp_entry, X(st->addr));
+		return;
+	}
+	snprintf(buf, len, "%s%s%s%s%s %s", where, name[0] ? " " : "", name, cls ? " on " : "",
+		 cls ? cls : "", f && f->kind == CS_EV_FAULT ? "faulted" : "stopped the channel");
+}
+
+void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
+{
+	size_t first_fetch = NONE, nfetch = 0, nctl = 0, ndone = 0, binds = 0;
+	uint64_t methods = 0, forwarded = 0;
+	size_t fetch_fault = NONE;
+	for (size_t i = 0; i < j->n; i++) {
+		const cs_event *e = &j->ev[i];
+		switch ((cs_event_kind)e->kind) {
+		case CS_EV_GP_FETCH:
+			nfetch++;
+			if (first_fetch == NONE)
+				first_fetch = i;
+			break;
+		case CS_EV_GP_CONTROL:
+			nctl++;
+			if (first_fetch == NONE)
+				first_fetch = i;
+			break;
+		case CS_EV_ENTRY_DONE:
+			ndone++;
+			methods += e->value;
+			break;
+		case CS_EV_BIND:
+			binds++;
+			break;
+		case CS_EV_HOST_FORWARD:
+			forwarded += e->value;
+			break;
+		case CS_EV_FAULT:
+			if (e->unit == CS_UNIT_FE && e->stage == CS_STAGE_FE_FETCH && fetch_fault == NONE)
+				fetch_fault = i;
+			break;
+		default:
+			break;
+		}
+	}
+	bool stop4 = si->stop != NONE && j->ev[si->stop].stage == CS_STAGE_FE_FETCH;
+	/* Entries forwarded that the front end never fetched, on a channel that is
+	 * neither stopped nor blocked: silence, not health. */
+	enum { NCH = 64 };
+	uint64_t fwd[NCH] = { 0 }, got[NCH] = { 0 };
+	bool held[NCH] = { false };
+	for (size_t i = 0; i < j->n; i++) {
+		const cs_event *e = &j->ev[i];
+		if (e->channel >= NCH)
+			continue;
+		if (e->kind == CS_EV_HOST_FORWARD)
+			fwd[e->channel] += e->value;
+		else if (e->kind == CS_EV_GP_FETCH || e->kind == CS_EV_GP_CONTROL)
+			got[e->channel]++;
+		else if (e->kind == CS_EV_CHANNEL_STOP || e->kind == CS_EV_SEM_BLOCK ||
+			 e->kind == CS_EV_DEADLOCK)
+			held[e->channel] = true;
+	}
+	uint32_t short_ch = CS_NONE32;
+	for (uint32_t ch = 0; ch < NCH && short_ch == CS_NONE32; ch++)
+		if (got[ch] < fwd[ch] && !held[ch])
+			short_ch = ch;
+	/* Stage 4 */
+	if (stop4 || (fetch_fault != NONE && si->stop != NONE)) {
+		const cs_event *st = &j->ev[si->stop];
+		const cs_event *ff = si->fault != NONE ? &j->ev[si->fault]
+						       : (fetch_fault != NONE ? &j->ev[fetch_fault] : NULL);
+		if (ff)
+			jg_row(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, si->stop,
+			     "entry %u: %s fault at 0x%llx", st->gp_entry,
+			     jg_access_word(ff->value), X(ff->addr));
+		else
+			jg_row(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, si->stop,
+			     "entry %u: stopped (%s)", st->gp_entry,
+			     jg_detail(st) ? jg_detail(st) : "no reason");
+		stopinfo s4 = *si;
+		if (s4.fault == NONE)
+			s4.fault = fetch_fault;
+		diagnose_stop(j, 4, &s4);
+	} else if (first_fetch != NONE && short_ch != CS_NONE32) {
+		char ch[80];
+		jg_chan_name(j, short_ch, ch, sizeof(ch));
+		jg_row(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, NONE, "%llu of %llu entries fetched",
+		     X(got[short_ch]), X(fwd[short_ch]));
+		jg_why(j, 4, CS_CAUSE_NOT_FETCHED,
+		     "channel %s was given %llu GPFIFO entries but the front end fetched %llu, and "
+		     "the channel is neither stopped nor blocked: %llu entries were never fetched "
+		     "(did the run's entry budget end?)", ch, X(fwd[short_ch]), X(got[short_ch]),
+		     X(fwd[short_ch] - got[short_ch]));
+	} else if (first_fetch != NONE) {
+		const cs_event *e = &j->ev[first_fetch];
+		char more[48] = "";
+		if (nfetch + nctl > 1)
+			snprintf(more, sizeof(more), " (%zu entries)", nfetch + nctl);
+		if (e->kind == CS_EV_GP_FETCH)
+			jg_row(c, 4, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, first_fetch,
+			     "entry %u: 0x%llx, %llu dwords%s", e->gp_entry, X(e->addr), X(e->value), more);
+		else
+			jg_row(c, 4, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, first_fetch,
+			     "entry %u: control opcode %llu%s", e->gp_entry, X(e->value), more);
+	} else {
+		jg_row(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
+		jg_why(j, 4, CS_CAUSE_NOT_FETCHED, "the front end fetched no GPFIFO entry although %llu were "
+			   "forwarded", X(forwarded));
+	}
+	/* Stage 5 */
+	size_t block = NONE, dead = NONE;
+	for (size_t i = 0; i < j->n; i++) {
+		if (j->ev[i].kind == CS_EV_DEADLOCK && dead == NONE)
+			dead = i;
+		if (j->ev[i].kind == CS_EV_SEM_BLOCK)
+			block = i;
+	}
+	/* A block is still in force when no satisfied acquire of the channel follows it. */
+	if (block != NONE) {
+		for (size_t i = block + 1; i < j->n; i++)
+			if (j->ev[i].channel == j->ev[block].channel &&
+			    (j->ev[i].kind == CS_EV_SEM_ACQUIRE || j->ev[i].kind == CS_EV_ENTRY_DONE)) {
+				block = NONE;
+				break;
+			}
+	}
+	if (si->stop != NONE && !stop4 && si->late) {
+		const cs_event *f = &j->ev[si->fault];
+		char where[64];
+		jg_where(f, where, sizeof(where));
+		jg_row(c, 5, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, si->fault,
+		     "methods ran to %s, where %s stopped the channel", where, jg_unit_phrase(f->unit));
+	} else if (si->stop != NONE && !stop4) {
+		const cs_event *st = &j->ev[si->stop];
+		char where[64];
+		jg_where(st, where, sizeof(where));
+		char ev5[96];
+		stop_evidence(j, si, ev5, sizeof(ev5));
+		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, si->stop, "%s", ev5);
+		diagnose_stop(j, 5, si);
+	} else if (dead != NONE || block != NONE) {
+		const cs_event *e = &j->ev[dead != NONE ? dead : block];
+		const cs_event *b = block != NONE ? &j->ev[block] : e;
+		char ch[80], where[64];
+		jg_chan_name(j, e->channel, ch, sizeof(ch));
+		jg_where(b, where, sizeof(where));
+		uint64_t cur = dead != NONE ? e->aux : b->aux;
+		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, dead != NONE ? dead : block,
+		     "%s blocked: acquire [0x%llx] == %llu, value %llu", where, X(e->addr),
+		     X(e->value), X(cur));
+		if (dead != NONE)
+			jg_why(j, 5, CS_CAUSE_DEADLOCK,
+			     "deadlock: channel %s is blocked at %s on a semaphore acquire of [0x%llx] "
+			     "== %llu (current value %llu), and nothing left to run writes it%s%s; "
+			     "release the semaphore before waiting, or drop the acquire.",
+			     ch, where, X(e->addr), X(e->value), X(cur), jg_detail(e) ? ": " : "",
+			     jg_detail(e) ? jg_detail(e) : "");
+		else
+			jg_why(j, 5, CS_CAUSE_ACQUIRE_BLOCKED,
+			     "channel %s is blocked at %s on a semaphore acquire of [0x%llx] == %llu "
+			     "(current value %llu)", ch, where, X(e->addr), X(e->value), X(cur));
+	} else if (nfetch > 0 && ndone >= nfetch) {
+		char bound[48] = "";
+		if (binds)
+			snprintf(bound, sizeof(bound), ", %zu object%s bound", binds, binds > 1 ? "s" : "");
+		jg_row(c, 5, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, NONE, "%zu entr%s, %llu methods%s",
+		     ndone, ndone > 1 ? "ies" : "y", X(methods), bound);
+	} else if (nfetch == 0 && nctl > 0) {
+		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "only control entries");
+		jg_why(j, 5, CS_CAUSE_NO_METHODS, "every fetched entry was a control entry: no method ran");
+	} else {
+		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, nfetch ? "%zu of %zu entries done" : "-",
+		     ndone, nfetch);
+		jg_why(j, 5, CS_CAUSE_ENTRY_UNFINISHED, "the front end fetched %zu entr%s but finished %zu",
+		     nfetch, nfetch == 1 ? "y" : "ies", ndone);
+	}
+}
+
+void jg_stage_wake(judge *j, cs_chain *c)
+{
+	size_t begins = 0, failed = NONE, last_done = NONE;
+	for (size_t i = 0; i < j->n; i++) {
+		const cs_event *e = &j->ev[i];
+		if (e->kind == CS_EV_WAIT_BEGIN)
+			begins++;
+		else if (e->kind == CS_EV_WAIT_FAILED && failed == NONE)
+			failed = i;
+		else if (e->kind == CS_EV_WAIT_DONE)
+			last_done = i;
+	}
+	if (failed != NONE) {
+		const cs_event *e = &j->ev[failed];
+		jg_row(c, 11, CS_STAGE_NOT_FIRED, CS_AUTHOR_HOST, failed, "wait 0x%llx == %llu: value is %llu",
+		     X(e->addr), X(e->aux), X(e->value));
+		/* Who wrote what: the releases that did happen. */
+		char rel[256] = "nothing released any semaphore";
+		size_t nrel = 0;
+		for (size_t i = 0; i < j->n; i++) {
+			const cs_event *r = &j->ev[i];
+			if (r->kind != CS_EV_SEM_RELEASE)
+				continue;
+			if (r->addr == e->addr)
+				continue;
+			if (nrel++ == 0)
+				snprintf(rel, sizeof(rel), "the %s release went to 0x%llx (value %llu)",
+					 r->unit == CS_UNIT_FE ? "host" : "engine", X(r->addr), X(r->value));
+		}
+		bool wrote_here = false;
+		for (size_t i = 0; i < j->n; i++)
+			if (j->ev[i].kind == CS_EV_SEM_RELEASE && j->ev[i].addr == e->addr)
+				wrote_here = true;
+		if (e->cause == CS_CAUSE_BUDGET)
+			jg_why(j, 11, CS_CAUSE_BUDGET, "the guest waits for [0x%llx] == %llu, but the device's "
+				    "entry budget ran out with work left (value %llu): raise "
+				    "run_budget or shorten the stream", X(e->addr), X(e->aux), X(e->value));
+		else if (e->cause == CS_CAUSE_WAIT_UNMAPPED)
+			jg_why(j, 11, CS_CAUSE_WAIT_UNMAPPED, "the guest waits on 0x%llx, which is not mapped",
+			     X(e->addr));
+		else if (wrote_here)
+			jg_why(j, 11, CS_CAUSE_WAIT_UNMET,
+			     "the guest waits for [0x%llx] == %llu but the value is %llu: a release "
+			     "wrote that address with another value", X(e->addr), X(e->aux), X(e->value));
+		else
+			jg_why(j, 11, CS_CAUSE_WAIT_UNMET,
+			     "the guest waits for [0x%llx] == %llu, a value nobody writes (it is %llu): "
+			     "%s%s; point the wait at the release address or the release at the waited "
+			     "one.", X(e->addr), X(e->aux), X(e->value), rel,
+			     nrel > 1 ? " and others" : "");
+	} else if (last_done != NONE) {
+		const cs_event *e = &j->ev[last_done];
+		char more[32] = "";
+		if (begins > 1)
+			snprintf(more, sizeof(more), " (%zu waits)", begins);
+		jg_row(c, 11, CS_STAGE_FIRED, CS_AUTHOR_HOST, last_done, "wait 0x%llx == %llu: resolved%s",
+		     X(e->addr), X(e->value), more);
+	} else {
+		jg_row(c, 11, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "no wait");
+		jg_why(j, 11, CS_CAUSE_NO_WAIT, "the guest never waits, so completion never reached it: "
+			    "add `wait ADDR == VALUE` on the release address");
+	}
+}
