@@ -1,5 +1,6 @@
 /* Which launch each trace record belongs to: one slot per launch, by the id
  * the engine gave it or, before that, by the channel's open install. */
+#include <glib.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,19 +113,31 @@ static lslot *slot_for(judge *j, const cs_event *e, size_t i, bool create)
  * RELEASE_WFI it is ordered after the grid (the front end waits for idle). */
 void jg_find_host_releases(judge *j)
 {
+	/* One pass from the end: per channel, the next host release so far;
+	 * a grid's record takes its channel's. */
+	size_t *after = malloc((j->n ? j->n : 1) * sizeof(*after));
+	GHashTable *next = g_hash_table_new(g_direct_hash, g_direct_equal);
+	if (!after || !next) {
+		free(after);
+		if (next)
+			g_hash_table_destroy(next);
+		return;
+	}
+	for (size_t i = j->n; i-- > 0;) {
+		const cs_event *e = &j->ev[i];
+		gpointer ch = GUINT_TO_POINTER(e->channel);
+		if (e->kind == CS_EV_SEM_RELEASE && e->unit == CS_UNIT_FE)
+			g_hash_table_insert(next, ch, GSIZE_TO_POINTER(i + 1));
+		else if (e->kind == CS_EV_GRID_DONE)
+			after[i] = GPOINTER_TO_SIZE(g_hash_table_lookup(next, ch));
+	}
 	for (size_t k = 0; k < j->nslots; k++) {
 		lslot *s = &j->slots[k];
-		if (s->done == NONE)
-			continue;
-		for (size_t i = s->done + 1; i < j->n; i++) {
-			const cs_event *e = &j->ev[i];
-			if (e->kind == CS_EV_SEM_RELEASE && e->unit == CS_UNIT_FE &&
-			    e->channel == s->channel) {
-				s->host_release = i;
-				break;
-			}
-		}
+		if (s->done != NONE && j->ev[s->done].kind == CS_EV_GRID_DONE && after[s->done])
+			s->host_release = after[s->done] - 1;
 	}
+	g_hash_table_destroy(next);
+	free(after);
 }
 
 bool jg_after_wfi(const cs_event *e)
