@@ -10,7 +10,7 @@
 /* Whether launch s's QMD names addr as one of its release semaphores: had the
  * grid run, the engine would have written it. Read from memory as the engine
  * read it (needs the device). */
-static bool launch_would_release(const judge *j, const lslot *s, uint64_t addr)
+bool jg_launch_would_release(const judge *j, const lslot *s, uint64_t addr)
 {
 	if (!j->in->dev || s->read == NONE)
 		return false;
@@ -40,7 +40,7 @@ static size_t silenced_by(const judge *j, const cs_chain *launches, size_t nlaun
 		if (st != CS_STAGE_NOT_FIRED && st != CS_STAGE_NOT_OBSERVABLE)
 			continue;
 		const lslot *s = jg_slot_by_id((judge *)j, launches[k].launch);
-		if (s && launch_would_release(j, s, addr))
+		if (s && jg_launch_would_release(j, s, addr))
 			return k;
 	}
 	return NONE;
@@ -79,8 +79,8 @@ void jg_attribute_consequences(judge *j, cs_report *r, cs_chain *o)
 		size_t k = silenced_by(j, r->launches, r->nlaunches, w->addr);
 		if (k != NONE && r->launches[k].rows[9].status == CS_STAGE_NOT_OBSERVABLE) {
 			jg_row(o, 11, CS_STAGE_NOT_OBSERVABLE, CS_AUTHOR_HOST, r11->event,
-			     "wait 0x%llx == %llu: launch %u's release, which the simulator could not "
-			     "run", X(w->addr), X(w->aux), r->launches[k].launch);
+			     "wait %s == %llu: launch %u's release, which the simulator could not "
+			     "run", JG_ADDR(j, w->addr), X(w->aux), r->launches[k].launch);
 		} else if (k != NONE) {
 			size_t used = strlen(j->diag[11]);
 			if (used < sizeof(j->diag[11]))

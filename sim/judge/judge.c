@@ -189,11 +189,20 @@ cs_report *cs_report_judge(const cs_report_input *in)
 				const cs_event *we = &j->ev[waits[w]];
 				if (we->addr == j->ev[s->release].addr) {
 					jg_row(c, 11, CS_STAGE_FIRED, CS_AUTHOR_HOST, waits[w],
-					     "wait 0x%llx == %llu: resolved", X(we->addr), X(we->value));
+					     "wait %s == %llu: resolved", JG_ADDR(j, we->addr), X(we->value));
 					break;
 				}
 			}
 		}
+		/* A wait that depends on a grid the simulator could not run cannot be
+		 * judged either. */
+		const cs_stage_row *w11 = &c->rows[11];
+		if (c->rows[9].status == CS_STAGE_NOT_OBSERVABLE &&
+		    w11->status == CS_STAGE_NOT_FIRED && w11->event != NONE &&
+		    jg_launch_would_release(j, s, j->ev[w11->event].addr))
+			jg_row(c, 11, CS_STAGE_NOT_OBSERVABLE, CS_AUTHOR_HOST, w11->event,
+			       "the wait depends on this launch's release, which the simulator "
+			       "could not run");
 		finish_chain(j, c);
 		if (k == 0)
 			memcpy(row0, c->rows, sizeof(row0));
@@ -268,8 +277,9 @@ cs_report *cs_report_judge(const cs_report_input *in)
 				     cs_event_kind_name((cs_event_kind)j->ev[copy].kind));
 			}
 		} else if (host_rel != NONE) {
-			/* DESIGN.md §1 counts the channel semaphore among stage 10's releases;
-			 * with no launch it is the release the guest's wake depends on. */
+			/* The chain counts the channel semaphore among stage 10's releases
+			 * (docs/chain.md); with no launch it is the release the guest's
+			 * wake depends on. */
 			jg_row(o, 10, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, host_rel,
 			     "channel semaphore 0x%llx = %llu (host release, no engine work)",
 			     X(j->ev[host_rel].addr), X(j->ev[host_rel].value));

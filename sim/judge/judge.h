@@ -65,6 +65,12 @@ typedef struct stopinfo {
 	bool late;
 } stopinfo;
 
+/* An address as the guest named it ("sem", "pb+0x40"; hex when no
+ * allocation of the scenario holds it, or without a device), in a buffer that
+ * lives for the enclosing block. */
+const char *jg_addr(const judge *j, uint64_t va, char *buf, size_t len);
+#define JG_ADDR(j, va) jg_addr((j), (va), (char[64]){ 0 }, 64)
+
 /* A row of the chain being built, its evidence printf-formatted. */
 void jg_row(cs_chain *c, cs_stage s, cs_stage_status st, cs_author who, size_t event,
 	    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
@@ -108,5 +114,7 @@ void jg_stage_launch(judge *j, const lslot *s, cs_chain *c);
 
 /* consequences.c: a block or a wait that a launch which never ran explains */
 void jg_attribute_consequences(judge *j, cs_report *r, cs_chain *o);
+/* Whether launch s's QMD names addr as a release (read from the device's memory). */
+bool jg_launch_would_release(const judge *j, const lslot *s, uint64_t addr);
 
 #endif

@@ -47,8 +47,8 @@ void jg_stage_launch(judge *j, const lslot *s, cs_chain *c)
 	/* 6 qmd-install */
 	if (s->install != NONE) {
 		const cs_event *e = &ev[s->install];
-		jg_row(c, 6, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, s->install, "QMD at 0x%llx (%s), %llu bytes",
-		     X(e->addr), jg_path_name(e->aux), X(e->value));
+		jg_row(c, 6, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, s->install, "QMD at %s (%s), %llu bytes",
+		     JG_ADDR(j, e->addr), jg_path_name(e->aux), X(e->value));
 	} else if (s->shortq != NONE) {
 		const cs_event *e = &ev[s->shortq];
 		jg_where(e, where, sizeof(where));
@@ -98,8 +98,8 @@ void jg_stage_launch(judge *j, const lslot *s, cs_chain *c)
 		jg_row(c, 7, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
 	} else if (s->read != NONE) {
 		const cs_event *e = &ev[s->read];
-		jg_row(c, 7, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, s->read, "QMD %s read at 0x%llx",
-		     jg_qmd_version((unsigned)e->value), X(e->addr));
+		jg_row(c, 7, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, s->read, "QMD %s read at %s",
+		     jg_qmd_version((unsigned)e->value), JG_ADDR(j, e->addr));
 	} else if (s->reject != NONE) {
 		const cs_event *e = &ev[s->reject];
 		jg_row(c, 7, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->reject, "rejected: %s",
@@ -237,8 +237,8 @@ void jg_stage_launch(judge *j, const lslot *s, cs_chain *c)
 		jg_row(c, 10, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
 	} else if (s->release != NONE) {
 		const cs_event *e = &ev[s->release];
-		jg_row(c, 10, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, s->release, "release 0x%llx = %llu",
-		     X(e->addr), X(e->value));
+		jg_row(c, 10, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, s->release, "release %s = %llu",
+		     JG_ADDR(j, e->addr), X(e->value));
 	} else if (s->dependent != NONE) {
 		const cs_event *e = &ev[s->dependent];
 		jg_row(c, 10, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, s->dependent,

@@ -29,13 +29,14 @@ void jg_stage_build(judge *j, cs_chain *c)
 	}
 	char qmd[96] = "";
 	if (first_qmd != NONE)
-		snprintf(qmd, sizeof(qmd), "%sQMD %s built at 0x%llx", first_pb != NONE ? ", " : "",
-			 jg_qmd_version((unsigned)j->ev[first_qmd].aux), X(j->ev[first_qmd].addr));
+		snprintf(qmd, sizeof(qmd), "%sQMD %s built at %s", first_pb != NONE ? ", " : "",
+			 jg_qmd_version((unsigned)j->ev[first_qmd].aux),
+			 JG_ADDR(j, j->ev[first_qmd].addr));
 	if (first_pb != NONE) {
 		const cs_event *e = &j->ev[first_pb];
 		if (pbs == 1)
 			jg_row(c, 1, CS_STAGE_FIRED, CS_AUTHOR_GUEST, first_pb,
-			     "%llu dwords in pb at 0x%llx%s", X(e->value), X(e->addr), qmd);
+			     "%llu dwords in pushbuffer %s%s", X(e->value), JG_ADDR(j, e->addr), qmd);
 		else
 			jg_row(c, 1, CS_STAGE_FIRED, CS_AUTHOR_GUEST, first_pb,
 			     "%zu pushbuffers, %llu dwords%s", pbs, X(dwords), qmd);
@@ -353,7 +354,8 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 			snprintf(more, sizeof(more), " (%zu entries)", nfetch + nctl);
 		if (e->kind == CS_EV_GP_FETCH)
 			jg_row(c, 4, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, first_fetch,
-			     "entry %u: 0x%llx, %llu dwords%s", e->gp_entry, X(e->addr), X(e->value), more);
+			     "entry %u: %s, %llu dwords%s", e->gp_entry, JG_ADDR(j, e->addr), X(e->value),
+			     more);
 		else
 			jg_row(c, 4, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, first_fetch,
 			     "entry %u: control opcode %llu%s", e->gp_entry, X(e->value), more);
@@ -445,8 +447,8 @@ void jg_stage_wake(judge *j, cs_chain *c)
 	}
 	if (failed != NONE) {
 		const cs_event *e = &j->ev[failed];
-		jg_row(c, 11, CS_STAGE_NOT_FIRED, CS_AUTHOR_HOST, failed, "wait 0x%llx == %llu: value is %llu",
-		     X(e->addr), X(e->aux), X(e->value));
+		jg_row(c, 11, CS_STAGE_NOT_FIRED, CS_AUTHOR_HOST, failed, "wait %s == %llu: value is %llu",
+		     JG_ADDR(j, e->addr), X(e->aux), X(e->value));
 		/* Who wrote what: the releases that did happen. */
 		char rel[256] = "nothing released any semaphore";
 		size_t nrel = 0;
@@ -486,8 +488,8 @@ void jg_stage_wake(judge *j, cs_chain *c)
 		char more[32] = "";
 		if (begins > 1)
 			snprintf(more, sizeof(more), " (%zu waits)", begins);
-		jg_row(c, 11, CS_STAGE_FIRED, CS_AUTHOR_HOST, last_done, "wait 0x%llx == %llu: resolved%s",
-		     X(e->addr), X(e->value), more);
+		jg_row(c, 11, CS_STAGE_FIRED, CS_AUTHOR_HOST, last_done, "wait %s == %llu: resolved%s",
+		     JG_ADDR(j, e->addr), X(e->value), more);
 	} else {
 		jg_row(c, 11, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "no wait");
 		jg_why(j, 11, CS_CAUSE_NO_WAIT, "the guest never waits, so completion never reached it: "

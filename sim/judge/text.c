@@ -102,3 +102,12 @@ void jg_method_label(uint32_t cls, uint32_t method, char *buf, size_t len)
 	if (!d || !cs_class_method_label(d, method, buf, len))
 		snprintf(buf, len, "0x%x", method);
 }
+
+const char *jg_addr(const judge *j, uint64_t va, char *buf, size_t len)
+{
+	if (j->in->dev)
+		cs_device_addr_name(j->in->dev, va, buf, len);
+	else
+		snprintf(buf, len, "0x%llx", X(va));
+	return buf;
+}

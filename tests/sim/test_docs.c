@@ -199,18 +199,6 @@ Test(docs, json_md_examples_have_the_fields_the_writer_prints)
 
 /* ---- the repository points only at itself ------------------------------------ */
 
-/* A file under construction elsewhere: the judge (sim/judge/, issue 8) still
- * names the design document once; take it out of this list when it is fixed. */
-static const char *const design_refs_pending[] = { "sim/judge/judge.c" };
-
-static bool listed(const char *const *list, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(list[i], s))
-			return true;
-	return false;
-}
-
 static bool checked_file(const char *name)
 {
 	static const char *const exts[] = { ".c", ".h", ".md", ".def", ".build", ".chain", ".sh",
@@ -264,12 +252,9 @@ static void walk(const char *root, const char *rel, unsigned *files)
 		} else if (checked_file(name)) {
 			char *text = NULL;
 			cr_assert(g_file_get_contents(abs, &text, NULL, NULL));
-			bool pending = listed(design_refs_pending,
-					      sizeof(design_refs_pending) / sizeof(*design_refs_pending),
-					      child);
 			/* the two documents outside the repository (spelled in two
 			 * parts so that this file does not name them) */
-			cr_expect(pending || (!strstr(text, "DESIGN" ".md") && !strstr(text, "hw-" "facts")),
+			cr_expect(!strstr(text, "DESIGN" ".md") && !strstr(text, "hw-" "facts"),
 				  "%s points at %s or %s, which are not in the repository", child,
 				  "DESIGN" ".md", "docs/hw-" "facts.md");
 			if (g_str_has_suffix(name, ".md"))
