@@ -101,6 +101,12 @@ struct cs_gsp {
 	atomic_int interrupt_req;
 	uint64_t guard_ms;
 	uint64_t pad; /* return pad for calls: an ebreak in an internal page */
+	/* Unicorn 2.0.1 has no privilege register and checks host CSR access
+	 * against the hart's mode: the mode (and the fault address, badaddr)
+	 * are read and written in a copy of its CPU state (machine.c). */
+	uc_context *cpu_state;
+	size_t priv_offset;
+	size_t badaddr_offset;
 	/* devices */
 	gsp_mmio *mmio;
 	size_t nmmio;
@@ -126,6 +132,13 @@ uint64_t gsp_reg(cs_gsp *m, int ucreg);
 /* Drops translated blocks: hooks and the step counter are compiled into them. */
 void gsp_flush_tb(cs_gsp *m);
 void gsp_set_reg(cs_gsp *m, int ucreg, uint64_t v);
+/* Privilege levels as the spec encodes them. */
+enum { GSP_PRIV_U = 0, GSP_PRIV_S = 1, GSP_PRIV_M = 3 };
+unsigned gsp_priv(cs_gsp *m);
+void gsp_set_priv(cs_gsp *m, unsigned priv);
+/* CSR access as the debugger sees it: at M whatever mode the hart is in. */
+uint64_t gsp_csr(cs_gsp *m, int ucreg);
+void gsp_set_csr(cs_gsp *m, int ucreg, uint64_t v);
 /* msgq monitor hook and cursor names (msgq.c) */
 void gsp_msgq_arm_monitor(cs_gsp *m);
 const char *gsp_msgq_cursor_name(cs_gsp *m, uint64_t addr);

@@ -11,10 +11,15 @@
 #define INSN_WFI 0x10500073u
 #define INSN_EBREAK 0x00100073u
 #define INSN_CEBREAK 0x9002u
+#define MSTATUS_SIE (1ull << 1)
 #define MSTATUS_MIE (1ull << 3)
+#define MSTATUS_SPIE (1ull << 5)
 #define MSTATUS_MPIE (1ull << 7)
-#define MSTATUS_MPP (3ull << 11)
+#define MSTATUS_SPP (1ull << 8)
+#define MSTATUS_MPP_SHIFT 11
+#define MSTATUS_MPP (3ull << MSTATUS_MPP_SHIFT)
 #define MIE_MEIE (1ull << 11)
+#define CAUSE_INTERRUPT (1ull << 63)
 
 uint64_t gsp_reg(cs_gsp *m, int ucreg)
 {
@@ -42,6 +47,108 @@ static void tb_mode(cs_gsp *m, bool step)
 void gsp_set_reg(cs_gsp *m, int ucreg, uint64_t v)
 {
 	uc_reg_write(m->uc, ucreg, &v);
+}
+
+/* ---- privilege ----
+ * uc_context_save copies Unicorn's CPURISCVState byte for byte. In 2.0.1
+ * that struct holds, from pc on: pc, load_res, load_val, frm, badaddr,
+ * guest_phys_fault_addr, priv_ver, misa, misa_mask, features (32 bits),
+ * priv, virt, resetvec, mhartid, mstatus. pc is found by planting a value in
+ * it; misa, mstatus and the reset privilege (M) confirm the layout. */
+enum {
+	STATE_BADADDR = 32,
+	STATE_MISA = 56,
+	STATE_PRIV = 80,
+	STATE_MSTATUS = 112,
+};
+
+static uint64_t state_word(const cs_gsp *m, size_t offset)
+{
+	uint64_t v;
+	memcpy(&v, (const uint8_t *)m->cpu_state + offset, sizeof(v));
+	return v;
+}
+
+static cs_status cpu_state_layout(cs_gsp *m, cs_diag *d)
+{
+	const uint64_t planted_pc = 0x5AFEC0DE5AFEC0D0ull;
+	size_t size = uc_context_size(m->uc);
+	if (uc_context_alloc(m->uc, &m->cpu_state) != UC_ERR_OK) {
+		cs_diag_set(d, CS_ERR_NOMEM, "cannot allocate a CPU state copy");
+		return CS_ERR_NOMEM;
+	}
+	gsp_set_reg(m, UC_RISCV_REG_PC, planted_pc);
+	uc_context_save(m->uc, m->cpu_state);
+	size_t pc_offset = 0;
+	for (size_t off = 0; off + 8 <= size; off += 8)
+		if (state_word(m, off) == planted_pc) {
+			pc_offset = off;
+			break;
+		}
+	bool found = pc_offset && pc_offset + STATE_MSTATUS + 8 <= size &&
+		     state_word(m, pc_offset + STATE_MISA) == gsp_reg(m, UC_RISCV_REG_MISA) &&
+		     state_word(m, pc_offset + STATE_MSTATUS) == gsp_reg(m, UC_RISCV_REG_MSTATUS) &&
+		     state_word(m, pc_offset + STATE_PRIV) == GSP_PRIV_M;
+	if (!found) {
+		cs_diag_set(d, CS_ERR_UNAVAILABLE,
+			    "this Unicorn's CPU state does not have the RISC-V layout of 2.0.1: the privilege level "
+			    "cannot be found (see docs/gsp.md)");
+		return CS_ERR_UNAVAILABLE;
+	}
+	m->priv_offset = pc_offset + STATE_PRIV;
+	m->badaddr_offset = pc_offset + STATE_BADADDR;
+	return CS_OK;
+}
+
+unsigned gsp_priv(cs_gsp *m)
+{
+	uc_context_save(m->uc, m->cpu_state);
+	return (unsigned)state_word(m, m->priv_offset);
+}
+
+void gsp_set_priv(cs_gsp *m, unsigned priv)
+{
+	uc_context_save(m->uc, m->cpu_state);
+	uint64_t v = priv;
+	memcpy((uint8_t *)m->cpu_state + m->priv_offset, &v, sizeof(v));
+	uc_context_restore(m->uc, m->cpu_state);
+}
+
+/* The fault address Unicorn recorded for the last misaligned access or page fault. */
+static uint64_t fault_address(cs_gsp *m)
+{
+	uc_context_save(m->uc, m->cpu_state);
+	return state_word(m, m->badaddr_offset);
+}
+
+/* Raises the hart to M for host CSR access; returns the mode to go back to. */
+static unsigned priv_raise(cs_gsp *m)
+{
+	unsigned was = gsp_priv(m);
+	if (was != GSP_PRIV_M)
+		gsp_set_priv(m, GSP_PRIV_M);
+	return was;
+}
+
+static void priv_lower(cs_gsp *m, unsigned was)
+{
+	if (was != GSP_PRIV_M)
+		gsp_set_priv(m, was);
+}
+
+uint64_t gsp_csr(cs_gsp *m, int ucreg)
+{
+	unsigned was = priv_raise(m);
+	uint64_t v = gsp_reg(m, ucreg);
+	priv_lower(m, was);
+	return v;
+}
+
+void gsp_set_csr(cs_gsp *m, int ucreg, uint64_t v)
+{
+	unsigned was = priv_raise(m);
+	gsp_set_reg(m, ucreg, v);
+	priv_lower(m, was);
 }
 
 uint64_t cs_gsp_pc(cs_gsp *m)
@@ -277,10 +384,15 @@ cs_status cs_gsp_create(const cs_gsp_map *map, const cs_gsp_image *img, cs_gsp *
 		cs_gsp_destroy(m);
 		return CS_ERR_INTERNAL;
 	}
-	uint64_t entry = img ? img->entry : (m->map.count ? m->map.region[0].base : 0);
-	gsp_set_reg(m, UC_RISCV_REG_PC, entry);
 	/* floating point usable from the start (mstatus.FS = initial) */
 	gsp_set_reg(m, UC_RISCV_REG_MSTATUS, 1ull << 13);
+	cs_status layout = cpu_state_layout(m, d);
+	if (layout != CS_OK) {
+		cs_gsp_destroy(m);
+		return layout;
+	}
+	uint64_t entry = img ? img->entry : (m->map.count ? m->map.region[0].base : 0);
+	gsp_set_reg(m, UC_RISCV_REG_PC, entry);
 	*out = m;
 	return CS_OK;
 }
@@ -307,6 +419,8 @@ void cs_gsp_destroy(cs_gsp *m)
 			snapshot_free(g_ptr_array_index(m->snaps, i), m);
 		g_ptr_array_free(m->snaps, TRUE);
 	}
+	if (m->cpu_state)
+		uc_context_free(m->cpu_state);
 	if (m->uc)
 		uc_close(m->uc);
 	free(m->mmio);
@@ -335,14 +449,19 @@ static const struct {
 	uint32_t csr;
 	int uc;
 } csr_regs[] = {
-	{ "fflags", 0x001, UC_RISCV_REG_FFLAGS },   { "frm", 0x002, UC_RISCV_REG_FRM },
-	{ "fcsr", 0x003, UC_RISCV_REG_FCSR },       { "mstatus", 0x300, UC_RISCV_REG_MSTATUS },
-	{ "misa", 0x301, UC_RISCV_REG_MISA },       { "medeleg", 0x302, UC_RISCV_REG_MEDELEG },
-	{ "mideleg", 0x303, UC_RISCV_REG_MIDELEG }, { "mie", 0x304, UC_RISCV_REG_MIE },
-	{ "mtvec", 0x305, UC_RISCV_REG_MTVEC },     { "mscratch", 0x340, UC_RISCV_REG_MSCRATCH },
-	{ "mepc", 0x341, UC_RISCV_REG_MEPC },       { "mcause", 0x342, UC_RISCV_REG_MCAUSE },
-	{ "mtval", 0x343, UC_RISCV_REG_MTVAL },     { "mip", 0x344, UC_RISCV_REG_MIP },
-	{ "mhartid", 0xf14, UC_RISCV_REG_MHARTID }, { "satp", 0x180, UC_RISCV_REG_SATP },
+	{ "fflags", 0x001, UC_RISCV_REG_FFLAGS },     { "frm", 0x002, UC_RISCV_REG_FRM },
+	{ "fcsr", 0x003, UC_RISCV_REG_FCSR },         { "sstatus", 0x100, UC_RISCV_REG_SSTATUS },
+	{ "sie", 0x104, UC_RISCV_REG_SIE },           { "stvec", 0x105, UC_RISCV_REG_STVEC },
+	{ "scounteren", 0x106, UC_RISCV_REG_SCOUNTEREN }, { "sscratch", 0x140, UC_RISCV_REG_SSCRATCH },
+	{ "sepc", 0x141, UC_RISCV_REG_SEPC },         { "scause", 0x142, UC_RISCV_REG_SCAUSE },
+	{ "stval", 0x143, UC_RISCV_REG_STVAL },       { "sip", 0x144, UC_RISCV_REG_SIP },
+	{ "satp", 0x180, UC_RISCV_REG_SATP },         { "mstatus", 0x300, UC_RISCV_REG_MSTATUS },
+	{ "misa", 0x301, UC_RISCV_REG_MISA },         { "medeleg", 0x302, UC_RISCV_REG_MEDELEG },
+	{ "mideleg", 0x303, UC_RISCV_REG_MIDELEG },   { "mie", 0x304, UC_RISCV_REG_MIE },
+	{ "mtvec", 0x305, UC_RISCV_REG_MTVEC },       { "mcounteren", 0x306, UC_RISCV_REG_MCOUNTEREN },
+	{ "mscratch", 0x340, UC_RISCV_REG_MSCRATCH }, { "mepc", 0x341, UC_RISCV_REG_MEPC },
+	{ "mcause", 0x342, UC_RISCV_REG_MCAUSE },     { "mtval", 0x343, UC_RISCV_REG_MTVAL },
+	{ "mip", 0x344, UC_RISCV_REG_MIP },           { "mhartid", 0xf14, UC_RISCV_REG_MHARTID },
 };
 
 static const char *const abi_names[32] = {
@@ -425,6 +544,10 @@ cs_status cs_gsp_reg_read(cs_gsp *m, unsigned regno, uint64_t *v, cs_diag *d)
 		cs_diag_set(d, CS_ERR_INPUT, "no register number %u", regno);
 		return CS_ERR_INPUT;
 	}
+	if (regno >= CS_GSP_REG_CSR0) {
+		*v = gsp_csr(m, r);
+		return CS_OK;
+	}
 	if (uc_reg_read(m->uc, r, v) != UC_ERR_OK) {
 		cs_diag_set(d, CS_ERR_INTERNAL, "register %u unreadable", regno);
 		return CS_ERR_INTERNAL;
@@ -441,6 +564,10 @@ cs_status cs_gsp_reg_write(cs_gsp *m, unsigned regno, uint64_t v, cs_diag *d)
 	}
 	if (regno == 0)
 		return CS_OK;
+	if (regno >= CS_GSP_REG_CSR0) {
+		gsp_set_csr(m, r, v);
+		return CS_OK;
+	}
 	if (uc_reg_write(m->uc, r, &v) != UC_ERR_OK) {
 		cs_diag_set(d, CS_ERR_INTERNAL, "register %u not writable", regno);
 		return CS_ERR_INTERNAL;
@@ -719,35 +846,60 @@ void cs_gsp_symbolize(cs_gsp *m, uint64_t addr, char *buf, size_t len)
 
 /* ---- traps and interrupts ---- */
 
+/* Takes a trap as the privileged spec says: to S when the hart is in U or S
+ * and medeleg/mideleg delegates the cause, else to M; xEPC, xCAUSE, xTVAL;
+ * xPP from the mode the trap came from, xPIE from xIE, xIE cleared; pc to
+ * the vector (vectored mode for interrupts). False, with nothing changed,
+ * when the vector is 0: the firmware has no handler yet. */
 static bool trap_enter(cs_gsp *m, uint64_t cause, uint64_t epc, uint64_t tval)
 {
-	uint64_t mtvec = gsp_reg(m, UC_RISCV_REG_MTVEC);
-	if (mtvec == 0)
+	unsigned from = priv_raise(m);
+	bool interrupt = cause & CAUSE_INTERRUPT;
+	uint64_t code = cause & ~CAUSE_INTERRUPT;
+	uint64_t deleg = gsp_reg(m, interrupt ? UC_RISCV_REG_MIDELEG : UC_RISCV_REG_MEDELEG);
+	bool to_s = from != GSP_PRIV_M && code < 64 && ((deleg >> code) & 1);
+	uint64_t tvec = gsp_reg(m, to_s ? UC_RISCV_REG_STVEC : UC_RISCV_REG_MTVEC);
+	if (tvec == 0) {
+		priv_lower(m, from);
 		return false;
+	}
 	uint64_t ms = gsp_reg(m, UC_RISCV_REG_MSTATUS);
-	ms = (ms & ~(MSTATUS_MPIE | MSTATUS_MPP)) | ((ms & MSTATUS_MIE) ? MSTATUS_MPIE : 0) | MSTATUS_MPP;
-	ms &= ~MSTATUS_MIE;
+	if (to_s) {
+		ms = (ms & ~(MSTATUS_SPIE | MSTATUS_SPP | MSTATUS_SIE)) | ((ms & MSTATUS_SIE) ? MSTATUS_SPIE : 0) |
+		     (from == GSP_PRIV_S ? MSTATUS_SPP : 0);
+		gsp_set_reg(m, UC_RISCV_REG_SEPC, epc);
+		gsp_set_reg(m, UC_RISCV_REG_SCAUSE, cause);
+		gsp_set_reg(m, UC_RISCV_REG_STVAL, tval);
+	} else {
+		ms = (ms & ~(MSTATUS_MPIE | MSTATUS_MPP | MSTATUS_MIE)) | ((ms & MSTATUS_MIE) ? MSTATUS_MPIE : 0) |
+		     ((uint64_t)from << MSTATUS_MPP_SHIFT);
+		gsp_set_reg(m, UC_RISCV_REG_MEPC, epc);
+		gsp_set_reg(m, UC_RISCV_REG_MCAUSE, cause);
+		gsp_set_reg(m, UC_RISCV_REG_MTVAL, tval);
+	}
 	gsp_set_reg(m, UC_RISCV_REG_MSTATUS, ms);
-	gsp_set_reg(m, UC_RISCV_REG_MEPC, epc);
-	gsp_set_reg(m, UC_RISCV_REG_MCAUSE, cause);
-	gsp_set_reg(m, UC_RISCV_REG_MTVAL, tval);
-	uint64_t base = mtvec & ~3ull;
-	uint64_t target = base;
-	if ((mtvec & 3) == 1 && (cause >> 63))
-		target = base + 4 * (cause & 0xFFF);
+	uint64_t target = tvec & ~3ull;
+	if ((tvec & 3) == 1 && interrupt)
+		target += 4 * code;
 	gsp_set_reg(m, UC_RISCV_REG_PC, target);
+	if (to_s)
+		gsp_set_priv(m, GSP_PRIV_S);
 	return true;
 }
 
-/* An enabled, pending external interrupt is taken at this instruction boundary. */
+/* An enabled, pending external interrupt (a doorbell) is taken at this
+ * instruction boundary: M-level interrupts are enabled below M whatever
+ * mstatus.MIE says. */
 static bool irq_inject(cs_gsp *m)
 {
 	if (!m->irq_pending)
 		return false;
+	unsigned was = priv_raise(m);
 	uint64_t ms = gsp_reg(m, UC_RISCV_REG_MSTATUS), mie = gsp_reg(m, UC_RISCV_REG_MIE);
-	if (!(ms & MSTATUS_MIE) || !(mie & MIE_MEIE))
+	priv_lower(m, was);
+	if ((was == GSP_PRIV_M && !(ms & MSTATUS_MIE)) || !(mie & MIE_MEIE))
 		return false;
-	return trap_enter(m, (1ull << 63) | 11, cs_gsp_pc(m), 0);
+	return trap_enter(m, CAUSE_INTERRUPT | 11, cs_gsp_pc(m), 0);
 }
 
 static uint32_t insn_at(cs_gsp *m, uint64_t pc, bool *ok)
@@ -760,6 +912,40 @@ static uint32_t insn_at(cs_gsp *m, uint64_t pc, bool *ok)
 		w = h;
 	}
 	return w;
+}
+
+/* The exception Unicorn raised, numbered as the spec numbers it. Unicorn
+ * reports every ecall as 8 (the mode says which it is) and a misaligned AMO
+ * or SC as a misaligned load; it keeps the fault address in badaddr. */
+static void exception_of(cs_gsp *m, uint32_t intno, uint64_t epc, uint64_t *cause, uint64_t *tval)
+{
+	*cause = intno;
+	*tval = 0;
+	bool ok;
+	switch (intno) {
+	case 8:
+		*cause = 8 + gsp_priv(m); /* U 8, S 9, M 11 */
+		break;
+	case 2:
+		*tval = insn_at(m, epc, &ok);
+		if ((*tval & 3) != 3)
+			*tval &= 0xFFFF;
+		break;
+	case 4: {
+		uint8_t b[4] = { 0 };
+		cs_rv_insn in;
+		if (uc_mem_read(m->uc, epc, b, 4) == UC_ERR_OK && cs_rv_decode(b, 4, epc, &in) &&
+		    in.memop != CS_RV_MEM_NONE && in.memop != CS_RV_MEM_LOAD)
+			*cause = 6;
+		*tval = fault_address(m);
+		break;
+	}
+	case 0: case 1: case 5: case 6: case 7: case 12: case 13: case 15:
+		*tval = fault_address(m);
+		break;
+	default:
+		break;
+	}
 }
 
 /* After a stop raised inside a memory hook Unicorn has put pc back at the
@@ -915,17 +1101,13 @@ static cs_status run_segments(cs_gsp *m, uint64_t budget, uint64_t until, bool s
 		}
 		if (m->trap_pending) {
 			/* Unicorn reports the pc after the trapping instruction, +4 always */
-			uint64_t epc = npc - 4;
-			uint64_t cause = m->trap_intno == 8 ? 11 : m->trap_intno;
-			bool ok;
-			uint64_t tval = cause == 2 ? insn_at(m, epc, &ok) : 0;
-			if (cause == 2 && (tval & 3) != 3)
-				tval &= 0xFFFF;
+			uint64_t epc = npc - 4, cause, tval;
+			exception_of(m, m->trap_intno, epc, &cause, &tval);
 			if (!trap_enter(m, cause, epc, tval)) {
 				gsp_set_reg(m, UC_RISCV_REG_PC, epc);
 				fill_stop(m, st, CS_GSP_STOP_FAULT);
 				snprintf(st->detail, sizeof(st->detail),
-					 "trap (cause %" PRIu64 ") at 0x%" PRIx64 " with no trap vector (mtvec 0)", cause, epc);
+					 "trap (cause %" PRIu64 ") at 0x%" PRIx64 " with no trap vector", cause, epc);
 				return CS_OK;
 			}
 			if (step_mode) {
@@ -942,8 +1124,17 @@ static cs_status run_segments(cs_gsp *m, uint64_t budget, uint64_t until, bool s
 				return CS_OK;
 			}
 			if (ok && (w == INSN_EBREAK || (w & 0xFFFF) == INSN_CEBREAK)) {
+				/* The firmware's own ebreak (a debugger breakpoint there
+				 * would have stopped before it): a breakpoint exception. */
+				if (trap_enter(m, 3, npc, npc)) {
+					if (step_mode) {
+						fill_stop(m, st, CS_GSP_STOP_STEP);
+						return CS_OK;
+					}
+					continue;
+				}
 				fill_stop(m, st, CS_GSP_STOP_EBREAK);
-				snprintf(st->detail, sizeof(st->detail), "firmware ebreak");
+				snprintf(st->detail, sizeof(st->detail), "firmware ebreak with no trap vector");
 				return CS_OK;
 			}
 			fill_stop(m, st, CS_GSP_STOP_FAULT);
@@ -968,7 +1159,7 @@ static cs_status run_segments(cs_gsp *m, uint64_t budget, uint64_t until, bool s
 		uint32_t prev = insn_at(m, npc - 4, &ok);
 		bool at_wfi = ok && prev == INSN_WFI;
 		if (at_wfi) {
-			uint64_t mie = gsp_reg(m, UC_RISCV_REG_MIE);
+			uint64_t mie = gsp_csr(m, UC_RISCV_REG_MIE);
 			if ((m->irq_pending && (mie & MIE_MEIE))) {
 				if (segments > 1000000) {
 					fill_stop(m, st, CS_GSP_STOP_BUDGET);
