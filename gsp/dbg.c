@@ -343,7 +343,8 @@ static void print_regs(cs_gsp *m, FILE *out, bool all)
 		fprintf(out, "%-8s 0x%016" PRIx64 "%s", cs_gsp_reg_name(CS_GSP_REG_CSR0 + csrs[i]), v,
 			(i % 4 == 3) ? "\n" : "  ");
 	}
-	fprintf(out, "\n");
+	static const char *const priv_names[4] = { "U", "S", "?", "M" };
+	fprintf(out, "%-8s %s\n", "priv", priv_names[gsp_priv(m) & 3]);
 	if (all)
 		for (unsigned i = 0; i < 32; i++) {
 			uint64_t v;

@@ -100,7 +100,8 @@ static const char *const xnames[32] = {
 	"a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",
 };
 
-static const uint32_t xml_csrs[] = { 0x300, 0x301, 0x302, 0x303, 0x304, 0x305, 0x340, 0x341, 0x342, 0x343, 0x344 };
+static const uint32_t xml_csrs[] = { 0x100, 0x104, 0x105, 0x140, 0x141, 0x142, 0x143, 0x144, 0x180, 0x300, 0x301,
+				     0x302, 0x303, 0x304, 0x305, 0x340, 0x341, 0x342, 0x343, 0x344 };
 
 static GString *target_xml(void)
 {
@@ -122,6 +123,9 @@ static GString *target_xml(void)
 	for (size_t i = 0; i < sizeof(xml_csrs) / sizeof(xml_csrs[0]); i++)
 		g_string_append_printf(x, "<reg name=\"%s\" bitsize=\"64\" type=\"int\" regnum=\"%u\"/>\n",
 				       cs_gsp_reg_name(CS_GSP_REG_CSR0 + xml_csrs[i]), CS_GSP_REG_CSR0 + xml_csrs[i]);
+	g_string_append_printf(x, "</feature>\n<feature name=\"org.gnu.gdb.riscv.virtual\">\n"
+				  "<reg name=\"priv\" bitsize=\"64\" type=\"int\" regnum=\"%d\"/>\n",
+			       CS_GSP_REG_PRIV);
 	g_string_append(x, "</feature>\n</target>\n");
 	return x;
 }
@@ -292,7 +296,7 @@ static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 	}
 	case 'p': {
 		uint64_t r, v;
-		if (!parse_hex(&p, &r) || *p || r > 65 + 4095) {
+		if (!parse_hex(&p, &r) || *p || r > CS_GSP_REG_PRIV) {
 			snprintf(reply, max, "E01");
 			return CS_OK;
 		}
@@ -305,7 +309,7 @@ static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 	}
 	case 'P': {
 		uint64_t r, v;
-		if (!parse_hex(&p, &r) || *p != '=' || r > 65 + 4095 ||
+		if (!parse_hex(&p, &r) || *p != '=' || r > CS_GSP_REG_PRIV ||
 		    strlen(p + 1) != 2 * reg_bytes((unsigned)r) || !get_hex_le(p + 1, reg_bytes((unsigned)r), &v)) {
 			snprintf(reply, max, "E01");
 			return CS_OK;

@@ -491,6 +491,8 @@ static int uc_reg_of(unsigned regno)
 
 const char *cs_gsp_reg_name(unsigned regno)
 {
+	if (regno == CS_GSP_REG_PRIV)
+		return "priv";
 	if (regno < 32)
 		return abi_names[regno];
 	if (regno == CS_GSP_REG_PC)
@@ -513,6 +515,10 @@ bool cs_gsp_reg_lookup(const char *name, unsigned *regno)
 	}
 	if (!strcmp(name, "fp")) {
 		*regno = 8;
+		return true;
+	}
+	if (!strcmp(name, "priv")) {
+		*regno = CS_GSP_REG_PRIV;
 		return true;
 	}
 	for (unsigned i = 0; i < 32; i++) {
@@ -540,6 +546,10 @@ cs_status cs_gsp_reg_read(cs_gsp *m, unsigned regno, uint64_t *v, cs_diag *d)
 {
 	int r = uc_reg_of(regno);
 	*v = 0;
+	if (regno == CS_GSP_REG_PRIV) {
+		*v = gsp_priv(m);
+		return CS_OK;
+	}
 	if (r < 0) {
 		cs_diag_set(d, CS_ERR_INPUT, "no register number %u", regno);
 		return CS_ERR_INPUT;
@@ -558,6 +568,14 @@ cs_status cs_gsp_reg_read(cs_gsp *m, unsigned regno, uint64_t *v, cs_diag *d)
 cs_status cs_gsp_reg_write(cs_gsp *m, unsigned regno, uint64_t v, cs_diag *d)
 {
 	int r = uc_reg_of(regno);
+	if (regno == CS_GSP_REG_PRIV) {
+		if (v != GSP_PRIV_U && v != GSP_PRIV_S && v != GSP_PRIV_M) {
+			cs_diag_set(d, CS_ERR_INPUT, "privilege level %" PRIu64 " (0 U, 1 S, 3 M)", v);
+			return CS_ERR_INPUT;
+		}
+		gsp_set_priv(m, (unsigned)v);
+		return CS_OK;
+	}
 	if (r < 0) {
 		cs_diag_set(d, CS_ERR_INPUT, "no register number %u", regno);
 		return CS_ERR_INPUT;

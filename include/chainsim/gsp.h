@@ -178,8 +178,10 @@ void cs_gsp_destroy(cs_gsp *m);
 const cs_gsp_image *cs_gsp_image_of(const cs_gsp *m);
 const cs_gsp_map *cs_gsp_map_of(const cs_gsp *m);
 
-/* Registers by GDB number: x0-x31 0-31, pc 32, f0-f31 33-64, CSR c at 65 + c. */
-enum { CS_GSP_REG_PC = 32, CS_GSP_REG_F0 = 33, CS_GSP_REG_CSR0 = 65 };
+/* Registers by GDB number: x0-x31 0-31, pc 32, f0-f31 33-64, CSR c at 65 + c,
+ * and GDB's virtual "priv" (the hart's privilege level: 0 U, 1 S, 3 M) after
+ * the 4096 CSRs. */
+enum { CS_GSP_REG_PC = 32, CS_GSP_REG_F0 = 33, CS_GSP_REG_CSR0 = 65, CS_GSP_REG_PRIV = 65 + 4096 };
 cs_status cs_gsp_reg_read(cs_gsp *m, unsigned regno, uint64_t *v, cs_diag *d);
 cs_status cs_gsp_reg_write(cs_gsp *m, unsigned regno, uint64_t v, cs_diag *d);
 /* "a0", "x10", "pc", "ft0", "mstatus"... -> GDB number; false if unknown. */

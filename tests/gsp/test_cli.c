@@ -331,3 +331,67 @@ Test(gsp_cli, gdb_stub_interrupt_and_bad_packets)
 	g_free(cli);
 	g_free(elf);
 }
+
+/* Starts the stub on fw and runs gdb-multiarch in batch mode with the -ex commands. */
+static run_result gdb_batch(const char *fw, const char *const *commands)
+{
+	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *elf = gsp_fixture(fw);
+	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL };
+	GPid pid;
+	gint out_fd;
+	GError *e = NULL;
+	cr_assert(g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd,
+					   NULL, &e),
+		  "cannot start the stub: %s", e ? e->message : "?");
+	char line[256] = { 0 };
+	for (size_t n = 0; n < sizeof(line) - 1 && read(out_fd, line + n, 1) == 1 && line[n] != '\n'; n++)
+		;
+	unsigned port = 0;
+	cr_assert_eq(sscanf(line, "gdb stub listening on port %u", &port), 1, "stub said '%s'", line);
+	char *target = g_strdup_printf("target remote 127.0.0.1:%u", port);
+	char *file = g_strdup_printf("file %s", elf);
+	GPtrArray *gdb_argv = g_ptr_array_new();
+	const char *head[] = { "gdb-multiarch", "-batch", "-nx", "-ex", "set architecture riscv:rv64", "-ex", file,
+			       "-ex", target };
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		g_ptr_array_add(gdb_argv, (gpointer)head[i]);
+	for (size_t i = 0; commands[i]; i++) {
+		g_ptr_array_add(gdb_argv, "-ex");
+		g_ptr_array_add(gdb_argv, (gpointer)commands[i]);
+	}
+	g_ptr_array_add(gdb_argv, "-ex");
+	g_ptr_array_add(gdb_argv, "kill");
+	g_ptr_array_add(gdb_argv, NULL);
+	run_result r = { NULL, NULL, 0 };
+	gint status = 0;
+	gboolean ok = g_spawn_sync(NULL, (gchar **)gdb_argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &r.out,
+				   &r.err, &status, &e);
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	g_spawn_close_pid(pid);
+	close(out_fd);
+	cr_assert(ok, "cannot run gdb-multiarch (scripts/setup.sh installs it): %s", e ? e->message : "?");
+	g_ptr_array_free(gdb_argv, TRUE);
+	g_free(target);
+	g_free(file);
+	g_free(cli);
+	g_free(elf);
+	return r;
+}
+
+Test(gsp_cli, gdb_follows_a_u_mode_trap_into_the_handler)
+{
+	const char *cmds[] = { "break u_ecall", "continue", "info registers priv mtvec", "break m_trap", "continue",
+			       "info registers mcause mepc mstatus priv", NULL };
+	run_result r = gdb_batch("priv.elf", cmds);
+	HAS(r, "Breakpoint 1, u_ecall");
+	HAS(r, "priv           0x0\tprv:0 [User/Application]");
+	HAS(r, "mtvec          0x800000c8");
+	HAS(r, "Breakpoint 2, m_trap");
+	HAS(r, "mcause         0x8\t8");
+	HAS(r, "mepc           0x80000042\t2147483714");
+	HAS(r, "mstatus        0x2000\t");
+	HAS(r, "priv           0x3\tprv:3 [Machine]");
+	run_free(&r);
+}
