@@ -67,6 +67,15 @@ typedef struct gsp_hit {
 	char detail[256];
 } gsp_hit;
 
+/* An access to unmapped or protected memory, seen by the invalid-memory hook. */
+typedef struct gsp_bad_access {
+	bool set;
+	uc_mem_type type;
+	uint64_t addr;
+	uint32_t size;
+	uint64_t value;
+} gsp_bad_access;
+
 typedef struct gsp_snapshot {
 	char name[64];
 	uc_context *ctx;
@@ -88,6 +97,8 @@ struct cs_gsp {
 	gsp_hookctx hctx[GSP_POINTS_MAX];
 	int next_id;
 	uc_hook intr_hook;
+	uc_hook bad_access_hook;
+	gsp_bad_access bad_access;
 	/* run state */
 	gsp_hit hit;
 	bool trap_pending;
@@ -100,6 +111,7 @@ struct cs_gsp {
 	uc_hook count_hook;
 	atomic_int interrupt_req;
 	uint64_t guard_ms;
+	bool batch; /* a fault, guard or budget stop fails the command */
 	uint64_t pad; /* return pad for calls: an ebreak in an internal page */
 	/* Unicorn 2.0.1 has no privilege register and checks host CSR access
 	 * against the hart's mode: the mode (and the fault address, badaddr)

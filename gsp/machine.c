@@ -1,9 +1,12 @@
 /* The GSP machine on Unicorn 2.0.1: regions, MMIO models, trap entry and the
  * run loop with ranged breakpoint and watchpoint hooks (docs/hw-facts.md,
  * "Unicorn 2.0.1 on RISC-V"). */
+#include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gsp_internal.h"
 
@@ -296,6 +299,20 @@ static const cs_gsp_region *region_of(const cs_gsp *m, uint64_t addr, uint64_t l
 	return NULL;
 }
 
+/* Records an access to unmapped or protected memory for the run loop; the
+ * access is not handled, so Unicorn ends the run. */
+static bool bad_access_cb(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *user)
+{
+	(void)uc;
+	cs_gsp *m = user;
+	m->bad_access.set = true;
+	m->bad_access.type = type;
+	m->bad_access.addr = addr;
+	m->bad_access.size = (uint32_t)size;
+	m->bad_access.value = (uint64_t)value;
+	return false;
+}
+
 static void intr_cb(uc_engine *uc, uint32_t intno, void *user)
 {
 	cs_gsp *m = user;
@@ -379,8 +396,9 @@ cs_status cs_gsp_create(const cs_gsp_map *map, const cs_gsp_image *img, cs_gsp *
 		if (s->filesz)
 			uc_mem_write(m->uc, s->addr, s->data, s->filesz);
 	}
-	if (uc_hook_add(m->uc, &m->intr_hook, UC_HOOK_INTR, GSP_CB(intr_cb), m, 1, 0) != UC_ERR_OK) {
-		cs_diag_set(d, CS_ERR_INTERNAL, "cannot add the interrupt hook");
+	if (uc_hook_add(m->uc, &m->intr_hook, UC_HOOK_INTR, GSP_CB(intr_cb), m, 1, 0) != UC_ERR_OK ||
+	    uc_hook_add(m->uc, &m->bad_access_hook, UC_HOOK_MEM_INVALID, GSP_CB(bad_access_cb), m, 1, 0) != UC_ERR_OK) {
+		cs_diag_set(d, CS_ERR_INTERNAL, "cannot add the interrupt and bad-access hooks");
 		cs_gsp_destroy(m);
 		return CS_ERR_INTERNAL;
 	}
@@ -966,48 +984,85 @@ static void exception_of(cs_gsp *m, uint32_t intno, uint64_t epc, uint64_t *caus
 	}
 }
 
-/* After a stop raised inside a memory hook Unicorn has put pc back at the
- * start of the translation block, with the instructions before the access
- * already done (and a store already performed, a load not). Find the access
- * in the block and leave the machine right after it. */
-static void recover_mem_stop(cs_gsp *m, cs_gsp_stop *st)
+/* After a stop inside a memory access (a watchpoint's hook, or a fault)
+ * Unicorn has put pc back at the start of the translation block, with the
+ * instructions before the access already done. Finds the instruction in the
+ * block that accessed [addr, addr + size) by decoding and effective address. */
+static bool find_access(cs_gsp *m, uint64_t block_pc, uint64_t addr, uint32_t size, bool is_write,
+			uint64_t *insn_pc, cs_rv_insn *in)
 {
-	uint64_t pc = cs_gsp_pc(m);
-	st->access_pc = 0;
+	uint64_t pc = block_pc;
 	for (int n = 0; n < 256; n++) {
 		uint8_t b[4];
-		cs_rv_insn in;
 		if (uc_mem_read(m->uc, pc, b, 4) != UC_ERR_OK && uc_mem_read(m->uc, pc, b, 2) != UC_ERR_OK)
-			break;
-		if (!cs_rv_decode(b, 4, pc, &in))
-			break;
-		if (in.memop != CS_RV_MEM_NONE) {
-			bool kind_ok = m->hit.is_write ? in.memop != CS_RV_MEM_LOAD : in.memop != CS_RV_MEM_STORE;
-			uint64_t ea = gsp_reg(m, UC_RISCV_REG_X0 + in.mem_base) + (uint64_t)in.mem_imm;
-			if (kind_ok && ea < m->hit.addr + (m->hit.size ? m->hit.size : 1) &&
-			    m->hit.addr < ea + in.mem_size) {
-				st->access_pc = pc;
-				if (m->hit.is_write && in.memop == CS_RV_MEM_STORE) {
-					gsp_set_reg(m, UC_RISCV_REG_PC, pc + in.len);
-				} else {
-					/* the load has not completed: execute it once, unwatched */
-					gsp_set_reg(m, UC_RISCV_REG_PC, pc);
-					m->watch_suppress = true;
-					bool skip = m->skip_armed;
-					m->skip_armed = true;
-					m->skip_pc = pc;
-					tb_mode(m, true);
-					uc_emu_start(m->uc, pc, m->pad, 0, 1);
-					m->skip_armed = skip;
-					m->watch_suppress = false;
-				}
-				return;
+			return false;
+		if (!cs_rv_decode(b, 4, pc, in))
+			return false;
+		if (in->memop != CS_RV_MEM_NONE) {
+			bool kind_ok = is_write ? in->memop != CS_RV_MEM_LOAD : in->memop != CS_RV_MEM_STORE;
+			uint64_t ea = gsp_reg(m, UC_RISCV_REG_X0 + in->mem_base) + (uint64_t)in->mem_imm;
+			if (kind_ok && ea < addr + (size ? size : 1) && addr < ea + in->mem_size) {
+				*insn_pc = pc;
+				return true;
 			}
 		}
-		if (in.has_target || in.is_ret || !strcmp(in.mnemonic, "jr") || !strcmp(in.mnemonic, "jalr"))
-			break;
-		pc += in.len;
+		if (in->has_target || in->is_ret || !strcmp(in->mnemonic, "jr") || !strcmp(in->mnemonic, "jalr"))
+			return false;
+		pc += in->len;
 	}
+	return false;
+}
+
+/* A watchpoint stop: leave the machine right after the access (a store is
+ * already done; a load is executed once more, unwatched). */
+static void recover_mem_stop(cs_gsp *m, cs_gsp_stop *st)
+{
+	uint64_t pc;
+	cs_rv_insn in;
+	st->access_pc = 0;
+	if (!find_access(m, cs_gsp_pc(m), m->hit.addr, m->hit.size, m->hit.is_write, &pc, &in))
+		return;
+	st->access_pc = pc;
+	if (m->hit.is_write && in.memop == CS_RV_MEM_STORE) {
+		gsp_set_reg(m, UC_RISCV_REG_PC, pc + in.len);
+		return;
+	}
+	/* the load has not completed: execute it once, unwatched */
+	gsp_set_reg(m, UC_RISCV_REG_PC, pc);
+	m->watch_suppress = true;
+	bool skip = m->skip_armed;
+	m->skip_armed = true;
+	m->skip_pc = pc;
+	tb_mode(m, true);
+	uc_emu_start(m->uc, pc, m->pad, 0, 1);
+	m->skip_armed = skip;
+	m->watch_suppress = false;
+}
+
+/* A fault stop: pc at the faulting instruction, described with the access. */
+static void fault_stop(cs_gsp *m, cs_gsp_stop *st, uc_err e)
+{
+	const gsp_bad_access *b = &m->bad_access;
+	uint64_t npc = cs_gsp_pc(m);
+	bool is_write = b->type == UC_MEM_WRITE_UNMAPPED || b->type == UC_MEM_WRITE_PROT;
+	bool is_fetch = b->type == UC_MEM_FETCH_UNMAPPED || b->type == UC_MEM_FETCH_PROT;
+	uint64_t pc;
+	cs_rv_insn in;
+	if (b->set && !is_fetch && find_access(m, npc, b->addr, b->size, is_write, &pc, &in)) {
+		gsp_set_reg(m, UC_RISCV_REG_PC, pc);
+		st->access_pc = pc;
+	}
+	st->reason = CS_GSP_STOP_FAULT;
+	st->pc = cs_gsp_pc(m);
+	if (b->set) {
+		st->addr = b->addr;
+		st->size = b->size;
+		st->is_write = is_write;
+		st->value = is_write ? b->value : 0;
+		snprintf(st->detail, sizeof(st->detail), "%s of %u bytes at 0x%" PRIx64 ": %s",
+			 is_fetch ? "fetch" : is_write ? "store" : "load", b->size, b->addr, uc_strerror(e));
+	} else
+		snprintf(st->detail, sizeof(st->detail), "unicorn: %s (pc 0x%" PRIx64 ")", uc_strerror(e), npc);
 }
 
 static void fill_stop(cs_gsp *m, cs_gsp_stop *st, cs_gsp_stop_reason r)
@@ -1060,18 +1115,165 @@ cs_status gsp_run(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, cs
 	return s;
 }
 
+/* The wall-clock guard of a run: one thread for the whole run, however many
+ * segments traps and wakeups cut it into. When the time is up it stops the
+ * emulation, and again every 10 ms: a stop that lands between two segments
+ * is lost. */
+typedef struct run_guard {
+	cs_gsp *m;
+	uint64_t ms;
+	pthread_mutex_t lock;
+	pthread_cond_t finished_cv;
+	bool finished;
+	atomic_bool expired;
+	pthread_t thread;
+	bool running;
+} run_guard;
+
+static struct timespec deadline_after(uint64_t ms)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += (time_t)(ms / 1000);
+	t.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
+static void *run_guard_main(void *arg)
+{
+	run_guard *g = arg;
+	struct timespec deadline = deadline_after(g->ms);
+	pthread_mutex_lock(&g->lock);
+	while (!g->finished) {
+		if (pthread_cond_timedwait(&g->finished_cv, &g->lock, &deadline) == ETIMEDOUT && !g->finished) {
+			atomic_store(&g->expired, true);
+			uc_emu_stop(g->m->uc);
+			deadline = deadline_after(10);
+		}
+	}
+	pthread_mutex_unlock(&g->lock);
+	return NULL;
+}
+
+static void run_guard_start(run_guard *g, cs_gsp *m, uint64_t ms)
+{
+	memset(g, 0, sizeof(*g));
+	g->m = m;
+	g->ms = ms;
+	atomic_init(&g->expired, false);
+	if (!ms)
+		return;
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&g->finished_cv, &attr);
+	pthread_condattr_destroy(&attr);
+	pthread_mutex_init(&g->lock, NULL);
+	g->running = pthread_create(&g->thread, NULL, run_guard_main, g) == 0;
+	if (!g->running) {
+		pthread_cond_destroy(&g->finished_cv);
+		pthread_mutex_destroy(&g->lock);
+	}
+}
+
+static void run_guard_stop(run_guard *g)
+{
+	if (!g->running)
+		return;
+	pthread_mutex_lock(&g->lock);
+	g->finished = true;
+	pthread_cond_signal(&g->finished_cv);
+	pthread_mutex_unlock(&g->lock);
+	pthread_join(g->thread, NULL);
+	pthread_cond_destroy(&g->finished_cv);
+	pthread_mutex_destroy(&g->lock);
+}
+
+static cs_status run_loop(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, bool counted,
+			  run_guard *guard, cs_gsp_stop *st);
+
 static cs_status run_segments(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, bool counted,
 			      cs_gsp_stop *st, cs_diag *d)
 {
+	(void)d;
 	memset(st, 0, sizeof(*st));
-	uint64_t remaining = budget;
+	/* a single step ends by itself; every other run is guarded */
+	run_guard guard;
+	run_guard_start(&guard, m, step_mode ? 0 : m->guard_ms);
+	cs_status s = run_loop(m, budget, until, step_mode, counted, &guard, st);
+	run_guard_stop(&guard);
+	return s;
+}
+
+/* Traps in a row whose trapping instruction was the first of its segment
+ * (nothing retired between them) before the run calls it a trap storm. */
+enum { TRAP_STORM_LIMIT = 1000 };
+
+static bool guard_expired(cs_gsp *m, run_guard *guard, cs_gsp_stop *st)
+{
+	if (!atomic_load(&guard->expired))
+		return false;
+	fill_stop(m, st, CS_GSP_STOP_GUARD);
+	snprintf(st->detail, sizeof(st->detail), "wall-clock guard of %" PRIu64 " ms", guard->ms);
+	return true;
+}
+
+/* Enters the trap a segment ended with; false (with the stop filled) when
+ * the run must stop instead. */
+static bool take_trap(cs_gsp *m, uint64_t cause, uint64_t epc, uint64_t tval, uint64_t segment_pc,
+		      uint64_t *storm, cs_gsp_stop *st)
+{
+	*storm = epc == segment_pc ? *storm + 1 : 0;
+	if (*storm >= TRAP_STORM_LIMIT) {
+		gsp_set_reg(m, UC_RISCV_REG_PC, epc);
+		fill_stop(m, st, CS_GSP_STOP_FAULT);
+		snprintf(st->detail, sizeof(st->detail),
+			 "trap storm: %" PRIu64 " traps in a row with no instruction retired (cause %" PRIu64
+			 " at 0x%" PRIx64 ")",
+			 *storm, cause, epc);
+		return false;
+	}
+	if (!trap_enter(m, cause, epc, tval)) {
+		gsp_set_reg(m, UC_RISCV_REG_PC, epc);
+		fill_stop(m, st, cause == 3 ? CS_GSP_STOP_EBREAK : CS_GSP_STOP_FAULT);
+		snprintf(st->detail, sizeof(st->detail),
+			 cause == 3 ? "firmware ebreak with no trap vector"
+				    : "trap (cause %" PRIu64 ") at 0x%" PRIx64 " with no trap vector",
+			 cause, epc);
+		return false;
+	}
+	return true;
+}
+
+/* Whether an interrupt is pending and enabled in mie (Unicorn's own mip, and
+ * the doorbell the model keeps): wfi does not wait then, even with the
+ * interrupt masked by mstatus. */
+static bool wfi_wakes(cs_gsp *m)
+{
+	unsigned was = priv_raise(m);
+	uint64_t mip = gsp_reg(m, UC_RISCV_REG_MIP), mie = gsp_reg(m, UC_RISCV_REG_MIE);
+	priv_lower(m, was);
+	if (m->irq_pending)
+		mip |= MIE_MEIE;
+	return (mip & mie) != 0;
+}
+
+static cs_status run_loop(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, bool counted,
+			  run_guard *guard, cs_gsp_stop *st)
+{
+	uint64_t remaining = budget, storm = 0;
 	bool first = true;
-	uint64_t segments = 0;
 	for (;;) {
 		if (atomic_exchange(&m->interrupt_req, 0)) {
 			fill_stop(m, st, CS_GSP_STOP_INTERRUPTED);
 			return CS_OK;
 		}
+		if (guard_expired(m, guard, st))
+			return CS_OK;
 		if (!first || !step_mode)
 			irq_inject(m);
 		uint64_t pc = cs_gsp_pc(m);
@@ -1082,6 +1284,7 @@ static cs_status run_segments(cs_gsp *m, uint64_t budget, uint64_t until, bool s
 		m->hit.set = false;
 		m->hit.detail[0] = 0;
 		m->trap_pending = false;
+		m->bad_access.set = false;
 		if (first) {
 			m->skip_armed = true;
 			m->skip_pc = pc;
@@ -1089,11 +1292,9 @@ static cs_status run_segments(cs_gsp *m, uint64_t budget, uint64_t until, bool s
 		uint64_t count = remaining;
 		if (!counted)
 			tb_mode(m, count != 0);
-		uint64_t timeout_us = (!count && !counted && m->guard_ms) ? m->guard_ms * 1000 : 0;
-		uc_err e = uc_emu_start(m->uc, pc, until ? until : m->pad, timeout_us, count);
+		uc_err e = uc_emu_start(m->uc, pc, until ? until : m->pad, 0, count);
 		m->skip_armed = false;
 		first = false;
-		segments++;
 		uint64_t npc = cs_gsp_pc(m);
 		if (atomic_exchange(&m->interrupt_req, 0)) {
 			fill_stop(m, st, CS_GSP_STOP_INTERRUPTED);
@@ -1121,13 +1322,8 @@ static cs_status run_segments(cs_gsp *m, uint64_t budget, uint64_t until, bool s
 			/* Unicorn reports the pc after the trapping instruction, +4 always */
 			uint64_t epc = npc - 4, cause, tval;
 			exception_of(m, m->trap_intno, epc, &cause, &tval);
-			if (!trap_enter(m, cause, epc, tval)) {
-				gsp_set_reg(m, UC_RISCV_REG_PC, epc);
-				fill_stop(m, st, CS_GSP_STOP_FAULT);
-				snprintf(st->detail, sizeof(st->detail),
-					 "trap (cause %" PRIu64 ") at 0x%" PRIx64 " with no trap vector", cause, epc);
+			if (!take_trap(m, cause, epc, tval, pc, &storm, st))
 				return CS_OK;
-			}
 			if (step_mode) {
 				fill_stop(m, st, CS_GSP_STOP_STEP);
 				return CS_OK;
@@ -1144,26 +1340,23 @@ static cs_status run_segments(cs_gsp *m, uint64_t budget, uint64_t until, bool s
 			if (ok && (w == INSN_EBREAK || (w & 0xFFFF) == INSN_CEBREAK)) {
 				/* The firmware's own ebreak (a debugger breakpoint there
 				 * would have stopped before it): a breakpoint exception. */
-				if (trap_enter(m, 3, npc, npc)) {
-					if (step_mode) {
-						fill_stop(m, st, CS_GSP_STOP_STEP);
-						return CS_OK;
-					}
-					continue;
+				if (!take_trap(m, 3, npc, npc, pc, &storm, st))
+					return CS_OK;
+				if (step_mode) {
+					fill_stop(m, st, CS_GSP_STOP_STEP);
+					return CS_OK;
 				}
-				fill_stop(m, st, CS_GSP_STOP_EBREAK);
-				snprintf(st->detail, sizeof(st->detail), "firmware ebreak with no trap vector");
-				return CS_OK;
+				continue;
 			}
 			fill_stop(m, st, CS_GSP_STOP_FAULT);
 			snprintf(st->detail, sizeof(st->detail), "unicorn: %s at 0x%" PRIx64, uc_strerror(e), npc);
 			return CS_OK;
 		}
 		if (e != UC_ERR_OK) {
-			fill_stop(m, st, CS_GSP_STOP_FAULT);
-			snprintf(st->detail, sizeof(st->detail), "unicorn: %s (pc 0x%" PRIx64 ")", uc_strerror(e), npc);
+			fault_stop(m, st, e);
 			return CS_OK;
 		}
+		storm = 0;
 		if (npc == (until ? until : m->pad)) {
 			fill_stop(m, st, CS_GSP_STOP_RETURNED);
 			return CS_OK;
@@ -1175,17 +1368,11 @@ static cs_status run_segments(cs_gsp *m, uint64_t budget, uint64_t until, bool s
 		}
 		bool ok;
 		uint32_t prev = insn_at(m, npc - 4, &ok);
-		bool at_wfi = ok && prev == INSN_WFI;
-		if (at_wfi) {
-			uint64_t mie = gsp_csr(m, UC_RISCV_REG_MIE);
-			if ((m->irq_pending && (mie & MIE_MEIE))) {
-				if (segments > 1000000) {
-					fill_stop(m, st, CS_GSP_STOP_BUDGET);
-					return CS_OK;
-				}
-				continue; /* woken: the interrupt is taken at the next boundary */
-			}
+		if (ok && prev == INSN_WFI && !atomic_load(&guard->expired)) {
+			if (wfi_wakes(m))
+				continue; /* taken at the next boundary if enabled, else wfi falls through */
 			fill_stop(m, st, CS_GSP_STOP_IDLE);
+			st->access_pc = npc - 4;
 			snprintf(st->detail, sizeof(st->detail), "wfi with no interrupt pending");
 			return CS_OK;
 		}
@@ -1193,12 +1380,8 @@ static cs_status run_segments(cs_gsp *m, uint64_t budget, uint64_t until, bool s
 			fill_stop(m, st, CS_GSP_STOP_BUDGET);
 			return CS_OK;
 		}
-		if (timeout_us) {
-			fill_stop(m, st, CS_GSP_STOP_GUARD);
-			snprintf(st->detail, sizeof(st->detail), "wall-clock guard of %" PRIu64 " ms", m->guard_ms);
+		if (guard_expired(m, guard, st))
 			return CS_OK;
-		}
-		(void)d;
 	}
 }
 
@@ -1413,9 +1596,12 @@ void cs_gsp_stop_describe(cs_gsp *m, const cs_gsp_stop *st, char *buf, size_t le
 	case CS_GSP_STOP_BUDGET:
 		snprintf(buf, len, "instruction budget exhausted at 0x%" PRIx64 " <%s>", st->pc, where);
 		break;
-	case CS_GSP_STOP_IDLE:
-		snprintf(buf, len, "idle: wfi at 0x%" PRIx64 " <%s>, no interrupt pending", st->pc, where);
+	case CS_GSP_STOP_IDLE: {
+		char wfi[128];
+		cs_gsp_symbolize(m, st->access_pc, wfi, sizeof(wfi));
+		snprintf(buf, len, "idle: wfi at 0x%" PRIx64 " <%s>, no interrupt pending", st->access_pc, wfi);
 		break;
+	}
 	case CS_GSP_STOP_EBREAK:
 		snprintf(buf, len, "firmware ebreak at 0x%" PRIx64 " <%s>", st->pc, where);
 		break;

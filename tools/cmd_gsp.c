@@ -160,6 +160,7 @@ int cs_cmd_gsp(int argc, char **argv)
 		goto out;
 	}
 	bool batch = script || ex->len || gdb;
+	cs_gsp_dbg_set_batch(m, script || ex->len);
 	if (script && cs_repl_script(r, script, stdout, &d) != CS_OK) {
 		rc = fail(&d);
 		goto out;

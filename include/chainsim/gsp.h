@@ -305,6 +305,10 @@ void cs_gsp_msgq_monitor(cs_gsp *m, bool on);
 /* Executes one debugger command line, printing to out; errors are returned
  * (and not printed). */
 cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d);
+/* In batch mode a run command whose run stops on a fault, the wall-clock
+ * guard or the instruction budget prints the stop and then fails with
+ * CS_ERR_FAULT (the batch exits 1). */
+void cs_gsp_dbg_set_batch(cs_gsp *m, bool batch);
 /* The command names, NULL-terminated (for completion). */
 const char *const *cs_gsp_dbg_commands(void);
 

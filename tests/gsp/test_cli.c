@@ -80,7 +80,7 @@ Test(gsp_cli, script_on_the_good_firmware_shows_no_desync)
 	HAS(r, "stopped: watchpoint 2: read of 4 bytes at 0x90001020 = 0x1 by 0x80000566 <statq_free_slots+0x10>");
 	HAS(r, "address 0x90001020 is msgq.stat.read");
 	HAS(r, "0x80000566 <statq_free_slots+0x10>:\tlw\ta0,32(a4)");
-	HAS(r, "stopped: idle: wfi at 0x8000018e <wait_for_host+0xa>, no interrupt pending");
+	HAS(r, "stopped: idle: wfi at 0x8000018a <wait_for_host+0x6>, no interrupt pending");
 	HAS(r, "msgq.stat.write  61  @0x90041010 (GSP write pointer)");
 	HAS(r, "reply GET_GSP_STATIC_INFO(65) sequence 24 seqNum 24 elems 3 result 0x0");
 	HAS(r, "drained 24 replies; 0 outstanding");
