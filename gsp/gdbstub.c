@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -528,24 +529,37 @@ static bool send_all(int fd, const char *buf, size_t len)
 	return true;
 }
 
-static bool send_packet(int fd, const char *payload)
+/* Sends "$payload#xx", preceded by the ack of the request when `ack`: one
+ * write per reply, so Nagle's algorithm and the peer's delayed ack do not
+ * hold the reply back (two small writes cost about 40 ms each packet). */
+static bool send_packet(int fd, bool ack, const char *payload)
 {
 	size_t n = strlen(payload);
 	uint8_t sum = 0;
 	for (size_t i = 0; i < n; i++)
 		sum = (uint8_t)(sum + (uint8_t)payload[i]);
-	char *buf = malloc(n + 5);
+	char *buf = malloc(n + 6);
 	if (!buf)
 		return false;
-	buf[0] = '$';
-	memcpy(buf + 1, payload, n);
-	buf[n + 1] = '#';
-	buf[n + 2] = hexd[sum >> 4];
-	buf[n + 3] = hexd[sum & 15];
-	buf[n + 4] = 0;
-	bool ok = send_all(fd, buf, n + 4);
+	size_t o = 0;
+	if (ack)
+		buf[o++] = '+';
+	buf[o++] = '$';
+	memcpy(buf + o, payload, n);
+	o += n;
+	buf[o++] = '#';
+	buf[o++] = hexd[sum >> 4];
+	buf[o++] = hexd[sum & 15];
+	bool ok = send_all(fd, buf, o);
 	free(buf);
 	return ok;
+}
+
+/* Packets that resume the target: their ack goes out at once (gdb waits
+ * for it with its remote timeout), the stop reply when the target stops. */
+static bool resumes(const char *pkt)
+{
+	return pkt[0] == 'c' || pkt[0] == 's' || pkt[0] == 'C' || pkt[0] == 'S' || !strncmp(pkt, "vCont;", 6);
 }
 
 cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port, void (*ready)(uint16_t port, void *ctx),
@@ -581,6 +595,7 @@ cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port, void (*ready)
 		cs_diag_set(d, CS_ERR_UNAVAILABLE, "accept: %s", strerror(errno));
 		return CS_ERR_UNAVAILABLE;
 	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	size_t cap = 2 * CS_GDB_PACKET_MAX + 64, have = 0;
 	uint8_t *in = malloc(cap);
 	char *pkt = malloc(CS_GDB_PACKET_MAX + 1);
@@ -613,12 +628,12 @@ cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port, void (*ready)
 			}
 			if (k != CS_GDB_PKT_PACKET)
 				continue; /* acks, and 0x03 while stopped */
-			send_all(fd, "+", 1);
+			bool acked = resumes(pkt) && send_all(fd, "+", 1);
 			cs_diag hd;
 			cs_diag_clear(&hd);
 			if (handle(m, pkt, plen, reply, 2 * CS_GDB_PACKET_MAX + 64, fd, &quit, &hd) != CS_OK)
 				snprintf(reply, 2 * CS_GDB_PACKET_MAX + 64, "E7f");
-			if (!send_packet(fd, reply) || quit)
+			if (!send_packet(fd, !acked, reply) || quit)
 				break;
 		}
 	}

@@ -106,9 +106,10 @@ struct cs_gsp {
 	bool skip_armed;
 	uint64_t skip_pc;
 	bool watch_suppress;
-	bool tb_step_mode; /* the translation cache holds blocks with per-instruction hooks */
+	bool counting; /* the counting hook is in place (budgeted runs and steps) */
 	uint64_t budget_left; /* instructions a budgeted run may still execute */
 	uc_hook count_hook;
+	unsigned mem_hooks; /* watchpoints and the queue monitor */
 	atomic_int interrupt_req;
 	uint64_t guard_ms;
 	bool batch; /* a fault, guard or budget stop fails the command */
@@ -141,8 +142,9 @@ cs_status gsp_run(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, cs
 void gsp_hit_from_mem(cs_gsp *m, cs_gsp_stop_reason reason, int id, uint64_t addr, int size,
 		      bool is_write, int64_t value);
 uint64_t gsp_reg(cs_gsp *m, int ucreg);
-/* Drops translated blocks: hooks and the step counter are compiled into them. */
-void gsp_flush_tb(cs_gsp *m);
+/* Memory hooks take effect in blocks translated after the first one came. */
+void gsp_mem_hook_added(cs_gsp *m);
+void gsp_mem_hook_removed(cs_gsp *m);
 void gsp_set_reg(cs_gsp *m, int ucreg, uint64_t v);
 /* Privilege levels as the spec encodes them. */
 enum { GSP_PRIV_U = 0, GSP_PRIV_S = 1, GSP_PRIV_M = 3 };

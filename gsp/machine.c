@@ -31,22 +31,6 @@ uint64_t gsp_reg(cs_gsp *m, int ucreg)
 	return v;
 }
 
-void gsp_flush_tb(cs_gsp *m)
-{
-	uc_ctl(m->uc, UC_CTL_WRITE(UC_CTL_TB_FLUSH, 0));
-}
-
-static void tb_mode(cs_gsp *m, bool step)
-{
-	/* Unicorn compiles the instruction counter of a counted run into the
-	 * blocks it translates: blocks from a free run do not count, and blocks
-	 * from stepping slow a free run down. Switch caches with the mode. */
-	if (m->tb_step_mode != step) {
-		gsp_flush_tb(m);
-		m->tb_step_mode = step;
-	}
-}
-
 void gsp_set_reg(cs_gsp *m, int ucreg, uint64_t v)
 {
 	uc_reg_write(m->uc, ucreg, &v);
@@ -152,6 +136,47 @@ void gsp_set_csr(cs_gsp *m, int ucreg, uint64_t v)
 	unsigned was = priv_raise(m);
 	gsp_set_reg(m, ucreg, v);
 	priv_lower(m, was);
+}
+
+/* ---- translations ----
+ * Translated blocks keep what was hooked when they were made: code hooks
+ * run only from blocks translated while the hook existed, and memory
+ * accesses take the slow path, where memory hooks run, only in blocks
+ * translated while some memory hook existed. Unicorn 2.0.1's full flush
+ * (UC_CTL_TB_FLUSH, and uc_emu_start's own after a counted run) clears its
+ * whole 1 GiB code buffer with memset, so the model never flushes and never
+ * asks for a counted run: it drops the translations of one address for a
+ * breakpoint, and of the code regions when the first memory hook comes or
+ * the last one goes and when its counting hook comes or goes. */
+static void drop_translations(cs_gsp *m, uint64_t addr, uint64_t len)
+{
+	/* at M the code address is the physical one Unicorn looks up */
+	unsigned was = priv_raise(m);
+	uc_ctl_remove_cache(m->uc, addr, addr + len);
+	priv_lower(m, was);
+}
+
+static void drop_code_translations(cs_gsp *m)
+{
+	unsigned was = priv_raise(m);
+	for (size_t i = 0; i < m->map.count; i++) {
+		const cs_gsp_region *r = &m->map.region[i];
+		if (r->kind != CS_GSP_MMIO)
+			uc_ctl_remove_cache(m->uc, r->base, r->base + r->size);
+	}
+	priv_lower(m, was);
+}
+
+void gsp_mem_hook_added(cs_gsp *m)
+{
+	if (m->mem_hooks++ == 0)
+		drop_code_translations(m);
+}
+
+void gsp_mem_hook_removed(cs_gsp *m)
+{
+	if (--m->mem_hooks == 0)
+		drop_code_translations(m);
 }
 
 uint64_t cs_gsp_pc(cs_gsp *m)
@@ -772,7 +797,10 @@ static cs_status point_add(cs_gsp *m, bool watch, uint64_t addr, uint64_t len,
 		cs_diag_set(d, CS_ERR_INTERNAL, "unicorn hook: %s", uc_strerror(e));
 		return CS_ERR_INTERNAL;
 	}
-	gsp_flush_tb(m);
+	if (watch)
+		gsp_mem_hook_added(m);
+	else
+		drop_translations(m, addr, 1);
 	p->used = true;
 	p->is_watch = watch;
 	p->temporary = temporary;
@@ -790,6 +818,10 @@ static void point_free(cs_gsp *m, gsp_point *p)
 {
 	uc_hook_del(m->uc, p->hook);
 	p->used = false;
+	if (p->is_watch)
+		gsp_mem_hook_removed(m);
+	else
+		drop_translations(m, p->addr, 1);
 }
 
 cs_status cs_gsp_break_add(cs_gsp *m, uint64_t addr, bool temporary, int *id, cs_diag *d)
@@ -984,6 +1016,41 @@ static void exception_of(cs_gsp *m, uint32_t intno, uint64_t epc, uint64_t *caus
 	}
 }
 
+/* The instruction budget of a run, stepping included: a global code hook,
+ * present only while budgeted runs and steps follow each other (it slows
+ * every block it is translated into), so the count is exact across traps
+ * and wakeups. */
+static void count_cb(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+{
+	(void)addr;
+	(void)size;
+	cs_gsp *m = user;
+	if (m->budget_left == 0) {
+		if (!m->hit.set) {
+			m->hit.set = true;
+			m->hit.from_mem = false;
+			m->hit.reason = CS_GSP_STOP_BUDGET;
+		}
+		uc_emu_stop(uc);
+		return;
+	}
+	m->budget_left--;
+}
+
+static cs_status counting_mode(cs_gsp *m, bool on)
+{
+	if (m->counting == on)
+		return CS_OK;
+	if (on) {
+		if (uc_hook_add(m->uc, &m->count_hook, UC_HOOK_CODE, GSP_CB(count_cb), m, 1, 0) != UC_ERR_OK)
+			return CS_ERR_INTERNAL;
+	} else
+		uc_hook_del(m->uc, m->count_hook);
+	drop_code_translations(m);
+	m->counting = on;
+	return CS_OK;
+}
+
 /* After a stop inside a memory access (a watchpoint's hook, or a fault)
  * Unicorn has put pc back at the start of the translation block, with the
  * instructions before the access already done. Finds the instruction in the
@@ -1031,10 +1098,15 @@ static void recover_mem_stop(cs_gsp *m, cs_gsp_stop *st)
 	gsp_set_reg(m, UC_RISCV_REG_PC, pc);
 	m->watch_suppress = true;
 	bool skip = m->skip_armed;
+	uint64_t budget = m->budget_left;
 	m->skip_armed = true;
 	m->skip_pc = pc;
-	tb_mode(m, true);
-	uc_emu_start(m->uc, pc, m->pad, 0, 1);
+	if (counting_mode(m, true) == CS_OK) {
+		m->budget_left = 1;
+		uc_emu_start(m->uc, pc, m->pad, 0, 0);
+	}
+	m->hit.set = false;
+	m->budget_left = budget;
 	m->skip_armed = skip;
 	m->watch_suppress = false;
 }
@@ -1071,47 +1143,21 @@ static void fill_stop(cs_gsp *m, cs_gsp_stop *st, cs_gsp_stop_reason r)
 	st->pc = cs_gsp_pc(m);
 }
 
-/* The instruction budget of a run: a global code hook, added only for
- * budgeted runs (they are per-instruction anyway), so the count is exact
- * across traps and wakeups. */
-static void count_cb(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
-{
-	(void)addr;
-	(void)size;
-	cs_gsp *m = user;
-	if (m->budget_left == 0) {
-		if (!m->hit.set) {
-			m->hit.set = true;
-			m->hit.from_mem = false;
-			m->hit.reason = CS_GSP_STOP_BUDGET;
-		}
-		uc_emu_stop(uc);
-		return;
-	}
-	m->budget_left--;
-}
-
-static cs_status run_segments(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, bool counted,
-			      cs_gsp_stop *st, cs_diag *d);
+static cs_status run_segments(cs_gsp *m, uint64_t until, bool step_mode, cs_gsp_stop *st);
 
 cs_status gsp_run(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, cs_gsp_stop *st,
 		  cs_diag *d)
 {
-	bool counted = budget && !step_mode;
-	if (counted) {
-		m->budget_left = budget;
-		if (uc_hook_add(m->uc, &m->count_hook, UC_HOOK_CODE, GSP_CB(count_cb), m, 1, 0) != UC_ERR_OK) {
-			cs_diag_set(d, CS_ERR_INTERNAL, "cannot add the instruction counter");
-			return CS_ERR_INTERNAL;
-		}
-		gsp_flush_tb(m);
-		m->tb_step_mode = true; /* the next free run drops these blocks */
+	if (step_mode && !budget)
+		budget = 1;
+	if (counting_mode(m, budget != 0) != CS_OK) {
+		cs_diag_set(d, CS_ERR_INTERNAL, "cannot add the instruction counter");
+		return CS_ERR_INTERNAL;
 	}
-	cs_status s = run_segments(m, counted ? 0 : budget, until, step_mode, counted, st, d);
-	if (counted) {
-		uc_hook_del(m->uc, m->count_hook);
+	m->budget_left = budget;
+	cs_status s = run_segments(m, until, step_mode, st);
+	if (budget)
 		st->executed = budget - m->budget_left;
-	}
 	return s;
 }
 
@@ -1193,18 +1239,15 @@ static void run_guard_stop(run_guard *g)
 	pthread_mutex_destroy(&g->lock);
 }
 
-static cs_status run_loop(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, bool counted,
-			  run_guard *guard, cs_gsp_stop *st);
+static cs_status run_loop(cs_gsp *m, uint64_t until, bool step_mode, run_guard *guard, cs_gsp_stop *st);
 
-static cs_status run_segments(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, bool counted,
-			      cs_gsp_stop *st, cs_diag *d)
+static cs_status run_segments(cs_gsp *m, uint64_t until, bool step_mode, cs_gsp_stop *st)
 {
-	(void)d;
 	memset(st, 0, sizeof(*st));
 	/* a single step ends by itself; every other run is guarded */
 	run_guard guard;
 	run_guard_start(&guard, m, step_mode ? 0 : m->guard_ms);
-	cs_status s = run_loop(m, budget, until, step_mode, counted, &guard, st);
+	cs_status s = run_loop(m, until, step_mode, &guard, st);
 	run_guard_stop(&guard);
 	return s;
 }
@@ -1262,10 +1305,9 @@ static bool wfi_wakes(cs_gsp *m)
 	return (mip & mie) != 0;
 }
 
-static cs_status run_loop(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, bool counted,
-			  run_guard *guard, cs_gsp_stop *st)
+static cs_status run_loop(cs_gsp *m, uint64_t until, bool step_mode, run_guard *guard, cs_gsp_stop *st)
 {
-	uint64_t remaining = budget, storm = 0;
+	uint64_t storm = 0;
 	bool first = true;
 	for (;;) {
 		if (atomic_exchange(&m->interrupt_req, 0)) {
@@ -1289,10 +1331,7 @@ static cs_status run_loop(cs_gsp *m, uint64_t budget, uint64_t until, bool step_
 			m->skip_armed = true;
 			m->skip_pc = pc;
 		}
-		uint64_t count = remaining;
-		if (!counted)
-			tb_mode(m, count != 0);
-		uc_err e = uc_emu_start(m->uc, pc, until ? until : m->pad, 0, count);
+		uc_err e = uc_emu_start(m->uc, pc, until ? until : m->pad, 0, 0);
 		m->skip_armed = false;
 		first = false;
 		uint64_t npc = cs_gsp_pc(m);
@@ -1303,14 +1342,15 @@ static cs_status run_loop(cs_gsp *m, uint64_t budget, uint64_t until, bool step_
 		if (m->hit.set) {
 			if (m->hit.from_mem)
 				recover_mem_stop(m, st);
-			fill_stop(m, st, m->hit.reason);
+			fill_stop(m, st, step_mode && m->hit.reason == CS_GSP_STOP_BUDGET ? CS_GSP_STOP_STEP : m->hit.reason);
 			st->id = m->hit.id;
 			st->addr = m->hit.addr;
 			st->size = m->hit.size;
 			st->is_write = m->hit.is_write;
 			st->value = m->hit.value;
 			st->old_value = m->hit.old_value;
-			snprintf(st->detail, sizeof(st->detail), "%s", m->hit.detail);
+			if (m->hit.detail[0])
+				snprintf(st->detail, sizeof(st->detail), "%s", m->hit.detail);
 			if (m->hit.reason == CS_GSP_STOP_BREAK) {
 				for (int i = 0; i < GSP_POINTS_MAX; i++)
 					if (m->pt[i].used && m->pt[i].id == m->hit.id && m->pt[i].temporary)
@@ -1374,10 +1414,6 @@ static cs_status run_loop(cs_gsp *m, uint64_t budget, uint64_t until, bool step_
 			fill_stop(m, st, CS_GSP_STOP_IDLE);
 			st->access_pc = npc - 4;
 			snprintf(st->detail, sizeof(st->detail), "wfi with no interrupt pending");
-			return CS_OK;
-		}
-		if (count) {
-			fill_stop(m, st, CS_GSP_STOP_BUDGET);
 			return CS_OK;
 		}
 		if (guard_expired(m, guard, st))

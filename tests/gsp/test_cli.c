@@ -204,6 +204,7 @@ Test(gsp_cli, gdb_multiarch_against_the_stub)
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 static void send_raw(int fd, const char *s, size_t n)
@@ -394,4 +395,45 @@ Test(gsp_cli, gdb_follows_a_u_mode_trap_into_the_handler)
 	HAS(r, "mstatus        0x2000\t");
 	HAS(r, "priv           0x3\tprv:3 [Machine]");
 	run_free(&r);
+}
+
+Test(gsp_cli, gdb_stub_answers_without_delay)
+{
+	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL };
+	GPid pid;
+	gint out_fd;
+	cr_assert(g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd,
+					   NULL, NULL));
+	char line[128] = { 0 };
+	for (size_t n = 0; n < sizeof(line) - 1 && read(out_fd, line + n, 1) == 1 && line[n] != '\n'; n++)
+		;
+	unsigned port = 0;
+	cr_assert_eq(sscanf(line, "gdb stub listening on port %u", &port), 1, "stub said '%s'", line);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	int one = 1; /* as gdb's own TCP transport does */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* 200 register reads, each acked by the client like gdb does: with the
+	 * ack and the reply in separate writes each one took about 40 ms */
+	gint64 t0 = g_get_monotonic_time();
+	for (int i = 0; i < 200; i++) {
+		send_pkt(fd, "p20");
+		char *r = read_reply(fd);
+		cr_assert_eq(strlen(r), 16, "%s", r);
+		g_free(r);
+		send_raw(fd, "+", 1);
+	}
+	double ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
+	cr_assert_lt(ms, 2000.0, "200 packets took %.0f ms", ms);
+	send_pkt(fd, "k");
+	waitpid(pid, NULL, 0);
+	g_spawn_close_pid(pid);
+	close(fd);
+	close(out_fd);
+	g_free(cli);
+	g_free(elf);
 }

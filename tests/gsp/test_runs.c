@@ -155,3 +155,40 @@ Test(gsp_runs, batch_exits_1_when_a_run_ends_in_a_fault_guard_or_budget, .timeou
 	g_free(r.out);
 	g_free(r.err);
 }
+
+static long peak_rss_kib(void)
+{
+	gchar *status = NULL;
+	cr_assert(g_file_get_contents("/proc/self/status", &status, NULL, NULL));
+	const char *hwm = strstr(status, "VmHWM:");
+	long kib = hwm ? strtol(hwm + 6, NULL, 10) : -1;
+	g_free(status);
+	return kib;
+}
+
+Test(gsp_runs, first_breakpoint_watchpoint_and_step_are_cheap, .timeout = 60)
+{
+	/* Unicorn 2.0.1's full translation flush clears its 1 GiB code buffer */
+	gsp_fx fx;
+	gsp_fx_open(&fx, "gsp-fixture.elf");
+	cs_gsp_stop st;
+	cr_assert_eq(cs_gsp_continue(fx.m, 0, &st, NULL), CS_OK);
+	cr_assert_eq(st.reason, CS_GSP_STOP_IDLE);
+	long before = peak_rss_kib();
+	double t0 = seconds();
+	int id;
+	/* the second instruction: a call does not stop where it starts */
+	cr_assert_eq(cs_gsp_break_add(fx.m, gsp_sym(&fx, "busy_loop") + 2, false, &id, NULL), CS_OK);
+	uint64_t args[1] = { 5 }, ret;
+	cr_assert_eq(cs_gsp_call(fx.m, gsp_sym(&fx, "busy_loop"), args, 1, 0, &ret, &st, NULL), CS_OK);
+	cr_assert_eq(st.reason, CS_GSP_STOP_BREAK);
+	double first_break_ms = (seconds() - t0) * 1000;
+	cr_assert_eq(cs_gsp_stepi(fx.m, 3, &st, NULL), CS_OK);
+	cr_assert_eq(cs_gsp_watch_add(fx.m, 0x90000000, 4, CS_GSP_WATCH_WRITE, &id, NULL), CS_OK);
+	cr_assert_eq(cs_gsp_continue(fx.m, 1000, &st, NULL), CS_OK);
+	cr_assert_eq(cs_gsp_continue(fx.m, 0, &st, NULL), CS_OK);
+	long grown = peak_rss_kib() - before;
+	cr_assert_lt(grown, 64 * 1024, "the first breakpoint, step and watchpoint grew the peak RSS by %ld KiB", grown);
+	cr_assert_lt(first_break_ms, 500.0, "first breakpoint: %.1f ms", first_break_ms);
+	gsp_fx_close(&fx);
+}
