@@ -596,6 +596,10 @@ cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port, void (*ready)
 		return CS_ERR_UNAVAILABLE;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* gdb treats RISC-V watchpoints as non-steppable: it wants the stop
+	 * before the access, removes the watchpoint and steps it itself */
+	bool stop_before = m->watch_stop_before;
+	m->watch_stop_before = true;
 	size_t cap = 2 * CS_GDB_PACKET_MAX + 64, have = 0;
 	uint8_t *in = malloc(cap);
 	char *pkt = malloc(CS_GDB_PACKET_MAX + 1);
@@ -641,5 +645,6 @@ cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port, void (*ready)
 	free(pkt);
 	free(reply);
 	close(fd);
+	m->watch_stop_before = stop_before;
 	return st;
 }

@@ -106,6 +106,8 @@ struct cs_gsp {
 	bool skip_armed;
 	uint64_t skip_pc;
 	bool watch_suppress;
+	bool watch_reads_suppressed;
+	bool watch_stop_before; /* leave watchpoint stops before the access (GDB) */
 	bool counting; /* the counting hook is in place (budgeted runs and steps) */
 	uint64_t budget_left; /* instructions a budgeted run may still execute */
 	uc_hook count_hook;
@@ -120,6 +122,7 @@ struct cs_gsp {
 	uc_context *cpu_state;
 	size_t priv_offset;
 	size_t badaddr_offset;
+	size_t reservation_offset;
 	/* devices */
 	gsp_mmio *mmio;
 	size_t nmmio;

@@ -43,6 +43,8 @@ void gsp_set_reg(cs_gsp *m, int ucreg, uint64_t v)
  * priv, virt, resetvec, mhartid, mstatus. pc is found by planting a value in
  * it; misa, mstatus and the reset privilege (M) confirm the layout. */
 enum {
+	STATE_LOAD_RES = 8,
+	STATE_LOAD_VAL = 16,
 	STATE_BADADDR = 32,
 	STATE_MISA = 56,
 	STATE_PRIV = 80,
@@ -84,6 +86,7 @@ static cs_status cpu_state_layout(cs_gsp *m, cs_diag *d)
 	}
 	m->priv_offset = pc_offset + STATE_PRIV;
 	m->badaddr_offset = pc_offset + STATE_BADADDR;
+	m->reservation_offset = pc_offset + STATE_LOAD_RES;
 	return CS_OK;
 }
 
@@ -106,6 +109,22 @@ static uint64_t fault_address(cs_gsp *m)
 {
 	uc_context_save(m->uc, m->cpu_state);
 	return state_word(m, m->badaddr_offset);
+}
+
+/* The LR reservation (load_res, load_val): an SC stopped by a watchpoint
+ * leaves it to the model. */
+static uint64_t reservation_value(cs_gsp *m)
+{
+	uc_context_save(m->uc, m->cpu_state);
+	return state_word(m, m->reservation_offset + (STATE_LOAD_VAL - STATE_LOAD_RES));
+}
+
+static void reservation_clear(cs_gsp *m)
+{
+	uc_context_save(m->uc, m->cpu_state);
+	uint64_t none = UINT64_MAX;
+	memcpy((uint8_t *)m->cpu_state + m->reservation_offset, &none, sizeof(none));
+	uc_context_restore(m->uc, m->cpu_state);
 }
 
 /* Raises the hart to M for host CSR access; returns the mode to go back to. */
@@ -743,9 +762,9 @@ static void wp_cb(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int6
 	gsp_hookctx *c = user;
 	cs_gsp *m = c->m;
 	gsp_point *p = &m->pt[c->slot];
-	if (!p->used || m->watch_suppress || m->hit.set)
-		return;
 	bool is_write = type == UC_MEM_WRITE;
+	if (!p->used || m->watch_suppress || (m->watch_reads_suppressed && !is_write) || m->hit.set)
+		return;
 	if (is_write && !(p->kind & CS_GSP_WATCH_WRITE))
 		return;
 	if (!is_write && !(p->kind & CS_GSP_WATCH_READ))
@@ -1051,6 +1070,11 @@ static cs_status counting_mode(cs_gsp *m, bool on)
 	return CS_OK;
 }
 
+static bool is_sc(const cs_rv_insn *in)
+{
+	return (in->raw & 0x7F) == 0x2F && in->memop == CS_RV_MEM_STORE;
+}
+
 /* After a stop inside a memory access (a watchpoint's hook, or a fault)
  * Unicorn has put pc back at the start of the translation block, with the
  * instructions before the access already done. Finds the instruction in the
@@ -1066,7 +1090,8 @@ static bool find_access(cs_gsp *m, uint64_t block_pc, uint64_t addr, uint32_t si
 		if (!cs_rv_decode(b, 4, pc, in))
 			return false;
 		if (in->memop != CS_RV_MEM_NONE) {
-			bool kind_ok = is_write ? in->memop != CS_RV_MEM_LOAD : in->memop != CS_RV_MEM_STORE;
+			/* Unicorn's sc reads the word it compares: a read hook fires */
+			bool kind_ok = is_write ? in->memop != CS_RV_MEM_LOAD : in->memop != CS_RV_MEM_STORE || is_sc(in);
 			uint64_t ea = gsp_reg(m, UC_RISCV_REG_X0 + in->mem_base) + (uint64_t)in->mem_imm;
 			if (kind_ok && ea < addr + (size ? size : 1) && addr < ea + in->mem_size) {
 				*insn_pc = pc;
@@ -1080,35 +1105,89 @@ static bool find_access(cs_gsp *m, uint64_t block_pc, uint64_t addr, uint32_t si
 	return false;
 }
 
-/* A watchpoint stop: leave the machine right after the access (a store is
- * already done; a load is executed once more, unwatched). */
-static void recover_mem_stop(cs_gsp *m, cs_gsp_stop *st)
+/* Runs the one instruction at pc with the watchpoints off (reads only, or
+ * all); true when a watchpoint still stopped it. */
+static bool run_one_unwatched(cs_gsp *m, uint64_t pc, bool reads_only)
+{
+	gsp_set_reg(m, UC_RISCV_REG_PC, pc);
+	if (reads_only)
+		m->watch_reads_suppressed = true;
+	else
+		m->watch_suppress = true;
+	bool skip = m->skip_armed;
+	uint64_t budget = m->budget_left;
+	gsp_hit first = m->hit;
+	m->skip_armed = true;
+	m->skip_pc = pc;
+	m->hit.set = false;
+	if (counting_mode(m, true) == CS_OK) {
+		m->budget_left = 1;
+		uc_emu_start(m->uc, pc, m->pad, 0, 0);
+	}
+	bool stopped = m->hit.set && m->hit.reason != CS_GSP_STOP_BUDGET;
+	if (!stopped)
+		m->hit = first;
+	m->budget_left = budget;
+	m->skip_armed = skip;
+	m->watch_suppress = false;
+	m->watch_reads_suppressed = false;
+	return stopped;
+}
+
+static uint64_t sized(uint64_t v, unsigned size)
+{
+	return size >= 8 ? v : v & ((1ull << (8 * size)) - 1);
+}
+
+/* A watchpoint stop raised inside a memory hook, with pc at the start of
+ * the block. By default the machine is left right after the access: a store
+ * is done; a load, LR or an AMO's read is run once more unwatched; an AMO's
+ * or SC's write is done but its rd (and an SC's reservation) is not, so the
+ * model writes them. With watch_stop_before (the GDB stub: gdb treats RISC-V
+ * watchpoints as non-steppable and steps the access itself) the machine is
+ * left at the access with its write undone. False when the hit was no access
+ * of the program (the read inside Unicorn's sc) and the run goes on. */
+static bool recover_mem_stop(cs_gsp *m, cs_gsp_stop *st)
 {
 	uint64_t pc;
 	cs_rv_insn in;
 	st->access_pc = 0;
 	if (!find_access(m, cs_gsp_pc(m), m->hit.addr, m->hit.size, m->hit.is_write, &pc, &in))
-		return;
+		return true;
+	if (!m->hit.is_write && is_sc(&in)) {
+		if (!run_one_unwatched(m, pc, true))
+			return false;
+		/* the sc's write is watched too */
+		if (!find_access(m, pc, m->hit.addr, m->hit.size, m->hit.is_write, &pc, &in))
+			return true;
+	}
 	st->access_pc = pc;
-	if (m->hit.is_write && in.memop == CS_RV_MEM_STORE) {
-		gsp_set_reg(m, UC_RISCV_REG_PC, pc + in.len);
-		return;
+	unsigned rd = (in.raw >> 7) & 31;
+	if (m->watch_stop_before) {
+		if (m->hit.is_write && m->hit.size && m->hit.size <= 8)
+			uc_mem_write(m->uc, m->hit.addr, &m->hit.old_value, m->hit.size);
+		gsp_set_reg(m, UC_RISCV_REG_PC, pc);
+		return true;
 	}
-	/* the load has not completed: execute it once, unwatched */
-	gsp_set_reg(m, UC_RISCV_REG_PC, pc);
-	m->watch_suppress = true;
-	bool skip = m->skip_armed;
-	uint64_t budget = m->budget_left;
-	m->skip_armed = true;
-	m->skip_pc = pc;
-	if (counting_mode(m, true) == CS_OK) {
-		m->budget_left = 1;
-		uc_emu_start(m->uc, pc, m->pad, 0, 0);
+	if (!m->hit.is_write) {
+		/* the read has not completed */
+		run_one_unwatched(m, pc, false);
+		return true;
 	}
-	m->hit.set = false;
-	m->budget_left = budget;
-	m->skip_armed = skip;
-	m->watch_suppress = false;
+	if (in.memop == CS_RV_MEM_AMO && rd) {
+		uint64_t old = sized(m->hit.old_value, in.mem_size);
+		if (in.mem_size == 4)
+			old = (uint64_t)(int64_t)(int32_t)old;
+		gsp_set_reg(m, UC_RISCV_REG_X0 + (int)rd, old);
+	}
+	if (is_sc(&in)) {
+		uint64_t expected = sized(reservation_value(m), in.mem_size);
+		if (rd)
+			gsp_set_reg(m, UC_RISCV_REG_X0 + (int)rd, sized(m->hit.old_value, in.mem_size) == expected ? 0 : 1);
+		reservation_clear(m);
+	}
+	gsp_set_reg(m, UC_RISCV_REG_PC, pc + in.len);
+	return true;
 }
 
 /* A fault stop: pc at the faulting instruction, described with the access. */
@@ -1340,8 +1419,8 @@ static cs_status run_loop(cs_gsp *m, uint64_t until, bool step_mode, run_guard *
 			return CS_OK;
 		}
 		if (m->hit.set) {
-			if (m->hit.from_mem)
-				recover_mem_stop(m, st);
+			if (m->hit.from_mem && !recover_mem_stop(m, st))
+				continue;
 			fill_stop(m, st, step_mode && m->hit.reason == CS_GSP_STOP_BUDGET ? CS_GSP_STOP_STEP : m->hit.reason);
 			st->id = m->hit.id;
 			st->addr = m->hit.addr;

@@ -437,3 +437,19 @@ Test(gsp_cli, gdb_stub_answers_without_delay)
 	g_free(cli);
 	g_free(elf);
 }
+
+Test(gsp_cli, gdb_watchpoint_on_an_amo_stops_where_gdb_expects)
+{
+	const char *cmds[] = { "watch *(int *)&amo_word", "continue", "print/x $pc", "print $a2", "print *(int *)&amo_word",
+			       "delete", "rwatch *(int *)&lr_word", "continue", "print/x $pc", "delete", "continue", NULL };
+	run_result r = gdb_batch("atomics.elf", cmds);
+	HAS(r, "Old value = 10");
+	HAS(r, "New value = 15");
+	HAS(r, "$1 = 0x8000000e"); /* after_amo: gdb stepped the amoadd.w itself, once */
+	HAS(r, "$2 = 10");
+	HAS(r, "$3 = 15");
+	HAS(r, "Value = 100");
+	HAS(r, "$4 = 0x8000001a"); /* right after the lr.w */
+	HASNT(r, "Program received signal SIGSEGV");
+	run_free(&r);
+}
