@@ -121,7 +121,8 @@ typedef struct cs_rv_insn {
 
 /* Decodes one instruction at pc from `len` available bytes; false when the
  * bytes are not a valid RV64GC instruction (insn->len then says how many bytes
- * objdump would consume: 2 or 4, or 0 if fewer bytes than needed). */
+ * objdump would consume: 2 or 4, or 0 if fewer bytes than needed, and the
+ * insn formats as objdump prints such bytes: ".4byte 0x7b"). */
 bool cs_rv_decode(const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *insn);
 /* "mnemonic\toperands" as riscv64-unknown-elf-objdump -d prints it (without
  * its symbolic <sym+off> annotations). */
