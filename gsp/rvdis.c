@@ -515,6 +515,9 @@ static bool decode32(uint32_t w, uint64_t pc, cs_rv_insn *in)
 		} else if (imm_i == 0) {
 			set(in, "jalr", "%s,%s", xreg[rd], xreg[rs1]);
 			in->is_call = rd == 1;
+		} else if (rd == 1) {
+			set(in, "jalr", "%" PRId64 "(%s)", imm_i, xreg[rs1]);
+			in->is_call = true;
 		} else {
 			set(in, "jalr", "%s,%" PRId64 "(%s)", xreg[rd], imm_i, xreg[rs1]);
 			in->is_call = rd == 1;
