@@ -11,7 +11,7 @@
 /* uc_hook_add takes callbacks as void *; go through an integer (ISO C allows that). */
 #define GSP_CB(f) ((void *)(uintptr_t)(f))
 
-enum { GSP_POINTS_MAX = 64, GSP_MMIO_WORDS = 1024, GSP_OUTSTANDING_MAX = 256 };
+enum { GSP_POINTS_MAX = 64, GSP_MMIO_WORDS = 1024, GSP_OUTSTANDING_MAX = 256, GSP_UNMODELLED_PAGES_MAX = 256 };
 
 typedef struct gsp_point {
 	bool used;
@@ -31,6 +31,12 @@ typedef struct gsp_mmio {
 	const cs_gsp_region *r;
 	uint32_t regs[GSP_MMIO_WORDS];
 } gsp_mmio;
+
+/* A page of unmapped memory that --mmio-log turned into a logging device. */
+typedef struct gsp_unmodelled_page {
+	cs_gsp *m;
+	uint64_t base;
+} gsp_unmodelled_page;
 
 typedef struct gsp_msgq {
 	bool ready;
@@ -127,6 +133,9 @@ struct cs_gsp {
 	gsp_mmio *mmio;
 	size_t nmmio;
 	FILE *mmio_trace;
+	FILE *unmodelled_log; /* --mmio-log: unmapped accesses and unknown CSRs */
+	gsp_unmodelled_page unmodelled[GSP_UNMODELLED_PAGES_MAX];
+	size_t nunmodelled;
 	GString *log;
 	GString *logline;
 	uint32_t irq_pending; /* doorbells pending for the GSP, bit per queue */

@@ -292,6 +292,60 @@ cs_status cs_gsp_image_from_raw(const uint8_t *buf, size_t len, uint64_t base,
 	return CS_OK;
 }
 
+static uint64_t le(const uint8_t *p, unsigned bytes)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < bytes; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* NVIDIA's firmware files (gsp_*.bin of firmware-nvidia-gsp) are RISC-V
+ * relocatable ELFs that hold the raw firmware image in a `.fwimage` section
+ * (next to .fwversion and .fwsignature_*): loaded raw at `base`. */
+cs_status cs_gsp_image_from_container(const uint8_t *buf, size_t len, const char *name, uint64_t base,
+				      cs_gsp_image **out, cs_diag *d)
+{
+	*out = NULL;
+	if (len < 64 || memcmp(buf, "\177ELF", 4) || buf[EI_CLASS] != ELFCLASS64 || buf[EI_DATA] != ELFDATA2LSB) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, name, 0, "not a little-endian ELF64 firmware container");
+		return CS_ERR_INPUT;
+	}
+	uint64_t shoff = le(buf + 40, 8), shentsize = le(buf + 58, 2), shnum = le(buf + 60, 2);
+	uint64_t shstrndx = le(buf + 62, 2);
+	if (shentsize != sizeof(Elf64_Shdr) || shoff > len || shnum * shentsize > len - shoff || shstrndx >= shnum) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, name, 40, "section headers (offset 0x%" G_GINT64_MODIFIER
+				  "x, %" G_GINT64_MODIFIER "u x %" G_GINT64_MODIFIER "u bytes, names in %" G_GINT64_MODIFIER
+				  "u) do not fit in %zu bytes", shoff, shnum, shentsize, shstrndx, len);
+		return CS_ERR_INPUT;
+	}
+	const uint8_t *names = buf + shoff + shstrndx * shentsize;
+	uint64_t names_off = le(names + 24, 8), names_size = le(names + 32, 8);
+	if (names_off > len || names_size > len - names_off) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, name, shoff + shstrndx * shentsize,
+				  "section name table runs past the end of the file");
+		return CS_ERR_INPUT;
+	}
+	for (uint64_t i = 0; i < shnum; i++) {
+		const uint8_t *sh = buf + shoff + i * shentsize;
+		uint64_t name_at = le(sh, 4), off = le(sh + 24, 8), size = le(sh + 32, 8);
+		static const char wanted[] = ".fwimage";
+		if (name_at >= names_size || names_size - name_at < sizeof(wanted) ||
+		    memcmp(buf + names_off + name_at, wanted, sizeof(wanted)))
+			continue;
+		if (off > len || size > len - off) {
+			cs_diag_at_offset(d, CS_ERR_INPUT, name, shoff + i * shentsize,
+					  ".fwimage (offset 0x%" G_GINT64_MODIFIER "x, size 0x%" G_GINT64_MODIFIER
+					  "x) runs past the end of the file", off, size);
+			return CS_ERR_INPUT;
+		}
+		return cs_gsp_image_from_raw(buf + off, size, base, out, d);
+	}
+	cs_diag_at_offset(d, CS_ERR_INPUT, name, 16,
+			  "a relocatable ELF without a .fwimage section: neither an executable nor a firmware container");
+	return CS_ERR_INPUT;
+}
+
 cs_status cs_gsp_image_load(const char *path, uint64_t raw_base, cs_gsp_image **out, cs_diag *d)
 {
 	gchar *text = NULL;
@@ -304,7 +358,9 @@ cs_status cs_gsp_image_load(const char *path, uint64_t raw_base, cs_gsp_image **
 		return CS_ERR_INPUT;
 	}
 	cs_status st;
-	if (len >= 4 && !memcmp(text, "\177ELF", 4))
+	if (len >= 18 && !memcmp(text, "\177ELF", 4) && le((const uint8_t *)text + 16, 2) == ET_REL)
+		st = cs_gsp_image_from_container((const uint8_t *)text, len, path, raw_base, out, d);
+	else if (len >= 4 && !memcmp(text, "\177ELF", 4))
 		st = cs_gsp_image_from_elf((const uint8_t *)text, len, path, out, d);
 	else
 		st = cs_gsp_image_from_raw((const uint8_t *)text, len, raw_base, out, d);

@@ -343,12 +343,80 @@ static const cs_gsp_region *region_of(const cs_gsp *m, uint64_t addr, uint64_t l
 	return NULL;
 }
 
+static bool find_access(cs_gsp *m, uint64_t block_pc, uint64_t addr, uint32_t size, bool is_write,
+			uint64_t *insn_pc, cs_rv_insn *in);
+
+/* ---- the unmodelled-access log (--mmio-log) ---- */
+
+/* The instruction that made an access, from inside a memory callback (pc
+ * there is the start of the block); 0 when not found. */
+static uint64_t access_pc(cs_gsp *m, uint64_t addr, unsigned size, bool is_write)
+{
+	uint64_t pc;
+	cs_rv_insn in;
+	return find_access(m, cs_gsp_pc(m), addr, size, is_write, &pc, &in) ? pc : 0;
+}
+
+/* "unmodelled <what> by 0x80001234 <sym+0x10>" */
+static void unmodelled_log(cs_gsp *m, const char *what, uint64_t pc)
+{
+	char sym[128];
+	cs_gsp_symbolize(m, pc, sym, sizeof(sym));
+	fprintf(m->unmodelled_log, "unmodelled %s by 0x%" PRIx64 " <%s>\n", what, pc, sym);
+}
+
+static void unmodelled_access(cs_gsp *m, bool is_write, uint64_t addr, unsigned size, uint64_t v)
+{
+	char what[96];
+	snprintf(what, sizeof(what), "%s 0x%" PRIx64 " size %u = 0x%" PRIx64, is_write ? "write" : "read", addr, size, v);
+	unmodelled_log(m, what, access_pc(m, addr, size, is_write));
+}
+
+static uint64_t unmodelled_read_cb(uc_engine *uc, uint64_t off, unsigned size, void *user)
+{
+	(void)uc;
+	gsp_unmodelled_page *page = user;
+	uint64_t addr = page->base + off;
+	unmodelled_access(page->m, false, addr, size, 0);
+	return 0;
+}
+
+static void unmodelled_write_cb(uc_engine *uc, uint64_t off, unsigned size, uint64_t v, void *user)
+{
+	(void)uc;
+	gsp_unmodelled_page *page = user;
+	uint64_t addr = page->base + off;
+	unmodelled_access(page->m, true, addr, size, v);
+}
+
+/* With the log on, an access to unmapped memory maps its page as an
+ * unmodelled device that logs and reads as zero, and the access goes on. */
+static bool map_unmodelled_page(cs_gsp *m, uint64_t addr)
+{
+	if (!m->unmodelled_log || m->nunmodelled == GSP_UNMODELLED_PAGES_MAX)
+		return false;
+	gsp_unmodelled_page *page = &m->unmodelled[m->nunmodelled];
+	page->m = m;
+	page->base = addr & ~0xFFFull;
+	if (uc_mmio_map(m->uc, page->base, 0x1000, unmodelled_read_cb, page, unmodelled_write_cb, page) != UC_ERR_OK)
+		return false;
+	m->nunmodelled++;
+	return true;
+}
+
+void cs_gsp_unmodelled_log(cs_gsp *m, FILE *out)
+{
+	m->unmodelled_log = out;
+}
+
 /* Records an access to unmapped or protected memory for the run loop; the
  * access is not handled, so Unicorn ends the run. */
 static bool bad_access_cb(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *user)
 {
 	(void)uc;
 	cs_gsp *m = user;
+	if ((type == UC_MEM_READ_UNMAPPED || type == UC_MEM_WRITE_UNMAPPED) && map_unmodelled_page(m, addr))
+		return true;
 	m->bad_access.set = true;
 	m->bad_access.type = type;
 	m->bad_access.addr = addr;
@@ -1075,6 +1143,41 @@ static bool is_sc(const cs_rv_insn *in)
 	return (in->raw & 0x7F) == 0x2F && in->memop == CS_RV_MEM_STORE;
 }
 
+/* With the unmodelled-access log on, a CSR instruction on a CSR Unicorn
+ * does not have (the custom ranges, the debug and trigger CSRs) and that the
+ * mode may access reads as zero, drops its write and is logged, instead of
+ * being an illegal instruction. True when it was one (pc is past it). */
+static bool unmodelled_csr(cs_gsp *m, uint64_t epc)
+{
+	static const uint16_t ranges[][2] = {
+		{ 0x5C0, 0x5FF }, { 0x6C0, 0x6FF }, { 0x7A0, 0x7FF }, { 0x800, 0x8FF }, { 0x9C0, 0x9FF }, { 0xAC0, 0xAFF },
+		{ 0xBC0, 0xBFF }, { 0xCC0, 0xCFF }, { 0xDC0, 0xDFF }, { 0xEC0, 0xEFF }, { 0xFC0, 0xFFF },
+	};
+	bool ok;
+	uint32_t w = insn_at(m, epc, &ok);
+	unsigned f3 = (w >> 12) & 7, csr = w >> 20, rd = (w >> 7) & 31, rs1 = (w >> 15) & 31;
+	if (!m->unmodelled_log || !ok || (w & 0x7F) != 0x73 || f3 == 0 || f3 == 4 || ((csr >> 8) & 3) > gsp_priv(m))
+		return false;
+	bool unmodelled = false;
+	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+		unmodelled |= csr >= ranges[i][0] && csr <= ranges[i][1];
+	if (!unmodelled)
+		return false;
+	uint64_t operand = f3 >= 5 ? rs1 : gsp_reg(m, UC_RISCV_REG_X0 + (int)rs1);
+	static const char *const op[4] = { "", "write", "set", "clear" };
+	char what[96];
+	int n = snprintf(what, sizeof(what), "csr 0x%03x", csr);
+	if (rd)
+		n += snprintf(what + n, sizeof(what) - (size_t)n, " read = 0x0");
+	if ((f3 & 3) == 1 || rs1)
+		snprintf(what + n, sizeof(what) - (size_t)n, "%s%s 0x%" PRIx64, rd ? ", " : " ", op[f3 & 3], operand);
+	unmodelled_log(m, what, epc);
+	if (rd)
+		gsp_set_reg(m, UC_RISCV_REG_X0 + (int)rd, 0);
+	gsp_set_reg(m, UC_RISCV_REG_PC, epc + 4);
+	return true;
+}
+
 /* After a stop inside a memory access (a watchpoint's hook, or a fault)
  * Unicorn has put pc back at the start of the translation block, with the
  * instructions before the access already done. Finds the instruction in the
@@ -1441,6 +1544,13 @@ static cs_status run_loop(cs_gsp *m, uint64_t until, bool step_mode, run_guard *
 			/* Unicorn reports the pc after the trapping instruction, +4 always */
 			uint64_t epc = npc - 4, cause, tval;
 			exception_of(m, m->trap_intno, epc, &cause, &tval);
+			if (cause == 2 && unmodelled_csr(m, epc)) {
+				if (step_mode) {
+					fill_stop(m, st, CS_GSP_STOP_STEP);
+					return CS_OK;
+				}
+				continue;
+			}
 			if (!take_trap(m, cause, epc, tval, pc, &storm, st))
 				return CS_OK;
 			if (step_mode) {

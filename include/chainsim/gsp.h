@@ -85,7 +85,12 @@ cs_status cs_gsp_image_from_elf(const uint8_t *buf, size_t len, const char *name
 /* A raw image at `base`; its entry is `base`. */
 cs_status cs_gsp_image_from_raw(const uint8_t *buf, size_t len, uint64_t base,
 				cs_gsp_image **out, cs_diag *d);
-/* Reads a file: an ELF when it starts with the ELF magic, else raw at raw_base. */
+/* NVIDIA's firmware container (gsp_*.bin: a relocatable RISC-V ELF whose
+ * .fwimage section is the raw image), loaded raw at `base`. */
+cs_status cs_gsp_image_from_container(const uint8_t *buf, size_t len, const char *name, uint64_t base,
+				      cs_gsp_image **out, cs_diag *d);
+/* Reads a file: an ELF executable, a firmware container (relocatable ELF with
+ * .fwimage, loaded at raw_base), else raw bytes at raw_base. */
 cs_status cs_gsp_image_load(const char *path, uint64_t raw_base, cs_gsp_image **out,
 			    cs_diag *d);
 void cs_gsp_image_free(cs_gsp_image *img);
@@ -225,6 +230,12 @@ void cs_gsp_set_guard_ms(cs_gsp *m, uint64_t ms);
 
 /* Instruction-level trace of MMIO accesses to `out` (NULL: off). */
 void cs_gsp_mmio_trace(cs_gsp *m, FILE *out);
+/* Unmodelled accesses to `out` (NULL: off, the default): a load or store to
+ * unmapped memory maps its page as a device that logs each access (pc,
+ * address, width, value) and reads as zero; a CSR Unicorn does not have (the
+ * custom and debug ranges) is logged, reads as zero and ignores writes,
+ * instead of raising an illegal-instruction trap. */
+void cs_gsp_unmodelled_log(cs_gsp *m, FILE *out);
 /* Log lines the firmware wrote to log-model regions. */
 const char *cs_gsp_log_text(cs_gsp *m);
 /* Host interrupts raised by the firmware (doorbell model, bit 6) so far. */

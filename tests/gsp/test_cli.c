@@ -454,3 +454,32 @@ Test(gsp_cli, gdb_watchpoint_on_an_amo_stops_where_gdb_expects)
 	HASNT(r, "Program received signal SIGSEGV");
 	run_free(&r);
 }
+
+/* NVIDIA's own GSP firmware (firmware-nvidia-gsp, which scripts/setup.sh
+ * installs from bookworm's non-free-firmware component): the batch session of
+ * tests/gsp/gsp-ga10x.gsp runs it from its entry to where the model stops. */
+Test(gsp_cli, nvidia_gsp_firmware_session)
+{
+	const char *fw = getenv("CHAINSIM_GSP_FIRMWARE");
+	if (!fw)
+		fw = "/lib/firmware/nvidia/535.261.03/gsp_ga10x.bin";
+	if (!g_file_test(fw, G_FILE_TEST_EXISTS)) {
+		cr_assert(getenv("CHAINSIM_NO_GSP_FIRMWARE_OK"),
+			  "%s is missing: install firmware-nvidia-gsp (scripts/setup.sh does) or set "
+			  "CHAINSIM_NO_GSP_FIRMWARE_OK=1 to check nothing", fw);
+		cr_log_warn("%s is missing: this test checked nothing (CHAINSIM_NO_GSP_FIRMWARE_OK)", fw);
+		return;
+	}
+	char *map = gsp_fixture("gsp-ga10x.map");
+	char *script = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "tests", "gsp", "gsp-ga10x.gsp", NULL);
+	const char *args[] = { "--image", fw, "--raw-base", "0", "--map", map, "--mmio-log", "--script", script, NULL };
+	run_result r = run_cli(args);
+	HAS(r, "mmio R riscv-local+0xa00 size 4 = 0x17000000");
+	HAS(r, "unmodelled read 0x20000000001fa824 size 4 = 0x0 by 0x734");
+	HAS(r, "stopped: fault at 0x2dee <0x2dee>: trap (cause 11) at 0x2dee with no trap vector");
+	cr_assert_eq(r.code, 1, "the run ends in a fault: exit 1, got %d", r.code);
+	cr_assert(strstr(r.err, "gsp-ga10x.gsp:10:1: the run stopped"), "%s", r.err);
+	run_free(&r);
+	g_free(map);
+	g_free(script);
+}

@@ -192,3 +192,75 @@ Test(gsp_runs, first_breakpoint_watchpoint_and_step_are_cheap, .timeout = 60)
 	cr_assert_lt(first_break_ms, 500.0, "first breakpoint: %.1f ms", first_break_ms);
 	gsp_fx_close(&fx);
 }
+
+Test(gsp_runs, mmio_log_logs_unmodelled_accesses_that_read_as_zero)
+{
+	gsp_fx fx;
+	start_at(&fx, "unmodelled");
+	cs_gsp_stop st;
+	/* without the log an unmapped load is a fault */
+	cr_assert_eq(cs_gsp_continue(fx.m, 100, &st, NULL), CS_OK);
+	cr_assert_eq(st.reason, CS_GSP_STOP_FAULT);
+	cr_assert_eq(st.pc, gsp_sym(&fx, "unmodelled_load"));
+	gsp_fx_close(&fx);
+
+	start_at(&fx, "unmodelled");
+	char *log = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&log, &len);
+	cs_gsp_unmodelled_log(fx.m, out);
+	cr_assert_eq(cs_gsp_continue(fx.m, 100, &st, NULL), CS_OK);
+	fclose(out);
+	cr_assert_eq(st.reason, CS_GSP_STOP_IDLE, "reason %d: %s", st.reason, st.detail);
+	char *want[4];
+	want[0] = g_strdup_printf("unmodelled read 0x20000024 size 4 = 0x0 by 0x%lx <unmodelled_load>\n",
+				  (unsigned long)gsp_sym(&fx, "unmodelled_load"));
+	want[1] = g_strdup_printf("unmodelled write 0x20000028 size 4 = 0x5a by 0x%lx <unmodelled_store>\n",
+				  (unsigned long)gsp_sym(&fx, "unmodelled_store"));
+	want[2] = g_strdup_printf("unmodelled csr 0x7c0 read = 0x0 by 0x%lx <unmodelled_csr_read>\n",
+				  (unsigned long)gsp_sym(&fx, "unmodelled_csr_read"));
+	want[3] = g_strdup_printf("unmodelled csr 0x7c1 write 0x5a by 0x%lx <unmodelled_csr_write>\n",
+				  (unsigned long)gsp_sym(&fx, "unmodelled_csr_write"));
+	for (int i = 0; i < 4; i++) {
+		cr_assert(strstr(log, want[i]), "missing '%s' in:\n%s", want[i], log);
+		g_free(want[i]);
+	}
+	cr_assert_eq(reg(&fx, "a2"), 0, "the unmodelled load read zero");
+	cr_assert_eq(reg(&fx, "a5"), 0, "the unmodelled CSR read zero");
+	free(log);
+	gsp_fx_close(&fx);
+}
+
+Test(gsp_runs, firmware_container_loads_its_fwimage)
+{
+	char *container = gsp_fixture("fault-container.bin");
+	cs_gsp_image *img = NULL, *elf = NULL;
+	cs_diag d;
+	cs_diag_clear(&d);
+	cr_assert_eq(cs_gsp_image_load(container, 0x80000000, &img, &d), CS_OK, "%s", d.msg);
+	char *elf_path = gsp_fixture(FAULT_FW);
+	cr_assert_eq(cs_gsp_image_load(elf_path, 0, &elf, &d), CS_OK, "%s", d.msg);
+	cr_assert_eq(img->nseg, 1);
+	cr_assert_eq(img->seg[0].addr, 0x80000000);
+	cr_assert_eq(img->entry, 0x80000000);
+	cr_assert_geq(img->seg[0].filesz, elf->seg[0].filesz);
+	cr_assert_eq(memcmp(img->seg[0].data, elf->seg[0].data, elf->seg[0].filesz), 0, "the .fwimage bytes");
+	/* a relocatable ELF without .fwimage, and a cut one: located errors */
+	gchar *bytes = NULL;
+	gsize len = 0;
+	cr_assert(g_file_get_contents(container, &bytes, &len, NULL));
+	gchar *name = memmem(bytes, len, ".fwimage", 8);
+	cr_assert(name);
+	name[1] = 'x';
+	cs_gsp_image *bad = NULL;
+	cr_assert_eq(cs_gsp_image_from_container((uint8_t *)bytes, len, "c.bin", 0, &bad, &d), CS_ERR_INPUT);
+	cr_assert(strstr(d.msg, "without a .fwimage section"), "%s", d.msg);
+	cr_assert(d.has_offset);
+	cr_assert_eq(cs_gsp_image_from_container((uint8_t *)bytes, 100, "c.bin", 0, &bad, &d), CS_ERR_INPUT);
+	cr_assert(strstr(d.msg, "do not fit"), "%s", d.msg);
+	g_free(bytes);
+	cs_gsp_image_free(img);
+	cs_gsp_image_free(elf);
+	g_free(container);
+	g_free(elf_path);
+}
