@@ -276,7 +276,7 @@ static void print_insn(cs_gsp *m, FILE *out, uint64_t pc, bool mark)
 	cs_rv_insn in;
 	cs_gsp_symbolize(m, pc, sym, sizeof(sym));
 	bool ok = uc_mem_read(m->uc, pc, b, 4) == UC_ERR_OK || uc_mem_read(m->uc, pc, b, 2) == UC_ERR_OK;
-	if (ok && (cs_rv_decode(b, 4, pc, &in) || in.len)) {
+	if (ok && (cs_rv_decode_in(m->img, b, 4, pc, &in) || in.len)) {
 		cs_rv_format(&in, txt, sizeof(txt));
 		if (in.has_target) {
 			char t[128];
@@ -294,7 +294,7 @@ static uint64_t insn_len_at(cs_gsp *m, uint64_t pc)
 	uint8_t b[4] = { 0 };
 	cs_rv_insn in;
 	uc_mem_read(m->uc, pc, b, 4);
-	cs_rv_decode(b, 4, pc, &in);
+	cs_rv_decode_in(m->img, b, 4, pc, &in);
 	return in.len ? in.len : 2;
 }
 

@@ -23,7 +23,123 @@ void cs_gsp_image_free(cs_gsp_image *img)
 	for (size_t i = 0; i < img->nsym; i++)
 		free(img->sym[i].name);
 	free(img->sym);
+	free(img->mapping);
 	free(img);
+}
+
+/* A mapping while the table is built: at one address a mapping symbol wins
+ * over a section's start, which wins over the end of the section before. */
+typedef struct mapping_entry {
+	uint64_t addr;
+	enum { ENTRY_SECTION_END, ENTRY_SECTION_START, ENTRY_SYMBOL } source;
+	bool file_isa; /* a plain $x or a section start: the file's ISA */
+	cs_gsp_bytes kind;
+} mapping_entry;
+
+static int mapping_cmp(const void *a, const void *b)
+{
+	const mapping_entry *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (int)x->source - (int)y->source;
+}
+
+/* An ISA string of a mapping symbol ("rv64i2p1_m2p0_..._c2p0_...") names C. */
+static bool isa_has_c(const char *isa)
+{
+	for (const char *p = strstr(isa, "_c"); p; p = strstr(p + 1, "_c"))
+		if (p[2] >= '0' && p[2] <= '9')
+			return true;
+	return false;
+}
+
+static bool mapping_push(GArray *entries, mapping_entry e)
+{
+	if (entries->len >= MAX_SYMBOLS)
+		return false;
+	g_array_append_val(entries, e);
+	return true;
+}
+
+/* The mapping symbols ($d, $x, $x<isa>) and the bounds of the code sections.
+ * The file's ISA (for a plain $x) is the first one a mapping symbol names. */
+static cs_status load_mapping(Elf *e, cs_gsp_image *img)
+{
+	GArray *entries = g_array_new(FALSE, FALSE, sizeof(mapping_entry));
+	bool have_file_isa = false;
+	cs_gsp_bytes file_code = CS_GSP_BYTES_CODE;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_size) {
+			mapping_push(entries, (mapping_entry){ sh.sh_addr, ENTRY_SECTION_START, true, CS_GSP_BYTES_CODE });
+			mapping_push(entries, (mapping_entry){ sh.sh_addr + sh.sh_size, ENTRY_SECTION_END, false,
+							       CS_GSP_BYTES_DATA });
+		}
+		if (sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t count = data ? sh.sh_size / sh.sh_entsize : 0;
+		for (size_t i = 0; i < count; i++) {
+			GElf_Sym sym;
+			const char *sn;
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    !(sn = elf_strptr(e, sh.sh_link, sym.st_name)) || sn[0] != '$')
+				continue;
+			bool plain = !sn[2] || sn[2] == '.';
+			mapping_entry m = { sym.st_value, ENTRY_SYMBOL, false, CS_GSP_BYTES_DATA };
+			if (sn[1] == 'd' && plain) {
+				/* data */
+			} else if (sn[1] == 'x' && plain)
+				m.file_isa = true;
+			else if (sn[1] == 'x') {
+				m.kind = isa_has_c(sn + 2) ? CS_GSP_BYTES_CODE : CS_GSP_BYTES_CODE_NO_C;
+				if (!have_file_isa) {
+					file_code = m.kind;
+					have_file_isa = true;
+				}
+			} else
+				continue;
+			mapping_push(entries, m);
+		}
+	}
+	g_array_sort(entries, mapping_cmp);
+	img->mapping = calloc(entries->len ? entries->len : 1, sizeof(*img->mapping));
+	if (!img->mapping) {
+		g_array_free(entries, TRUE);
+		return CS_ERR_NOMEM;
+	}
+	for (guint i = 0; i < entries->len; i++) {
+		const mapping_entry *m = &g_array_index(entries, mapping_entry, i);
+		img->mapping[i] = (cs_gsp_mapping){ m->addr, m->file_isa ? file_code : m->kind };
+	}
+	img->nmapping = entries->len;
+	g_array_free(entries, TRUE);
+	return CS_OK;
+}
+
+cs_gsp_bytes cs_gsp_image_bytes_at(const cs_gsp_image *img, uint64_t addr, uint64_t *end)
+{
+	*end = UINT64_MAX;
+	cs_gsp_bytes kind = CS_GSP_BYTES_CODE;
+	if (!img || !img->nmapping)
+		return kind;
+	/* the last mapping at or before addr (a later one at the same address wins) */
+	size_t lo = 0, hi = img->nmapping;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (img->mapping[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0)
+		kind = img->mapping[lo - 1].kind;
+	if (lo < img->nmapping)
+		*end = img->mapping[lo].addr;
+	return kind;
 }
 
 static int sym_cmp(const void *a, const void *b)
@@ -252,6 +368,8 @@ cs_status cs_gsp_image_from_elf(const uint8_t *buf, size_t len, const char *name
 		goto out;
 	}
 	st = load_symbols(e, buf, len, name, img, d);
+	if (st == CS_OK)
+		st = load_mapping(e, img);
 out:
 	if (e)
 		elf_end(e);

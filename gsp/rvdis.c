@@ -811,7 +811,7 @@ static bool unknown(cs_rv_insn *in)
 	return false;
 }
 
-bool cs_rv_decode(const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *in)
+bool cs_rv_decode_isa(const uint8_t *bytes, size_t len, uint64_t pc, bool compressed, cs_rv_insn *in)
 {
 	memset(in, 0, sizeof(*in));
 	if (len < 2)
@@ -820,6 +820,10 @@ bool cs_rv_decode(const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *in)
 	if ((h & 3) != 3) {
 		in->len = 2;
 		in->raw = h;
+		if (!compressed) {
+			set(in, ".2byte", "0x%x", h);
+			return false;
+		}
 		uint32_t w = expand16(h);
 		bool ok = w && decode32(w, pc, in);
 		in->len = 2;
@@ -841,6 +845,36 @@ bool cs_rv_decode(const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *in)
 	if ((w & 0x1c) == 0x1c)
 		return unknown(in); /* 48-bit and longer encodings */
 	return decode32(w, pc, in) || unknown(in);
+}
+
+bool cs_rv_decode(const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *in)
+{
+	return cs_rv_decode_isa(bytes, len, pc, true, in);
+}
+
+bool cs_rv_decode_in(const cs_gsp_image *img, const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *in)
+{
+	uint64_t end;
+	cs_gsp_bytes kind = cs_gsp_image_bytes_at(img, pc, &end);
+	if (kind != CS_GSP_BYTES_DATA)
+		return cs_rv_decode_isa(bytes, len, pc, kind == CS_GSP_BYTES_CODE, in);
+	/* objdump's data: four bytes at a time, fewer at the end of the stretch */
+	memset(in, 0, sizeof(*in));
+	uint64_t left = end - pc < len ? end - pc : len;
+	if (left >= 4) {
+		in->len = 4;
+		in->raw = (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 | (uint32_t)bytes[3] << 24;
+		set(in, ".word", "0x%08x", in->raw);
+	} else if (left >= 2) {
+		in->len = 2;
+		in->raw = (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8;
+		set(in, ".short", "0x%04x", in->raw);
+	} else if (left == 1) {
+		in->len = 1;
+		in->raw = bytes[0];
+		set(in, ".byte", "0x%02x", in->raw);
+	}
+	return false;
 }
 
 void cs_rv_format(const cs_rv_insn *in, char *buf, size_t len)

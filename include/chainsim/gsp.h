@@ -71,12 +71,28 @@ typedef struct cs_gsp_segment {
 	uint32_t flags; /* PF_X 1, PF_W 2, PF_R 4 */
 } cs_gsp_segment;
 
+/* What the bytes from an address on are, as objdump reads them: the ELF's
+ * mapping symbols mark data ($d) and code ($x, with its ISA after the $x, or
+ * the file's) inside code sections, whose ends also end a stretch. */
+typedef enum cs_gsp_bytes {
+	CS_GSP_BYTES_CODE,      /* instructions, the C extension included */
+	CS_GSP_BYTES_CODE_NO_C, /* instructions of an ISA without C */
+	CS_GSP_BYTES_DATA,      /* data, or past the end of a code section */
+} cs_gsp_bytes;
+
+typedef struct cs_gsp_mapping {
+	uint64_t addr;
+	cs_gsp_bytes kind;
+} cs_gsp_mapping;
+
 typedef struct cs_gsp_image {
 	uint64_t entry;
 	cs_gsp_segment *seg;
 	size_t nseg;
 	cs_gsp_symbol *sym; /* sorted by address */
 	size_t nsym;
+	cs_gsp_mapping *mapping; /* sorted by address; none: all code with C */
+	size_t nmapping;
 } cs_gsp_image;
 
 /* An ELF64 RISC-V executable from memory (loadable segments, symbols). */
@@ -109,7 +125,7 @@ typedef enum cs_rv_memop {
 
 typedef struct cs_rv_insn {
 	uint32_t raw;
-	uint8_t len; /* 2 or 4; 0 when the bytes do not hold an instruction */
+	uint8_t len; /* bytes the line covers: 2 or 4 (1 to 4 for data); 0: too few bytes */
 	char mnemonic[16];
 	char operands[64];
 	/* control flow, for next/finish/backtrace */
@@ -129,6 +145,17 @@ typedef struct cs_rv_insn {
  * objdump would consume: 2 or 4, or 0 if fewer bytes than needed, and the
  * insn formats as objdump prints such bytes: ".4byte 0x7b"). */
 bool cs_rv_decode(const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *insn);
+/* The same for an ISA with or without the C extension (without it, a
+ * 16-bit parcel is ".2byte 0x..."). */
+bool cs_rv_decode_isa(const uint8_t *bytes, size_t len, uint64_t pc, bool compressed, cs_rv_insn *insn);
+/* What objdump -d shows at pc of img (NULL: RV64GC code): data as .word,
+ * .short or .byte up to the end of its stretch, or an instruction of the ISA
+ * the mapping symbols give. False for data and bytes that hold no
+ * instruction; insn->len is what the line covers (0: too few bytes). */
+bool cs_rv_decode_in(const cs_gsp_image *img, const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *insn);
+/* The kind of the bytes at addr and where that stretch ends (UINT64_MAX: the
+ * end of memory). */
+cs_gsp_bytes cs_gsp_image_bytes_at(const cs_gsp_image *img, uint64_t addr, uint64_t *end);
 /* "mnemonic\toperands" as riscv64-unknown-elf-objdump -d prints it (without
  * its symbolic <sym+off> annotations). */
 void cs_rv_format(const cs_rv_insn *insn, char *buf, size_t len);
