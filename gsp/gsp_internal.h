@@ -109,6 +109,7 @@ struct cs_gsp {
 	gsp_hit hit;
 	bool trap_pending;
 	uint32_t trap_intno;
+	uint64_t trap_badaddr; /* Unicorn's badaddr when the trap was raised */
 	bool skip_armed;
 	uint64_t skip_pc;
 	bool watch_suppress;

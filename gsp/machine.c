@@ -104,7 +104,8 @@ void gsp_set_priv(cs_gsp *m, unsigned priv)
 	uc_context_restore(m->uc, m->cpu_state);
 }
 
-/* The fault address Unicorn recorded for the last misaligned access or page fault. */
+/* The fault address Unicorn recorded for the last misaligned access or page
+ * fault (read in the interrupt hook: see intr_cb). */
 static uint64_t fault_address(cs_gsp *m)
 {
 	uc_context_save(m->uc, m->cpu_state);
@@ -430,6 +431,9 @@ static void intr_cb(uc_engine *uc, uint32_t intno, void *user)
 	cs_gsp *m = user;
 	m->trap_pending = true;
 	m->trap_intno = intno;
+	/* now: with paging on, uc_emu_start's cleanup after the run translates
+	 * its exit address and a failing translation overwrites badaddr */
+	m->trap_badaddr = fault_address(m);
 	uc_emu_stop(uc);
 }
 
@@ -1092,11 +1096,11 @@ static void exception_of(cs_gsp *m, uint32_t intno, uint64_t epc, uint64_t *caus
 		if (uc_mem_read(m->uc, epc, b, 4) == UC_ERR_OK && cs_rv_decode(b, 4, epc, &in) &&
 		    in.memop != CS_RV_MEM_NONE && in.memop != CS_RV_MEM_LOAD)
 			*cause = 6;
-		*tval = fault_address(m);
+		*tval = m->trap_badaddr;
 		break;
 	}
 	case 0: case 1: case 5: case 6: case 7: case 12: case 13: case 15:
-		*tval = fault_address(m);
+		*tval = m->trap_badaddr;
 		break;
 	default:
 		break;

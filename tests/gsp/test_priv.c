@@ -130,3 +130,23 @@ Test(gsp_priv, firmware_ebreak_is_delivered_unless_the_user_breaks_on_it)
 	cr_assert_eq(gsp_read64(&fx, gsp_sym(&fx, "trap_count")), 11);
 	gsp_fx_close(&fx);
 }
+
+Test(gsp_priv, page_fault_delegated_to_s_with_stval)
+{
+	/* fault.S page_fault: Sv39 on, a load from an unmapped page in S-mode */
+	gsp_fx fx;
+	gsp_fx_open(&fx, "fault.elf");
+	cr_assert_eq(cs_gsp_reg_write(fx.m, CS_GSP_REG_PC, gsp_sym(&fx, "page_fault"), NULL), CS_OK);
+	cs_gsp_stop st;
+	cr_assert_eq(cs_gsp_continue(fx.m, 1000, &st, NULL), CS_OK);
+	cr_assert_eq(st.reason, CS_GSP_STOP_IDLE, "reason %d: %s", st.reason, st.detail);
+	uint64_t rec = gsp_sym(&fx, "pf_record");
+	cr_assert_eq(gsp_read64(&fx, rec), 13, "load page fault");
+	cr_assert_eq(gsp_read64(&fx, rec + 8), gsp_sym(&fx, "pf_load"), "sepc");
+	cr_assert_eq(gsp_read64(&fx, rec + 16), 0x90000000, "stval is the faulting address: 0x%lx",
+		     (unsigned long)gsp_read64(&fx, rec + 16));
+	uint64_t priv = 0;
+	cs_gsp_reg_read(fx.m, CS_GSP_REG_PRIV, &priv, NULL);
+	cr_assert_eq(priv, 1, "the S handler runs in S");
+	gsp_fx_close(&fx);
+}
