@@ -21,6 +21,11 @@ const char *const *cs_gsp_dbg_commands(void)
 	return commands;
 }
 
+void cs_gsp_dbg_set_batch(cs_gsp *m, bool batch)
+{
+	m->batch = batch;
+}
+
 /* ---- unwinding ---- */
 
 static bool read_u64(cs_gsp *m, uint64_t addr, uint64_t *v)
@@ -271,7 +276,7 @@ static void print_insn(cs_gsp *m, FILE *out, uint64_t pc, bool mark)
 	cs_rv_insn in;
 	cs_gsp_symbolize(m, pc, sym, sizeof(sym));
 	bool ok = uc_mem_read(m->uc, pc, b, 4) == UC_ERR_OK || uc_mem_read(m->uc, pc, b, 2) == UC_ERR_OK;
-	if (ok && cs_rv_decode(b, 4, pc, &in)) {
+	if (ok && (cs_rv_decode_in(m->img, b, 4, pc, &in) || in.len)) {
 		cs_rv_format(&in, txt, sizeof(txt));
 		if (in.has_target) {
 			char t[128];
@@ -289,7 +294,7 @@ static uint64_t insn_len_at(cs_gsp *m, uint64_t pc)
 	uint8_t b[4] = { 0 };
 	cs_rv_insn in;
 	uc_mem_read(m->uc, pc, b, 4);
-	cs_rv_decode(b, 4, pc, &in);
+	cs_rv_decode_in(m->img, b, 4, pc, &in);
 	return in.len ? in.len : 2;
 }
 
@@ -343,7 +348,8 @@ static void print_regs(cs_gsp *m, FILE *out, bool all)
 		fprintf(out, "%-8s 0x%016" PRIx64 "%s", cs_gsp_reg_name(CS_GSP_REG_CSR0 + csrs[i]), v,
 			(i % 4 == 3) ? "\n" : "  ");
 	}
-	fprintf(out, "\n");
+	static const char *const priv_names[4] = { "U", "S", "?", "M" };
+	fprintf(out, "%-8s %s\n", "priv", priv_names[gsp_priv(m) & 3]);
 	if (all)
 		for (unsigned i = 0; i < 32; i++) {
 			uint64_t v;
@@ -388,11 +394,21 @@ static cs_status cmd_watch(cs_gsp *m, argv_t *a, FILE *out, cs_gsp_watch_kind ki
 	return st;
 }
 
-static cs_status run_report(cs_gsp *m, FILE *out, cs_status s, const cs_gsp_stop *st)
+/* Prints the stop; in batch mode a run that ended in a fault, on the
+ * wall-clock guard or out of budget fails its command. */
+static cs_status run_report(cs_gsp *m, FILE *out, cs_status s, const cs_gsp_stop *st, cs_diag *d)
 {
-	if (s == CS_OK)
-		report_stop(m, out, st);
-	return s;
+	if (s != CS_OK)
+		return s;
+	report_stop(m, out, st);
+	if (m->batch && (st->reason == CS_GSP_STOP_FAULT || st->reason == CS_GSP_STOP_GUARD ||
+			 st->reason == CS_GSP_STOP_BUDGET)) {
+		char desc[512];
+		cs_gsp_stop_describe(m, st, desc, sizeof(desc));
+		cs_diag_set(d, CS_ERR_FAULT, "the run stopped: %s", desc);
+		return CS_ERR_FAULT;
+	}
+	return CS_OK;
 }
 
 static cs_status cmd_x(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
@@ -577,7 +593,7 @@ static cs_status cmd_rpc(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 		if (s != CS_OK)
 			return s;
 		if (st.reason != CS_GSP_STOP_REPLY)
-			return run_report(m, out, CS_OK, &st);
+			return run_report(m, out, CS_OK, &st, d);
 		fprintf(out, "GSP_INIT_DONE received (status seqNum 0); firmware at ");
 		print_insn(m, out, cs_gsp_pc(m), true);
 		return CS_OK;
@@ -627,8 +643,8 @@ static cs_status cmd_rpc(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 		s = cs_gsp_rpc_call(m, fn, words, (uint32_t)nw * 4, DEFAULT_BUDGET, rep, &st, d);
 		if (s == CS_OK && st.reason == CS_GSP_STOP_REPLY)
 			print_reply(out, rep);
-		else if (s == CS_OK)
-			run_report(m, out, s, &st);
+		else
+			s = run_report(m, out, s, &st, d);
 		free(rep);
 		return s;
 	}
@@ -668,7 +684,7 @@ static cs_status cmd_rpc(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 			if (s != CS_OK)
 				break;
 			if (st.reason != CS_GSP_STOP_IDLE && st.reason != CS_GSP_STOP_BUDGET) {
-				report_stop(m, out, &st);
+				s = run_report(m, out, CS_OK, &st, d);
 				break;
 			}
 			bool g2;
@@ -791,7 +807,7 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 			return CS_ERR_INPUT;
 		if (a.argc > 1 && !eval(m, a.argv[1], &budget, d))
 			return CS_ERR_INPUT;
-		return run_report(m, out, cs_gsp_continue(m, budget, &st, d), &st);
+		return run_report(m, out, cs_gsp_continue(m, budget, &st, d), &st, d);
 	}
 	if (!strcmp(c, "stepi") || !strcmp(c, "si") || !strcmp(c, "step") || !strcmp(c, "s")) {
 		uint64_t n = 1;
@@ -799,7 +815,7 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 			return CS_ERR_INPUT;
 		if (a.argc > 1 && !eval(m, a.argv[1], &n, d))
 			return CS_ERR_INPUT;
-		return run_report(m, out, cs_gsp_stepi(m, n, &st, d), &st);
+		return run_report(m, out, cs_gsp_stepi(m, n, &st, d), &st, d);
 	}
 	if (!strcmp(c, "next") || !strcmp(c, "n") || !strcmp(c, "nexti") || !strcmp(c, "ni")) {
 		uint64_t n = 1;
@@ -810,11 +826,10 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 			if (s != CS_OK || st.reason != CS_GSP_STOP_STEP)
 				break;
 		}
-		return run_report(m, out, s, &st);
+		return run_report(m, out, s, &st, d);
 	}
 	if (!strcmp(c, "finish")) {
-		s = cs_gsp_finish(m, 0, &st, d);
-		run_report(m, out, s, &st);
+		s = run_report(m, out, cs_gsp_finish(m, 0, &st, d), &st, d);
 		if (s == CS_OK && st.reason == CS_GSP_STOP_RETURNED) {
 			uint64_t a0 = gsp_reg(m, UC_RISCV_REG_A0);
 			fprintf(out, "value returned in a0: 0x%" PRIx64 " (%" PRId64 ")\n", a0, (int64_t)a0);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -100,7 +101,8 @@ static const char *const xnames[32] = {
 	"a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",
 };
 
-static const uint32_t xml_csrs[] = { 0x300, 0x301, 0x302, 0x303, 0x304, 0x305, 0x340, 0x341, 0x342, 0x343, 0x344 };
+static const uint32_t xml_csrs[] = { 0x100, 0x104, 0x105, 0x140, 0x141, 0x142, 0x143, 0x144, 0x180, 0x300, 0x301,
+				     0x302, 0x303, 0x304, 0x305, 0x340, 0x341, 0x342, 0x343, 0x344 };
 
 static GString *target_xml(void)
 {
@@ -122,6 +124,9 @@ static GString *target_xml(void)
 	for (size_t i = 0; i < sizeof(xml_csrs) / sizeof(xml_csrs[0]); i++)
 		g_string_append_printf(x, "<reg name=\"%s\" bitsize=\"64\" type=\"int\" regnum=\"%u\"/>\n",
 				       cs_gsp_reg_name(CS_GSP_REG_CSR0 + xml_csrs[i]), CS_GSP_REG_CSR0 + xml_csrs[i]);
+	g_string_append_printf(x, "</feature>\n<feature name=\"org.gnu.gdb.riscv.virtual\">\n"
+				  "<reg name=\"priv\" bitsize=\"64\" type=\"int\" regnum=\"%d\"/>\n",
+			       CS_GSP_REG_PRIV);
 	g_string_append(x, "</feature>\n</target>\n");
 	return x;
 }
@@ -292,7 +297,7 @@ static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 	}
 	case 'p': {
 		uint64_t r, v;
-		if (!parse_hex(&p, &r) || *p || r > 65 + 4095) {
+		if (!parse_hex(&p, &r) || *p || r > CS_GSP_REG_PRIV) {
 			snprintf(reply, max, "E01");
 			return CS_OK;
 		}
@@ -305,7 +310,7 @@ static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 	}
 	case 'P': {
 		uint64_t r, v;
-		if (!parse_hex(&p, &r) || *p != '=' || r > 65 + 4095 ||
+		if (!parse_hex(&p, &r) || *p != '=' || r > CS_GSP_REG_PRIV ||
 		    strlen(p + 1) != 2 * reg_bytes((unsigned)r) || !get_hex_le(p + 1, reg_bytes((unsigned)r), &v)) {
 			snprintf(reply, max, "E01");
 			return CS_OK;
@@ -524,24 +529,37 @@ static bool send_all(int fd, const char *buf, size_t len)
 	return true;
 }
 
-static bool send_packet(int fd, const char *payload)
+/* Sends "$payload#xx", preceded by the ack of the request when `ack`: one
+ * write per reply, so Nagle's algorithm and the peer's delayed ack do not
+ * hold the reply back (two small writes cost about 40 ms each packet). */
+static bool send_packet(int fd, bool ack, const char *payload)
 {
 	size_t n = strlen(payload);
 	uint8_t sum = 0;
 	for (size_t i = 0; i < n; i++)
 		sum = (uint8_t)(sum + (uint8_t)payload[i]);
-	char *buf = malloc(n + 5);
+	char *buf = malloc(n + 6);
 	if (!buf)
 		return false;
-	buf[0] = '$';
-	memcpy(buf + 1, payload, n);
-	buf[n + 1] = '#';
-	buf[n + 2] = hexd[sum >> 4];
-	buf[n + 3] = hexd[sum & 15];
-	buf[n + 4] = 0;
-	bool ok = send_all(fd, buf, n + 4);
+	size_t o = 0;
+	if (ack)
+		buf[o++] = '+';
+	buf[o++] = '$';
+	memcpy(buf + o, payload, n);
+	o += n;
+	buf[o++] = '#';
+	buf[o++] = hexd[sum >> 4];
+	buf[o++] = hexd[sum & 15];
+	bool ok = send_all(fd, buf, o);
 	free(buf);
 	return ok;
+}
+
+/* Packets that resume the target: their ack goes out at once (gdb waits
+ * for it with its remote timeout), the stop reply when the target stops. */
+static bool resumes(const char *pkt)
+{
+	return pkt[0] == 'c' || pkt[0] == 's' || pkt[0] == 'C' || pkt[0] == 'S' || !strncmp(pkt, "vCont;", 6);
 }
 
 cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port, void (*ready)(uint16_t port, void *ctx),
@@ -577,6 +595,11 @@ cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port, void (*ready)
 		cs_diag_set(d, CS_ERR_UNAVAILABLE, "accept: %s", strerror(errno));
 		return CS_ERR_UNAVAILABLE;
 	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* gdb treats RISC-V watchpoints as non-steppable: it wants the stop
+	 * before the access, removes the watchpoint and steps it itself */
+	bool stop_before = m->watch_stop_before;
+	m->watch_stop_before = true;
 	size_t cap = 2 * CS_GDB_PACKET_MAX + 64, have = 0;
 	uint8_t *in = malloc(cap);
 	char *pkt = malloc(CS_GDB_PACKET_MAX + 1);
@@ -609,12 +632,12 @@ cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port, void (*ready)
 			}
 			if (k != CS_GDB_PKT_PACKET)
 				continue; /* acks, and 0x03 while stopped */
-			send_all(fd, "+", 1);
+			bool acked = resumes(pkt) && send_all(fd, "+", 1);
 			cs_diag hd;
 			cs_diag_clear(&hd);
 			if (handle(m, pkt, plen, reply, 2 * CS_GDB_PACKET_MAX + 64, fd, &quit, &hd) != CS_OK)
 				snprintf(reply, 2 * CS_GDB_PACKET_MAX + 64, "E7f");
-			if (!send_packet(fd, reply) || quit)
+			if (!send_packet(fd, !acked, reply) || quit)
 				break;
 		}
 	}
@@ -622,5 +645,6 @@ cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port, void (*ready)
 	free(pkt);
 	free(reply);
 	close(fd);
+	m->watch_stop_before = stop_before;
 	return st;
 }

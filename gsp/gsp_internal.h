@@ -11,7 +11,7 @@
 /* uc_hook_add takes callbacks as void *; go through an integer (ISO C allows that). */
 #define GSP_CB(f) ((void *)(uintptr_t)(f))
 
-enum { GSP_POINTS_MAX = 64, GSP_MMIO_WORDS = 1024, GSP_OUTSTANDING_MAX = 256 };
+enum { GSP_POINTS_MAX = 64, GSP_MMIO_WORDS = 1024, GSP_OUTSTANDING_MAX = 256, GSP_UNMODELLED_PAGES_MAX = 256 };
 
 typedef struct gsp_point {
 	bool used;
@@ -31,6 +31,12 @@ typedef struct gsp_mmio {
 	const cs_gsp_region *r;
 	uint32_t regs[GSP_MMIO_WORDS];
 } gsp_mmio;
+
+/* A page of unmapped memory that --mmio-log turned into a logging device. */
+typedef struct gsp_unmodelled_page {
+	cs_gsp *m;
+	uint64_t base;
+} gsp_unmodelled_page;
 
 typedef struct gsp_msgq {
 	bool ready;
@@ -67,6 +73,15 @@ typedef struct gsp_hit {
 	char detail[256];
 } gsp_hit;
 
+/* An access to unmapped or protected memory, seen by the invalid-memory hook. */
+typedef struct gsp_bad_access {
+	bool set;
+	uc_mem_type type;
+	uint64_t addr;
+	uint32_t size;
+	uint64_t value;
+} gsp_bad_access;
+
 typedef struct gsp_snapshot {
 	char name[64];
 	uc_context *ctx;
@@ -88,23 +103,40 @@ struct cs_gsp {
 	gsp_hookctx hctx[GSP_POINTS_MAX];
 	int next_id;
 	uc_hook intr_hook;
+	uc_hook bad_access_hook;
+	gsp_bad_access bad_access;
 	/* run state */
 	gsp_hit hit;
 	bool trap_pending;
 	uint32_t trap_intno;
+	uint64_t trap_badaddr; /* Unicorn's badaddr when the trap was raised */
 	bool skip_armed;
 	uint64_t skip_pc;
 	bool watch_suppress;
-	bool tb_step_mode; /* the translation cache holds blocks with per-instruction hooks */
+	bool watch_reads_suppressed;
+	bool watch_stop_before; /* leave watchpoint stops before the access (GDB) */
+	bool counting; /* the counting hook is in place (budgeted runs and steps) */
 	uint64_t budget_left; /* instructions a budgeted run may still execute */
 	uc_hook count_hook;
+	unsigned mem_hooks; /* watchpoints and the queue monitor */
 	atomic_int interrupt_req;
 	uint64_t guard_ms;
+	bool batch; /* a fault, guard or budget stop fails the command */
 	uint64_t pad; /* return pad for calls: an ebreak in an internal page */
+	/* Unicorn 2.0.1 has no privilege register and checks host CSR access
+	 * against the hart's mode: the mode (and the fault address, badaddr)
+	 * are read and written in a copy of its CPU state (machine.c). */
+	uc_context *cpu_state;
+	size_t priv_offset;
+	size_t badaddr_offset;
+	size_t reservation_offset;
 	/* devices */
 	gsp_mmio *mmio;
 	size_t nmmio;
 	FILE *mmio_trace;
+	FILE *unmodelled_log; /* --mmio-log: unmapped accesses and unknown CSRs */
+	gsp_unmodelled_page unmodelled[GSP_UNMODELLED_PAGES_MAX];
+	size_t nunmodelled;
 	GString *log;
 	GString *logline;
 	uint32_t irq_pending; /* doorbells pending for the GSP, bit per queue */
@@ -123,9 +155,17 @@ cs_status gsp_run(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, cs
 void gsp_hit_from_mem(cs_gsp *m, cs_gsp_stop_reason reason, int id, uint64_t addr, int size,
 		      bool is_write, int64_t value);
 uint64_t gsp_reg(cs_gsp *m, int ucreg);
-/* Drops translated blocks: hooks and the step counter are compiled into them. */
-void gsp_flush_tb(cs_gsp *m);
+/* Memory hooks take effect in blocks translated after the first one came. */
+void gsp_mem_hook_added(cs_gsp *m);
+void gsp_mem_hook_removed(cs_gsp *m);
 void gsp_set_reg(cs_gsp *m, int ucreg, uint64_t v);
+/* Privilege levels as the spec encodes them. */
+enum { GSP_PRIV_U = 0, GSP_PRIV_S = 1, GSP_PRIV_M = 3 };
+unsigned gsp_priv(cs_gsp *m);
+void gsp_set_priv(cs_gsp *m, unsigned priv);
+/* CSR access as the debugger sees it: at M whatever mode the hart is in. */
+uint64_t gsp_csr(cs_gsp *m, int ucreg);
+void gsp_set_csr(cs_gsp *m, int ucreg, uint64_t v);
 /* msgq monitor hook and cursor names (msgq.c) */
 void gsp_msgq_arm_monitor(cs_gsp *m);
 const char *gsp_msgq_cursor_name(cs_gsp *m, uint64_t addr);

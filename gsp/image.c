@@ -23,7 +23,123 @@ void cs_gsp_image_free(cs_gsp_image *img)
 	for (size_t i = 0; i < img->nsym; i++)
 		free(img->sym[i].name);
 	free(img->sym);
+	free(img->mapping);
 	free(img);
+}
+
+/* A mapping while the table is built: at one address a mapping symbol wins
+ * over a section's start, which wins over the end of the section before. */
+typedef struct mapping_entry {
+	uint64_t addr;
+	enum { ENTRY_SECTION_END, ENTRY_SECTION_START, ENTRY_SYMBOL } source;
+	bool file_isa; /* a plain $x or a section start: the file's ISA */
+	cs_gsp_bytes kind;
+} mapping_entry;
+
+static int mapping_cmp(const void *a, const void *b)
+{
+	const mapping_entry *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (int)x->source - (int)y->source;
+}
+
+/* An ISA string of a mapping symbol ("rv64i2p1_m2p0_..._c2p0_...") names C. */
+static bool isa_has_c(const char *isa)
+{
+	for (const char *p = strstr(isa, "_c"); p; p = strstr(p + 1, "_c"))
+		if (p[2] >= '0' && p[2] <= '9')
+			return true;
+	return false;
+}
+
+static bool mapping_push(GArray *entries, mapping_entry e)
+{
+	if (entries->len >= MAX_SYMBOLS)
+		return false;
+	g_array_append_val(entries, e);
+	return true;
+}
+
+/* The mapping symbols ($d, $x, $x<isa>) and the bounds of the code sections.
+ * The file's ISA (for a plain $x) is the first one a mapping symbol names. */
+static cs_status load_mapping(Elf *e, cs_gsp_image *img)
+{
+	GArray *entries = g_array_new(FALSE, FALSE, sizeof(mapping_entry));
+	bool have_file_isa = false;
+	cs_gsp_bytes file_code = CS_GSP_BYTES_CODE;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_size) {
+			mapping_push(entries, (mapping_entry){ sh.sh_addr, ENTRY_SECTION_START, true, CS_GSP_BYTES_CODE });
+			mapping_push(entries, (mapping_entry){ sh.sh_addr + sh.sh_size, ENTRY_SECTION_END, false,
+							       CS_GSP_BYTES_DATA });
+		}
+		if (sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t count = data ? sh.sh_size / sh.sh_entsize : 0;
+		for (size_t i = 0; i < count; i++) {
+			GElf_Sym sym;
+			const char *sn;
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    !(sn = elf_strptr(e, sh.sh_link, sym.st_name)) || sn[0] != '$')
+				continue;
+			bool plain = !sn[2] || sn[2] == '.';
+			mapping_entry m = { sym.st_value, ENTRY_SYMBOL, false, CS_GSP_BYTES_DATA };
+			if (sn[1] == 'd' && plain) {
+				/* data */
+			} else if (sn[1] == 'x' && plain)
+				m.file_isa = true;
+			else if (sn[1] == 'x') {
+				m.kind = isa_has_c(sn + 2) ? CS_GSP_BYTES_CODE : CS_GSP_BYTES_CODE_NO_C;
+				if (!have_file_isa) {
+					file_code = m.kind;
+					have_file_isa = true;
+				}
+			} else
+				continue;
+			mapping_push(entries, m);
+		}
+	}
+	g_array_sort(entries, mapping_cmp);
+	img->mapping = calloc(entries->len ? entries->len : 1, sizeof(*img->mapping));
+	if (!img->mapping) {
+		g_array_free(entries, TRUE);
+		return CS_ERR_NOMEM;
+	}
+	for (guint i = 0; i < entries->len; i++) {
+		const mapping_entry *m = &g_array_index(entries, mapping_entry, i);
+		img->mapping[i] = (cs_gsp_mapping){ m->addr, m->file_isa ? file_code : m->kind };
+	}
+	img->nmapping = entries->len;
+	g_array_free(entries, TRUE);
+	return CS_OK;
+}
+
+cs_gsp_bytes cs_gsp_image_bytes_at(const cs_gsp_image *img, uint64_t addr, uint64_t *end)
+{
+	*end = UINT64_MAX;
+	cs_gsp_bytes kind = CS_GSP_BYTES_CODE;
+	if (!img || !img->nmapping)
+		return kind;
+	/* the last mapping at or before addr (a later one at the same address wins) */
+	size_t lo = 0, hi = img->nmapping;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (img->mapping[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0)
+		kind = img->mapping[lo - 1].kind;
+	if (lo < img->nmapping)
+		*end = img->mapping[lo].addr;
+	return kind;
 }
 
 static int sym_cmp(const void *a, const void *b)
@@ -252,6 +368,8 @@ cs_status cs_gsp_image_from_elf(const uint8_t *buf, size_t len, const char *name
 		goto out;
 	}
 	st = load_symbols(e, buf, len, name, img, d);
+	if (st == CS_OK)
+		st = load_mapping(e, img);
 out:
 	if (e)
 		elf_end(e);
@@ -292,6 +410,60 @@ cs_status cs_gsp_image_from_raw(const uint8_t *buf, size_t len, uint64_t base,
 	return CS_OK;
 }
 
+static uint64_t le(const uint8_t *p, unsigned bytes)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < bytes; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* NVIDIA's firmware files (gsp_*.bin of firmware-nvidia-gsp) are RISC-V
+ * relocatable ELFs that hold the raw firmware image in a `.fwimage` section
+ * (next to .fwversion and .fwsignature_*): loaded raw at `base`. */
+cs_status cs_gsp_image_from_container(const uint8_t *buf, size_t len, const char *name, uint64_t base,
+				      cs_gsp_image **out, cs_diag *d)
+{
+	*out = NULL;
+	if (len < 64 || memcmp(buf, "\177ELF", 4) || buf[EI_CLASS] != ELFCLASS64 || buf[EI_DATA] != ELFDATA2LSB) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, name, 0, "not a little-endian ELF64 firmware container");
+		return CS_ERR_INPUT;
+	}
+	uint64_t shoff = le(buf + 40, 8), shentsize = le(buf + 58, 2), shnum = le(buf + 60, 2);
+	uint64_t shstrndx = le(buf + 62, 2);
+	if (shentsize != sizeof(Elf64_Shdr) || shoff > len || shnum * shentsize > len - shoff || shstrndx >= shnum) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, name, 40, "section headers (offset 0x%" G_GINT64_MODIFIER
+				  "x, %" G_GINT64_MODIFIER "u x %" G_GINT64_MODIFIER "u bytes, names in %" G_GINT64_MODIFIER
+				  "u) do not fit in %zu bytes", shoff, shnum, shentsize, shstrndx, len);
+		return CS_ERR_INPUT;
+	}
+	const uint8_t *names = buf + shoff + shstrndx * shentsize;
+	uint64_t names_off = le(names + 24, 8), names_size = le(names + 32, 8);
+	if (names_off > len || names_size > len - names_off) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, name, shoff + shstrndx * shentsize,
+				  "section name table runs past the end of the file");
+		return CS_ERR_INPUT;
+	}
+	for (uint64_t i = 0; i < shnum; i++) {
+		const uint8_t *sh = buf + shoff + i * shentsize;
+		uint64_t name_at = le(sh, 4), off = le(sh + 24, 8), size = le(sh + 32, 8);
+		static const char wanted[] = ".fwimage";
+		if (name_at >= names_size || names_size - name_at < sizeof(wanted) ||
+		    memcmp(buf + names_off + name_at, wanted, sizeof(wanted)))
+			continue;
+		if (off > len || size > len - off) {
+			cs_diag_at_offset(d, CS_ERR_INPUT, name, shoff + i * shentsize,
+					  ".fwimage (offset 0x%" G_GINT64_MODIFIER "x, size 0x%" G_GINT64_MODIFIER
+					  "x) runs past the end of the file", off, size);
+			return CS_ERR_INPUT;
+		}
+		return cs_gsp_image_from_raw(buf + off, size, base, out, d);
+	}
+	cs_diag_at_offset(d, CS_ERR_INPUT, name, 16,
+			  "a relocatable ELF without a .fwimage section: neither an executable nor a firmware container");
+	return CS_ERR_INPUT;
+}
+
 cs_status cs_gsp_image_load(const char *path, uint64_t raw_base, cs_gsp_image **out, cs_diag *d)
 {
 	gchar *text = NULL;
@@ -304,7 +476,9 @@ cs_status cs_gsp_image_load(const char *path, uint64_t raw_base, cs_gsp_image **
 		return CS_ERR_INPUT;
 	}
 	cs_status st;
-	if (len >= 4 && !memcmp(text, "\177ELF", 4))
+	if (len >= 18 && !memcmp(text, "\177ELF", 4) && le((const uint8_t *)text + 16, 2) == ET_REL)
+		st = cs_gsp_image_from_container((const uint8_t *)text, len, path, raw_base, out, d);
+	else if (len >= 4 && !memcmp(text, "\177ELF", 4))
 		st = cs_gsp_image_from_elf((const uint8_t *)text, len, path, out, d);
 	else
 		st = cs_gsp_image_from_raw((const uint8_t *)text, len, raw_base, out, d);

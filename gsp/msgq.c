@@ -167,7 +167,8 @@ void gsp_msgq_arm_monitor(cs_gsp *m)
 	if (m->q.mon_hook)
 		return;
 	uint64_t a = stat_page(m) + Q_WRITE;
-	uc_hook_add(m->uc, &m->q.mon_hook, UC_HOOK_MEM_WRITE, GSP_CB(monitor_cb), m, a, a + 3);
+	if (uc_hook_add(m->uc, &m->q.mon_hook, UC_HOOK_MEM_WRITE, GSP_CB(monitor_cb), m, a, a + 3) == UC_ERR_OK)
+		gsp_mem_hook_added(m);
 }
 
 void cs_gsp_msgq_monitor(cs_gsp *m, bool on)

@@ -28,51 +28,11 @@ bool cs_rv_uses_capstone(void)
 static const char *csr_name(uint32_t c)
 {
 	switch (c) {
-	case 0x001: return "fflags";
-	case 0x002: return "frm";
-	case 0x003: return "fcsr";
-	case 0xc00: return "cycle";
-	case 0xc01: return "time";
-	case 0xc02: return "instret";
-	case 0x100: return "sstatus";
-	case 0x104: return "sie";
-	case 0x105: return "stvec";
-	case 0x106: return "scounteren";
-	case 0x140: return "sscratch";
-	case 0x141: return "sepc";
-	case 0x142: return "scause";
-	case 0x143: return "stval";
-	case 0x144: return "sip";
-	case 0x180: return "satp";
-	case 0xf11: return "mvendorid";
-	case 0xf12: return "marchid";
-	case 0xf13: return "mimpid";
-	case 0xf14: return "mhartid";
-	case 0x300: return "mstatus";
-	case 0x301: return "misa";
-	case 0x302: return "medeleg";
-	case 0x303: return "mideleg";
-	case 0x304: return "mie";
-	case 0x305: return "mtvec";
-	case 0x306: return "mcounteren";
-	case 0x340: return "mscratch";
-	case 0x341: return "mepc";
-	case 0x342: return "mcause";
-	case 0x343: return "mtval";
-	case 0x344: return "mip";
-	case 0x3a0: return "pmpcfg0";
-	case 0x3a2: return "pmpcfg2";
-	case 0x3b0: return "pmpaddr0";
-	case 0xb00: return "mcycle";
-	case 0xb02: return "minstret";
-	case 0x7a0: return "tselect";
-	case 0x7a1: return "tdata1";
-	case 0x7a2: return "tdata2";
-	case 0x7a3: return "tdata3";
-	case 0x7b0: return "dcsr";
-	case 0x7b1: return "dpc";
-	case 0x7b2: return "dscratch0";
-	case 0x7b3: return "dscratch1";
+#define RV_CSR(number, name) \
+	case number:         \
+		return name;
+#include "rvcsr.def"
+#undef RV_CSR
 	}
 	return NULL;
 }
@@ -180,7 +140,10 @@ static bool op_imm(cs_rv_insn *in, unsigned f3, unsigned rd, unsigned rs1, uint3
 		set(in, "or", "%s,%s,%" PRId64, xreg[rd], xreg[rs1], imm);
 		return true;
 	case 7:
-		set(in, "and", "%s,%s,%" PRId64, xreg[rd], xreg[rs1], imm);
+		if (imm == 255)
+			set(in, "zext.b", "%s,%s", xreg[rd], xreg[rs1]);
+		else
+			set(in, "and", "%s,%s,%" PRId64, xreg[rd], xreg[rs1], imm);
 		return true;
 	case 1:
 		if (top)
@@ -549,6 +512,12 @@ static bool decode32(uint32_t w, uint64_t pc, cs_rv_insn *in)
 		else if (rd == 1 && imm_i == 0) {
 			set(in, "jalr", "%s", xreg[rs1]);
 			in->is_call = true;
+		} else if (imm_i == 0) {
+			set(in, "jalr", "%s,%s", xreg[rd], xreg[rs1]);
+			in->is_call = rd == 1;
+		} else if (rd == 1) {
+			set(in, "jalr", "%" PRId64 "(%s)", imm_i, xreg[rs1]);
+			in->is_call = true;
 		} else {
 			set(in, "jalr", "%s,%" PRId64 "(%s)", xreg[rd], imm_i, xreg[rs1]);
 			in->is_call = rd == 1;
@@ -827,7 +796,22 @@ static uint32_t expand16(uint16_t h)
 	return 0;
 }
 
-bool cs_rv_decode(const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *in)
+/* What objdump prints for bytes that hold no instruction it knows. */
+static bool unknown(cs_rv_insn *in)
+{
+	uint32_t raw = in->raw;
+	uint8_t len = in->len;
+	memset(in, 0, sizeof(*in));
+	in->raw = raw;
+	in->len = len;
+	if (len == 2 && raw == 0)
+		set(in, "unimp", "%s", ""); /* the defined illegal instruction (c.unimp) */
+	else if (len)
+		set(in, len == 2 ? ".2byte" : ".4byte", "0x%x", raw);
+	return false;
+}
+
+bool cs_rv_decode_isa(const uint8_t *bytes, size_t len, uint64_t pc, bool compressed, cs_rv_insn *in)
 {
 	memset(in, 0, sizeof(*in));
 	if (len < 2)
@@ -836,13 +820,15 @@ bool cs_rv_decode(const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *in)
 	if ((h & 3) != 3) {
 		in->len = 2;
 		in->raw = h;
-		uint32_t w = expand16(h);
-		if (!w)
+		if (!compressed) {
+			set(in, ".2byte", "0x%x", h);
 			return false;
-		bool ok = decode32(w, pc, in);
+		}
+		uint32_t w = expand16(h);
+		bool ok = w && decode32(w, pc, in);
 		in->len = 2;
 		in->raw = h;
-		return ok;
+		return ok || unknown(in);
 	}
 	in->len = 4;
 	if (len < 4) {
@@ -852,9 +838,43 @@ bool cs_rv_decode(const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *in)
 	uint32_t w = (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 |
 		     (uint32_t)bytes[3] << 24;
 	in->raw = w;
+	if (w == 0xc0001073) { /* csrw cycle,zero */
+		set(in, "unimp", "%s", "");
+		return true;
+	}
 	if ((w & 0x1c) == 0x1c)
-		return false; /* 48-bit and longer encodings */
-	return decode32(w, pc, in);
+		return unknown(in); /* 48-bit and longer encodings */
+	return decode32(w, pc, in) || unknown(in);
+}
+
+bool cs_rv_decode(const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *in)
+{
+	return cs_rv_decode_isa(bytes, len, pc, true, in);
+}
+
+bool cs_rv_decode_in(const cs_gsp_image *img, const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *in)
+{
+	uint64_t end;
+	cs_gsp_bytes kind = cs_gsp_image_bytes_at(img, pc, &end);
+	if (kind != CS_GSP_BYTES_DATA)
+		return cs_rv_decode_isa(bytes, len, pc, kind == CS_GSP_BYTES_CODE, in);
+	/* objdump's data: four bytes at a time, fewer at the end of the stretch */
+	memset(in, 0, sizeof(*in));
+	uint64_t left = end - pc < len ? end - pc : len;
+	if (left >= 4) {
+		in->len = 4;
+		in->raw = (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 | (uint32_t)bytes[3] << 24;
+		set(in, ".word", "0x%08x", in->raw);
+	} else if (left >= 2) {
+		in->len = 2;
+		in->raw = (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8;
+		set(in, ".short", "0x%04x", in->raw);
+	} else if (left == 1) {
+		in->len = 1;
+		in->raw = bytes[0];
+		set(in, ".byte", "0x%02x", in->raw);
+	}
+	return false;
 }
 
 void cs_rv_format(const cs_rv_insn *in, char *buf, size_t len)

@@ -8,7 +8,7 @@ packages=(build-essential meson ninja-build pkg-config
 	libglib2.0-dev libjson-glib-dev libelf-dev libunicorn-dev libcapstone-dev
 	libedit-dev libcriterion-dev
 	gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
-	gdb-multiarch)
+	gdb-multiarch firmware-nvidia-gsp)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -18,6 +18,14 @@ if [ "${#missing[@]}" -gt 0 ]; then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "setup: missing Debian packages (run as root to install): ${missing[*]}" >&2
 		exit 2
+	fi
+	# firmware-nvidia-gsp (NVIDIA's GSP firmware, for the gsp tests) is in the
+	# non-free-firmware component: add it next to main, same mirror and keyring
+	nff=/etc/apt/sources.list.d/non-free-firmware.sources
+	if [ -f /etc/apt/sources.list.d/debian.sources ] && [ ! -f "$nff" ] &&
+		! grep -qs non-free-firmware /etc/apt/sources.list /etc/apt/sources.list.d/*; then
+		sed -n '1,/^$/p' /etc/apt/sources.list.d/debian.sources |
+			sed 's/^Components:.*/Components: non-free-firmware/' >"$nff"
 	fi
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"

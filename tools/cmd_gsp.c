@@ -13,8 +13,12 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: chainsim gsp FIRMWARE [--map FILE] [--raw-base ADDR] [--script FILE]\n"
-		"                    [-ex COMMAND]... [--gdb [HOST:]PORT] [--guard-ms N]\n"
-		"  FIRMWARE      an RV64 ELF executable, or raw bytes loaded at --raw-base\n"
+		"                    [-ex COMMAND]... [--gdb [HOST:]PORT] [--guard-ms N] [--mmio-log]\n"
+		"  FIRMWARE      an RV64 ELF executable, NVIDIA's firmware container (gsp_*.bin:\n"
+		"                its .fwimage section), or raw bytes, both loaded at --raw-base;\n"
+		"                also given as --image FILE\n"
+		"  --mmio-log    log unmodelled accesses (unmapped memory, custom CSRs) with\n"
+		"                pc, address, width and value; they read as zero\n"
 		"  --map FILE    the memory map (GLib key file); default: the fixture map\n"
 		"  --script FILE run the debugger commands in FILE (batch mode)\n"
 		"  -ex COMMAND   run one command (repeatable; after --script)\n"
@@ -82,6 +86,7 @@ int cs_cmd_gsp(int argc, char **argv)
 {
 	const char *fw = NULL, *map_path = NULL, *script = NULL, *gdb = NULL;
 	uint64_t raw_base = 0x80000000u, guard_ms = 10000;
+	bool unmodelled_log = false;
 	GPtrArray *ex = g_ptr_array_new();
 	int rc = CS_EXIT_OK;
 	for (int i = 1; i < argc; i++) {
@@ -93,6 +98,10 @@ int cs_cmd_gsp(int argc, char **argv)
 			return CS_EXIT_OK;
 		} else if (!strcmp(a, "--map") && has_val)
 			map_path = argv[++i];
+		else if (!strcmp(a, "--mmio-log"))
+			unmodelled_log = true;
+		else if (!strcmp(a, "--image") && has_val && !fw)
+			fw = argv[++i];
 		else if (!strcmp(a, "--script") && has_val)
 			script = argv[++i];
 		else if (!strcmp(a, "-ex") && has_val)
@@ -152,6 +161,8 @@ int cs_cmd_gsp(int argc, char **argv)
 		return fail(&d);
 	}
 	cs_gsp_set_guard_ms(m, guard_ms);
+	if (unmodelled_log)
+		cs_gsp_unmodelled_log(m, stdout);
 	gsp_cli cli = { m };
 	cs_repl_config cfg = { "chainsim-gsp", "(gsp) ", cs_gsp_dbg_commands(), words_cb, exec_cb, &cli, NULL };
 	cs_repl *r = cs_repl_new(&cfg);
@@ -160,6 +171,7 @@ int cs_cmd_gsp(int argc, char **argv)
 		goto out;
 	}
 	bool batch = script || ex->len || gdb;
+	cs_gsp_dbg_set_batch(m, script || ex->len);
 	if (script && cs_repl_script(r, script, stdout, &d) != CS_OK) {
 		rc = fail(&d);
 		goto out;

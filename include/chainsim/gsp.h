@@ -71,12 +71,28 @@ typedef struct cs_gsp_segment {
 	uint32_t flags; /* PF_X 1, PF_W 2, PF_R 4 */
 } cs_gsp_segment;
 
+/* What the bytes from an address on are, as objdump reads them: the ELF's
+ * mapping symbols mark data ($d) and code ($x, with its ISA after the $x, or
+ * the file's) inside code sections, whose ends also end a stretch. */
+typedef enum cs_gsp_bytes {
+	CS_GSP_BYTES_CODE,      /* instructions, the C extension included */
+	CS_GSP_BYTES_CODE_NO_C, /* instructions of an ISA without C */
+	CS_GSP_BYTES_DATA,      /* data, or past the end of a code section */
+} cs_gsp_bytes;
+
+typedef struct cs_gsp_mapping {
+	uint64_t addr;
+	cs_gsp_bytes kind;
+} cs_gsp_mapping;
+
 typedef struct cs_gsp_image {
 	uint64_t entry;
 	cs_gsp_segment *seg;
 	size_t nseg;
 	cs_gsp_symbol *sym; /* sorted by address */
 	size_t nsym;
+	cs_gsp_mapping *mapping; /* sorted by address; none: all code with C */
+	size_t nmapping;
 } cs_gsp_image;
 
 /* An ELF64 RISC-V executable from memory (loadable segments, symbols). */
@@ -85,7 +101,12 @@ cs_status cs_gsp_image_from_elf(const uint8_t *buf, size_t len, const char *name
 /* A raw image at `base`; its entry is `base`. */
 cs_status cs_gsp_image_from_raw(const uint8_t *buf, size_t len, uint64_t base,
 				cs_gsp_image **out, cs_diag *d);
-/* Reads a file: an ELF when it starts with the ELF magic, else raw at raw_base. */
+/* NVIDIA's firmware container (gsp_*.bin: a relocatable RISC-V ELF whose
+ * .fwimage section is the raw image), loaded raw at `base`. */
+cs_status cs_gsp_image_from_container(const uint8_t *buf, size_t len, const char *name, uint64_t base,
+				      cs_gsp_image **out, cs_diag *d);
+/* Reads a file: an ELF executable, a firmware container (relocatable ELF with
+ * .fwimage, loaded at raw_base), else raw bytes at raw_base. */
 cs_status cs_gsp_image_load(const char *path, uint64_t raw_base, cs_gsp_image **out,
 			    cs_diag *d);
 void cs_gsp_image_free(cs_gsp_image *img);
@@ -104,7 +125,7 @@ typedef enum cs_rv_memop {
 
 typedef struct cs_rv_insn {
 	uint32_t raw;
-	uint8_t len; /* 2 or 4; 0 when the bytes do not hold an instruction */
+	uint8_t len; /* bytes the line covers: 2 or 4 (1 to 4 for data); 0: too few bytes */
 	char mnemonic[16];
 	char operands[64];
 	/* control flow, for next/finish/backtrace */
@@ -121,8 +142,20 @@ typedef struct cs_rv_insn {
 
 /* Decodes one instruction at pc from `len` available bytes; false when the
  * bytes are not a valid RV64GC instruction (insn->len then says how many bytes
- * objdump would consume: 2 or 4, or 0 if fewer bytes than needed). */
+ * objdump would consume: 2 or 4, or 0 if fewer bytes than needed, and the
+ * insn formats as objdump prints such bytes: ".4byte 0x7b"). */
 bool cs_rv_decode(const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *insn);
+/* The same for an ISA with or without the C extension (without it, a
+ * 16-bit parcel is ".2byte 0x..."). */
+bool cs_rv_decode_isa(const uint8_t *bytes, size_t len, uint64_t pc, bool compressed, cs_rv_insn *insn);
+/* What objdump -d shows at pc of img (NULL: RV64GC code): data as .word,
+ * .short or .byte up to the end of its stretch, or an instruction of the ISA
+ * the mapping symbols give. False for data and bytes that hold no
+ * instruction; insn->len is what the line covers (0: too few bytes). */
+bool cs_rv_decode_in(const cs_gsp_image *img, const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *insn);
+/* The kind of the bytes at addr and where that stretch ends (UINT64_MAX: the
+ * end of memory). */
+cs_gsp_bytes cs_gsp_image_bytes_at(const cs_gsp_image *img, uint64_t addr, uint64_t *end);
 /* "mnemonic\toperands" as riscv64-unknown-elf-objdump -d prints it (without
  * its symbolic <sym+off> annotations). */
 void cs_rv_format(const cs_rv_insn *insn, char *buf, size_t len);
@@ -178,8 +211,10 @@ void cs_gsp_destroy(cs_gsp *m);
 const cs_gsp_image *cs_gsp_image_of(const cs_gsp *m);
 const cs_gsp_map *cs_gsp_map_of(const cs_gsp *m);
 
-/* Registers by GDB number: x0-x31 0-31, pc 32, f0-f31 33-64, CSR c at 65 + c. */
-enum { CS_GSP_REG_PC = 32, CS_GSP_REG_F0 = 33, CS_GSP_REG_CSR0 = 65 };
+/* Registers by GDB number: x0-x31 0-31, pc 32, f0-f31 33-64, CSR c at 65 + c,
+ * and GDB's virtual "priv" (the hart's privilege level: 0 U, 1 S, 3 M) after
+ * the 4096 CSRs. */
+enum { CS_GSP_REG_PC = 32, CS_GSP_REG_F0 = 33, CS_GSP_REG_CSR0 = 65, CS_GSP_REG_PRIV = 65 + 4096 };
 cs_status cs_gsp_reg_read(cs_gsp *m, unsigned regno, uint64_t *v, cs_diag *d);
 cs_status cs_gsp_reg_write(cs_gsp *m, unsigned regno, uint64_t v, cs_diag *d);
 /* "a0", "x10", "pc", "ft0", "mstatus"... -> GDB number; false if unknown. */
@@ -222,6 +257,12 @@ void cs_gsp_set_guard_ms(cs_gsp *m, uint64_t ms);
 
 /* Instruction-level trace of MMIO accesses to `out` (NULL: off). */
 void cs_gsp_mmio_trace(cs_gsp *m, FILE *out);
+/* Unmodelled accesses to `out` (NULL: off, the default): a load or store to
+ * unmapped memory maps its page as a device that logs each access (pc,
+ * address, width, value) and reads as zero; a CSR Unicorn does not have (the
+ * custom and debug ranges) is logged, reads as zero and ignores writes,
+ * instead of raising an illegal-instruction trap. */
+void cs_gsp_unmodelled_log(cs_gsp *m, FILE *out);
 /* Log lines the firmware wrote to log-model regions. */
 const char *cs_gsp_log_text(cs_gsp *m);
 /* Host interrupts raised by the firmware (doorbell model, bit 6) so far. */
@@ -303,6 +344,10 @@ void cs_gsp_msgq_monitor(cs_gsp *m, bool on);
 /* Executes one debugger command line, printing to out; errors are returned
  * (and not printed). */
 cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d);
+/* In batch mode a run command whose run stops on a fault, the wall-clock
+ * guard or the instruction budget prints the stop and then fails with
+ * CS_ERR_FAULT (the batch exits 1). */
+void cs_gsp_dbg_set_batch(cs_gsp *m, bool batch);
 /* The command names, NULL-terminated (for completion). */
 const char *const *cs_gsp_dbg_commands(void);
 

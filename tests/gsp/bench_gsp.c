@@ -105,6 +105,42 @@ static double bare_steps(const cs_gsp_image *img, uint64_t fn, uint64_t steps)
 	return t;
 }
 
+static double rss_mib(void)
+{
+	gchar *status = NULL;
+	if (!g_file_get_contents("/proc/self/status", &status, NULL, NULL))
+		return -1;
+	const char *rss = strstr(status, "VmRSS:");
+	double mib = rss ? (double)strtol(rss + 6, NULL, 10) / 1024.0 : -1;
+	g_free(status);
+	return mib;
+}
+
+/* From arming the first breakpoint of a session whose firmware has run (its
+ * blocks are translated) to the stop there, and the process's resident set
+ * after it: the first thing this process does, so the figure is one machine's. */
+static void first_break(cs_gsp *m, uint64_t fn)
+{
+	cs_diag d;
+	cs_diag_clear(&d);
+	cs_gsp_stop st;
+	if (cs_gsp_continue(m, 0, &st, &d) != CS_OK || st.reason != CS_GSP_STOP_IDLE)
+		die("boot", &d);
+	uint64_t args[1] = { 1000 }, ret;
+	if (cs_gsp_call(m, fn, args, 1, 0, &ret, &st, &d) != CS_OK)
+		die("warm-up call", &d);
+	int id;
+	double t0 = now();
+	/* the loop's second instruction: a call does not stop where it starts */
+	if (cs_gsp_break_add(m, fn + 2, false, &id, &d) != CS_OK ||
+	    cs_gsp_call(m, fn, args, 1, 0, &ret, &st, &d) != CS_OK || st.reason != CS_GSP_STOP_BREAK)
+		die("first breakpoint", &d);
+	double ms = (now() - t0) * 1000;
+	cs_gsp_point_delete(m, id, &d);
+	printf("BENCH name=gsp.first_break value=%.2f unit=ms\n", ms);
+	printf("BENCH name=gsp.rss_after_break value=%.1f unit=MiB\n", rss_mib());
+}
+
 int main(void)
 {
 	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
@@ -125,6 +161,7 @@ int main(void)
 	if (!bl)
 		die("no busy_loop", NULL);
 	uint64_t fn = bl->addr;
+	first_break(m, fn);
 	/* instructions per iteration, from two stepped runs */
 	uint64_t c10 = count_insns(m, fn, 10), c20 = count_insns(m, fn, 20);
 	uint64_t per_iter = (c20 - c10) / 10, fixed = c10 - 10 * per_iter;

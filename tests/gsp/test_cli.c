@@ -80,7 +80,7 @@ Test(gsp_cli, script_on_the_good_firmware_shows_no_desync)
 	HAS(r, "stopped: watchpoint 2: read of 4 bytes at 0x90001020 = 0x1 by 0x80000566 <statq_free_slots+0x10>");
 	HAS(r, "address 0x90001020 is msgq.stat.read");
 	HAS(r, "0x80000566 <statq_free_slots+0x10>:\tlw\ta0,32(a4)");
-	HAS(r, "stopped: idle: wfi at 0x8000018e <wait_for_host+0xa>, no interrupt pending");
+	HAS(r, "stopped: idle: wfi at 0x8000018a <wait_for_host+0x6>, no interrupt pending");
 	HAS(r, "msgq.stat.write  61  @0x90041010 (GSP write pointer)");
 	HAS(r, "reply GET_GSP_STATIC_INFO(65) sequence 24 seqNum 24 elems 3 result 0x0");
 	HAS(r, "drained 24 replies; 0 outstanding");
@@ -204,6 +204,7 @@ Test(gsp_cli, gdb_multiarch_against_the_stub)
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 static void send_raw(int fd, const char *s, size_t n)
@@ -330,4 +331,155 @@ Test(gsp_cli, gdb_stub_interrupt_and_bad_packets)
 	g_free(p3);
 	g_free(cli);
 	g_free(elf);
+}
+
+/* Starts the stub on fw and runs gdb-multiarch in batch mode with the -ex commands. */
+static run_result gdb_batch(const char *fw, const char *const *commands)
+{
+	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *elf = gsp_fixture(fw);
+	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL };
+	GPid pid;
+	gint out_fd;
+	GError *e = NULL;
+	cr_assert(g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd,
+					   NULL, &e),
+		  "cannot start the stub: %s", e ? e->message : "?");
+	char line[256] = { 0 };
+	for (size_t n = 0; n < sizeof(line) - 1 && read(out_fd, line + n, 1) == 1 && line[n] != '\n'; n++)
+		;
+	unsigned port = 0;
+	cr_assert_eq(sscanf(line, "gdb stub listening on port %u", &port), 1, "stub said '%s'", line);
+	char *target = g_strdup_printf("target remote 127.0.0.1:%u", port);
+	char *file = g_strdup_printf("file %s", elf);
+	GPtrArray *gdb_argv = g_ptr_array_new();
+	const char *head[] = { "gdb-multiarch", "-batch", "-nx", "-ex", "set architecture riscv:rv64", "-ex", file,
+			       "-ex", target };
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		g_ptr_array_add(gdb_argv, (gpointer)head[i]);
+	for (size_t i = 0; commands[i]; i++) {
+		g_ptr_array_add(gdb_argv, "-ex");
+		g_ptr_array_add(gdb_argv, (gpointer)commands[i]);
+	}
+	g_ptr_array_add(gdb_argv, "-ex");
+	g_ptr_array_add(gdb_argv, "kill");
+	g_ptr_array_add(gdb_argv, NULL);
+	run_result r = { NULL, NULL, 0 };
+	gint status = 0;
+	gboolean ok = g_spawn_sync(NULL, (gchar **)gdb_argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &r.out,
+				   &r.err, &status, &e);
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	g_spawn_close_pid(pid);
+	close(out_fd);
+	cr_assert(ok, "cannot run gdb-multiarch (scripts/setup.sh installs it): %s", e ? e->message : "?");
+	g_ptr_array_free(gdb_argv, TRUE);
+	g_free(target);
+	g_free(file);
+	g_free(cli);
+	g_free(elf);
+	return r;
+}
+
+Test(gsp_cli, gdb_follows_a_u_mode_trap_into_the_handler)
+{
+	const char *cmds[] = { "break u_ecall", "continue", "info registers priv mtvec", "break m_trap", "continue",
+			       "info registers mcause mepc mstatus priv", NULL };
+	run_result r = gdb_batch("priv.elf", cmds);
+	HAS(r, "Breakpoint 1, u_ecall");
+	HAS(r, "priv           0x0\tprv:0 [User/Application]");
+	HAS(r, "mtvec          0x800000c8");
+	HAS(r, "Breakpoint 2, m_trap");
+	HAS(r, "mcause         0x8\t8");
+	HAS(r, "mepc           0x80000042\t2147483714");
+	HAS(r, "mstatus        0x2000\t");
+	HAS(r, "priv           0x3\tprv:3 [Machine]");
+	run_free(&r);
+}
+
+Test(gsp_cli, gdb_stub_answers_without_delay)
+{
+	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL };
+	GPid pid;
+	gint out_fd;
+	cr_assert(g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd,
+					   NULL, NULL));
+	char line[128] = { 0 };
+	for (size_t n = 0; n < sizeof(line) - 1 && read(out_fd, line + n, 1) == 1 && line[n] != '\n'; n++)
+		;
+	unsigned port = 0;
+	cr_assert_eq(sscanf(line, "gdb stub listening on port %u", &port), 1, "stub said '%s'", line);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	int one = 1; /* as gdb's own TCP transport does */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* 200 register reads, each acked by the client like gdb does: with the
+	 * ack and the reply in separate writes each one took about 40 ms */
+	gint64 t0 = g_get_monotonic_time();
+	for (int i = 0; i < 200; i++) {
+		send_pkt(fd, "p20");
+		char *r = read_reply(fd);
+		cr_assert_eq(strlen(r), 16, "%s", r);
+		g_free(r);
+		send_raw(fd, "+", 1);
+	}
+	double ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
+	cr_assert_lt(ms, 2000.0, "200 packets took %.0f ms", ms);
+	cr_log_info("200 packets: %.1f ms", ms);
+	send_pkt(fd, "k");
+	waitpid(pid, NULL, 0);
+	g_spawn_close_pid(pid);
+	close(fd);
+	close(out_fd);
+	g_free(cli);
+	g_free(elf);
+}
+
+Test(gsp_cli, gdb_watchpoint_on_an_amo_stops_where_gdb_expects)
+{
+	const char *cmds[] = { "watch *(int *)&amo_word", "continue", "print/x $pc", "print $a2", "print *(int *)&amo_word",
+			       "delete", "rwatch *(int *)&lr_word", "continue", "print/x $pc", "delete", "continue", NULL };
+	run_result r = gdb_batch("atomics.elf", cmds);
+	HAS(r, "Old value = 10");
+	HAS(r, "New value = 15");
+	HAS(r, "$1 = 0x8000000e"); /* after_amo: gdb stepped the amoadd.w itself, once */
+	HAS(r, "$2 = 10");
+	HAS(r, "$3 = 15");
+	HAS(r, "Value = 100");
+	HAS(r, "$4 = 0x8000001a"); /* right after the lr.w */
+	HASNT(r, "Program received signal SIGSEGV");
+	run_free(&r);
+}
+
+/* NVIDIA's own GSP firmware (firmware-nvidia-gsp, which scripts/setup.sh
+ * installs from bookworm's non-free-firmware component): the batch session of
+ * tests/gsp/gsp-ga10x.gsp runs it from its entry to where the model stops. */
+Test(gsp_cli, nvidia_gsp_firmware_session)
+{
+	const char *fw = getenv("CHAINSIM_GSP_FIRMWARE");
+	if (!fw)
+		fw = "/lib/firmware/nvidia/535.261.03/gsp_ga10x.bin";
+	if (!g_file_test(fw, G_FILE_TEST_EXISTS)) {
+		cr_assert(getenv("CHAINSIM_NO_GSP_FIRMWARE_OK"),
+			  "%s is missing: install firmware-nvidia-gsp (scripts/setup.sh does) or set "
+			  "CHAINSIM_NO_GSP_FIRMWARE_OK=1 to check nothing", fw);
+		cr_log_warn("%s is missing: this test checked nothing (CHAINSIM_NO_GSP_FIRMWARE_OK)", fw);
+		return;
+	}
+	char *map = gsp_fixture("gsp-ga10x.map");
+	char *script = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "tests", "gsp", "gsp-ga10x.gsp", NULL);
+	const char *args[] = { "--image", fw, "--raw-base", "0", "--map", map, "--mmio-log", "--script", script, NULL };
+	run_result r = run_cli(args);
+	HAS(r, "mmio R riscv-local+0xa00 size 4 = 0x17000000");
+	HAS(r, "unmodelled read 0x20000000001fa824 size 4 = 0x0 by 0x734");
+	HAS(r, "stopped: fault at 0x2dee <0x2dee>: trap (cause 11) at 0x2dee with no trap vector");
+	cr_assert_eq(r.code, 1, "the run ends in a fault: exit 1, got %d", r.code);
+	cr_assert(strstr(r.err, "gsp-ga10x.gsp:10:1: the run stopped"), "%s", r.err);
+	run_free(&r);
+	g_free(map);
+	g_free(script);
 }
