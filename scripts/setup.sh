@@ -26,6 +26,11 @@ if [ "${#missing[@]}" -gt 0 ]; then
 		! grep -qs non-free-firmware /etc/apt/sources.list /etc/apt/sources.list.d/*; then
 		sed -n '1,/^$/p' /etc/apt/sources.list.d/debian.sources |
 			sed 's/^Components:.*/Components: non-free-firmware/' >"$nff"
+	elif [ -f /etc/apt/sources.list ] &&
+		! grep -qs non-free-firmware /etc/apt/sources.list /etc/apt/sources.list.d/*; then
+		# the one-line format: the first main line again, for non-free-firmware
+		grep -m1 -E '^deb [^ ]+ bookworm main' /etc/apt/sources.list |
+			sed 's/ main.*/ non-free-firmware/' >/etc/apt/sources.list.d/non-free-firmware.list
 	fi
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
