@@ -562,7 +562,10 @@ static bool parse_launch(lx *l, scn_pline *pl, unsigned index)
 		} else if (!strcmp(kv.key, "args")) {
 			GArray *a = g_array_new(FALSE, TRUE, sizeof(scn_expr *));
 			bool ok = true;
-			for (;;) {
+			/* a bare `args=` is the empty list of a kernel without parameters */
+			bool empty = l->pos >= l->len || l->line[l->pos] == ' ' ||
+				     l->line[l->pos] == '\t';
+			while (!empty) {
 				scn_expr *e = scn_expr_parse(l->s, l->line, l->len, &l->pos, l->lineno,
 							     l->d);
 				if (!e) {

@@ -523,6 +523,43 @@ Test(kernels, launch_bounds_kernel)
 	rig_fini(&r);
 }
 
+/* noop(): no parameters, so no parameter area in constant bank 0; it loads and
+ * runs on every generation. */
+Test(kernels, kernel_without_parameters)
+{
+	static const struct {
+		const char *fixture;
+		cs_arch arch;
+	} cases[] = {
+		{ "noparams.sm_80.cubin", CS_ARCH_AMPERE }, { "noparams.fatbin", CS_ARCH_ADA },
+		{ "noparams.fatbin", CS_ARCH_HOPPER }, { "noparams.nocompress.fatbin", CS_ARCH_BLACKWELL },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rig r;
+		rig_init(&r, cases[i].fixture, cases[i].arch);
+		if (!cs_module_is_fatbin(r.mod)) {
+			size_t len;
+			char *ptx = (char *)fx_read_fixture("noparams.sm_80.ptx", &len);
+			cs_diag d;
+			cr_assert_not_null(ptx);
+			cr_assert(cs_module_attach_ptx(r.mod, ptx, len, &d), "%s", d.msg);
+			free(ptx);
+			cs_ptx_runtime_free(r.rt);
+			r.rt = cs_ptx_runtime_new(cases[i].arch);
+			cr_assert(cs_ptx_runtime_add(r.rt, r.mod, &d), "%s", d.msg);
+			r.port = cs_ptx_runtime_port(r.rt);
+		}
+		const cs_kernel_info *k = cs_module_kernel_named(r.mod, "noop");
+		cr_assert_not_null(k, "%s", cases[i].fixture);
+		cr_expect_eq(k->nparams, 0);
+		cr_expect_eq(k->param_bytes, 0);
+		cs_grid_result res = rig_launch(&r, "noop", NULL, 0, 3, 2, 64, 1, 0);
+		expect_executed(&res, 6, "noop");
+		cr_expect_eq(r.ctas_seen, 6, "%s: %u CTAs", cases[i].fixture, r.ctas_seen);
+		rig_fini(&r);
+	}
+}
+
 /* local_scan: a 64-float array per thread in local memory, indexed at run time. */
 Test(kernels, local_memory_kernel)
 {
