@@ -2,8 +2,9 @@
  *
  * cs_ptx_parse turns the PTX text nvcc emits (ISA 7.x-9.x, sm_70..sm_120) into a
  * predecoded program: flat instruction arrays with operand indices, no strings at
- * run time. Anything the executor cannot run is a load-time error naming the PTX
- * line and column, never a silent no-op.
+ * run time. Anything the executor cannot run is a load-time diagnosis naming the
+ * PTX line and column, never a silent no-op: for the whole module when it is
+ * outside function bodies, else for the function (and its callers) alone.
  *
  * cs_ptx_run executes one entry over a grid: warps of 32 threads with active
  * masks, reconvergence at the immediate post-dominator (a per-warp divergence
@@ -56,7 +57,12 @@ typedef struct cs_ptx_program cs_ptx_program; /* one parsed, predecoded PTX modu
 
 /* Parses a whole PTX module. name is used in diagnostics (file:line:col). Returns
  * NULL with d set (CS_ERR_INPUT for malformed text, CS_ERR_UNSUPPORTED for valid
- * PTX the executor does not implement), always naming line and column. */
+ * PTX the executor does not implement), always naming line and column.
+ * Functions are parsed one by one: an error inside one function's body (valid
+ * PTX the executor does not implement, or malformed text between its braces)
+ * refuses that function alone, as does a call to a function the executor
+ * cannot call; every other entry of the module still runs (see
+ * cs_ptx_entry_refusal). Errors outside function bodies fail the module. */
 cs_ptx_program *cs_ptx_parse(const char *text, size_t len, const char *name, cs_diag *d);
 void cs_ptx_program_free(cs_ptx_program *p);
 
@@ -72,6 +78,10 @@ const char *cs_ptx_entry_name(const cs_ptx_program *p, size_t i);
 bool cs_ptx_entry_find(const cs_ptx_program *p, const char *name, size_t *index);
 /* Line of the entry's `.entry` directive. */
 uint32_t cs_ptx_entry_line(const cs_ptx_program *p, size_t i);
+/* Why entry i cannot run (naming the PTX line and column of the refused
+ * construct), or NULL when it can. cs_ptx_run of a refused entry answers
+ * CS_GRID_ERROR with this diagnosis. */
+const cs_diag *cs_ptx_entry_refusal(const cs_ptx_program *p, size_t i);
 
 /* The entry's .param layout as PTX declares it: each parameter at the next
  * offset aligned to its alignment (CUDA's kernel-parameter ABI). */

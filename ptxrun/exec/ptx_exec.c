@@ -1513,6 +1513,14 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	R.l = l;
 	R.bus = bus;
 	snprintf(out->kernel, sizeof(out->kernel), "%s", R.f->name);
+	if (R.f->refusal) {
+		out->outcome = CS_GRID_ERROR;
+		out->diag = *R.f->refusal;
+		snprintf(out->diag.msg, sizeof(out->diag.msg),
+			 "dispatched, not executed: the executor refuses %s: %.400s", R.f->name,
+			 R.f->refusal->msg);
+		return;
+	}
 	uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
 	uint64_t ctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
 	if (threads == 0 || threads > 1024 || ctas == 0) {

@@ -176,6 +176,9 @@ typedef struct ptx_func {
 	ptx_param *rets;
 	uint32_t dyn_shared_align;
 	bool visiting, done;         /* recursion check */
+	cs_diag *refusal;            /* why the function cannot run (a construct the
+					executor refuses, malformed text in its body, a
+					call to a refused function); NULL when it can */
 } ptx_func;
 
 /* A constant slot: a literal, or the address of a module variable (known per run). */

@@ -32,6 +32,9 @@ static const expect_kernel kernels[] = {
 	{ "bounds", "scale_bounded", 3, { 8, 4, 4 }, 0, 0, 128, 0 },
 	{ "local", "local_scan", 4, { 8, 8, 4, 4 }, 0, 0, 0, 64 * 4 },
 	{ "noparams", "noop", 0, { 0 }, 0, 0, 0, 0 },
+	{ "mixed", "mixed_scale", 3, { 8, 4, 4 }, 0, 0, 0, 0 },
+	{ "mixed", "mixed_texture_sum", 3, { 8, 8, 4 }, 0, 0, 0, 0 },
+	{ "mixed", "mixed_offset", 3, { 8, 4, 4 }, 0, 0, 0, 0 },
 };
 
 /* Where nvcc 13 puts the parameters in constant bank 0, per target (checked
@@ -122,7 +125,7 @@ Test(loader, every_cubin_kernel_layout)
 				cr_expect_not(cs_module_kernel(m, k)->has_ptx);
 			cs_module_free(m);
 		}
-	cr_expect_eq(checked, 11 * 3);
+	cr_expect_eq(checked, 14 * 3);
 }
 
 Test(loader, fatbin_entries_both_variants)

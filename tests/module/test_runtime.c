@@ -560,6 +560,53 @@ Test(kernels, kernel_without_parameters)
 	}
 }
 
+/* One kernel the executor refuses (a texture fetch) does not block its module:
+ * launching it names the PTX line, the kernels around it run. */
+Test(kernels, refused_kernel_does_not_block_its_module)
+{
+	static const struct {
+		const char *fixture;
+		cs_arch arch;
+		uint32_t tex_line; /* of the first tex.1d in mixed.sm_XX.ptx */
+	} cases[] = {
+		{ "mixed.fatbin", CS_ARCH_AMPERE, 71 },
+		{ "mixed.fatbin", CS_ARCH_HOPPER, 71 },
+		{ "mixed.nocompress.fatbin", CS_ARCH_BLACKWELL, 66 },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		rig r;
+		rig_init(&r, cases[c].fixture, cases[c].arch);
+		enum { N = 300 };
+		uint64_t x;
+		float *hx = upload_random(&r, 51, N, -1, 1, &x);
+		float s = 3.0f, b = 0.5f;
+		uint32_t sbits, bbits;
+		memcpy(&sbits, &s, 4);
+		memcpy(&bbits, &b, 4);
+		cs_grid_result res = rig_launch(&r, "mixed_scale", (uint64_t[]){ x, sbits, N }, 3,
+						2, 1, 256, 1, 0);
+		expect_executed(&res, 2, "mixed_scale");
+		uint64_t out = rig_alloc(&r, N * 4);
+		res = rig_launch(&r, "mixed_texture_sum", (uint64_t[]){ 1, out, N }, 3, 2, 1, 256, 1, 0);
+		cr_expect_eq(res.outcome, CS_GRID_ERROR, "%s", cases[c].fixture);
+		cr_expect_eq(res.diag.line, cases[c].tex_line, "%s: line %u: %s", cases[c].fixture,
+			     res.diag.line, res.diag.msg);
+		cr_expect(strstr(res.diag.msg, "refuses mixed_texture_sum") &&
+				  strstr(res.diag.msg, "tex"),
+			  "%s", res.diag.msg);
+		res = rig_launch(&r, "mixed_offset", (uint64_t[]){ x, bbits, N }, 3, 2, 1, 256, 1, 0);
+		expect_executed(&res, 2, "mixed_offset");
+		float got[N], want[N];
+		rig_read(&r, x, got, sizeof(got));
+		for (int i = 0; i < N; i++)
+			want[i] = hx[i] * s + b;
+		cr_expect_eq(cs_battery_count_bad(got, want, NULL, N, 0, 0), 0, "%s",
+			     cases[c].fixture);
+		free(hx);
+		rig_fini(&r);
+	}
+}
+
 /* local_scan: a 64-float array per thread in local memory, indexed at run time. */
 Test(kernels, local_memory_kernel)
 {
