@@ -205,6 +205,23 @@ uint64_t ptx_alu_int(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, uint
 	}
 	case IO_PRMT:
 		return prmt((uint32_t)a, (uint32_t)b, (uint32_t)c, in->aux2);
+	case IO_SHF: {
+		/* shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: {b:a} shifted by c, the
+		 * high word (left) or the low word (right) */
+		uint32_t n = (uint32_t)c;
+		n = (in->aux2 & SHF_CLAMP) ? (n > 32 ? 32 : n) : (n & 31);
+		uint64_t pair = ((uint64_t)(uint32_t)b << 32) | (uint32_t)a;
+		return (in->aux2 & SHF_RIGHT) ? (uint32_t)(pair >> n) : (uint32_t)((pair << n) >> 32);
+	}
+	case IO_MUL24:
+	case IO_MAD24: {
+		/* the low 24 bits of each (sign-extended for .s32): a 48-bit product */
+		int64_t p = sgn ? sx(a, 24) * sx(b, 24) : (int64_t)((a & 0xffffff) * (b & 0xffffff));
+		r = (in->flags & F_HI) ? (uint64_t)(p >> 16) : (uint64_t)p;
+		if (in->aux == IO_MAD24)
+			r += uc;
+		break;
+	}
 	case IO_SHL: {
 		uint32_t n = (uint32_t)b;
 		r = n >= w ? 0 : ua << n;
@@ -663,4 +680,39 @@ bool ptx_alu_cmp(int cmp, ptx_type t, bool ftz, uint64_t a, uint64_t b)
 	case CMP_HS: return ua >= ub;
 	default: return false;
 	}
+}
+
+uint64_t ptx_alu_carry(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, unsigned cin,
+		       unsigned *cout)
+{
+	ptx_type t = (ptx_type)in->t1;
+	unsigned w = width(t);
+	uint64_t m = wmask(w);
+	uint64_t ua = a & m, ub = b & m, uc = c & m;
+	u128 sum;
+	switch (in->aux) {
+	case CA_SUB: {
+		/* the flag is a borrow: a - (b + cin) below zero */
+		u128 sub = (u128)ub + cin;
+		*cout = (u128)ua < sub;
+		return (uint64_t)((u128)ua - sub) & m;
+	}
+	case CA_MADLO:
+		sum = (u128)((ua * ub) & m) + uc + cin;
+		break;
+	case CA_MADHI: {
+		uint64_t hi;
+		if (w == 64)
+			hi = ptx_type_signed(t) ? mulhi_s64((int64_t)ua, (int64_t)ub) : mulhi_u64(ua, ub);
+		else
+			hi = ptx_type_signed(t) ? (uint64_t)((sx(ua, w) * sx(ub, w)) >> w) : (ua * ub) >> w;
+		sum = (u128)(hi & m) + uc + cin;
+		break;
+	}
+	default:
+		sum = (u128)ua + ub + cin;
+		break;
+	}
+	*cout = (unsigned)((sum >> w) & 1);
+	return (uint64_t)sum & m;
 }

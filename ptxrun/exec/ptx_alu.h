@@ -51,6 +51,10 @@ static inline uint64_t ptx_canon64(double d)
 
 /* OP_INT: one lane. a, b, c, e are raw slots. */
 uint64_t ptx_alu_int(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e);
+/* OP_CARRY: one lane of add/sub/mad.lo/mad.hi (in->aux, CA_*) with carry in
+ * cin (0 or 1); *cout gets the carry (for sub: the borrow) out. */
+uint64_t ptx_alu_carry(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, unsigned cin,
+		       unsigned *cout);
 /* OP_FLT: one lane (FO_TESTP returns 0/1). */
 uint64_t ptx_alu_flt(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c);
 /* OP_CVT: one lane. */

@@ -461,6 +461,45 @@ static void copy_frame(run *R, warp *w, uint32_t lanes, const ptx_copy *cp, uint
 	}
 }
 
+/* Each lane executing a .sync warp operation must be in its own member mask
+ * (the PTX ISA leaves it undefined otherwise): the model stops there. */
+static bool members_ok(run *R, warp *w, uint32_t pc, uint32_t m, const uint64_t *M)
+{
+	for (uint32_t g = m; g; g &= g - 1) {
+		unsigned l = (unsigned)__builtin_ctz(g);
+		if (!((M[l] >> l) & 1)) {
+			set_error(R, w, pc,
+				  "lane %u executes a .sync warp operation with member mask 0x%08x, "
+				  "which does not include it",
+				  l, (uint32_t)M[l]);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* isspacep: whether generic address va lies in the window of space sp. The
+ * global window holds everything outside the shared and local windows
+ * (kernel parameters and constants included, as the PTX ISA says). */
+static bool in_space(const run *R, int sp, uint64_t va)
+{
+	switch (sp) {
+	case SP_SHARED: return va - R->shwin < R->shared_size;
+	case SP_LOCAL: return va - R->lwin < R->local_size;
+	case SP_KPARAM: return va - CS_PTX_PARAM_WINDOW < R->param_bytes;
+	case SP_CONST:
+		for (size_t i = 0; i < R->p->nvars; i++) {
+			const ptx_mvar *v = &R->p->vars[i];
+			uint64_t base = R->l->var_va ? R->l->var_va[i] : R->mwin + v->offset;
+			if (v->space == CS_PTX_SPACE_CONST && va - base < v->size)
+				return true;
+		}
+		return false;
+	default:
+		return !in_space(R, SP_SHARED, va) && !in_space(R, SP_LOCAL, va);
+	}
+}
+
 static int warp_run(run *R, warp *w)
 {
 	const cs_ptx_program *p = R->p;
@@ -509,7 +548,8 @@ static int warp_run(run *R, warp *w)
 			FOR_LANES(m, D[l] = A[l]);
 			break;
 		case OP_MOV_PRED: {
-			uint32_t v = pr[in->o[1]];
+			/* o[1] PTX_NONE: the immediate (mov.pred %p, 0/1) in aux */
+			uint32_t v = in->o[1] == PTX_NONE ? (in->aux ? FULL : 0) : pr[in->o[1]];
 			if (in->flags & F_NEG_C)
 				v = ~v;
 			pr[in->o[0]] = (pr[in->o[0]] & ~m) | (v & m);
@@ -1045,8 +1085,30 @@ static int warp_run(run *R, warp *w)
 			});
 			break;
 		}
+		case OP_CARRY: {
+			uint32_t cf = pr[in->o[4]], out = 0;
+			const uint64_t *Cv = in->o[3] != PTX_NONE ? C : NULL;
+			bool cin = in->flags & F_CARRY_IN;
+			FOR_LANES(m, {
+				unsigned co;
+				D[l] = ptx_alu_carry(in, A[l], B[l], Cv ? Cv[l] : 0,
+						     cin ? (cf >> l) & 1 : 0, &co);
+				out |= (uint32_t)co << l;
+			});
+			if (in->flags & F_CARRY_OUT)
+				pr[in->o[4]] = (cf & ~m) | (out & m);
+			break;
+		}
+		case OP_ISSPACEP: {
+			uint32_t v = 0;
+			FOR_LANES(m, v |= (uint32_t)in_space(R, in->aux, A[l]) << l);
+			pr[in->o[0]] = (pr[in->o[0]] & ~m) | (v & m);
+			break;
+		}
 		/* ---- warp ---- */
 		case OP_SHFL: {
+			if ((in->flags & F_MEMBER_MASK) && !members_ok(R, w, pc, m, REG(in->o[5])))
+				goto stop;
 			uint64_t vals[PTX_WARP];
 			uint32_t pv = 0;
 			int mode = in->aux;
@@ -1076,18 +1138,54 @@ static int warp_run(run *R, warp *w)
 			uint32_t src = pr[in->o[1]];
 			if (in->flags & F_NEG_A)
 				src = ~src;
-			uint32_t act = src & m;
-			if (in->aux == VO_BALLOT) {
-				FOR_LANES(m, D[l] = act);
-			} else {
-				bool v = in->aux == VO_ALL ? act == m
+			/* each lane votes among the executing lanes of its member mask */
+			const uint64_t *M = (in->flags & F_MEMBER_MASK) ? REG(in->o[5]) : NULL;
+			if (M && !members_ok(R, w, pc, m, M))
+				goto stop;
+			uint32_t bits = 0;
+			FOR_LANES(m, {
+				uint32_t group = M ? (uint32_t)M[l] & m : m, act = src & group;
+				if (in->aux == VO_BALLOT)
+					D[l] = act;
+				else if (in->aux == VO_ALL ? act == group
 					 : in->aux == VO_ANY ? act != 0
-							     : (act == 0 || act == m);
-				uint32_t bits = v ? FULL : 0;
+							     : (act == 0 || act == group))
+					bits |= 1u << l;
+			});
+			if (in->aux != VO_BALLOT)
 				pr[in->o[0]] = (pr[in->o[0]] & ~m) | (bits & m);
-			}
 			break;
 		}
+		case OP_MATCH: {
+			/* match.{any,all}.sync.b32/.b64 d[|p], a, membermask */
+			if (!members_ok(R, w, pc, m, REG(in->o[5])))
+				goto stop;
+			const uint64_t *M = REG(in->o[5]);
+			uint64_t vm = in->t1 == T_B32 ? 0xffffffffu : UINT64_MAX;
+			uint32_t pv = 0;
+			uint64_t vals[PTX_WARP];
+			FOR_LANES(m, {
+				uint32_t group = (uint32_t)M[l] & m, same = 0;
+				for (uint32_t g = group; g; g &= g - 1) {
+					unsigned j = (unsigned)__builtin_ctz(g);
+					if (((A[j] ^ A[l]) & vm) == 0)
+						same |= 1u << j;
+				}
+				bool all = same == group;
+				vals[l] = in->aux == MA_ANY ? same : all ? group : 0;
+				pv |= (uint32_t)all << l;
+			});
+			FOR_LANES(m, D[l] = vals[l]);
+			if (in->o[4] != PTX_NONE)
+				pr[in->o[4]] = (pr[in->o[4]] & ~m) | (pv & m);
+			break;
+		}
+		case OP_WARPSYNC:
+			/* bar.warp.sync: the warp's lanes run in lockstep here; what the
+			 * model checks is that each executing lane is in its mask */
+			if (!members_ok(R, w, pc, m, REG(in->o[5])))
+				goto stop;
+			break;
 		case OP_ACTIVEMASK:
 			FOR_LANES(m, D[l] = mask);
 			break;

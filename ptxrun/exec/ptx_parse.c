@@ -1399,6 +1399,7 @@ cs_ptx_program *cs_ptx_parse(const char *text, size_t len, const char *name, cs_
 	P->p = p;
 	P->d = d;
 	P->name = name ? name : "<ptx>";
+	P->carry_pred = PTX_NONE;
 	memset(P->bucket, 0xff, sizeof(P->bucket));
 	memset(P->cbucket, 0xff, sizeof(P->cbucket));
 	if (!p->name) {

@@ -63,6 +63,8 @@ typedef struct pp {
 	size_t nfixups, cap_fixups;
 	size_t cap_lines;
 	size_t cur_func;
+	uint32_t carry_pred; /* the predicate that holds CC.CF (carry arithmetic),
+				PTX_NONE until an instruction uses it */
 } pp;
 
 void pp_err(pp *P, const ptx_tok *at, cs_status st, const char *fmt, ...)

@@ -80,8 +80,6 @@ Test(parse, unsupported_constructs_are_load_time_errors)
 		     "\t{\n\t.param .b64 p0;\n\t.param .b64 p1;\n\t.param .b32 r0;\n"
 		     "\tcall.uni (r0), vprintf, (p0, p1);\n\t}\n\tret;\n}\n",
 		     CS_ERR_UNSUPPORTED, 13, 17, "no body");
-	/* carry arithmetic */
-	expect_error(HDR K0 "\tadd.cc.u32 %r1, %r2, %r3;\n}\n", CS_ERR_UNSUPPORTED, 8, 2, "carry");
 	/* texture instructions */
 	expect_error(HDR K0 "\ttex.1d.v4.f32.s32 {%r1,%r2,%r3,%r4}, [%r5, {%r6}];\n}\n",
 		     CS_ERR_UNSUPPORTED, 8, 2, "tex");
@@ -225,8 +223,7 @@ Test(parse, known_gaps_pinned)
 {
 	/* packed half math beyond add/sub/mul/fma/neg/abs/min/max */
 	expect_error(HDR K0 "\tex2.approx.f16x2 %r1, %r2;\n}\n", CS_ERR_UNSUPPORTED, 8, 2, "packed");
-	/* 24-bit multiplies, matrix and async-copy instructions */
-	expect_error(HDR K0 "\tmul24.lo.s32 %r1, %r2, %r3;\n}\n", CS_ERR_UNSUPPORTED, 8, 2, "mul24");
+	/* matrix and async-copy instructions */
 	expect_error(HDR K0 "\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r1}, {%r2}, {%r3}, {%r4};\n}\n",
 		     CS_ERR_UNSUPPORTED, 8, 2, "mma");
 	expect_error(HDR K0 "\tcp.async.ca.shared.global [%r1], [%r2], 4;\n}\n", CS_ERR_UNSUPPORTED, 8, 2,
