@@ -17,6 +17,7 @@
 #include "chainsim/arch.h"
 #include "chainsim/diag.h"
 #include "chainsim/ports.h"
+#include "chainsim/ptx.h"
 
 /* ---- modules ------------------------------------------------------------ */
 
@@ -140,6 +141,9 @@ void cs_ptx_runtime_free(cs_ptx_runtime *rt);
  * another arch. Takes a reference on m. */
 bool cs_ptx_runtime_add(cs_ptx_runtime *rt, cs_module *m, cs_diag *d);
 size_t cs_ptx_runtime_module_count(const cs_ptx_runtime *rt);
+/* How the runtime's launches compute approximate instructions (the
+ * executor's CS_PTX_APPROX_*; CS_PTX_APPROX_SINGLE until set). */
+void cs_ptx_runtime_set_approx(cs_ptx_runtime *rt, cs_ptx_approx mode);
 
 /* The port (ctx = rt). run_grid outcomes:
  *  - program unmapped: CS_GRID_FAULT with fault_va;

@@ -69,6 +69,7 @@ typedef struct run {
 	uint32_t cta[3];
 	uint64_t tinstr, budget;
 	bool hw_fma;
+	bool approx_max; /* approximate results at the edge of their bound */
 	uint32_t arrive[NBAR]; /* threads that passed bar.arrive since each barrier opened */
 	/* outcome */
 	int status;
@@ -729,7 +730,11 @@ static int warp_run(run *R, warp *w)
 			} else {
 				const uint64_t *Bv = in->o[2] != PTX_NONE ? B : NULL;
 				const uint64_t *Cv = in->o[3] != PTX_NONE ? C : NULL;
-				FOR_LANES(m, D[l] = ptx_alu_flt(in, A[l], Bv ? Bv[l] : 0, Cv ? Cv[l] : 0));
+				if (R->approx_max && ptx_alu_is_approx(in))
+					FOR_LANES(m, D[l] = ptx_alu_approx_edge(in, A[l], Bv ? Bv[l] : 0));
+				else
+					FOR_LANES(m, D[l] = ptx_alu_flt(in, A[l], Bv ? Bv[l] : 0,
+									Cv ? Cv[l] : 0));
 			}
 			if (mode >= 0)
 				fesetround(saved);
@@ -1029,6 +1034,13 @@ static int warp_run(run *R, warp *w)
 			const uint64_t *V2 = in->o[3] != PTX_NONE ? REG(in->o[3]) : NULL;
 			uint64_t *Dd = in->o[1] != PTX_NONE ? REG(in->o[1]) : NULL;
 			bool sgn = ptx_type_signed(t);
+			/* half and packed-half add/min/max: the float op of their type,
+			 * rounded to nearest, subnormals kept (.noftz) */
+			bool half = t == T_F16 || t == T_BF16 || t == T_F16X2 || t == T_BF16X2;
+			ptx_ins half_op = { .op = OP_FLT, .t1 = (uint8_t)t, .aux2 = RND_RN,
+					    .aux = in->aux2 == AO_MIN ? FO_MIN
+						   : in->aux2 == AO_MAX ? FO_MAX : FO_ADD };
+			uint64_t vmask = esz == 8 ? UINT64_MAX : ((uint64_t)1 << (esz * 8)) - 1;
 			FOR_LANES(m, {
 				uint64_t va = Bs[l] + off;
 				if (space == SP_SHARED)
@@ -1038,10 +1050,10 @@ static int warp_run(run *R, warp *w)
 				uint8_t *q = xlate(R, w, space, va, esz, l, pc, CS_ACCESS_ATOMIC, tmp, &port);
 				if (!q)
 					goto fault;
-				uint64_t old = load_elem(q, t, esz), v = V[l], nv;
-				if (esz == 4)
-					v &= 0xffffffffu;
-				switch (in->aux2) {
+				uint64_t old = load_elem(q, t, esz) & vmask, v = V[l] & vmask, nv;
+				if (half) {
+					nv = ptx_alu_flt(&half_op, old, v, 0);
+				} else switch (in->aux2) {
 				case AO_ADD:
 					if (t == T_F32)
 						nv = ptx_bits32(ptx_f32(old) + ptx_f32(v));
@@ -1068,9 +1080,8 @@ static int warp_run(run *R, warp *w)
 				case AO_DEC:
 					nv = ((uint32_t)old == 0 || (uint32_t)old > (uint32_t)v) ? v : old - 1;
 					break;
-				case AO_CAS: nv = old == (esz == 4 ? (V2[l] & 0xffffffffu) : V2[l]) ? v : old;
-					/* cas: compare with b (o[2]), swap in c (o[3]) */
-					nv = (old == v) ? (esz == 4 ? (V2[l] & 0xffffffffu) : V2[l]) : old;
+				case AO_CAS: /* compare with b (o[2]), swap in c (o[3]) */
+					nv = old == v ? V2[l] & vmask : old;
 					break;
 				case AO_EXCH: nv = v; break;
 				case AO_AND: nv = old & v; break;
@@ -1081,7 +1092,7 @@ static int warp_run(run *R, warp *w)
 				if (port && !port_write(R, w, l, pc, va, q, esz, CS_ACCESS_ATOMIC))
 					goto fault;
 				if (Dd)
-					Dd[l] = esz == 4 ? (old & 0xffffffffu) : old;
+					Dd[l] = old;
 			});
 			break;
 		}
@@ -1651,6 +1662,7 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	R.param_bytes = l->param_bytes;
 	R.budget = l->max_thread_instructions ? l->max_thread_instructions : CS_PTX_BUDGET_DEFAULT;
 	R.hw_fma = PTX_HAVE_FMA_PATH && cpu_has_fma();
+	R.approx_max = l->approx == CS_PTX_APPROX_MAX;
 	/* far above any GPU's (228 KiB shared per CTA, 512 KiB local per thread),
 	 * low enough that a hostile launch cannot exhaust the host */
 	if (R.shared_size > CS_PTX_SHARED_MAX || R.local_size > CS_PTX_LOCAL_MAX) {

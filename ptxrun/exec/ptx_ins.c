@@ -1426,19 +1426,23 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		if (t == T_NONE)
 			return false;
 		bool ok;
+		/* the packed-half atomics of cuda_fp16.hpp / cuda_bf16.hpp:
+		 * atom{.add.noftz,.min,.max}.{f16,bf16,f16x2,bf16x2} */
+		bool half = t == T_F16 || t == T_BF16 || t == T_F16X2 || t == T_BF16X2;
 		switch (op) {
 		case AO_ADD:
-			ok = t == T_U32 || t == T_S32 || t == T_U64 || t == T_F32 || t == T_F64 || t == T_S64;
+			ok = t == T_U32 || t == T_S32 || t == T_U64 || t == T_F32 || t == T_F64 ||
+			     t == T_S64 || half;
 			break;
 		case AO_MIN: case AO_MAX:
-			ok = t == T_U32 || t == T_S32 || t == T_U64 || t == T_S64;
+			ok = t == T_U32 || t == T_S32 || t == T_U64 || t == T_S64 || half;
 			break;
 		case AO_INC: case AO_DEC:
 			ok = t == T_U32;
 			break;
 		default:
 			ok = t == T_B32 || t == T_B64 || t == T_U32 || t == T_S32 || t == T_U64 ||
-			     (op == AO_EXCH && t == T_F32);
+			     (op == AO_EXCH && t == T_F32) || (op == AO_CAS && t == T_B16);
 		}
 		if (!ok) {
 			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "%s operation on this type", b);

@@ -112,6 +112,7 @@ cs_grid_result h_run(h_env *e, const cs_ptx_program *p, const char *name, const 
 	l.param_bytes = cs_ptx_param_bytes(p, entry);
 	l.channel = 1;
 	l.launch = 7;
+	l.approx = e->approx;
 	cs_grid_result out;
 	cs_ptx_run(p, entry, &l, &e->bus, &out);
 	return out;

@@ -18,6 +18,7 @@ typedef struct h_env {
 	cs_event events[H_MAX_EVENTS];
 	char details[H_MAX_EVENTS][256];
 	size_t nevents;
+	cs_ptx_approx approx; /* what h_run launches with (h_init: single precision) */
 } h_env;
 
 void h_init(h_env *e);
