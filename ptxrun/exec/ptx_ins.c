@@ -1730,6 +1730,76 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 	return false;
 }
 
+/* An instruction with no operands and no guard. */
+static void blank_ins(ptx_ins *ins)
+{
+	memset(ins, 0, sizeof(*ins));
+	for (int k = 0; k < 6; k++)
+		ins->o[k] = PTX_NONE;
+	ins->guard = PTX_NONE;
+}
+
+/* brx.idx{.uni} index, tlist: lowered to one setp.eq / bra pair per target
+ * (so reconvergence works as for any branch), then a trap for an index past
+ * the list (undefined in the PTX ISA). A guard skips the whole sequence. */
+static bool emit_brx(pp *P, stmt *s)
+{
+	take(s, ".uni");
+	if (!take(s, ".idx")) {
+		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "brx without .idx");
+		return false;
+	}
+	if (!nops(P, s, 2, 2) || !check_mods(P, s))
+		return false;
+	const pp_tlist *tl = s->o[1].kind == OK_NAME ? pp_tlist_find(P, &s->o[1].at) : NULL;
+	if (!tl) {
+		pp_err(P, &s->o[1].at, CS_ERR_UNSUPPORTED,
+		       "brx.idx needs a .branchtargets list declared before it");
+		return false;
+	}
+	uint32_t index;
+	if (!src(P, s, 0, T_U32, &index))
+		return false;
+	if (P->brx_pred == PTX_NONE)
+		P->brx_pred = P->p->npreds++;
+	uint32_t line = s->optok.line;
+	size_t skip = PTX_NONE;
+	ptx_ins ins;
+	if (s->guard != PTX_NONE) {
+		blank_ins(&ins);
+		ins.op = OP_BRA;
+		ins.guard = s->guard;
+		ins.flags = s->guard_neg ? 0 : F_GUARD_NEG;
+		skip = P->p->ncode;
+		if (!pp_emit(P, &ins, line))
+			return false;
+	}
+	for (size_t k = 0; k < tl->count; k++) {
+		blank_ins(&ins);
+		ins.op = OP_SETP;
+		ins.aux = CMP_EQ;
+		ins.t2 = T_U32;
+		ins.o[0] = P->brx_pred;
+		ins.o[1] = index;
+		ins.o[2] = pp_const_slot(P, k, PP_VAR_LITERAL);
+		if (P->failed || !pp_emit(P, &ins, line))
+			return false;
+		blank_ins(&ins);
+		ins.op = OP_BRA;
+		ins.guard = P->brx_pred;
+		if (!pp_label_use(P, &P->tlabels[tl->first + k], (uint32_t)P->p->ncode) ||
+		    !pp_emit(P, &ins, line))
+			return false;
+	}
+	blank_ins(&ins);
+	ins.op = OP_TRAP;
+	if (!pp_emit(P, &ins, line))
+		return false;
+	if (skip != PTX_NONE)
+		P->p->code[skip].imm = (int64_t)P->p->ncode;
+	return true;
+}
+
 bool pp_instruction(pp *P)
 {
 	stmt s;
@@ -1775,6 +1845,7 @@ bool pp_instruction(pp *P)
 		"st", "atom", "red", "shfl", "vote", "activemask", "bar", "barrier", "membar",
 		"fence", "redux", "nanosleep", "prefetch", "prefetchu", "pmevent", "bra", "ret", "exit",
 		"trap", "call", "addc", "subc", "madc", "mul24", "mad24", "shf", "isspacep", "match",
+		"brx",
 	};
 	bool is_known = false;
 	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
@@ -1828,10 +1899,10 @@ bool pp_instruction(pp *P)
 	}
 	if (!pp_expect(P, ';'))
 		return false;
+	if (!strcmp(s.base, "brx"))
+		return emit_brx(P, &s);
 	ptx_ins ins;
-	memset(&ins, 0, sizeof(ins));
-	for (int k = 0; k < 6; k++)
-		ins.o[k] = PTX_NONE;
+	blank_ins(&ins);
 	ins.guard = s.guard;
 	if (s.guard_neg)
 		ins.flags |= F_GUARD_NEG;

@@ -782,6 +782,8 @@ static bool refuse_function(pp *P, size_t fi, size_t ncalls_before)
 	p->ncalls = ncalls_before;
 	P->nlabels = 0;
 	P->nfixups = 0;
+	P->ntlists = 0;
+	P->ntlabels = 0;
 	return true;
 }
 
@@ -969,7 +971,46 @@ static bool resolve_labels(pp *P)
 	}
 	P->nfixups = 0;
 	P->nlabels = 0;
+	P->ntlists = 0;
+	P->ntlabels = 0;
 	return true;
+}
+
+/* `NAME: .branchtargets L1, L2, ...;` (the label itself is already defined). */
+static bool parse_branch_targets(pp *P, const ptx_tok *name)
+{
+	pp_next(P); /* .branchtargets */
+	if (!GROW(P, P->tlists, P->cap_tlists, P->ntlists + 1))
+		return false;
+	pp_tlist *tl = &P->tlists[P->ntlists];
+	tl->name = name->s;
+	tl->len = name->len;
+	tl->first = P->ntlabels;
+	tl->count = 0;
+	for (;;) {
+		if (P->t.kind != TK_ID || P->t.s[0] == '.' || P->t.s[0] == '%') {
+			pp_err(P, &P->t, CS_ERR_INPUT, "expected a label in .branchtargets");
+			return false;
+		}
+		if (!GROW(P, P->tlabels, P->cap_tlabels, P->ntlabels + 1))
+			return false;
+		P->tlabels[P->ntlabels++] = P->t;
+		tl->count++;
+		pp_next(P);
+		if (!pp_punct(P, ','))
+			break;
+		pp_next(P);
+	}
+	P->ntlists++;
+	return pp_expect(P, ';');
+}
+
+const pp_tlist *pp_tlist_find(const pp *P, const ptx_tok *t)
+{
+	for (size_t i = 0; i < P->ntlists; i++)
+		if (P->tlists[i].len == t->len && !memcmp(P->tlists[i].name, t->s, t->len))
+			return &P->tlists[i];
+	return NULL;
 }
 
 /* ---- function bodies ---------------------------------------------------- */
@@ -1046,6 +1087,8 @@ static bool parse_body(pp *P, size_t fi)
 				if (!label_define(P, &t))
 					return false;
 				pp_next(P);
+				if (pp_is(P, ".branchtargets") && !parse_branch_targets(P, &t))
+					return false;
 				continue;
 			}
 			P->lx = save;
@@ -1400,6 +1443,7 @@ cs_ptx_program *cs_ptx_parse(const char *text, size_t len, const char *name, cs_
 	P->d = d;
 	P->name = name ? name : "<ptx>";
 	P->carry_pred = PTX_NONE;
+	P->brx_pred = PTX_NONE;
 	memset(P->bucket, 0xff, sizeof(P->bucket));
 	memset(P->cbucket, 0xff, sizeof(P->cbucket));
 	if (!p->name) {
@@ -1414,6 +1458,8 @@ cs_ptx_program *cs_ptx_parse(const char *text, size_t len, const char *name, cs_
 	bool ok = !P->failed && parse_module(P) && link_program(P);
 	free(P->syms);
 	free(P->labels);
+	free(P->tlists);
+	free(P->tlabels);
 	free(P->fixups);
 	free(P->cnext);
 	free(P);
