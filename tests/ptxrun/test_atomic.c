@@ -88,36 +88,6 @@ Test(atomic, contention_exact_totals)
 	cs_ptx_program_free(p);
 }
 
-/* References for the half types, independent of the executor's: the host
- * compiler's IEEE binary16, and bfloat16 as the high half of an f32 rounded
- * to nearest even. */
-__extension__ typedef _Float16 host_f16;
-
-static uint16_t f16_bits(float x)
-{
-	host_f16 h = (host_f16)x;
-	uint16_t b;
-	memcpy(&b, &h, 2);
-	return b;
-}
-
-static float f16_round(float x) { return (float)(host_f16)x; }
-
-static uint16_t bf16_bits(float x)
-{
-	uint32_t u;
-	memcpy(&u, &x, 4);
-	return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
-}
-
-static float bf16_round(float x)
-{
-	uint32_t u = (uint32_t)bf16_bits(x) << 16;
-	float f;
-	memcpy(&f, &u, 4);
-	return f;
-}
-
 /* The packed-half atomics (issue 10 item 4): each thread t adds (t, -t/2) as
  * f16x2 and bf16x2 and (t) as f16 / bf16, takes a max/min of packed halves,
  * and swaps a b16 with cas; each step rounds once to the half type, in the
@@ -147,25 +117,25 @@ Test(atomic, packed_half_atomics)
 	      bmin_hi = 0;
 	for (int t = 0; t < T; t++) {
 		float x = (float)t, y = -0.5f * (float)t;
-		float xh = f16_round(x), yh = f16_round(y), xb = bf16_round(x), yb = bf16_round(y);
-		h_lo = f16_round(h_lo + xh);
-		h_hi = f16_round(h_hi + yh);
-		b_lo = bf16_round(b_lo + xb);
-		b_hi = bf16_round(b_hi + yb);
+		float xh = h_f16_round(x), yh = h_f16_round(y), xb = h_bf16_round(x), yb = h_bf16_round(y);
+		h_lo = h_f16_round(h_lo + xh);
+		h_hi = h_f16_round(h_hi + yh);
+		b_lo = h_bf16_round(b_lo + xb);
+		b_hi = h_bf16_round(b_hi + yb);
 		hmax_lo = fmaxf(hmax_lo, xh);
 		hmax_hi = fmaxf(hmax_hi, yh);
 		bmin_lo = fminf(bmin_lo, xb);
 		bmin_hi = fminf(bmin_hi, yb);
 	}
-	uint32_t want_h2 = (uint32_t)f16_bits(h_lo) | (uint32_t)f16_bits(h_hi) << 16;
-	uint32_t want_b2 = (uint32_t)bf16_bits(b_lo) | (uint32_t)bf16_bits(b_hi) << 16;
+	uint32_t want_h2 = (uint32_t)h_f16_bits(h_lo) | (uint32_t)h_f16_bits(h_hi) << 16;
+	uint32_t want_b2 = (uint32_t)h_bf16_bits(b_lo) | (uint32_t)h_bf16_bits(b_hi) << 16;
 	cr_expect_eq(out[0], want_h2, "f16x2 add: 0x%08x want 0x%08x", out[0], want_h2);
 	cr_expect_eq(out[1], want_b2, "bf16x2 red: 0x%08x want 0x%08x", out[1], want_b2);
-	cr_expect_eq(out[2] & 0xffff, f16_bits(h_lo), "f16 add");
-	cr_expect_eq(out[2] >> 16, bf16_bits(b_lo), "bf16 add");
-	cr_expect_eq(out[3], (uint32_t)f16_bits(hmax_lo) | (uint32_t)f16_bits(hmax_hi) << 16,
+	cr_expect_eq(out[2] & 0xffff, h_f16_bits(h_lo), "f16 add");
+	cr_expect_eq(out[2] >> 16, h_bf16_bits(b_lo), "bf16 add");
+	cr_expect_eq(out[3], (uint32_t)h_f16_bits(hmax_lo) | (uint32_t)h_f16_bits(hmax_hi) << 16,
 		     "f16x2 max: 0x%08x", out[3]);
-	cr_expect_eq(out[4], (uint32_t)bf16_bits(bmin_lo) | (uint32_t)bf16_bits(bmin_hi) << 16,
+	cr_expect_eq(out[4], (uint32_t)h_bf16_bits(bmin_lo) | (uint32_t)h_bf16_bits(bmin_hi) << 16,
 		     "bf16x2 min: 0x%08x", out[4]);
 	cr_expect_eq(out[5], 7, "cas.b16");
 }
