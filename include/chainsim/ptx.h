@@ -2,8 +2,9 @@
  *
  * cs_ptx_parse turns the PTX text nvcc emits (ISA 7.x-9.x, sm_70..sm_120) into a
  * predecoded program: flat instruction arrays with operand indices, no strings at
- * run time. Anything the executor cannot run is a load-time error naming the PTX
- * line and column, never a silent no-op.
+ * run time. Anything the executor cannot run is a load-time diagnosis naming the
+ * PTX line and column, never a silent no-op: for the whole module when it is
+ * outside function bodies, else for the function (and its callers) alone.
  *
  * cs_ptx_run executes one entry over a grid: warps of 32 threads with active
  * masks, reconvergence at the immediate post-dominator (a per-warp divergence
@@ -25,10 +26,17 @@
  *   .param   the entry's parameters, read from cs_ptx_launch.params; generic =
  *            CS_PTX_PARAM_WINDOW + offset (read-only).
  *
- * Approximate math (documented error): ex2/lg2/sin/cos/tanh/rsqrt/rcp/sqrt
- * .approx and div.approx/div.full are computed in double precision and rounded
- * once to f32, i.e. within 0.5 ulp (plus 1 ulp for the double evaluation) of
- * the exact value; this is inside every bound the PTX ISA states for them. .ftz
+ * Approximate math (documented error): ex2/lg2/sin/cos/tanh/rsqrt .approx.f32,
+ * and rcp/sqrt/div in their .approx (and div.full) forms, are computed in single
+ * precision with the host's float libm (exp2f, log2f, sinf, cosf, tanhf;
+ * 1/sqrtf, 1/x, x/y): within 1 ulp of the exact value (tanhf 2, 1/sqrtf two
+ * roundings), inside every bound the PTX ISA states: ex2 2 ulp; lg2 2^-22
+ * absolute; sin/cos 2^-20.5 absolute in [-2pi, 2pi], 2^-14.7 in [-100pi,
+ * 100pi]; tanh 2^-11 relative; rsqrt 2^-22.9 relative; sqrt.approx 2^-23
+ * relative; rcp.approx 1 ulp; div.approx/full 2 ulp. With
+ * cs_ptx_launch.approx = CS_PTX_APPROX_MAX every such result is pushed away
+ * from zero to the edge of its bound instead, so a kernel that needs more
+ * precision than the hardware promises shows it. .ftz
  * flushes f32 subnormal inputs and results to sign-preserving zero. The
  * .rn/.rz/.rm/.rp arithmetic and fma are correctly rounded (C's fmaf/fma, the
  * host's rounding modes); NaN results are the canonical NaN (0x7fffffff).
@@ -56,7 +64,12 @@ typedef struct cs_ptx_program cs_ptx_program; /* one parsed, predecoded PTX modu
 
 /* Parses a whole PTX module. name is used in diagnostics (file:line:col). Returns
  * NULL with d set (CS_ERR_INPUT for malformed text, CS_ERR_UNSUPPORTED for valid
- * PTX the executor does not implement), always naming line and column. */
+ * PTX the executor does not implement), always naming line and column.
+ * Functions are parsed one by one: an error inside one function's body (valid
+ * PTX the executor does not implement, or malformed text between its braces)
+ * refuses that function alone, as does a call to a function the executor
+ * cannot call; every other entry of the module still runs (see
+ * cs_ptx_entry_refusal). Errors outside function bodies fail the module. */
 cs_ptx_program *cs_ptx_parse(const char *text, size_t len, const char *name, cs_diag *d);
 void cs_ptx_program_free(cs_ptx_program *p);
 
@@ -72,6 +85,10 @@ const char *cs_ptx_entry_name(const cs_ptx_program *p, size_t i);
 bool cs_ptx_entry_find(const cs_ptx_program *p, const char *name, size_t *index);
 /* Line of the entry's `.entry` directive. */
 uint32_t cs_ptx_entry_line(const cs_ptx_program *p, size_t i);
+/* Why entry i cannot run (naming the PTX line and column of the refused
+ * construct), or NULL when it can. cs_ptx_run of a refused entry answers
+ * CS_GRID_ERROR with this diagnosis. */
+const cs_diag *cs_ptx_entry_refusal(const cs_ptx_program *p, size_t i);
 
 /* The entry's .param layout as PTX declares it: each parameter at the next
  * offset aligned to its alignment (CUDA's kernel-parameter ABI). */
@@ -126,6 +143,13 @@ bool cs_ptx_var_info(const cs_ptx_program *p, size_t i, cs_ptx_var *out);
  * declared register and constant of the module, 8 bytes per lane). */
 #define CS_PTX_REGFILE_MAX (512u << 20)
 
+/* How approximate f32 instructions (ex2, lg2, sin, cos, tanh, rsqrt, and rcp,
+ * sqrt, div in their approximate forms) round. */
+typedef enum cs_ptx_approx {
+	CS_PTX_APPROX_SINGLE = 0, /* single precision, within about 1 ulp */
+	CS_PTX_APPROX_MAX,        /* at the edge of the PTX ISA's stated error bound */
+} cs_ptx_approx;
+
 /* Everything the executor needs from the QMD. */
 typedef struct cs_ptx_launch {
 	uint32_t grid[3], block[3];
@@ -138,6 +162,7 @@ typedef struct cs_ptx_launch {
 	uint64_t shared_window, local_window, module_window;
 	const uint64_t *var_va;  /* cs_ptx_var_count entries, or NULL */
 	size_t var_count;
+	cs_ptx_approx approx;
 } cs_ptx_launch;
 
 /* Runs the grid through bus->mem; fills out: EXECUTED with CTAs and

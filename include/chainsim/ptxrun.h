@@ -17,6 +17,7 @@
 #include "chainsim/arch.h"
 #include "chainsim/diag.h"
 #include "chainsim/ports.h"
+#include "chainsim/ptx.h"
 
 /* ---- modules ------------------------------------------------------------ */
 
@@ -131,12 +132,18 @@ void cs_ptx_runtime_free(cs_ptx_runtime *rt);
 /* Register a module's kernels. The runtime maps a launch to its kernel by the
  * code bytes at the QMD's program address (read through the memory port at
  * dispatch and compared with each kernel's SASS; the first match in load order
- * wins), so the scenario uploads each kernel's code where it likes. The module's PTX is parsed here; a PTX the
- * executor cannot parse does not fail the call: its kernels register without
- * PTX and a launch of one answers CS_GRID_ERROR naming the PTX line. Fails
- * when the module was loaded for another arch. Takes a reference on m. */
+ * wins), so the scenario uploads each kernel's code where it likes. The module's
+ * PTX is parsed here, kernel by kernel: a kernel whose PTX the executor refuses
+ * answers CS_GRID_ERROR naming the PTX line when it is launched, and the
+ * module's other kernels run; a PTX that does not parse at all does not fail
+ * the call either: its kernels register without PTX and a launch of one
+ * answers CS_GRID_ERROR naming the line. Fails when the module was loaded for
+ * another arch. Takes a reference on m. */
 bool cs_ptx_runtime_add(cs_ptx_runtime *rt, cs_module *m, cs_diag *d);
 size_t cs_ptx_runtime_module_count(const cs_ptx_runtime *rt);
+/* How the runtime's launches compute approximate instructions (the
+ * executor's CS_PTX_APPROX_*; CS_PTX_APPROX_SINGLE until set). */
+void cs_ptx_runtime_set_approx(cs_ptx_runtime *rt, cs_ptx_approx mode);
 
 /* The port (ctx = rt). run_grid outcomes:
  *  - program unmapped: CS_GRID_FAULT with fault_va;

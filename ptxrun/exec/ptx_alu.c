@@ -205,6 +205,23 @@ uint64_t ptx_alu_int(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, uint
 	}
 	case IO_PRMT:
 		return prmt((uint32_t)a, (uint32_t)b, (uint32_t)c, in->aux2);
+	case IO_SHF: {
+		/* shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: {b:a} shifted by c, the
+		 * high word (left) or the low word (right) */
+		uint32_t n = (uint32_t)c;
+		n = (in->aux2 & SHF_CLAMP) ? (n > 32 ? 32 : n) : (n & 31);
+		uint64_t pair = ((uint64_t)(uint32_t)b << 32) | (uint32_t)a;
+		return (in->aux2 & SHF_RIGHT) ? (uint32_t)(pair >> n) : (uint32_t)((pair << n) >> 32);
+	}
+	case IO_MUL24:
+	case IO_MAD24: {
+		/* the low 24 bits of each (sign-extended for .s32): a 48-bit product */
+		int64_t p = sgn ? sx(a, 24) * sx(b, 24) : (int64_t)((a & 0xffffff) * (b & 0xffffff));
+		r = (in->flags & F_HI) ? (uint64_t)(p >> 16) : (uint64_t)p;
+		if (in->aux == IO_MAD24)
+			r += uc;
+		break;
+	}
 	case IO_SHL: {
 		uint32_t n = (uint32_t)b;
 		r = n >= w ? 0 : ua << n;
@@ -307,22 +324,18 @@ static uint64_t flt32(const ptx_ins *in, uint64_t ra, uint64_t rb, uint64_t rc)
 	case FO_SUB: r = a - b; break;
 	case FO_MUL: r = a * b; break;
 	case FO_FMA: r = fmaf(a, b, c); break;
-	case FO_DIV:
-		if (in->flags & F_APPROX)
-			r = (float)((double)a / (double)b);
-		else
-			r = a / b;
-		break;
-	case FO_RCP:
-		r = (in->flags & F_APPROX) ? (float)(1.0 / (double)a) : 1.0f / a;
-		break;
+	/* The approximate forms are evaluated in single precision (libm's float
+	 * functions, within 1 ulp; tanhf within 2), inside every bound the PTX
+	 * ISA states; ptx_alu_approx_edge gives the bound's edge instead. */
+	case FO_DIV: r = a / b; break;
+	case FO_RCP: r = 1.0f / a; break;
 	case FO_SQRT: r = sqrtf(a); break;
-	case FO_RSQRT: r = (float)(1.0 / sqrt((double)a)); break;
-	case FO_EX2: r = (float)exp2((double)a); break;
-	case FO_LG2: r = (float)log2((double)a); break;
-	case FO_SIN: r = (float)sin((double)a); break;
-	case FO_COS: r = (float)cos((double)a); break;
-	case FO_TANH: r = (float)tanh((double)a); break;
+	case FO_RSQRT: r = 1.0f / sqrtf(a); break;
+	case FO_EX2: r = exp2f(a); break;
+	case FO_LG2: r = log2f(a); break;
+	case FO_SIN: r = sinf(a); break;
+	case FO_COS: r = cosf(a); break;
+	case FO_TANH: r = tanhf(a); break;
 	case FO_MIN: r = (float)fmin_ptx(a, b, in->aux2 == 1); break;
 	case FO_MAX: r = (float)fmax_ptx(a, b, in->aux2 == 1); break;
 	case FO_ABS: r = fabsf(a); break;
@@ -663,4 +676,112 @@ bool ptx_alu_cmp(int cmp, ptx_type t, bool ftz, uint64_t a, uint64_t b)
 	case CMP_HS: return ua >= ub;
 	default: return false;
 	}
+}
+
+uint64_t ptx_alu_carry(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, unsigned cin,
+		       unsigned *cout)
+{
+	ptx_type t = (ptx_type)in->t1;
+	unsigned w = width(t);
+	uint64_t m = wmask(w);
+	uint64_t ua = a & m, ub = b & m, uc = c & m;
+	u128 sum;
+	switch (in->aux) {
+	case CA_SUB: {
+		/* the flag is a borrow: a - (b + cin) below zero */
+		u128 sub = (u128)ub + cin;
+		*cout = (u128)ua < sub;
+		return (uint64_t)((u128)ua - sub) & m;
+	}
+	case CA_MADLO:
+		sum = (u128)((ua * ub) & m) + uc + cin;
+		break;
+	case CA_MADHI: {
+		uint64_t hi;
+		if (w == 64)
+			hi = ptx_type_signed(t) ? mulhi_s64((int64_t)ua, (int64_t)ub) : mulhi_u64(ua, ub);
+		else
+			hi = ptx_type_signed(t) ? (uint64_t)((sx(ua, w) * sx(ub, w)) >> w) : (ua * ub) >> w;
+		sum = (u128)(hi & m) + uc + cin;
+		break;
+	}
+	default:
+		sum = (u128)ua + ub + cin;
+		break;
+	}
+	*cout = (unsigned)((sum >> w) & 1);
+	return (uint64_t)sum & m;
+}
+
+bool ptx_alu_is_approx(const ptx_ins *in)
+{
+	if (in->op != OP_FLT || in->t1 != T_F32)
+		return false;
+	switch (in->aux) {
+	case FO_EX2: case FO_LG2: case FO_SIN: case FO_COS: case FO_TANH: case FO_RSQRT:
+		return true;
+	case FO_DIV: case FO_RCP: case FO_SQRT:
+		return in->flags & F_APPROX;
+	default:
+		return false;
+	}
+}
+
+/* The largest error the PTX ISA allows an approximate f32 result whose exact
+ * value is exact (input a): ex2 2 ulp; lg2 2^-22 absolute (relative where
+ * |result| > 1); sin and cos 2^-20.5 absolute for |a| <= 2 pi, 2^-14.7 beyond
+ * (the ISA states it to 100 pi; the model keeps it past that); tanh 2^-11
+ * relative; rsqrt 2^-22.9 relative; sqrt.approx 2^-23 relative; rcp.approx
+ * 1 ulp; div.approx and div.full 2 ulp. */
+static double approx_bound(const ptx_ins *in, double a, double exact)
+{
+	const double two_pi = 6.283185307179586;
+	/* one ulp of the f32 result (subnormals: the smallest step) */
+	double ulp = ldexp(1.0, ilogb(exact) - 23 < -149 ? -149 : ilogb(exact) - 23);
+	switch (in->aux) {
+	case FO_EX2: return 2 * ulp;
+	case FO_LG2: return exp2(-22.0) * fmax(1.0, fabs(exact));
+	case FO_SIN:
+	case FO_COS: return fabs(a) <= two_pi ? exp2(-20.5) : exp2(-14.7);
+	case FO_TANH: return exp2(-11.0) * fabs(exact);
+	case FO_RSQRT: return exp2(-22.9) * fabs(exact);
+	case FO_SQRT: return exp2(-23.0) * fabs(exact);
+	case FO_RCP: return ulp;
+	default: return 2 * ulp; /* FO_DIV */
+	}
+}
+
+uint64_t ptx_alu_approx_edge(const ptx_ins *in, uint64_t ra, uint64_t rb)
+{
+	bool ftz = in->flags & F_FTZ;
+	float fa = ptx_f32(ra), fb = ptx_f32(rb);
+	if (ftz) {
+		fa = ftz32(fa);
+		fb = ftz32(fb);
+	}
+	double a = fa, b = fb, exact;
+	switch (in->aux) {
+	case FO_EX2: exact = exp2(a); break;
+	case FO_LG2: exact = log2(a); break;
+	case FO_SIN: exact = sin(a); break;
+	case FO_COS: exact = cos(a); break;
+	case FO_TANH: exact = tanh(a); break;
+	case FO_RSQRT: exact = 1.0 / sqrt(a); break;
+	case FO_SQRT: exact = sqrt(a); break;
+	case FO_RCP: exact = 1.0 / a; break;
+	default: exact = a / b; break;
+	}
+	/* zeros, infinities and NaNs keep their exact value: the bounds speak
+	 * of finite results */
+	if (!isfinite(exact) || exact == 0.0 || fabs(exact) > FLT_MAX)
+		return flt32(in, ra, rb, 0);
+	double bound = approx_bound(in, a, exact);
+	/* away from zero, then back toward the exact value while the f32
+	 * rounding overshoots the bound */
+	float r = (float)(exact + copysign(bound, exact));
+	while (fabs((double)r - exact) > bound)
+		r = nextafterf(r, (float)exact);
+	if (ftz)
+		r = ftz32(r);
+	return ptx_bits32(r);
 }

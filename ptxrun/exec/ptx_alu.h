@@ -51,8 +51,18 @@ static inline uint64_t ptx_canon64(double d)
 
 /* OP_INT: one lane. a, b, c, e are raw slots. */
 uint64_t ptx_alu_int(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e);
+/* OP_CARRY: one lane of add/sub/mad.lo/mad.hi (in->aux, CA_*) with carry in
+ * cin (0 or 1); *cout gets the carry (for sub: the borrow) out. */
+uint64_t ptx_alu_carry(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, unsigned cin,
+		       unsigned *cout);
 /* OP_FLT: one lane (FO_TESTP returns 0/1). */
 uint64_t ptx_alu_flt(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c);
+/* Whether an instruction is an approximate f32 operation (ex2, lg2, sin, cos,
+ * tanh, rsqrt; rcp, sqrt and div in their .approx / .full forms). */
+bool ptx_alu_is_approx(const ptx_ins *in);
+/* One lane of such an operation pushed to the edge of the error bound the PTX
+ * ISA states for it, away from zero (cs_ptx_launch.approx = CS_PTX_APPROX_MAX). */
+uint64_t ptx_alu_approx_edge(const ptx_ins *in, uint64_t a, uint64_t b);
 /* OP_CVT: one lane. */
 uint64_t ptx_alu_cvt(const ptx_ins *in, uint64_t a);
 /* setp/set comparison of a and b as type t. */

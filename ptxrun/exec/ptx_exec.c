@@ -69,6 +69,7 @@ typedef struct run {
 	uint32_t cta[3];
 	uint64_t tinstr, budget;
 	bool hw_fma;
+	bool approx_max; /* approximate results at the edge of their bound */
 	uint32_t arrive[NBAR]; /* threads that passed bar.arrive since each barrier opened */
 	/* outcome */
 	int status;
@@ -461,6 +462,45 @@ static void copy_frame(run *R, warp *w, uint32_t lanes, const ptx_copy *cp, uint
 	}
 }
 
+/* Each lane executing a .sync warp operation must be in its own member mask
+ * (the PTX ISA leaves it undefined otherwise): the model stops there. */
+static bool members_ok(run *R, warp *w, uint32_t pc, uint32_t m, const uint64_t *M)
+{
+	for (uint32_t g = m; g; g &= g - 1) {
+		unsigned l = (unsigned)__builtin_ctz(g);
+		if (!((M[l] >> l) & 1)) {
+			set_error(R, w, pc,
+				  "lane %u executes a .sync warp operation with member mask 0x%08x, "
+				  "which does not include it",
+				  l, (uint32_t)M[l]);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* isspacep: whether generic address va lies in the window of space sp. The
+ * global window holds everything outside the shared and local windows
+ * (kernel parameters and constants included, as the PTX ISA says). */
+static bool in_space(const run *R, int sp, uint64_t va)
+{
+	switch (sp) {
+	case SP_SHARED: return va - R->shwin < R->shared_size;
+	case SP_LOCAL: return va - R->lwin < R->local_size;
+	case SP_KPARAM: return va - CS_PTX_PARAM_WINDOW < R->param_bytes;
+	case SP_CONST:
+		for (size_t i = 0; i < R->p->nvars; i++) {
+			const ptx_mvar *v = &R->p->vars[i];
+			uint64_t base = R->l->var_va ? R->l->var_va[i] : R->mwin + v->offset;
+			if (v->space == CS_PTX_SPACE_CONST && va - base < v->size)
+				return true;
+		}
+		return false;
+	default:
+		return !in_space(R, SP_SHARED, va) && !in_space(R, SP_LOCAL, va);
+	}
+}
+
 static int warp_run(run *R, warp *w)
 {
 	const cs_ptx_program *p = R->p;
@@ -509,7 +549,8 @@ static int warp_run(run *R, warp *w)
 			FOR_LANES(m, D[l] = A[l]);
 			break;
 		case OP_MOV_PRED: {
-			uint32_t v = pr[in->o[1]];
+			/* o[1] PTX_NONE: the immediate (mov.pred %p, 0/1) in aux */
+			uint32_t v = in->o[1] == PTX_NONE ? (in->aux ? FULL : 0) : pr[in->o[1]];
 			if (in->flags & F_NEG_C)
 				v = ~v;
 			pr[in->o[0]] = (pr[in->o[0]] & ~m) | (v & m);
@@ -689,7 +730,11 @@ static int warp_run(run *R, warp *w)
 			} else {
 				const uint64_t *Bv = in->o[2] != PTX_NONE ? B : NULL;
 				const uint64_t *Cv = in->o[3] != PTX_NONE ? C : NULL;
-				FOR_LANES(m, D[l] = ptx_alu_flt(in, A[l], Bv ? Bv[l] : 0, Cv ? Cv[l] : 0));
+				if (R->approx_max && ptx_alu_is_approx(in))
+					FOR_LANES(m, D[l] = ptx_alu_approx_edge(in, A[l], Bv ? Bv[l] : 0));
+				else
+					FOR_LANES(m, D[l] = ptx_alu_flt(in, A[l], Bv ? Bv[l] : 0,
+									Cv ? Cv[l] : 0));
 			}
 			if (mode >= 0)
 				fesetround(saved);
@@ -989,6 +1034,13 @@ static int warp_run(run *R, warp *w)
 			const uint64_t *V2 = in->o[3] != PTX_NONE ? REG(in->o[3]) : NULL;
 			uint64_t *Dd = in->o[1] != PTX_NONE ? REG(in->o[1]) : NULL;
 			bool sgn = ptx_type_signed(t);
+			/* half and packed-half add/min/max: the float op of their type,
+			 * rounded to nearest, subnormals kept (.noftz) */
+			bool half = t == T_F16 || t == T_BF16 || t == T_F16X2 || t == T_BF16X2;
+			ptx_ins half_op = { .op = OP_FLT, .t1 = (uint8_t)t, .aux2 = RND_RN,
+					    .aux = in->aux2 == AO_MIN ? FO_MIN
+						   : in->aux2 == AO_MAX ? FO_MAX : FO_ADD };
+			uint64_t vmask = esz == 8 ? UINT64_MAX : ((uint64_t)1 << (esz * 8)) - 1;
 			FOR_LANES(m, {
 				uint64_t va = Bs[l] + off;
 				if (space == SP_SHARED)
@@ -998,10 +1050,10 @@ static int warp_run(run *R, warp *w)
 				uint8_t *q = xlate(R, w, space, va, esz, l, pc, CS_ACCESS_ATOMIC, tmp, &port);
 				if (!q)
 					goto fault;
-				uint64_t old = load_elem(q, t, esz), v = V[l], nv;
-				if (esz == 4)
-					v &= 0xffffffffu;
-				switch (in->aux2) {
+				uint64_t old = load_elem(q, t, esz) & vmask, v = V[l] & vmask, nv;
+				if (half) {
+					nv = ptx_alu_flt(&half_op, old, v, 0);
+				} else switch (in->aux2) {
 				case AO_ADD:
 					if (t == T_F32)
 						nv = ptx_bits32(ptx_f32(old) + ptx_f32(v));
@@ -1028,9 +1080,8 @@ static int warp_run(run *R, warp *w)
 				case AO_DEC:
 					nv = ((uint32_t)old == 0 || (uint32_t)old > (uint32_t)v) ? v : old - 1;
 					break;
-				case AO_CAS: nv = old == (esz == 4 ? (V2[l] & 0xffffffffu) : V2[l]) ? v : old;
-					/* cas: compare with b (o[2]), swap in c (o[3]) */
-					nv = (old == v) ? (esz == 4 ? (V2[l] & 0xffffffffu) : V2[l]) : old;
+				case AO_CAS: /* compare with b (o[2]), swap in c (o[3]) */
+					nv = old == v ? V2[l] & vmask : old;
 					break;
 				case AO_EXCH: nv = v; break;
 				case AO_AND: nv = old & v; break;
@@ -1041,12 +1092,34 @@ static int warp_run(run *R, warp *w)
 				if (port && !port_write(R, w, l, pc, va, q, esz, CS_ACCESS_ATOMIC))
 					goto fault;
 				if (Dd)
-					Dd[l] = esz == 4 ? (old & 0xffffffffu) : old;
+					Dd[l] = old;
 			});
+			break;
+		}
+		case OP_CARRY: {
+			uint32_t cf = pr[in->o[4]], out = 0;
+			const uint64_t *Cv = in->o[3] != PTX_NONE ? C : NULL;
+			bool cin = in->flags & F_CARRY_IN;
+			FOR_LANES(m, {
+				unsigned co;
+				D[l] = ptx_alu_carry(in, A[l], B[l], Cv ? Cv[l] : 0,
+						     cin ? (cf >> l) & 1 : 0, &co);
+				out |= (uint32_t)co << l;
+			});
+			if (in->flags & F_CARRY_OUT)
+				pr[in->o[4]] = (cf & ~m) | (out & m);
+			break;
+		}
+		case OP_ISSPACEP: {
+			uint32_t v = 0;
+			FOR_LANES(m, v |= (uint32_t)in_space(R, in->aux, A[l]) << l);
+			pr[in->o[0]] = (pr[in->o[0]] & ~m) | (v & m);
 			break;
 		}
 		/* ---- warp ---- */
 		case OP_SHFL: {
+			if ((in->flags & F_MEMBER_MASK) && !members_ok(R, w, pc, m, REG(in->o[5])))
+				goto stop;
 			uint64_t vals[PTX_WARP];
 			uint32_t pv = 0;
 			int mode = in->aux;
@@ -1076,18 +1149,54 @@ static int warp_run(run *R, warp *w)
 			uint32_t src = pr[in->o[1]];
 			if (in->flags & F_NEG_A)
 				src = ~src;
-			uint32_t act = src & m;
-			if (in->aux == VO_BALLOT) {
-				FOR_LANES(m, D[l] = act);
-			} else {
-				bool v = in->aux == VO_ALL ? act == m
+			/* each lane votes among the executing lanes of its member mask */
+			const uint64_t *M = (in->flags & F_MEMBER_MASK) ? REG(in->o[5]) : NULL;
+			if (M && !members_ok(R, w, pc, m, M))
+				goto stop;
+			uint32_t bits = 0;
+			FOR_LANES(m, {
+				uint32_t group = M ? (uint32_t)M[l] & m : m, act = src & group;
+				if (in->aux == VO_BALLOT)
+					D[l] = act;
+				else if (in->aux == VO_ALL ? act == group
 					 : in->aux == VO_ANY ? act != 0
-							     : (act == 0 || act == m);
-				uint32_t bits = v ? FULL : 0;
+							     : (act == 0 || act == group))
+					bits |= 1u << l;
+			});
+			if (in->aux != VO_BALLOT)
 				pr[in->o[0]] = (pr[in->o[0]] & ~m) | (bits & m);
-			}
 			break;
 		}
+		case OP_MATCH: {
+			/* match.{any,all}.sync.b32/.b64 d[|p], a, membermask */
+			if (!members_ok(R, w, pc, m, REG(in->o[5])))
+				goto stop;
+			const uint64_t *M = REG(in->o[5]);
+			uint64_t vm = in->t1 == T_B32 ? 0xffffffffu : UINT64_MAX;
+			uint32_t pv = 0;
+			uint64_t vals[PTX_WARP];
+			FOR_LANES(m, {
+				uint32_t group = (uint32_t)M[l] & m, same = 0;
+				for (uint32_t g = group; g; g &= g - 1) {
+					unsigned j = (unsigned)__builtin_ctz(g);
+					if (((A[j] ^ A[l]) & vm) == 0)
+						same |= 1u << j;
+				}
+				bool all = same == group;
+				vals[l] = in->aux == MA_ANY ? same : all ? group : 0;
+				pv |= (uint32_t)all << l;
+			});
+			FOR_LANES(m, D[l] = vals[l]);
+			if (in->o[4] != PTX_NONE)
+				pr[in->o[4]] = (pr[in->o[4]] & ~m) | (pv & m);
+			break;
+		}
+		case OP_WARPSYNC:
+			/* bar.warp.sync: the warp's lanes run in lockstep here; what the
+			 * model checks is that each executing lane is in its mask */
+			if (!members_ok(R, w, pc, m, REG(in->o[5])))
+				goto stop;
+			break;
 		case OP_ACTIVEMASK:
 			FOR_LANES(m, D[l] = mask);
 			break;
@@ -1513,6 +1622,14 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	R.l = l;
 	R.bus = bus;
 	snprintf(out->kernel, sizeof(out->kernel), "%s", R.f->name);
+	if (R.f->refusal) {
+		out->outcome = CS_GRID_ERROR;
+		out->diag = *R.f->refusal;
+		snprintf(out->diag.msg, sizeof(out->diag.msg),
+			 "dispatched, not executed: the executor refuses %s: %.400s", R.f->name,
+			 R.f->refusal->msg);
+		return;
+	}
 	uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
 	uint64_t ctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
 	if (threads == 0 || threads > 1024 || ctas == 0) {
@@ -1545,6 +1662,7 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	R.param_bytes = l->param_bytes;
 	R.budget = l->max_thread_instructions ? l->max_thread_instructions : CS_PTX_BUDGET_DEFAULT;
 	R.hw_fma = PTX_HAVE_FMA_PATH && cpu_has_fma();
+	R.approx_max = l->approx == CS_PTX_APPROX_MAX;
 	/* far above any GPU's (228 KiB shared per CTA, 512 KiB local per thread),
 	 * low enough that a hostile launch cannot exhaust the host */
 	if (R.shared_size > CS_PTX_SHARED_MAX || R.local_size > CS_PTX_LOCAL_MAX) {

@@ -30,6 +30,9 @@ typedef struct opnd {
 	uint32_t vec[4];    /* OK_VEC: slots (PTX_NONE for `_`) */
 	bool vec_pred;
 	int nvec;
+	bool vec_is_imm[4]; /* OK_VEC element k is an immediate (`{0, %rs1}`): */
+	int vec_immk[4];    /* its kind and value as for OK_IMM, made a slot by */
+	uint64_t vec_imm[4]; /* vec_src once the element type is known */
 	ptx_tok *list;      /* OK_LIST names, in the statement's list storage */
 	int nlist;
 	int clock;          /* OK_CLOCK: 0 %clock, 1 %clock64, 2 %globaltimer */
@@ -125,6 +128,12 @@ static bool parse_name_operand(pp *P, opnd *o)
 	pp_next(P);
 	if (tok_eq(&t, "_")) {
 		o->kind = OK_SINK;
+		return true;
+	}
+	if (tok_eq(&t, "WARP_SZ")) {
+		/* the PTX constant warpSize compiles to */
+		o->kind = OK_IMM;
+		o->imm = PTX_WARP;
 		return true;
 	}
 	int sr = sreg_slot(&t);
@@ -233,6 +242,75 @@ static bool parse_mem_operand(pp *P, opnd *o)
 	return true;
 }
 
+/* A numeric literal, optionally negated: *kind 0 integer, 1 f32 bits, 2 f64 bits. */
+static bool parse_immediate(pp *P, int *kind, uint64_t *value)
+{
+	bool neg = false;
+	if (pp_punct(P, '-')) {
+		neg = true;
+		pp_next(P);
+	}
+	if (P->t.kind == TK_INT) {
+		if (P->t.overflow) {
+			pp_err(P, &P->t, CS_ERR_INPUT, "integer literal does not fit 64 bits");
+			return false;
+		}
+		*kind = 0;
+		*value = neg ? (uint64_t)0 - P->t.ival : P->t.ival;
+	} else if (P->t.kind == TK_F32) {
+		*kind = 1;
+		*value = P->t.ival ^ (neg ? 0x80000000u : 0);
+	} else if (P->t.kind == TK_F64) {
+		*kind = 2;
+		*value = P->t.ival ^ (neg ? 0x8000000000000000ull : 0);
+	} else {
+		pp_err(P, &P->t, CS_ERR_INPUT, "expected a number after '-'");
+		return false;
+	}
+	pp_next(P);
+	return true;
+}
+
+static bool is_immediate_start(const pp *P)
+{
+	return pp_punct(P, '-') || P->t.kind == TK_INT || P->t.kind == TK_F32 ||
+	       P->t.kind == TK_F64;
+}
+
+/* One element of a `{...}` vector: a register, a predicate, the sink `_`, or
+ * an immediate (cuda_bf16.hpp on sm_80 widens bf16 with `mov.b32 %f1, {0,%rs1};`). */
+static bool parse_vector_element(pp *P, opnd *o)
+{
+	int k = o->nvec++;
+	o->vec[k] = PTX_NONE;
+	if (is_immediate_start(P)) {
+		o->vec_is_imm[k] = true;
+		return parse_immediate(P, &o->vec_immk[k], &o->vec_imm[k]);
+	}
+	if (P->t.kind != TK_ID) {
+		pp_err(P, &P->t, CS_ERR_INPUT, "expected a register in a vector");
+		return false;
+	}
+	opnd e;
+	memset(&e, 0, sizeof(e));
+	if (!parse_name_operand(P, &e))
+		return false;
+	if (e.kind == OK_REG && !e.is_addr) {
+		o->vec[k] = e.slot;
+	} else if (e.kind == OK_PRED) {
+		o->vec_pred = true;
+		o->vec[k] = e.pred;
+	} else if (e.kind == OK_IMM) { /* WARP_SZ */
+		o->vec_is_imm[k] = true;
+		o->vec_immk[k] = e.immk;
+		o->vec_imm[k] = e.imm;
+	} else if (e.kind != OK_SINK) {
+		pp_err(P, &e.at, CS_ERR_INPUT, "expected a register in a vector");
+		return false;
+	}
+	return true;
+}
+
 static bool parse_operand(pp *P, stmt *st, opnd *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -249,25 +327,8 @@ static bool parse_operand(pp *P, stmt *st, opnd *o)
 				pp_err(P, &P->t, CS_ERR_UNSUPPORTED, "vectors longer than 4");
 				return false;
 			}
-			opnd e;
-			if (P->t.kind != TK_ID) {
-				pp_err(P, &P->t, CS_ERR_INPUT, "expected a register in a vector");
+			if (!parse_vector_element(P, o))
 				return false;
-			}
-			memset(&e, 0, sizeof(e));
-			if (!parse_name_operand(P, &e))
-				return false;
-			if (e.kind == OK_SINK) {
-				o->vec[o->nvec++] = PTX_NONE;
-			} else if (e.kind == OK_REG && !e.is_addr) {
-				o->vec[o->nvec++] = e.slot;
-			} else if (e.kind == OK_PRED) {
-				o->vec_pred = true;
-				o->vec[o->nvec++] = e.pred;
-			} else {
-				pp_err(P, &e.at, CS_ERR_INPUT, "expected a register in a vector");
-				return false;
-			}
 			if (pp_punct(P, ',')) {
 				pp_next(P);
 				continue;
@@ -312,32 +373,9 @@ static bool parse_operand(pp *P, stmt *st, opnd *o)
 		o->neg = true;
 		return true;
 	}
-	if (pp_punct(P, '-') || P->t.kind == TK_INT || P->t.kind == TK_F32 || P->t.kind == TK_F64) {
-		bool neg = false;
-		if (pp_punct(P, '-')) {
-			neg = true;
-			pp_next(P);
-		}
+	if (is_immediate_start(P)) {
 		o->kind = OK_IMM;
-		if (P->t.kind == TK_INT) {
-			if (P->t.overflow) {
-				pp_err(P, &P->t, CS_ERR_INPUT, "integer literal does not fit 64 bits");
-				return false;
-			}
-			o->immk = 0;
-			o->imm = neg ? (uint64_t)0 - P->t.ival : P->t.ival;
-		} else if (P->t.kind == TK_F32) {
-			o->immk = 1;
-			o->imm = P->t.ival ^ (neg ? 0x80000000u : 0);
-		} else if (P->t.kind == TK_F64) {
-			o->immk = 2;
-			o->imm = P->t.ival ^ (neg ? 0x8000000000000000ull : 0);
-		} else {
-			pp_err(P, &P->t, CS_ERR_INPUT, "expected a number after '-'");
-			return false;
-		}
-		pp_next(P);
-		return true;
+		return parse_immediate(P, &o->immk, &o->imm);
 	}
 	if (P->t.kind == TK_ID) {
 		if (!parse_name_operand(P, o))
@@ -507,6 +545,41 @@ static bool src(pp *P, stmt *s, int i, ptx_type t, uint32_t *slot)
 	return false;
 }
 
+/* Element k of a vector operand as a source of type t: its register, or its
+ * immediate made a constant slot; PTX_NONE for `_`. */
+static uint32_t vec_src(pp *P, const opnd *o, int k, ptx_type t)
+{
+	if (!o->vec_is_imm[k])
+		return o->vec[k];
+	opnd imm = { .kind = OK_IMM, .immk = o->vec_immk[k], .imm = o->vec_imm[k] };
+	return pp_const_slot(P, imm_as(&imm, t), PP_VAR_LITERAL);
+}
+
+/* A vector operand written to: no immediates in it. */
+static bool vec_dst(pp *P, const stmt *s, int i)
+{
+	const opnd *o = &s->o[i];
+	for (int k = 0; k < o->nvec; k++)
+		if (o->vec_is_imm[k]) {
+			pp_err(P, &o->at, CS_ERR_INPUT,
+			       "operand %d of '%s' is written: an immediate cannot stand in it", i + 1,
+			       s->base);
+			return false;
+		}
+	return true;
+}
+
+/* The bit-typed element of a vector packed into or unpacked from t. */
+static ptx_type vec_elem_type(ptx_type t, int nvec)
+{
+	switch (ptx_type_bytes(t) / (unsigned)nvec) {
+	case 1: return T_B8;
+	case 2: return T_B16;
+	case 4: return T_B32;
+	default: return T_B64;
+	}
+}
+
 static bool dst(pp *P, stmt *s, int i, uint32_t *slot)
 {
 	opnd *o = &s->o[i];
@@ -619,6 +692,27 @@ static bool build_arith(pp *P, stmt *s, ptx_ins *ins, int nsrc)
 	return true;
 }
 
+/* add.cc / addc / sub.cc / subc / mad.cc / madc: integer arithmetic through
+ * the carry flag CC.CF, which lives in a predicate of its own. */
+static bool build_carry(pp *P, stmt *s, ptx_ins *ins, int form, bool carry_in, bool carry_out)
+{
+	bool mad = form == CA_MADLO || form == CA_MADHI;
+	if (!build_arith(P, s, ins, mad ? 3 : 2))
+		return false;
+	ptx_type t = (ptx_type)ins->t1;
+	if (t != T_U32 && t != T_S32 && t != T_U64 && t != T_S64) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "carry arithmetic takes .u32, .s32, .u64 or .s64");
+		return false;
+	}
+	if (P->carry_pred == PTX_NONE)
+		P->carry_pred = P->p->npreds++;
+	ins->op = OP_CARRY;
+	ins->aux = (uint8_t)form;
+	ins->o[4] = P->carry_pred;
+	ins->flags |= (uint16_t)((carry_in ? F_CARRY_IN : 0) | (carry_out ? F_CARRY_OUT : 0));
+	return true;
+}
+
 static bool build(pp *P, stmt *s, ptx_ins *ins)
 {
 	const char *b = s->base;
@@ -633,6 +727,11 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		ins->t1 = ins->t2 = (uint8_t)t;
 		if (t == T_PRED) {
 			ins->op = OP_MOV_PRED;
+			if (s->o[1].kind == OK_IMM && s->o[1].immk == 0 && s->o[1].imm <= 1) {
+				/* mov.pred %p, 0 / 1 */
+				ins->aux = (uint8_t)s->o[1].imm;
+				return pred_dst(P, s, 0, &ins->o[0]);
+			}
 			bool neg;
 			if (!pred_dst(P, s, 0, &ins->o[0]) || !pred_src(P, s, 1, &ins->o[1], &neg))
 				return false;
@@ -651,9 +750,9 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 			if (s->o[1].vec_pred || s->o[1].nvec < 2)
 				goto bad_vec;
 			for (int k = 0; k < s->o[1].nvec; k++) {
-				if (s->o[1].vec[k] == PTX_NONE)
+				ins->o[1 + k] = vec_src(P, &s->o[1], k, vec_elem_type(t, s->o[1].nvec));
+				if (ins->o[1 + k] == PTX_NONE)
 					goto bad_vec;
-				ins->o[1 + k] = s->o[1].vec[k];
 			}
 			ins->o[5] = (uint32_t)ptx_type_bytes(t) / (uint32_t)s->o[1].nvec;
 			if (ins->o[5] == 0 || ptx_type_bytes(t) % (uint32_t)s->o[1].nvec)
@@ -663,6 +762,8 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		if (s->o[0].kind == OK_VEC) {
 			ins->op = OP_UNPACK;
 			ins->aux = (uint8_t)s->o[0].nvec;
+			if (!vec_dst(P, s, 0))
+				return false;
 			if (s->o[0].vec_pred || s->o[0].nvec < 2)
 				goto bad_vec;
 			for (int k = 0; k < s->o[0].nvec; k++)
@@ -684,10 +785,8 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		bool sat = take(s, ".sat");
 		bool ftz = take(s, ".ftz");
 		int rnd = take_rnd(s);
-		if (take(s, ".cc")) {
-			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "carry (.cc) arithmetic");
-			return false;
-		}
+		if (take(s, ".cc"))
+			return build_carry(P, s, ins, add ? CA_ADD : CA_SUB, false, true);
 		if (!build_arith(P, s, ins, 2))
 			return false;
 		ptx_type t = (ptx_type)ins->t1;
@@ -714,6 +813,107 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		ins->aux2 = (uint8_t)rnd;
 		ins->flags |= (uint16_t)((sat ? F_SAT : 0) | (ftz ? F_FTZ : 0));
 		return true;
+	}
+	if (!strcmp(b, "addc") || !strcmp(b, "subc"))
+		return build_carry(P, s, ins, b[0] == 'a' ? CA_ADD : CA_SUB, true, take(s, ".cc"));
+	if (!strcmp(b, "madc") || (!strcmp(b, "mad") && take(s, ".cc"))) {
+		bool cc = b[3] == 'c' ? take(s, ".cc") : true;
+		bool hi = take(s, ".hi");
+		if (!hi && !take(s, ".lo")) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "%s needs .lo or .hi", b);
+			return false;
+		}
+		return build_carry(P, s, ins, hi ? CA_MADHI : CA_MADLO, b[3] == 'c', cc);
+	}
+	if (!strcmp(b, "mul24") || !strcmp(b, "mad24")) {
+		bool hi = take(s, ".hi");
+		if (!hi && !take(s, ".lo")) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "%s needs .lo or .hi", b);
+			return false;
+		}
+		if (take(s, ".sat")) {
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "%s.sat", b);
+			return false;
+		}
+		bool mad = b[1] == 'a';
+		if (!build_arith(P, s, ins, mad ? 3 : 2))
+			return false;
+		if (ins->t1 != T_U32 && ins->t1 != T_S32) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "%s takes .u32 or .s32", b);
+			return false;
+		}
+		ins->op = OP_INT;
+		ins->aux = mad ? IO_MAD24 : IO_MUL24;
+		if (hi)
+			ins->flags |= F_HI;
+		return true;
+	}
+	if (!strcmp(b, "shf")) {
+		bool right = take(s, ".r");
+		if (!right && !take(s, ".l")) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "shf needs .l or .r");
+			return false;
+		}
+		bool clamp = take(s, ".clamp");
+		if (!clamp && !take(s, ".wrap")) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "shf needs .wrap or .clamp");
+			return false;
+		}
+		if (!nops(P, s, 4, 4))
+			return false;
+		ptx_type t = want_type(P, s, 0);
+		if (t != T_B32) {
+			if (!P->failed)
+				pp_err(P, &s->optok, CS_ERR_INPUT, "shf takes .b32");
+			return false;
+		}
+		ins->op = OP_INT;
+		ins->aux = IO_SHF;
+		ins->aux2 = (uint8_t)((right ? SHF_RIGHT : 0) | (clamp ? SHF_CLAMP : 0));
+		ins->t1 = ins->t2 = T_B32;
+		return dst(P, s, 0, &ins->o[0]) && src(P, s, 1, T_B32, &ins->o[1]) &&
+		       src(P, s, 2, T_B32, &ins->o[2]) && src(P, s, 3, T_U32, &ins->o[3]);
+	}
+	if (!strcmp(b, "isspacep")) {
+		static const char *const spaces[] = { ".global", ".shared", ".local", ".const",
+						      ".param", ".param::entry", ".shared::cta" };
+		static const int space_of[] = { SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_KPARAM,
+						SP_KPARAM, SP_SHARED };
+		int k = take_one(s, spaces, 7);
+		if (k < 0) {
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "isspacep needs a state space it models");
+			return false;
+		}
+		if (!nops(P, s, 2, 2))
+			return false;
+		ins->op = OP_ISSPACEP;
+		ins->aux = (uint8_t)space_of[k];
+		return pred_dst(P, s, 0, &ins->o[0]) && src(P, s, 1, T_U64, &ins->o[1]);
+	}
+	if (!strcmp(b, "match")) {
+		static const char *const modes[] = { ".any", ".all" };
+		int k = take_one(s, modes, 2);
+		take(s, ".sync");
+		ptx_type t = s->ntypes == 1 ? s->types[0] : T_NONE;
+		if (k < 0 || (t != T_B32 && t != T_B64)) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "match needs .any or .all and .b32 or .b64");
+			return false;
+		}
+		if (!nops(P, s, 3, 3))
+			return false;
+		ins->op = OP_MATCH;
+		ins->aux = (uint8_t)k;
+		ins->t1 = (uint8_t)t;
+		ins->flags |= F_MEMBER_MASK;
+		opnd *d0 = &s->o[0];
+		if (d0->kind != OK_REG || d0->is_addr || d0->slot < SR_COUNT ||
+		    (d0->has_pipe && k != MA_ALL)) {
+			pp_err(P, &d0->at, CS_ERR_INPUT, "match writes a register (and a predicate for .all)");
+			return false;
+		}
+		ins->o[0] = d0->slot;
+		ins->o[4] = d0->has_pipe ? d0->pipe_pred : PTX_NONE;
+		return src(P, s, 1, t, &ins->o[1]) && src(P, s, 2, T_B32, &ins->o[5]);
 	}
 	if (!strcmp(b, "mul") || !strcmp(b, "mad") || !strcmp(b, "fma")) {
 		bool mad = b[0] != 'm' || b[1] == 'a';
@@ -1199,9 +1399,11 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 			pp_err(P, &v->at, CS_ERR_INPUT, "expected a %d-element vector", vec);
 			return false;
 		}
+		if (load && !vec_dst(P, s, 0))
+			return false;
 		for (int i = 0; i < vec; i++) {
-			ins->o[1 + i] = v->vec[i];
-			if (!load && v->vec[i] == PTX_NONE) {
+			ins->o[1 + i] = vec_src(P, v, i, t);
+			if (!load && ins->o[1 + i] == PTX_NONE) {
 				pp_err(P, &v->at, CS_ERR_INPUT, "'_' in a stored vector");
 				return false;
 			}
@@ -1224,19 +1426,23 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		if (t == T_NONE)
 			return false;
 		bool ok;
+		/* the packed-half atomics of cuda_fp16.hpp / cuda_bf16.hpp:
+		 * atom{.add.noftz,.min,.max}.{f16,bf16,f16x2,bf16x2} */
+		bool half = t == T_F16 || t == T_BF16 || t == T_F16X2 || t == T_BF16X2;
 		switch (op) {
 		case AO_ADD:
-			ok = t == T_U32 || t == T_S32 || t == T_U64 || t == T_F32 || t == T_F64 || t == T_S64;
+			ok = t == T_U32 || t == T_S32 || t == T_U64 || t == T_F32 || t == T_F64 ||
+			     t == T_S64 || half;
 			break;
 		case AO_MIN: case AO_MAX:
-			ok = t == T_U32 || t == T_S32 || t == T_U64 || t == T_S64;
+			ok = t == T_U32 || t == T_S32 || t == T_U64 || t == T_S64 || half;
 			break;
 		case AO_INC: case AO_DEC:
 			ok = t == T_U32;
 			break;
 		default:
 			ok = t == T_B32 || t == T_B64 || t == T_U32 || t == T_S32 || t == T_U64 ||
-			     (op == AO_EXCH && t == T_F32);
+			     (op == AO_EXCH && t == T_F32) || (op == AO_CAS && t == T_B16);
 		}
 		if (!ok) {
 			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "%s operation on this type", b);
@@ -1307,6 +1513,8 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 			ins->flags |= F_HAS_C;
 			ins->o[4] = d0->pipe_pred;
 		}
+		if (s->nops == 5)
+			ins->flags |= F_MEMBER_MASK;
 		return src(P, s, 1, T_B32, &ins->o[1]) && src(P, s, 2, T_B32, &ins->o[2]) &&
 		       src(P, s, 3, T_B32, &ins->o[3]) &&
 		       (s->nops < 5 || src(P, s, 4, T_B32, &ins->o[5]));
@@ -1333,8 +1541,11 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 			return false;
 		if (neg)
 			ins->flags |= F_NEG_A;
-		if (s->nops == 3 && !src(P, s, 2, T_B32, &ins->o[2]))
-			return false;
+		if (s->nops == 3) {
+			ins->flags |= F_MEMBER_MASK;
+			if (!src(P, s, 2, T_B32, &ins->o[5]))
+				return false;
+		}
 		if (m == VO_BALLOT)
 			return dst(P, s, 0, &ins->o[0]);
 		return pred_dst(P, s, 0, &ins->o[0]);
@@ -1373,9 +1584,9 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		bool red = take(s, ".red");
 		take(s, ".aligned");
 		if (warp) {
-			/* bar.warp.sync: threads of a warp run in lockstep here */
-			ins->op = OP_NOP;
-			return nops(P, s, 1, 1);
+			ins->op = OP_WARPSYNC;
+			ins->flags |= F_MEMBER_MASK;
+			return nops(P, s, 1, 1) && src(P, s, 0, T_B32, &ins->o[5]);
 		}
 		if (red) {
 			static const char *const rops[] = { ".popc", ".and", ".or" };
@@ -1519,6 +1730,76 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 	return false;
 }
 
+/* An instruction with no operands and no guard. */
+static void blank_ins(ptx_ins *ins)
+{
+	memset(ins, 0, sizeof(*ins));
+	for (int k = 0; k < 6; k++)
+		ins->o[k] = PTX_NONE;
+	ins->guard = PTX_NONE;
+}
+
+/* brx.idx{.uni} index, tlist: lowered to one setp.eq / bra pair per target
+ * (so reconvergence works as for any branch), then a trap for an index past
+ * the list (undefined in the PTX ISA). A guard skips the whole sequence. */
+static bool emit_brx(pp *P, stmt *s)
+{
+	take(s, ".uni");
+	if (!take(s, ".idx")) {
+		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "brx without .idx");
+		return false;
+	}
+	if (!nops(P, s, 2, 2) || !check_mods(P, s))
+		return false;
+	const pp_tlist *tl = s->o[1].kind == OK_NAME ? pp_tlist_find(P, &s->o[1].at) : NULL;
+	if (!tl) {
+		pp_err(P, &s->o[1].at, CS_ERR_UNSUPPORTED,
+		       "brx.idx needs a .branchtargets list declared before it");
+		return false;
+	}
+	uint32_t index;
+	if (!src(P, s, 0, T_U32, &index))
+		return false;
+	if (P->brx_pred == PTX_NONE)
+		P->brx_pred = P->p->npreds++;
+	uint32_t line = s->optok.line;
+	size_t skip = PTX_NONE;
+	ptx_ins ins;
+	if (s->guard != PTX_NONE) {
+		blank_ins(&ins);
+		ins.op = OP_BRA;
+		ins.guard = s->guard;
+		ins.flags = s->guard_neg ? 0 : F_GUARD_NEG;
+		skip = P->p->ncode;
+		if (!pp_emit(P, &ins, line))
+			return false;
+	}
+	for (size_t k = 0; k < tl->count; k++) {
+		blank_ins(&ins);
+		ins.op = OP_SETP;
+		ins.aux = CMP_EQ;
+		ins.t2 = T_U32;
+		ins.o[0] = P->brx_pred;
+		ins.o[1] = index;
+		ins.o[2] = pp_const_slot(P, k, PP_VAR_LITERAL);
+		if (P->failed || !pp_emit(P, &ins, line))
+			return false;
+		blank_ins(&ins);
+		ins.op = OP_BRA;
+		ins.guard = P->brx_pred;
+		if (!pp_label_use(P, &P->tlabels[tl->first + k], (uint32_t)P->p->ncode) ||
+		    !pp_emit(P, &ins, line))
+			return false;
+	}
+	blank_ins(&ins);
+	ins.op = OP_TRAP;
+	if (!pp_emit(P, &ins, line))
+		return false;
+	if (skip != PTX_NONE)
+		P->p->code[skip].imm = (int64_t)P->p->ncode;
+	return true;
+}
+
 bool pp_instruction(pp *P)
 {
 	stmt s;
@@ -1563,7 +1844,8 @@ bool pp_instruction(pp *P)
 		"shr", "prmt", "setp", "set", "selp", "slct", "testp", "cvt", "cvta", "ld", "ldu",
 		"st", "atom", "red", "shfl", "vote", "activemask", "bar", "barrier", "membar",
 		"fence", "redux", "nanosleep", "prefetch", "prefetchu", "pmevent", "bra", "ret", "exit",
-		"trap", "call",
+		"trap", "call", "addc", "subc", "madc", "mul24", "mad24", "shf", "isspacep", "match",
+		"brx",
 	};
 	bool is_known = false;
 	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
@@ -1617,10 +1899,10 @@ bool pp_instruction(pp *P)
 	}
 	if (!pp_expect(P, ';'))
 		return false;
+	if (!strcmp(s.base, "brx"))
+		return emit_brx(P, &s);
 	ptx_ins ins;
-	memset(&ins, 0, sizeof(ins));
-	for (int k = 0; k < 6; k++)
-		ins.o[k] = PTX_NONE;
+	blank_ins(&ins);
 	ins.guard = s.guard;
 	if (s.guard_neg)
 		ins.flags |= F_GUARD_NEG;

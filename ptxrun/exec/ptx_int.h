@@ -76,8 +76,10 @@ typedef enum ptx_op {
 	/* memory */
 	OP_LD, OP_ST,    /* space in aux, t1 type, vec count */
 	OP_ATOM, OP_RED,
+	OP_CARRY,        /* add/sub/mad with the carry flag: aux CA_*, o[4] its predicate */
+	OP_ISSPACEP,     /* pd = generic address a lies in space aux */
 	/* warp */
-	OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_REDUX,
+	OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_REDUX, OP_MATCH, OP_WARPSYNC,
 	OP_BAR, OP_BAR_RED, OP_MEMBAR,
 	/* control */
 	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP,
@@ -94,7 +96,14 @@ enum {
 	IO_DIV, IO_REM, IO_ABS, IO_NEG, IO_MIN, IO_MAX, IO_POPC, IO_CLZ, IO_BREV,
 	IO_BFE, IO_BFI, IO_PRMT, IO_SHL, IO_SHR, IO_AND, IO_OR, IO_XOR, IO_NOT, IO_CNOT,
 	IO_SAD, IO_BFIND, IO_ADDSAT, IO_SUBSAT,
+	IO_SHF,          /* funnel shift of {b:a} by c: aux2 SHF_* */
+	IO_MUL24, IO_MAD24, /* low 24 bits multiplied; F_HI for bits 47..16 */
 };
+enum { SHF_RIGHT = 1, SHF_CLAMP = 2 };
+/* OP_CARRY forms; the flag is the carry for add and mad, the borrow for sub. */
+enum { CA_ADD, CA_SUB, CA_MADLO, CA_MADHI };
+/* OP_MATCH modes. */
+enum { MA_ANY, MA_ALL };
 enum {
 	FO_ADD, FO_SUB, FO_MUL, FO_FMA, FO_DIV, FO_RCP, FO_SQRT, FO_RSQRT, FO_EX2, FO_LG2,
 	FO_SIN, FO_COS, FO_TANH, FO_MIN, FO_MAX, FO_ABS, FO_NEG, FO_COPYSIGN, FO_TESTP,
@@ -127,6 +136,9 @@ enum {
 	F_UNI = 1u << 7,       /* bra.uni */
 	F_APPROX = 1u << 8,
 	F_NEG_A = 1u << 9,     /* vote source predicate negated */
+	F_CARRY_IN = 1u << 10, /* addc/subc/madc: adds (subtracts) the carry flag */
+	F_CARRY_OUT = 1u << 11, /* .cc: writes the carry flag */
+	F_MEMBER_MASK = 1u << 12, /* .sync warp op: o[5] is its member mask */
 };
 
 typedef struct ptx_ins {
@@ -176,6 +188,9 @@ typedef struct ptx_func {
 	ptx_param *rets;
 	uint32_t dyn_shared_align;
 	bool visiting, done;         /* recursion check */
+	cs_diag *refusal;            /* why the function cannot run (a construct the
+					executor refuses, malformed text in its body, a
+					call to a refused function); NULL when it can */
 } ptx_func;
 
 /* A constant slot: a literal, or the address of a module variable (known per run). */

@@ -737,6 +737,56 @@ static void skip_perf_directives(pp *P)
 	}
 }
 
+/* Where the body that opens at the current '{' ends: the lexer just past its
+ * matching '}' and the token there. False when the braces never balance (the
+ * text ends first), so a refusal inside the body cannot be skipped. */
+static bool body_extent(const pp *P, ptx_lexer *after, ptx_tok *next)
+{
+	ptx_lexer lx = P->lx;
+	int depth = 1;
+	for (;;) {
+		ptx_tok t = ptx_lex_next(&lx);
+		if (t.kind == TK_EOF || lx.bad_comment)
+			return false;
+		if (t.kind == TK_PUNCT && t.c == '{')
+			depth++;
+		if (t.kind == TK_PUNCT && t.c == '}' && --depth == 0)
+			break;
+	}
+	*next = ptx_lex_next(&lx);
+	*after = lx;
+	return true;
+}
+
+/* Marks function fi refused with the parser's error and forgets what its body
+ * emitted, so the module's other functions still run. */
+static bool refuse_function(pp *P, size_t fi, size_t ncalls_before)
+{
+	cs_ptx_program *p = P->p;
+	ptx_func *f = &p->funcs[fi];
+	f->refusal = malloc(sizeof(*f->refusal));
+	if (!f->refusal) {
+		cs_diag_set(P->d, CS_ERR_NOMEM, "out of memory");
+		return false;
+	}
+	*f->refusal = *P->d;
+	cs_diag_clear(P->d);
+	P->failed = false;
+	p->ncode = f->start;
+	f->end = f->start;
+	for (size_t i = ncalls_before; i < p->ncalls; i++) {
+		free(p->calls[i].args);
+		free(p->calls[i].rets);
+		free(p->calls[i].callee_name);
+	}
+	p->ncalls = ncalls_before;
+	P->nlabels = 0;
+	P->nfixups = 0;
+	P->ntlists = 0;
+	P->ntlabels = 0;
+	return true;
+}
+
 static bool parse_function(pp *P, bool is_entry, bool is_extern)
 {
 	size_t mark = P->nsyms;
@@ -830,9 +880,20 @@ static bool parse_function(pp *P, bool is_entry, bool is_extern)
 			goto fail;
 		p->entries[p->nentries++] = fi;
 	}
+	/* A body the executor refuses refuses this function alone: the parser
+	 * resumes after its closing brace. */
+	ptx_lexer after;
+	ptx_tok next;
+	bool skippable = body_extent(P, &after, &next);
+	size_t ncalls_before = p->ncalls;
 	pp_next(P); /* '{' */
-	if (!parse_body(P, fi))
-		goto fail;
+	if (!parse_body(P, fi)) {
+		if (!skippable || P->d->status == CS_ERR_NOMEM ||
+		    !refuse_function(P, fi, ncalls_before))
+			goto fail;
+		P->lx = after;
+		P->t = next;
+	}
 	sym_pop_to(P, mark);
 	P->scope_mark = scope_mark;
 	return true;
@@ -910,7 +971,46 @@ static bool resolve_labels(pp *P)
 	}
 	P->nfixups = 0;
 	P->nlabels = 0;
+	P->ntlists = 0;
+	P->ntlabels = 0;
 	return true;
+}
+
+/* `NAME: .branchtargets L1, L2, ...;` (the label itself is already defined). */
+static bool parse_branch_targets(pp *P, const ptx_tok *name)
+{
+	pp_next(P); /* .branchtargets */
+	if (!GROW(P, P->tlists, P->cap_tlists, P->ntlists + 1))
+		return false;
+	pp_tlist *tl = &P->tlists[P->ntlists];
+	tl->name = name->s;
+	tl->len = name->len;
+	tl->first = P->ntlabels;
+	tl->count = 0;
+	for (;;) {
+		if (P->t.kind != TK_ID || P->t.s[0] == '.' || P->t.s[0] == '%') {
+			pp_err(P, &P->t, CS_ERR_INPUT, "expected a label in .branchtargets");
+			return false;
+		}
+		if (!GROW(P, P->tlabels, P->cap_tlabels, P->ntlabels + 1))
+			return false;
+		P->tlabels[P->ntlabels++] = P->t;
+		tl->count++;
+		pp_next(P);
+		if (!pp_punct(P, ','))
+			break;
+		pp_next(P);
+	}
+	P->ntlists++;
+	return pp_expect(P, ';');
+}
+
+const pp_tlist *pp_tlist_find(const pp *P, const ptx_tok *t)
+{
+	for (size_t i = 0; i < P->ntlists; i++)
+		if (P->tlists[i].len == t->len && !memcmp(P->tlists[i].name, t->s, t->len))
+			return &P->tlists[i];
+	return NULL;
 }
 
 /* ---- function bodies ---------------------------------------------------- */
@@ -987,6 +1087,8 @@ static bool parse_body(pp *P, size_t fi)
 				if (!label_define(P, &t))
 					return false;
 				pp_next(P);
+				if (pp_is(P, ".branchtargets") && !parse_branch_targets(P, &t))
+					return false;
 				continue;
 			}
 			P->lx = save;
@@ -1174,7 +1276,7 @@ static bool check_recursion(pp *P, size_t fi)
 {
 	cs_ptx_program *p = P->p;
 	ptx_func *f = &p->funcs[fi];
-	if (f->done)
+	if (f->done || f->refusal)
 		return true;
 	if (f->visiting) {
 		pp_err(P, NULL, CS_ERR_UNSUPPORTED, "recursive call through '%s'", f->name);
@@ -1190,30 +1292,57 @@ static bool check_recursion(pp *P, size_t fi)
 	return true;
 }
 
-static bool link_program(pp *P)
+/* Refuses function fi (unless it already is) with a message at line:col. */
+static bool refuse_at(pp *P, size_t fi, uint32_t line, uint32_t col, cs_status st,
+		      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static bool refuse_at(pp *P, size_t fi, uint32_t line, uint32_t col, cs_status st,
+		      const char *fmt, ...)
+{
+	ptx_func *f = &P->p->funcs[fi];
+	if (f->refusal)
+		return true;
+	f->refusal = malloc(sizeof(*f->refusal));
+	if (!f->refusal) {
+		pp_err(P, NULL, CS_ERR_NOMEM, "out of memory");
+		return false;
+	}
+	char msg[CS_DIAG_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cs_diag_at_text(f->refusal, st, P->name, line, col, "%s", msg);
+	return true;
+}
+
+/* Binds each call site to its callee. A call the executor cannot make (no
+ * body here, a mismatched argument list) refuses the calling function, and a
+ * function that calls a refused one is refused too, naming the call. */
+static bool link_calls(pp *P)
 {
 	cs_ptx_program *p = P->p;
 	for (size_t i = 0; i < p->ncalls; i++) {
 		ptx_callsite *c = &p->calls[i];
 		size_t fi;
-		ptx_tok at = { 0 };
-		at.line = c->line;
-		at.col = c->col;
 		ptx_func *f = func_by_name(P, c->callee_name, strlen(c->callee_name), &fi);
-		if (!f) {
-			pp_err(P, &at, CS_ERR_INPUT, "call to undeclared function '%s'", c->callee_name);
+		bool ok = true;
+		if (!f)
+			ok = refuse_at(P, c->caller, c->line, c->col, CS_ERR_INPUT,
+				       "call to undeclared function '%s'", c->callee_name);
+		else if (!f->defined || f->is_entry)
+			ok = refuse_at(P, c->caller, c->line, c->col, CS_ERR_UNSUPPORTED,
+				       "call to '%s', which has no body here%s", c->callee_name,
+				       f->is_entry ? " (an entry)" : "");
+		else if (c->nargs != f->nparams || c->nrets > f->nrets)
+			ok = refuse_at(P, c->caller, c->line, c->col, CS_ERR_INPUT,
+				       "call to '%s' passes %u arguments, it takes %zu",
+				       c->callee_name, c->nargs, f->nparams);
+		if (!ok)
 			return false;
-		}
-		if (!f->defined || f->is_entry) {
-			pp_err(P, &at, CS_ERR_UNSUPPORTED, "call to '%s', which has no body here%s",
-			       c->callee_name, f->is_entry ? " (an entry)" : "");
-			return false;
-		}
-		if (c->nargs != f->nparams || c->nrets > f->nrets) {
-			pp_err(P, &at, CS_ERR_INPUT, "call to '%s' passes %u arguments, it takes %zu",
-			       c->callee_name, c->nargs, f->nparams);
-			return false;
-		}
+		if (!f || !f->defined || f->is_entry || c->nargs != f->nparams ||
+		    c->nrets > f->nrets)
+			continue;
 		for (uint32_t k = 0; k < c->nargs; k++) {
 			if (c->args[k].size > f->params[k].size)
 				c->args[k].size = f->params[k].size;
@@ -1226,6 +1355,30 @@ static bool link_program(pp *P)
 		}
 		c->func = (uint32_t)fi;
 	}
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (size_t i = 0; i < p->ncalls; i++) {
+			const ptx_callsite *c = &p->calls[i];
+			const ptx_func *callee = &p->funcs[c->func];
+			if (p->funcs[c->caller].refusal || !callee->refusal)
+				continue;
+			char why[CS_DIAG_MSG_MAX];
+			cs_diag_format(callee->refusal, why, sizeof(why));
+			if (!refuse_at(P, c->caller, c->line, c->col, callee->refusal->status,
+				       "call to '%s', which the executor refuses: %s", callee->name,
+				       why))
+				return false;
+			changed = true;
+		}
+	}
+	return true;
+}
+
+static bool link_program(pp *P)
+{
+	cs_ptx_program *p = P->p;
+	if (!link_calls(P))
+		return false;
 	for (size_t i = 0; i < p->nfuncs; i++)
 		if (!check_recursion(P, i))
 			return false;
@@ -1247,9 +1400,22 @@ static bool link_program(pp *P)
 	}
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		ptx_func *f = &p->funcs[i];
-		if (f->defined && (!ptx_cfg_reconverge(p, f, P->d) || !ptx_cfg_fuse(p, f, P->d))) {
-			P->failed = true;
-			return false;
+		if (!f->defined || f->refusal)
+			continue;
+		cs_diag why;
+		cs_diag_clear(&why);
+		if (!ptx_cfg_reconverge(p, f, &why) || !ptx_cfg_fuse(p, f, &why)) {
+			if (why.status == CS_ERR_NOMEM) {
+				*P->d = why;
+				P->failed = true;
+				return false;
+			}
+			f->refusal = malloc(sizeof(*f->refusal));
+			if (!f->refusal) {
+				pp_err(P, NULL, CS_ERR_NOMEM, "out of memory");
+				return false;
+			}
+			*f->refusal = why;
 		}
 	}
 	return true;
@@ -1276,6 +1442,8 @@ cs_ptx_program *cs_ptx_parse(const char *text, size_t len, const char *name, cs_
 	P->p = p;
 	P->d = d;
 	P->name = name ? name : "<ptx>";
+	P->carry_pred = PTX_NONE;
+	P->brx_pred = PTX_NONE;
 	memset(P->bucket, 0xff, sizeof(P->bucket));
 	memset(P->cbucket, 0xff, sizeof(P->cbucket));
 	if (!p->name) {
@@ -1290,6 +1458,8 @@ cs_ptx_program *cs_ptx_parse(const char *text, size_t len, const char *name, cs_
 	bool ok = !P->failed && parse_module(P) && link_program(P);
 	free(P->syms);
 	free(P->labels);
+	free(P->tlists);
+	free(P->tlabels);
 	free(P->fixups);
 	free(P->cnext);
 	free(P);
@@ -1313,6 +1483,7 @@ void cs_ptx_program_free(cs_ptx_program *p)
 		free(f->params);
 		free(f->rets);
 		free(f->name);
+		free(f->refusal);
 	}
 	for (size_t i = 0; i < p->ncalls; i++) {
 		free(p->calls[i].args);
@@ -1383,6 +1554,12 @@ bool cs_ptx_entry_find(const cs_ptx_program *p, const char *name, size_t *index)
 			return true;
 		}
 	return false;
+}
+
+const cs_diag *cs_ptx_entry_refusal(const cs_ptx_program *p, size_t i)
+{
+	const ptx_func *f = entry_func(p, i);
+	return f ? f->refusal : NULL;
 }
 
 uint32_t cs_ptx_entry_line(const cs_ptx_program *p, size_t i)

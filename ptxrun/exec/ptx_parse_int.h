@@ -43,6 +43,13 @@ typedef struct pp_fixup {
 	uint32_t pc, line, col;
 } pp_fixup;
 
+/* A `.branchtargets` list of the current function: its name and labels. */
+typedef struct pp_tlist {
+	const char *name;
+	uint32_t len;
+	size_t first, count; /* in pp.tlabels */
+} pp_tlist;
+
 typedef struct pp {
 	ptx_lexer lx;
 	ptx_tok t;
@@ -63,6 +70,13 @@ typedef struct pp {
 	size_t nfixups, cap_fixups;
 	size_t cap_lines;
 	size_t cur_func;
+	uint32_t carry_pred; /* the predicate that holds CC.CF (carry arithmetic),
+				PTX_NONE until an instruction uses it */
+	uint32_t brx_pred;   /* scratch predicate of lowered brx.idx, PTX_NONE until used */
+	pp_tlist *tlists;    /* the current function's .branchtargets lists */
+	size_t ntlists, cap_tlists;
+	ptx_tok *tlabels;
+	size_t ntlabels, cap_tlabels;
 } pp;
 
 void pp_err(pp *P, const ptx_tok *at, cs_status st, const char *fmt, ...)
@@ -78,6 +92,8 @@ uint32_t pp_const_slot(pp *P, uint64_t value, int32_t var);
 ptx_type pp_type_of(const char *s, size_t n);
 bool pp_label_use(pp *P, const ptx_tok *t, uint32_t pc);
 bool pp_emit(pp *P, const ptx_ins *ins, uint32_t line);
+/* The .branchtargets list named t in the current function, or NULL. */
+const pp_tlist *pp_tlist_find(const pp *P, const ptx_tok *t);
 /* Parses one instruction statement (guard, opcode, operands, ';') and emits it. */
 bool pp_instruction(pp *P);
 

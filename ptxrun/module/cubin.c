@@ -412,11 +412,18 @@ static bool add_kernel(cubin_ctx *c, size_t text_idx, const GElf_Shdr *text, con
 		ok = walk_nvinfo(c, &info_sh, kernel_attr, a);
 	if (ok && c0_idx)
 		k->cbank0_size = (uint32_t)(c0_sh.sh_size > UINT32_MAX ? UINT32_MAX : c0_sh.sh_size);
-	if (ok && !a->have_cbank) {
+	/* A kernel without parameters (`__global__ void k()`): nvcc writes neither
+	 * EIATTR_PARAM_CBANK nor KPARAM_INFO, and .nv.constant0.<k> holds only
+	 * the driver's part of the bank, so its empty parameter area sits where
+	 * that part ends. */
+	bool has_params = a->nparams || (a->have_param_size && k->param_bytes);
+	if (ok && !a->have_cbank && !has_params)
+		k->param_base = k->cbank0_size;
+	if (ok && !a->have_cbank && has_params) {
 		snprintf(msg, sizeof(msg),
-			 "kernel %s: .nv.info.%s has no EIATTR_PARAM_CBANK (where its parameters "
-			 "live)",
-			 kname, kname);
+			 "kernel %s: .nv.info.%s states %zu parameters (0x%x bytes) and no "
+			 "EIATTR_PARAM_CBANK (where they live)",
+			 kname, kname, a->nparams, k->param_bytes);
 		ok = fail_at(c, info_idx ? info_sh.sh_offset : shdr_off(c, c0_idx), CS_ERR_INPUT,
 			     msg);
 	}

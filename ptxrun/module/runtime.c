@@ -39,6 +39,7 @@ struct cs_ptx_runtime {
 	size_t ntexts;
 	uint8_t *scratch;       /* code read back from the bus */
 	size_t scratch_cap;
+	cs_ptx_approx approx;
 };
 
 cs_ptx_runtime *cs_ptx_runtime_new(cs_arch arch)
@@ -66,6 +67,12 @@ void cs_ptx_runtime_free(cs_ptx_runtime *rt)
 }
 
 size_t cs_ptx_runtime_module_count(const cs_ptx_runtime *rt) { return rt ? rt->nmods : 0; }
+
+void cs_ptx_runtime_set_approx(cs_ptx_runtime *rt, cs_ptx_approx mode)
+{
+	if (rt)
+		rt->approx = mode;
+}
 
 bool cs_ptx_runtime_add(cs_ptx_runtime *rt, cs_module *m, cs_diag *d)
 {
@@ -493,6 +500,7 @@ static void run_grid(void *ctx, const cs_bus *bus, const cs_grid_launch *g, cs_g
 	l.launch = g->launch;
 	l.shared_window = g->shared_window;
 	l.local_window = g->local_window;
+	l.approx = rt->approx;
 	cs_ptx_run(rm->prog, entry, &l, bus, out);
 	if (!out->kernel[0])
 		snprintf(out->kernel, sizeof(out->kernel), "%s", k->name);

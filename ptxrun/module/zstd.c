@@ -606,7 +606,9 @@ static bool sequences(zs *z, size_t at, size_t end, size_t nlit)
 	} else if (p != end) {
 		return zfail(z, p, "%zu bytes after an empty sequences section", end - p);
 	}
-	if (!out_bytes(z, end, nlit - lp))
+	/* the trailing literals: located at the sequences section that left them
+	 * (end can be the end of the whole entry) */
+	if (!out_bytes(z, at, nlit - lp))
 		return false;
 	memcpy(z->dst + z->pos, z->lit + lp, nlit - lp);
 	z->pos += nlit - lp;

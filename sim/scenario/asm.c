@@ -749,6 +749,23 @@ static uint64_t local_region_bytes(const cs_kernel_info *k, const uint64_t grid[
 	return (total + 0x1ffff) & ~0x1ffffull;
 }
 
+/* args=@NAME: parameter p (a struct by value, any size) is the first p->size
+ * bytes of alloc NAME as memory holds them when the launch is assembled. */
+static bool arg_bytes_of(scn_exec *x, const scn_expr *name, const cs_kernel_param *p, uint8_t *dst)
+{
+	scn_sym *sym = g_hash_table_lookup(x->s->syms, name->name);
+	if (!sym || sym->kind != SCN_SYM_ALLOC || sym->is_push)
+		return scn_fail_at(x, name->loc, "@%s: not an alloc defined here", name->name);
+	if (sym->size < p->size)
+		return scn_fail_at(x, name->loc, "@%s is %llu bytes; parameter %u is %u", name->name,
+				   (unsigned long long)sym->size, p->ordinal, p->size);
+	uint64_t fault;
+	if (!cs_mem_read(x->mem, sym->va, dst, p->size, &fault))
+		return scn_fail_at(x, name->loc, "@%s: cannot read 0x%llx", name->name,
+				   (unsigned long long)fault);
+	return true;
+}
+
 static bool asm_launch(scn_exec *x, const scn_dir *push, const scn_pline *pl)
 {
 	scn_expr ke = { .kind = SCN_EX_NAME, .loc = pl->kernel_loc, .name = pl->kernel };
@@ -782,23 +799,29 @@ static bool asm_launch(scn_exec *x, const scn_dir *push, const scn_pline *pl)
 			break;
 		}
 		const scn_expr *a = pl->args[p->ordinal];
+		uint64_t at = (uint64_t)k->param_base + p->offset;
+		if (at + p->size > cb_size) {
+			ok = scn_fail_at(x, a->loc, "parameter %u lies outside constant bank 0", p->ordinal);
+			break;
+		}
+		if (pl->arg_bytes && pl->arg_bytes[p->ordinal]) {
+			ok = arg_bytes_of(x, a, p, cb + at);
+			continue;
+		}
 		if (!scn_eval(x, a, &v)) {
 			ok = false;
 			break;
 		}
 		if (p->size != 1 && p->size != 2 && p->size != 4 && p->size != 8) {
-			ok = scn_fail_at(x, a->loc, "parameter %u is %u bytes; args= sets 1, 2, 4 or 8",
+			ok = scn_fail_at(x, a->loc,
+					 "parameter %u is %u bytes; a number sets 1, 2, 4 or 8 "
+					 "(@NAME passes the bytes of alloc NAME)",
 					 p->ordinal, p->size);
 			break;
 		}
 		if (!fits_bits(v, p->size * 8)) {
 			ok = scn_fail_at(x, a->loc, "argument 0x%llx does not fit parameter %u (%u bytes)",
 					 (unsigned long long)v, p->ordinal, p->size);
-			break;
-		}
-		uint64_t at = (uint64_t)k->param_base + p->offset;
-		if (at + p->size > cb_size) {
-			ok = scn_fail_at(x, a->loc, "parameter %u lies outside constant bank 0", p->ordinal);
 			break;
 		}
 		for (unsigned b = 0; b < p->size; b++)

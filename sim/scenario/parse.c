@@ -547,15 +547,30 @@ static bool parse_launch(lx *l, scn_pline *pl, unsigned index)
 			block = true;
 		} else if (!strcmp(kv.key, "args")) {
 			GArray *a = g_array_new(FALSE, TRUE, sizeof(scn_expr *));
+			GArray *bytes = g_array_new(FALSE, TRUE, sizeof(bool));
 			bool ok = true;
-			for (;;) {
+			/* a bare `args=` is the empty list of a kernel without parameters */
+			bool empty = l->pos >= l->len || l->line[l->pos] == ' ' ||
+				     l->line[l->pos] == '\t';
+			while (!empty) {
+				/* @NAME: a parameter of any size (a struct by value) takes
+				 * its bytes from alloc NAME */
+				bool at = l->line[l->pos] == '@';
+				uint32_t col = lx_col(l) + (at ? 1 : 0);
+				if (at)
+					l->pos++;
 				scn_expr *e = scn_expr_parse(l->s, l->line, l->len, &l->pos, l->lineno,
 							     l->d);
 				if (!e) {
 					ok = false;
 					break;
 				}
+				if (at && e->kind != SCN_EX_NAME) {
+					ok = lx_fail_at(l, col - 1, "expected an alloc name after '@'");
+					break;
+				}
 				g_array_append_val(a, e);
+				g_array_append_val(bytes, at);
 				if (l->pos < l->len && l->line[l->pos] == ',') {
 					l->pos++;
 					continue;
@@ -566,11 +581,15 @@ static bool parse_launch(lx *l, scn_pline *pl, unsigned index)
 			if (ok) {
 				pl->nargs = a->len;
 				pl->args = scn_alloc(l->s, sizeof(scn_expr *) * (a->len ? a->len : 1));
-				if (a->len)
+				pl->arg_bytes = scn_alloc(l->s, sizeof(bool) * (a->len ? a->len : 1));
+				if (a->len) {
 					memcpy(pl->args, a->data, sizeof(scn_expr *) * a->len);
+					memcpy(pl->arg_bytes, bytes->data, sizeof(bool) * a->len);
+				}
 				pl->has_args = true;
 			}
 			g_array_free(a, TRUE);
+			g_array_free(bytes, TRUE);
 			if (!ok)
 				return false;
 		} else if (!strcmp(kv.key, "shared")) {

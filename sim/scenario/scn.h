@@ -97,6 +97,7 @@ typedef struct scn_pline {
 	scn_loc kernel_loc;
 	scn_expr *grid[3], *block[3];
 	scn_expr **args;
+	bool *arg_bytes;     /* args[i] is @NAME: the parameter's bytes are alloc NAME's */
 	unsigned nargs;
 	bool has_args;
 	scn_expr *shared;

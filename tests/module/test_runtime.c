@@ -524,6 +524,90 @@ Test(kernels, launch_bounds_kernel)
 	rig_fini(&r);
 }
 
+/* noop(): no parameters, so no parameter area in constant bank 0; it loads and
+ * runs on every generation. */
+Test(kernels, kernel_without_parameters)
+{
+	static const struct {
+		const char *fixture;
+		cs_arch arch;
+	} cases[] = {
+		{ "noparams.sm_80.cubin", CS_ARCH_AMPERE }, { "noparams.fatbin", CS_ARCH_ADA },
+		{ "noparams.fatbin", CS_ARCH_HOPPER }, { "noparams.nocompress.fatbin", CS_ARCH_BLACKWELL },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rig r;
+		rig_init(&r, cases[i].fixture, cases[i].arch);
+		if (!cs_module_is_fatbin(r.mod)) {
+			size_t len;
+			char *ptx = (char *)fx_read_fixture("noparams.sm_80.ptx", &len);
+			cs_diag d;
+			cr_assert_not_null(ptx);
+			cr_assert(cs_module_attach_ptx(r.mod, ptx, len, &d), "%s", d.msg);
+			free(ptx);
+			cs_ptx_runtime_free(r.rt);
+			r.rt = cs_ptx_runtime_new(cases[i].arch);
+			cr_assert(cs_ptx_runtime_add(r.rt, r.mod, &d), "%s", d.msg);
+			r.port = cs_ptx_runtime_port(r.rt);
+		}
+		const cs_kernel_info *k = cs_module_kernel_named(r.mod, "noop");
+		cr_assert_not_null(k, "%s", cases[i].fixture);
+		cr_expect_eq(k->nparams, 0);
+		cr_expect_eq(k->param_bytes, 0);
+		cs_grid_result res = rig_launch(&r, "noop", NULL, 0, 3, 2, 64, 1, 0);
+		expect_executed(&res, 6, "noop");
+		cr_expect_eq(r.ctas_seen, 6, "%s: %u CTAs", cases[i].fixture, r.ctas_seen);
+		rig_fini(&r);
+	}
+}
+
+/* One kernel the executor refuses (a texture fetch) does not block its module:
+ * launching it names the PTX line, the kernels around it run. */
+Test(kernels, refused_kernel_does_not_block_its_module)
+{
+	static const struct {
+		const char *fixture;
+		cs_arch arch;
+		uint32_t tex_line; /* of the first tex.1d in mixed.sm_XX.ptx */
+	} cases[] = {
+		{ "mixed.fatbin", CS_ARCH_AMPERE, 71 },
+		{ "mixed.fatbin", CS_ARCH_HOPPER, 71 },
+		{ "mixed.nocompress.fatbin", CS_ARCH_BLACKWELL, 66 },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		rig r;
+		rig_init(&r, cases[c].fixture, cases[c].arch);
+		enum { N = 300 };
+		uint64_t x;
+		float *hx = upload_random(&r, 51, N, -1, 1, &x);
+		float s = 3.0f, b = 0.5f;
+		uint32_t sbits, bbits;
+		memcpy(&sbits, &s, 4);
+		memcpy(&bbits, &b, 4);
+		cs_grid_result res = rig_launch(&r, "mixed_scale", (uint64_t[]){ x, sbits, N }, 3,
+						2, 1, 256, 1, 0);
+		expect_executed(&res, 2, "mixed_scale");
+		uint64_t out = rig_alloc(&r, N * 4);
+		res = rig_launch(&r, "mixed_texture_sum", (uint64_t[]){ 1, out, N }, 3, 2, 1, 256, 1, 0);
+		cr_expect_eq(res.outcome, CS_GRID_ERROR, "%s", cases[c].fixture);
+		cr_expect_eq(res.diag.line, cases[c].tex_line, "%s: line %u: %s", cases[c].fixture,
+			     res.diag.line, res.diag.msg);
+		cr_expect(strstr(res.diag.msg, "refuses mixed_texture_sum") &&
+				  strstr(res.diag.msg, "tex"),
+			  "%s", res.diag.msg);
+		res = rig_launch(&r, "mixed_offset", (uint64_t[]){ x, bbits, N }, 3, 2, 1, 256, 1, 0);
+		expect_executed(&res, 2, "mixed_offset");
+		float got[N], want[N];
+		rig_read(&r, x, got, sizeof(got));
+		for (int i = 0; i < N; i++)
+			want[i] = hx[i] * s + b;
+		cr_expect_eq(cs_battery_count_bad(got, want, NULL, N, 0, 0), 0, "%s",
+			     cases[c].fixture);
+		free(hx);
+		rig_fini(&r);
+	}
+}
+
 /* local_scan: a 64-float array per thread in local memory, indexed at run time. */
 Test(kernels, local_memory_kernel)
 {

@@ -112,6 +112,7 @@ cs_grid_result h_run(h_env *e, const cs_ptx_program *p, const char *name, const 
 	l.param_bytes = cs_ptx_param_bytes(p, entry);
 	l.channel = 1;
 	l.launch = 7;
+	l.approx = e->approx;
 	cs_grid_result out;
 	cs_ptx_run(p, entry, &l, &e->bus, &out);
 	return out;
@@ -222,3 +223,39 @@ uint64_t h_bd(double d)
 	memcpy(&u, &d, 8);
 	return u;
 }
+
+__extension__ typedef _Float16 host_f16;
+
+uint16_t h_f16_bits(float x)
+{
+	host_f16 h = (host_f16)x;
+	uint16_t b;
+	memcpy(&b, &h, 2);
+	return b;
+}
+
+float h_f16_round(float x) { return (float)(host_f16)x; }
+
+float h_f16_value(uint16_t bits)
+{
+	host_f16 h;
+	memcpy(&h, &bits, 2);
+	return (float)h;
+}
+
+uint16_t h_bf16_bits(float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, 4);
+	return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+}
+
+float h_bf16_value(uint16_t bits)
+{
+	uint32_t u = (uint32_t)bits << 16;
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+float h_bf16_round(float x) { return h_bf16_value(h_bf16_bits(x)); }

@@ -18,6 +18,7 @@ typedef struct h_env {
 	cs_event events[H_MAX_EVENTS];
 	char details[H_MAX_EVENTS][256];
 	size_t nevents;
+	cs_ptx_approx approx; /* what h_run launches with (h_init: single precision) */
 } h_env;
 
 void h_init(h_env *e);
@@ -53,6 +54,15 @@ cs_grid_result h_run_body(const char *decls, const char *body, uint32_t threads,
  * form), storing %r5 (%rd10) into out[t]. n <= 256. */
 void h_pairs32(const char *ops, const uint32_t *a, const uint32_t *b, uint32_t *out, size_t n);
 void h_pairs64(const char *ops, const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n);
+/* Half-type references independent of the executor's conversions: the host
+ * compiler's IEEE binary16, and bfloat16 as an f32's high half rounded to
+ * nearest even. _bits give the encoding, _round the value it stands for. */
+uint16_t h_f16_bits(float x);
+float h_f16_round(float x);
+float h_f16_value(uint16_t bits);
+uint16_t h_bf16_bits(float x);
+float h_bf16_round(float x);
+float h_bf16_value(uint16_t bits);
 float h_f(uint32_t bits);
 uint32_t h_b(float f);
 double h_d(uint64_t bits);

@@ -1,5 +1,6 @@
 /* Atomics and reductions under contention: exact totals, deterministic order. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -85,4 +86,56 @@ Test(atomic, contention_exact_totals)
 	cr_expect_eq(o[15], G * (B * (B - 1) / 2), "shared atomics total %u", o[15]);
 	h_fini(&e);
 	cs_ptx_program_free(p);
+}
+
+/* The packed-half atomics (issue 10 item 4): each thread t adds (t, -t/2) as
+ * f16x2 and bf16x2 and (t) as f16 / bf16, takes a max/min of packed halves,
+ * and swaps a b16 with cas; each step rounds once to the half type, in the
+ * model's thread order. */
+Test(atomic, packed_half_atomics)
+{
+	const char *body =
+		"\tcvt.rn.f32.u32 %f1, %r2;\n\tmul.f32 %f2, %f1, 0fBF000000;\n"
+		"\tcvt.rn.f16.f32 %rs1, %f1;\n\tcvt.rn.f16.f32 %rs2, %f2;\n"
+		"\tmov.b32 %r3, {%rs1, %rs2};\n"
+		"\tatom.global.add.noftz.f16x2 %r4, [%rd1], %r3;\n"
+		"\tcvt.rn.bf16.f32 %rs3, %f1;\n\tcvt.rn.bf16.f32 %rs4, %f2;\n"
+		"\tmov.b32 %r5, {%rs3, %rs4};\n"
+		"\tred.global.add.noftz.bf16x2 [%rd1+4], %r5;\n"
+		"\tatom.global.add.noftz.f16 %rs5, [%rd1+8], %rs1;\n"
+		"\tatom.global.add.noftz.bf16 %rs6, [%rd1+10], %rs3;\n"
+		"\tatom.global.max.f16x2 %r6, [%rd1+12], %r3;\n"
+		"\tatom.global.min.bf16x2 %r7, [%rd1+16], %r5;\n"
+		"\tmov.u16 %rs7, 0;\n\tmov.u16 %rs8, 7;\n"
+		"\tatom.global.cas.b16 %rs9, [%rd1+20], %rs7, %rs8;\n";
+	enum { T = 64 };
+	uint32_t out[6] = { 0 };
+	cs_grid_result r = h_run_body("", body, T, NULL, 0, out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	/* the reference: the same sums in thread order, each rounded to the type */
+	float h_lo = 0, h_hi = 0, b_lo = 0, b_hi = 0, hmax_lo = 0, hmax_hi = 0, bmin_lo = 0,
+	      bmin_hi = 0;
+	for (int t = 0; t < T; t++) {
+		float x = (float)t, y = -0.5f * (float)t;
+		float xh = h_f16_round(x), yh = h_f16_round(y), xb = h_bf16_round(x), yb = h_bf16_round(y);
+		h_lo = h_f16_round(h_lo + xh);
+		h_hi = h_f16_round(h_hi + yh);
+		b_lo = h_bf16_round(b_lo + xb);
+		b_hi = h_bf16_round(b_hi + yb);
+		hmax_lo = fmaxf(hmax_lo, xh);
+		hmax_hi = fmaxf(hmax_hi, yh);
+		bmin_lo = fminf(bmin_lo, xb);
+		bmin_hi = fminf(bmin_hi, yb);
+	}
+	uint32_t want_h2 = (uint32_t)h_f16_bits(h_lo) | (uint32_t)h_f16_bits(h_hi) << 16;
+	uint32_t want_b2 = (uint32_t)h_bf16_bits(b_lo) | (uint32_t)h_bf16_bits(b_hi) << 16;
+	cr_expect_eq(out[0], want_h2, "f16x2 add: 0x%08x want 0x%08x", out[0], want_h2);
+	cr_expect_eq(out[1], want_b2, "bf16x2 red: 0x%08x want 0x%08x", out[1], want_b2);
+	cr_expect_eq(out[2] & 0xffff, h_f16_bits(h_lo), "f16 add");
+	cr_expect_eq(out[2] >> 16, h_bf16_bits(b_lo), "bf16 add");
+	cr_expect_eq(out[3], (uint32_t)h_f16_bits(hmax_lo) | (uint32_t)h_f16_bits(hmax_hi) << 16,
+		     "f16x2 max: 0x%08x", out[3]);
+	cr_expect_eq(out[4], (uint32_t)h_bf16_bits(bmin_lo) | (uint32_t)h_bf16_bits(bmin_hi) << 16,
+		     "bf16x2 min: 0x%08x", out[4]);
+	cr_expect_eq(out[5], 7, "cas.b16");
 }

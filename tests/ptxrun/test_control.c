@@ -443,3 +443,47 @@ Test(control, nvcc_divergent_flow_matches_c)
 	h_fini(&e);
 	cs_ptx_program_free(p);
 }
+
+/* brx.idx through a .branchtargets list (what clang's NVPTX backend emits for a
+ * dense switch): each lane takes its own target, the warp reconverges after;
+ * a guarded brx.idx is skipped by the lanes whose guard is false. */
+Test(control, brx_idx_jump_table)
+{
+	const char *body =
+		"\tand.b32 %r3, %r2, 3;\n"
+		"\tsetp.lt.u32 %p1, %r2, 24;\n"
+		"\tmov.u32 %r5, 100;\n"
+		"$L_brx_0: .branchtargets\n\t$C0,\n\t$C1,\n\t$C2,\n\t$C3;\n"
+		"\t@%p1 brx.idx %r3, $L_brx_0;\n"
+		"\tbra.uni $END;\n"
+		"$C0:\n\tmov.u32 %r5, 10;\n\tbra.uni $END;\n"
+		"$C1:\n\tmov.u32 %r5, 11;\n\tbra.uni $END;\n"
+		"$C2:\n\tmov.u32 %r5, 12;\n\tbra.uni $END;\n"
+		"$C3:\n\tmov.u32 %r5, 13;\n"
+		"$END:\n"
+		"\tadd.s32 %r5, %r5, %r2;\n"
+		"\tst.global.u32 [%rd4], %r5;\n";
+	uint32_t out[32];
+	cs_grid_result r = h_run_body("", body, 32, NULL, 0, out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	for (uint32_t l = 0; l < 32; l++)
+		cr_expect_eq(out[l], (l < 24 ? 10 + (l & 3) : 100) + l, "lane %u: %u", l, out[l]);
+	/* an index past the list is undefined in PTX: the model traps */
+	const char *past = "\tmov.u32 %r3, 2;\n"
+			   "$T: .branchtargets $A, $B;\n"
+			   "\tbrx.idx %r3, $T;\n$A:\n$B:\n\tst.global.u32 [%rd4], %r3;\n";
+	r = h_run_body("", past, 32, NULL, 0, out, sizeof(out));
+	cr_expect_eq(r.outcome, CS_GRID_FAULT, "%s", r.diag.msg);
+	/* the list must come first */
+	const char *after = "\tmov.u32 %r3, 0;\n\tbrx.idx %r3, $T;\n"
+			    "$T: .branchtargets $A;\n$A:\n\tst.global.u32 [%rd4], %r3;\n";
+	char *src = h_kernel("", after);
+	cs_diag d;
+	cs_ptx_program *p = cs_ptx_parse(src, strlen(src), "brx.ptx", &d);
+	free(src);
+	cr_assert_not_null(p, "%s", d.msg);
+	const cs_diag *why = cs_ptx_entry_refusal(p, 0);
+	cr_assert_not_null(why);
+	cr_expect(strstr(why->msg, "declared before"), "%s", why->msg);
+	cs_ptx_program_free(p);
+}

@@ -281,3 +281,434 @@ Test(fixtures, reductions_with_atomics)
 		cs_ptx_program_free(p);
 	}
 }
+
+/* ---- issue 10: the PTX nvcc emits for everyday CUDA ----------------------- */
+
+/* Launch with a raw parameter block (struct parameters by value). */
+static cs_grid_result run_raw(h_env *e, const cs_ptx_program *p, const char *name, uint32_t gx,
+			      uint32_t bx, const uint8_t *params, size_t len)
+{
+	size_t entry;
+	cr_assert(cs_ptx_entry_find(p, name, &entry), "no entry %s", name);
+	cr_assert(!cs_ptx_entry_refusal(p, entry), "%s refused: %s", name,
+		  cs_ptx_entry_refusal(p, entry)->msg);
+	cs_ptx_launch l;
+	memset(&l, 0, sizeof(l));
+	l.grid[0] = gx;
+	l.grid[1] = l.grid[2] = 1;
+	l.block[0] = bx;
+	l.block[1] = l.block[2] = 1;
+	l.params = params;
+	l.param_bytes = len;
+	l.approx = e->approx;
+	cs_grid_result r;
+	cs_ptx_run(p, entry, &l, &e->bus, &r);
+	return r;
+}
+
+static void expect_ran(const cs_grid_result *r, const char *arch, const char *what)
+{
+	cr_assert_eq(r->outcome, CS_GRID_EXECUTED, "%s %s: %s", arch, what, r->diag.msg);
+}
+
+/* cuda_bf16.hpp on sm_80 widens bf16 with `mov.b32 %f1, {0,%rs1};` (item 1). */
+Test(fixtures, bf16_gelu_and_residual)
+{
+	enum { N = 1000 };
+	static uint16_t in[N], out[N], a[N], b[N], sum[N];
+	uint32_t s = 3;
+	for (int i = 0; i < N; i++) {
+		in[i] = h_bf16_bits(4.0f * frand(&s));
+		a[i] = h_bf16_bits(frand(&s));
+		b[i] = h_bf16_bits(8.0f * frand(&s));
+	}
+	for (int k = 0; k < 3; k++) {
+		cs_ptx_program *p = load("bf16", archs[k]);
+		h_env e;
+		h_init(&e);
+		uint64_t vin = put(&e, in, sizeof(in)), vout = h_alloc(&e, sizeof(out));
+		uint64_t va = put(&e, a, sizeof(a)), vb = put(&e, b, sizeof(b)), vs = h_alloc(&e, sizeof(sum));
+		cs_grid_result r = h_run(&e, p, "bf16_gelu_forward", (uint32_t[]){ (N + 127) / 128, 1, 1 },
+					 (uint32_t[]){ 128, 1, 1 }, 0, (uint64_t[]){ vout, vin, N }, 3);
+		expect_ran(&r, archs[k], "bf16_gelu_forward");
+		r = h_run(&e, p, "bf16_residual_forward", (uint32_t[]){ (N / 2 + 127) / 128, 1, 1 },
+			  (uint32_t[]){ 128, 1, 1 }, 0, (uint64_t[]){ vs, va, vb, N / 2 }, 4);
+		expect_ran(&r, archs[k], "bf16_residual_forward");
+		h_read(&e, vout, out, sizeof(out));
+		h_read(&e, vs, sum, sizeof(sum));
+		for (int i = 0; i < N; i++) {
+			float x = h_bf16_value(in[i]);
+			float want = 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
+			/* tanhf on the device is libdevice's, within 2 ulp: one bf16 step at most */
+			float got = h_bf16_value(out[i]);
+			cr_expect(fabsf(got - want) <= fabsf(want) * 0x1p-7f + 1e-6f,
+				  "%s gelu(%g) = %g, want %g", archs[k], x, got, want);
+			uint16_t ws = h_bf16_bits(h_bf16_value(a[i]) + h_bf16_value(b[i]));
+			cr_expect_eq(sum[i], ws, "%s residual %d: 0x%04x want 0x%04x", archs[k], i, sum[i], ws);
+		}
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
+}
+
+/* warpSize compiles to WARP_SZ (item 2); cg::reduce over a thread_block_tile. */
+Test(fixtures, warpsize_and_cooperative_groups_rows)
+{
+	enum { ROWS = 37, COLS = 201 };
+	static float x[ROWS * COLS], sums[ROWS], maxs[ROWS];
+	uint32_t s = 11;
+	for (int i = 0; i < ROWS * COLS; i++)
+		x[i] = frand(&s);
+	for (int k = 0; k < 3; k++) {
+		cs_ptx_program *p = load("warpsize", archs[k]);
+		h_env e;
+		h_init(&e);
+		uint64_t vx = put(&e, x, sizeof(x)), vs = h_alloc(&e, sizeof(sums)),
+			 vm = h_alloc(&e, sizeof(maxs));
+		/* 4 warps per block: rows 0..3 per CTA */
+		uint32_t grid[3] = { (ROWS + 3) / 4, 1, 1 }, block[3] = { 128, 1, 1 };
+		cs_grid_result r = h_run(&e, p, "row_sum_warpsize", grid, block, 0,
+					 (uint64_t[]){ vx, vs, ROWS, COLS }, 4);
+		expect_ran(&r, archs[k], "row_sum_warpsize");
+		r = h_run(&e, p, "row_max_cg", grid, block, 0, (uint64_t[]){ vx, vm, ROWS, COLS }, 4);
+		expect_ran(&r, archs[k], "row_max_cg");
+		h_read(&e, vs, sums, sizeof(sums));
+		h_read(&e, vm, maxs, sizeof(maxs));
+		for (int row = 0; row < ROWS; row++) {
+			double want = 0;
+			float m = -INFINITY;
+			for (int c = 0; c < COLS; c++) {
+				want += x[row * COLS + c];
+				m = fmaxf(m, x[row * COLS + c]);
+			}
+			cr_expect(fabs(sums[row] - want) <= 1e-4, "%s row %d sum %g want %g", archs[k], row,
+				  sums[row], want);
+			cr_expect_eq(maxs[row], m, "%s row %d max", archs[k], row);
+		}
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
+}
+
+static uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
+
+__extension__ typedef unsigned __int128 u128;
+
+/* Rotates (shf), 128-bit carry chains, isspacep, match, half-warp masks (item 6). */
+Test(fixtures, integer_idioms)
+{
+	enum { N = 300, M = 9 };
+	static uint32_t hin[N], hout[N];
+	static uint64_t a[N], b[M], wout[3 * N];
+	uint32_t s = 5;
+	for (int i = 0; i < N; i++) {
+		s = s * 1664525u + 1013904223u;
+		hin[i] = s;
+		a[i] = ((uint64_t)s << 32) ^ (uint64_t)i * 0x9e3779b97f4a7c15ull;
+	}
+	for (int j = 0; j < M; j++)
+		b[j] = 0xffffffff00000000ull >> j | (uint64_t)j;
+	enum { BLOCKS = 3 };
+	static int keys[BLOCKS * 32], all_same[BLOCKS], x[32], hw[3 * 32], sp[32];
+	static unsigned peers[BLOCKS * 32];
+	for (int i = 0; i < BLOCKS * 32; i++)
+		keys[i] = i < 32 ? 42 : (i * 7) % 5;
+	for (int i = 0; i < 32; i++)
+		x[i] = (i * 37) % 150 - 20;
+	for (int k = 0; k < 3; k++) {
+		cs_ptx_program *p = load("intops", archs[k]);
+		h_env e;
+		h_init(&e);
+		uint64_t vhin = put(&e, hin, sizeof(hin)), vhout = h_alloc(&e, sizeof(hout));
+		uint64_t va = put(&e, a, sizeof(a)), vb = put(&e, b, sizeof(b)), vw = h_alloc(&e, sizeof(wout));
+		uint64_t vk = put(&e, keys, sizeof(keys)), vp = h_alloc(&e, sizeof(peers)),
+			 vall = h_alloc(&e, sizeof(all_same));
+		uint64_t vx = put(&e, x, sizeof(x)), vhw = h_alloc(&e, sizeof(hw)), vsp = h_alloc(&e, sizeof(sp));
+		uint32_t g1[3] = { (N + 63) / 64, 1, 1 }, b64[3] = { 64, 1, 1 }, b32[3] = { 32, 1, 1 };
+		cs_grid_result r = h_run(&e, p, "hash_rotate", g1, b64, 0, (uint64_t[]){ vhin, vhout, N }, 3);
+		expect_ran(&r, archs[k], "hash_rotate");
+		r = h_run(&e, p, "wide_mac", g1, b64, 0, (uint64_t[]){ va, vb, vw, N, M }, 5);
+		expect_ran(&r, archs[k], "wide_mac");
+		r = h_run(&e, p, "match_keys", (uint32_t[]){ BLOCKS, 1, 1 }, b32, 0,
+			  (uint64_t[]){ vk, vp, vall }, 3);
+		expect_ran(&r, archs[k], "match_keys");
+		r = h_run(&e, p, "half_warp_ops", (uint32_t[]){ 1, 1, 1 }, b32, 0, (uint64_t[]){ vx, vhw }, 2);
+		expect_ran(&r, archs[k], "half_warp_ops");
+		r = h_run(&e, p, "pointer_spaces", (uint32_t[]){ 1, 1, 1 }, b32, 0, (uint64_t[]){ vx, vsp }, 2);
+		expect_ran(&r, archs[k], "pointer_spaces");
+		h_read(&e, vhout, hout, sizeof(hout));
+		h_read(&e, vw, wout, sizeof(wout));
+		h_read(&e, vp, peers, sizeof(peers));
+		h_read(&e, vall, all_same, sizeof(all_same));
+		h_read(&e, vhw, hw, sizeof(hw));
+		h_read(&e, vsp, sp, sizeof(sp));
+		for (int i = 0; i < N; i++) {
+			uint32_t h = 0x9747b28cu ^ (uint32_t)i;
+			uint32_t kk = hin[i] * 0xcc9e2d51u;
+			kk = rotl32(kk, 15) * 0x1b873593u;
+			h = rotl32(h ^ kk, 13) * 5u + 0xe6546b64u;
+			h ^= (h >> 16) | (h << 16);
+			cr_expect_eq(hout[i], h, "%s hash %d", archs[k], i);
+			u128 acc = 0;
+			for (int j = 0; j < M; j++)
+				acc += (u128)a[i] * b[j];
+			u128 d = acc - ((u128)a[i] << 64);
+			cr_expect_eq(wout[3 * i], (uint64_t)acc, "%s wide lo %d", archs[k], i);
+			cr_expect_eq(wout[3 * i + 1], (uint64_t)(acc >> 64), "%s wide hi %d", archs[k], i);
+			cr_expect_eq(wout[3 * i + 2], (uint64_t)(d >> 64) ^ (uint64_t)d, "%s wide sub %d",
+				     archs[k], i);
+		}
+		for (int blk = 0; blk < BLOCKS; blk++) {
+			bool same = true;
+			for (int t = 0; t < 32; t++) {
+				unsigned want = 0;
+				for (int u = 0; u < 32; u++)
+					if (keys[blk * 32 + u] == keys[blk * 32 + t])
+						want |= 1u << u;
+				same = same && want == 0xffffffffu;
+				cr_expect_eq(peers[blk * 32 + t], want, "%s match.any %d/%d", archs[k], blk, t);
+			}
+			/* the kernel writes popc(__match_all_sync's mask), or -1 */
+			cr_expect_eq(all_same[blk], same ? 32 : -1, "%s match.all %d", archs[k], blk);
+		}
+		for (int t = 0; t < 32; t++) {
+			/* __shfl_down_sync(mask, v, o, 16) tree: lanes whose source is past
+			 * their 16-lane segment keep their own value */
+			int v[32];
+			for (int u = 0; u < 32; u++)
+				v[u] = x[u];
+			for (int o = 8; o > 0; o /= 2) {
+				int nv[32];
+				for (int u = 0; u < 32; u++)
+					nv[u] = v[u] + ((u & 15) + o <= 15 ? v[u + o] : v[u]);
+				memcpy(v, nv, sizeof(v));
+			}
+			unsigned half = t < 16 ? 0x0000ffffu : 0xffff0000u, ballot = 0;
+			int any = 0;
+			for (int u = 0; u < 32; u++)
+				if (half >> u & 1) {
+					ballot |= (unsigned)(x[u] > 0) << u;
+					any |= x[u] > 100;
+				}
+			cr_expect_eq(hw[3 * t], v[t], "%s half-warp sum lane %d: %d want %d", archs[k], t,
+				     hw[3 * t], v[t]);
+			cr_expect_eq((unsigned)hw[3 * t + 1], ballot, "%s half-warp ballot lane %d", archs[k], t);
+			cr_expect_eq(hw[3 * t + 2], any, "%s half-warp any lane %d", archs[k], t);
+			/* global 1, shared 2, local 4 (never constant 8), +16 for the read */
+			int want = t % 3 == 0 ? 1 + (x[t & 3] >= 0 ? 16 : 0) : t % 3 == 1 ? 2 + 16 : 4 + 16;
+			cr_expect_eq(sp[t], want, "%s pointer_spaces lane %d: %d want %d", archs[k], t, sp[t],
+				     want);
+		}
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
+}
+
+/* atomicAdd on __half2 / __nv_bfloat162 / __half / __nv_bfloat16 (item 4): the
+ * model adds in CTA order (x fastest) and thread order, each add rounded once
+ * to the half type, so the reference replays that order. */
+Test(fixtures, packed_half_atomics)
+{
+	enum { ROWS = 12, COLS2 = 40, N = 500, BINS = 7 };
+	static uint16_t dout_h[ROWS * COLS2 * 2], dout_b[ROWS * COLS2 * 2], val_h[N], val_b[N];
+	static uint16_t dbias_h[COLS2 * 2], dbias_b[COLS2 * 2], acc_h[BINS], acc_b[BINS];
+	static int idx[N];
+	uint32_t s = 17;
+	for (int i = 0; i < ROWS * COLS2 * 2; i++) {
+		float v = frand(&s);
+		dout_h[i] = h_f16_bits(v);
+		dout_b[i] = h_bf16_bits(v);
+	}
+	for (int i = 0; i < N; i++) {
+		float v = 0.25f * frand(&s);
+		val_h[i] = h_f16_bits(v);
+		val_b[i] = h_bf16_bits(v);
+		idx[i] = (i * 5) % BINS;
+	}
+	float want_h[COLS2 * 2] = { 0 }, want_b[COLS2 * 2] = { 0 }, wacc_h[BINS] = { 0 },
+	      wacc_b[BINS] = { 0 };
+	for (int r = 0; r < ROWS; r++)
+		for (int c = 0; c < COLS2 * 2; c++) {
+			want_h[c] = h_f16_round(want_h[c] + h_f16_value(dout_h[r * COLS2 * 2 + c]));
+			want_b[c] = h_bf16_round(want_b[c] + h_bf16_value(dout_b[r * COLS2 * 2 + c]));
+		}
+	for (int i = 0; i < N; i++) {
+		wacc_h[idx[i]] = h_f16_round(wacc_h[idx[i]] + h_f16_value(val_h[i]));
+		wacc_b[idx[i]] = h_bf16_round(wacc_b[idx[i]] + h_bf16_value(val_b[i]));
+	}
+	for (int k = 0; k < 3; k++) {
+		cs_ptx_program *p = load("halfatomic", archs[k]);
+		h_env e;
+		h_init(&e);
+		uint64_t vdh = put(&e, dout_h, sizeof(dout_h)), vdb = put(&e, dout_b, sizeof(dout_b));
+		uint64_t vbh = h_alloc(&e, sizeof(dbias_h)), vbb = h_alloc(&e, sizeof(dbias_b));
+		uint64_t vidx = put(&e, idx, sizeof(idx)), vvh = put(&e, val_h, sizeof(val_h)),
+			 vvb = put(&e, val_b, sizeof(val_b));
+		uint64_t vah = h_alloc(&e, sizeof(acc_h)), vab = h_alloc(&e, sizeof(acc_b));
+		uint32_t grid[3] = { (COLS2 + 31) / 32, ROWS, 1 }, block[3] = { 32, 1, 1 };
+		cs_grid_result r = h_run(&e, p, "bias_grad_half2", grid, block, 0,
+					 (uint64_t[]){ vbh, vdh, ROWS, COLS2 }, 4);
+		expect_ran(&r, archs[k], "bias_grad_half2");
+		r = h_run(&e, p, "bias_grad_bf162", grid, block, 0, (uint64_t[]){ vbb, vdb, ROWS, COLS2 }, 4);
+		expect_ran(&r, archs[k], "bias_grad_bf162");
+		uint32_t g1[3] = { (N + 127) / 128, 1, 1 }, b1[3] = { 128, 1, 1 };
+		r = h_run(&e, p, "scatter_add_half", g1, b1, 0, (uint64_t[]){ vah, vidx, vvh, N }, 4);
+		expect_ran(&r, archs[k], "scatter_add_half");
+		r = h_run(&e, p, "scatter_add_bf16", g1, b1, 0, (uint64_t[]){ vab, vidx, vvb, N }, 4);
+		expect_ran(&r, archs[k], "scatter_add_bf16");
+		h_read(&e, vbh, dbias_h, sizeof(dbias_h));
+		h_read(&e, vbb, dbias_b, sizeof(dbias_b));
+		h_read(&e, vah, acc_h, sizeof(acc_h));
+		h_read(&e, vab, acc_b, sizeof(acc_b));
+		for (int c = 0; c < COLS2 * 2; c++) {
+			cr_expect_eq(dbias_h[c], h_f16_bits(want_h[c]), "%s half2 channel %d: %g want %g",
+				     archs[k], c, h_f16_value(dbias_h[c]), want_h[c]);
+			cr_expect_eq(dbias_b[c], h_bf16_bits(want_b[c]), "%s bf162 channel %d: %g want %g",
+				     archs[k], c, h_bf16_value(dbias_b[c]), want_b[c]);
+		}
+		for (int b = 0; b < BINS; b++) {
+			cr_expect_eq(acc_h[b], h_f16_bits(wacc_h[b]), "%s half bin %d", archs[k], b);
+			cr_expect_eq(acc_b[b], h_bf16_bits(wacc_b[b]), "%s bf16 bin %d", archs[k], b);
+		}
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
+}
+
+/* Kernel parameters passed as structs by value (item 7): the parameter block
+ * laid out per the PTX .param list, each struct's bytes at its offset. */
+typedef struct adam_params {
+	uint64_t params; /* float * */
+	float lr, beta1, beta2, eps, weight_decay;
+	int32_t step, n;
+	uint32_t pad;
+} adam_params;
+
+Test(fixtures, struct_parameters_by_value)
+{
+	enum { N = 333 };
+	static float w[N], g[N], m[N], v[N], w0[N], m0[N], v0[N];
+	uint32_t s = 23;
+	for (int i = 0; i < N; i++) {
+		w0[i] = frand(&s);
+		g[i] = frand(&s);
+		m0[i] = 0.1f * frand(&s);
+		v0[i] = 0.05f * (frand(&s) + 1.0f);
+	}
+	for (int k = 0; k < 3; k++) {
+		cs_ptx_program *p = load("structparam", archs[k]);
+		size_t entry;
+		cr_assert(cs_ptx_entry_find(p, "adamw_struct", &entry));
+		cs_ptx_param pi[4];
+		for (int i = 0; i < 4; i++)
+			cr_assert(cs_ptx_param_info(p, entry, (size_t)i, &pi[i]));
+		cr_expect_eq(pi[0].size, 40);
+		cr_expect_eq(pi[0].align, 8);
+		h_env e;
+		h_init(&e);
+		uint64_t vw = put(&e, w0, sizeof(w0)), vg = put(&e, g, sizeof(g)), vm = put(&e, m0, sizeof(m0)),
+			 vv = put(&e, v0, sizeof(v0));
+		adam_params ap = { vw, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 3, N, 0 };
+		uint8_t block[64] = { 0 };
+		cr_assert_eq(sizeof(ap), 40);
+		memcpy(block + pi[0].offset, &ap, 40);
+		memcpy(block + pi[1].offset, &vg, 8);
+		memcpy(block + pi[2].offset, &vm, 8);
+		memcpy(block + pi[3].offset, &vv, 8);
+		cs_grid_result r = run_raw(&e, p, "adamw_struct", (N + 127) / 128, 128, block,
+					   cs_ptx_param_bytes(p, entry));
+		expect_ran(&r, archs[k], "adamw_struct");
+		h_read(&e, vw, w, sizeof(w));
+		h_read(&e, vm, m, sizeof(m));
+		h_read(&e, vv, v, sizeof(v));
+		for (int i = 0; i < N; i++) {
+			float mi = ap.beta1 * m0[i] + (1.0f - ap.beta1) * g[i];
+			float vi = ap.beta2 * v0[i] + (1.0f - ap.beta2) * g[i] * g[i];
+			float mhat = mi / (1.0f - powf(ap.beta1, (float)ap.step));
+			float vhat = vi / (1.0f - powf(ap.beta2, (float)ap.step));
+			float want = w0[i] - ap.lr * (mhat / (sqrtf(vhat) + ap.eps) + ap.weight_decay * w0[i]);
+			cr_expect(fabsf(m[i] - mi) <= 1e-6f * fabsf(mi) + 1e-7f, "%s m[%d]", archs[k], i);
+			cr_expect(fabsf(v[i] - vi) <= 1e-6f * fabsf(vi) + 1e-7f, "%s v[%d]", archs[k], i);
+			cr_expect(fabsf(w[i] - want) <= 1e-6f * fabsf(want) + 1e-7f, "%s w[%d] %g want %g",
+				  archs[k], i, w[i], want);
+		}
+		/* a 12-byte int struct and a 5-byte char struct (alignment 1) */
+		cr_assert(cs_ptx_entry_find(p, "shape_fill", &entry));
+		for (int i = 0; i < 3; i++)
+			cr_assert(cs_ptx_param_info(p, entry, (size_t)i, &pi[i]));
+		cr_expect_eq(pi[1].size, 5);
+		cr_expect_eq(pi[1].align, 1);
+		enum { ROWS = 6, COLS = 40, STRIDE = 48 };
+		static float out[ROWS * STRIDE];
+		uint64_t vo = h_alloc(&e, sizeof(out));
+		int32_t shape[3] = { ROWS, COLS, STRIDE };
+		const char tag[5] = { 1, 2, 3, -4, 5 };
+		memset(block, 0, sizeof(block));
+		memcpy(block + pi[0].offset, shape, 12);
+		memcpy(block + pi[1].offset, tag, 5);
+		memcpy(block + pi[2].offset, &vo, 8);
+		r = run_raw(&e, p, "shape_fill", ROWS + 2, 64, block, cs_ptx_param_bytes(p, entry));
+		expect_ran(&r, archs[k], "shape_fill");
+		h_read(&e, vo, out, sizeof(out));
+		for (int row = 0; row < ROWS; row++)
+			for (int c = 0; c < STRIDE; c++) {
+				float want = c < COLS ? (float)(row * 1000 + c) + (float)tag[c % 5] : 0.0f;
+				cr_expect_eq(out[row * STRIDE + c], want, "%s shape_fill %d,%d", archs[k], row, c);
+			}
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
+}
+
+/* __expf, __logf, __sinf, __cosf, rsqrtf, __fdividef compile to .approx
+ * instructions (item 9): by default each result is within the bound the PTX
+ * ISA states (plus the rounding of the argument nvcc scales first); with
+ * CS_PTX_APPROX_MAX every one moves to the edge of it, and still holds. */
+Test(fixtures, fast_math_intrinsics)
+{
+	enum { N = 256 };
+	static float x[N], out[8 * N], edge[8 * N];
+	uint32_t s = 29;
+	for (int i = 0; i < N; i++)
+		x[i] = 6.0f * frand(&s);
+	for (int k = 0; k < 3; k++) {
+		cs_ptx_program *p = load("approx", archs[k]);
+		for (int mode = 0; mode < 2; mode++) {
+			h_env e;
+			h_init(&e);
+			e.approx = mode ? CS_PTX_APPROX_MAX : CS_PTX_APPROX_SINGLE;
+			uint64_t vx = put(&e, x, sizeof(x)), vo = h_alloc(&e, sizeof(out));
+			cs_grid_result r = h_run(&e, p, "fast_math", (uint32_t[]){ N / 64, 1, 1 },
+						 (uint32_t[]){ 64, 1, 1 }, 0, (uint64_t[]){ vx, vo, N }, 3);
+			expect_ran(&r, archs[k], "fast_math");
+			h_read(&e, vo, mode ? edge : out, sizeof(out));
+			h_fini(&e);
+		}
+		unsigned moved = 0;
+		for (int i = 0; i < N; i++) {
+			double v = x[i];
+			double want[8] = { exp(v),       log(fabs(v) + 1.0), sin(v),
+					   cos(v),       1.0 / sqrt(fabs(v) + 0.5), 1.0 / (v + 3.0),
+					   exp2(v),      1.0 / (v + 3.0) };
+			/* relative bounds for ex2-based, rsqrt, div, rcp; absolute for
+			 * lg2-based (2^-22 times ln 2, plus the scaling) and sin/cos */
+			double tol[8] = { 4e-7 * want[0] * (1 + fabs(v)), 3e-7, 1e-6, 1e-6,
+					  3e-7 * want[4], 3e-7 * fabs(want[5]), 3e-7 * want[6],
+					  1e-7 * fabs(want[7]) };
+			for (int j = 0; j < 8; j++) {
+				cr_expect(fabs(out[8 * i + j] - want[j]) <= tol[j], "%s op %d x=%g: %.9g want %.9g",
+					  archs[k], j, v, out[8 * i + j], want[j]);
+				if (j == 7) { /* rcp.rn is not approximate: no edge */
+					cr_expect_eq(edge[8 * i + j], out[8 * i + j], "%s rcp.rn moved", archs[k]);
+					continue;
+				}
+				cr_expect(fabs(edge[8 * i + j] - want[j]) <= 2 * tol[j],
+					  "%s op %d x=%g at the edge: %.9g want %.9g", archs[k], j, v,
+					  edge[8 * i + j], want[j]);
+				moved += edge[8 * i + j] != out[8 * i + j];
+			}
+		}
+		cr_expect_gt(moved, 6 * N, "%s: %u of %d approximate results moved", archs[k], moved, 7 * N);
+		cs_ptx_program_free(p);
+	}
+}

@@ -268,3 +268,122 @@ Test(int, select_set_pack_and_clock)
 	cr_expect_eq(out[0][6], 0xabcd);
 	cr_expect_eq(out[0][7], 1, "virtual clock advances between reads");
 }
+
+/* ---- issue 10 item 6: what nvcc emits for rotates, wide arithmetic, bit tricks ---- */
+
+__extension__ typedef unsigned __int128 u128;
+
+static uint32_t rotl(uint32_t x, unsigned r) { return r ? (x << r) | (x >> (32 - r)) : x; }
+
+Test(int, shf_funnel_shifts)
+{
+	enum { N = 64 };
+	uint32_t a[N], b[N], out[N];
+	uint32_t s = 12345;
+	for (int i = 0; i < N; i++) {
+		s = s * 1664525u + 1013904223u;
+		a[i] = s;
+		b[i] = (uint32_t)i; /* shift amounts 0..63: wrap and clamp differ above 31 */
+	}
+	/* shf.l.wrap with a == b is a rotate left */
+	h_pairs32("\tshf.l.wrap.b32 %r5, %r3, %r3, %r4;", a, b, out, N);
+	for (int i = 0; i < N; i++)
+		cr_expect_eq(out[i], rotl(a[i], (unsigned)i & 31), "rotl %d", i);
+	/* {hi = a ^ 0xffff0000 : lo = a}: left takes the high word, right the low */
+	h_pairs32("\txor.b32 %r6, %r3, -65536;\n\tshf.l.clamp.b32 %r5, %r3, %r6, %r4;", a, b, out, N);
+	for (int i = 0; i < N; i++) {
+		uint64_t pair = ((uint64_t)(a[i] ^ 0xffff0000u) << 32) | a[i];
+		unsigned n = i > 32 ? 32 : (unsigned)i;
+		cr_expect_eq(out[i], (uint32_t)((pair << n) >> 32), "shf.l.clamp %d", i);
+	}
+	h_pairs32("\txor.b32 %r6, %r3, -65536;\n\tshf.r.wrap.b32 %r5, %r3, %r6, %r4;", a, b, out, N);
+	for (int i = 0; i < N; i++) {
+		uint64_t pair = ((uint64_t)(a[i] ^ 0xffff0000u) << 32) | a[i];
+		cr_expect_eq(out[i], (uint32_t)(pair >> (i & 31)), "shf.r.wrap %d", i);
+	}
+	h_pairs32("\txor.b32 %r6, %r3, -65536;\n\tshf.r.clamp.b32 %r5, %r3, %r6, 40;", a, b, out, N);
+	for (int i = 0; i < N; i++) /* clamped to 32: the high word */
+		cr_expect_eq(out[i], a[i] ^ 0xffff0000u, "shf.r.clamp by 40 %d", i);
+}
+
+/* 128-bit a + b and a - b as four 32-bit limbs (the ISA's own example of
+ * add.cc / addc.cc / addc), and a 64x64 -> 128 multiply-accumulate chain. */
+Test(int, carry_chains)
+{
+	enum { N = 32 };
+	uint32_t a[N], b[N], out[N];
+	uint32_t s = 99;
+	for (int i = 0; i < N; i++) {
+		s = s * 1664525u + 1013904223u;
+		a[i] = i < 4 ? 0xffffffffu : s;
+		s = s * 1664525u + 1013904223u;
+		b[i] = i < 2 ? 1u : i < 4 ? 0xffffffffu : s;
+	}
+	/* limbs: x = {a, a, a^5, a}, y = {b, b^3, b, b}; sum's top limb and borrow chain */
+	h_pairs32("\txor.b32 %r7, %r3, 5;\n\txor.b32 %r8, %r4, 3;\n"
+		  "\tadd.cc.u32 %r10, %r3, %r4;\n\taddc.cc.u32 %r11, %r3, %r8;\n"
+		  "\taddc.cc.u32 %r12, %r7, %r4;\n\taddc.u32 %r13, %r3, %r4;\n"
+		  "\tsub.cc.u32 %r14, %r3, %r4;\n\tsubc.cc.u32 %r15, %r3, %r8;\n"
+		  "\tsubc.cc.u32 %r16, %r7, %r4;\n\tsubc.u32 %r17, %r3, %r4;\n"
+		  "\txor.b32 %r5, %r13, %r17;\n\txor.b32 %r5, %r5, %r12;\n\txor.b32 %r5, %r5, %r16;",
+		  a, b, out, N);
+	for (int i = 0; i < N; i++) {
+		u128 x = ((u128)a[i] << 96) | ((u128)(a[i] ^ 5) << 64) |
+				      ((u128)a[i] << 32) | a[i];
+		u128 y = ((u128)b[i] << 96) | ((u128)b[i] << 64) |
+				      ((u128)(b[i] ^ 3) << 32) | b[i];
+		u128 sum = x + y, dif = x - y;
+		uint32_t want = (uint32_t)(sum >> 96) ^ (uint32_t)(dif >> 96) ^ (uint32_t)(sum >> 64) ^
+				(uint32_t)(dif >> 64);
+		cr_expect_eq(out[i], want, "128-bit add/sub %d: 0x%x want 0x%x", i, out[i], want);
+	}
+	/* acc128 = a*b + (a<<32|b) via mad.lo.cc / madc.hi (64-bit limbs from 32-bit inputs) */
+	h_pairs32("\tcvt.u64.u32 %rd20, %r3;\n\tcvt.u64.u32 %rd21, %r4;\n"
+		  "\tshl.b64 %rd22, %rd20, 40;\n\tor.b64 %rd22, %rd22, %rd21;\n" /* a' */
+		  "\tshl.b64 %rd23, %rd21, 33;\n\tor.b64 %rd23, %rd23, %rd20;\n" /* b' */
+		  "\tmov.b64 %rd24, -1;\n"                                      /* c lo */
+		  "\tmad.lo.cc.u64 %rd25, %rd22, %rd23, %rd24;\n"
+		  "\tmadc.hi.u64 %rd26, %rd22, %rd23, %rd20;\n"
+		  "\tcvt.u32.u64 %r5, %rd26;\n\tcvt.u32.u64 %r6, %rd25;\n\txor.b32 %r5, %r5, %r6;",
+		  a, b, out, N);
+	for (int i = 0; i < N; i++) {
+		uint64_t ap = ((uint64_t)a[i] << 40) | b[i], bp = ((uint64_t)b[i] << 33) | a[i];
+		u128 acc = (u128)ap * bp + UINT64_MAX +
+					((u128)a[i] << 64);
+		uint32_t want = (uint32_t)(acc >> 64) ^ (uint32_t)acc;
+		cr_expect_eq(out[i], want, "128-bit mad chain %d", i);
+	}
+}
+
+Test(int, mul24_mad24)
+{
+	static const uint32_t a[] = { 3, 0x00ffffff, 0x01000005, 0x00800000, 0xfffffffe, 1234567 };
+	static const uint32_t b[] = { 5, 0x00ffffff, 7, 0x00800000, 3, 7654321 };
+	enum { N = sizeof(a) / sizeof(a[0]) };
+	uint32_t out[N];
+	h_pairs32("\tmul24.lo.u32 %r5, %r3, %r4;", a, b, out, N);
+	for (int i = 0; i < N; i++)
+		cr_expect_eq(out[i], (uint32_t)((uint64_t)(a[i] & 0xffffff) * (b[i] & 0xffffff)),
+			     "mul24.lo.u32 %d", i);
+	h_pairs32("\tmul24.hi.s32 %r5, %r3, %r4;", a, b, out, N);
+	for (int i = 0; i < N; i++) {
+		int64_t sa = (int64_t)((int32_t)(a[i] << 8) >> 8), sb = (int64_t)((int32_t)(b[i] << 8) >> 8);
+		cr_expect_eq(out[i], (uint32_t)((sa * sb) >> 16), "mul24.hi.s32 %d", i);
+	}
+	h_pairs32("\tmad24.lo.s32 %r5, %r3, %r4, 100;", a, b, out, N);
+	for (int i = 0; i < N; i++) {
+		int64_t sa = (int64_t)((int32_t)(a[i] << 8) >> 8), sb = (int64_t)((int32_t)(b[i] << 8) >> 8);
+		cr_expect_eq(out[i], (uint32_t)(sa * sb + 100), "mad24.lo.s32 %d", i);
+	}
+}
+
+Test(int, mov_pred_immediate)
+{
+	static const uint32_t a[] = { 1, 2, 3, 4 }, b[] = { 0, 0, 0, 0 };
+	uint32_t out[4];
+	h_pairs32("\tmov.pred %p1, 1;\n\tmov.pred %p2, 0;\n\tselp.u32 %r5, 10, 20, %p1;\n"
+		  "\tselp.u32 %r6, 1, 2, %p2;\n\tadd.u32 %r5, %r5, %r6;",
+		  a, b, out, 4);
+	for (int i = 0; i < 4; i++)
+		cr_expect_eq(out[i], 12);
+}

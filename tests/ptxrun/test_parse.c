@@ -7,12 +7,21 @@
 
 #include "harness.h"
 
+/* The module fails to parse, or (an error inside a function body) its entry k
+ * is refused, with this diagnosis. */
 static void expect_error(const char *src, cs_status st, uint32_t line, uint32_t col,
 			 const char *needle)
 {
 	cs_diag d;
 	cs_ptx_program *p = cs_ptx_parse(src, strlen(src), "bad.ptx", &d);
-	cr_assert_null(p, "parsed: %s", src);
+	if (p) {
+		size_t k;
+		cr_assert(cs_ptx_entry_find(p, "k", &k), "parsed, and no entry k: %s", src);
+		const cs_diag *why = cs_ptx_entry_refusal(p, k);
+		cr_assert_not_null(why, "parsed, and entry k is not refused: %s", src);
+		d = *why;
+		cs_ptx_program_free(p);
+	}
 	char buf[1024];
 	cs_diag_format(&d, buf, sizeof(buf));
 	cr_expect_eq(d.status, st, "status %s for: %s", cs_status_name(d.status), buf);
@@ -71,8 +80,6 @@ Test(parse, unsupported_constructs_are_load_time_errors)
 		     "\t{\n\t.param .b64 p0;\n\t.param .b64 p1;\n\t.param .b32 r0;\n"
 		     "\tcall.uni (r0), vprintf, (p0, p1);\n\t}\n\tret;\n}\n",
 		     CS_ERR_UNSUPPORTED, 13, 17, "no body");
-	/* carry arithmetic */
-	expect_error(HDR K0 "\tadd.cc.u32 %r1, %r2, %r3;\n}\n", CS_ERR_UNSUPPORTED, 8, 2, "carry");
 	/* texture instructions */
 	expect_error(HDR K0 "\ttex.1d.v4.f32.s32 {%r1,%r2,%r3,%r4}, [%r5, {%r6}];\n}\n",
 		     CS_ERR_UNSUPPORTED, 8, 2, "tex");
@@ -216,8 +223,7 @@ Test(parse, known_gaps_pinned)
 {
 	/* packed half math beyond add/sub/mul/fma/neg/abs/min/max */
 	expect_error(HDR K0 "\tex2.approx.f16x2 %r1, %r2;\n}\n", CS_ERR_UNSUPPORTED, 8, 2, "packed");
-	/* 24-bit multiplies, matrix and async-copy instructions */
-	expect_error(HDR K0 "\tmul24.lo.s32 %r1, %r2, %r3;\n}\n", CS_ERR_UNSUPPORTED, 8, 2, "mul24");
+	/* matrix and async-copy instructions */
 	expect_error(HDR K0 "\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r1}, {%r2}, {%r3}, {%r4};\n}\n",
 		     CS_ERR_UNSUPPORTED, 8, 2, "mma");
 	expect_error(HDR K0 "\tcp.async.ca.shared.global [%r1], [%r2], 4;\n}\n", CS_ERR_UNSUPPORTED, 8, 2,
@@ -227,3 +233,94 @@ Test(parse, known_gaps_pinned)
 		     CS_ERR_UNSUPPORTED, 0, 0, NULL);
 }
 
+
+/* One function the executor refuses does not block the module: an entry with
+ * an instruction it does not implement, an entry calling a device function
+ * that is refused, and an entry calling vprintf-like code with no body are
+ * each refused naming their PTX line; the entries around them parse and run. */
+static const char *mixed_ptx =
+	HDR
+	".extern .func (.param .b32 r) nobody(.param .b64 a);\n"          /* 4 */
+	".func helper(.param .b64 a)\n{\n"                                 /* 5 */
+	"\t.reg .b32 %r<3>;\n"                                             /* 7 */
+	"\tfrobnicate.b32 %r1, %r2;\n"                                     /* 8 */
+	"\tret;\n}\n"                                                      /* 9 */
+	".visible .entry first(.param .u64 out)\n{\n"                      /* 11 */
+	"\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n"                        /* 13 */
+	"\tld.param.u64 %rd1, [out];\n"                                    /* 15 */
+	"\tmov.u32 %r1, 11;\n"
+	"\tst.global.u32 [%rd1], %r1;\n"
+	"\tret;\n}\n"                                                      /* 18 */
+	".visible .entry refused(.param .u64 out)\n{\n"                    /* 20 */
+	"\t.reg .b32 %r<3>;\n"                                             /* 22 */
+	"\t{ .reg .b32 inner;\n"                                           /* 23 */
+	"\tmov.b32 %r1, {%r2, %r2};\n"                                     /* 24: vector into b32 */
+	"\tadd.u32.wobble %r1, %r1, %r2; }\n"                              /* 25 */
+	"\tret;\n}\n"                                                      /* 26 */
+	".visible .entry calls_helper(.param .u64 out)\n{\n"               /* 28 */
+	"\t{\n\t.param .b64 p0;\n"                                         /* 30-31 */
+	"\tcall.uni helper, (p0);\n"                                       /* 32 */
+	"\t}\n\tret;\n}\n"                                                 /* 33-35 */
+	".visible .entry calls_nobody(.param .u64 out)\n{\n"               /* 36 */
+	"\t{\n\t.param .b64 p0;\n\t.param .b32 r0;\n"                      /* 38-40 */
+	"\tcall.uni (r0), nobody, (p0);\n"                                 /* 41 */
+	"\t}\n\tret;\n}\n"                                                 /* 42-44 */
+	".visible .entry last(.param .u64 out)\n{\n"                       /* 45 */
+	"\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n"
+	"\tld.param.u64 %rd1, [out];\n"
+	"\tmov.u32 %r1, 22;\n"
+	"\tst.global.u32 [%rd1+4], %r1;\n"
+	"\tret;\n}\n";
+
+static void expect_refused(const cs_ptx_program *p, const char *entry, uint32_t line,
+			   const char *needle)
+{
+	size_t e;
+	cr_assert(cs_ptx_entry_find(p, entry, &e), "no entry %s", entry);
+	const cs_diag *why = cs_ptx_entry_refusal(p, e);
+	cr_assert_not_null(why, "%s is not refused", entry);
+	char buf[1024];
+	cs_diag_format(why, buf, sizeof(buf));
+	cr_expect_eq(why->line, line, "%s: %s", entry, buf);
+	cr_expect(strstr(buf, needle) != NULL, "%s: '%s' not in %s", entry, needle, buf);
+	h_env env;
+	h_init(&env);
+	uint64_t out = h_alloc(&env, 64);
+	cs_grid_result r = h_run(&env, p, entry, (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
+				 (uint64_t[]){ out }, 1);
+	cr_expect_eq(r.outcome, CS_GRID_ERROR, "%s ran", entry);
+	cr_expect_eq(r.diag.line, line, "%s: launch names line %u: %s", entry, r.diag.line,
+		     r.diag.msg);
+	cr_expect(strstr(r.diag.msg, "refuses") && strstr(r.diag.msg, needle), "%s: %s", entry,
+		  r.diag.msg);
+	h_fini(&env);
+}
+
+Test(parse, one_refused_function_does_not_block_the_module)
+{
+	cs_diag d;
+	cs_ptx_program *p = h_parse(mixed_ptx, &d);
+	cr_assert(p, "%s", d.msg);
+	cr_expect_eq(cs_ptx_entry_count(p), 5);
+	expect_refused(p, "refused", 25, ".wobble");
+	expect_refused(p, "calls_helper", 32, "frobnicate");
+	expect_refused(p, "calls_nobody", 41, "no body");
+	h_env env;
+	h_init(&env);
+	uint64_t out = h_alloc(&env, 64);
+	const char *runnable[] = { "first", "last" };
+	for (int i = 0; i < 2; i++) {
+		size_t e;
+		cr_assert(cs_ptx_entry_find(p, runnable[i], &e));
+		cr_expect_null(cs_ptx_entry_refusal(p, e), "%s refused", runnable[i]);
+		cs_grid_result r = h_run(&env, p, runnable[i], (uint32_t[]){ 1, 1, 1 },
+					 (uint32_t[]){ 32, 1, 1 }, 0, (uint64_t[]){ out }, 1);
+		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s: %s", runnable[i], r.diag.msg);
+	}
+	uint32_t got[2];
+	h_read(&env, out, got, sizeof(got));
+	cr_expect_eq(got[0], 11);
+	cr_expect_eq(got[1], 22);
+	h_fini(&env);
+	cs_ptx_program_free(p);
+}

@@ -2,6 +2,7 @@
  * vote.sync all/any/uni/ballot, activemask, inside divergent code too. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -177,4 +178,118 @@ Test(warp, redux_sync_in_divergent_code)
 		cr_expect_eq(out[t][3], x);
 	}
 	cr_expect_eq(out[30][0], 0);
+}
+
+/* ---- issue 10 item 6: match, member masks, isspacep ---- */
+
+/* Keys key(t) per lane; match.any gives each lane the lanes holding its key,
+ * match.all the whole mask (and true) only when every lane agrees. */
+Test(warp, match_any_all)
+{
+	const char *body =
+		"\tand.b32 %r3, %r2, 3;\n"          /* key = t % 4 */
+		"\tmatch.any.sync.b32 %r4, %r3, -1;\n"
+		"\tmatch.all.sync.b32 %r5|%p1, %r3, -1;\n"
+		"\tmatch.all.sync.b32 %r6|%p2, %r1, -1;\n" /* n: the same everywhere */
+		"\tselp.u32 %r7, 1, 0, %p1;\n\tselp.u32 %r8, 1, 0, %p2;\n"
+		"\tmul.wide.u32 %rd6, %r2, 16;\n\tadd.s64 %rd7, %rd1, %rd6;\n"
+		"\tst.global.v4.u32 [%rd7], {%r4, %r5, %r6, %r8};\n";
+	uint32_t out[32][4];
+	cs_grid_result r = h_run_body("", body, 32, NULL, 0, out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	for (uint32_t l = 0; l < 32; l++) {
+		cr_expect_eq(out[l][0], 0x11111111u << (l & 3), "match.any lane %u: 0x%x", l, out[l][0]);
+		cr_expect_eq(out[l][1], 0, "match.all of differing keys");
+		cr_expect_eq(out[l][2], 0xffffffffu, "match.all of equal keys");
+		cr_expect_eq(out[l][3], 1);
+	}
+}
+
+/* Each half of the warp votes and shuffles inside its own member mask
+ * (__shfl_down_sync(mask, v, o, 16) / __ballot_sync(mask, p) on a half warp). */
+Test(warp, member_masks_of_half_warps)
+{
+	const char *body =
+		"\tsetp.lt.u32 %p1, %r2, 16;\n"
+		"\tselp.b32 %r10, 65535, -65536, %p1;\n"   /* the lane's half */
+		"\tand.b32 %r3, %r2, 5;\n\tsetp.ne.u32 %p2, %r3, 0;\n"
+		"\tvote.sync.ballot.b32 %r4, %p2, %r10;\n"
+		"\tsetp.lt.u32 %p3, %r2, 20;\n"
+		"\tvote.sync.all.pred %p4, %p3, %r10;\n"
+		"\tselp.u32 %r5, 1, 0, %p4;\n"
+		"\tshfl.sync.down.b32 %r6, %r2, 8, 4127, %r10;\n" /* c = 0x101f: 16-lane segments */
+		"\tbar.warp.sync %r10;\n"
+		"\tmul.wide.u32 %rd6, %r2, 16;\n\tadd.s64 %rd7, %rd1, %rd6;\n"
+		"\tst.global.v4.u32 [%rd7], {%r4, %r5, %r6, %r10};\n";
+	uint32_t out[32][4];
+	cs_grid_result r = h_run_body("", body, 32, NULL, 0, out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	uint32_t ballot_all = 0;
+	for (uint32_t l = 0; l < 32; l++)
+		if (l & 5)
+			ballot_all |= 1u << l;
+	for (uint32_t l = 0; l < 32; l++) {
+		uint32_t half = l < 16 ? 0xffffu : 0xffff0000u;
+		cr_expect_eq(out[l][0], ballot_all & half, "ballot lane %u: 0x%x", l, out[l][0]);
+		cr_expect_eq(out[l][1], l < 16 ? 1u : 0u, "vote.all lane %u", l);
+		uint32_t src = (l & 15) + 8 <= 15 ? l + 8 : l;
+		cr_expect_eq(out[l][2], src, "shfl lane %u", l);
+	}
+}
+
+/* A lane outside its own member mask is undefined in PTX: the model stops and
+ * says which lane and mask. */
+Test(warp, lane_outside_its_member_mask_is_an_error)
+{
+	const char *ops[] = { "\tvote.sync.ballot.b32 %r4, %p1, 65535;\n",
+			      "\tshfl.sync.idx.b32 %r4, %r2, 0, 31, 65535;\n",
+			      "\tmatch.any.sync.b32 %r4, %r2, 65535;\n", "\tbar.warp.sync 65535;\n" };
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		char body[512];
+		snprintf(body, sizeof(body), "\tsetp.lt.u32 %%p1, %%r2, 3;\n%s", ops[i]);
+		uint32_t out[32];
+		cs_grid_result r = h_run_body("", body, 32, NULL, 0, out, sizeof(out));
+		cr_expect_eq(r.outcome, CS_GRID_ERROR, "%s", ops[i]);
+		cr_expect(strstr(r.diag.msg, "lane 16") && strstr(r.diag.msg, "0x0000ffff"), "%s: %s",
+			  ops[i], r.diag.msg);
+	}
+}
+
+/* isspacep on generic addresses of each space (what __isGlobal, __isShared,
+ * __isLocal and __isConstant compile to). */
+Test(warp, isspacep_generic_windows)
+{
+	const char *decls = ".const .align 4 .u32 ctab[4] = {1, 2, 3, 4};\n";
+	const char *body =
+		"\t.shared .align 4 .u32 sh[32];\n"
+		"\t.local .align 4 .u32 lo[2];\n"
+		"\tmov.u64 %rd10, sh;\n\tcvta.shared.u64 %rd10, %rd10;\n"
+		"\tmov.u64 %rd11, lo;\n\tcvta.local.u64 %rd11, %rd11;\n"
+		"\tmov.u64 %rd12, ctab;\n\tcvta.const.u64 %rd12, %rd12;\n"
+		"\tmov.u32 %r6, 0;\n"
+		"\tisspacep.global %p1, %rd1;\n\tselp.u32 %r7, 1, 0, %p1;\n\tor.b32 %r6, %r6, %r7;\n"
+		"\tisspacep.shared %p1, %rd10;\n\tselp.u32 %r7, 2, 0, %p1;\n\tor.b32 %r6, %r6, %r7;\n"
+		"\tisspacep.local %p1, %rd11;\n\tselp.u32 %r7, 4, 0, %p1;\n\tor.b32 %r6, %r6, %r7;\n"
+		"\tisspacep.const %p1, %rd12;\n\tselp.u32 %r7, 8, 0, %p1;\n\tor.b32 %r6, %r6, %r7;\n"
+		"\tisspacep.shared %p1, %rd1;\n\tselp.u32 %r7, 16, 0, %p1;\n\tor.b32 %r6, %r6, %r7;\n"
+		"\tisspacep.global %p1, %rd10;\n\tselp.u32 %r7, 32, 0, %p1;\n\tor.b32 %r6, %r6, %r7;\n"
+		"\tisspacep.local %p1, %rd12;\n\tselp.u32 %r7, 64, 0, %p1;\n\tor.b32 %r6, %r6, %r7;\n"
+		"\tst.global.u32 [%rd4], %r6;\n";
+	char *src = h_kernel(decls, body);
+	cs_diag d;
+	cs_ptx_program *p = h_parse(src, &d);
+	free(src);
+	cr_assert(p, "%s", d.msg);
+	h_env e;
+	h_init(&e);
+	uint64_t out = h_alloc(&e, 4 * 32);
+	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
+				 (uint64_t[]){ out, 0, 32 }, 3);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	uint32_t got[32];
+	h_read(&e, out, got, sizeof(got));
+	for (int l = 0; l < 32; l++)
+		cr_expect_eq(got[l], 1 | 2 | 4 | 8, "lane %d: 0x%x", l, got[l]);
+	h_fini(&e);
+	cs_ptx_program_free(p);
 }
