@@ -166,7 +166,9 @@ static bool parse_name_operand(pp *P, opnd *o)
 		o->kind = OK_REG;
 		o->is_addr = true;
 		o->mspace = space;
-		/* name+N as an address value */
+		/* name+N, or name[N] (element N of an array variable), as an address
+		 * value: tinygrad's PTX renderer writes `mov.u64 %r, local0[0];` */
+		uint64_t off = 0;
 		if (pp_punct(P, '+') || pp_punct(P, '-')) {
 			bool neg = pp_punct(P, '-');
 			pp_next(P);
@@ -174,8 +176,22 @@ static bool parse_name_operand(pp *P, opnd *o)
 				pp_err(P, &P->t, CS_ERR_INPUT, "expected an offset");
 				return false;
 			}
-			uint64_t off = neg ? (uint64_t)0 - P->t.ival : P->t.ival;
+			off = neg ? (uint64_t)0 - P->t.ival : P->t.ival;
 			pp_next(P);
+		} else if (pp_punct(P, '[')) {
+			pp_next(P);
+			unsigned elem = ptx_type_bytes((ptx_type)s->type);
+			if (P->t.kind != TK_INT || P->t.ival >= s->count / (elem ? elem : 1)) {
+				pp_err(P, &P->t, CS_ERR_INPUT, "expected an element index of '%.*s' "
+				       "(below %u)", (int)t.len, t.s, s->count / (elem ? elem : 1));
+				return false;
+			}
+			off = P->t.ival * (elem ? elem : 1);
+			pp_next(P);
+			if (!pp_expect(P, ']'))
+				return false;
+		}
+		if (off) {
 			const ptx_const *c = &P->p->consts[o->slot & ~PP_CONST_TAG];
 			o->slot = pp_const_slot(P, c->value + off, c->var);
 		}

@@ -621,6 +621,7 @@ static bool space_decl(pp *P, const ptx_tok *space, bool is_extern, bool module_
 		return false;
 	}
 	s.count = v.size;
+	s.type = (uint8_t)v.type; /* its element type, for name[N] operands */
 	if (!pp_sym_add(P, &v.name, v.name.s, v.name.len, s))
 		return false;
 	return pp_expect(P, ';');

@@ -324,3 +324,27 @@ Test(parse, one_refused_function_does_not_block_the_module)
 	h_fini(&env);
 	cs_ptx_program_free(p);
 }
+
+/* `name[N]` as an address value (tinygrad's PTX renderer writes
+ * `mov.u64 %r, local0[0];`): element N of the array, N times its element's
+ * size past its start; an index past the array is a located error. */
+Test(parse, array_element_address_operands)
+{
+	static const char decls[] = ".global .align 4 .f32 table[4] = {1.0, 2.0, 3.0, 4.0};";
+	static const char body[] =
+		"\t.shared .align 16 .b8 buf[64];\n"
+		"\tmov.u64 %rd10, buf[0];\n\tmov.u64 %rd11, buf[8];\n"
+		"\tsub.s64 %rd12, %rd11, %rd10;\n\tcvt.u32.u64 %r10, %rd12;\n" /* 8: bytes */
+		"\tmov.u64 %rd13, table[2];\n\tld.global.f32 %f1, [%rd13];\n" /* 3.0 */
+		"\tst.shared.u32 [%rd11], %r2;\n\tld.shared.u32 %r11, [buf+8];\n" /* same byte */
+		"\tcvt.rzi.u32.f32 %r12, %f1;\n"
+		"\tadd.s32 %r13, %r10, %r12;\n\tadd.s32 %r13, %r13, %r11;\n"
+		"\tst.global.u32 [%rd4], %r13;\n";
+	uint32_t out[1] = { 0 };
+	cs_grid_result r = h_run_body(decls, body, 1, NULL, 0, out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	cr_expect_eq(out[0], 8 + 3 + 0, "buf[8] is 8 bytes in, table[2] holds 3.0: %u", out[0]);
+	char *src = h_kernel(decls, "\tmov.u64 %rd13, table[4];\n");
+	expect_error(src, CS_ERR_INPUT, 0, 0, "expected an element index of 'table' (below 4)");
+	free(src);
+}
