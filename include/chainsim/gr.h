@@ -111,10 +111,6 @@ const char *cs_dep_action_name(uint32_t action); /* NULL when reserved */
  * not settle the figure (see gr/classes.c). */
 uint32_t cs_gr_shared_limit(uint32_t cls, bool *assumed);
 
-/* The QMD major version a compute class reads: C6C0/C7C0/C9C0 3, CBC0 4,
- * CDC0/CEC0 5; 0 for any other class. */
-unsigned cs_gr_qmd_major_for(uint32_t cls);
-
 /* How a compute class reads SET_INLINE_QMD_ADDRESS_A: the dwords the inline
  * QMD takes (64; from CBC0 on, 96 when INLINE_SIZE, bit 30, says 384 bytes),
  * and the upper address bits (all of A before CBC0, bits 8:0 from CBC0 on);

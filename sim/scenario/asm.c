@@ -567,7 +567,7 @@ static bool do_qmd(scn_exec *x, const scn_dir *dir)
 	cs_qmd q;
 	cs_diag dd;
 	cs_diag_clear(&dd);
-	if (!cs_qmd_init(&q, x->ai->qmd_major, &dd))
+	if (!cs_qmd_init(&q, cs_class_qmd_major(x->ai->compute_class), &dd))
 		return scn_fail_with(x, dir->loc, "qmd", &dd);
 	for (unsigned i = 0; i < dir->nkvs; i++) {
 		const scn_qmd_kv *kv = &dir->kvs[i];
@@ -854,7 +854,7 @@ static bool asm_launch(scn_exec *x, const scn_dir *push, const scn_pline *pl)
 	cs_diag_clear(&dd);
 	uint64_t shared = k->shared_static + dyn;
 	const uint64_t v_program = code, v_cb[2] = { cb_va, cb_size }, v_rel[2] = { sem_va, 1 };
-	if (!cs_qmd_init(&q, x->ai->qmd_major, &dd) ||
+	if (!cs_qmd_init(&q, cs_class_qmd_major(x->ai->compute_class), &dd) ||
 	    !cs_qmd_set_key(&q, "program", &v_program, 1, &dd) ||
 	    !cs_qmd_set_key(&q, "grid", grid, 3, &dd) || !cs_qmd_set_key(&q, "block", block, 3, &dd) ||
 	    !cs_qmd_set_key(&q, "shared", &shared, 1, &dd) ||
