@@ -21,7 +21,7 @@ typedef struct cs_device_config {
 	cs_trace_level trace_level;
 	bool no_executor;     /* wire no executor: every grid is dispatched, not executed */
 	uint64_t run_budget;  /* GPFIFO entries one run may process; 0 = the default */
-	/* added by sim/: an executor to wire instead of the PTX runtime (tests and
+	/* an executor to wire instead of the PTX runtime (tests and
 	 * benchmarks name a fake one as such); NULL = the runtime. Copied. */
 	const cs_exec_port *exec_override;
 } cs_device_config;
@@ -65,8 +65,6 @@ bool cs_device_wait(cs_device *dev, uint64_t addr, uint64_t value, bool is64);
  * scheduling SEND_SIGNALING_PCAS2_B followed (CS_EV_QMD_INSTALL, unit front end,
  * launch none, aux 1: stage 6 fired, nothing scheduled it). */
 void cs_device_finish(cs_device *dev);
-
-/* ---- additions by sim/ (additive) ---------------------------------------- */
 
 /* Where a channel's ring and USERD live (the device maps them at
  * CS_DEVICE_CHANNEL_BASE + id * CS_DEVICE_CHANNEL_STRIDE, below the scenario's

@@ -32,7 +32,7 @@ typedef struct cs_chain {
 	cs_cause cause;
 	cs_stage unobservable;          /* first not-observable stage with a cause, else NONE */
 	char diagnosis[CS_DIAGNOSIS_MAX];
-	/* added by sim/: the record that decided the break (SIZE_MAX when none) */
+	/* the record that decided the break (SIZE_MAX when none) */
 	size_t break_event;
 } cs_chain;
 
@@ -44,7 +44,7 @@ typedef struct cs_report {
 	size_t nfaults;                 /* CS_EV_FAULT records */
 	uint64_t counters[16];          /* named by cs_report_counter_name */
 	size_t ncounters;
-	/* added by sim/: the model assumptions in force (CS_EV_ASSUMPTION details,
+	/* the model assumptions in force (CS_EV_ASSUMPTION details,
 	 * each once, in trace order; they point into the device's trace) */
 	size_t nassumptions;
 	const char **assumptions;
@@ -55,8 +55,6 @@ typedef struct cs_report {
 cs_report *cs_report_build(const cs_device *dev);
 void cs_report_free(cs_report *r);
 const char *cs_report_counter_name(const cs_report *r, size_t i);
-
-/* ---- additions by sim/ (additive) ----------------------------------------- */
 
 /* Judge a record sequence without a device (unit tests of the rules build one
  * by hand). dev is optional: with it the judge names channels and decodes the
@@ -89,7 +87,7 @@ typedef struct cs_report_meta {
 	size_t nexpects;
 	bool error;               /* the scenario stopped on an error (result "error") */
 	const char *error_msg;    /* its located message */
-	/* added by sim/ (additive): the error's location for the JSON's `error`
+	/* the error's location for the JSON's `error`
 	 * object (file, line, col or byte offset); optional */
 	const cs_diag *error_diag;
 } cs_report_meta;
