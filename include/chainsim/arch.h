@@ -6,6 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum cs_arch {
 #define CS_ARCH(e, name, host, compute, copy, va) CS_ARCH_##e,
 #include "chainsim/arch.def"
@@ -58,5 +62,9 @@ bool cs_class_valid_for(uint32_t cls, cs_arch arch);
 /* The classes of one kind valid for the arch, comma separated, for messages. */
 void cs_class_list_for(cs_arch arch, cs_class_kind kind, char *buf, unsigned len);
 const char *cs_class_kind_name(cs_class_kind kind);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

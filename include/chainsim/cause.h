@@ -6,6 +6,10 @@
 
 #include "chainsim/stage.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum cs_cause {
 	CS_CAUSE_NONE = 0,
 #define X(id, key, first, last, meaning) CS_CAUSE_##id,
@@ -21,5 +25,9 @@ cs_stage cs_cause_first_stage(cs_cause c);
 cs_stage cs_cause_last_stage(cs_cause c);
 /* By key; CS_CAUSE_NONE when no row has it. */
 cs_cause cs_cause_parse(const char *key);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

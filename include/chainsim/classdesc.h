@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_field_desc {
 	const char *name;          /* "OPERATION" */
 	uint8_t hi, lo;            /* bit range within the method's data dword */
@@ -50,5 +54,9 @@ static inline uint32_t cs_field_get(const cs_field_desc *f, uint32_t data)
 	uint32_t mask = width >= 32 ? 0xffffffffu : ((1u << width) - 1u);
 	return (data >> f->lo) & mask;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,10 @@
 #include "chainsim/ports.h"
 #include "chainsim/trace.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_device cs_device;
 
 typedef struct cs_device_config {
@@ -100,5 +104,9 @@ size_t cs_device_addr_name(const cs_device *dev, uint64_t va, char *buf, size_t 
 /* The executor behind the compute engine (NULL with no_executor); sim/ uses it
  * to register modules. Declared opaque here to keep this header light. */
 struct cs_ptx_runtime *cs_device_ptx(cs_device *dev);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

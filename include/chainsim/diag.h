@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum cs_status {
 	CS_OK = 0,
 	CS_ERR_INPUT,       /* bad user input: scenario, pushbuffer, cubin, PTX, ELF... */
@@ -47,5 +51,9 @@ void cs_diag_at_offset(cs_diag *d, cs_status st, const char *file, uint64_t offs
 int cs_diag_format(const cs_diag *d, char *buf, size_t len);
 
 const char *cs_status_name(cs_status st);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

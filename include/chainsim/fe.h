@@ -17,6 +17,10 @@
 #include "chainsim/pushbuf.h"
 #include "chainsim/trace.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ===================================================================== */
 /* Host class tables (fe/hostclass.def, one X-macro table for C56F, C86F  */
 /* and C96F with per-class differences).                                 */
@@ -343,5 +347,9 @@ size_t cs_fe_report_deadlocks(cs_fe *fe);
  * Every record carries channel, gp_entry (CS_NONE32 outside an entry) and, for
  * method records, method_index, subch, cls (the host class for host methods),
  * method and addr (the data dword). */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -17,6 +17,10 @@
 #include "chainsim/ports.h"
 #include "chainsim/pushbuf.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ======================================================================
  * Class tables (gr/compute.def, gr/copy.def)
  * ====================================================================== */
@@ -401,5 +405,9 @@ void cs_gr_free(cs_gr *gr);
  * subchannel it was bound to (per-channel, per-subchannel state). */
 cs_engine_port cs_gr_engine_port(cs_gr *gr);
 void cs_gr_counters_get(const cs_gr *gr, cs_gr_counters *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,6 +11,10 @@
 
 #include "chainsim/diag.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- memory map (a GLib key file, one group per region) ---- */
 
 typedef enum cs_gsp_kind {
@@ -378,5 +382,9 @@ cs_status cs_gdb_handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
  * which; ready(port, ctx) is called once listening). */
 cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port,
 		       void (*ready)(uint16_t port, void *ctx), void *ctx, cs_diag *d);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

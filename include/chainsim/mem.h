@@ -11,6 +11,10 @@
 #include "chainsim/diag.h"
 #include "chainsim/ports.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_mem cs_mem;
 
 enum { CS_REGION_NAME_MAX = 64 };
@@ -63,5 +67,9 @@ void cs_mem_set_max_backed(cs_mem *mem, uint64_t bytes);
 
 /* The port view of this address space (ctx = mem). */
 cs_mem_port cs_mem_port_of(cs_mem *mem);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

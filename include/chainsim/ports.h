@@ -10,6 +10,10 @@
 #include "chainsim/diag.h"
 #include "chainsim/trace.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- memory port: one GPU virtual address space ------------------------- */
 
 enum { CS_PAGE_SHIFT = 12, CS_PAGE_SIZE = 1u << CS_PAGE_SHIFT };
@@ -118,5 +122,9 @@ typedef struct cs_exec_port {
 	void (*run_grid)(void *ctx, const cs_bus *bus, const cs_grid_launch *grid,
 			 cs_grid_result *out);
 } cs_exec_port;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

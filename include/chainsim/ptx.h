@@ -60,6 +60,10 @@
 #include "chainsim/diag.h"
 #include "chainsim/ports.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_ptx_program cs_ptx_program; /* one parsed, predecoded PTX module */
 
 /* Parses a whole PTX module. name is used in diagnostics (file:line:col). Returns
@@ -178,5 +182,9 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 
 /* Predecoded-instruction statistics, for tests and tools. */
 size_t cs_ptx_instruction_count(const cs_ptx_program *p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -19,6 +19,10 @@
 #include "chainsim/ports.h"
 #include "chainsim/ptx.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- modules ------------------------------------------------------------ */
 
 typedef struct cs_module cs_module;
@@ -158,5 +162,9 @@ void cs_ptx_runtime_set_approx(cs_ptx_runtime *rt, cs_ptx_approx mode);
  *    dynamic shared = grid->shared_bytes - shared_static (less is CS_GRID_ERROR);
  *  - else the executor's own outcome (EXECUTED, FAULT, ERROR). */
 cs_exec_port cs_ptx_runtime_port(cs_ptx_runtime *rt);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum cs_secop {
 	CS_SECOP_RESERVED0 = 0, /* legacy/reserved forms: diagnosed */
 	CS_SECOP_INC = 1,
@@ -96,5 +100,9 @@ enum {
 	CS_USERD_GP_PUT = 0x8c,
 	CS_USERMODE_DOORBELL = 0x90, /* offset in the usermode (C461/C661) page */
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

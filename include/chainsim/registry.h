@@ -16,6 +16,10 @@
 #include "chainsim/classdesc.h"
 #include "chainsim/diag.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum { CS_REGISTRY_SUBCHANNELS = 8 };
 
 /* The method table of any class chainsim models (host, compute, copy); NULL
@@ -54,5 +58,9 @@ bool cs_registry_resolve_method(cs_arch arch, uint32_t cls, uint32_t subch, cons
  * description when m is not NULL. */
 bool cs_registry_method_label(cs_arch arch, uint32_t cls, uint32_t subch, uint32_t offset,
 			      char *buf, size_t len, const cs_method_desc **m);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,6 +11,10 @@
 
 #include "chainsim/diag.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_repl cs_repl;
 
 /* Runs one command line; errors are returned, not printed. */
@@ -44,5 +48,9 @@ int cs_repl_interactive(cs_repl *r, FILE *out, FILE *err);
 /* Completion candidates for `line` (the word at its end): calls emit for each. */
 size_t cs_repl_complete(cs_repl *r, const char *line, void (*emit)(const char *word, void *arg),
 			void *arg);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 #include "chainsim/device.h"
 #include "chainsim/stage.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum { CS_EVIDENCE_MAX = 256, CS_DIAGNOSIS_MAX = 1024 };
 
 typedef struct cs_stage_row {
@@ -112,5 +116,9 @@ char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_m
  * channel and engine, virtual time as ts (sim/perfetto.c). malloc'd. */
 char *cs_trace_perfetto_json(const cs_device *dev);
 bool cs_trace_perfetto_write(const cs_device *dev, const char *path, cs_diag *d);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

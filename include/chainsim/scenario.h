@@ -11,6 +11,10 @@
 #include "chainsim/device.h"
 #include "chainsim/diag.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_scenario cs_scenario;
 
 /* Parse; every syntax error is answered here with file:line:col. base_dir is
@@ -94,5 +98,9 @@ typedef struct cs_disasm_opts {
  * partial dword, or an INC header past the last method. Free with free(). */
 char *cs_scenario_disasm(const uint8_t *bytes, size_t len, const cs_disasm_opts *o,
 			 cs_diag *d);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

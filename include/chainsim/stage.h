@@ -2,6 +2,10 @@
 #ifndef CHAINSIM_STAGE_H
 #define CHAINSIM_STAGE_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum cs_stage {
 	CS_STAGE_NONE = 0,
 	CS_STAGE_GUEST_BUILD = 1,
@@ -41,5 +45,9 @@ const char *cs_stage_status_name(cs_stage_status st); /* "fired", "not-fired", "
 const char *cs_author_name(cs_author a);        /* "guest", "host", "front-end", "engine", "-" */
 /* Parse a stage name or number ("5", "fe-exec"); CS_STAGE_NONE when neither. */
 cs_stage cs_stage_parse(const char *text);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

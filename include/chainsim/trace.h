@@ -6,9 +6,14 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "chainsim/cause.h"
 #include "chainsim/stage.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define CS_NONE32 UINT32_MAX /* "no launch", "no entry", "no method" in a record */
 /* In a host CS_EV_SEM_RELEASE's aux: RELEASE_WFI was set, so the release is
@@ -131,7 +136,8 @@ typedef struct cs_trace_sink {
 static inline cs_event cs_event_make(cs_event_kind kind, cs_stage stage, cs_unit unit,
 				     uint32_t channel)
 {
-	cs_event ev = { 0 };
+	cs_event ev;
+	memset(&ev, 0, sizeof(ev));
 	ev.kind = (uint16_t)kind;
 	ev.stage = (uint8_t)stage;
 	ev.unit = (uint8_t)unit;
@@ -155,5 +161,9 @@ const char *cs_event_kind_name(cs_event_kind kind); /* "gp-fetch" etc. */
 const char *cs_unit_name(cs_unit unit);             /* "front-end", "compute", ... */
 cs_author cs_unit_author(cs_unit unit);
 const char *cs_access_name(cs_access acc);          /* "read", "write", ... */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
