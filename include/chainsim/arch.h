@@ -3,6 +3,8 @@
 #ifndef CHAINSIM_ARCH_H
 #define CHAINSIM_ARCH_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -44,24 +46,24 @@ typedef struct cs_arch_info {
 	unsigned va_bits;       /* 49 below Hopper, 57 from Hopper on */
 } cs_arch_info;
 
-const cs_arch_info *cs_arch_get(cs_arch arch);
+CS_API const cs_arch_info *cs_arch_get(cs_arch arch);
 /* Parse "ampere" etc.; false when unknown. */
-bool cs_arch_from_name(const char *name, cs_arch *out);
+CS_API bool cs_arch_from_name(const char *name, cs_arch *out);
 
 /* Class lookup: kind and name for any known class id (NULL/NONE when unknown). */
-cs_class_kind cs_class_kind_of(uint32_t cls);
-const char *cs_class_name(uint32_t cls);
+CS_API cs_class_kind cs_class_kind_of(uint32_t cls);
+CS_API const char *cs_class_name(uint32_t cls);
 /* The QMD major version a compute class reads (3 = V03_00, 4, 5); 0 for others. */
-unsigned cs_class_qmd_major(uint32_t cls);
+CS_API unsigned cs_class_qmd_major(uint32_t cls);
 /* Whether the class has every feature in `features` (cs_class_feature flags). */
-bool cs_class_has(uint32_t cls, unsigned features);
+CS_API bool cs_class_has(uint32_t cls, unsigned features);
 /* The QMD major version of the arch's canonical compute class. */
-unsigned cs_arch_qmd_major(cs_arch arch);
+CS_API unsigned cs_arch_qmd_major(cs_arch arch);
 /* Whether the generation accepts the class on a channel. */
-bool cs_class_valid_for(uint32_t cls, cs_arch arch);
+CS_API bool cs_class_valid_for(uint32_t cls, cs_arch arch);
 /* The classes of one kind valid for the arch, comma separated, for messages. */
-void cs_class_list_for(cs_arch arch, cs_class_kind kind, char *buf, unsigned len);
-const char *cs_class_kind_name(cs_class_kind kind);
+CS_API void cs_class_list_for(cs_arch arch, cs_class_kind kind, char *buf, unsigned len);
+CS_API const char *cs_class_kind_name(cs_class_kind kind);
 
 #ifdef __cplusplus
 }

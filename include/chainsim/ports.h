@@ -3,6 +3,8 @@
 #ifndef CHAINSIM_PORTS_H
 #define CHAINSIM_PORTS_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

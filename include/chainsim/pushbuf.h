@@ -4,6 +4,8 @@
 #ifndef CHAINSIM_PUSHBUF_H
 #define CHAINSIM_PUSHBUF_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 

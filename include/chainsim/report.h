@@ -4,6 +4,8 @@
 #ifndef CHAINSIM_REPORT_H
 #define CHAINSIM_REPORT_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -56,9 +58,9 @@ typedef struct cs_report {
 } cs_report;
 
 /* Judge the device's trace. Never fails on a well-formed device. */
-cs_report *cs_report_build(const cs_device *dev);
-void cs_report_free(cs_report *r);
-const char *cs_report_counter_name(const cs_report *r, size_t i);
+CS_API cs_report *cs_report_build(const cs_device *dev);
+CS_API void cs_report_free(cs_report *r);
+CS_API const char *cs_report_counter_name(const cs_report *r, size_t i);
 
 /* Judge a record sequence without a device (unit tests of the rules build one
  * by hand). dev is optional: with it the judge names channels and decodes the
@@ -71,11 +73,11 @@ typedef struct cs_report_input {
 	bool no_executor;         /* the device had no executor wired */
 	const cs_device *dev;     /* optional */
 } cs_report_input;
-cs_report *cs_report_judge(const cs_report_input *in);
+CS_API cs_report *cs_report_judge(const cs_report_input *in);
 
 /* The counter value by name ("entries", "methods", "launches", "ctas",
  * "faults", ...); false when the report has no such counter. */
-bool cs_report_counter(const cs_report *r, const char *name, uint64_t *value);
+CS_API bool cs_report_counter(const cs_report *r, const char *name, uint64_t *value);
 
 /* What the writers show beside the chain. */
 typedef struct cs_report_expect {
@@ -100,22 +102,22 @@ typedef struct cs_report_meta {
  * break, but a stage the backend cannot judge, e.g. code the simulator cannot
  * run) or "error" (bad input). Expectations are judged apart:
  * cs_report_exit_status. */
-const char *cs_report_result(const cs_report *r, const cs_report_meta *meta);
+CS_API const char *cs_report_result(const cs_report *r, const cs_report_meta *meta);
 /* The exit status of a run (docs/chain.md): with expectations in the file,
  * 0 when every one held (an expected break that happened passes), else 1;
  * without, 0 complete, 1 broken, 3 not observable; 2 on bad input. */
-int cs_report_exit_status(const cs_report *r, const cs_report_meta *meta);
+CS_API int cs_report_exit_status(const cs_report *r, const cs_report_meta *meta);
 
 /* The text table of docs/chain.md (sim/report_text.c). */
-void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *out);
+CS_API void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *out);
 /* The --json object, pretty printed, NUL-terminated, malloc'd (sim/report_json.c);
  * docs/json.md describes it. r and dev may be NULL when the input failed before
  * a run (meta->error set): the object then carries the error and nulls. */
-char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_meta *meta);
+CS_API char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_meta *meta);
 /* Chrome/Perfetto trace-event JSON of the device's records: one track per
  * channel and engine, virtual time as ts (sim/perfetto.c). malloc'd. */
-char *cs_trace_perfetto_json(const cs_device *dev);
-bool cs_trace_perfetto_write(const cs_device *dev, const char *path, cs_diag *d);
+CS_API char *cs_trace_perfetto_json(const cs_device *dev);
+CS_API bool cs_trace_perfetto_write(const cs_device *dev, const char *path, cs_diag *d);
 
 #ifdef __cplusplus
 }
