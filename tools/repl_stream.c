@@ -29,7 +29,7 @@ struct rs_session {
 	bool free_run;     /* restart and teardown: never stop again */
 
 	bool at_method;
-	cs_method_call cur;
+	cs_method_call cur, prev; /* prev: the method that ran last */
 	uint64_t nmethod;  /* methods reached; cur is number nmethod */
 
 	/* the request in force */
@@ -206,6 +206,24 @@ static bool chain_break_seen(rs_session *s, char *why, size_t len)
 	return false;
 }
 
+/* A watched value as a little-endian number (1, 2, 4, 8 bytes), else bytes. */
+static void format_bytes(const uint8_t *b, uint32_t n, bool ok, char *buf, size_t len)
+{
+	if (!ok) {
+		snprintf(buf, len, "unmapped");
+		return;
+	}
+	if (n == 1 || n == 2 || n == 4 || n == 8) {
+		uint64_t v = 0;
+		memcpy(&v, b, n);
+		snprintf(buf, len, "0x%0*" PRIx64, (int)(2 * n), v);
+		return;
+	}
+	size_t k = 0;
+	for (uint32_t j = 0; j < n && k + 3 < len; j++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%02x", j ? " " : "", b[j]);
+}
+
 static bool watch_changed(rs_session *s, char *why, size_t len)
 {
 	for (size_t i = 0; i < s->nbrk; i++) {
@@ -216,15 +234,18 @@ static bool watch_changed(rs_session *s, char *why, size_t len)
 		bool ok = cs_device_peek(s->dev, b->addr, now, b->len);
 		if (ok == b->last_ok && (!ok || !memcmp(now, b->last, b->len)))
 			continue;
-		char name[128], was[3 * RS_WATCH_MAX + 1], is[3 * RS_WATCH_MAX + 1];
+		char name[128], was[3 * RS_WATCH_MAX + 1], is[3 * RS_WATCH_MAX + 1], by[512] = "";
 		cs_device_addr_name(s->dev, b->addr, name, sizeof(name));
-		size_t k = 0, m = 0;
-		for (uint32_t j = 0; j < b->len && j < 16; j++) {
-			k += (size_t)snprintf(was + k, sizeof(was) - k, "%02x", b->last[j]);
-			m += (size_t)snprintf(is + m, sizeof(is) - m, "%02x", now[j]);
+		format_bytes(b->last, b->len, b->last_ok, was, sizeof(was));
+		format_bytes(now, b->len, ok, is, sizeof(is));
+		if (s->nmethod > 1 || s->finished) {
+			char m[400];
+			rs_describe_method(s, s->finished ? &s->cur : &s->prev,
+					   s->finished ? s->nmethod : s->nmethod - 1, m, sizeof(m));
+			snprintf(by, sizeof(by), "\n  after %s", m);
 		}
-		snprintf(why, len, "watchpoint %u: [%s, %" PRIu32 " bytes] %s -> %s", b->id, name, b->len,
-			 b->last_ok ? was : "unmapped", ok ? is : "unmapped");
+		snprintf(why, len, "watchpoint %u: [%s, %" PRIu32 " bytes] %s -> %s%s", b->id, name, b->len,
+			 was, is, by);
 		memcpy(b->last, now, b->len);
 		b->last_ok = ok;
 		b->hits++;
@@ -283,6 +304,7 @@ static void method_hook(void *ctx, const cs_method_call *call)
 {
 	rs_session *s = ctx;
 	pthread_mutex_lock(&s->mu);
+	s->prev = s->cur;
 	s->cur = *call;
 	s->at_method = true;
 	s->nmethod++;
@@ -455,6 +477,19 @@ static void end_reason(rs_session *s)
 		chain_break_seen(s, why, len);
 }
 
+/* `until stage N` for a stage that fired already in the overall chain. */
+static bool stage_already_fired(rs_session *s, unsigned stage, FILE *out)
+{
+	cs_report *r = cs_report_build(s->dev);
+	bool fired = r && stage >= 1 && stage <= CS_STAGE_COUNT &&
+		     r->overall.rows[stage].status == CS_STAGE_FIRED;
+	if (fired)
+		fprintf(out, "stage %u (%s) has already fired: %s\n", stage, cs_stage_name((cs_stage)stage),
+			r->overall.rows[stage].evidence[0] ? r->overall.rows[stage].evidence : "-");
+	cs_report_free(r);
+	return fired;
+}
+
 void rs_session_go(rs_session *s, rs_go go, uint64_t arg, const char *name, FILE *out)
 {
 	if (s->finished) {
@@ -465,6 +500,8 @@ void rs_session_go(rs_session *s, rs_go go, uint64_t arg, const char *name, FILE
 	s->go_count = go == RS_GO_STEP ? (arg ? arg : 1) : 0;
 	s->go_stage = (unsigned)arg;
 	snprintf(s->go_name, sizeof(s->go_name), "%s", name ? name : "");
+	if (go == RS_GO_UNTIL_STAGE && stage_already_fired(s, (unsigned)arg, out))
+		return;
 	s->go_channel = s->cur.channel;
 	s->go_entry = s->cur.gp_entry;
 	resume(s);
