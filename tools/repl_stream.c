@@ -2,6 +2,8 @@
  * methods by the device's method hook (see repl_stream.h). */
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -22,7 +24,7 @@ struct rs_session {
 	bool worker_live;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	bool worker_turn;  /* true while the device runs, false while the REPL does */
+	atomic_bool worker_turn; /* true while the device runs, false while the REPL does */
 	bool finished;     /* the scenario returned */
 	bool exec_ok;
 	cs_diag exec_diag;
@@ -46,7 +48,6 @@ struct rs_session {
 	rs_break brk[RS_MAX_BREAKS];
 	size_t nbrk;
 	unsigned next_id;
-	size_t prev_method_event;     /* records before the method that ran last */
 };
 
 /* ---- names ---------------------------------------------------------------- */
@@ -300,24 +301,43 @@ static bool should_stop(rs_session *s)
 
 /* ---- the worker ------------------------------------------------------------ */
 
+/* The two threads take turns: the one whose turn ends publishes its writes
+ * with the flag, and the other spins a little before it sleeps, since a step
+ * hands the turn back within microseconds. */
+enum { RS_SPIN = 200 };
+
+static void hand_over(rs_session *s, bool to_worker)
+{
+	pthread_mutex_lock(&s->mu);
+	atomic_store_explicit(&s->worker_turn, to_worker, memory_order_release);
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void await_turn(rs_session *s, bool worker)
+{
+	for (int i = 0; i < RS_SPIN; i++)
+		if (atomic_load_explicit(&s->worker_turn, memory_order_acquire) == worker)
+			return;
+		else
+			sched_yield();
+	pthread_mutex_lock(&s->mu);
+	while (atomic_load_explicit(&s->worker_turn, memory_order_acquire) != worker)
+		pthread_cond_wait(&s->cv, &s->mu);
+	pthread_mutex_unlock(&s->mu);
+}
+
 static void method_hook(void *ctx, const cs_method_call *call)
 {
 	rs_session *s = ctx;
-	pthread_mutex_lock(&s->mu);
 	s->prev = s->cur;
 	s->cur = *call;
 	s->at_method = true;
 	s->nmethod++;
 	if (!s->free_run && should_stop(s)) {
-		s->worker_turn = false;
-		pthread_cond_broadcast(&s->cv);
-		while (!s->worker_turn)
-			pthread_cond_wait(&s->cv, &s->mu);
+		hand_over(s, false);
+		await_turn(s, true);
 	}
-	size_t n = 0;
-	cs_device_events(s->dev, &n);
-	s->prev_method_event = n;
-	pthread_mutex_unlock(&s->mu);
 }
 
 static void *worker_main(void *arg)
@@ -326,21 +346,17 @@ static void *worker_main(void *arg)
 	cs_diag d;
 	cs_diag_clear(&d);
 	bool ok = cs_scenario_execute(s->scn, s->dev, &d);
-	pthread_mutex_lock(&s->mu);
 	s->exec_ok = ok;
 	s->exec_diag = d;
 	s->finished = true;
 	s->at_method = false;
-	s->worker_turn = false;
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
+	hand_over(s, false);
 	return NULL;
 }
 
 /* Hands the device to the worker until it stops or the program ends. */
 static void resume(rs_session *s)
 {
-	pthread_mutex_lock(&s->mu);
 	size_t n = 0;
 	cs_device_events(s->dev, &n);
 	s->scan_from = n;
@@ -349,11 +365,8 @@ static void resume(rs_session *s)
 		if (s->brk[i].kind == RS_BREAK_WRITE)
 			s->brk[i].last_ok = cs_device_peek(s->dev, s->brk[i].addr, s->brk[i].last,
 							    s->brk[i].len);
-	s->worker_turn = true;
-	pthread_cond_broadcast(&s->cv);
-	while (s->worker_turn)
-		pthread_cond_wait(&s->cv, &s->mu);
-	pthread_mutex_unlock(&s->mu);
+	hand_over(s, true);
+	await_turn(s, false);
 }
 
 static bool start(rs_session *s, cs_diag *d)
@@ -372,19 +385,15 @@ static bool start(rs_session *s, cs_diag *d)
 	cs_device_set_method_hook(s->dev, method_hook, s);
 	s->finished = s->free_run = s->at_method = false;
 	s->nmethod = 0;
-	s->prev_method_event = 0;
 	s->go = RS_GO_STEP;
 	s->go_count = 1;
-	s->worker_turn = true;
+	atomic_store(&s->worker_turn, true);
 	if (pthread_create(&s->worker, NULL, worker_main, s)) {
 		cs_diag_set(d, CS_ERR_INTERNAL, "cannot start the device thread");
 		return false;
 	}
 	s->worker_live = true;
-	pthread_mutex_lock(&s->mu);
-	while (s->worker_turn)
-		pthread_cond_wait(&s->cv, &s->mu);
-	pthread_mutex_unlock(&s->mu);
+	await_turn(s, false);
 	return true;
 }
 
@@ -392,11 +401,8 @@ static bool start(rs_session *s, cs_diag *d)
 static void stop(rs_session *s)
 {
 	if (s->worker_live) {
-		pthread_mutex_lock(&s->mu);
 		s->free_run = true;
-		s->worker_turn = true;
-		pthread_cond_broadcast(&s->cv);
-		pthread_mutex_unlock(&s->mu);
+		hand_over(s, true);
 		pthread_join(s->worker, NULL);
 		s->worker_live = false;
 	}
