@@ -1116,7 +1116,8 @@ int cs_cmd_repl(int argc, char **argv)
 		cmd_names[i] = commands[i].name;
 	cmd_names[NCOMMANDS] = NULL;
 	cs_repl_config cfg = { .prog = "chainsim", .prompt = "(chainsim) ", .commands = cmd_names,
-			       .words = complete_word, .exec = exec_line, .ctx = s };
+			       .words = complete_word, .exec = exec_line, .ctx = s,
+			       .own_help = true };
 	cs_repl *r = cs_repl_new(&cfg);
 	int rc = CS_EXIT_OK;
 	if (!r) {

@@ -64,6 +64,9 @@ Test(gsp_cli, script_finds_the_planted_defect)
 	HAS(r, "stopped: watchpoint 3: read of 4 bytes at 0x90041020 = 0x0 by 0x80000566 <statq_free_slots+0x10>");
 	HAS(r, "address 0x90041020 is msgq.cmd.read");
 	HAS(r, "0x80000566 <statq_free_slots+0x10>:\tlw\ta0,32(a5)");
+	/* ...at this source line (issue 15: the source-level finding) */
+	HAS(r, "  access:\nfw.c:160:\n=>160  \tuint32_t rd = statq->read_ptr; /* planted: our own command-queue read "
+	       "position */\n   0x80000566 <statq_free_slots+0x10>:\tlw\ta0,32(a5)");
 	HASNT(r, "is msgq.stat.read");
 	/* ...so the reply ring overruns under load */
 	HAS(r, "stopped: msgq desync: status queue overrun: the GSP moved msgq.stat.write 61 -> 1 (3 elements) "
