@@ -302,9 +302,9 @@ static bool should_stop(rs_session *s)
 /* ---- the worker ------------------------------------------------------------ */
 
 /* The two threads take turns: the one whose turn ends publishes its writes
- * with the flag, and the other spins a little before it sleeps, since a step
- * hands the turn back within microseconds. */
-enum { RS_SPIN = 200 };
+ * with the flag, and the other spins a little (on its own core), then yields
+ * (sharing one), then sleeps: a step hands the turn back within microseconds. */
+enum { RS_SPIN_HOT = 4000, RS_SPIN = 200 };
 
 static void hand_over(rs_session *s, bool to_worker)
 {
@@ -316,6 +316,9 @@ static void hand_over(rs_session *s, bool to_worker)
 
 static void await_turn(rs_session *s, bool worker)
 {
+	for (int i = 0; i < RS_SPIN_HOT; i++)
+		if (atomic_load_explicit(&s->worker_turn, memory_order_acquire) == worker)
+			return;
 	for (int i = 0; i < RS_SPIN; i++)
 		if (atomic_load_explicit(&s->worker_turn, memory_order_acquire) == worker)
 			return;
