@@ -964,6 +964,7 @@ static const rs_cmd commands[] = {
 	{ "trace", "trace [N]", "the last N trace records (10)", cmd_trace },
 	{ "restart", "restart", "run the scenario again from the start, breakpoints kept", cmd_restart },
 	{ "help", "help [CMD]", "the commands, or one command's usage", cmd_help },
+	{ "complete", "complete TEXT", "what Tab would offer after TEXT, one a line", NULL },
 	{ "quit", "quit", "leave", NULL },
 	{ "echo", "echo TEXT", "print TEXT (scripts)", NULL },
 };
@@ -1001,9 +1002,29 @@ static cs_status cmd_help(rs_session *s, const char *args, FILE *out, cs_diag *d
 	return CS_OK;
 }
 
+/* What the engine's callbacks get: the session, and the engine itself for
+ * `complete`. */
+typedef struct repl_cli {
+	rs_session *s;
+	cs_repl *r;
+} repl_cli;
+
+static void print_word(const char *w, void *arg)
+{
+	fprintf(arg, "%s\n", w);
+}
+
 static cs_status exec_line(void *ctx, const char *line, FILE *out, cs_diag *d)
 {
-	rs_session *s = ctx;
+	repl_cli *cli = ctx;
+	rs_session *s = cli->s;
+	if (!strncmp(line, "complete", 8) && (line[8] == ' ' || !line[8])) {
+		/* as gdb's: the candidates for the text, one a line */
+		const char *text = line[8] ? line + 9 : "";
+		if (!cs_repl_complete(cli->r, text, print_word, out))
+			fprintf(out, "(no completions)\n");
+		return CS_OK;
+	}
 	size_t len = 0;
 	while (line[len] && line[len] != ' ' && line[len] != '\t' && line[len] != '/')
 		len++;
@@ -1030,13 +1051,20 @@ static cs_status exec_line(void *ctx, const char *line, FILE *out, cs_diag *d)
 	return c->fn(s, line + len, out, d);
 }
 
+/* After the command: its subcommand words, the names of the device's memory
+ * regions (the scenario's allocations), then the arch's method names. */
 static const char *complete_word(void *ctx, size_t i)
 {
-	rs_session *s = ctx;
+	rs_session *s = ((repl_cli *)ctx)->s;
 	static const char *const extra[] = { "method", "stage", "write", "break", "mem", NULL };
 	if (i < 5)
 		return extra[i];
-	return rs_method_name(s, i - 5);
+	i -= 5;
+	const cs_mem *mem = cs_device_mem(rs_session_device(s));
+	size_t nreg = cs_mem_region_count(mem);
+	if (i < nreg)
+		return cs_mem_region(mem, i)->name;
+	return rs_method_name(s, i - nreg);
 }
 
 /* ---- the command line ------------------------------------------------------ */
@@ -1115,10 +1143,12 @@ int cs_cmd_repl(int argc, char **argv)
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		cmd_names[i] = commands[i].name;
 	cmd_names[NCOMMANDS] = NULL;
+	repl_cli cli = { s, NULL };
 	cs_repl_config cfg = { .prog = "chainsim", .prompt = "(chainsim) ", .commands = cmd_names,
-			       .words = complete_word, .exec = exec_line, .ctx = s,
+			       .words = complete_word, .exec = exec_line, .ctx = &cli,
 			       .own_help = true };
 	cs_repl *r = cs_repl_new(&cfg);
+	cli.r = r;
 	int rc = CS_EXIT_OK;
 	if (!r) {
 		rs_session_free(s);

@@ -240,3 +240,18 @@ Test(repl, bad_input_is_a_located_error)
 	cr_expect(strstr(o.err, "no-such.chain"), "%s", o.err);
 	cli_free(&o);
 }
+
+/* Tab's candidates, through `complete` as in gdb: commands, then the
+ * scenario's names and the arch's method names. */
+Test(repl, completion_of_commands_names_and_methods)
+{
+	cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", "complete brea", "-ex",
+							  "complete break method SEM_E", "-ex",
+							  "complete x/4xw ga", "-ex", "complete until method SEND_PCAS", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.out, "(chainsim) complete brea\nbreak\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "(chainsim) complete break method SEM_E\nSEM_EXECUTE\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "(chainsim) complete x/4xw ga\ngate\n(chainsim)"), "%s", o.out);
+	cr_expect(strstr(o.out, "SEND_PCAS_A\n") && strstr(o.out, "SEND_PCAS_B\n"), "%s", o.out);
+	cli_free(&o);
+}
