@@ -104,6 +104,10 @@ CS_API struct cs_gr *cs_device_gr(cs_device *dev);
  * len) and returns the length snprintf would have written. */
 CS_API size_t cs_device_addr_name(const cs_device *dev, uint64_t va, char *buf, size_t len);
 
+/* Steppers (the REPL): fn is called before each method the front end executes,
+ * on the thread that runs the device; NULL removes it. */
+CS_API void cs_device_set_method_hook(cs_device *dev, cs_method_hook_fn fn, void *ctx);
+
 /* The executor behind the compute engine (NULL with no_executor); sim/ uses it
  * to register modules. Declared opaque here to keep this header light. */
 CS_API struct cs_ptx_runtime *cs_device_ptx(cs_device *dev);

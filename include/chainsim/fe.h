@@ -271,6 +271,9 @@ typedef enum cs_fe_step_result {
  * cs_fe_run is fine: both act on the same channel state. */
 CS_API cs_fe_step_result cs_fe_step(cs_fe *fe, uint32_t ch);
 
+/* The hook called before each method executes (NULL: none; the default). */
+CS_API void cs_fe_set_method_hook(cs_fe *fe, cs_method_hook_fn fn, void *ctx);
+
 typedef struct cs_fe_counters {
 	uint64_t entries;         /* GPFIFO entries fetched (control entries included) */
 	uint64_t control_entries; /* of which length-0 control entries */

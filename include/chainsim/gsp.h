@@ -91,6 +91,9 @@ typedef struct cs_gsp_mapping {
 	cs_gsp_bytes kind;
 } cs_gsp_mapping;
 
+/* The DWARF of an ELF with debug information (gsp/source.c, libdw). */
+typedef struct cs_gsp_source cs_gsp_source;
+
 typedef struct cs_gsp_image {
 	uint64_t entry;
 	cs_gsp_segment *seg;
@@ -99,6 +102,7 @@ typedef struct cs_gsp_image {
 	size_t nsym;
 	cs_gsp_mapping *mapping; /* sorted by address; none: all code with C */
 	size_t nmapping;
+	cs_gsp_source *source; /* added: line tables, variables, types; NULL without DWARF */
 } cs_gsp_image;
 
 /* An ELF64 RISC-V executable from memory (loadable segments, symbols). */

@@ -55,6 +55,11 @@ typedef struct cs_method_call {
 	uint64_t data_addr;    /* VA of the data dword in the pushbuffer */
 } cs_method_call;
 
+/* Called before a method executes, host methods included (cls = the host
+ * class then): how steppers such as the REPL stop between methods. The hook may
+ * read the device but must not run it. */
+typedef void (*cs_method_hook_fn)(void *ctx, const cs_method_call *call);
+
 typedef enum cs_engine_result {
 	CS_ENGINE_OK = 0,
 	CS_ENGINE_STOP, /* the channel must stop: the engine emitted a fault or a
