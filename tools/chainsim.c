@@ -13,6 +13,8 @@ static const struct {
 	{ "disasm", cs_cmd_disasm, "turn raw pushbuffer bytes into scenario text" },
 	{ "battery", cs_cmd_battery, "run the acceptance battery of guest clients" },
 	{ "gsp", cs_cmd_gsp, "debug GSP RISC-V firmware on Unicorn" },
+	{ "export", cs_cmd_export, "write a scenario's submission as a capture" },
+	{ "diff", cs_cmd_diff, "compare a GPU's results with the simulator's on a capture" },
 };
 
 static void usage(FILE *out)
