@@ -235,7 +235,6 @@ static bool in_guest_region(cs_device *dev, uint64_t va, uint64_t len)
 static void add_readbacks(exporter *e)
 {
 	GArray *all = g_array_new(FALSE, FALSE, sizeof(cs_capture_item));
-	g_array_append_vals(all, e->waits->data, e->waits->len);
 	size_t n;
 	const cs_event *ev = cs_device_events(e->dev, &n);
 	for (size_t i = 0; i < n; i++) {
@@ -247,6 +246,9 @@ static void add_readbacks(exporter *e)
 								       : CS_CAP_RB_RELEASE };
 		g_array_append_val(all, rb);
 	}
+	/* after the releases: a wait on a release's address reads it once, as
+	 * the release (stage 10; the wait record itself stands for stage 11) */
+	g_array_append_vals(all, e->waits->data, e->waits->len);
 	g_array_append_vals(all, e->expects->data, e->expects->len);
 	for (guint i = 0; i < all->len; i++) {
 		cs_capture_item *rb = &g_array_index(all, cs_capture_item, i);
@@ -366,14 +368,18 @@ static void results_wait(cs_device *dev, const cs_capture_item *it, bool met, cs
 
 static void results_end(const cs_capture *c, cs_device *dev, cs_results *res)
 {
+	/* one error per channel, in channel order: a GPU's error notifier keeps
+	 * the first */
 	size_t n;
 	const cs_event *ev = cs_device_events(dev, &n);
-	for (size_t i = 0; i < n; i++)
-		if (ev[i].kind == CS_EV_CHANNEL_STOP) {
-			cs_results_rec rec = { .kind = CS_RES_ERROR, .a = ev[i].channel,
-					       .b = cs_capture_rc_for_stop(&ev[i]) };
-			cs_results_add(res, &rec, NULL);
-		}
+	for (uint32_t ch = 0; ch < cs_device_channel_count(dev); ch++)
+		for (size_t i = 0; i < n; i++)
+			if (ev[i].kind == CS_EV_CHANNEL_STOP && ev[i].channel == ch) {
+				cs_results_rec rec = { .kind = CS_RES_ERROR, .a = ch,
+						       .b = cs_capture_rc_for_stop(&ev[i]) };
+				cs_results_add(res, &rec, NULL);
+				break;
+			}
 	for (size_t i = 0; i < c->nitems; i++) {
 		const cs_capture_item *it = &c->items[i];
 		if (it->type != CS_CAP_READBACK)
