@@ -299,6 +299,9 @@ static bool fake_pause(void *ctx)
 static void fake_close(void *ctx)
 {
 	cs_fake_rm *f = ctx;
+	/* the replay released what it holds before closing: say what is left */
+	fprintf(stderr, "fake-rm: %zu allocations, %zu objects still allocated\n", f->allocs,
+		cs_fake_rm_live(f));
 	cs_device_free(f->dev);
 	f->dev = NULL;
 }

@@ -3,7 +3,8 @@
  *   --fake-absent      the device is not there (exit 3)
  *   --fake-hang        the GPU never runs (waits time out; signals)
  *   --fake-fail-alloc N  the Nth RM allocation fails (cleanup on error)
- * It prints the objects still allocated at the end, and exits 4 when any. */
+ * The fake prints the objects still allocated when the replay closes it
+ * (after a signal too); this exits 4 when any are. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +32,6 @@ int main(int argc, char **argv)
 	argv[i - 1] = argv[0];
 	int rc = cs_hw_main(argc - i + 1, argv + i - 1, &cs_fake_rm_ops, f);
 	size_t live = cs_fake_rm_live(f);
-	fprintf(stderr, "fake-rm: %zu allocations, %zu objects still allocated\n",
-		cs_fake_rm_allocs(f), live);
 	cs_fake_rm_free(f);
 	return live ? CS_HW_EXIT_INTERNAL : rc;
 }
