@@ -265,7 +265,35 @@ static void add_readbacks(exporter *e)
 	g_array_free(all, TRUE);
 }
 
+/* Whole named regions, as memory read-backs. */
+static void add_region_reads(exporter *e, const char *const *reads, size_t nreads)
+{
+	for (size_t i = 0; i < nreads && !e->failed; i++) {
+		const cs_region *r = cs_mem_region_named(cs_device_mem(e->dev), reads[i]);
+		if (!r || device_owned(r)) {
+			cs_diag_set(e->d, CS_ERR_INPUT, "--read %s: the scenario has no region of that "
+				    "name", reads[i]);
+			e->failed = true;
+			return;
+		}
+		for (uint64_t off = 0; off < r->size; off += CS_CAPTURE_MAX_READBACK) {
+			uint64_t n = r->size - off;
+			cs_capture_item rb = { .type = CS_CAP_READBACK, .va = r->va + off,
+					       .size = n < CS_CAPTURE_MAX_READBACK ? n : CS_CAPTURE_MAX_READBACK,
+					       .aux = CS_CAP_RB_MEMORY };
+			snprintf(rb.name, sizeof(rb.name), "%.40s+0x%llx", r->name, (unsigned long long)off);
+			add(e, &rb);
+		}
+	}
+}
+
 bool cs_capture_export(cs_scenario *s, cs_device *dev, cs_capture_writer *w, cs_diag *d)
+{
+	return cs_capture_export_reading(s, dev, w, NULL, 0, d);
+}
+
+bool cs_capture_export_reading(cs_scenario *s, cs_device *dev, cs_capture_writer *w,
+			       const char *const *reads, size_t nreads, cs_diag *d)
 {
 	exporter e = { .dev = dev, .w = w, .d = d };
 	e.shadow = g_array_new(FALSE, FALSE, sizeof(shadow_region));
@@ -284,6 +312,7 @@ bool cs_capture_export(cs_scenario *s, cs_device *dev, cs_capture_writer *w, cs_
 	if (ok && !e.failed) {
 		sync_guest(&e); /* the guest's last writes, after its last action */
 		add_readbacks(&e);
+		add_region_reads(&e, reads, nreads);
 	}
 	for (guint i = 0; i < e.shadow->len; i++)
 		g_free(g_array_index(e.shadow, shadow_region, i).bytes);

@@ -13,7 +13,7 @@
 static void export_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: chainsim export SCENARIO -o FILE\n"
+		"usage: chainsim export SCENARIO -o FILE [--read NAME]...\n"
 		"\n"
 		"Runs the .chain SCENARIO on the simulator and writes a capture to FILE: the\n"
 		"memory regions with their bytes, the guest's writes between submissions, the\n"
@@ -21,18 +21,26 @@ static void export_usage(FILE *out)
 		"to read back (docs/capture.md). `chainsim run FILE` replays it on the\n"
 		"simulator, chainsim-hw on a GPU.\n"
 		"\n"
+		"  --read NAME   also read back every byte of region NAME (an output the\n"
+		"                scenario does not `expect`); may be given again\n"
+		"\n"
 		"exit status: 0 written, 2 bad input or usage, 4 internal error.\n");
 }
 
 int cs_cmd_export(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL;
+	const char *reads[32];
+	size_t nreads = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			export_usage(stdout);
 			return CS_EXIT_OK;
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			out = argv[++i];
+		} else if (!strcmp(argv[i], "--read") && i + 1 < argc &&
+			   nreads < sizeof(reads) / sizeof(reads[0])) {
+			reads[nreads++] = argv[++i];
 		} else if (argv[i][0] == '-' || in) {
 			fprintf(stderr, "chainsim export: unexpected argument '%s'\n", argv[i]);
 			export_usage(stderr);
@@ -60,7 +68,7 @@ int cs_cmd_export(int argc, char **argv)
 	}
 	size_t len = 0;
 	const uint8_t *img = NULL;
-	if (!s || !dev || !w || !cs_capture_export(s, dev, w, &d) ||
+	if (!s || !dev || !w || !cs_capture_export_reading(s, dev, w, reads, nreads, &d) ||
 	    !(img = cs_capture_writer_finish(w, &len))) {
 		if (d.status == CS_OK)
 			cs_diag_set(&d, CS_ERR_INTERNAL, "out of memory");

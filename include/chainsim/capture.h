@@ -120,6 +120,12 @@ struct cs_event;
  * the releases the run saw, the scenario's `expect mem` ranges). */
 bool cs_capture_export(struct cs_scenario *s, struct cs_device *dev, cs_capture_writer *w,
 		       cs_diag *d);
+/* The same, reading back also every byte of the regions named in reads
+ * (e.g. a grid's output the scenario does not `expect`), in pieces of at
+ * most CS_CAPTURE_MAX_READBACK. An unknown name is an error. */
+bool cs_capture_export_reading(struct cs_scenario *s, struct cs_device *dev,
+			       cs_capture_writer *w, const char *const *reads, size_t nreads,
+			       cs_diag *d);
 /* Replay a capture on dev (made for c->arch): the guest's actions in order,
  * then cs_device_finish. With res, the observables go there as a GPU would
  * show them (docs/capture.md). False with d on an action the device refuses. */

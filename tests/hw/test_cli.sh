@@ -111,6 +111,17 @@ check_diff() {
 		"$tmp/a.res" >"$tmp/rel.res"
 	expect_rc 1 "diff: release" "$cs" diff --hw-results "$tmp/rel.res" "$tmp/a.cap"
 	grep -q "first divergence at stage 10" "$tmp/out" || fail "diff: release divergence not stage 10"
+	# --read: a battery client's output, read back whole, agrees; changed, it is stage 9
+	expect_rc 0 "export --read" "$cs" export "$src/fixtures/battery/vadd.chain" -o "$tmp/v.cap" --read c
+	"$fake" "$tmp/v.cap" -o "$tmp/v.res" 2>/dev/null
+	[ "$(awk '$1 == "read" && $3 == 131072' "$tmp/v.res" | wc -l)" = 1 ] ||
+		fail "export --read c: no 131072-byte read-back of c"
+	expect_rc 0 "diff --read" "$cs" diff --hw-results "$tmp/v.res" "$tmp/v.cap"
+	awk '$1 == "read" && $3 == 131072 { $5 = "00" substr($5, 3) } { print }' "$tmp/v.res" >"$tmp/v2.res"
+	expect_rc 1 "diff --read changed" "$cs" diff --hw-results "$tmp/v2.res" "$tmp/v.cap"
+	grep -q "first divergence at stage 9" "$tmp/out" || fail "diff: output divergence not stage 9"
+	expect_rc 2 "export --read unknown" "$cs" export "$src/fixtures/battery/vadd.chain" -o "$tmp/v.cap" --read nope
+	expect_err "no region" "export --read unknown named"
 	head -n 3 "$tmp/a.res" >"$tmp/cut.res"
 	expect_rc 2 "diff: truncated results" "$cs" diff --hw-results "$tmp/cut.res" "$tmp/a.cap"
 	expect_err ":3:" "diff: truncated results located"
