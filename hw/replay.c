@@ -272,9 +272,9 @@ static void gpfifo(hw_session *s, const cs_capture_item *it)
 
 static bool gpget_observable(const cs_capture *c)
 {
-	/* docs/hw-facts.md: refreshed only periodically from Volta, never from
-	 * Blackwell; chainsim counts it observable up to Ada (1 ampere, 2 ada) */
-	return cs_capture_arch_code(c->arch) <= 2;
+	/* docs/hardware.md: hardware newer than Ampere refreshes it only
+	 * periodically (Blackwell never): observable on Ampere (arch code 1) only */
+	return cs_capture_arch_code(c->arch) == 1;
 }
 
 static int submit(hw_session *s, const cs_capture_item *it)

@@ -2,7 +2,7 @@
  * table, so the replay above it (hw/replay.c) runs unchanged on a real GPU
  * (hw/rm_nv.c: ioctls on /dev/nvidiactl) and in CI on the simulator
  * (hwfake/fake_rm.c). libc only. The object sequence is the one that works
- * from user space (docs/hw-facts.md "Real GPU from user space"): root client,
+ * from user space (docs/capture.md "RM facts", with sources): root client,
  * device, subdevice, usermode, VA space, channel group, context share, GPFIFO
  * channel, compute and copy objects, work-submit token, schedule. Each call
  * takes version-neutral arguments; the layer writes the layout its driver
@@ -30,7 +30,7 @@ enum {
 #define CS_HW_CTRL_WORK_SUBMIT_TOKEN 0xC36F0108u /* NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN */
 #define CS_HW_CTRL_GPFIFO_SCHEDULE 0xA06C0101u   /* NVA06C_CTRL_CMD_GPFIFO_SCHEDULE */
 
-/* USERD fields the replay reads and writes (docs/hw-facts.md). */
+/* USERD fields the replay reads and writes (docs/hardware.md). */
 enum { CS_HW_USERD_GP_GET = 0x88, CS_HW_USERD_GP_PUT = 0x8C, CS_HW_USERD_SIZE = 0x200 };
 /* A channel's error notifier (NvNotification): status nonzero after an
  * error, info32 the RC code. */

@@ -1,5 +1,5 @@
-/* The real RM layer: ioctls on /dev/nvidiactl (docs/hw-facts.md "Real GPU
- * from user space"; layouts written from NVIDIA/open-gpu-kernel-modules
+/* The real RM layer: ioctls on /dev/nvidiactl (docs/capture.md "RM facts";
+ * layouts written from NVIDIA/open-gpu-kernel-modules
  * 580.126.09: kernel-open/common/inc/nv-ioctl.h, nv-ioctl-numbers.h,
  * src/common/sdk/nvidia/inc/nvos.h, class/cl0080.h, cl2080.h). libc only.
  *

@@ -327,7 +327,7 @@ bool cs_capture_export_reading(cs_scenario *s, cs_device *dev, cs_capture_writer
 
 bool cs_capture_gpget_observable(cs_arch arch)
 {
-	return arch == CS_ARCH_AMPERE || arch == CS_ARCH_ADA;
+	return arch == CS_ARCH_AMPERE;
 }
 
 /* *Assumed* (nverror.h's Xid numbers; no public table maps stop reasons to

@@ -135,8 +135,8 @@ bool cs_capture_replay(const cs_capture *c, struct cs_device *dev, struct cs_res
  * CS_EV_CHANNEL_STOP record): the fake RM and the simulator's results agree. */
 uint32_t cs_capture_rc_for_stop(const struct cs_event *stop);
 /* Whether GP_GET in USERD is observable on this generation's hardware
- * (docs/hw-facts.md: refreshed only periodically from Volta, never from
- * Blackwell; chainsim treats it as observable up to Ada). */
+ * (docs/hardware.md: newer than Ampere refreshes it only periodically,
+ * Blackwell never): Ampere only. */
 bool cs_capture_gpget_observable(cs_arch arch);
 
 #endif

@@ -127,6 +127,21 @@ check_diff() {
 	expect_err ":3:" "diff: truncated results located"
 }
 
+check_devcheck() {
+	# tools/device-check.sh: prepares its captures, builds chainsim-hw with cc
+	# alone, and without a device exits 3 with no table (it never goes green)
+	CHAINSIM=$cs expect_rc 0 "device-check --prepare" "$src/tools/device-check.sh" --prepare "$tmp/dc"
+	n=$(wc -l <"$tmp/dc/verdicts")
+	[ "$n" -ge 26 ] || fail "device-check prepared only $n captures"
+	grep -q '^battery-matmul complete complete$' "$tmp/dc/verdicts" || fail "device-check: no battery capture"
+	[ "$(grep -c ' planted broken$' "$tmp/dc/verdicts")" = 6 ] || fail "device-check: planted breaks"
+	CHAINSIM=$cs CHAINSIM_HW_NVIDIACTL=$tmp/none expect_rc 3 "device-check without a device" \
+		"$src/tools/device-check.sh" "$tmp/dc"
+	expect_err "nothing ran" "device-check: says nothing ran"
+	grep -q agree "$tmp/out" && fail "device-check printed a table without a device"
+	[ -x "$tmp/dc/chainsim-hw" ] || fail "device-check did not build chainsim-hw with cc"
+}
+
 check_ldd() {
 	# chainsim-hw depends on nothing but libc: static, or dynamic on libc alone
 	out=$(ldd "$hw" 2>&1)

@@ -197,3 +197,38 @@ Test(fake_rm, hung_gpu_times_out_unmet)
 	g_free(img);
 	g_free(path);
 }
+
+/* GP_GET is an observable on Ampere only (docs/hardware.md); after the one
+ * submission of these scenarios it has reached GP_PUT. */
+static int64_t first_gpget(const char *name)
+{
+	char *path = corpus_path(name);
+	size_t len;
+	uint8_t *img = export_image(path, &len);
+	cs_diag d;
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cs_fake_rm_config fc = { 0 };
+	cs_fake_rm *f = cs_fake_rm_new(&fc);
+	cs_results h;
+	char why[CS_HW_WHY_MAX];
+	int sig;
+	cr_assert_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why), CS_HW_EXIT_OK);
+	int64_t get = -2;
+	for (size_t i = 0; i < h.nrecs && get == -2; i++)
+		if (h.recs[i].kind == CS_RES_SUBMIT)
+			get = h.recs[i].c;
+	cs_results_clear(&h);
+	cs_fake_rm_free(f);
+	cs_capture_free(c);
+	g_free(img);
+	g_free(path);
+	return get;
+}
+
+Test(fake_rm, gpget_observable_on_ampere_only)
+{
+	cr_expect_eq(first_gpget("complete-ampere-pcas.chain"), 1);
+	cr_expect_eq(first_gpget("complete-ada-pcas.chain"), CS_RESULTS_NOT_OBSERVABLE);
+	cr_expect_eq(first_gpget("complete-hopper-pcas.chain"), CS_RESULTS_NOT_OBSERVABLE);
+	cr_expect_eq(first_gpget("complete-blackwell-pcas.chain"), CS_RESULTS_NOT_OBSERVABLE);
+}
