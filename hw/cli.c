@@ -88,6 +88,8 @@ int cs_hw_main(int argc, char **argv, const cs_hw_rm_ops *ops, void *rm)
 	sigaddset(&block, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &block, &old);
 
+	fprintf(stderr, "%s: replaying %s (%zu records) through %s\n", prog, capfile, c->nitems,
+		ops->name);
 	cs_results res;
 	char why[CS_HW_WHY_MAX];
 	int sig = 0;

@@ -204,7 +204,7 @@ bool cs_results_load(const char *path, cs_results *r, cs_diag *d)
 		}
 		char *w[8];
 		int n = split(line, w);
-		uint64_t v;
+		uint64_t v = 0;
 		if (n == 0)
 			continue;
 		if (ln == 1) {
@@ -221,7 +221,8 @@ bool cs_results_load(const char *path, cs_results *r, cs_diag *d)
 			uint64_t a = 0;
 			char hex[16];
 			snprintf(hex, sizeof(hex), "0x%s", w[1]);
-			if (!parse_u64(hex, &v) || v > UINT32_MAX || !parse_u64(w[2], &a) || a > 8)
+			if (strlen(w[1]) > 8 || !parse_u64(hex, &v) || v > UINT32_MAX ||
+			    !parse_u64(w[2], &a) || a > 8)
 				ok = BADL(d, path, ln, "expected 'capture CRC32HEX ARCHCODE'");
 			r->capture_crc = (uint32_t)v;
 			r->arch_code = (unsigned)a;

@@ -37,6 +37,15 @@ int cs_cmd_run_capture(int argc, char **argv)
 	if (!c) {
 		cs_diag_format(&d, msg, sizeof(msg));
 		fprintf(stderr, "chainsim run: %s\n", file ? msg : "no capture given");
+		if (json && file) { /* the object is printed for every outcome (docs/json.md) */
+			const char *base = strrchr(file, '/');
+			cs_report_meta meta = { .file = base ? base + 1 : file, .error = true,
+						.error_msg = msg, .error_diag = &d };
+			char *text = cs_report_json(NULL, NULL, &meta);
+			if (text)
+				printf("%s\n", text);
+			free(text);
+		}
 		return d.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL : CS_EXIT_INPUT;
 	}
 	cs_device_config cfg = { .arch = c->arch, .no_executor = no_exec };

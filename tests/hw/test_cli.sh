@@ -60,6 +60,8 @@ check_hostile() {
 	expect_rc 2 "run truncated" "$cs" run "$tmp/trunc.cap"
 	expect_err "byte 0x" "truncated: located"
 	expect_err "truncated" "truncated: says so"
+	expect_rc 2 "run --json truncated" "$cs" run --json "$tmp/trunc.cap"
+	grep -qE '"offset" : [0-9]+' "$tmp/out" || fail "run --json truncated: no offset in the JSON error"
 	expect_rc 2 "chainsim-hw truncated" "$hw" "$tmp/trunc.cap" -o "$tmp/x"
 	expect_err "byte 0x" "chainsim-hw truncated: located"
 	cp "$tmp/a.cap" "$tmp/flip.cap"
@@ -73,7 +75,9 @@ check_signal() {
 	"$cs" export "$corpus/complete-hopper-pcas.chain" -o "$tmp/a.cap"
 	"$fake" --fake-hang "$tmp/a.cap" -o "$tmp/s.res" --wait-timeout 60 --timeout 120 2>"$tmp/err" &
 	pid=$!
-	sleep 1
+	# signal it once it is replaying (its stopping signals blocked), not before
+	for _ in $(seq 100); do grep -q replaying "$tmp/err" && break; sleep 0.1; done
+	sleep 0.3
 	kill -TERM "$pid"
 	wait "$pid"
 	rc=$?

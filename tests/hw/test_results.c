@@ -76,6 +76,7 @@ Test(results, bad_lines_located)
 		{ "chainsim-results 1\nbackend sim -\ncapture 1 3\nran 1\n", 4 },           /* no end */
 		{ "chainsim-results 1\nbackend sim -\nran 1\nend\n", 4 },                    /* no capture */
 		{ "chainsim-results 1\nbackend sim -\ncapture 1 3\nran 1\nend\nerror 0 1\n", 6 },
+		{ "chainsim-results 1\nbackend sim -\ncapture 0000000000000001 3\nran 1\nend\n", 3 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *path = write_text(cases[i].text);
