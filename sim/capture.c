@@ -474,7 +474,8 @@ cs_capture *cs_capture_parse(const uint8_t *bytes, size_t len, const char *name,
 		cs_diag_set(d, CS_ERR_NOMEM, "out of memory reading the capture");
 		return NULL;
 	}
-	memcpy(c->image, bytes, len);
+	if (len)
+		memcpy(c->image, bytes, len);
 	c->size = len;
 	c->crc = cs_capture_crc32(0, bytes, len);
 	r->name = name;
@@ -613,6 +614,13 @@ void cs_capture_writer_free(cs_capture_writer *w)
 	}
 }
 
+/* memcpy, with n == 0 allowed for a NULL src (an item without bytes). */
+static void put_bytes(uint8_t *dst, const uint8_t *src, uint64_t n)
+{
+	if (n)
+		memcpy(dst, src, n);
+}
+
 static bool put_name(uint8_t *p, const char *name, cs_diag *d)
 {
 	size_t n = strlen(name);
@@ -666,25 +674,24 @@ bool cs_capture_writer_add(cs_capture_writer *w, const cs_capture_item *it, cs_d
 		put64(p + 8, it->host_va);
 		put64(p + 16, it->size);
 		ok = put_name(p + 24, it->name, d);
-		memcpy(p + SZ_REGION, it->bytes, it->nbytes);
+		put_bytes(p + SZ_REGION, it->bytes, it->nbytes);
 		break;
 	case CS_CAP_WRITE:
 		put64(p, it->va);
-		memcpy(p + SZ_WRITE, it->bytes, it->nbytes);
+		put_bytes(p + SZ_WRITE, it->bytes, it->nbytes);
 		break;
 	case CS_CAP_BUILD:
 		put32(p, it->channel);
 		put64(p + 8, it->va);
 		put64(p + 16, it->value);
 		put64(p + 24, it->aux);
-		memcpy(p + SZ_BUILD, it->bytes, it->nbytes);
+		put_bytes(p + SZ_BUILD, it->bytes, it->nbytes);
 		break;
 	case CS_CAP_MODULE:
 		ok = put_name(p, it->name, d);
 		put64(p + NAME_FIELD, it->nbytes);
-		memcpy(p + SZ_MODULE, it->bytes, it->nbytes);
-		if (it->nptx)
-			memcpy(p + SZ_MODULE + it->nbytes, it->ptx, it->nptx);
+		put_bytes(p + SZ_MODULE, it->bytes, it->nbytes);
+		put_bytes(p + SZ_MODULE + it->nbytes, it->ptx, it->nptx);
 		break;
 	case CS_CAP_GPFIFO:
 		put32(p, it->channel);
