@@ -106,9 +106,10 @@ static int obj_alloc(hw_session *s, uint32_t parent, uint32_t cls, const cs_hw_a
 
 static int obj_map(hw_session *s, uint32_t handle, uint64_t size, void **cpu)
 {
-	void *p = s->ops->map(s->rm, handle, size, s->why);
-	if (!p)
-		return CS_HW_EXIT_INTERNAL;
+	void *p = NULL;
+	cs_hw_rc rc = s->ops->map(s->rm, handle, size, &p, s->why);
+	if (rc != CS_HW_OK)
+		return rc_exit(rc);
 	for (size_t i = 0; i < s->nobjs; i++)
 		if (s->objs[i].handle == handle) {
 			s->objs[i].cpu = p;
@@ -166,7 +167,8 @@ static int setup_device(hw_session *s)
 	    (e = obj_alloc(s, s->client, CS_HW_DEVICE, NULL, &s->device)) ||
 	    (e = obj_alloc(s, s->device, CS_HW_SUBDEVICE, NULL, &s->subdevice)))
 		return e;
-	cs_hw_rc rc = s->ops->classes(s->rm, &um_class, s->why);
+	const uint32_t need[] = { s->cap->host_class, s->cap->compute_class, s->cap->copy_class };
+	cs_hw_rc rc = s->ops->classes(s->rm, s->device, need, 3, &um_class, s->why);
 	if (rc != CS_HW_OK)
 		return rc_exit(rc);
 	void *um;

@@ -63,15 +63,19 @@ typedef struct cs_hw_rm_ops {
 	 * CS_HW_UNAVAILABLE names what is missing: the device node, the UVM
 	 * node, a driver version the layer does not know. */
 	cs_hw_rc (*open)(void *rm, unsigned arch_code, char *version, size_t vlen, char *why);
-	/* The usermode class the GPU offers (C461 before Hopper, C661 from it). */
-	cs_hw_rc (*classes)(void *rm, uint32_t *usermode, char *why);
+	/* After the device: whether the GPU offers every class in need (the
+	 * capture's host, compute and copy classes; CS_HW_UNAVAILABLE names the
+	 * first it lacks), and the usermode class it offers (C661 from Hopper
+	 * on, else C461). */
+	cs_hw_rc (*classes)(void *rm, uint32_t device, const uint32_t *need, size_t nneed,
+			    uint32_t *usermode, char *why);
 	cs_hw_rc (*alloc)(void *rm, uint32_t parent, uint32_t handle, uint32_t cls,
 			  const cs_hw_alloc_args *args, char *why);
 	cs_hw_rc (*control)(void *rm, uint32_t object, uint32_t cmd, void *params, uint32_t size,
 			    char *why);
 	cs_hw_rc (*free)(void *rm, uint32_t parent, uint32_t handle, char *why);
-	/* CPU view of a memory or usermode object (NULL on failure). */
-	void *(*map)(void *rm, uint32_t handle, uint64_t size, char *why);
+	/* CPU view of a memory or usermode object. */
+	cs_hw_rc (*map)(void *rm, uint32_t handle, uint64_t size, void **cpu, char *why);
 	void (*unmap)(void *rm, uint32_t handle, void *cpu, uint64_t size);
 	/* Ring the doorbell: write token to the usermode page (after the store
 	 * fence the replay issued). */

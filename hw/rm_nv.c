@@ -3,11 +3,12 @@
  * 580.126.09: kernel-open/common/inc/nv-ioctl.h, nv-ioctl-numbers.h,
  * src/common/sdk/nvidia/inc/nvos.h, class/cl0080.h, cl2080.h). libc only.
  *
- * Written so far: the driver version check, and the escapes RM_ALLOC
- * (NVOS21), RM_CONTROL (NVOS54) and RM_FREE (NVOS00) with the root client,
- * device and subdevice. Not yet: the usermode class list and mapping,
- * memory at a fixed VA (UVM external ranges), the VA space, channel group,
- * context share and GPFIFO channel layouts of 580.x. Where the replay
+ * Written so far: the driver version check, the escapes RM_ALLOC (NVOS21),
+ * RM_CONTROL (NVOS54) and RM_FREE (NVOS00) with the root client, device,
+ * subdevice and usermode objects, and the class list (ctrl0080gpu.h).
+ * Not yet: mapping (RM_MAP_MEMORY and mmap on the device's fd), memory at a
+ * fixed VA (UVM external ranges), the VA space, channel group, context share
+ * and GPFIFO channel layouts of 580.x, and the controls. Where the replay
  * reaches them this layer answers CS_HW_UNAVAILABLE naming the piece, so
  * chainsim-hw exits 3 having released what it allocated, never 0. */
 #include <errno.h>
@@ -51,6 +52,12 @@ typedef struct nv_os54 { /* RM_CONTROL */
 	uint32_t params_size, status;
 } nv_os54;
 
+typedef struct nv0080_classlist { /* NV0080_CTRL_GPU_GET_CLASSLIST_PARAMS */
+	uint32_t count, pad;
+	uint64_t list; /* pointer to count u32s; 0 asks for the count */
+} nv0080_classlist;
+#define NV0080_CTRL_CMD_GPU_GET_CLASSLIST 0x800201u
+
 typedef struct nv0080_alloc {
 	uint32_t device_id, h_client_share, h_target_client, h_target_device, flags, pad0;
 	uint64_t va_space_size, va_start_internal, va_limit_internal;
@@ -62,6 +69,7 @@ _Static_assert(sizeof(nv_os00) == 16, "NVOS00_PARAMETERS");
 _Static_assert(sizeof(nv_os21) == 32, "NVOS21_PARAMETERS");
 _Static_assert(sizeof(nv_os54) == 32, "NVOS54_PARAMETERS");
 _Static_assert(sizeof(nv0080_alloc) == 56, "NV0080_ALLOC_PARAMETERS");
+_Static_assert(sizeof(nv0080_classlist) == 16, "NV0080_CTRL_GPU_GET_CLASSLIST_PARAMS");
 
 #define NV_IOWR(nr, type) _IOWR(NV_IOCTL_MAGIC, (nr), type)
 
@@ -157,6 +165,9 @@ static cs_hw_rc nv_alloc(void *ctx, uint32_t parent, uint32_t handle, uint32_t c
 		p.params = (uint64_t)(uintptr_t)&sub;
 		p.params_size = sizeof(sub);
 		break;
+	case CS_HW_USERMODE_TURING:
+	case CS_HW_USERMODE_HOPPER:
+		break; /* no parameters (tinygrad allocates it so) */
 	default:
 		snprintf(what, sizeof(what), "class 0x%04x", cls);
 		return missing(why, "driver 580.x: the RM_ALLOC layout for %s is not written yet "
@@ -198,22 +209,69 @@ static cs_hw_rc nv_free(void *ctx, uint32_t parent, uint32_t handle, char *why)
 	return status_of("RM_FREE", r, p.status, why);
 }
 
-static cs_hw_rc nv_classes(void *ctx, uint32_t *usermode, char *why)
+static cs_hw_rc control(cs_hw_rm_nv *nv, uint32_t object, uint32_t cmd, void *params,
+			uint32_t size, char *why)
 {
-	(void)ctx;
-	*usermode = 0;
-	return missing(why, "driver 580.x: %s is not written yet (hw/rm_nv.c); the replay above "
-		       "it runs in CI on the fake RM", "the class list query (NV0080_CTRL_CMD_GPU_"
-		       "GET_CLASSLIST) and the usermode mapping");
+	nv_os54 p = { .h_client = nv->client, .h_object = handle_of(nv, object), .cmd = cmd,
+		      .params = (uint64_t)(uintptr_t)params, .params_size = size };
+	char what[64];
+	snprintf(what, sizeof(what), "RM_CONTROL 0x%08x", cmd);
+	int r = ioctl(nv->fd_ctl, NV_IOWR(NV_ESC_RM_CONTROL, nv_os54), &p);
+	return status_of(what, r, p.status, why);
 }
 
-static void *nv_map(void *ctx, uint32_t handle, uint64_t size, char *why)
+static cs_hw_rc nv_classes(void *ctx, uint32_t device, const uint32_t *need, size_t nneed,
+			   uint32_t *usermode, char *why)
+{
+	cs_hw_rm_nv *nv = ctx;
+	nv0080_classlist q = { 0 };
+	cs_hw_rc rc = control(nv, device, NV0080_CTRL_CMD_GPU_GET_CLASSLIST, &q, sizeof(q), why);
+	if (rc != CS_HW_OK)
+		return rc;
+	if (q.count == 0 || q.count > 4096) {
+		snprintf(why, CS_HW_WHY_MAX, "the class list counts %u classes", q.count);
+		return CS_HW_FAILED;
+	}
+	uint32_t *list = calloc(q.count, sizeof(*list));
+	if (!list) {
+		snprintf(why, CS_HW_WHY_MAX, "out of memory");
+		return CS_HW_FAILED;
+	}
+	q.list = (uint64_t)(uintptr_t)list;
+	rc = control(nv, device, NV0080_CTRL_CMD_GPU_GET_CLASSLIST, &q, sizeof(q), why);
+	bool hopper = false, turing = false;
+	for (uint32_t i = 0; rc == CS_HW_OK && i < q.count; i++) {
+		hopper |= list[i] == CS_HW_USERMODE_HOPPER;
+		turing |= list[i] == CS_HW_USERMODE_TURING;
+	}
+	for (size_t n = 0; rc == CS_HW_OK && n < nneed; n++) {
+		bool found = false;
+		for (uint32_t i = 0; i < q.count && !found; i++)
+			found = list[i] == need[n];
+		if (!found) {
+			snprintf(why, CS_HW_WHY_MAX, "the GPU offers no class 0x%04x, which the capture "
+				 "uses", need[n]);
+			rc = CS_HW_UNAVAILABLE;
+		}
+	}
+	free(list);
+	if (rc == CS_HW_OK && !hopper && !turing) {
+		snprintf(why, CS_HW_WHY_MAX, "the GPU offers no usermode class (C661, C461)");
+		rc = CS_HW_UNAVAILABLE;
+	}
+	*usermode = hopper ? CS_HW_USERMODE_HOPPER : CS_HW_USERMODE_TURING;
+	return rc;
+}
+
+static cs_hw_rc nv_map(void *ctx, uint32_t handle, uint64_t size, void **cpu, char *why)
 {
 	(void)ctx;
 	(void)handle;
 	(void)size;
-	missing(why, "driver 580.x: %s is not written yet (hw/rm_nv.c)", "RM_MAP_MEMORY");
-	return NULL;
+	*cpu = NULL;
+	return missing(why, "driver 580.x: %s is not written yet (hw/rm_nv.c); the replay above "
+		       "it runs in CI on the fake RM", "mapping an object for the CPU (RM_MAP_MEMORY "
+		       "and mmap on the device's fd)");
 }
 
 static void nv_unmap(void *ctx, uint32_t handle, void *cpu, uint64_t size)

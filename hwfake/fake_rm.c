@@ -76,11 +76,19 @@ static cs_hw_rc fake_open(void *ctx, unsigned arch_code, char *version, size_t v
 	return CS_HW_OK;
 }
 
-static cs_hw_rc fake_classes(void *ctx, uint32_t *usermode, char *why)
+static cs_hw_rc fake_classes(void *ctx, uint32_t device, const uint32_t *need, size_t nneed,
+			     uint32_t *usermode, char *why)
 {
 	cs_fake_rm *f = ctx;
-	(void)why;
 	cs_arch a = cs_device_arch(f->dev);
+	fake_obj *dev = find(f, device);
+	if (!dev || dev->cls != CS_HW_DEVICE)
+		return fail(why, "fake RM: class list of 0x%x, not a device (0x%x)", device, 0);
+	for (size_t i = 0; i < nneed; i++)
+		if (!cs_class_valid_for(need[i], a) || need[i] == f->cfg.lacks_class) {
+			snprintf(why, CS_HW_WHY_MAX, "the GPU offers no class 0x%04x", need[i]);
+			return CS_HW_UNAVAILABLE;
+		}
 	*usermode = a == CS_ARCH_HOPPER || a == CS_ARCH_BLACKWELL ? CS_HW_USERMODE_HOPPER
 								  : CS_HW_USERMODE_TURING;
 	return CS_HW_OK;
@@ -169,17 +177,18 @@ static cs_hw_rc fake_free(void *ctx, uint32_t parent, uint32_t handle, char *why
 	return CS_HW_OK;
 }
 
-static void *fake_map(void *ctx, uint32_t handle, uint64_t size, char *why)
+static cs_hw_rc fake_map(void *ctx, uint32_t handle, uint64_t size, void **cpu, char *why)
 {
 	cs_fake_rm *f = ctx;
 	fake_obj *o = find(f, handle);
 	if (o && o->cls == CS_HW_MEMORY && size <= o->size)
-		return o->buf;
-	if (o && (o->cls == CS_HW_USERMODE_HOPPER || o->cls == CS_HW_USERMODE_TURING) &&
-	    size <= sizeof(f->usermode))
-		return f->usermode;
-	fail(why, "fake RM: cannot map object 0x%x (%u bytes)", handle, (uint32_t)size);
-	return NULL;
+		*cpu = o->buf;
+	else if (o && (o->cls == CS_HW_USERMODE_HOPPER || o->cls == CS_HW_USERMODE_TURING) &&
+		 size <= sizeof(f->usermode))
+		*cpu = f->usermode;
+	else
+		return fail(why, "fake RM: cannot map object 0x%x (%u bytes)", handle, (uint32_t)size);
+	return CS_HW_OK;
 }
 
 static void fake_unmap(void *ctx, uint32_t handle, void *cpu, uint64_t size)

@@ -20,6 +20,7 @@ typedef struct cs_fake_rm_config {
 	bool hang;            /* the GPU never runs: polls end at their deadlines */
 	uint32_t fail_alloc;  /* the Nth allocation (1-based) fails; 0 = none */
 	bool no_executor;     /* grids are dispatched, not executed */
+	uint32_t lacks_class; /* the class list lacks this class (a GPU without it) */
 } cs_fake_rm_config;
 
 cs_fake_rm *cs_fake_rm_new(const cs_fake_rm_config *cfg);

@@ -232,3 +232,30 @@ Test(fake_rm, gpget_observable_on_ampere_only)
 	cr_expect_eq(first_gpget("complete-hopper-pcas.chain"), CS_RESULTS_NOT_OBSERVABLE);
 	cr_expect_eq(first_gpget("complete-blackwell-pcas.chain"), CS_RESULTS_NOT_OBSERVABLE);
 }
+
+/* A GPU without the capture's host class: exit 3 naming it, after the
+ * client, device and subdevice it allocated first are released. */
+Test(fake_rm, missing_class_is_unavailable_and_released)
+{
+	char *path = corpus_path("complete-hopper-pcas.chain");
+	size_t len;
+	uint8_t *img = export_image(path, &len);
+	cs_diag d;
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cs_fake_rm_config fc = { .lacks_class = 0xC86F };
+	cs_fake_rm *f = cs_fake_rm_new(&fc);
+	cs_results h;
+	char why[CS_HW_WHY_MAX];
+	int sig;
+	cr_expect_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why),
+		     CS_HW_EXIT_UNAVAILABLE);
+	cr_expect(strstr(why, "c86f"), "%s", why);
+	cr_expect_geq(cs_fake_rm_allocs(f), 3);
+	cr_expect_eq(cs_fake_rm_live(f), 0);
+	cr_expect_eq(h.ran, 0);
+	cs_results_clear(&h);
+	cs_fake_rm_free(f);
+	cs_capture_free(c);
+	g_free(img);
+	g_free(path);
+}
