@@ -14,6 +14,8 @@ static const struct {
 	{ "battery", cs_cmd_battery, "run the acceptance battery of guest clients" },
 	{ "gsp", cs_cmd_gsp, "debug GSP RISC-V firmware on Unicorn" },
 	{ "repl", cs_cmd_repl, "step a scenario's method stream through the device" },
+	{ "export", cs_cmd_export, "write a scenario's submission as a capture" },
+	{ "diff", cs_cmd_diff, "compare a GPU's results with the simulator's on a capture" },
 };
 
 static void usage(FILE *out)

@@ -50,6 +50,25 @@ CS_API bool cs_scenario_symbol(const cs_scenario *s, const char *name, uint64_t 
 		uint64_t *size);
 CS_API const cs_expect_outcome *cs_scenario_expect(const cs_scenario *s, size_t i);
 
+/* ---- extension: watching the guest act (capture export) ----------------
+ * Callbacks the executor makes as the scenario acts on the device, each
+ * before the device sees the action (ran: after a submit or wait let the
+ * device run). Any may be NULL. The memory side is not reported write by
+ * write: a watcher compares memory at these points (sim/capture_sim.c). */
+typedef struct cs_scenario_tap {
+	void *ctx;
+	void (*channel)(void *ctx, const char *name, uint32_t id);
+	void (*gpfifo)(void *ctx, uint32_t ch, uint32_t lo, uint32_t hi);
+	void (*submit)(void *ctx, uint32_t ch);
+	void (*wait)(void *ctx, uint64_t addr, uint64_t value, bool is64);
+	void (*ran)(void *ctx);
+	void (*record)(void *ctx, const cs_event *ev); /* guest-build records */
+	void (*module)(void *ctx, const char *path, const char *ptx_path);
+	void (*expect_mem)(void *ctx, uint64_t va, uint64_t len); /* at the end */
+} cs_scenario_tap;
+bool cs_scenario_execute_tapped(cs_scenario *s, cs_device *dev, const cs_scenario_tap *tap,
+				cs_diag *d);
+
 /* ---- extension: the deterministic generator behind `random` -------------
  * splitmix64: the state starts at the seed; every value takes one step. The
  * acceptance battery's CPU reference regenerates a scenario's inputs with

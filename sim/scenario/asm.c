@@ -210,6 +210,8 @@ static void record_build(scn_exec *x, uint64_t addr, uint64_t value, uint64_t au
 	ev.detail = detail;
 	if (x->record)
 		x->record(x->host, &ev);
+	if (x->tap && x->tap->record)
+		x->tap->record(x->tap->ctx, &ev);
 }
 
 /* ---- memory directives ---------------------------------------------------- */
@@ -413,6 +415,11 @@ static bool do_module(scn_exec *x, const scn_dir *dir)
 	cs_diag dd;
 	cs_diag_clear(&dd);
 	cs_module *m = cs_module_load_file(p, x->ai->arch, &dd);
+	if (m && x->tap && x->tap->module) {
+		char *tp = dir->ptx_path ? full_path(x->s, dir->ptx_path) : NULL;
+		x->tap->module(x->tap->ctx, p, tp);
+		g_free(tp);
+	}
 	g_free(p);
 	if (!m)
 		return scn_fail_with(x, dir->path_loc, "module", &dd);
@@ -1068,6 +1075,8 @@ bool scn_expect_mem(scn_exec *x, const scn_dir *dir, cs_expect_outcome *o)
 	unsigned sz = type_bytes[dir->type];
 	if (!values_fit(x, dir, va, sz))
 		return false;
+	if (x->tap && x->tap->expect_mem)
+		x->tap->expect_mem(x->tap->ctx, va, (uint64_t)sz * dir->nvals);
 	unsigned bad = 0;
 	o->held = true;
 	for (unsigned i = 0; i < dir->nvals; i++) {
