@@ -88,6 +88,10 @@ typedef enum cs_event_kind {
 				  short of its size (the device watches the engine methods).
 				  addr = inline QMD VA, value = dwords received, aux = dwords the
 				  QMD needs; gp_entry / method_index of SET_INLINE_QMD_ADDRESS */
+	/* added by ptxrun/ (additive): */
+	CS_EV_PRINTF,          /* stage 9: a thread's device printf. detail = the text printed,
+				  value = the CTA's linear index, aux = the thread's linear
+				  index in its CTA; in launch, CTA and thread order */
 	CS_EV_KIND_COUNT
 } cs_event_kind;
 

@@ -9,6 +9,7 @@
  * index order until they block at a barrier or exit; a barrier opens when every
  * live thread of the CTA (or the count given) has arrived. */
 #include "ptx_alu.h"
+#include "ptx_printf.h"
 #include "ptx_int.h"
 
 #include "chainsim/trace.h"
@@ -460,6 +461,82 @@ static void copy_frame(run *R, warp *w, uint32_t lanes, const ptx_copy *cp, uint
 			memmove(base + cp[k].dst, base + cp[k].src, cp[k].size);
 		});
 	}
+}
+
+/* ---- device printf and assert ------------------------------------------- */
+
+typedef struct lane_reader {
+	run *R;
+	warp *w;
+	uint32_t lane, pc;
+} lane_reader;
+
+/* A lane's view of generic memory for vprintf and __assertfail's strings. */
+static bool lane_read(void *ctx, uint64_t va, void *dst, size_t n)
+{
+	lane_reader *lr = ctx;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t tmp[8];
+		bool port = false;
+		uint8_t *q = xlate(lr->R, lr->w, SP_GENERIC, va + i, 1, lr->lane, lr->pc,
+				   CS_ACCESS_READ, tmp, &port);
+		if (!q)
+			return false;
+		((uint8_t *)dst)[i] = *q;
+	}
+	return true;
+}
+
+/* Argument k of a builtin call, as the caller stored it in its .param frame. */
+static uint64_t builtin_arg(const run *R, const warp *w, uint32_t lane, const ptx_callsite *cs,
+			    unsigned k)
+{
+	const uint8_t *frame = R->local + (size_t)(w->id * PTX_WARP + lane) * R->local_size;
+	uint64_t v = 0;
+	memcpy(&v, frame + cs->args[k].src, cs->args[k].size < 8 ? cs->args[k].size : 8);
+	return v;
+}
+
+/* vprintf: each lane prints, in lane order, one CS_EV_PRINTF record and
+ * returns the arguments it consumed; __assertfail stops the grid at the first
+ * lane, naming the assertion and where its source put it. */
+static bool run_builtin(run *R, warp *w, uint32_t pc, uint32_t m, const ptx_callsite *cs)
+{
+	for (uint32_t g = m; g; g &= g - 1) {
+		uint32_t l = (uint32_t)__builtin_ctz(g);
+		lane_reader lr = { R, w, l, pc };
+		ptx_reader rd = { &lr, lane_read };
+		if (cs->builtin == PTX_BUILTIN_ASSERTFAIL) {
+			char msg[160], file[160], func[160];
+			if (!ptx_printf_read_string(&rd, builtin_arg(R, w, l, cs, 0), msg, sizeof(msg)) ||
+			    !ptx_printf_read_string(&rd, builtin_arg(R, w, l, cs, 1), file, sizeof(file)) ||
+			    !ptx_printf_read_string(&rd, builtin_arg(R, w, l, cs, 3), func, sizeof(func)))
+				return false;
+			set_fault(R, w, l, pc, 0, CS_ACCESS_FETCH,
+				  "device assertion `%s` failed at %s:%u in %s", msg, file,
+				  (uint32_t)builtin_arg(R, w, l, cs, 2), func);
+			return false;
+		}
+		char text[PTX_PRINTF_OUT_MAX];
+		int nargs;
+		if (!ptx_printf_format(&rd, builtin_arg(R, w, l, cs, 0), builtin_arg(R, w, l, cs, 1),
+				       text, sizeof(text), &nargs))
+			return false;
+		uint32_t t = w->id * PTX_WARP + l;
+		cs_event ev = cs_event_make(CS_EV_PRINTF, CS_STAGE_GR_DISPATCH, CS_UNIT_SM,
+					    R->l->channel);
+		ev.launch = R->l->launch;
+		ev.value = R->cta[0] + (uint64_t)R->l->grid[0] * (R->cta[1] + (uint64_t)R->l->grid[1] * R->cta[2]);
+		ev.aux = t;
+		ev.detail = text;
+		cs_trace_emit(&R->bus->trace, &ev);
+		if (cs->nrets) {
+			uint8_t *frame = R->local + (size_t)t * R->local_size;
+			int32_t ret = nargs;
+			memcpy(frame + cs->rets[0].dst, &ret, 4);
+		}
+	}
+	return true;
 }
 
 /* Each lane executing a .sync warp operation must be in its own member mask
@@ -1290,6 +1367,11 @@ static int warp_run(run *R, warp *w)
 			const ptx_callsite *cs = &p->calls[in->imm];
 			if (!m)
 				break;
+			if (cs->builtin) {
+				if (!run_builtin(R, w, pc, m, cs))
+					goto stop;
+				break;
+			}
 			copy_frame(R, w, m, cs->args, cs->nargs);
 			top->pc = pc + 1;
 			if (!push(R, w, p->funcs[cs->func].start, PTX_NONE, m, (uint32_t)in->imm))

@@ -159,8 +159,16 @@ typedef struct ptx_ins {
 typedef struct ptx_copy {
 	uint32_t dst, src, size;
 } ptx_copy;
+/* Functions the executor provides itself: CUDA's device printf and assert. */
+typedef enum ptx_builtin {
+	PTX_BUILTIN_NONE = 0,
+	PTX_BUILTIN_VPRINTF,    /* (int) vprintf(const char *fmt, void *args) */
+	PTX_BUILTIN_ASSERTFAIL, /* __assertfail(msg, file, unsigned line, function, charSize) */
+} ptx_builtin;
+
 typedef struct ptx_callsite {
-	uint32_t func;         /* function index */
+	uint32_t func;         /* function index (PTX_NONE for a builtin) */
+	uint8_t builtin;       /* ptx_builtin */
 	uint32_t caller;
 	uint32_t nargs, nrets;
 	ptx_copy *args;        /* caller frame -> callee params, at the call */

@@ -53,6 +53,8 @@ static const expect_kernel kernels[] = {
 	{ "structparam", "adamw_struct", 4, { 40, 8, 8, 8 }, 0, 0, 0, 0, { 8 } },
 	{ "structparam", "shape_fill", 3, { 12, 5, 8 }, 0, 0, 0, 8, { 4, 1 } },
 	{ "approx", "fast_math", 3, { 8, 8, 4 }, 0, 0, 0, 0, { 0 } },
+	{ "deviceio", "block_summary", 3, { 8, 4, 4 }, 0, 0, 0, 32, { 0 } },
+	{ "deviceio", "format_zoo", 2, { 8, 8 }, 0, 0, 0, 88, { 0 } },
 };
 
 /* Where nvcc 13 puts the parameters in constant bank 0, per target (checked

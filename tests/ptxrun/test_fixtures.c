@@ -712,3 +712,60 @@ Test(fixtures, fast_math_intrinsics)
 		cs_ptx_program_free(p);
 	}
 }
+
+/* Device printf and assert (item 3): every printf is one CS_EV_PRINTF record
+ * with the format applied, in CTA and thread order; a failed assert stops the
+ * grid naming the kernel, the assertion, the file:line its source names, the
+ * CTA and the thread. */
+Test(fixtures, device_printf_and_assert)
+{
+	static float x[128];
+	for (int i = 0; i < 128; i++)
+		x[i] = 0.5f * (float)i - 3.0f;
+	for (int k = 0; k < 3; k++) {
+		cs_ptx_program *p = load("deviceio", archs[k]);
+		h_env e;
+		h_init(&e);
+		uint64_t vx = put(&e, x, sizeof(x));
+		cs_grid_result r = h_run(&e, p, "block_summary", (uint32_t[]){ 4, 1, 1 },
+					 (uint32_t[]){ 32, 1, 1 }, 0, (uint64_t[]){ vx, 128, 128 }, 3);
+		expect_ran(&r, archs[k], "block_summary");
+		unsigned printed = 0;
+		for (size_t i = 0; i < e.nevents; i++) {
+			if (e.events[i].kind != CS_EV_PRINTF)
+				continue;
+			char want[128];
+			unsigned b = printed++;
+			snprintf(want, sizeof(want), "block %u: x[%u]=%.3f n=128 big\n", b, b * 32,
+				 (double)x[b * 32]);
+			cr_expect_str_eq(e.events[i].detail, want, "%s", archs[k]);
+			cr_expect_eq(e.events[i].value, b, "%s: CTA of printf %u", archs[k], b);
+			cr_expect_eq(e.events[i].aux, 0, "%s: thread of printf %u", archs[k], b);
+		}
+		cr_expect_eq(printed, 4, "%s: %u printf records", archs[k], printed);
+
+		e.nevents = 0;
+		long long big = -1234567890123ll;
+		r = h_run(&e, p, "format_zoo", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
+			  (uint64_t[]){ vx, (uint64_t)big }, 2);
+		expect_ran(&r, archs[k], "format_zoo");
+		char want[512];
+		snprintf(want, sizeof(want),
+			 "[%5d|%-5d|%05u|%x|%X|%#o|%c|%lld|%llu|%.2f|%10.4e|%g|%s|%%|%*d]\n", -42, 42, 7u,
+			 0xbeefu, 0xbeefu, 8u, 'Z', big, (unsigned long long)big * 3ull, (double)x[0],
+			 (double)x[1], (double)x[2], "text", 6, 99);
+		cr_assert_eq(e.nevents, 2, "%s: %zu records", archs[k], e.nevents); /* printf, CTA range */
+		cr_expect_eq(e.events[0].kind, CS_EV_PRINTF);
+		cr_expect_str_eq(e.events[0].detail, want, "%s", archs[k]);
+
+		/* n != expect_n: every thread fails the assertion; the first stops the grid */
+		r = h_run(&e, p, "block_summary", (uint32_t[]){ 4, 1, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
+			  (uint64_t[]){ vx, 128, 100 }, 3);
+		cr_expect_eq(r.outcome, CS_GRID_FAULT, "%s: %s", archs[k], r.diag.msg);
+		cr_expect(strstr(r.diag.msg, "block_summary: CTA (0,0,0) thread (0,0,0)") &&
+				  strstr(r.diag.msg, "assertion `n == expect_n` failed at deviceio.cu:9"),
+			  "%s: %s", archs[k], r.diag.msg);
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
+}

@@ -76,9 +76,9 @@ Test(parse, unsupported_constructs_are_load_time_errors)
 	expect_error(HDR ".func f()\n{\n\tcall.uni f, ();\n\tret;\n}\n", CS_ERR_UNSUPPORTED, 0, 0,
 		     "recursive");
 	/* a call to a function with no body */
-	expect_error(HDR ".extern .func (.param .b32 r) vprintf(.param .b64 a, .param .b64 b);\n" K0
+	expect_error(HDR ".extern .func (.param .b32 r) extfunc(.param .b64 a, .param .b64 b);\n" K0
 		     "\t{\n\t.param .b64 p0;\n\t.param .b64 p1;\n\t.param .b32 r0;\n"
-		     "\tcall.uni (r0), vprintf, (p0, p1);\n\t}\n\tret;\n}\n",
+		     "\tcall.uni (r0), extfunc, (p0, p1);\n\t}\n\tret;\n}\n",
 		     CS_ERR_UNSUPPORTED, 13, 17, "no body");
 	/* texture instructions */
 	expect_error(HDR K0 "\ttex.1d.v4.f32.s32 {%r1,%r2,%r3,%r4}, [%r5, {%r6}];\n}\n",
