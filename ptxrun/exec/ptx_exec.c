@@ -512,9 +512,10 @@ static bool run_builtin(run *R, warp *w, uint32_t pc, uint32_t m, const ptx_call
 			    !ptx_printf_read_string(&rd, builtin_arg(R, w, l, cs, 1), file, sizeof(file)) ||
 			    !ptx_printf_read_string(&rd, builtin_arg(R, w, l, cs, 3), func, sizeof(func)))
 				return false;
-			set_fault(R, w, l, pc, 0, CS_ACCESS_FETCH,
-				  "device assertion `%s` failed at %s:%u in %s", msg, file,
+			/* an error, not a memory fault: nothing was accessed */
+			set_error(R, w, pc, "device assertion `%s` failed at %s:%u in %s", msg, file,
 				  (uint32_t)builtin_arg(R, w, l, cs, 2), func);
+			R->fault_lane = l;
 			return false;
 		}
 		char text[PTX_PRINTF_OUT_MAX];

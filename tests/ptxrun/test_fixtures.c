@@ -761,7 +761,7 @@ Test(fixtures, device_printf_and_assert)
 		/* n != expect_n: every thread fails the assertion; the first stops the grid */
 		r = h_run(&e, p, "block_summary", (uint32_t[]){ 4, 1, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
 			  (uint64_t[]){ vx, 128, 100 }, 3);
-		cr_expect_eq(r.outcome, CS_GRID_FAULT, "%s: %s", archs[k], r.diag.msg);
+		cr_expect_eq(r.outcome, CS_GRID_ERROR, "%s: %s", archs[k], r.diag.msg);
 		cr_expect(strstr(r.diag.msg, "block_summary: CTA (0,0,0) thread (0,0,0)") &&
 				  strstr(r.diag.msg, "assertion `n == expect_n` failed at deviceio.cu:9"),
 			  "%s: %s", archs[k], r.diag.msg);
