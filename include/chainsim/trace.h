@@ -92,6 +92,10 @@ typedef enum cs_event_kind {
 	CS_EV_PRINTF,          /* stage 9: a thread's device printf. detail = the text printed,
 				  value = the CTA's linear index, aux = the thread's linear
 				  index in its CTA; in launch, CTA and thread order */
+	CS_EV_RACE,            /* stage 9: a data race the executor found (a finding, not a
+				  break). addr = the byte (a shared-memory offset), value =
+				  the CTA's linear index; detail names the kernel, both PTX
+				  lines and accesses, and the two warps */
 	CS_EV_KIND_COUNT
 } cs_event_kind;
 

@@ -48,6 +48,15 @@ typedef struct warp {
 } warp;
 
 enum { W_READY, W_BARRIER, W_DONE };
+
+/* What the race detector remembers of one shared byte: the last write and the
+ * last read in the current epoch (warp RACE_MANY: more than one warp read it). */
+typedef struct race_cell {
+	uint32_t write_epoch, read_epoch;
+	uint32_t write_pc, read_pc;
+	uint16_t write_warp, read_warp;
+} race_cell;
+enum { RACE_MANY = 0xffff, RACE_PAIRS_MAX = 16 };
 enum { R_OK, R_FAULT, R_ERROR };
 
 typedef struct run {
@@ -71,6 +80,16 @@ typedef struct run {
 	uint64_t tinstr, budget;
 	bool hw_fma;
 	bool approx_max; /* approximate results at the edge of their bound */
+	/* the shared-memory race detector (NULL shadow when off) */
+	cs_ptx_races races;
+	race_cell *shadow;    /* one per shared byte */
+	uint32_t epoch;       /* advances at every barrier release and CTA start */
+	uint32_t race_pairs[RACE_PAIRS_MAX][2]; /* PTX lines already reported */
+	uint32_t nrace_pairs;
+	uint32_t *order;      /* the warps in the order they run this round */
+	uint32_t round;
+	cs_ptx_schedule schedule;
+	uint64_t schedule_seed;
 	uint32_t arrive[NBAR]; /* threads that passed bar.arrive since each barrier opened */
 	/* outcome */
 	int status;
@@ -461,6 +480,99 @@ static void copy_frame(run *R, warp *w, uint32_t lanes, const ptx_copy *cp, uint
 			memmove(base + cp[k].dst, base + cp[k].src, cp[k].size);
 		});
 	}
+}
+
+/* ---- the shared-memory race detector -------------------------------------- */
+
+/* A race between this access (warp w at pc) and the one the cell recorded:
+ * reported once per pair of PTX lines; false when it stops the grid. */
+static bool race_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t at, bool write,
+		       uint32_t other_pc, uint32_t other_warp, bool other_write)
+{
+	uint32_t line = R->p->lines[pc], other_line = R->p->lines[other_pc];
+	for (uint32_t i = 0; i < R->nrace_pairs; i++)
+		if (R->race_pairs[i][0] == other_line && R->race_pairs[i][1] == line)
+			return true;
+	if (R->nrace_pairs < RACE_PAIRS_MAX) {
+		R->race_pairs[R->nrace_pairs][0] = other_line;
+		R->race_pairs[R->nrace_pairs][1] = line;
+		R->nrace_pairs++;
+	}
+	char who[32];
+	if (other_warp == RACE_MANY)
+		snprintf(who, sizeof(who), "several warps");
+	else
+		snprintf(who, sizeof(who), "warp %u", other_warp);
+	char msg[CS_DIAG_MSG_MAX];
+	snprintf(msg, sizeof(msg),
+		 "shared-memory race at offset 0x%x in CTA (%u,%u,%u): %s %s it at PTX line %u, "
+		 "then warp %u %s it at PTX line %u, with no barrier between",
+		 at, R->cta[0], R->cta[1], R->cta[2], who, other_write ? "wrote" : "read", other_line,
+		 w->id, write ? "wrote" : "read", line);
+	char detail[CS_DIAG_MSG_MAX + 128];
+	snprintf(detail, sizeof(detail), "%s: %s", R->f->name, msg);
+	cs_event ev = cs_event_make(CS_EV_RACE, CS_STAGE_GR_DISPATCH, CS_UNIT_SM, R->l->channel);
+	ev.launch = R->l->launch;
+	ev.addr = at;
+	ev.value = R->cta[0] + (uint64_t)R->l->grid[0] * (R->cta[1] + (uint64_t)R->l->grid[1] * R->cta[2]);
+	ev.detail = detail;
+	cs_trace_emit(&R->bus->trace, &ev);
+	if (R->races != CS_PTX_RACES_ERROR)
+		return true;
+	set_error(R, w, pc, "%s", msg);
+	R->fault_lane = lane;
+	return false;
+}
+
+/* One warp's access to shared bytes [off, off + size): checked against what
+ * other warps did since the last barrier, then recorded. */
+static bool race_access(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t off, unsigned size,
+			bool write)
+{
+	uint16_t me = (uint16_t)w->id;
+	for (uint64_t b = off; b < off + size && b < R->shared_size; b++) {
+		race_cell *c = &R->shadow[b];
+		if (c->write_epoch == R->epoch && c->write_warp != me &&
+		    !race_found(R, w, lane, pc, (uint32_t)b, write, c->write_pc, c->write_warp, true))
+			return false;
+		if (write && c->read_epoch == R->epoch && c->read_warp != me &&
+		    !race_found(R, w, lane, pc, (uint32_t)b, true, c->read_pc, c->read_warp, false))
+			return false;
+		if (write) {
+			c->write_epoch = R->epoch;
+			c->write_warp = me;
+			c->write_pc = pc;
+		} else {
+			c->read_warp = c->read_epoch == R->epoch && c->read_warp != me ? RACE_MANY : me;
+			c->read_epoch = R->epoch;
+			c->read_pc = pc;
+		}
+	}
+	return true;
+}
+
+/* The shared bytes an ld or st touches (shared, or generic in the shared
+ * window), lane by lane; out-of-range lanes are left to the access to fault. */
+static bool race_check(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m, bool write)
+{
+	int space = in->aux;
+	if (space != SP_SHARED && space != SP_GENERIC)
+		return true;
+	unsigned size = ptx_type_bytes((ptx_type)in->t1) * in->aux2;
+	const uint64_t *Bs = w->r + (size_t)in->o[0] * PTX_WARP;
+	for (uint32_t g = m; g; g &= g - 1) {
+		unsigned l = (unsigned)__builtin_ctz(g);
+		uint64_t va = Bs[l] + (uint64_t)in->imm;
+		if (space == SP_SHARED)
+			va = (uint32_t)va;
+		else if (va - R->shwin < R->shared_size)
+			va -= R->shwin;
+		else
+			continue;
+		if (!race_access(R, w, l, pc, va, size, write))
+			return false;
+	}
+	return true;
 }
 
 /* ---- device printf and assert ------------------------------------------- */
@@ -923,6 +1035,9 @@ static int warp_run(run *R, warp *w)
 		}
 		/* ---- memory ---- */
 		case OP_LD_SHARED_FMA: {
+			if (R->shadow && (!race_check(R, w, in, pc, m, false) ||
+					  !race_check(R, w, in + 1, pc + 1, m, false)))
+				goto stop;
 			/* all three at once for a full warp whose loads are all in bounds;
 			 * otherwise the head runs as the plain load it is */
 			const ptx_ins *ld2 = in + 1, *fma = in + 2;
@@ -942,6 +1057,8 @@ static int warp_run(run *R, warp *w)
 		}
 			/* fall through */
 		case OP_LD: {
+			if (R->shadow && !race_check(R, w, in, pc, m, false))
+				goto stop;
 			ptx_type t = (ptx_type)in->t1;
 			unsigned esz = ptx_type_bytes(t), vec = in->aux2, sz = esz * vec;
 			int space = in->aux;
@@ -1032,6 +1149,8 @@ static int warp_run(run *R, warp *w)
 			break;
 		}
 		case OP_ST: {
+			if (R->shadow && !race_check(R, w, in, pc, m, true))
+				goto stop;
 			ptx_type t = (ptx_type)in->t1;
 			unsigned esz = ptx_type_bytes(t), vec = in->aux2, sz = esz * vec;
 			int space = in->aux;
@@ -1509,15 +1628,41 @@ static void bar_red_finish(run *R, uint32_t id)
 	}
 }
 
+/* The order the warps run in this round (between two barrier releases). */
+static void schedule_round(run *R)
+{
+	uint32_t n = R->nwarps;
+	for (uint32_t i = 0; i < n; i++)
+		R->order[i] = R->schedule == CS_PTX_SCHEDULE_REVERSE ? n - 1 - i : i;
+	if (R->schedule == CS_PTX_SCHEDULE_RANDOM) {
+		/* Fisher-Yates from a splitmix64 stream of seed, CTA and round */
+		uint64_t x = R->schedule_seed ^ ((uint64_t)R->cta[0] << 40) ^
+			     ((uint64_t)R->cta[1] << 20) ^ R->cta[2] ^ ((uint64_t)R->round << 52);
+		for (uint32_t i = n; i > 1; i--) {
+			x += 0x9e3779b97f4a7c15ull;
+			uint64_t z = x;
+			z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+			z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+			z ^= z >> 31;
+			uint32_t j = (uint32_t)(z % i), t = R->order[i - 1];
+			R->order[i - 1] = R->order[j];
+			R->order[j] = t;
+		}
+	}
+	R->round++;
+}
+
 static int cta_run(run *R)
 {
 	for (uint32_t i = 0; i < R->nwarps; i++)
 		warp_start(R, &R->warps[i]);
 	memset(R->arrive, 0, sizeof(R->arrive));
+	R->epoch++;
 	for (;;) {
 		bool ran = false;
-		for (uint32_t i = 0; i < R->nwarps; i++) {
-			warp *w = &R->warps[i];
+		schedule_round(R);
+		for (uint32_t k = 0; k < R->nwarps; k++) {
+			warp *w = &R->warps[R->order[k]];
 			if (w->state != W_READY)
 				continue;
 			ran = true;
@@ -1564,6 +1709,7 @@ static int cta_run(run *R)
 			uint32_t need = want[b] ? want[b] : live;
 			if (arrived[b] + R->arrive[b] >= need) {
 				R->arrive[b] = 0;
+				R->epoch++;
 				bar_red_finish(R, b);
 				for (uint32_t i = 0; i < R->nwarps; i++) {
 					warp *w = &R->warps[i];
@@ -1671,6 +1817,8 @@ static void free_run(run *R)
 		}
 	}
 	free(R->warps);
+	free(R->order);
+	free(R->shadow);
 	free(R->shared);
 	free(R->local);
 	free(R->module);
@@ -1766,7 +1914,14 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	R.shared = calloc(R.shared_size ? R.shared_size : 1, 1);
 	R.local = calloc((size_t)R.local_size * R.nwarps * PTX_WARP + 1, 1);
 	R.warps = calloc(R.nwarps, sizeof(warp));
-	bool ok = R.shared && R.local && R.warps;
+	R.order = calloc(R.nwarps, sizeof(uint32_t));
+	R.races = l->races;
+	R.schedule = l->schedule;
+	R.schedule_seed = l->schedule_seed;
+	if (R.races != CS_PTX_RACES_OFF && R.shared_size)
+		R.shadow = calloc(R.shared_size, sizeof(race_cell));
+	bool ok = R.shared && R.local && R.warps && R.order &&
+		  (R.races == CS_PTX_RACES_OFF || !R.shared_size || R.shadow);
 	if (ok && !l->var_va && p->module_bytes) {
 		R.module_size = ((uint64_t)p->module_bytes + CS_PAGE_SIZE - 1) & ~(uint64_t)(CS_PAGE_SIZE - 1);
 		R.module = aligned_alloc(CS_PAGE_SIZE, R.module_size);

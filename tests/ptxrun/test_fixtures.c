@@ -769,3 +769,58 @@ Test(fixtures, device_printf_and_assert)
 		cs_ptx_program_free(p);
 	}
 }
+
+/* A softmax that reuses the shared slot of the row maximum for warp 0's
+ * partial sum with no barrier between (items 10, 11): in order, warp 0 writes
+ * the sum before warps 1..3 read the maximum, and the rows come out wrong;
+ * reversed, every warp reads the maximum first and the rows are right. The
+ * race detector reports the race on every schedule. */
+Test(fixtures, racy_softmax_shows_its_race)
+{
+	enum { ROWS = 3, COLS = 300 };
+	static float x[ROWS * COLS], y[ROWS * COLS], want[ROWS * COLS];
+	uint32_t s = 31;
+	for (int i = 0; i < ROWS * COLS; i++)
+		x[i] = 4.0f * frand(&s);
+	for (int r = 0; r < ROWS; r++) {
+		double m = -INFINITY, sum = 0;
+		for (int c = 0; c < COLS; c++)
+			m = fmax(m, x[r * COLS + c]);
+		for (int c = 0; c < COLS; c++)
+			sum += exp(x[r * COLS + c] - m);
+		for (int c = 0; c < COLS; c++)
+			want[r * COLS + c] = (float)(exp(x[r * COLS + c] - m) / sum);
+	}
+	for (int k = 0; k < 3; k++) {
+		cs_ptx_program *p = load("racy", archs[k]);
+		for (int reverse = 0; reverse < 2; reverse++) {
+			h_env e;
+			h_init(&e);
+			e.races = CS_PTX_RACES_REPORT;
+			e.schedule = reverse ? CS_PTX_SCHEDULE_REVERSE : CS_PTX_SCHEDULE_IN_ORDER;
+			uint64_t vx = put(&e, x, sizeof(x)), vy = h_alloc(&e, sizeof(y));
+			cs_grid_result r = h_run(&e, p, "softmax_shared_slot", (uint32_t[]){ ROWS, 1, 1 },
+						 (uint32_t[]){ 128, 1, 1 }, 0, (uint64_t[]){ vx, vy, COLS }, 3);
+			expect_ran(&r, archs[k], "softmax_shared_slot");
+			h_read(&e, vy, y, sizeof(y));
+			unsigned bad = 0;
+			for (int i = 0; i < ROWS * COLS; i++)
+				bad += fabsf(y[i] - want[i]) > 1e-5f + 1e-4f * want[i];
+			if (reverse)
+				cr_expect_eq(bad, 0, "%s reversed: %u wrong", archs[k], bad);
+			else
+				cr_expect_gt(bad, ROWS * COLS / 2, "%s in order: only %u wrong", archs[k], bad);
+			size_t races = 0;
+			for (size_t i = 0; i < e.nevents; i++)
+				if (e.events[i].kind == CS_EV_RACE) {
+					races++;
+					cr_expect(strstr(e.events[i].detail, "softmax_shared_slot: shared-memory race at offset 0x0"),
+						  "%s: %s", archs[k], e.events[i].detail);
+				}
+			cr_expect_gt(races, 0, "%s %s: no race reported", archs[k],
+				     reverse ? "reversed" : "in order");
+			h_fini(&e);
+		}
+		cs_ptx_program_free(p);
+	}
+}
