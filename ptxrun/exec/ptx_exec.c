@@ -551,28 +551,138 @@ static bool race_access(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t of
 	return true;
 }
 
-/* The shared bytes an ld or st touches (shared, or generic in the shared
- * window), lane by lane; out-of-range lanes are left to the access to fault. */
+/* One lane's access of size bytes at va in space (shared, or generic in the
+ * shared window; anything else is no shared access). */
+static bool race_check_bytes(run *R, warp *w, uint32_t lane, uint32_t pc, int space, uint64_t va,
+			     unsigned size, bool write)
+{
+	if (space == SP_SHARED)
+		va = (uint32_t)va;
+	else if (space == SP_GENERIC && va - R->shwin < R->shared_size)
+		va -= R->shwin;
+	else
+		return true;
+	return race_access(R, w, lane, pc, va, size, write);
+}
+
+/* The shared bytes an ld or st touches, lane by lane; out-of-range lanes are
+ * left to the access to fault. */
 static bool race_check(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m, bool write)
 {
-	int space = in->aux;
-	if (space != SP_SHARED && space != SP_GENERIC)
-		return true;
 	unsigned size = ptx_type_bytes((ptx_type)in->t1) * in->aux2;
 	const uint64_t *Bs = w->r + (size_t)in->o[0] * PTX_WARP;
 	for (uint32_t g = m; g; g &= g - 1) {
 		unsigned l = (unsigned)__builtin_ctz(g);
-		uint64_t va = Bs[l] + (uint64_t)in->imm;
-		if (space == SP_SHARED)
-			va = (uint32_t)va;
-		else if (va - R->shwin < R->shared_size)
-			va -= R->shwin;
-		else
-			continue;
-		if (!race_access(R, w, l, pc, va, size, write))
+		if (!race_check_bytes(R, w, l, pc, in->aux, Bs[l] + (uint64_t)in->imm, size, write))
 			return false;
 	}
 	return true;
+}
+
+/* ---- matrix instructions ------------------------------------------------- */
+
+/* ldmatrix.m8n8.x{1,2,4}{.trans}.b16: matrix i's eight rows of 16 bytes are
+ * at the addresses lanes 8i..8i+7 hold; each lane gets, per matrix, the two
+ * b16 elements (row lane/4, columns 2(lane%4) and +1), or the transposed pair. */
+static bool ldmatrix(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
+{
+	uint64_t *r = w->r;
+	const uint64_t *Bs = REG(in->o[0]);
+	for (unsigned i = 0; i < in->aux; i++) {
+		uint16_t mat[8][8];
+		for (unsigned row = 0; row < 8; row++) {
+			unsigned src = 8 * i + row;
+			uint64_t va = Bs[src] + (uint64_t)in->imm;
+			if (in->t2 == SP_SHARED)
+				va = (uint32_t)va;
+			uint8_t tmp[32];
+			bool port = false;
+			if (R->shadow && !race_check_bytes(R, w, src, pc, in->t2, va, 16, false))
+				return false;
+			const uint8_t *q = xlate(R, w, in->t2, va, 16, src, pc, CS_ACCESS_READ, tmp, &port);
+			if (!q)
+				return false;
+			memcpy(mat[row], q, 16);
+		}
+		uint64_t *D = REG(in->o[1 + i]);
+		FOR_LANES(m, {
+			unsigned g = l / 4, c = 2 * (l % 4);
+			uint16_t lo = in->aux2 ? mat[c][g] : mat[g][c];
+			uint16_t hi = in->aux2 ? mat[c + 1][g] : mat[g][c + 1];
+			D[l] = (uint32_t)lo | (uint32_t)hi << 16;
+		});
+	}
+	return true;
+}
+
+/* One element of an mma fragment register as a float. */
+static float mma_elem(uint64_t reg, unsigned half, int type)
+{
+	switch (type) {
+	case MMA_F16: return ptx_half_to_float((uint16_t)(reg >> (16 * half)));
+	case MMA_BF16: return ptx_bf16_to_float((uint16_t)(reg >> (16 * half)));
+	case MMA_TF32: return ptx_f32(reg & 0xffffe000u); /* the 19 bits tf32 keeps */
+	default: return ptx_f32(reg);
+	}
+}
+
+/* mma.sync.aligned.m16n8kK.row.col: the warp's fragments gathered into A
+ * (16 x K), B (K x 8) and C (16 x 8) per the PTX ISA's layouts, D = A B + C
+ * with exact products summed in double and rounded once to D's type, and
+ * scattered back. */
+static void mma_sync(uint64_t *r, const ptx_mma *mm, uint32_t m)
+{
+	float A[16][16], B[16][8], Cm[16][8];
+	unsigned k = mm->k;
+	bool tf32 = mm->ab_type == MMA_TF32;
+	for (unsigned l = 0; l < PTX_WARP; l++) {
+		unsigned g = l / 4, t = l % 4;
+		for (unsigned j = 0; j < mm->na; j++) {
+			uint64_t v = REG(mm->a[j])[l];
+			if (tf32) { /* a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4) */
+				A[g + 8 * (j & 1)][t + 4 * (j >> 1)] = mma_elem(v, 0, MMA_TF32);
+				continue;
+			}
+			/* a pair per register: rows g / g+8 alternate, then columns +8 */
+			for (unsigned h = 0; h < 2; h++)
+				A[g + 8 * (j & 1)][2 * t + h + 8 * (j >> 1)] = mma_elem(v, h, mm->ab_type);
+		}
+		for (unsigned j = 0; j < mm->nb; j++) {
+			uint64_t v = REG(mm->b[j])[l];
+			if (tf32) { /* b0 (t, g), b1 (t+4, g) */
+				B[t + 4 * j][g] = mma_elem(v, 0, MMA_TF32);
+				continue;
+			}
+			for (unsigned h = 0; h < 2; h++)
+				B[2 * t + h + 8 * j][g] = mma_elem(v, h, mm->ab_type);
+		}
+		/* C and D: c0, c1 at row g, c2, c3 at row g+8, columns 2t and 2t+1 */
+		for (unsigned e = 0; e < 4; e++) {
+			uint64_t v = REG(mm->c[mm->c_type == MMA_F32 ? e : e / 2])[l];
+			Cm[g + 8 * (e / 2)][2 * t + (e & 1)] =
+				mma_elem(v, mm->c_type == MMA_F32 ? 0 : e & 1, mm->c_type);
+		}
+	}
+	float Dm[16][8];
+	for (unsigned i = 0; i < 16; i++)
+		for (unsigned j = 0; j < 8; j++) {
+			double acc = Cm[i][j];
+			for (unsigned q = 0; q < k; q++)
+				acc += (double)A[i][q] * (double)B[q][j];
+			Dm[i][j] = (float)acc;
+		}
+	/* written after every read: D may be the same registers as C */
+	FOR_LANES(m, {
+		unsigned g = l / 4, t = l % 4;
+		if (mm->cd_type == MMA_F32) {
+			for (unsigned e = 0; e < 4; e++)
+				REG(mm->d[e])[l] = ptx_bits32(Dm[g + 8 * (e / 2)][2 * t + (e & 1)]);
+		} else {
+			for (unsigned j = 0; j < 2; j++)
+				REG(mm->d[j])[l] = (uint32_t)ptx_float_to_half(Dm[g + 8 * j][2 * t]) |
+						   (uint32_t)ptx_float_to_half(Dm[g + 8 * j][2 * t + 1]) << 16;
+		}
+	});
 }
 
 /* ---- device printf and assert ------------------------------------------- */
@@ -1388,6 +1498,40 @@ static int warp_run(run *R, warp *w)
 				pr[in->o[4]] = (pr[in->o[4]] & ~m) | (pv & m);
 			break;
 		}
+		case OP_CP_ASYNC: {
+			/* copied at once: the commit/wait groups then have nothing to wait for */
+			const uint64_t *Ds = REG(in->o[0]), *Ss = REG(in->o[1]);
+			const uint64_t *N = in->o[2] != PTX_NONE ? REG(in->o[2]) : NULL;
+			uint64_t soff = REG(in->o[3])[0];
+			unsigned size = in->aux;
+			FOR_LANES(m, {
+				uint64_t dva = (uint32_t)(Ds[l] + (uint64_t)in->imm), sva = Ss[l] + soff;
+				unsigned from_src = N && (uint32_t)N[l] < size ? (uint32_t)N[l] : size;
+				uint8_t buf[16] = { 0 }, tmp[32];
+				bool port = false;
+				if (from_src) {
+					const uint8_t *q = xlate(R, w, SP_GLOBAL, sva, from_src, l, pc,
+								 CS_ACCESS_READ, tmp, &port);
+					if (!q)
+						goto fault;
+					memcpy(buf, q, from_src);
+				}
+				if (R->shadow && !race_access(R, w, l, pc, dva, size, true))
+					goto stop;
+				uint8_t *q = xlate(R, w, SP_SHARED, dva, size, l, pc, CS_ACCESS_WRITE, tmp, &port);
+				if (!q)
+					goto fault;
+				memcpy(q, buf, size);
+			});
+			break;
+		}
+		case OP_LDMATRIX:
+			if (!ldmatrix(R, w, in, pc, m))
+				goto stop;
+			break;
+		case OP_MMA:
+			mma_sync(r, &p->mmas[in->imm], m);
+			break;
 		case OP_WARPSYNC:
 			/* bar.warp.sync: the warp's lanes run in lockstep here; what the
 			 * model checks is that each executing lane is in its mask */

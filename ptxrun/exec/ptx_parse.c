@@ -1517,6 +1517,7 @@ void cs_ptx_program_free(cs_ptx_program *p)
 	}
 	free(p->vars);
 	free(p->calls);
+	free(p->mmas);
 	free(p->funcs);
 	free(p->entries);
 	free(p->consts);

@@ -56,6 +56,9 @@ static const expect_kernel kernels[] = {
 	{ "deviceio", "block_summary", 3, { 8, 4, 4 }, 0, 0, 0, 32, { 0 } },
 	{ "deviceio", "format_zoo", 2, { 8, 8 }, 0, 0, 0, 88, { 0 } },
 	{ "racy", "softmax_shared_slot", 3, { 8, 8, 4 }, 32 * 4, 1, 0, 0, { 0 } },
+	{ "tensorcore", "mma_f16_tile", 4, { 8, 8, 8, 8 }, 16 * 16 * 2 + 8 * 16 * 2, 0, 0, 0, { 0 } },
+	{ "tensorcore", "mma_bf16_tile", 3, { 8, 8, 8 }, 16 * 16 * 2 + 8 * 16 * 2, 0, 0, 0, { 0 } },
+	{ "tensorcore", "mma_tf32_tile", 3, { 8, 8, 8 }, 0, 0, 0, 0, { 0 } },
 };
 
 /* Where nvcc 13 puts the parameters in constant bank 0, per target (checked

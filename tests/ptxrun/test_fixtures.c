@@ -824,3 +824,90 @@ Test(fixtures, racy_softmax_shows_its_race)
 		cs_ptx_program_free(p);
 	}
 }
+
+/* Tensor cores (item 5): cp.async stages the tiles, ldmatrix loads the
+ * fragments, mma.sync multiplies, for f16, bf16 and tf32 inputs with f32
+ * accumulators; against a plain C matrix product of the same rounded inputs
+ * (the products are exact, only the summation order differs). */
+static float tf32_round(float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, 4);
+	u &= 0xffffe000u; /* the executor keeps tf32's 19 bits by truncation */
+	memcpy(&x, &u, 4);
+	return x;
+}
+
+Test(fixtures, tensor_core_tiles)
+{
+	enum { TILES = 3 };
+	static uint16_t ah[TILES * 256], bh[TILES * 128], ab[TILES * 256], bb[TILES * 128];
+	static float af[TILES * 128], bf[TILES * 64], bias[8], c[TILES * 128];
+	uint32_t s = 37;
+	for (int i = 0; i < TILES * 256; i++) {
+		float v = frand(&s);
+		ah[i] = h_f16_bits(v);
+		ab[i] = h_bf16_bits(v);
+	}
+	for (int i = 0; i < TILES * 128; i++) {
+		float v = frand(&s);
+		bh[i] = h_f16_bits(v);
+		bb[i] = h_bf16_bits(v);
+		af[i] = frand(&s);
+	}
+	for (int i = 0; i < TILES * 64; i++)
+		bf[i] = frand(&s);
+	for (int i = 0; i < 8; i++)
+		bias[i] = 0.125f * (float)i;
+	for (int k = 0; k < 3; k++) {
+		cs_ptx_program *p = load("tensorcore", archs[k]);
+		for (int form = 0; form < 3; form++) {
+			h_env e;
+			h_init(&e);
+			e.races = CS_PTX_RACES_REPORT;
+			uint64_t vc = h_alloc(&e, sizeof(c));
+			cs_grid_result r;
+			uint32_t grid[3] = { TILES, 1, 1 }, block[3] = { 32, 1, 1 };
+			if (form == 0)
+				r = h_run(&e, p, "mma_f16_tile", grid, block, 0,
+					  (uint64_t[]){ put(&e, ah, sizeof(ah)), put(&e, bh, sizeof(bh)),
+							put(&e, bias, sizeof(bias)), vc }, 4);
+			else if (form == 1)
+				r = h_run(&e, p, "mma_bf16_tile", grid, block, 0,
+					  (uint64_t[]){ put(&e, ab, sizeof(ab)), put(&e, bb, sizeof(bb)), vc }, 3);
+			else
+				r = h_run(&e, p, "mma_tf32_tile", grid, block, 0,
+					  (uint64_t[]){ put(&e, af, sizeof(af)), put(&e, bf, sizeof(bf)), vc }, 3);
+			expect_ran(&r, archs[k], form == 0 ? "mma_f16_tile" : form == 1 ? "mma_bf16_tile" : "mma_tf32_tile");
+			h_read(&e, vc, c, sizeof(c));
+			int K = form == 2 ? 8 : 16;
+			for (int t = 0; t < TILES; t++)
+				for (int i = 0; i < 16; i++)
+					for (int j = 0; j < 8; j++) {
+						double want = form == 0 ? bias[j] : 0.0;
+						for (int q = 0; q < K; q++) {
+							float a, b;
+							if (form == 0) {
+								a = h_f16_value(ah[t * 256 + i * 16 + q]);
+								b = h_f16_value(bh[t * 128 + j * 16 + q]);
+							} else if (form == 1) {
+								a = h_bf16_value(ab[t * 256 + i * 16 + q]);
+								b = h_bf16_value(bb[t * 128 + j * 16 + q]);
+							} else {
+								a = tf32_round(af[t * 128 + i * 8 + q]);
+								b = tf32_round(bf[t * 64 + j * 8 + q]);
+							}
+							want += (double)a * b;
+						}
+						float got = c[t * 128 + i * 8 + j];
+						cr_expect(fabs(got - want) <= 1e-5 * (1 + fabs(want)),
+							  "%s form %d tile %d C[%d][%d] = %g, want %g", archs[k], form,
+							  t, i, j, got, want);
+					}
+			for (size_t i = 0; i < e.nevents; i++)
+				cr_expect_neq(e.events[i].kind, CS_EV_RACE, "%s: %s", archs[k], e.events[i].detail);
+			h_fini(&e);
+		}
+		cs_ptx_program_free(p);
+	}
+}
