@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "chainsim/device.h"
+#include "chainsim/ptxrun.h"
 #include "chainsim/report.h"
 #include "chainsim/scenario.h"
 
@@ -14,6 +15,7 @@ static void run_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: chainsim run FILE [--json] [--trace OUT] [--no-exec] [--trace-methods]\n"
+		"                         [--approx-ulp=max] [--races=MODE] [--schedule=ORDER]\n"
 		"\n"
 		"Runs the .chain scenario FILE on the simulator and prints the launch chain:\n"
 		"eleven stages with status, author and evidence, the first break and its\n"
@@ -23,6 +25,12 @@ static void run_usage(FILE *out)
 		"  --trace OUT      write the trace as Chrome/Perfetto trace-event JSON to OUT\n"
 		"  --no-exec        wire no executor: grids are dispatched, not executed\n"
 		"  --trace-methods  record every executed method (trace level all)\n"
+		"  --approx-ulp=max approximate instructions (ex2, lg2, sin, cos, tanh, rsqrt, and\n"
+		"                   rcp/sqrt/div .approx) at the edge of the PTX ISA's error bound\n"
+		"  --races=MODE     shared-memory race detector: shared (the default: races are\n"
+		"                   findings), error (a race breaks stage 9), off\n"
+		"  --schedule=ORDER the order warps run between barriers: in-order (the default),\n"
+		"                   reverse, random:SEED\n"
 		"\n"
 		"exit status: 0 chain complete and every expect holds; 1 a break or a failed\n"
 		"expect; 2 bad input or usage; 3 backend not available; 4 internal error.\n");
@@ -38,10 +46,45 @@ static int exit_for(cs_status st)
 	}
 }
 
+/* The executor's options, parsed from --races= and --schedule=. */
+static bool parse_races(const char *v, cs_ptx_races *out)
+{
+	if (!strcmp(v, "shared"))
+		*out = CS_PTX_RACES_REPORT;
+	else if (!strcmp(v, "error"))
+		*out = CS_PTX_RACES_ERROR;
+	else if (!strcmp(v, "off"))
+		*out = CS_PTX_RACES_OFF;
+	else
+		return false;
+	return true;
+}
+
+static bool parse_schedule(const char *v, cs_ptx_schedule *out, uint64_t *seed)
+{
+	char *end;
+	if (!strcmp(v, "in-order")) {
+		*out = CS_PTX_SCHEDULE_IN_ORDER;
+	} else if (!strcmp(v, "reverse")) {
+		*out = CS_PTX_SCHEDULE_REVERSE;
+	} else if (!strncmp(v, "random:", 7) && v[7]) {
+		*out = CS_PTX_SCHEDULE_RANDOM;
+		*seed = strtoull(v + 7, &end, 0);
+		return *end == 0;
+	} else {
+		return false;
+	}
+	return true;
+}
+
 int cs_cmd_run(int argc, char **argv)
 {
 	const char *file = NULL, *trace_out = NULL;
 	bool json = false, no_exec = false, methods = false;
+	cs_ptx_approx approx = CS_PTX_APPROX_SINGLE;
+	cs_ptx_races races = CS_PTX_RACES_REPORT;
+	cs_ptx_schedule schedule = CS_PTX_SCHEDULE_IN_ORDER;
+	uint64_t seed = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -61,6 +104,25 @@ int cs_cmd_run(int argc, char **argv)
 			trace_out = argv[++i];
 		} else if (!strncmp(a, "--trace=", 8)) {
 			trace_out = a + 8;
+		} else if (!strcmp(a, "--approx-ulp=max")) {
+			approx = CS_PTX_APPROX_MAX;
+		} else if (!strncmp(a, "--races=", 8)) {
+			if (!strcmp(a + 8, "global")) {
+				fprintf(stderr, "chainsim run: --races=global: the model detects races in "
+						"shared memory only (shared, error, off)\n");
+				return CS_EXIT_INPUT;
+			}
+			if (!parse_races(a + 8, &races)) {
+				fprintf(stderr, "chainsim run: --races=%s: expected shared, error or off\n",
+					a + 8);
+				return CS_EXIT_INPUT;
+			}
+		} else if (!strncmp(a, "--schedule=", 11)) {
+			if (!parse_schedule(a + 11, &schedule, &seed)) {
+				fprintf(stderr, "chainsim run: --schedule=%s: expected in-order, reverse or "
+						"random:SEED\n", a + 11);
+				return CS_EXIT_INPUT;
+			}
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "chainsim run: unknown option '%s'\n", a);
 			run_usage(stderr);
@@ -97,6 +159,10 @@ int cs_cmd_run(int argc, char **argv)
 		cs_scenario_free(s);
 		return exit_for(d.status == CS_OK ? CS_ERR_INTERNAL : d.status);
 	}
+	cs_ptx_runtime *rt = cs_device_ptx(dev);
+	cs_ptx_runtime_set_approx(rt, approx);
+	cs_ptx_runtime_set_races(rt, races);
+	cs_ptx_runtime_set_schedule(rt, schedule, seed);
 	cs_diag_clear(&d);
 	bool ok = cs_scenario_execute(s, dev, &d);
 	int rc = CS_EXIT_OK;
