@@ -27,8 +27,9 @@ static void run_usage(FILE *out)
 		"  --trace-methods  record every executed method (trace level all)\n"
 		"  --approx-ulp=max approximate instructions (ex2, lg2, sin, cos, tanh, rsqrt, and\n"
 		"                   rcp/sqrt/div .approx) at the edge of the PTX ISA's error bound\n"
-		"  --races=MODE     shared-memory race detector: shared (the default: races are\n"
-		"                   findings), error (a race breaks stage 9), off\n"
+		"  --races=MODE     race detector: shared (the default: shared-memory races are\n"
+		"                   findings), global (global memory within the grid too),\n"
+		"                   error (a shared-memory race breaks stage 9), off\n"
 		"  --schedule=ORDER the order warps run between barriers: in-order (the default),\n"
 		"                   reverse, random:SEED\n"
 		"\n"
@@ -47,9 +48,10 @@ static int exit_for(cs_status st)
 }
 
 /* The executor's options, parsed from --races= and --schedule=. */
-static bool parse_races(const char *v, cs_ptx_races *out)
+static bool parse_races(const char *v, cs_ptx_races *out, bool *global)
 {
-	if (!strcmp(v, "shared"))
+	*global = !strcmp(v, "global");
+	if (!strcmp(v, "shared") || *global)
 		*out = CS_PTX_RACES_REPORT;
 	else if (!strcmp(v, "error"))
 		*out = CS_PTX_RACES_ERROR;
@@ -83,6 +85,7 @@ int cs_cmd_run(int argc, char **argv)
 	bool json = false, no_exec = false, methods = false;
 	cs_ptx_approx approx = CS_PTX_APPROX_SINGLE;
 	cs_ptx_races races = CS_PTX_RACES_REPORT;
+	bool races_global = false;
 	cs_ptx_schedule schedule = CS_PTX_SCHEDULE_IN_ORDER;
 	uint64_t seed = 0;
 	for (int i = 1; i < argc; i++) {
@@ -107,14 +110,9 @@ int cs_cmd_run(int argc, char **argv)
 		} else if (!strcmp(a, "--approx-ulp=max")) {
 			approx = CS_PTX_APPROX_MAX;
 		} else if (!strncmp(a, "--races=", 8)) {
-			if (!strcmp(a + 8, "global")) {
-				fprintf(stderr, "chainsim run: --races=global: the model detects races in "
-						"shared memory only (shared, error, off)\n");
-				return CS_EXIT_INPUT;
-			}
-			if (!parse_races(a + 8, &races)) {
-				fprintf(stderr, "chainsim run: --races=%s: expected shared, error or off\n",
-					a + 8);
+			if (!parse_races(a + 8, &races, &races_global)) {
+				fprintf(stderr, "chainsim run: --races=%s: expected shared, global, error "
+						"or off\n", a + 8);
 				return CS_EXIT_INPUT;
 			}
 		} else if (!strncmp(a, "--schedule=", 11)) {
@@ -161,7 +159,7 @@ int cs_cmd_run(int argc, char **argv)
 	}
 	cs_ptx_runtime *rt = cs_device_ptx(dev);
 	cs_ptx_runtime_set_approx(rt, approx);
-	cs_ptx_runtime_set_races(rt, races);
+	cs_ptx_runtime_set_races(rt, races, races_global);
 	cs_ptx_runtime_set_schedule(rt, schedule, seed);
 	cs_diag_clear(&d);
 	bool ok = cs_scenario_execute(s, dev, &d);

@@ -151,11 +151,13 @@ typedef enum cs_ptx_approx {
 	CS_PTX_APPROX_MAX,        /* at the edge of the PTX ISA's stated error bound */
 } cs_ptx_approx;
 
-/* The shared-memory race detector: between two barriers of a CTA, two
- * different warps touching the same shared byte, at least one of them writing
- * (atomics excepted), is a race. Each distinct pair of PTX lines is reported
- * once per launch as a CS_EV_RACE record; with CS_PTX_RACES_ERROR the first
- * race also stops the grid (CS_GRID_ERROR). */
+/* The race detector: between two barriers of a CTA, two different warps
+ * touching the same shared byte, at least one of them writing (atomics
+ * excepted), is a race; with cs_ptx_launch.races_global also a global byte
+ * touched so by two warps of different CTAs of the grid (or of one CTA between
+ * barriers). Each distinct pair of PTX lines is reported once per launch as a
+ * CS_EV_RACE record; with CS_PTX_RACES_ERROR the first race also stops the
+ * grid (CS_GRID_ERROR). */
 typedef enum cs_ptx_races {
 	CS_PTX_RACES_OFF = 0,
 	CS_PTX_RACES_REPORT,
@@ -185,6 +187,9 @@ typedef struct cs_ptx_launch {
 	size_t var_count;
 	cs_ptx_approx approx;
 	cs_ptx_races races;
+	bool races_global;       /* the detector also watches global memory: two warps
+				    of different CTAs of the grid, or of one CTA between
+				    two barriers, touching a byte, one writing */
 	cs_ptx_schedule schedule;
 	uint64_t schedule_seed;
 } cs_ptx_launch;

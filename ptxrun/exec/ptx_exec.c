@@ -57,6 +57,17 @@ typedef struct race_cell {
 	uint16_t write_warp, read_warp;
 } race_cell;
 enum { RACE_MANY = 0xffff, RACE_PAIRS_MAX = 16 };
+
+/* The same for one global byte, across the grid: which CTA and warp wrote and
+ * read it last (CTA RACE_NO_CTA: never). */
+typedef struct global_cell {
+	uint64_t va;
+	uint32_t write_cta, read_cta;
+	uint32_t write_epoch, read_epoch;
+	uint32_t write_pc, read_pc;
+	uint16_t write_warp, read_warp;
+} global_cell;
+#define RACE_NO_CTA UINT32_MAX
 enum { R_OK, R_FAULT, R_ERROR };
 
 typedef struct run {
@@ -86,6 +97,11 @@ typedef struct run {
 	uint32_t epoch;       /* advances at every barrier release and CTA start */
 	uint32_t race_pairs[RACE_PAIRS_MAX][2]; /* PTX lines already reported */
 	uint32_t nrace_pairs;
+	bool race_on;         /* shadow or races_global */
+	bool races_global;    /* global memory too, within the grid */
+	global_cell *gcells;  /* open addressing on va; va 0 with write_cta and
+				 read_cta RACE_NO_CTA is an empty slot */
+	size_t gcap, gcount;
 	uint32_t *order;      /* the warps in the order they run this round */
 	uint32_t round;
 	cs_ptx_schedule schedule;
@@ -482,12 +498,17 @@ static void copy_frame(run *R, warp *w, uint32_t lanes, const ptx_copy *cp, uint
 	}
 }
 
-/* ---- the shared-memory race detector -------------------------------------- */
+/* ---- the race detector ---------------------------------------------------- */
 
-/* A race between this access (warp w at pc) and the one the cell recorded:
- * reported once per pair of PTX lines; false when it stops the grid. */
-static bool race_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t at, bool write,
-		       uint32_t other_pc, uint32_t other_warp, bool other_write)
+static uint64_t cta_linear(const run *R)
+{
+	return R->cta[0] + (uint64_t)R->l->grid[0] * (R->cta[1] + (uint64_t)R->l->grid[1] * R->cta[2]);
+}
+
+/* Reports a race between the access at pc and an earlier one at other_pc,
+ * once per pair of PTX lines; false when it stops the grid. */
+static bool race_report(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t other_pc, uint64_t at,
+			const char *msg)
 {
 	uint32_t line = R->p->lines[pc], other_line = R->p->lines[other_pc];
 	for (uint32_t i = 0; i < R->nrace_pairs; i++)
@@ -498,6 +519,25 @@ static bool race_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t at,
 		R->race_pairs[R->nrace_pairs][1] = line;
 		R->nrace_pairs++;
 	}
+	char detail[CS_DIAG_MSG_MAX + 128];
+	snprintf(detail, sizeof(detail), "%s: %s", R->f->name, msg);
+	cs_event ev = cs_event_make(CS_EV_RACE, CS_STAGE_GR_DISPATCH, CS_UNIT_SM, R->l->channel);
+	ev.launch = R->l->launch;
+	ev.addr = at;
+	ev.value = cta_linear(R);
+	ev.detail = detail;
+	cs_trace_emit(&R->bus->trace, &ev);
+	if (R->races != CS_PTX_RACES_ERROR)
+		return true;
+	set_error(R, w, pc, "%s", msg);
+	R->fault_lane = lane;
+	return false;
+}
+
+/* A race on shared byte `at` between this access and the one the cell recorded. */
+static bool race_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t at, bool write,
+		       uint32_t other_pc, uint32_t other_warp, bool other_write)
+{
 	char who[32];
 	if (other_warp == RACE_MANY)
 		snprintf(who, sizeof(who), "several warps");
@@ -507,21 +547,9 @@ static bool race_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t at,
 	snprintf(msg, sizeof(msg),
 		 "shared-memory race at offset 0x%x in CTA (%u,%u,%u): %s %s it at PTX line %u, "
 		 "then warp %u %s it at PTX line %u, with no barrier between",
-		 at, R->cta[0], R->cta[1], R->cta[2], who, other_write ? "wrote" : "read", other_line,
-		 w->id, write ? "wrote" : "read", line);
-	char detail[CS_DIAG_MSG_MAX + 128];
-	snprintf(detail, sizeof(detail), "%s: %s", R->f->name, msg);
-	cs_event ev = cs_event_make(CS_EV_RACE, CS_STAGE_GR_DISPATCH, CS_UNIT_SM, R->l->channel);
-	ev.launch = R->l->launch;
-	ev.addr = at;
-	ev.value = R->cta[0] + (uint64_t)R->l->grid[0] * (R->cta[1] + (uint64_t)R->l->grid[1] * R->cta[2]);
-	ev.detail = detail;
-	cs_trace_emit(&R->bus->trace, &ev);
-	if (R->races != CS_PTX_RACES_ERROR)
-		return true;
-	set_error(R, w, pc, "%s", msg);
-	R->fault_lane = lane;
-	return false;
+		 at, R->cta[0], R->cta[1], R->cta[2], who, other_write ? "wrote" : "read",
+		 R->p->lines[other_pc], w->id, write ? "wrote" : "read", R->p->lines[pc]);
+	return race_report(R, w, lane, pc, other_pc, at, msg);
 }
 
 /* One warp's access to shared bytes [off, off + size): checked against what
@@ -551,18 +579,127 @@ static bool race_access(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t of
 	return true;
 }
 
-/* One lane's access of size bytes at va in space (shared, or generic in the
- * shared window; anything else is no shared access). */
+/* The cell of global byte va, made when new; NULL when out of memory. */
+static global_cell *global_cell_of(run *R, uint64_t va)
+{
+	if (2 * (R->gcount + 1) > R->gcap) {
+		size_t ncap = R->gcap ? 2 * R->gcap : 4096;
+		global_cell *n = malloc(ncap * sizeof(*n));
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < ncap; i++)
+			n[i] = (global_cell){ .write_cta = RACE_NO_CTA, .read_cta = RACE_NO_CTA };
+		for (size_t i = 0; i < R->gcap; i++) {
+			const global_cell *c = &R->gcells[i];
+			if (c->write_cta == RACE_NO_CTA && c->read_cta == RACE_NO_CTA)
+				continue;
+			size_t j = (size_t)(c->va * 0x9e3779b97f4a7c15ull >> 20) & (ncap - 1);
+			while (n[j].write_cta != RACE_NO_CTA || n[j].read_cta != RACE_NO_CTA)
+				j = (j + 1) & (ncap - 1);
+			n[j] = *c;
+		}
+		free(R->gcells);
+		R->gcells = n;
+		R->gcap = ncap;
+	}
+	size_t j = (size_t)(va * 0x9e3779b97f4a7c15ull >> 20) & (R->gcap - 1);
+	for (;;) {
+		global_cell *c = &R->gcells[j];
+		if (c->write_cta == RACE_NO_CTA && c->read_cta == RACE_NO_CTA) {
+			c->va = va;
+			R->gcount++;
+			return c;
+		}
+		if (c->va == va)
+			return c;
+		j = (j + 1) & (R->gcap - 1);
+	}
+}
+
+/* Whether an earlier access (CTA cta, warp, epoch) and this one are unordered:
+ * another CTA of the grid, or another warp of this CTA since its last barrier. */
+static bool global_unordered(const run *R, const warp *w, uint32_t cta, uint32_t warp_id,
+			     uint32_t epoch)
+{
+	if (cta == RACE_NO_CTA)
+		return false;
+	return cta != (uint32_t)cta_linear(R) || (warp_id != w->id && epoch == R->epoch);
+}
+
+static bool global_race(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va, bool write,
+			uint32_t other_pc, uint32_t other_cta, uint32_t other_warp, bool other_write)
+{
+	char who[48];
+	uint64_t me = cta_linear(R);
+	if (other_warp == RACE_MANY)
+		snprintf(who, sizeof(who), "several warps");
+	else
+		snprintf(who, sizeof(who), "warp %u of CTA %u", other_warp, other_cta);
+	char msg[CS_DIAG_MSG_MAX];
+	snprintf(msg, sizeof(msg),
+		 "global-memory race at 0x%" PRIx64 ": %s %s it at PTX line %u, then warp %u of CTA "
+		 "%" PRIu64 " %s it at PTX line %u, unordered within the grid",
+		 va, who, other_write ? "wrote" : "read", R->p->lines[other_pc], w->id, me,
+		 write ? "wrote" : "read", R->p->lines[pc]);
+	return race_report(R, w, lane, pc, other_pc, va, msg);
+}
+
+/* One warp's access to global bytes [va, va + size). */
+static bool global_access(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va, unsigned size,
+			  bool write)
+{
+	uint32_t cta = (uint32_t)cta_linear(R);
+	for (uint64_t b = va; b < va + size; b++) {
+		global_cell *c = global_cell_of(R, b);
+		if (!c) {
+			set_error(R, w, pc, "out of memory for the global race detector");
+			return false;
+		}
+		if (global_unordered(R, w, c->write_cta, c->write_warp, c->write_epoch) &&
+		    !global_race(R, w, lane, pc, b, write, c->write_pc, c->write_cta, c->write_warp,
+				 true))
+			return false;
+		if (write && global_unordered(R, w, c->read_cta, c->read_warp, c->read_epoch) &&
+		    !global_race(R, w, lane, pc, b, true, c->read_pc, c->read_cta, c->read_warp, false))
+			return false;
+		if (write) {
+			c->write_cta = cta;
+			c->write_warp = (uint16_t)w->id;
+			c->write_epoch = R->epoch;
+			c->write_pc = pc;
+		} else {
+			bool other = c->read_cta != RACE_NO_CTA &&
+				     (c->read_cta != cta || c->read_warp != w->id);
+			c->read_warp = other ? RACE_MANY : (uint16_t)w->id;
+			c->read_cta = cta;
+			c->read_epoch = R->epoch;
+			c->read_pc = pc;
+		}
+	}
+	return true;
+}
+
+/* One lane's access of size bytes at va in space: shared (or generic in the
+ * shared window) against the CTA's shadow, global (or generic outside the
+ * shared, local and parameter windows) against the grid's when asked. */
 static bool race_check_bytes(run *R, warp *w, uint32_t lane, uint32_t pc, int space, uint64_t va,
 			     unsigned size, bool write)
 {
+	if (space == SP_GENERIC) {
+		if (va - R->shwin < R->shared_size) {
+			space = SP_SHARED;
+			va -= R->shwin;
+		} else if (va - R->lwin < R->local_size || va - CS_PTX_PARAM_WINDOW < R->param_bytes) {
+			return true;
+		} else {
+			space = SP_GLOBAL;
+		}
+	}
 	if (space == SP_SHARED)
-		va = (uint32_t)va;
-	else if (space == SP_GENERIC && va - R->shwin < R->shared_size)
-		va -= R->shwin;
-	else
-		return true;
-	return race_access(R, w, lane, pc, va, size, write);
+		return !R->shadow || race_access(R, w, lane, pc, (uint32_t)va, size, write);
+	if (space == SP_GLOBAL && R->races_global)
+		return global_access(R, w, lane, pc, va, size, write);
+	return true;
 }
 
 /* The shared bytes an ld or st touches, lane by lane; out-of-range lanes are
@@ -597,7 +734,7 @@ static bool ldmatrix(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m
 				va = (uint32_t)va;
 			uint8_t tmp[32];
 			bool port = false;
-			if (R->shadow && !race_check_bytes(R, w, src, pc, in->t2, va, 16, false))
+			if (R->race_on && !race_check_bytes(R, w, src, pc, in->t2, va, 16, false))
 				return false;
 			const uint8_t *q = xlate(R, w, in->t2, va, 16, src, pc, CS_ACCESS_READ, tmp, &port);
 			if (!q)
@@ -1145,8 +1282,8 @@ static int warp_run(run *R, warp *w)
 		}
 		/* ---- memory ---- */
 		case OP_LD_SHARED_FMA: {
-			if (R->shadow && (!race_check(R, w, in, pc, m, false) ||
-					  !race_check(R, w, in + 1, pc + 1, m, false)))
+			if (R->race_on && (!race_check(R, w, in, pc, m, false) ||
+					   !race_check(R, w, in + 1, pc + 1, m, false)))
 				goto stop;
 			/* all three at once for a full warp whose loads are all in bounds;
 			 * otherwise the head runs as the plain load it is */
@@ -1167,7 +1304,7 @@ static int warp_run(run *R, warp *w)
 		}
 			/* fall through */
 		case OP_LD: {
-			if (R->shadow && !race_check(R, w, in, pc, m, false))
+			if (R->race_on && !race_check(R, w, in, pc, m, false))
 				goto stop;
 			ptx_type t = (ptx_type)in->t1;
 			unsigned esz = ptx_type_bytes(t), vec = in->aux2, sz = esz * vec;
@@ -1259,7 +1396,7 @@ static int warp_run(run *R, warp *w)
 			break;
 		}
 		case OP_ST: {
-			if (R->shadow && !race_check(R, w, in, pc, m, true))
+			if (R->race_on && !race_check(R, w, in, pc, m, true))
 				goto stop;
 			ptx_type t = (ptx_type)in->t1;
 			unsigned esz = ptx_type_bytes(t), vec = in->aux2, sz = esz * vec;
@@ -1516,7 +1653,8 @@ static int warp_run(run *R, warp *w)
 						goto fault;
 					memcpy(buf, q, from_src);
 				}
-				if (R->shadow && !race_access(R, w, l, pc, dva, size, true))
+				if (R->race_on && (!race_check_bytes(R, w, l, pc, SP_GLOBAL, sva, from_src, false) ||
+						   !race_check_bytes(R, w, l, pc, SP_SHARED, dva, size, true)))
 					goto stop;
 				uint8_t *q = xlate(R, w, SP_SHARED, dva, size, l, pc, CS_ACCESS_WRITE, tmp, &port);
 				if (!q)
@@ -1963,6 +2101,7 @@ static void free_run(run *R)
 	free(R->warps);
 	free(R->order);
 	free(R->shadow);
+	free(R->gcells);
 	free(R->shared);
 	free(R->local);
 	free(R->module);
@@ -2064,6 +2203,8 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	R.schedule_seed = l->schedule_seed;
 	if (R.races != CS_PTX_RACES_OFF && R.shared_size)
 		R.shadow = calloc(R.shared_size, sizeof(race_cell));
+	R.races_global = R.races != CS_PTX_RACES_OFF && l->races_global;
+	R.race_on = R.shadow || R.races_global;
 	bool ok = R.shared && R.local && R.warps && R.order &&
 		  (R.races == CS_PTX_RACES_OFF || !R.shared_size || R.shadow);
 	if (ok && !l->var_va && p->module_bytes) {

@@ -29,6 +29,7 @@ struct cs_ptx_runtime {
 	size_t scratch_cap;
 	cs_ptx_approx approx;
 	cs_ptx_races races;
+	bool races_global;
 	cs_ptx_schedule schedule;
 	uint64_t schedule_seed;
 };
@@ -64,10 +65,12 @@ void cs_ptx_runtime_set_approx(cs_ptx_runtime *rt, cs_ptx_approx mode)
 		rt->approx = mode;
 }
 
-void cs_ptx_runtime_set_races(cs_ptx_runtime *rt, cs_ptx_races mode)
+void cs_ptx_runtime_set_races(cs_ptx_runtime *rt, cs_ptx_races mode, bool global)
 {
-	if (rt)
+	if (rt) {
 		rt->races = mode;
+		rt->races_global = global;
+	}
 }
 
 void cs_ptx_runtime_set_schedule(cs_ptx_runtime *rt, cs_ptx_schedule schedule, uint64_t seed)
@@ -339,6 +342,7 @@ static void run_grid(void *ctx, const cs_bus *bus, const cs_grid_launch *g, cs_g
 	l.local_window = g->local_window;
 	l.approx = rt->approx;
 	l.races = rt->races;
+	l.races_global = rt->races_global;
 	l.schedule = rt->schedule;
 	l.schedule_seed = rt->schedule_seed;
 	cs_ptx_run(rm->prog, entry, &l, bus, out);

@@ -624,11 +624,11 @@ Test(kernels, race_detector_on_by_default)
 					128, 1, 0);
 	expect_executed(&res, 1, "softmax_shared_slot");
 	cr_expect_gt(r.races_seen, 0);
-	cs_ptx_runtime_set_races(r.rt, CS_PTX_RACES_ERROR);
+	cs_ptx_runtime_set_races(r.rt, CS_PTX_RACES_ERROR, false);
 	res = rig_launch(&r, "softmax_shared_slot", (uint64_t[]){ x, y, COLS }, 3, 1, 1, 128, 1, 0);
 	cr_expect_eq(res.outcome, CS_GRID_ERROR);
 	cr_expect(strstr(res.diag.msg, "shared-memory race"), "%s", res.diag.msg);
-	cs_ptx_runtime_set_races(r.rt, CS_PTX_RACES_OFF);
+	cs_ptx_runtime_set_races(r.rt, CS_PTX_RACES_OFF, false);
 	r.races_seen = 0;
 	res = rig_launch(&r, "softmax_shared_slot", (uint64_t[]){ x, y, COLS }, 3, 1, 1, 128, 1, 0);
 	expect_executed(&res, 1, "softmax_shared_slot");

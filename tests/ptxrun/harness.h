@@ -22,6 +22,7 @@ typedef struct h_env {
 	 * warps in order) */
 	cs_ptx_approx approx;
 	cs_ptx_races races;
+	bool races_global;
 	cs_ptx_schedule schedule;
 	uint64_t schedule_seed;
 } h_env;

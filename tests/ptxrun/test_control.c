@@ -608,3 +608,56 @@ Test(control, warp_schedules_change_order_dependent_results)
 	}
 	cr_expect(seen[0] && seen[1], "16 seeds ran the warps in one order only");
 }
+
+/* --races=global: two CTAs of one grid writing the same global word race;
+ * words of their own do not; nor do atomics on a shared counter. Returns the
+ * global-memory race records of a run of body over ctas CTAs of 64 threads. */
+static size_t global_races(const char *body, uint32_t ctas)
+{
+	char *src = h_kernel("", body);
+	cs_diag d;
+	cs_ptx_program *p = h_parse(src, &d);
+	free(src);
+	cr_assert(p, "%s", d.msg);
+	h_env e;
+	h_init(&e);
+	e.races = CS_PTX_RACES_REPORT;
+	e.races_global = true;
+	uint64_t vo = h_alloc(&e, 4096);
+	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ ctas, 1, 1 }, (uint32_t[]){ 64, 1, 1 }, 0,
+				 (uint64_t[]){ vo, 0, 64 }, 3);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	size_t n = 0;
+	for (size_t i = 0; i < e.nevents; i++)
+		n += e.events[i].kind == CS_EV_RACE && strstr(e.events[i].detail, "global-memory race");
+	h_fini(&e);
+	cs_ptx_program_free(p);
+	return n;
+}
+
+Test(control, global_memory_races_across_ctas)
+{
+	/* every CTA stores thread t's id at out[t] */
+	cr_expect_gt(global_races("\tst.global.u32 [%rd4], %r2;\n", 2), 0);
+	/* one CTA: every word has one writer */
+	cr_expect_eq(global_races("\tst.global.u32 [%rd4], %r2;\n", 1), 0);
+	/* words of their own: out[ctaid * 64 + t] */
+	cr_expect_eq(global_races("\tmov.u32 %r3, %ctaid.x;\n\tmad.lo.s32 %r4, %r3, 64, %r2;\n"
+				  "\tmul.wide.u32 %rd6, %r4, 4;\n\tadd.s64 %rd7, %rd1, %rd6;\n"
+				  "\tst.global.u32 [%rd7+256], %r2;\n",
+				  2),
+		     0);
+	/* warp 1 reads what warp 0 wrote, no barrier: a race in one CTA too */
+	cr_expect_gt(global_races("\tsetp.eq.u32 %p1, %r2, 0;\n\t@%p1 st.global.u32 [%rd1], %r2;\n"
+				  "\tsetp.eq.u32 %p2, %r2, 32;\n\t@%p2 ld.global.u32 %r5, [%rd1];\n",
+				  1),
+		     0);
+	/* ... with a barrier between: none */
+	cr_expect_eq(global_races("\tsetp.eq.u32 %p1, %r2, 0;\n\t@%p1 st.global.u32 [%rd1], %r2;\n"
+				  "\tbar.sync 0;\n"
+				  "\tsetp.eq.u32 %p2, %r2, 32;\n\t@%p2 ld.global.u32 %r5, [%rd1];\n",
+				  1),
+		     0);
+	/* atomics on one counter from every CTA: none */
+	cr_expect_eq(global_races("\tatom.global.add.u32 %r5, [%rd1], 1;\n", 2), 0);
+}
