@@ -911,3 +911,90 @@ Test(fixtures, tensor_core_tiles)
 		cs_ptx_program_free(p);
 	}
 }
+
+/* float4 loads, dynamic shared memory, warps that leave before a barrier,
+ * llm.c's layernorm with a cooperative-groups warp per row. */
+Test(fixtures, ml_idioms)
+{
+	enum { N4 = 300, N = 1000, ROWS = 11, COLS = 77, BLOCK = 128 };
+	static float x4[4 * N4], y4[4 * N4], xs[N], sums[(N + BLOCK - 1) / BLOCK];
+	static float xr[ROWS * COLS], yr[ROWS * COLS], w[COLS], bsum[COLS], ln[ROWS * COLS],
+		mean[ROWS], rstd[ROWS];
+	uint32_t s = 41;
+	for (int i = 0; i < 4 * N4; i++)
+		x4[i] = frand(&s);
+	for (int i = 0; i < N; i++)
+		xs[i] = frand(&s);
+	for (int i = 0; i < ROWS * COLS; i++)
+		xr[i] = 3.0f * frand(&s);
+	for (int i = 0; i < COLS; i++) {
+		w[i] = 1.0f + 0.5f * frand(&s);
+		bsum[i] = 0.1f * frand(&s);
+	}
+	for (int k = 0; k < 3; k++) {
+		cs_ptx_program *p = load("idioms", archs[k]);
+		h_env e;
+		h_init(&e);
+		uint64_t vx4 = put(&e, x4, sizeof(x4)), vy4 = h_alloc(&e, sizeof(y4));
+		uint32_t sb;
+		float scale = -1.5f;
+		memcpy(&sb, &scale, 4);
+		cs_grid_result r = h_run(&e, p, "scale_float4", (uint32_t[]){ (N4 + 127) / 128, 1, 1 },
+					 (uint32_t[]){ 128, 1, 1 }, 0, (uint64_t[]){ vx4, vy4, sb, N4 }, 4);
+		expect_ran(&r, archs[k], "scale_float4");
+		uint64_t vxs = put(&e, xs, sizeof(xs)), vs = h_alloc(&e, sizeof(sums));
+		r = h_run(&e, p, "block_sum_dynamic", (uint32_t[]){ (N + BLOCK - 1) / BLOCK, 1, 1 },
+			  (uint32_t[]){ BLOCK, 1, 1 }, BLOCK * 4, (uint64_t[]){ vxs, vs, N }, 3);
+		expect_ran(&r, archs[k], "block_sum_dynamic");
+		uint64_t vxr = put(&e, xr, sizeof(xr)), vyr = h_alloc(&e, sizeof(yr));
+		/* 8 warps per block, 11 rows: the second block's last 5 warps leave */
+		r = h_run(&e, p, "early_exit_rows", (uint32_t[]){ 2, 1, 1 }, (uint32_t[]){ 256, 1, 1 }, 0,
+			  (uint64_t[]){ vxr, vyr, ROWS, COLS }, 4);
+		expect_ran(&r, archs[k], "early_exit_rows");
+		uint64_t vln = h_alloc(&e, sizeof(ln)), vm = h_alloc(&e, sizeof(mean)),
+			 vr = h_alloc(&e, sizeof(rstd));
+		uint64_t vw = put(&e, w, sizeof(w)), vb = put(&e, bsum, sizeof(bsum));
+		r = h_run(&e, p, "layernorm_forward", (uint32_t[]){ (ROWS + 3) / 4, 1, 1 },
+			  (uint32_t[]){ 128, 1, 1 }, 0, (uint64_t[]){ vln, vm, vr, vxr, vw, vb, ROWS, COLS }, 8);
+		expect_ran(&r, archs[k], "layernorm_forward");
+		h_read(&e, vy4, y4, sizeof(y4));
+		h_read(&e, vs, sums, sizeof(sums));
+		h_read(&e, vyr, yr, sizeof(yr));
+		h_read(&e, vln, ln, sizeof(ln));
+		h_read(&e, vm, mean, sizeof(mean));
+		h_read(&e, vr, rstd, sizeof(rstd));
+		for (int i = 0; i < 4 * N4; i++)
+			cr_expect_eq(y4[i], x4[i] * scale, "%s float4 %d", archs[k], i);
+		for (int b = 0; b < (N + BLOCK - 1) / BLOCK; b++) {
+			double want = 0;
+			for (int i = b * BLOCK; i < (b + 1) * BLOCK && i < N; i++)
+				want += xs[i];
+			cr_expect(fabs(sums[b] - want) <= 1e-5, "%s block %d sum %g want %g", archs[k], b,
+				  sums[b], want);
+		}
+		for (int row = 0; row < ROWS; row++) {
+			float m = -INFINITY;
+			double sum = 0, var = 0;
+			for (int c = 0; c < COLS; c++) {
+				m = fmaxf(m, xr[row * COLS + c]);
+				sum += xr[row * COLS + c];
+			}
+			double mu = sum / COLS;
+			for (int c = 0; c < COLS; c++)
+				var += (xr[row * COLS + c] - mu) * (xr[row * COLS + c] - mu);
+			double rs = 1.0 / sqrt(var / COLS + 1e-5);
+			cr_expect(fabs(mean[row] - mu) <= 1e-5, "%s mean %d", archs[k], row);
+			cr_expect(fabs(rstd[row] - rs) <= 1e-5 * rs, "%s rstd %d", archs[k], row);
+			for (int c = 0; c < COLS; c++) {
+				cr_expect_eq(yr[row * COLS + c], xr[row * COLS + c] - m, "%s early exit %d,%d",
+					     archs[k], row, c);
+				double want = rs * (xr[row * COLS + c] - mu) * w[c] + bsum[c];
+				cr_expect(fabs(ln[row * COLS + c] - want) <= 1e-4 * (1 + fabs(want)),
+					  "%s layernorm %d,%d: %g want %g", archs[k], row, c,
+					  ln[row * COLS + c], want);
+			}
+		}
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
+}
