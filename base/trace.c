@@ -38,6 +38,8 @@ const char *cs_event_kind_name(cs_event_kind kind)
 	case CS_EV_WAIT_FAILED: return "wait-failed";
 	case CS_EV_DEADLOCK: return "deadlock";
 	case CS_EV_INLINE_QMD_SHORT: return "inline-qmd-short";
+	case CS_EV_PRINTF: return "printf";
+	case CS_EV_RACE: return "race";
 	case CS_EV_KIND_COUNT: break;
 	}
 	return "?";

@@ -6,6 +6,7 @@
 
 #include "chainsim/capture.h"
 #include "chainsim/device.h"
+#include "chainsim/ptxrun.h"
 #include "chainsim/report.h"
 #include "chainsim/scenario.h"
 
@@ -15,6 +16,7 @@ static void run_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: chainsim run FILE [--json] [--trace OUT] [--no-exec] [--trace-methods]\n"
+		"                         [--approx-ulp=max] [--races=MODE] [--schedule=ORDER]\n"
 		"\n"
 		"Runs the .chain scenario FILE on the simulator and prints the launch chain:\n"
 		"eleven stages with status, author and evidence, the first break and its\n"
@@ -24,6 +26,13 @@ static void run_usage(FILE *out)
 		"  --trace OUT      write the trace as Chrome/Perfetto trace-event JSON to OUT\n"
 		"  --no-exec        wire no executor: grids are dispatched, not executed\n"
 		"  --trace-methods  record every executed method (trace level all)\n"
+		"  --approx-ulp=max approximate instructions (ex2, lg2, sin, cos, tanh, rsqrt, and\n"
+		"                   rcp/sqrt/div .approx) at the edge of the PTX ISA's error bound\n"
+		"  --races=MODE     race detector: shared (the default: shared-memory races are\n"
+		"                   findings), global (global memory within the grid too),\n"
+		"                   error (a shared-memory race breaks stage 9), off\n"
+		"  --schedule=ORDER the order warps run between barriers: in-order (the default),\n"
+		"                   reverse, random:SEED\n"
 		"\n"
 		"exit status: with expect lines in FILE, 0 when every one held (an expected\n"
 		"break that happened passes; `expect cause KEY` names the break's cause) and\n"
@@ -55,6 +64,38 @@ static void print_json_error(const char *file, const cs_diag *d, const char *msg
 	}
 }
 
+/* The executor's options, parsed from --races= and --schedule=. */
+static bool parse_races(const char *v, cs_ptx_races *out, bool *global)
+{
+	*global = !strcmp(v, "global");
+	if (!strcmp(v, "shared") || *global)
+		*out = CS_PTX_RACES_REPORT;
+	else if (!strcmp(v, "error"))
+		*out = CS_PTX_RACES_ERROR;
+	else if (!strcmp(v, "off"))
+		*out = CS_PTX_RACES_OFF;
+	else
+		return false;
+	return true;
+}
+
+static bool parse_schedule(const char *v, cs_ptx_schedule *out, uint64_t *seed)
+{
+	char *end;
+	if (!strcmp(v, "in-order")) {
+		*out = CS_PTX_SCHEDULE_IN_ORDER;
+	} else if (!strcmp(v, "reverse")) {
+		*out = CS_PTX_SCHEDULE_REVERSE;
+	} else if (!strncmp(v, "random:", 7) && v[7]) {
+		*out = CS_PTX_SCHEDULE_RANDOM;
+		*seed = strtoull(v + 7, &end, 0);
+		return *end == 0;
+	} else {
+		return false;
+	}
+	return true;
+}
+
 int cs_cmd_run(int argc, char **argv)
 {
 	/* a capture (docs/capture.md) is replayed by cmd_capture.c */
@@ -63,6 +104,11 @@ int cs_cmd_run(int argc, char **argv)
 			return cs_cmd_run_capture(argc, argv);
 	const char *file = NULL, *trace_out = NULL;
 	bool json = false, no_exec = false, methods = false;
+	cs_ptx_approx approx = CS_PTX_APPROX_SINGLE;
+	cs_ptx_races races = CS_PTX_RACES_REPORT;
+	bool races_global = false;
+	cs_ptx_schedule schedule = CS_PTX_SCHEDULE_IN_ORDER;
+	uint64_t seed = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -82,6 +128,20 @@ int cs_cmd_run(int argc, char **argv)
 			trace_out = argv[++i];
 		} else if (!strncmp(a, "--trace=", 8)) {
 			trace_out = a + 8;
+		} else if (!strcmp(a, "--approx-ulp=max")) {
+			approx = CS_PTX_APPROX_MAX;
+		} else if (!strncmp(a, "--races=", 8)) {
+			if (!parse_races(a + 8, &races, &races_global)) {
+				fprintf(stderr, "chainsim run: --races=%s: expected shared, global, error "
+						"or off\n", a + 8);
+				return CS_EXIT_INPUT;
+			}
+		} else if (!strncmp(a, "--schedule=", 11)) {
+			if (!parse_schedule(a + 11, &schedule, &seed)) {
+				fprintf(stderr, "chainsim run: --schedule=%s: expected in-order, reverse or "
+						"random:SEED\n", a + 11);
+				return CS_EXIT_INPUT;
+			}
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "chainsim run: unknown option '%s'\n", a);
 			run_usage(stderr);
@@ -123,6 +183,10 @@ int cs_cmd_run(int argc, char **argv)
 		cs_scenario_free(s);
 		return exit_for(d.status == CS_OK ? CS_ERR_INTERNAL : d.status);
 	}
+	cs_ptx_runtime *rt = cs_device_ptx(dev);
+	cs_ptx_runtime_set_approx(rt, approx);
+	cs_ptx_runtime_set_races(rt, races, races_global);
+	cs_ptx_runtime_set_schedule(rt, schedule, seed);
 	cs_diag_clear(&d);
 	bool ok = cs_scenario_execute(s, dev, &d);
 	int rc = CS_EXIT_OK;

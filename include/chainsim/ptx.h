@@ -10,7 +10,8 @@
  * masks, reconvergence at the immediate post-dominator (a per-warp divergence
  * stack), CTAs advancing through bar.sync, shared memory per CTA, local memory
  * per thread, global memory through bus->mem. Deterministic: CTAs run in linear
- * order (x fastest), warps in index order, lanes in lane order.
+ * order (x fastest), warps in index order (or the launch's cs_ptx_schedule),
+ * lanes in lane order.
  *
  * Address spaces as the executor models them:
  *   .global  the VA in bus->mem (generic addresses outside the windows below);
@@ -156,6 +157,28 @@ typedef enum cs_ptx_approx {
 	CS_PTX_APPROX_MAX,        /* at the edge of the PTX ISA's stated error bound */
 } cs_ptx_approx;
 
+/* The race detector: between two barriers of a CTA, two different warps
+ * touching the same shared byte, at least one of them writing (atomics
+ * excepted), is a race; with cs_ptx_launch.races_global also a global byte
+ * touched so by two warps of different CTAs of the grid (or of one CTA between
+ * barriers). Each distinct pair of PTX lines is reported once per launch as a
+ * CS_EV_RACE record; with CS_PTX_RACES_ERROR the first race also stops the
+ * grid (CS_GRID_ERROR). */
+typedef enum cs_ptx_races {
+	CS_PTX_RACES_OFF = 0,
+	CS_PTX_RACES_REPORT,
+	CS_PTX_RACES_ERROR,
+} cs_ptx_races;
+
+/* The order in which the warps of a CTA run between barriers (each runs until
+ * it waits or ends). In-order is the default; the others show kernels whose
+ * results depend on the order. */
+typedef enum cs_ptx_schedule {
+	CS_PTX_SCHEDULE_IN_ORDER = 0,
+	CS_PTX_SCHEDULE_REVERSE,
+	CS_PTX_SCHEDULE_RANDOM, /* a permutation per CTA and barrier round, from schedule_seed */
+} cs_ptx_schedule;
+
 /* Everything the executor needs from the QMD. */
 typedef struct cs_ptx_launch {
 	uint32_t grid[3], block[3];
@@ -169,6 +192,12 @@ typedef struct cs_ptx_launch {
 	const uint64_t *var_va;  /* cs_ptx_var_count entries, or NULL */
 	size_t var_count;
 	cs_ptx_approx approx;
+	cs_ptx_races races;
+	bool races_global;       /* the detector also watches global memory: two warps
+				    of different CTAs of the grid, or of one CTA between
+				    two barriers, touching a byte, one writing */
+	cs_ptx_schedule schedule;
+	uint64_t schedule_seed;
 } cs_ptx_launch;
 
 /* Runs the grid through bus->mem; fills out: EXECUTED with CTAs and

@@ -150,6 +150,12 @@ CS_API size_t cs_ptx_runtime_module_count(const cs_ptx_runtime *rt);
 /* How the runtime's launches compute approximate instructions (the
  * executor's CS_PTX_APPROX_*; CS_PTX_APPROX_SINGLE until set). */
 CS_API void cs_ptx_runtime_set_approx(cs_ptx_runtime *rt, cs_ptx_approx mode);
+/* The race detector for the runtime's launches: on for shared memory
+ * (CS_PTX_RACES_REPORT: CS_EV_RACE findings) unless set; CS_PTX_RACES_ERROR
+ * makes a race stop the grid; global also watches global memory. */
+CS_API void cs_ptx_runtime_set_races(cs_ptx_runtime *rt, cs_ptx_races mode, bool global);
+/* The order warps run in between barriers (in-order unless set). */
+CS_API void cs_ptx_runtime_set_schedule(cs_ptx_runtime *rt, cs_ptx_schedule schedule, uint64_t seed);
 
 /* The port (ctx = rt). run_grid outcomes:
  *  - program unmapped: CS_GRID_FAULT with fault_va;

@@ -66,7 +66,7 @@ typedef struct cs_scenario_tap {
 	void (*module)(void *ctx, const char *path, const char *ptx_path);
 	void (*expect_mem)(void *ctx, uint64_t va, uint64_t len); /* at the end */
 } cs_scenario_tap;
-bool cs_scenario_execute_tapped(cs_scenario *s, cs_device *dev, const cs_scenario_tap *tap,
+CS_API bool cs_scenario_execute_tapped(cs_scenario *s, cs_device *dev, const cs_scenario_tap *tap,
 				cs_diag *d);
 
 /* ---- extension: the deterministic generator behind `random` -------------

@@ -99,6 +99,13 @@ typedef enum cs_event_kind {
 				  short of its size (the engine's finish hook). addr = inline
 				  QMD VA, value = dwords received, aux = dwords the QMD needs;
 				  gp_entry / method_index of SET_INLINE_QMD_ADDRESS_B */
+	CS_EV_PRINTF,          /* stage 9: a thread's device printf. detail = the text printed,
+				  value = the CTA's linear index, aux = the thread's linear
+				  index in its CTA; in launch, CTA and thread order */
+	CS_EV_RACE,            /* stage 9: a data race the executor found (a finding, not a
+				  break). addr = the byte (a shared-memory offset), value =
+				  the CTA's linear index; detail names the kernel, both PTX
+				  lines and accesses, and the two warps */
 	CS_EV_KIND_COUNT
 } cs_event_kind;
 

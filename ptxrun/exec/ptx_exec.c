@@ -9,6 +9,7 @@
  * index order until they block at a barrier or exit; a barrier opens when every
  * live thread of the CTA (or the count given) has arrived. */
 #include "ptx_alu.h"
+#include "ptx_printf.h"
 #include "ptx_int.h"
 
 #include "chainsim/trace.h"
@@ -47,6 +48,26 @@ typedef struct warp {
 } warp;
 
 enum { W_READY, W_BARRIER, W_DONE };
+
+/* What the race detector remembers of one shared byte: the last write and the
+ * last read in the current epoch (warp RACE_MANY: more than one warp read it). */
+typedef struct race_cell {
+	uint32_t write_epoch, read_epoch;
+	uint32_t write_pc, read_pc;
+	uint16_t write_warp, read_warp;
+} race_cell;
+enum { RACE_MANY = 0xffff, RACE_PAIRS_MAX = 16 };
+
+/* The same for one global byte, across the grid: which CTA and warp wrote and
+ * read it last (CTA RACE_NO_CTA: never). */
+typedef struct global_cell {
+	uint64_t va;
+	uint32_t write_cta, read_cta;
+	uint32_t write_epoch, read_epoch;
+	uint32_t write_pc, read_pc;
+	uint16_t write_warp, read_warp;
+} global_cell;
+#define RACE_NO_CTA UINT32_MAX
 enum { R_OK, R_FAULT, R_ERROR };
 
 typedef struct run {
@@ -70,6 +91,21 @@ typedef struct run {
 	uint64_t tinstr, budget;
 	bool hw_fma;
 	bool approx_max; /* approximate results at the edge of their bound */
+	/* the shared-memory race detector (NULL shadow when off) */
+	cs_ptx_races races;
+	race_cell *shadow;    /* one per shared byte */
+	uint32_t epoch;       /* advances at every barrier release and CTA start */
+	uint32_t race_pairs[RACE_PAIRS_MAX][2]; /* PTX lines already reported */
+	uint32_t nrace_pairs;
+	bool race_on;         /* shadow or races_global */
+	bool races_global;    /* global memory too, within the grid */
+	global_cell *gcells;  /* open addressing on va; va 0 with write_cta and
+				 read_cta RACE_NO_CTA is an empty slot */
+	size_t gcap, gcount;
+	uint32_t *order;      /* the warps in the order they run this round */
+	uint32_t round;
+	cs_ptx_schedule schedule;
+	uint64_t schedule_seed;
 	uint32_t arrive[NBAR]; /* threads that passed bar.arrive since each barrier opened */
 	/* outcome */
 	int status;
@@ -462,6 +498,407 @@ static void copy_frame(run *R, warp *w, uint32_t lanes, const ptx_copy *cp, uint
 	}
 }
 
+/* ---- the race detector ---------------------------------------------------- */
+
+static uint64_t cta_linear(const run *R)
+{
+	return R->cta[0] + (uint64_t)R->l->grid[0] * (R->cta[1] + (uint64_t)R->l->grid[1] * R->cta[2]);
+}
+
+/* Reports a race between the access at pc and an earlier one at other_pc,
+ * once per pair of PTX lines; false when it stops the grid. */
+static bool race_report(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t other_pc, uint64_t at,
+			const char *msg)
+{
+	uint32_t line = R->p->lines[pc], other_line = R->p->lines[other_pc];
+	for (uint32_t i = 0; i < R->nrace_pairs; i++)
+		if (R->race_pairs[i][0] == other_line && R->race_pairs[i][1] == line)
+			return true;
+	if (R->nrace_pairs < RACE_PAIRS_MAX) {
+		R->race_pairs[R->nrace_pairs][0] = other_line;
+		R->race_pairs[R->nrace_pairs][1] = line;
+		R->nrace_pairs++;
+	}
+	char detail[CS_DIAG_MSG_MAX + 128];
+	snprintf(detail, sizeof(detail), "%s: %s", R->f->name, msg);
+	cs_event ev = cs_event_make(CS_EV_RACE, CS_STAGE_GR_DISPATCH, CS_UNIT_SM, R->l->channel);
+	ev.launch = R->l->launch;
+	ev.addr = at;
+	ev.value = cta_linear(R);
+	ev.detail = detail;
+	cs_trace_emit(&R->bus->trace, &ev);
+	if (R->races != CS_PTX_RACES_ERROR)
+		return true;
+	set_error(R, w, pc, "%s", msg);
+	R->fault_lane = lane;
+	return false;
+}
+
+/* A race on shared byte `at` between this access and the one the cell recorded. */
+static bool race_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t at, bool write,
+		       uint32_t other_pc, uint32_t other_warp, bool other_write)
+{
+	char who[32];
+	if (other_warp == RACE_MANY)
+		snprintf(who, sizeof(who), "several warps");
+	else
+		snprintf(who, sizeof(who), "warp %u", other_warp);
+	char msg[CS_DIAG_MSG_MAX];
+	snprintf(msg, sizeof(msg),
+		 "shared-memory race at offset 0x%x in CTA (%u,%u,%u): %s %s it at PTX line %u, "
+		 "then warp %u %s it at PTX line %u, with no barrier between",
+		 at, R->cta[0], R->cta[1], R->cta[2], who, other_write ? "wrote" : "read",
+		 R->p->lines[other_pc], w->id, write ? "wrote" : "read", R->p->lines[pc]);
+	return race_report(R, w, lane, pc, other_pc, at, msg);
+}
+
+/* One warp's access to shared bytes [off, off + size): checked against what
+ * other warps did since the last barrier, then recorded. */
+static bool race_access(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t off, unsigned size,
+			bool write)
+{
+	uint16_t me = (uint16_t)w->id;
+	for (uint64_t b = off; b < off + size && b < R->shared_size; b++) {
+		race_cell *c = &R->shadow[b];
+		if (c->write_epoch == R->epoch && c->write_warp != me &&
+		    !race_found(R, w, lane, pc, (uint32_t)b, write, c->write_pc, c->write_warp, true))
+			return false;
+		if (write && c->read_epoch == R->epoch && c->read_warp != me &&
+		    !race_found(R, w, lane, pc, (uint32_t)b, true, c->read_pc, c->read_warp, false))
+			return false;
+		if (write) {
+			c->write_epoch = R->epoch;
+			c->write_warp = me;
+			c->write_pc = pc;
+		} else {
+			c->read_warp = c->read_epoch == R->epoch && c->read_warp != me ? RACE_MANY : me;
+			c->read_epoch = R->epoch;
+			c->read_pc = pc;
+		}
+	}
+	return true;
+}
+
+/* The cell of global byte va, made when new; NULL when out of memory. */
+static global_cell *global_cell_of(run *R, uint64_t va)
+{
+	if (2 * (R->gcount + 1) > R->gcap) {
+		size_t ncap = R->gcap ? 2 * R->gcap : 4096;
+		global_cell *n = malloc(ncap * sizeof(*n));
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < ncap; i++)
+			n[i] = (global_cell){ .write_cta = RACE_NO_CTA, .read_cta = RACE_NO_CTA };
+		for (size_t i = 0; i < R->gcap; i++) {
+			const global_cell *c = &R->gcells[i];
+			if (c->write_cta == RACE_NO_CTA && c->read_cta == RACE_NO_CTA)
+				continue;
+			size_t j = (size_t)(c->va * 0x9e3779b97f4a7c15ull >> 20) & (ncap - 1);
+			while (n[j].write_cta != RACE_NO_CTA || n[j].read_cta != RACE_NO_CTA)
+				j = (j + 1) & (ncap - 1);
+			n[j] = *c;
+		}
+		free(R->gcells);
+		R->gcells = n;
+		R->gcap = ncap;
+	}
+	size_t j = (size_t)(va * 0x9e3779b97f4a7c15ull >> 20) & (R->gcap - 1);
+	for (;;) {
+		global_cell *c = &R->gcells[j];
+		if (c->write_cta == RACE_NO_CTA && c->read_cta == RACE_NO_CTA) {
+			c->va = va;
+			R->gcount++;
+			return c;
+		}
+		if (c->va == va)
+			return c;
+		j = (j + 1) & (R->gcap - 1);
+	}
+}
+
+/* Whether an earlier access (CTA cta, warp, epoch) and this one are unordered:
+ * another CTA of the grid, or another warp of this CTA since its last barrier. */
+static bool global_unordered(const run *R, const warp *w, uint32_t cta, uint32_t warp_id,
+			     uint32_t epoch)
+{
+	if (cta == RACE_NO_CTA)
+		return false;
+	return cta != (uint32_t)cta_linear(R) || (warp_id != w->id && epoch == R->epoch);
+}
+
+static bool global_race(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va, bool write,
+			uint32_t other_pc, uint32_t other_cta, uint32_t other_warp, bool other_write)
+{
+	char who[48];
+	uint64_t me = cta_linear(R);
+	if (other_warp == RACE_MANY)
+		snprintf(who, sizeof(who), "several warps");
+	else
+		snprintf(who, sizeof(who), "warp %u of CTA %u", other_warp, other_cta);
+	char msg[CS_DIAG_MSG_MAX];
+	snprintf(msg, sizeof(msg),
+		 "global-memory race at 0x%" PRIx64 ": %s %s it at PTX line %u, then warp %u of CTA "
+		 "%" PRIu64 " %s it at PTX line %u, unordered within the grid",
+		 va, who, other_write ? "wrote" : "read", R->p->lines[other_pc], w->id, me,
+		 write ? "wrote" : "read", R->p->lines[pc]);
+	return race_report(R, w, lane, pc, other_pc, va, msg);
+}
+
+/* One warp's access to global bytes [va, va + size). */
+static bool global_access(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va, unsigned size,
+			  bool write)
+{
+	uint32_t cta = (uint32_t)cta_linear(R);
+	for (uint64_t b = va; b < va + size; b++) {
+		global_cell *c = global_cell_of(R, b);
+		if (!c) {
+			set_error(R, w, pc, "out of memory for the global race detector");
+			return false;
+		}
+		if (global_unordered(R, w, c->write_cta, c->write_warp, c->write_epoch) &&
+		    !global_race(R, w, lane, pc, b, write, c->write_pc, c->write_cta, c->write_warp,
+				 true))
+			return false;
+		if (write && global_unordered(R, w, c->read_cta, c->read_warp, c->read_epoch) &&
+		    !global_race(R, w, lane, pc, b, true, c->read_pc, c->read_cta, c->read_warp, false))
+			return false;
+		if (write) {
+			c->write_cta = cta;
+			c->write_warp = (uint16_t)w->id;
+			c->write_epoch = R->epoch;
+			c->write_pc = pc;
+		} else {
+			bool other = c->read_cta != RACE_NO_CTA &&
+				     (c->read_cta != cta || c->read_warp != w->id);
+			c->read_warp = other ? RACE_MANY : (uint16_t)w->id;
+			c->read_cta = cta;
+			c->read_epoch = R->epoch;
+			c->read_pc = pc;
+		}
+	}
+	return true;
+}
+
+/* One lane's access of size bytes at va in space: shared (or generic in the
+ * shared window) against the CTA's shadow, global (or generic outside the
+ * shared, local and parameter windows) against the grid's when asked. */
+static bool race_check_bytes(run *R, warp *w, uint32_t lane, uint32_t pc, int space, uint64_t va,
+			     unsigned size, bool write)
+{
+	if (space == SP_GENERIC) {
+		if (va - R->shwin < R->shared_size) {
+			space = SP_SHARED;
+			va -= R->shwin;
+		} else if (va - R->lwin < R->local_size || va - CS_PTX_PARAM_WINDOW < R->param_bytes) {
+			return true;
+		} else {
+			space = SP_GLOBAL;
+		}
+	}
+	if (space == SP_SHARED)
+		return !R->shadow || race_access(R, w, lane, pc, (uint32_t)va, size, write);
+	if (space == SP_GLOBAL && R->races_global)
+		return global_access(R, w, lane, pc, va, size, write);
+	return true;
+}
+
+/* The shared bytes an ld or st touches, lane by lane; out-of-range lanes are
+ * left to the access to fault. */
+static bool race_check(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m, bool write)
+{
+	unsigned size = ptx_type_bytes((ptx_type)in->t1) * in->aux2;
+	const uint64_t *Bs = w->r + (size_t)in->o[0] * PTX_WARP;
+	for (uint32_t g = m; g; g &= g - 1) {
+		unsigned l = (unsigned)__builtin_ctz(g);
+		if (!race_check_bytes(R, w, l, pc, in->aux, Bs[l] + (uint64_t)in->imm, size, write))
+			return false;
+	}
+	return true;
+}
+
+/* ---- matrix instructions ------------------------------------------------- */
+
+/* ldmatrix.m8n8.x{1,2,4}{.trans}.b16: matrix i's eight rows of 16 bytes are
+ * at the addresses lanes 8i..8i+7 hold; each lane gets, per matrix, the two
+ * b16 elements (row lane/4, columns 2(lane%4) and +1), or the transposed pair. */
+static bool ldmatrix(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
+{
+	uint64_t *r = w->r;
+	const uint64_t *Bs = REG(in->o[0]);
+	for (unsigned i = 0; i < in->aux; i++) {
+		uint16_t mat[8][8];
+		for (unsigned row = 0; row < 8; row++) {
+			unsigned src = 8 * i + row;
+			uint64_t va = Bs[src] + (uint64_t)in->imm;
+			if (in->t2 == SP_SHARED)
+				va = (uint32_t)va;
+			uint8_t tmp[32];
+			bool port = false;
+			if (R->race_on && !race_check_bytes(R, w, src, pc, in->t2, va, 16, false))
+				return false;
+			const uint8_t *q = xlate(R, w, in->t2, va, 16, src, pc, CS_ACCESS_READ, tmp, &port);
+			if (!q)
+				return false;
+			memcpy(mat[row], q, 16);
+		}
+		uint64_t *D = REG(in->o[1 + i]);
+		FOR_LANES(m, {
+			unsigned g = l / 4, c = 2 * (l % 4);
+			uint16_t lo = in->aux2 ? mat[c][g] : mat[g][c];
+			uint16_t hi = in->aux2 ? mat[c + 1][g] : mat[g][c + 1];
+			D[l] = (uint32_t)lo | (uint32_t)hi << 16;
+		});
+	}
+	return true;
+}
+
+/* One element of an mma fragment register as a float. */
+static float mma_elem(uint64_t reg, unsigned half, int type)
+{
+	switch (type) {
+	case MMA_F16: return ptx_half_to_float((uint16_t)(reg >> (16 * half)));
+	case MMA_BF16: return ptx_bf16_to_float((uint16_t)(reg >> (16 * half)));
+	case MMA_TF32: return ptx_f32(reg & 0xffffe000u); /* the 19 bits tf32 keeps */
+	default: return ptx_f32(reg);
+	}
+}
+
+/* mma.sync.aligned.m16n8kK.row.col: the warp's fragments gathered into A
+ * (16 x K), B (K x 8) and C (16 x 8) per the PTX ISA's layouts, D = A B + C
+ * with exact products summed in double and rounded once to D's type, and
+ * scattered back. */
+static void mma_sync(uint64_t *r, const ptx_mma *mm, uint32_t m)
+{
+	float A[16][16], B[16][8], Cm[16][8];
+	unsigned k = mm->k;
+	bool tf32 = mm->ab_type == MMA_TF32;
+	for (unsigned l = 0; l < PTX_WARP; l++) {
+		unsigned g = l / 4, t = l % 4;
+		for (unsigned j = 0; j < mm->na; j++) {
+			uint64_t v = REG(mm->a[j])[l];
+			if (tf32) { /* a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4) */
+				A[g + 8 * (j & 1)][t + 4 * (j >> 1)] = mma_elem(v, 0, MMA_TF32);
+				continue;
+			}
+			/* a pair per register: rows g / g+8 alternate, then columns +8 */
+			for (unsigned h = 0; h < 2; h++)
+				A[g + 8 * (j & 1)][2 * t + h + 8 * (j >> 1)] = mma_elem(v, h, mm->ab_type);
+		}
+		for (unsigned j = 0; j < mm->nb; j++) {
+			uint64_t v = REG(mm->b[j])[l];
+			if (tf32) { /* b0 (t, g), b1 (t+4, g) */
+				B[t + 4 * j][g] = mma_elem(v, 0, MMA_TF32);
+				continue;
+			}
+			for (unsigned h = 0; h < 2; h++)
+				B[2 * t + h + 8 * j][g] = mma_elem(v, h, mm->ab_type);
+		}
+		/* C and D: c0, c1 at row g, c2, c3 at row g+8, columns 2t and 2t+1 */
+		for (unsigned e = 0; e < 4; e++) {
+			uint64_t v = REG(mm->c[mm->c_type == MMA_F32 ? e : e / 2])[l];
+			Cm[g + 8 * (e / 2)][2 * t + (e & 1)] =
+				mma_elem(v, mm->c_type == MMA_F32 ? 0 : e & 1, mm->c_type);
+		}
+	}
+	float Dm[16][8];
+	for (unsigned i = 0; i < 16; i++)
+		for (unsigned j = 0; j < 8; j++) {
+			double acc = Cm[i][j];
+			for (unsigned q = 0; q < k; q++)
+				acc += (double)A[i][q] * (double)B[q][j];
+			Dm[i][j] = (float)acc;
+		}
+	/* written after every read: D may be the same registers as C */
+	FOR_LANES(m, {
+		unsigned g = l / 4, t = l % 4;
+		if (mm->cd_type == MMA_F32) {
+			for (unsigned e = 0; e < 4; e++)
+				REG(mm->d[e])[l] = ptx_bits32(Dm[g + 8 * (e / 2)][2 * t + (e & 1)]);
+		} else {
+			for (unsigned j = 0; j < 2; j++)
+				REG(mm->d[j])[l] = (uint32_t)ptx_float_to_half(Dm[g + 8 * j][2 * t]) |
+						   (uint32_t)ptx_float_to_half(Dm[g + 8 * j][2 * t + 1]) << 16;
+		}
+	});
+}
+
+/* ---- device printf and assert ------------------------------------------- */
+
+typedef struct lane_reader {
+	run *R;
+	warp *w;
+	uint32_t lane, pc;
+} lane_reader;
+
+/* A lane's view of generic memory for vprintf and __assertfail's strings. */
+static bool lane_read(void *ctx, uint64_t va, void *dst, size_t n)
+{
+	lane_reader *lr = ctx;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t tmp[8];
+		bool port = false;
+		uint8_t *q = xlate(lr->R, lr->w, SP_GENERIC, va + i, 1, lr->lane, lr->pc,
+				   CS_ACCESS_READ, tmp, &port);
+		if (!q)
+			return false;
+		((uint8_t *)dst)[i] = *q;
+	}
+	return true;
+}
+
+/* Argument k of a builtin call, as the caller stored it in its .param frame. */
+static uint64_t builtin_arg(const run *R, const warp *w, uint32_t lane, const ptx_callsite *cs,
+			    unsigned k)
+{
+	const uint8_t *frame = R->local + (size_t)(w->id * PTX_WARP + lane) * R->local_size;
+	uint64_t v = 0;
+	memcpy(&v, frame + cs->args[k].src, cs->args[k].size < 8 ? cs->args[k].size : 8);
+	return v;
+}
+
+/* vprintf: each lane prints, in lane order, one CS_EV_PRINTF record and
+ * returns the arguments it consumed; __assertfail stops the grid at the first
+ * lane, naming the assertion and where its source put it. */
+static bool run_builtin(run *R, warp *w, uint32_t pc, uint32_t m, const ptx_callsite *cs)
+{
+	for (uint32_t g = m; g; g &= g - 1) {
+		uint32_t l = (uint32_t)__builtin_ctz(g);
+		lane_reader lr = { R, w, l, pc };
+		ptx_reader rd = { &lr, lane_read };
+		if (cs->builtin == PTX_BUILTIN_ASSERTFAIL) {
+			char msg[160], file[160], func[160];
+			if (!ptx_printf_read_string(&rd, builtin_arg(R, w, l, cs, 0), msg, sizeof(msg)) ||
+			    !ptx_printf_read_string(&rd, builtin_arg(R, w, l, cs, 1), file, sizeof(file)) ||
+			    !ptx_printf_read_string(&rd, builtin_arg(R, w, l, cs, 3), func, sizeof(func)))
+				return false;
+			/* an error, not a memory fault: nothing was accessed */
+			set_error(R, w, pc, "device assertion `%s` failed at %s:%u in %s", msg, file,
+				  (uint32_t)builtin_arg(R, w, l, cs, 2), func);
+			R->fault_lane = l;
+			return false;
+		}
+		char text[PTX_PRINTF_OUT_MAX];
+		int nargs;
+		if (!ptx_printf_format(&rd, builtin_arg(R, w, l, cs, 0), builtin_arg(R, w, l, cs, 1),
+				       text, sizeof(text), &nargs))
+			return false;
+		uint32_t t = w->id * PTX_WARP + l;
+		cs_event ev = cs_event_make(CS_EV_PRINTF, CS_STAGE_GR_DISPATCH, CS_UNIT_SM,
+					    R->l->channel);
+		ev.launch = R->l->launch;
+		ev.value = R->cta[0] + (uint64_t)R->l->grid[0] * (R->cta[1] + (uint64_t)R->l->grid[1] * R->cta[2]);
+		ev.aux = t;
+		ev.detail = text;
+		cs_trace_emit(&R->bus->trace, &ev);
+		if (cs->nrets) {
+			uint8_t *frame = R->local + (size_t)t * R->local_size;
+			int32_t ret = nargs;
+			memcpy(frame + cs->rets[0].dst, &ret, 4);
+		}
+	}
+	return true;
+}
+
 /* Each lane executing a .sync warp operation must be in its own member mask
  * (the PTX ISA leaves it undefined otherwise): the model stops there. */
 static bool members_ok(run *R, warp *w, uint32_t pc, uint32_t m, const uint64_t *M)
@@ -845,6 +1282,9 @@ static int warp_run(run *R, warp *w)
 		}
 		/* ---- memory ---- */
 		case OP_LD_SHARED_FMA: {
+			if (R->race_on && (!race_check(R, w, in, pc, m, false) ||
+					   !race_check(R, w, in + 1, pc + 1, m, false)))
+				goto stop;
 			/* all three at once for a full warp whose loads are all in bounds;
 			 * otherwise the head runs as the plain load it is */
 			const ptx_ins *ld2 = in + 1, *fma = in + 2;
@@ -864,6 +1304,8 @@ static int warp_run(run *R, warp *w)
 		}
 			/* fall through */
 		case OP_LD: {
+			if (R->race_on && !race_check(R, w, in, pc, m, false))
+				goto stop;
 			ptx_type t = (ptx_type)in->t1;
 			unsigned esz = ptx_type_bytes(t), vec = in->aux2, sz = esz * vec;
 			int space = in->aux;
@@ -954,6 +1396,8 @@ static int warp_run(run *R, warp *w)
 			break;
 		}
 		case OP_ST: {
+			if (R->race_on && !race_check(R, w, in, pc, m, true))
+				goto stop;
 			ptx_type t = (ptx_type)in->t1;
 			unsigned esz = ptx_type_bytes(t), vec = in->aux2, sz = esz * vec;
 			int space = in->aux;
@@ -1191,6 +1635,41 @@ static int warp_run(run *R, warp *w)
 				pr[in->o[4]] = (pr[in->o[4]] & ~m) | (pv & m);
 			break;
 		}
+		case OP_CP_ASYNC: {
+			/* copied at once: the commit/wait groups then have nothing to wait for */
+			const uint64_t *Ds = REG(in->o[0]), *Ss = REG(in->o[1]);
+			const uint64_t *N = in->o[2] != PTX_NONE ? REG(in->o[2]) : NULL;
+			uint64_t soff = REG(in->o[3])[0];
+			unsigned size = in->aux;
+			FOR_LANES(m, {
+				uint64_t dva = (uint32_t)(Ds[l] + (uint64_t)in->imm), sva = Ss[l] + soff;
+				unsigned from_src = N && (uint32_t)N[l] < size ? (uint32_t)N[l] : size;
+				uint8_t buf[16] = { 0 }, tmp[32];
+				bool port = false;
+				if (from_src) {
+					const uint8_t *q = xlate(R, w, SP_GLOBAL, sva, from_src, l, pc,
+								 CS_ACCESS_READ, tmp, &port);
+					if (!q)
+						goto fault;
+					memcpy(buf, q, from_src);
+				}
+				if (R->race_on && (!race_check_bytes(R, w, l, pc, SP_GLOBAL, sva, from_src, false) ||
+						   !race_check_bytes(R, w, l, pc, SP_SHARED, dva, size, true)))
+					goto stop;
+				uint8_t *q = xlate(R, w, SP_SHARED, dva, size, l, pc, CS_ACCESS_WRITE, tmp, &port);
+				if (!q)
+					goto fault;
+				memcpy(q, buf, size);
+			});
+			break;
+		}
+		case OP_LDMATRIX:
+			if (!ldmatrix(R, w, in, pc, m))
+				goto stop;
+			break;
+		case OP_MMA:
+			mma_sync(r, &p->mmas[in->imm], m);
+			break;
 		case OP_WARPSYNC:
 			/* bar.warp.sync: the warp's lanes run in lockstep here; what the
 			 * model checks is that each executing lane is in its mask */
@@ -1290,6 +1769,11 @@ static int warp_run(run *R, warp *w)
 			const ptx_callsite *cs = &p->calls[in->imm];
 			if (!m)
 				break;
+			if (cs->builtin) {
+				if (!run_builtin(R, w, pc, m, cs))
+					goto stop;
+				break;
+			}
 			copy_frame(R, w, m, cs->args, cs->nargs);
 			top->pc = pc + 1;
 			if (!push(R, w, p->funcs[cs->func].start, PTX_NONE, m, (uint32_t)in->imm))
@@ -1426,15 +1910,41 @@ static void bar_red_finish(run *R, uint32_t id)
 	}
 }
 
+/* The order the warps run in this round (between two barrier releases). */
+static void schedule_round(run *R)
+{
+	uint32_t n = R->nwarps;
+	for (uint32_t i = 0; i < n; i++)
+		R->order[i] = R->schedule == CS_PTX_SCHEDULE_REVERSE ? n - 1 - i : i;
+	if (R->schedule == CS_PTX_SCHEDULE_RANDOM) {
+		/* Fisher-Yates from a splitmix64 stream of seed, CTA and round */
+		uint64_t x = R->schedule_seed ^ ((uint64_t)R->cta[0] << 40) ^
+			     ((uint64_t)R->cta[1] << 20) ^ R->cta[2] ^ ((uint64_t)R->round << 52);
+		for (uint32_t i = n; i > 1; i--) {
+			x += 0x9e3779b97f4a7c15ull;
+			uint64_t z = x;
+			z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+			z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+			z ^= z >> 31;
+			uint32_t j = (uint32_t)(z % i), t = R->order[i - 1];
+			R->order[i - 1] = R->order[j];
+			R->order[j] = t;
+		}
+	}
+	R->round++;
+}
+
 static int cta_run(run *R)
 {
 	for (uint32_t i = 0; i < R->nwarps; i++)
 		warp_start(R, &R->warps[i]);
 	memset(R->arrive, 0, sizeof(R->arrive));
+	R->epoch++;
 	for (;;) {
 		bool ran = false;
-		for (uint32_t i = 0; i < R->nwarps; i++) {
-			warp *w = &R->warps[i];
+		schedule_round(R);
+		for (uint32_t k = 0; k < R->nwarps; k++) {
+			warp *w = &R->warps[R->order[k]];
 			if (w->state != W_READY)
 				continue;
 			ran = true;
@@ -1481,6 +1991,7 @@ static int cta_run(run *R)
 			uint32_t need = want[b] ? want[b] : live;
 			if (arrived[b] + R->arrive[b] >= need) {
 				R->arrive[b] = 0;
+				R->epoch++;
 				bar_red_finish(R, b);
 				for (uint32_t i = 0; i < R->nwarps; i++) {
 					warp *w = &R->warps[i];
@@ -1588,6 +2099,9 @@ static void free_run(run *R)
 		}
 	}
 	free(R->warps);
+	free(R->order);
+	free(R->shadow);
+	free(R->gcells);
 	free(R->shared);
 	free(R->local);
 	free(R->module);
@@ -1683,7 +2197,16 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	R.shared = calloc(R.shared_size ? R.shared_size : 1, 1);
 	R.local = calloc((size_t)R.local_size * R.nwarps * PTX_WARP + 1, 1);
 	R.warps = calloc(R.nwarps, sizeof(warp));
-	bool ok = R.shared && R.local && R.warps;
+	R.order = calloc(R.nwarps, sizeof(uint32_t));
+	R.races = l->races;
+	R.schedule = l->schedule;
+	R.schedule_seed = l->schedule_seed;
+	if (R.races != CS_PTX_RACES_OFF && R.shared_size)
+		R.shadow = calloc(R.shared_size, sizeof(race_cell));
+	R.races_global = R.races != CS_PTX_RACES_OFF && l->races_global;
+	R.race_on = R.shadow || R.races_global;
+	bool ok = R.shared && R.local && R.warps && R.order &&
+		  (R.races == CS_PTX_RACES_OFF || !R.shared_size || R.shadow);
 	if (ok && !l->var_va && p->module_bytes) {
 		R.module_size = ((uint64_t)p->module_bytes + CS_PAGE_SIZE - 1) & ~(uint64_t)(CS_PAGE_SIZE - 1);
 		R.module = aligned_alloc(CS_PAGE_SIZE, R.module_size);

@@ -708,6 +708,87 @@ static bool build_arith(pp *P, stmt *s, ptx_ins *ins, int nsrc)
 	return true;
 }
 
+/* One fragment of mma.sync: n registers in a vector operand. */
+static bool mma_fragment(pp *P, stmt *s, int i, int n, bool written, uint32_t *regs)
+{
+	opnd *o = &s->o[i];
+	if (o->kind != OK_VEC || o->nvec != n || o->vec_pred || (written && !vec_dst(P, s, i))) {
+		if (!P->failed)
+			pp_err(P, &o->at, CS_ERR_INPUT, "operand %d of mma takes %d registers", i + 1, n);
+		return false;
+	}
+	for (int k = 0; k < n; k++) {
+		regs[k] = o->vec[k];
+		if (regs[k] == PTX_NONE || (written && regs[k] < SR_COUNT)) {
+			pp_err(P, &o->at, CS_ERR_INPUT, "operand %d of mma: element %d is not a register",
+			       i + 1, k);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* mma.sync.aligned.m16n8k{8,16}.row.col.dtype.atype.btype.ctype d, a, b, c for
+ * f16 and bf16 inputs (k 8 or 16) and tf32 inputs (k 8), f32 or f16 D and C. */
+static bool build_mma(pp *P, stmt *s, ptx_ins *ins)
+{
+	take(s, ".sync");
+	take(s, ".aligned");
+	int k = take(s, ".m16n8k16") ? 16 : take(s, ".m16n8k8") ? 8 : 0;
+	bool layout = take(s, ".row") && take(s, ".col");
+	ptx_mma mm;
+	memset(&mm, 0, sizeof(mm));
+	int ty[4];
+	for (int i = 0; i < 4; i++) {
+		ptx_type t = i < s->ntypes ? s->types[i] : T_NONE;
+		ty[i] = t == T_F16 ? MMA_F16 : t == T_BF16 ? MMA_BF16 : t == T_F32 ? MMA_F32 : -1;
+	}
+	/* .tf32 is no type the lexer knows: a modifier */
+	bool tf32 = take(s, ".tf32") && take(s, ".tf32");
+	if (tf32 && s->ntypes == 2) {
+		ty[3] = ty[1];
+		ty[1] = ty[2] = MMA_TF32;
+	}
+	bool half_in = ty[1] == ty[2] && (ty[1] == MMA_F16 || ty[1] == MMA_BF16);
+	bool ok = k && layout && s->ntypes == (tf32 ? 2 : 4) && (half_in || (tf32 && k == 8)) &&
+		  (ty[0] == MMA_F32 || (ty[0] == MMA_F16 && ty[1] == MMA_F16)) &&
+		  (ty[3] == MMA_F32 || (ty[3] == MMA_F16 && ty[1] == MMA_F16));
+	if (!ok) {
+		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED,
+		       "this mma form (the model runs mma.sync.aligned.m16n8k{8,16}.row.col with "
+		       "f16/bf16 inputs, or m16n8k8 with tf32, and f32 or f16 D and C)");
+		return false;
+	}
+	if (!nops(P, s, 4, 4))
+		return false;
+	mm.k = (uint8_t)k;
+	mm.cd_type = (uint8_t)ty[0];
+	mm.ab_type = (uint8_t)ty[1];
+	mm.c_type = (uint8_t)ty[3];
+	mm.nd = ty[0] == MMA_F32 ? 4 : 2;
+	mm.nc = ty[3] == MMA_F32 ? 4 : 2;
+	mm.na = tf32 || k == 16 ? 4 : 2;
+	mm.nb = tf32 || k == 16 ? 2 : 1;
+	if (!mma_fragment(P, s, 0, mm.nd, true, mm.d) || !mma_fragment(P, s, 1, mm.na, false, mm.a) ||
+	    !mma_fragment(P, s, 2, mm.nb, false, mm.b) || !mma_fragment(P, s, 3, mm.nc, false, mm.c))
+		return false;
+	cs_ptx_program *p = P->p;
+	if (p->nmmas == p->cap_mmas) {
+		size_t cap = p->cap_mmas ? p->cap_mmas * 2 : 16;
+		ptx_mma *grown = realloc(p->mmas, cap * sizeof(*grown));
+		if (!grown) {
+			pp_err(P, NULL, CS_ERR_NOMEM, "out of memory");
+			return false;
+		}
+		p->mmas = grown;
+		p->cap_mmas = cap;
+	}
+	p->mmas[p->nmmas] = mm;
+	ins->op = OP_MMA;
+	ins->imm = (int64_t)p->nmmas++;
+	return true;
+}
+
 /* add.cc / addc / sub.cc / subc / mad.cc / madc: integer arithmetic through
  * the carry flag CC.CF, which lives in a predicate of its own. */
 static bool build_carry(pp *P, stmt *s, ptx_ins *ins, int form, bool carry_in, bool carry_out)
@@ -931,6 +1012,88 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		ins->o[4] = d0->has_pipe ? d0->pipe_pred : PTX_NONE;
 		return src(P, s, 1, t, &ins->o[1]) && src(P, s, 2, T_B32, &ins->o[5]);
 	}
+	if (!strcmp(b, "cp")) {
+		/* cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}:
+		 * the model copies at once, which the commit/wait groups allow */
+		if (!take(s, ".async")) {
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "cp without .async");
+			return false;
+		}
+		if (take(s, ".commit_group") || take(s, ".wait_group") || take(s, ".wait_all")) {
+			ins->op = OP_NOP;
+			return nops(P, s, 0, 1);
+		}
+		bool cg = take(s, ".cg");
+		if (!cg)
+			take(s, ".ca");
+		if ((!take(s, ".shared") && !take(s, ".shared::cta")) || !take(s, ".global")) {
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "cp.async other than shared <- global");
+			return false;
+		}
+		if (!nops(P, s, 3, 4))
+			return false;
+		opnd *dm = &s->o[0], *sm = &s->o[1], *n = &s->o[2];
+		if (dm->kind != OK_MEM || sm->kind != OK_MEM || n->kind != OK_IMM ||
+		    (n->imm != 4 && n->imm != 8 && n->imm != 16) || (cg && n->imm != 16)) {
+			pp_err(P, &s->optok, CS_ERR_INPUT,
+			       "cp.async [shared], [global], 4|8|16 (16 with .cg){, src-size}");
+			return false;
+		}
+		ins->op = OP_CP_ASYNC;
+		ins->aux = (uint8_t)n->imm;
+		ins->o[0] = dm->mbase;
+		ins->imm = dm->moff;
+		ins->o[1] = sm->mbase;
+		ins->o[3] = pp_const_slot(P, (uint64_t)sm->moff, PP_VAR_LITERAL);
+		if (s->nops == 4) {
+			if (s->o[3].kind == OK_PRED) {
+				/* ignore-src: a true predicate zero-fills the whole copy */
+				pp_err(P, &s->o[3].at, CS_ERR_UNSUPPORTED, "cp.async with ignore-src");
+				return false;
+			}
+			if (!src(P, s, 3, T_U32, &ins->o[2]))
+				return false;
+		}
+		return !P->failed;
+	}
+	if (!strcmp(b, "ldmatrix")) {
+		static const char *const counts[] = { ".x1", ".x2", ".x4" };
+		int x = take_one(s, counts, 3);
+		bool trans = take(s, ".trans");
+		bool shared = take(s, ".shared") || take(s, ".shared::cta");
+		ptx_type t = s->ntypes == 1 ? s->types[0] : T_NONE;
+		if (!take(s, ".m8n8") || x < 0 || t != T_B16) {
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "ldmatrix other than .m8n8.x{1,2,4}.b16");
+			return false;
+		}
+		if (!nops(P, s, 2, 2))
+			return false;
+		int nm = 1 << x;
+		opnd *d = &s->o[0], *m = &s->o[1];
+		if (m->kind != OK_MEM) {
+			pp_err(P, &m->at, CS_ERR_INPUT, "ldmatrix needs an address operand [..]");
+			return false;
+		}
+		ins->op = OP_LDMATRIX;
+		ins->aux = (uint8_t)nm;
+		ins->aux2 = trans;
+		ins->t2 = (uint8_t)(shared ? SP_SHARED : SP_GENERIC);
+		ins->o[0] = m->mbase;
+		ins->imm = m->moff;
+		if (d->kind == OK_VEC) {
+			if (d->nvec != nm || d->vec_pred || !vec_dst(P, s, 0)) {
+				if (!P->failed)
+					pp_err(P, &d->at, CS_ERR_INPUT, "ldmatrix .x%d writes %d registers", nm, nm);
+				return false;
+			}
+			for (int k = 0; k < nm; k++)
+				ins->o[1 + k] = d->vec[k];
+			return true;
+		}
+		return nm == 1 && dst(P, s, 0, &ins->o[1]);
+	}
+	if (!strcmp(b, "mma"))
+		return build_mma(P, s, ins);
 	if (!strcmp(b, "mul") || !strcmp(b, "mad") || !strcmp(b, "fma")) {
 		bool mad = b[0] != 'm' || b[1] == 'a';
 		bool lo = take(s, ".lo"), hi = take(s, ".hi"), wide = take(s, ".wide");
@@ -1861,7 +2024,7 @@ bool pp_instruction(pp *P)
 		"st", "atom", "red", "shfl", "vote", "activemask", "bar", "barrier", "membar",
 		"fence", "redux", "nanosleep", "prefetch", "prefetchu", "pmevent", "bra", "ret", "exit",
 		"trap", "call", "addc", "subc", "madc", "mul24", "mad24", "shf", "isspacep", "match",
-		"brx",
+		"brx", "cp", "ldmatrix", "mma",
 	};
 	bool is_known = false;
 	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)

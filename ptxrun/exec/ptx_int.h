@@ -80,6 +80,9 @@ typedef enum ptx_op {
 	OP_ISSPACEP,     /* pd = generic address a lies in space aux */
 	/* warp */
 	OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_REDUX, OP_MATCH, OP_WARPSYNC,
+	OP_CP_ASYNC,     /* cp.async: shared [o0 + imm] <- [o1 + const o3], aux bytes, o2 src-size */
+	OP_LDMATRIX,     /* ldmatrix: aux matrices, aux2 1 = .trans, space in t2; d in o1.. */
+	OP_MMA,          /* mma.sync: operands in p->mmas[imm] */
 	OP_BAR, OP_BAR_RED, OP_MEMBAR,
 	/* control */
 	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP,
@@ -159,8 +162,16 @@ typedef struct ptx_ins {
 typedef struct ptx_copy {
 	uint32_t dst, src, size;
 } ptx_copy;
+/* Functions the executor provides itself: CUDA's device printf and assert. */
+typedef enum ptx_builtin {
+	PTX_BUILTIN_NONE = 0,
+	PTX_BUILTIN_VPRINTF,    /* (int) vprintf(const char *fmt, void *args) */
+	PTX_BUILTIN_ASSERTFAIL, /* __assertfail(msg, file, unsigned line, function, charSize) */
+} ptx_builtin;
+
 typedef struct ptx_callsite {
-	uint32_t func;         /* function index */
+	uint32_t func;         /* function index (PTX_NONE for a builtin) */
+	uint8_t builtin;       /* ptx_builtin */
 	uint32_t caller;
 	uint32_t nargs, nrets;
 	ptx_copy *args;        /* caller frame -> callee params, at the call */
@@ -231,7 +242,19 @@ struct cs_ptx_program {
 	ptx_mvar *vars;
 	size_t nvars, cap_vars;
 	uint32_t module_bytes;
+	struct ptx_mma *mmas;        /* mma.sync operand lists (OP_MMA's imm) */
+	size_t nmmas, cap_mmas;
 };
+
+/* mma.sync.aligned.m16n8kK: the fragment registers of D, A, B and C, per the
+ * PTX ISA's fragment layouts (groupID = lane / 4, threadID_in_group = lane % 4). */
+enum { MMA_F16 = 0, MMA_BF16, MMA_TF32, MMA_F32 };
+typedef struct ptx_mma {
+	uint8_t k;                   /* 8 or 16 */
+	uint8_t ab_type, cd_type, c_type; /* MMA_*: A and B; D; C */
+	uint8_t nd, na, nb, nc;      /* registers in each fragment */
+	uint32_t d[4], a[4], b[4], c[4];
+} ptx_mma;
 
 /* The CFG pass: sets each divergent-capable branch's reconvergence pc (o[1]). */
 bool ptx_cfg_reconverge(cs_ptx_program *p, ptx_func *f, cs_diag *d);

@@ -1286,7 +1286,8 @@ static bool check_recursion(pp *P, size_t fi)
 	}
 	f->visiting = true;
 	for (size_t i = 0; i < p->ncalls; i++)
-		if (p->calls[i].caller == fi && !check_recursion(P, p->calls[i].func))
+		if (p->calls[i].caller == fi && !p->calls[i].builtin &&
+		    !check_recursion(P, p->calls[i].func))
 			return false;
 	f->visiting = false;
 	f->done = true;
@@ -1317,6 +1318,20 @@ static bool refuse_at(pp *P, size_t fi, uint32_t line, uint32_t col, cs_status s
 	return true;
 }
 
+/* Whether call site c is to a function the executor provides (declared
+ * .extern without a body, as nvcc declares vprintf and __assertfail), and
+ * with the parameters it expects; marks it. */
+static bool builtin_call(ptx_callsite *c)
+{
+	if (!strcmp(c->callee_name, "vprintf") && c->nargs == 2 && c->nrets <= 1 &&
+	    c->args[0].size == 8 && c->args[1].size == 8 && (!c->nrets || c->rets[0].size >= 4))
+		c->builtin = PTX_BUILTIN_VPRINTF;
+	else if (!strcmp(c->callee_name, "__assertfail") && c->nargs == 5 && c->args[0].size == 8 &&
+		 c->args[1].size == 8 && c->args[2].size == 4 && c->args[3].size == 8)
+		c->builtin = PTX_BUILTIN_ASSERTFAIL;
+	return c->builtin != PTX_BUILTIN_NONE;
+}
+
 /* Binds each call site to its callee. A call the executor cannot make (no
  * body here, a mismatched argument list) refuses the calling function, and a
  * function that calls a refused one is refused too, naming the call. */
@@ -1328,6 +1343,10 @@ static bool link_calls(pp *P)
 		size_t fi;
 		ptx_func *f = func_by_name(P, c->callee_name, strlen(c->callee_name), &fi);
 		bool ok = true;
+		if (f && !f->defined && builtin_call(c)) {
+			c->func = PTX_NONE;
+			continue;
+		}
 		if (!f)
 			ok = refuse_at(P, c->caller, c->line, c->col, CS_ERR_INPUT,
 				       "call to undeclared function '%s'", c->callee_name);
@@ -1360,6 +1379,8 @@ static bool link_calls(pp *P)
 		changed = false;
 		for (size_t i = 0; i < p->ncalls; i++) {
 			const ptx_callsite *c = &p->calls[i];
+			if (c->builtin)
+				continue;
 			const ptx_func *callee = &p->funcs[c->func];
 			if (p->funcs[c->caller].refusal || !callee->refusal)
 				continue;
@@ -1497,6 +1518,7 @@ void cs_ptx_program_free(cs_ptx_program *p)
 	}
 	free(p->vars);
 	free(p->calls);
+	free(p->mmas);
 	free(p->funcs);
 	free(p->entries);
 	free(p->consts);

@@ -40,13 +40,19 @@ struct cs_ptx_runtime {
 	uint8_t *scratch;       /* code read back from the bus */
 	size_t scratch_cap;
 	cs_ptx_approx approx;
+	cs_ptx_races races;
+	bool races_global;
+	cs_ptx_schedule schedule;
+	uint64_t schedule_seed;
 };
 
 cs_ptx_runtime *cs_ptx_runtime_new(cs_arch arch)
 {
 	cs_ptx_runtime *rt = calloc(1, sizeof(*rt));
-	if (rt)
+	if (rt) {
 		rt->arch = arch;
+		rt->races = CS_PTX_RACES_REPORT;
+	}
 	return rt;
 }
 
@@ -72,6 +78,22 @@ void cs_ptx_runtime_set_approx(cs_ptx_runtime *rt, cs_ptx_approx mode)
 {
 	if (rt)
 		rt->approx = mode;
+}
+
+void cs_ptx_runtime_set_races(cs_ptx_runtime *rt, cs_ptx_races mode, bool global)
+{
+	if (rt) {
+		rt->races = mode;
+		rt->races_global = global;
+	}
+}
+
+void cs_ptx_runtime_set_schedule(cs_ptx_runtime *rt, cs_ptx_schedule schedule, uint64_t seed)
+{
+	if (rt) {
+		rt->schedule = schedule;
+		rt->schedule_seed = seed;
+	}
 }
 
 bool cs_ptx_runtime_add(cs_ptx_runtime *rt, cs_module *m, cs_diag *d)
@@ -501,6 +523,10 @@ static void run_grid(void *ctx, const cs_bus *bus, const cs_grid_launch *g, cs_g
 	l.shared_window = g->shared_window;
 	l.local_window = g->local_window;
 	l.approx = rt->approx;
+	l.races = rt->races;
+	l.races_global = rt->races_global;
+	l.schedule = rt->schedule;
+	l.schedule_seed = rt->schedule_seed;
 	cs_ptx_run(rm->prog, entry, &l, bus, out);
 	if (!out->kernel[0])
 		snprintf(out->kernel, sizeof(out->kernel), "%s", k->name);

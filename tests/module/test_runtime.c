@@ -24,6 +24,7 @@ typedef struct rig {
 	uint64_t code_va[4];
 	uint64_t next_va;
 	unsigned ctas_seen; /* from CS_EV_CTA_RANGE records */
+	unsigned races_seen; /* CS_EV_RACE records */
 } rig;
 
 static void on_event(void *ctx, const cs_event *ev)
@@ -31,6 +32,8 @@ static void on_event(void *ctx, const cs_event *ev)
 	rig *r = ctx;
 	if (ev->kind == CS_EV_CTA_RANGE)
 		r->ctas_seen += (unsigned)(ev->aux - ev->value);
+	if (ev->kind == CS_EV_RACE)
+		r->races_seen++;
 }
 
 static uint64_t rig_alloc(rig *r, uint64_t bytes)
@@ -606,6 +609,33 @@ Test(kernels, refused_kernel_does_not_block_its_module)
 		free(hx);
 		rig_fini(&r);
 	}
+}
+
+/* The runtime runs the shared-memory race detector unless told otherwise:
+ * the racy softmax's race is a finding on the launch; with
+ * CS_PTX_RACES_ERROR it stops the grid; off, nothing is reported. */
+Test(kernels, race_detector_on_by_default)
+{
+	rig r;
+	rig_init(&r, "racy.fatbin", CS_ARCH_HOPPER);
+	enum { COLS = 256 };
+	uint64_t x, y = rig_alloc(&r, COLS * 4);
+	float *hx = upload_random(&r, 61, COLS, -2, 2, &x);
+	cs_grid_result res = rig_launch(&r, "softmax_shared_slot", (uint64_t[]){ x, y, COLS }, 3, 1, 1,
+					128, 1, 0);
+	expect_executed(&res, 1, "softmax_shared_slot");
+	cr_expect_gt(r.races_seen, 0);
+	cs_ptx_runtime_set_races(r.rt, CS_PTX_RACES_ERROR, false);
+	res = rig_launch(&r, "softmax_shared_slot", (uint64_t[]){ x, y, COLS }, 3, 1, 1, 128, 1, 0);
+	cr_expect_eq(res.outcome, CS_GRID_ERROR);
+	cr_expect(strstr(res.diag.msg, "shared-memory race"), "%s", res.diag.msg);
+	cs_ptx_runtime_set_races(r.rt, CS_PTX_RACES_OFF, false);
+	r.races_seen = 0;
+	res = rig_launch(&r, "softmax_shared_slot", (uint64_t[]){ x, y, COLS }, 3, 1, 1, 128, 1, 0);
+	expect_executed(&res, 1, "softmax_shared_slot");
+	cr_expect_eq(r.races_seen, 0);
+	free(hx);
+	rig_fini(&r);
 }
 
 /* local_scan: a 64-float array per thread in local memory, indexed at run time. */

@@ -113,6 +113,10 @@ cs_grid_result h_run(h_env *e, const cs_ptx_program *p, const char *name, const 
 	l.channel = 1;
 	l.launch = 7;
 	l.approx = e->approx;
+	l.races = e->races;
+	l.races_global = e->races_global;
+	l.schedule = e->schedule;
+	l.schedule_seed = e->schedule_seed;
 	cs_grid_result out;
 	cs_ptx_run(p, entry, &l, &e->bus, &out);
 	return out;

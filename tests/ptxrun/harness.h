@@ -18,7 +18,13 @@ typedef struct h_env {
 	cs_event events[H_MAX_EVENTS];
 	char details[H_MAX_EVENTS][256];
 	size_t nevents;
-	cs_ptx_approx approx; /* what h_run launches with (h_init: single precision) */
+	/* what h_run launches with (h_init: single precision, no race detector,
+	 * warps in order) */
+	cs_ptx_approx approx;
+	cs_ptx_races races;
+	bool races_global;
+	cs_ptx_schedule schedule;
+	uint64_t schedule_seed;
 } h_env;
 
 void h_init(h_env *e);

@@ -487,3 +487,177 @@ Test(control, brx_idx_jump_table)
 	cr_expect(strstr(why->msg, "declared before"), "%s", why->msg);
 	cs_ptx_program_free(p);
 }
+
+/* ---- issue 10 items 10, 11: races in shared memory, warp schedules ---- */
+
+/* 64 threads: lane 0 of each warp stores its warp id in a shared slot (and
+ * warp 1 reads it first), `mid` goes between the two, then after a barrier
+ * everyone reads the slot. */
+static cs_grid_result shared_slot_run(h_env *e, const char *mid, uint32_t out[64])
+{
+	char body[2048];
+	snprintf(body, sizeof(body),
+		 "\t.shared .align 4 .u32 slot[2];\n"
+		 "\tshr.u32 %%r3, %%r2, 5;\n\tand.b32 %%r4, %%r2, 31;\n"
+		 "\tsetp.eq.u32 %%p1, %%r4, 0;\n"
+		 "\tsetp.eq.u32 %%p2, %%r2, 32;\n"
+		 "\t@%%p2 ld.shared.u32 %%r6, [slot];\n"
+		 "%s"
+		 "\t@%%p1 st.shared.u32 [slot], %%r3;\n"
+		 "\tatom.shared.add.u32 %%r7, [slot+4], 1;\n"
+		 "\tbar.sync 0;\n"
+		 "\tld.shared.u32 %%r5, [slot];\n"
+		 "\tst.global.u32 [%%rd4], %%r5;\n", mid);
+	char *src = h_kernel("", body);
+	cs_diag d;
+	cs_ptx_program *p = h_parse(src, &d);
+	free(src);
+	cr_assert(p, "%s", d.msg);
+	uint64_t vo = h_alloc(e, 64 * 4);
+	cs_grid_result r = h_run(e, p, "k", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 64, 1, 1 }, 0,
+				 (uint64_t[]){ vo, 0, 64 }, 3);
+	h_read(e, vo, out, 64 * 4);
+	cs_ptx_program_free(p);
+	return r;
+}
+
+static size_t races_of(const h_env *e, const cs_event **first)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < e->nevents; i++)
+		if (e->events[i].kind == CS_EV_RACE && n++ == 0)
+			*first = &e->events[i];
+	return n;
+}
+
+Test(control, shared_memory_race_detector)
+{
+	uint32_t out[64];
+	h_env e;
+	h_init(&e);
+	e.races = CS_PTX_RACES_REPORT;
+	cs_grid_result r = shared_slot_run(&e, "", out);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	const cs_event *ev = NULL;
+	/* warp 0 writes the slot (PTX line 30) and warp 1 then reads it (line 29)
+	 * with no barrier between; then warp 1 writes it too (line 30 twice) */
+	cr_expect_eq(races_of(&e, &ev), 2, "%zu race records", races_of(&e, &ev));
+	cr_assert_not_null(ev);
+	cr_expect_eq(ev->addr, 0);
+	cr_expect(strstr(ev->detail, "k: shared-memory race at offset 0x0 in CTA (0,0,0): warp 0 wrote "
+				     "it at PTX line 30, then warp 1 read it at PTX line 29"),
+		  "%s", ev->detail);
+	h_fini(&e);
+
+	/* a barrier between the read and the writes: no race; the atomics never are */
+	h_init(&e);
+	e.races = CS_PTX_RACES_REPORT;
+	r = shared_slot_run(&e, "\tbar.sync 0;\n\tsetp.eq.u32 %p1, %r2, 0;\n", out);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	cr_expect_eq(races_of(&e, &ev), 0, "%s", ev ? ev->detail : "");
+	h_fini(&e);
+
+	/* --races=error: the first race stops the grid, at the second access */
+	h_init(&e);
+	e.races = CS_PTX_RACES_ERROR;
+	r = shared_slot_run(&e, "", out);
+	cr_expect_eq(r.outcome, CS_GRID_ERROR);
+	cr_expect(strstr(r.diag.msg, "k: CTA (0,0,0) thread (32,0,0) at PTX line 29") &&
+			  strstr(r.diag.msg, "shared-memory race"),
+		  "%s", r.diag.msg);
+	h_fini(&e);
+
+	/* off (the executor's default): nothing recorded */
+	h_init(&e);
+	r = shared_slot_run(&e, "", out);
+	cr_expect_eq(races_of(&e, &ev), 0);
+	h_fini(&e);
+}
+
+Test(control, warp_schedules_change_order_dependent_results)
+{
+	uint32_t out[64];
+	h_env e;
+	/* in order: warp 1 stores last; reverse: warp 0 does */
+	const cs_ptx_schedule sched[] = { CS_PTX_SCHEDULE_IN_ORDER, CS_PTX_SCHEDULE_REVERSE };
+	const uint32_t last[] = { 1, 0 };
+	for (int i = 0; i < 2; i++) {
+		h_init(&e);
+		e.schedule = sched[i];
+		cs_grid_result r = shared_slot_run(&e, "", out);
+		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+		for (int t = 0; t < 64; t++)
+			cr_expect_eq(out[t], last[i], "schedule %d thread %d", i, t);
+		h_fini(&e);
+	}
+	/* random: the same seed gives the same result; seeds give both orders */
+	bool seen[2] = { false, false };
+	for (uint64_t seed = 1; seed <= 16; seed++) {
+		uint32_t again[64];
+		for (int rep = 0; rep < 2; rep++) {
+			h_init(&e);
+			e.schedule = CS_PTX_SCHEDULE_RANDOM;
+			e.schedule_seed = seed;
+			cs_grid_result r = shared_slot_run(&e, "", rep ? again : out);
+			cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+			h_fini(&e);
+		}
+		cr_expect_eq(memcmp(out, again, sizeof(out)), 0, "seed %llu is not deterministic",
+			     (unsigned long long)seed);
+		seen[out[0] & 1] = true;
+	}
+	cr_expect(seen[0] && seen[1], "16 seeds ran the warps in one order only");
+}
+
+/* --races=global: two CTAs of one grid writing the same global word race;
+ * words of their own do not; nor do atomics on a shared counter. Returns the
+ * global-memory race records of a run of body over ctas CTAs of 64 threads. */
+static size_t global_races(const char *body, uint32_t ctas)
+{
+	char *src = h_kernel("", body);
+	cs_diag d;
+	cs_ptx_program *p = h_parse(src, &d);
+	free(src);
+	cr_assert(p, "%s", d.msg);
+	h_env e;
+	h_init(&e);
+	e.races = CS_PTX_RACES_REPORT;
+	e.races_global = true;
+	uint64_t vo = h_alloc(&e, 4096);
+	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ ctas, 1, 1 }, (uint32_t[]){ 64, 1, 1 }, 0,
+				 (uint64_t[]){ vo, 0, 64 }, 3);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	size_t n = 0;
+	for (size_t i = 0; i < e.nevents; i++)
+		n += e.events[i].kind == CS_EV_RACE && strstr(e.events[i].detail, "global-memory race");
+	h_fini(&e);
+	cs_ptx_program_free(p);
+	return n;
+}
+
+Test(control, global_memory_races_across_ctas)
+{
+	/* every CTA stores thread t's id at out[t] */
+	cr_expect_gt(global_races("\tst.global.u32 [%rd4], %r2;\n", 2), 0);
+	/* one CTA: every word has one writer */
+	cr_expect_eq(global_races("\tst.global.u32 [%rd4], %r2;\n", 1), 0);
+	/* words of their own: out[ctaid * 64 + t] */
+	cr_expect_eq(global_races("\tmov.u32 %r3, %ctaid.x;\n\tmad.lo.s32 %r4, %r3, 64, %r2;\n"
+				  "\tmul.wide.u32 %rd6, %r4, 4;\n\tadd.s64 %rd7, %rd1, %rd6;\n"
+				  "\tst.global.u32 [%rd7+256], %r2;\n",
+				  2),
+		     0);
+	/* warp 1 reads what warp 0 wrote, no barrier: a race in one CTA too */
+	cr_expect_gt(global_races("\tsetp.eq.u32 %p1, %r2, 0;\n\t@%p1 st.global.u32 [%rd1], %r2;\n"
+				  "\tsetp.eq.u32 %p2, %r2, 32;\n\t@%p2 ld.global.u32 %r5, [%rd1];\n",
+				  1),
+		     0);
+	/* ... with a barrier between: none */
+	cr_expect_eq(global_races("\tsetp.eq.u32 %p1, %r2, 0;\n\t@%p1 st.global.u32 [%rd1], %r2;\n"
+				  "\tbar.sync 0;\n"
+				  "\tsetp.eq.u32 %p2, %r2, 32;\n\t@%p2 ld.global.u32 %r5, [%rd1];\n",
+				  1),
+		     0);
+	/* atomics on one counter from every CTA: none */
+	cr_expect_eq(global_races("\tatom.global.add.u32 %r5, [%rd1], 1;\n", 2), 0);
+}

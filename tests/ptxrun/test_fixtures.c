@@ -712,3 +712,289 @@ Test(fixtures, fast_math_intrinsics)
 		cs_ptx_program_free(p);
 	}
 }
+
+/* Device printf and assert (item 3): every printf is one CS_EV_PRINTF record
+ * with the format applied, in CTA and thread order; a failed assert stops the
+ * grid naming the kernel, the assertion, the file:line its source names, the
+ * CTA and the thread. */
+Test(fixtures, device_printf_and_assert)
+{
+	static float x[128];
+	for (int i = 0; i < 128; i++)
+		x[i] = 0.5f * (float)i - 3.0f;
+	for (int k = 0; k < 3; k++) {
+		cs_ptx_program *p = load("deviceio", archs[k]);
+		h_env e;
+		h_init(&e);
+		uint64_t vx = put(&e, x, sizeof(x));
+		cs_grid_result r = h_run(&e, p, "block_summary", (uint32_t[]){ 4, 1, 1 },
+					 (uint32_t[]){ 32, 1, 1 }, 0, (uint64_t[]){ vx, 128, 128 }, 3);
+		expect_ran(&r, archs[k], "block_summary");
+		unsigned printed = 0;
+		for (size_t i = 0; i < e.nevents; i++) {
+			if (e.events[i].kind != CS_EV_PRINTF)
+				continue;
+			char want[128];
+			unsigned b = printed++;
+			snprintf(want, sizeof(want), "block %u: x[%u]=%.3f n=128 big\n", b, b * 32,
+				 (double)x[b * 32]);
+			cr_expect_str_eq(e.events[i].detail, want, "%s", archs[k]);
+			cr_expect_eq(e.events[i].value, b, "%s: CTA of printf %u", archs[k], b);
+			cr_expect_eq(e.events[i].aux, 0, "%s: thread of printf %u", archs[k], b);
+		}
+		cr_expect_eq(printed, 4, "%s: %u printf records", archs[k], printed);
+
+		e.nevents = 0;
+		long long big = -1234567890123ll;
+		r = h_run(&e, p, "format_zoo", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
+			  (uint64_t[]){ vx, (uint64_t)big }, 2);
+		expect_ran(&r, archs[k], "format_zoo");
+		char want[512];
+		snprintf(want, sizeof(want),
+			 "[%5d|%-5d|%05u|%x|%X|%#o|%c|%lld|%llu|%.2f|%10.4e|%g|%s|%%|%*d]\n", -42, 42, 7u,
+			 0xbeefu, 0xbeefu, 8u, 'Z', big, (unsigned long long)big * 3ull, (double)x[0],
+			 (double)x[1], (double)x[2], "text", 6, 99);
+		cr_assert_eq(e.nevents, 2, "%s: %zu records", archs[k], e.nevents); /* printf, CTA range */
+		cr_expect_eq(e.events[0].kind, CS_EV_PRINTF);
+		cr_expect_str_eq(e.events[0].detail, want, "%s", archs[k]);
+
+		/* n != expect_n: every thread fails the assertion; the first stops the grid */
+		r = h_run(&e, p, "block_summary", (uint32_t[]){ 4, 1, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
+			  (uint64_t[]){ vx, 128, 100 }, 3);
+		cr_expect_eq(r.outcome, CS_GRID_ERROR, "%s: %s", archs[k], r.diag.msg);
+		cr_expect(strstr(r.diag.msg, "block_summary: CTA (0,0,0) thread (0,0,0)") &&
+				  strstr(r.diag.msg, "assertion `n == expect_n` failed at deviceio.cu:9"),
+			  "%s: %s", archs[k], r.diag.msg);
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
+}
+
+/* A softmax that reuses the shared slot of the row maximum for warp 0's
+ * partial sum with no barrier between (items 10, 11): in order, warp 0 writes
+ * the sum before warps 1..3 read the maximum, and the rows come out wrong;
+ * reversed, every warp reads the maximum first and the rows are right. The
+ * race detector reports the race on every schedule. */
+Test(fixtures, racy_softmax_shows_its_race)
+{
+	enum { ROWS = 3, COLS = 300 };
+	static float x[ROWS * COLS], y[ROWS * COLS], want[ROWS * COLS];
+	uint32_t s = 31;
+	for (int i = 0; i < ROWS * COLS; i++)
+		x[i] = 4.0f * frand(&s);
+	for (int r = 0; r < ROWS; r++) {
+		double m = -INFINITY, sum = 0;
+		for (int c = 0; c < COLS; c++)
+			m = fmax(m, x[r * COLS + c]);
+		for (int c = 0; c < COLS; c++)
+			sum += exp(x[r * COLS + c] - m);
+		for (int c = 0; c < COLS; c++)
+			want[r * COLS + c] = (float)(exp(x[r * COLS + c] - m) / sum);
+	}
+	for (int k = 0; k < 3; k++) {
+		cs_ptx_program *p = load("racy", archs[k]);
+		for (int reverse = 0; reverse < 2; reverse++) {
+			h_env e;
+			h_init(&e);
+			e.races = CS_PTX_RACES_REPORT;
+			e.schedule = reverse ? CS_PTX_SCHEDULE_REVERSE : CS_PTX_SCHEDULE_IN_ORDER;
+			uint64_t vx = put(&e, x, sizeof(x)), vy = h_alloc(&e, sizeof(y));
+			cs_grid_result r = h_run(&e, p, "softmax_shared_slot", (uint32_t[]){ ROWS, 1, 1 },
+						 (uint32_t[]){ 128, 1, 1 }, 0, (uint64_t[]){ vx, vy, COLS }, 3);
+			expect_ran(&r, archs[k], "softmax_shared_slot");
+			h_read(&e, vy, y, sizeof(y));
+			unsigned bad = 0;
+			for (int i = 0; i < ROWS * COLS; i++)
+				bad += fabsf(y[i] - want[i]) > 1e-5f + 1e-4f * want[i];
+			if (reverse)
+				cr_expect_eq(bad, 0, "%s reversed: %u wrong", archs[k], bad);
+			else
+				cr_expect_gt(bad, ROWS * COLS / 2, "%s in order: only %u wrong", archs[k], bad);
+			size_t races = 0;
+			for (size_t i = 0; i < e.nevents; i++)
+				if (e.events[i].kind == CS_EV_RACE) {
+					races++;
+					cr_expect(strstr(e.events[i].detail, "softmax_shared_slot: shared-memory race at offset 0x0"),
+						  "%s: %s", archs[k], e.events[i].detail);
+				}
+			cr_expect_gt(races, 0, "%s %s: no race reported", archs[k],
+				     reverse ? "reversed" : "in order");
+			h_fini(&e);
+		}
+		cs_ptx_program_free(p);
+	}
+}
+
+/* Tensor cores (item 5): cp.async stages the tiles, ldmatrix loads the
+ * fragments, mma.sync multiplies, for f16, bf16 and tf32 inputs with f32
+ * accumulators; against a plain C matrix product of the same rounded inputs
+ * (the products are exact, only the summation order differs). */
+static float tf32_round(float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, 4);
+	u &= 0xffffe000u; /* the executor keeps tf32's 19 bits by truncation */
+	memcpy(&x, &u, 4);
+	return x;
+}
+
+Test(fixtures, tensor_core_tiles)
+{
+	enum { TILES = 3 };
+	static uint16_t ah[TILES * 256], bh[TILES * 128], ab[TILES * 256], bb[TILES * 128];
+	static float af[TILES * 128], bf[TILES * 64], bias[8], c[TILES * 128];
+	uint32_t s = 37;
+	for (int i = 0; i < TILES * 256; i++) {
+		float v = frand(&s);
+		ah[i] = h_f16_bits(v);
+		ab[i] = h_bf16_bits(v);
+	}
+	for (int i = 0; i < TILES * 128; i++) {
+		float v = frand(&s);
+		bh[i] = h_f16_bits(v);
+		bb[i] = h_bf16_bits(v);
+		af[i] = frand(&s);
+	}
+	for (int i = 0; i < TILES * 64; i++)
+		bf[i] = frand(&s);
+	for (int i = 0; i < 8; i++)
+		bias[i] = 0.125f * (float)i;
+	for (int k = 0; k < 3; k++) {
+		cs_ptx_program *p = load("tensorcore", archs[k]);
+		for (int form = 0; form < 3; form++) {
+			h_env e;
+			h_init(&e);
+			e.races = CS_PTX_RACES_REPORT;
+			uint64_t vc = h_alloc(&e, sizeof(c));
+			cs_grid_result r;
+			uint32_t grid[3] = { TILES, 1, 1 }, block[3] = { 32, 1, 1 };
+			if (form == 0)
+				r = h_run(&e, p, "mma_f16_tile", grid, block, 0,
+					  (uint64_t[]){ put(&e, ah, sizeof(ah)), put(&e, bh, sizeof(bh)),
+							put(&e, bias, sizeof(bias)), vc }, 4);
+			else if (form == 1)
+				r = h_run(&e, p, "mma_bf16_tile", grid, block, 0,
+					  (uint64_t[]){ put(&e, ab, sizeof(ab)), put(&e, bb, sizeof(bb)), vc }, 3);
+			else
+				r = h_run(&e, p, "mma_tf32_tile", grid, block, 0,
+					  (uint64_t[]){ put(&e, af, sizeof(af)), put(&e, bf, sizeof(bf)), vc }, 3);
+			expect_ran(&r, archs[k], form == 0 ? "mma_f16_tile" : form == 1 ? "mma_bf16_tile" : "mma_tf32_tile");
+			h_read(&e, vc, c, sizeof(c));
+			int K = form == 2 ? 8 : 16;
+			for (int t = 0; t < TILES; t++)
+				for (int i = 0; i < 16; i++)
+					for (int j = 0; j < 8; j++) {
+						double want = form == 0 ? bias[j] : 0.0;
+						for (int q = 0; q < K; q++) {
+							float a, b;
+							if (form == 0) {
+								a = h_f16_value(ah[t * 256 + i * 16 + q]);
+								b = h_f16_value(bh[t * 128 + j * 16 + q]);
+							} else if (form == 1) {
+								a = h_bf16_value(ab[t * 256 + i * 16 + q]);
+								b = h_bf16_value(bb[t * 128 + j * 16 + q]);
+							} else {
+								a = tf32_round(af[t * 128 + i * 8 + q]);
+								b = tf32_round(bf[t * 64 + j * 8 + q]);
+							}
+							want += (double)a * b;
+						}
+						float got = c[t * 128 + i * 8 + j];
+						cr_expect(fabs(got - want) <= 1e-5 * (1 + fabs(want)),
+							  "%s form %d tile %d C[%d][%d] = %g, want %g", archs[k], form,
+							  t, i, j, got, want);
+					}
+			for (size_t i = 0; i < e.nevents; i++)
+				cr_expect_neq(e.events[i].kind, CS_EV_RACE, "%s: %s", archs[k], e.events[i].detail);
+			h_fini(&e);
+		}
+		cs_ptx_program_free(p);
+	}
+}
+
+/* float4 loads, dynamic shared memory, warps that leave before a barrier,
+ * llm.c's layernorm with a cooperative-groups warp per row. */
+Test(fixtures, ml_idioms)
+{
+	enum { N4 = 300, N = 1000, ROWS = 11, COLS = 77, BLOCK = 128 };
+	static float x4[4 * N4], y4[4 * N4], xs[N], sums[(N + BLOCK - 1) / BLOCK];
+	static float xr[ROWS * COLS], yr[ROWS * COLS], w[COLS], bsum[COLS], ln[ROWS * COLS],
+		mean[ROWS], rstd[ROWS];
+	uint32_t s = 41;
+	for (int i = 0; i < 4 * N4; i++)
+		x4[i] = frand(&s);
+	for (int i = 0; i < N; i++)
+		xs[i] = frand(&s);
+	for (int i = 0; i < ROWS * COLS; i++)
+		xr[i] = 3.0f * frand(&s);
+	for (int i = 0; i < COLS; i++) {
+		w[i] = 1.0f + 0.5f * frand(&s);
+		bsum[i] = 0.1f * frand(&s);
+	}
+	for (int k = 0; k < 3; k++) {
+		cs_ptx_program *p = load("idioms", archs[k]);
+		h_env e;
+		h_init(&e);
+		uint64_t vx4 = put(&e, x4, sizeof(x4)), vy4 = h_alloc(&e, sizeof(y4));
+		uint32_t sb;
+		float scale = -1.5f;
+		memcpy(&sb, &scale, 4);
+		cs_grid_result r = h_run(&e, p, "scale_float4", (uint32_t[]){ (N4 + 127) / 128, 1, 1 },
+					 (uint32_t[]){ 128, 1, 1 }, 0, (uint64_t[]){ vx4, vy4, sb, N4 }, 4);
+		expect_ran(&r, archs[k], "scale_float4");
+		uint64_t vxs = put(&e, xs, sizeof(xs)), vs = h_alloc(&e, sizeof(sums));
+		r = h_run(&e, p, "block_sum_dynamic", (uint32_t[]){ (N + BLOCK - 1) / BLOCK, 1, 1 },
+			  (uint32_t[]){ BLOCK, 1, 1 }, BLOCK * 4, (uint64_t[]){ vxs, vs, N }, 3);
+		expect_ran(&r, archs[k], "block_sum_dynamic");
+		uint64_t vxr = put(&e, xr, sizeof(xr)), vyr = h_alloc(&e, sizeof(yr));
+		/* 8 warps per block, 11 rows: the second block's last 5 warps leave */
+		r = h_run(&e, p, "early_exit_rows", (uint32_t[]){ 2, 1, 1 }, (uint32_t[]){ 256, 1, 1 }, 0,
+			  (uint64_t[]){ vxr, vyr, ROWS, COLS }, 4);
+		expect_ran(&r, archs[k], "early_exit_rows");
+		uint64_t vln = h_alloc(&e, sizeof(ln)), vm = h_alloc(&e, sizeof(mean)),
+			 vr = h_alloc(&e, sizeof(rstd));
+		uint64_t vw = put(&e, w, sizeof(w)), vb = put(&e, bsum, sizeof(bsum));
+		r = h_run(&e, p, "layernorm_forward", (uint32_t[]){ (ROWS + 3) / 4, 1, 1 },
+			  (uint32_t[]){ 128, 1, 1 }, 0, (uint64_t[]){ vln, vm, vr, vxr, vw, vb, ROWS, COLS }, 8);
+		expect_ran(&r, archs[k], "layernorm_forward");
+		h_read(&e, vy4, y4, sizeof(y4));
+		h_read(&e, vs, sums, sizeof(sums));
+		h_read(&e, vyr, yr, sizeof(yr));
+		h_read(&e, vln, ln, sizeof(ln));
+		h_read(&e, vm, mean, sizeof(mean));
+		h_read(&e, vr, rstd, sizeof(rstd));
+		for (int i = 0; i < 4 * N4; i++)
+			cr_expect_eq(y4[i], x4[i] * scale, "%s float4 %d", archs[k], i);
+		for (int b = 0; b < (N + BLOCK - 1) / BLOCK; b++) {
+			double want = 0;
+			for (int i = b * BLOCK; i < (b + 1) * BLOCK && i < N; i++)
+				want += xs[i];
+			cr_expect(fabs(sums[b] - want) <= 1e-5, "%s block %d sum %g want %g", archs[k], b,
+				  sums[b], want);
+		}
+		for (int row = 0; row < ROWS; row++) {
+			float m = -INFINITY;
+			double sum = 0, var = 0;
+			for (int c = 0; c < COLS; c++) {
+				m = fmaxf(m, xr[row * COLS + c]);
+				sum += xr[row * COLS + c];
+			}
+			double mu = sum / COLS;
+			for (int c = 0; c < COLS; c++)
+				var += (xr[row * COLS + c] - mu) * (xr[row * COLS + c] - mu);
+			double rs = 1.0 / sqrt(var / COLS + 1e-5);
+			cr_expect(fabs(mean[row] - mu) <= 1e-5, "%s mean %d", archs[k], row);
+			cr_expect(fabs(rstd[row] - rs) <= 1e-5 * rs, "%s rstd %d", archs[k], row);
+			for (int c = 0; c < COLS; c++) {
+				cr_expect_eq(yr[row * COLS + c], xr[row * COLS + c] - m, "%s early exit %d,%d",
+					     archs[k], row, c);
+				double want = rs * (xr[row * COLS + c] - mu) * w[c] + bsum[c];
+				cr_expect(fabs(ln[row * COLS + c] - want) <= 1e-4 * (1 + fabs(want)),
+					  "%s layernorm %d,%d: %g want %g", archs[k], row, c,
+					  ln[row * COLS + c], want);
+			}
+		}
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
+}

@@ -76,9 +76,9 @@ Test(parse, unsupported_constructs_are_load_time_errors)
 	expect_error(HDR ".func f()\n{\n\tcall.uni f, ();\n\tret;\n}\n", CS_ERR_UNSUPPORTED, 0, 0,
 		     "recursive");
 	/* a call to a function with no body */
-	expect_error(HDR ".extern .func (.param .b32 r) vprintf(.param .b64 a, .param .b64 b);\n" K0
+	expect_error(HDR ".extern .func (.param .b32 r) extfunc(.param .b64 a, .param .b64 b);\n" K0
 		     "\t{\n\t.param .b64 p0;\n\t.param .b64 p1;\n\t.param .b32 r0;\n"
-		     "\tcall.uni (r0), vprintf, (p0, p1);\n\t}\n\tret;\n}\n",
+		     "\tcall.uni (r0), extfunc, (p0, p1);\n\t}\n\tret;\n}\n",
 		     CS_ERR_UNSUPPORTED, 13, 17, "no body");
 	/* texture instructions */
 	expect_error(HDR K0 "\ttex.1d.v4.f32.s32 {%r1,%r2,%r3,%r4}, [%r5, {%r6}];\n}\n",
@@ -223,11 +223,15 @@ Test(parse, known_gaps_pinned)
 {
 	/* packed half math beyond add/sub/mul/fma/neg/abs/min/max */
 	expect_error(HDR K0 "\tex2.approx.f16x2 %r1, %r2;\n}\n", CS_ERR_UNSUPPORTED, 8, 2, "packed");
-	/* matrix and async-copy instructions */
+	/* wmma, and mma shapes the model does not run */
+	expect_error(HDR K0 "\twmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1,%r2,%r3,%r4}, [%r5];\n}\n",
+		     CS_ERR_UNSUPPORTED, 8, 2, "wmma");
+	expect_error(HDR K0 "\tmma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%r1}, {%r2}, {%r3}, {%r4};\n}\n",
+		     CS_ERR_UNSUPPORTED, 8, 2, "mma form");
 	expect_error(HDR K0 "\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r1}, {%r2}, {%r3}, {%r4};\n}\n",
-		     CS_ERR_UNSUPPORTED, 8, 2, "mma");
-	expect_error(HDR K0 "\tcp.async.ca.shared.global [%r1], [%r2], 4;\n}\n", CS_ERR_UNSUPPORTED, 8, 2,
-		     "cp");
+		     CS_ERR_INPUT, 8, 52, "takes 4 registers");
+	expect_error(HDR K0 "\tcp.async.ca.shared.global [%r1], [%r2], 3;\n}\n", CS_ERR_INPUT, 8, 2,
+		     "cp.async");
 	/* indirect calls through a prototype */
 	expect_error(HDR K0 "\t.reg .b64 %rd1;\n\tproto: .callprototype _ ();\n\tcall %rd1, proto;\n}\n",
 		     CS_ERR_UNSUPPORTED, 0, 0, NULL);
