@@ -86,6 +86,21 @@ static void add_chain(JsonBuilder *b, const cs_chain *c)
 	json_builder_end_array(b);
 }
 
+static void add_notes(JsonBuilder *b, const cs_report_note *n, size_t count, bool output)
+{
+	json_builder_begin_array(b);
+	for (size_t i = 0; i < count; i++) {
+		json_builder_begin_object(b);
+		add_opt(b, "launch", n[i].launch);
+		add_int(b, "cta", (int64_t)n[i].cta);
+		if (output)
+			add_int(b, "thread", (int64_t)n[i].thread);
+		add_str(b, "text", n[i].text);
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+}
+
 static void add_assumptions(JsonBuilder *b, const cs_report *r)
 {
 	json_builder_begin_array(b);
@@ -306,6 +321,18 @@ char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_m
 	json_builder_set_member_name(b, "assumptions");
 	if (r)
 		add_assumptions(b, r);
+	else
+		json_builder_add_null_value(b);
+
+	json_builder_set_member_name(b, "findings");
+	if (r)
+		add_notes(b, r->findings, r->nfindings, false);
+	else
+		json_builder_add_null_value(b);
+
+	json_builder_set_member_name(b, "output");
+	if (r)
+		add_notes(b, r->output, r->noutput, true);
 	else
 		json_builder_add_null_value(b);
 

@@ -60,6 +60,15 @@ void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *
 	fprintf(out, "\n");
 	for (size_t i = 0; i < r->nassumptions; i++)
 		fprintf(out, "assumed: %s\n", r->assumptions[i]);
+	for (size_t i = 0; i < r->nfindings; i++)
+		fprintf(out, "finding: launch %u, CTA %llu: %s\n", r->findings[i].launch,
+			(unsigned long long)r->findings[i].cta, r->findings[i].text);
+	for (size_t i = 0; i < r->noutput; i++)
+		fprintf(out, "printf: launch %u, CTA %llu, thread %llu: %s%s", r->output[i].launch,
+			(unsigned long long)r->output[i].cta, (unsigned long long)r->output[i].thread,
+			r->output[i].text,
+			r->output[i].text[0] && r->output[i].text[strlen(r->output[i].text) - 1] == '\n'
+				? "" : "\n");
 	if (meta && meta->nexpects) {
 		size_t held = 0;
 		for (size_t i = 0; i < meta->nexpects; i++)

@@ -42,6 +42,15 @@ typedef struct cs_chain {
 	size_t break_event;
 } cs_chain;
 
+/* A line of a kernel's device output (printf) or a finding of the executor (a
+ * data race): what the trace record says, where it came from. */
+typedef struct cs_report_note {
+	uint32_t launch;   /* CS_NONE32 when none */
+	uint64_t cta;      /* linear CTA index */
+	uint64_t thread;   /* linear thread index in its CTA (output only) */
+	const char *text;  /* points into the device's trace */
+} cs_report_note;
+
 typedef struct cs_report {
 	cs_arch arch;
 	cs_chain overall;               /* the chain of the scenario as a whole */
@@ -54,6 +63,12 @@ typedef struct cs_report {
 	 * each once, in trace order; they point into the device's trace) */
 	size_t nassumptions;
 	const char **assumptions;
+	/* device printf lines, in launch, CTA and thread order */
+	size_t noutput;
+	cs_report_note *output;
+	/* the executor's findings (data races): facts about the kernel, not breaks */
+	size_t nfindings;
+	cs_report_note *findings;
 	bool has_launch;                /* the scenario meant to launch (else 6-9 are n/a) */
 } cs_report;
 

@@ -38,6 +38,21 @@ bool cs_report_counter(const cs_report *r, const char *name, uint64_t *value)
 	}
 	return false;
 }
+/* Appends n to a growing note array; false when out of memory. */
+static bool push_note(cs_report_note **arr, size_t *n, size_t *cap, const cs_report_note *note)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		cs_report_note *na = realloc(*arr, nc * sizeof(*na));
+		if (!na)
+			return false;
+		*arr = na;
+		*cap = nc;
+	}
+	(*arr)[(*n)++] = *note;
+	return true;
+}
+
 /* ---- assembling the chains --------------------------------------------------------------- */
 
 static bool engine_work(const judge *j)
@@ -332,7 +347,8 @@ cs_report *cs_report_judge(const cs_report_input *in)
 
 	/* Counters and assumptions. */
 	r->ncounters = C_COUNT;
-	size_t cap_as = 0;
+	size_t cap_as = 0, cap_out = 0, cap_find = 0;
+	bool nomem = false;
 	for (size_t i = 0; i < j->n; i++) {
 		const cs_event *e = &j->ev[i];
 		switch ((cs_event_kind)e->kind) {
@@ -369,6 +385,18 @@ cs_report *cs_report_judge(const cs_report_input *in)
 		case CS_EV_DEADLOCK:
 			r->counters[C_DEADLOCKS]++;
 			break;
+		case CS_EV_PRINTF:
+		case CS_EV_RACE: {
+			bool out = e->kind == CS_EV_PRINTF;
+			cs_report_note n = { .launch = e->launch, .cta = e->value,
+					     .thread = out ? e->aux : 0,
+					     .text = e->detail ? e->detail : "" };
+			if (!push_note(out ? &r->output : &r->findings,
+				       out ? &r->noutput : &r->nfindings,
+				       out ? &cap_out : &cap_find, &n))
+				nomem = true;
+			break;
+		}
 		case CS_EV_ASSUMPTION: {
 			const char *d = jg_detail(e);
 			if (!d)
@@ -406,6 +434,10 @@ cs_report *cs_report_judge(const cs_report_input *in)
 	free(j->slots);
 	free(j->by_id);
 	free(j);
+	if (nomem) {
+		cs_report_free(r);
+		return NULL;
+	}
 	return r;
 }
 
@@ -424,6 +456,8 @@ void cs_report_free(cs_report *r)
 		return;
 	free(r->launches);
 	free(r->assumptions);
+	free(r->output);
+	free(r->findings);
 	free(r);
 }
 

@@ -260,3 +260,18 @@ Test(cli, not_observable_exits_3)
 		  o.out);
 	cli_free(&o);
 }
+
+/* A kernel's device printf lines and the executor's findings reach the report. */
+Test(cli, printf_output_and_race_findings_are_reported)
+{
+	cli_out o = run_cli((const char *const[]){ "device-printf.chain", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.out);
+	cr_expect(strstr(o.out, "printf: launch 0, CTA 1, thread 0: block 1: x[32]=32.500 n=64 small\n"),
+		  "%s", o.out);
+	cli_free(&o);
+	o = run_cli((const char *const[]){ "race-shared.chain", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.out);
+	cr_expect(strstr(o.out, "finding: launch 0, CTA 0: softmax_shared_slot: shared-memory race"),
+		  "%s", o.out);
+	cli_free(&o);
+}

@@ -349,9 +349,10 @@ Test(device, json_has_exactly_the_design_keys)
 	static const char *const keys[] = { "arch", "result", "chain", "first_break",
 					    "launches", "expectations", "faults", "counters",
 					    "schema_version", "file", "error", "assumptions",
-					    "not_observable" };
-	cr_expect_eq(json_object_get_size(root), 13);
-	for (size_t i = 0; i < 13; i++)
+					    "not_observable", "findings", "output" };
+	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
+	cr_expect_eq(json_object_get_size(root), NKEYS);
+	for (size_t i = 0; i < NKEYS; i++)
 		cr_expect(json_object_has_member(root, keys[i]), "no '%s'", keys[i]);
 	cr_expect_str_eq(json_object_get_string_member(root, "arch"), "hopper");
 	cr_expect_str_eq(json_object_get_string_member(root, "result"), "broken");

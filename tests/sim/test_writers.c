@@ -81,7 +81,8 @@ static void expect_exact_keys(JsonObject *obj, const char *what, const char *con
 
 static const char *const top_keys[] = { "schema_version", "file", "arch", "result", "error",
 					"chain", "first_break", "not_observable", "launches",
-					"expectations", "faults", "counters", "assumptions" };
+					"expectations", "faults", "counters", "assumptions",
+					"findings", "output" };
 enum { NTOP = sizeof(top_keys) / sizeof(top_keys[0]) };
 static const char *const row_keys[] = { "stage", "name", "status", "author", "evidence" };
 static const char *const break_keys[] = { "stage", "name", "cause", "diagnosis", "evidence",
@@ -172,7 +173,8 @@ Test(writers, json_for_an_input_error_carries_the_located_message_and_nulls)
 	cr_expect(JSON_NODE_HOLDS_NULL(json_object_get_member(e, "offset")));
 	cr_expect_str_eq(json_object_get_string_member(e, "message"), "unknown directive 'frob'");
 	static const char *const nulls[] = { "arch", "chain", "first_break", "not_observable", "launches",
-					     "expectations", "faults", "counters", "assumptions" };
+					     "expectations", "faults", "counters", "assumptions",
+					     "findings", "output" };
 	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
 		cr_expect(JSON_NODE_HOLDS_NULL(json_object_get_member(root, nulls[i])), "%s not null",
 			  nulls[i]);
