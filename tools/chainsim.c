@@ -13,6 +13,7 @@ static const struct {
 	{ "disasm", cs_cmd_disasm, "turn raw pushbuffer bytes into scenario text" },
 	{ "battery", cs_cmd_battery, "run the acceptance battery of guest clients" },
 	{ "gsp", cs_cmd_gsp, "debug GSP RISC-V firmware on Unicorn" },
+	{ "conform", cs_cmd_conform, "run conformance cases in parallel, sharded, to JSON/JUnit" },
 };
 
 static void usage(FILE *out)

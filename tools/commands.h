@@ -16,5 +16,6 @@ int cs_cmd_run(int argc, char **argv);     /* tools/cmd_run.c */
 int cs_cmd_disasm(int argc, char **argv);  /* tools/cmd_disasm.c */
 int cs_cmd_battery(int argc, char **argv); /* tools/cmd_battery.c */
 int cs_cmd_gsp(int argc, char **argv);     /* tools/cmd_gsp.c */
+int cs_cmd_conform(int argc, char **argv); /* tools/cmd_conform.c */
 
 #endif
