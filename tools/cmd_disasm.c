@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chainsim/file.h"
 #include "chainsim/arch.h"
 #include "chainsim/scenario.h"
 #include "commands.h"
@@ -129,13 +130,15 @@ int cs_cmd_disasm(int argc, char **argv)
 		usage(stderr);
 		return CS_EXIT_INPUT;
 	}
-	gchar *bytes = NULL;
-	gsize len = 0;
-	GError *err = NULL;
-	if (!g_file_get_contents(file, &bytes, &len, &err)) {
-		fprintf(stderr, "chainsim disasm: %s\n", err->message);
-		g_error_free(err);
-		return CS_EXIT_INPUT;
+	char *bytes = NULL;
+	size_t len = 0;
+	cs_diag rd;
+	cs_diag_clear(&rd);
+	if (!cs_file_read(file, CS_FILE_MAX_BINARY, "the pushbuffer bytes", &bytes, &len, &rd)) {
+		char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 8];
+		cs_diag_format(&rd, msg, sizeof(msg));
+		fprintf(stderr, "chainsim disasm: %s\n", msg);
+		return rd.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL : CS_EXIT_INPUT;
 	}
 	if (offset > len || (have_len && length > len - offset)) {
 		char lenbuf[40] = "";
@@ -143,7 +146,7 @@ int cs_cmd_disasm(int argc, char **argv)
 			snprintf(lenbuf, sizeof(lenbuf), " --length %llu", (unsigned long long)length);
 		fprintf(stderr, "chainsim disasm: %s: --offset %llu%s is past the end of the file "
 				"(%zu bytes)\n", file, (unsigned long long)offset, lenbuf, (size_t)len);
-		g_free(bytes);
+		free(bytes);
 		return CS_EXIT_INPUT;
 	}
 	if (!have_len)
@@ -153,7 +156,7 @@ int cs_cmd_disasm(int argc, char **argv)
 	o.base = offset;
 	cs_diag d;
 	char *text = cs_scenario_disasm((const uint8_t *)bytes + offset, (size_t)length, &o, &d);
-	g_free(bytes);
+	free(bytes);
 	if (!text) {
 		char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
 		cs_diag_format(&d, msg, sizeof(msg));

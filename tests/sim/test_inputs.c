@@ -1,0 +1,155 @@
+/* Every input reader takes regular files only, up to a documented cap
+ * (include/chainsim/file.h): /dev/zero, a folder, a FIFO or an oversized file
+ * given to `run`, `load`, `module ... ptx=`, `disasm`, `gsp`, `--map` or
+ * `--script` is bad input (exit 2) with a message, never a hang or memory run
+ * out; a GSP script with a NUL byte is refused at its line:col. Each run has a
+ * 60 s `timeout` around it, so the old behaviour fails instead of hanging. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "chainsim/file.h"
+
+typedef struct cli_out {
+	int status;
+	char *out, *err;
+} cli_out;
+
+static cli_out chainsim(const char *const *args)
+{
+	char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
+	GPtrArray *argv = g_ptr_array_new();
+	g_ptr_array_add(argv, (gpointer) "timeout");
+	g_ptr_array_add(argv, (gpointer) "60");
+	g_ptr_array_add(argv, exe);
+	for (const char *const *a = args; *a; a++)
+		g_ptr_array_add(argv, (gpointer)*a);
+	g_ptr_array_add(argv, NULL);
+	cli_out o = { 0 };
+	int ws = 0;
+	cr_assert(g_spawn_sync(getenv("CHAINSIM_SOURCE_ROOT"), (char **)argv->pdata, NULL,
+			       G_SPAWN_SEARCH_PATH, NULL, NULL, &o.out, &o.err, &ws, NULL));
+	o.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	g_ptr_array_free(argv, TRUE);
+	g_free(exe);
+	return o;
+}
+
+static void expect_refused(const char *const *args, const char *want)
+{
+	cli_out o = chainsim(args);
+	cr_expect_eq(o.status, 2, "%s %s: exit %d\n%s%s", args[0], args[1], o.status, o.out, o.err);
+	cr_expect(strstr(o.err, want), "%s %s: '%s' not in: %s", args[0], args[1], want, o.err);
+	g_free(o.out);
+	g_free(o.err);
+}
+
+static char *tmp_file(const char *name, const char *text, gssize len)
+{
+	char *p = g_strdup_printf("%s/inputs-%d-%s", g_get_tmp_dir(), (int)getpid(), name);
+	cr_assert(g_file_set_contents(p, text, len, NULL));
+	return p;
+}
+
+Test(inputs, the_reader_takes_regular_files_up_to_the_cap)
+{
+	char *bytes;
+	size_t len;
+	cs_diag d;
+	cs_diag_clear(&d);
+	cr_expect(!cs_file_read("/dev/zero", 100, "it", &bytes, &len, &d));
+	cr_expect(strstr(d.msg, "it: a character device, and only regular files are read"),
+		  "%s", d.msg);
+	cr_expect_str_eq(d.file, "/dev/zero");
+	cr_expect(!cs_file_read("/", 100, "it", &bytes, &len, &d));
+	cr_expect(strstr(d.msg, "a folder"), "%s", d.msg);
+	char *fifo = g_strdup_printf("%s/inputs-%d.fifo", g_get_tmp_dir(), (int)getpid());
+	cr_assert(mkfifo(fifo, 0600) == 0);
+	cr_expect(!cs_file_read(fifo, 100, "it", &bytes, &len, &d), "a FIFO is refused, not waited on");
+	cr_expect(strstr(d.msg, "a FIFO"), "%s", d.msg);
+	g_unlink(fifo);
+	g_free(fifo);
+	char *ten = tmp_file("ten", "0123456789", 10);
+	cr_expect(cs_file_read(ten, 10, "it", &bytes, &len, &d));
+	cr_expect_eq(len, 10);
+	cr_expect_eq(bytes[10], 0);
+	free(bytes);
+	cr_expect(!cs_file_read(ten, 9, "it", &bytes, &len, &d));
+	cr_expect(strstr(d.msg, "10 bytes, above the limit of 9"), "%s", d.msg);
+	g_unlink(ten);
+	g_free(ten);
+	/* a /proc file says it is empty: the cap still holds while reading */
+	cr_expect(cs_file_read("/proc/self/maps", 1u << 20, "it", &bytes, &len, &d), "%s", d.msg);
+	cr_expect(len > 0);
+	free(bytes);
+	cr_expect(!cs_file_read("/proc/self/maps", 8, "it", &bytes, &len, &d));
+	cr_expect(strstr(d.msg, "more than the limit of 8 bytes"), "%s", d.msg);
+}
+
+Test(inputs, scenario_readers_refuse_devices_folders_and_big_files, .timeout = 300)
+{
+	expect_refused((const char *const[]){ "run", "/dev/zero", NULL },
+		       "/dev/zero: cannot read the scenario: a character device");
+	expect_refused((const char *const[]){ "run", "tests", NULL }, "a folder");
+	/* 17 MiB of nothing, sparse: over the 16 MiB cap for text */
+	char *big = g_strdup_printf("%s/inputs-%d-big.chain", g_get_tmp_dir(), (int)getpid());
+	int fd = open(big, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+	cr_assert(fd >= 0 && ftruncate(fd, 17 << 20) == 0);
+	close(fd);
+	expect_refused((const char *const[]){ "run", big, NULL }, "above the limit of 16777216");
+	g_unlink(big);
+	g_free(big);
+
+	char *load = tmp_file("load.chain", "arch hopper\nalloc a 64\nload a /dev/zero\n"
+					    "expect complete\n", -1);
+	expect_refused((const char *const[]){ "run", load, NULL },
+		       ":3:8: load: /dev/zero: the data: a character device");
+	g_unlink(load);
+	g_free(load);
+	char *src = g_strdup(getenv("CHAINSIM_SOURCE_ROOT"));
+	char *ptx = g_strdup_printf("arch hopper\nmodule m %s/fixtures/kernels/out/vadd.sm_90.cubin "
+				    "ptx=/dev/zero\nexpect complete\n", src);
+	char *ptxf = tmp_file("ptx.chain", ptx, -1);
+	expect_refused((const char *const[]){ "run", ptxf, NULL },
+		       "ptx: /dev/zero: the PTX: a character device");
+	g_unlink(ptxf);
+	g_free(ptxf);
+	g_free(ptx);
+	char *mod = tmp_file("mod.chain", "arch hopper\nmodule m /dev/zero\nexpect complete\n", -1);
+	expect_refused((const char *const[]){ "run", mod, NULL },
+		       "module: /dev/zero: the module: a character device");
+	g_unlink(mod);
+	g_free(mod);
+	g_free(src);
+	expect_refused((const char *const[]){ "disasm", "/dev/zero", "--arch", "hopper", NULL },
+		       "/dev/zero: the pushbuffer bytes: a character device");
+	/* conform's cases go through the same reader */
+	cli_out o = chainsim((const char *const[]){ "conform", "/dev/zero", NULL });
+	cr_expect_eq(o.status, 2, "%s", o.err);
+	g_free(o.out);
+	g_free(o.err);
+}
+
+Test(inputs, gsp_readers_refuse_devices_folders_and_nul_bytes, .timeout = 300)
+{
+	const char *fw = "fixtures/firmware/gsp-fixture.elf";
+	const char *map = "fixtures/firmware/gsp-fixture.map";
+	expect_refused((const char *const[]){ "gsp", "/dev/zero", "-ex", "quit", NULL },
+		       "/dev/zero: the firmware: a character device");
+	expect_refused((const char *const[]){ "gsp", fw, "--map", "/dev/zero", "-ex", "quit", NULL },
+		       "/dev/zero: the map: a character device");
+	expect_refused((const char *const[]){ "gsp", fw, "--map", map, "--script", "tests", NULL },
+		       "tests: the script: a folder");
+	char *nul = tmp_file("nul.gsp", "info registers\nre\0gs\n", 21);
+	expect_refused((const char *const[]){ "gsp", fw, "--map", map, "--script", nul, NULL },
+		       ":2:3: a NUL byte: a script is text");
+	g_unlink(nul);
+	g_free(nul);
+}
