@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "chainsim/file.h"
+#include "chainsim/mem.h"
 
 typedef struct cli_out {
 	int status;
@@ -152,4 +153,56 @@ Test(inputs, gsp_readers_refuse_devices_folders_and_nul_bytes, .timeout = 300)
 		       ":2:3: a NUL byte: a script is text");
 	g_unlink(nul);
 	g_free(nul);
+}
+
+/* Allocations: first fit as before (a gap is still filled), names found by
+ * hash, and 200,000 `alloc` lines in well under the 30 s a scan per
+ * allocation took (over 120 s measured before). */
+Test(bounds, allocations_first_fit_and_names_by_hash)
+{
+	cs_mem *m = cs_mem_new(49);
+	cs_diag d;
+	cs_diag_clear(&d);
+	cr_assert(cs_mem_map(m, "lo", CS_MEM_ALLOC_BASE, 4096, &d));
+	cr_assert(cs_mem_map(m, "hi", CS_MEM_ALLOC_BASE + 3 * 4096, 4096, &d));
+	uint64_t va;
+	cr_assert(cs_mem_alloc(m, "gap", 8192, 4096, &va, &d));
+	cr_expect_eq(va, CS_MEM_ALLOC_BASE + 4096, "the gap is filled first");
+	cr_assert(cs_mem_alloc(m, "next", 4096, 4096, &va, &d));
+	cr_expect_eq(va, CS_MEM_ALLOC_BASE + 4 * 4096);
+	cr_assert(cs_mem_alloc(m, "big-aligned", 4096, 1 << 20, &va, &d));
+	cr_expect_eq(va % (1 << 20), 0);
+	char name[32];
+	for (int i = 0; i < 10000; i++) {
+		snprintf(name, sizeof(name), "r%d", i);
+		cr_assert(cs_mem_alloc(m, name, 64, 4096, &va, &d), "%s", d.msg);
+	}
+	const cs_region *r = cs_mem_region_named(m, "r9999");
+	cr_assert(r);
+	cr_expect_eq(r->va, va);
+	cr_expect_eq(cs_mem_region_named(m, "gap")->va, CS_MEM_ALLOC_BASE + 4096);
+	cr_expect_null(cs_mem_region_named(m, "r10000"));
+	cr_expect(!cs_mem_alloc(m, "r5", 64, 4096, &va, &d), "a name is taken once");
+	cr_expect(strstr(d.msg, "a region named 'r5' already exists"), "%s", d.msg);
+	cs_mem_free(m);
+}
+
+Test(bounds, two_hundred_thousand_allocs_in_seconds, .timeout = 300)
+{
+	char *path = g_strdup_printf("%s/inputs-%d-allocs.chain", g_get_tmp_dir(), (int)getpid());
+	GString *s = g_string_new("arch hopper\n");
+	for (int i = 0; i < 200000; i++)
+		g_string_append_printf(s, "alloc a%d 64\n", i);
+	g_string_append(s, "expect stage 1 not-fired\n");
+	cr_assert(g_file_set_contents(path, s->str, (gssize)s->len, NULL));
+	g_string_free(s, TRUE);
+	gint64 t0 = g_get_monotonic_time();
+	cli_out o = chainsim((const char *const[]){ "run", path, NULL });
+	double took = (double)(g_get_monotonic_time() - t0) / 1e6;
+	g_unlink(path);
+	g_free(path);
+	cr_expect_eq(o.status, 0, "%s%s", o.out, o.err);
+	cr_expect(took < 20, "200,000 allocations took %.1f s", took);
+	g_free(o.out);
+	g_free(o.err);
 }
