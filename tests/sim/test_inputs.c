@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "chainsim/file.h"
+#include "chainsim/device.h"
 #include "chainsim/mem.h"
+#include "chainsim/scenario.h"
 
 typedef struct cli_out {
 	int status;
@@ -206,3 +208,93 @@ Test(bounds, two_hundred_thousand_allocs_in_seconds, .timeout = 300)
 	g_free(o.out);
 	g_free(o.err);
 }
+
+/* A scenario of host releases, submitted `rounds` times 1000 entries of 100
+ * releases: about 100,000 records a round. */
+static GString *release_storm(int rounds)
+{
+	GString *s = g_string_new("arch hopper\nalloc sem 16\npush pb\n");
+	for (int i = 0; i < 100; i++)
+		g_string_append_printf(s, "  release sem %d\n", i);
+	g_string_append(s, "end\n");
+	for (int k = 0; k < rounds; k++) {
+		for (int j = 0; j < 1000; j++)
+			g_string_append(s, "gpfifo pb\n");
+		g_string_append(s, "submit\n");
+	}
+	g_string_append(s, "expect complete\n");
+	return s;
+}
+
+/* The trace is a bounded store: past its limit the run stops, located, with
+ * exit 2 and no verdict (it used to grow past 1 GB, or drop records in
+ * silence under memory pressure). */
+Test(bounds, the_trace_is_bounded_and_its_stop_is_no_verdict, .timeout = 300)
+{
+	GString *s = release_storm(12);
+	char *path = tmp_file("storm.chain", s->str, (gssize)s->len);
+	cli_out o = chainsim((const char *const[]){ "run", path, NULL });
+	cr_expect_eq(o.status, 2, "%s%s", o.out, o.err);
+	cr_expect(strstr(o.err, ": trace: the trace reached its limit of 1048576 records; the run "
+				"stopped without a verdict"), "%s", o.err);
+	cr_expect(!strstr(o.out, "expectations:"), "no verdict is printed: %s", o.out);
+	g_free(o.out);
+	g_free(o.err);
+	g_unlink(path);
+	g_free(path);
+
+	/* the same limit, set low through the device config: the same stop at the
+	 * same line, run after run */
+	char first[CS_DIAG_MSG_MAX + 32] = "";
+	for (int run = 0; run < 2; run++) {
+		cs_diag d;
+		cs_diag_clear(&d);
+		cs_scenario *sc = cs_scenario_parse(s->str, s->len, "storm.chain", NULL, &d);
+		cr_assert(sc, "%s", d.msg);
+		cs_device_config cfg = { .arch = CS_ARCH_HOPPER, .trace_max_records = 5000 };
+		cs_device *dev = cs_device_new(&cfg, &d);
+		cr_assert(dev);
+		cr_expect(!cs_scenario_execute(sc, dev, &d));
+		cr_expect_eq(d.status, CS_ERR_INPUT);
+		cr_expect(strstr(d.msg, "limit of 5000 records"), "%s", d.msg);
+		cr_expect_eq(cs_device_event_count(dev), 5000);
+		if (run == 0)
+			snprintf(first, sizeof(first), "%u:%u %s", d.line, d.col, d.msg);
+		else {
+			char again[CS_DIAG_MSG_MAX + 32];
+			snprintf(again, sizeof(again), "%u:%u %s", d.line, d.col, d.msg);
+			cr_expect_str_eq(again, first);
+		}
+		cs_device_free(dev);
+		cs_scenario_free(sc);
+	}
+	g_string_free(s, TRUE);
+}
+
+#if !defined(__SANITIZE_ADDRESS__)
+/* A failed allocation of the trace is exit 4 naming it, never a record lost
+ * in silence. Memory is capped with RLIMIT_AS in a child (not under ASan,
+ * which reserves terabytes of shadow). */
+Test(bounds, a_failed_trace_allocation_is_named, .timeout = 300)
+{
+	GString *s = release_storm(12);
+	char *path = tmp_file("storm40.chain", s->str, (gssize)s->len);
+	g_string_free(s, TRUE);
+	char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
+	/* room for the program, not for 1M records (88 MiB) and their predecessor */
+	char *cmd = g_strdup_printf("ulimit -v 131072; exec '%s' run '%s'", exe, path);
+	const char *argv[] = { "sh", "-c", cmd, NULL };
+	char *out = NULL, *err = NULL;
+	int ws = 0;
+	cr_assert(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out,
+			       &err, &ws, NULL));
+	g_unlink(path);
+	cr_expect(WIFEXITED(ws) && WEXITSTATUS(ws) == 4, "status 0x%x: %s", ws, err);
+	cr_expect(strstr(err, "out of memory: growing the trace to"), "%s", err);
+	g_free(out);
+	g_free(err);
+	g_free(cmd);
+	g_free(exe);
+	g_free(path);
+}
+#endif
