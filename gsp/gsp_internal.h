@@ -121,6 +121,7 @@ struct cs_gsp {
 	unsigned mem_hooks; /* watchpoints and the queue monitor */
 	atomic_int interrupt_req;
 	uint64_t guard_ms;
+	uint64_t gdb_idle_ms; /* 0: CS_GDB_IDLE_MS */
 	bool batch; /* a fault, guard or budget stop fails the command */
 	uint64_t pad; /* return pad for calls: an ebreak in an internal page */
 	/* Unicorn 2.0.1 has no privilege register and checks host CSR access

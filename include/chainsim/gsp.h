@@ -374,6 +374,10 @@ cs_gdb_pkt_kind cs_gdb_parse(const uint8_t *buf, size_t len, size_t *used, char 
  * reply then is the stop reply). */
 cs_status cs_gdb_handle(cs_gsp *m, const char *pkt, size_t len, char *reply, size_t reply_max,
 			cs_diag *d);
+/* A connected client that sends nothing for this long while the target is
+ * stopped is dropped (cs_gdb_serve returns CS_ERR_INPUT saying so). */
+#define CS_GDB_IDLE_MS (600u * 1000u)
+void cs_gsp_set_gdb_idle_ms(cs_gsp *m, uint64_t ms); /* 0: the default */
 /* Serves one GDB client on host:port (port 0: pick one; *bound_port says
  * which; ready(port, ctx) is called once listening). */
 cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port,
