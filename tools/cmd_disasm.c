@@ -61,6 +61,31 @@ static bool parse_class(const char *s, uint32_t *out)
 	return false;
 }
 
+/* The output must assemble back: a --name the scenario parser would not read
+ * as a push block's name (a space, a '#', a keyword...) is refused. */
+static bool name_reads_back(const char *name)
+{
+	for (const char *c = name; *c; c++) {
+		if (!g_ascii_isalnum(*c) && *c != '_') {
+			fprintf(stderr, "chainsim disasm: --name '%s': '%c' would not read back "
+				"(names are letters, digits and '_')\n", name, *c);
+			return false;
+		}
+	}
+	char *text = g_strdup_printf("arch hopper\npush %s\nend\n", name);
+	cs_diag d;
+	cs_diag_clear(&d);
+	cs_scenario *s = cs_scenario_parse(text, strlen(text), "--name", NULL, &d);
+	g_free(text);
+	if (!s) {
+		fprintf(stderr, "chainsim disasm: --name '%s' would not read back as a push block's "
+			"name: %s\n", name, d.msg);
+		return false;
+	}
+	cs_scenario_free(s);
+	return true;
+}
+
 int cs_cmd_disasm(int argc, char **argv)
 {
 	const char *file = NULL, *name = NULL;
@@ -112,6 +137,8 @@ int cs_cmd_disasm(int argc, char **argv)
 				fprintf(stderr, "chainsim disasm: --name wants a name\n");
 				return CS_EXIT_INPUT;
 			}
+			if (!name_reads_back(v))
+				return CS_EXIT_INPUT;
 			name = v;
 			i++;
 		} else if (a[0] == '-' && a[1]) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "chainsim/file.h"
+#include "chainsim/ptx.h"
 #include "chainsim/fe.h"
 #include "chainsim/gr.h"
 #include "chainsim/ptxrun.h"
@@ -417,9 +418,17 @@ static bool do_module(scn_exec *x, const scn_dir *dir)
 		char *ptx = NULL;
 		size_t plen = 0;
 		bool ok = cs_file_read(pp, CS_FILE_MAX_PTX, "the PTX", &ptx, &plen, &dd);
-		if (!ok)
+		if (!ok) {
 			scn_fail_with(x, dir->ptx_loc, "ptx", &dd);
-		else if (!cs_module_attach_ptx(m, ptx, plen, &dd))
+		} else {
+			/* Parsed now, not first at a launch: an error in the file is bad
+			 * input at its own line:col even when nothing launches it. */
+			cs_ptx_program *prog = cs_ptx_parse(ptx, plen, pp, &dd);
+			if (!prog)
+				ok = scn_fail_with(x, dir->ptx_loc, "ptx", &dd);
+			cs_ptx_program_free(prog);
+		}
+		if (ok && !cs_module_attach_ptx(m, ptx, plen, &dd))
 			ok = scn_fail_with(x, dir->ptx_loc, "ptx", &dd);
 		free(ptx);
 		g_free(pp);

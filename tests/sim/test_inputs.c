@@ -298,3 +298,63 @@ Test(bounds, a_failed_trace_allocation_is_named, .timeout = 300)
 	g_free(path);
 }
 #endif
+
+/* Item 6 messages: a ptx= file that does not parse is bad input at its own
+ * line:col, launched or not; a disasm --name that would not read back is
+ * refused. */
+Test(messages, a_bad_ptx_file_is_located_even_without_a_launch)
+{
+	char *src = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "fixtures", "kernels", "out",
+				     "vadd.sm_90.ptx", NULL);
+	gchar *text = NULL;
+	cr_assert(g_file_get_contents(src, &text, NULL, NULL));
+	/* a stray word in the parameter list of line 20 */
+	gchar **lines = g_strsplit(text, "\n", -1);
+	GString *bad = g_string_new(NULL);
+	for (int i = 0; lines[i]; i++) {
+		if (i == 19)
+			g_string_append(bad, "\tfrobnicate.u32 %r1, %r2;\n");
+		g_string_append_printf(bad, "%s%s", lines[i], lines[i + 1] ? "\n" : "");
+	}
+	char *ptx = tmp_file("bad.ptx", bad->str, (gssize)bad->len);
+	char *cubin = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "fixtures", "kernels", "out",
+				       "vadd.sm_90.cubin", NULL);
+	char *scn = g_strdup_printf("arch hopper\nmodule m %s ptx=%s\nalloc s 16\n"
+				    "expect stage 1 not-fired\n", cubin, ptx);
+	char *path = tmp_file("badptx.chain", scn, -1);
+	cli_out o = chainsim((const char *const[]){ "run", path, NULL });
+	cr_expect_eq(o.status, 2, "%s%s", o.out, o.err);
+	char *want = g_strdup_printf("ptx: %s:20:2: ", ptx);
+	cr_expect(strstr(o.err, want), "'%s' not in %s", want, o.err);
+	g_free(want);
+	g_free(o.out);
+	g_free(o.err);
+	g_unlink(path);
+	g_unlink(ptx);
+	g_free(path);
+	g_free(scn);
+	g_free(cubin);
+	g_free(ptx);
+	g_string_free(bad, TRUE);
+	g_strfreev(lines);
+	g_free(text);
+	g_free(src);
+}
+
+Test(messages, a_disasm_name_that_would_not_read_back_is_refused)
+{
+	char *bin = tmp_file("pb.bin", "\x01\x00\x00\x20\x00\x00\x00\x00", 8);
+	const char *bad[] = { "a b", "x#y", "a-b", "9x" };
+	for (size_t i = 0; i < 4; i++)
+		expect_refused((const char *const[]){ "disasm", bin, "--arch", "hopper", "--name",
+						      bad[i], NULL },
+			       "would not read back");
+	cli_out o = chainsim((const char *const[]){ "disasm", bin, "--arch", "hopper", "--name",
+						    "ring_0", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.out, "push ring_0\n"), "%s", o.out);
+	g_free(o.out);
+	g_free(o.err);
+	g_unlink(bin);
+	g_free(bin);
+}
