@@ -358,3 +358,48 @@ Test(messages, a_disasm_name_that_would_not_read_back_is_refused)
 	g_unlink(bin);
 	g_free(bin);
 }
+
+/* Determinism: every corpus case, run twice, gives byte-equal JSON and a
+ * byte-equal Perfetto trace (the bounded trace store and the reader changed
+ * nothing that depends on memory addresses or timing). */
+Test(bounds, the_same_input_gives_byte_equal_json_and_trace, .timeout = 300)
+{
+	const char *dirs[] = { "tests/conformance", "tests/outside" };
+	size_t checked = 0;
+	for (size_t k = 0; k < 2; k++) {
+		char *dir = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), dirs[k], NULL);
+		GDir *gd = g_dir_open(dir, 0, NULL);
+		cr_assert(gd);
+		const char *name;
+		while ((name = g_dir_read_name(gd))) {
+			if (!g_str_has_suffix(name, ".chain"))
+				continue;
+			char *path = g_build_filename(dirs[k], name, NULL);
+			gchar *json[2], *trace[2];
+			gsize tlen[2];
+			for (int r = 0; r < 2; r++) {
+				char *t = g_strdup_printf("%s/inputs-%d-trace-%d.json", g_get_tmp_dir(),
+							  (int)getpid(), r);
+				cli_out o = chainsim((const char *const[]){ "run", "--json", "--trace", t,
+									    path, NULL });
+				json[r] = o.out;
+				g_free(o.err);
+				cr_assert(g_file_get_contents(t, &trace[r], &tlen[r], NULL), "%s", path);
+				g_unlink(t);
+				g_free(t);
+			}
+			cr_expect_str_eq(json[0], json[1], "%s: the JSON differs between runs", path);
+			cr_expect(tlen[0] == tlen[1] && !memcmp(trace[0], trace[1], tlen[0]),
+				  "%s: the trace differs between runs", path);
+			for (int r = 0; r < 2; r++) {
+				g_free(json[r]);
+				g_free(trace[r]);
+			}
+			g_free(path);
+			checked++;
+		}
+		g_dir_close(gd);
+		g_free(dir);
+	}
+	cr_expect_gt(checked, 60);
+}
