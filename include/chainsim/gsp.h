@@ -271,6 +271,10 @@ uint64_t cs_gsp_host_irqs(cs_gsp *m);
 void cs_gsp_ring_doorbell(cs_gsp *m, unsigned queue);
 
 /* Snapshots of registers, memory, models and the host queue state. */
+/* At most CS_GSP_SNAPSHOTS_MAX snapshots holding CS_GSP_SNAPSHOT_BYTES_MAX
+ * bytes of region memory together; past either, save is bad input. */
+#define CS_GSP_SNAPSHOTS_MAX 64u
+#define CS_GSP_SNAPSHOT_BYTES_MAX (512ull << 20)
 cs_status cs_gsp_snapshot_save(cs_gsp *m, const char *name, cs_diag *d);
 cs_status cs_gsp_snapshot_restore(cs_gsp *m, const char *name, cs_diag *d);
 
