@@ -625,6 +625,11 @@ cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port, void (*ready)
 		return CS_ERR_UNAVAILABLE;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return cs_gdb_session(m, fd, d);
+}
+
+cs_status cs_gdb_session(cs_gsp *m, int fd, cs_diag *d)
+{
 	/* gdb treats RISC-V watchpoints as non-steppable: it wants the stop
 	 * before the access, removes the watchpoint and steps it itself */
 	bool stop_before = m->watch_stop_before;

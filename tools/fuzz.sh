@@ -2,8 +2,8 @@
 # tools/fuzz.sh TARGET SECONDS [LIBFUZZER-ARGS...]: builds the libFuzzer
 # targets with clang-14 and ASan+UBSan in ${FUZZ_BUILD_DIR:-build-fuzz}
 # (Debian 12: clang-14, libclang-rt-14-dev) and runs TARGET for SECONDS.
-# TARGET: scenario, module, gsp (tests/fuzz/), ptx (tests/ptxrun/fuzz_ptx.c),
-# elf, gdb (tests/gsp/fuzz_*.c).
+# TARGET: scenario, module, gsp, gdb-session (tests/fuzz/), ptx
+# (tests/ptxrun/fuzz_ptx.c), elf, gdb (tests/gsp/fuzz_*.c: the packet parser).
 # Seeds: the corpus and fixtures (read only), plus generated ones with long
 # lines and many edits; new inputs go to $build/corpus/TARGET. A finding is
 # written to $build/findings/TARGET/ and the script exits 1: copy it into the
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then
-	echo "usage: tools/fuzz.sh scenario|module|gsp|ptx|elf|gdb SECONDS [LIBFUZZER-ARGS...]" >&2
+	echo "usage: tools/fuzz.sh scenario|module|gsp|gdb-session|ptx|elf|gdb SECONDS [LIBFUZZER-ARGS...]" >&2
 	exit 2
 fi
 target=$1 seconds=$2
@@ -41,6 +41,7 @@ gsp) exe=tests/fuzz/fuzz_gsp seeds=(tests/gsp) ;;
 ptx) exe=tests/ptxrun/fuzz_ptx seeds=(tests/ptxrun/ptx) ;;
 elf) exe=tests/gsp/fuzz_elf seeds=(fixtures/firmware) ;;
 gdb) exe=tests/gsp/fuzz_gdb seeds=() ;;
+gdb-session) exe=tests/fuzz/fuzz_gdb_session seeds=() ;;
 *)
 	echo "fuzz.sh: unknown target '$target'" >&2
 	exit 2
@@ -70,6 +71,19 @@ if [ "$target" = scenario ]; then
 elif [ "$target" = gsp ]; then
 	printf 'break busy_loop\ncontinue 1000\nsnapshot save a\nstepi 50\nsnapshot restore a\ninfo registers\nnext 3\nbt\n' >"$corpus/runs.gsp"
 	printf 'x/64xw %s\n' "$(printf '0x80000000+%.0s' $(seq 300))0" >"$corpus/long-line.gsp"
+fi
+if [ "$target" = gdb-session ]; then
+	# framed packets: \$payload#checksum
+	pkt() {
+		local p=$1 sum=0 i
+		for ((i = 0; i < ${#p}; i++)); do
+			sum=$(((sum + $(printf '%d' "'${p:i:1}")) % 256))
+		done
+		printf '$%s#%02x' "$p" "$sum"
+	}
+	{ pkt qSupported; pkt '?'; pkt g; pkt s; pkt c; printf '\x03'; pkt k; } >"$corpus/run-stop-kill"
+	{ pkt 'vCont?'; pkt 'vCont;s'; pkt 'vCont;c'; printf 'x\x03'; pkt 'p20'; pkt D; } >"$corpus/vcont-detach"
+	{ pkt 'Z0,80000900,2'; pkt c; pkt 'm80000000,40'; pkt 'M80000000,4:00000000'; pkt k; } >"$corpus/break-mem"
 fi
 existing=()
 for s in "${seeds[@]}"; do

@@ -382,6 +382,9 @@ cs_status cs_gdb_handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
  * stopped is dropped (cs_gdb_serve returns CS_ERR_INPUT saying so). */
 #define CS_GDB_IDLE_MS (600u * 1000u)
 void cs_gsp_set_gdb_idle_ms(cs_gsp *m, uint64_t ms); /* 0: the default */
+/* The packet loop on a connected socket (cs_gdb_serve's, after accept; the
+ * fuzzer drives it through a socketpair). Closes fd. */
+cs_status cs_gdb_session(cs_gsp *m, int fd, cs_diag *d);
 /* Serves one GDB client on host:port (port 0: pick one; *bound_port says
  * which; ready(port, ctx) is called once listening). */
 cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port,
