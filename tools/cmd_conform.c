@@ -146,6 +146,8 @@ static bool add_path(GPtrArray *out, const char *arg)
 /* Sorted, without repeats: the fixed order every report uses. */
 static void sort_unique(GPtrArray *a)
 {
+	if (a->len < 2)
+		return; /* pdata may be NULL, which qsort must not see */
 	qsort(a->pdata, a->len, sizeof(char *), cmp_str);
 	guint w = 0;
 	for (guint r = 0; r < a->len; r++) {

@@ -473,8 +473,10 @@ Test(conform, shard_auto_reads_slurm_kubernetes_and_ci)
 Test(conform, progress_line_on_a_terminal_only)
 {
 	/* script(1) gives the run a terminal */
-	if (!g_find_program_in_path("script"))
+	char *script = g_find_program_in_path("script");
+	if (!script)
 		cr_skip_test("no script(1) here");
+	g_free(script);
 	char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
 	char *cmd = g_strdup_printf("%s conform --jobs 2 tests/conformance >/dev/null", exe);
 	const char *argv[] = { "script", "-qec", cmd, "/dev/null", NULL };
