@@ -4,8 +4,8 @@
 #include <string.h>
 
 static const cs_arch_info arch_table[CS_ARCH_COUNT] = {
-#define CS_ARCH(e, nm, host, compute, copy, qmd, va) \
-	[CS_ARCH_##e] = { CS_ARCH_##e, nm, host, compute, copy, qmd, va },
+#define CS_ARCH(e, nm, host, compute, copy, va) \
+	[CS_ARCH_##e] = { CS_ARCH_##e, nm, host, compute, copy, va },
 #include "chainsim/arch.def"
 #undef CS_ARCH
 };
@@ -15,10 +15,12 @@ typedef struct class_row {
 	const char *name;
 	cs_class_kind kind;
 	uint32_t arch_mask;
+	unsigned qmd_major;
+	unsigned features;
 } class_row;
 
 static const class_row class_table[] = {
-#define CS_CLASS(id, nm, kind, mask) { id, nm, kind, mask },
+#define CS_CLASS(id, nm, kind, mask, qmd, features) { id, nm, kind, mask, qmd, features },
 #include "classes.def"
 #undef CS_CLASS
 };
@@ -61,6 +63,24 @@ const char *cs_class_name(uint32_t cls)
 {
 	const class_row *r = find_class(cls);
 	return r ? r->name : NULL;
+}
+
+unsigned cs_class_qmd_major(uint32_t cls)
+{
+	const class_row *r = find_class(cls);
+	return r ? r->qmd_major : 0;
+}
+
+bool cs_class_has(uint32_t cls, unsigned features)
+{
+	const class_row *r = find_class(cls);
+	return r && (r->features & features) == features;
+}
+
+unsigned cs_arch_qmd_major(cs_arch arch)
+{
+	const cs_arch_info *ai = cs_arch_get(arch);
+	return ai ? cs_class_qmd_major(ai->compute_class) : 0;
 }
 
 bool cs_class_valid_for(uint32_t cls, cs_arch arch)

@@ -144,7 +144,7 @@ cs_fe *cs_fe_new(cs_arch arch, const cs_bus *bus, const cs_engine_port *engines)
 				fe->host_assumed |= 1ull << (off >> 2);
 		}
 	}
-	fe->sem_addr_hi_mask = fe->host_cls == 0xC56F ? 0xffu : 0x1ffffffu;
+	fe->sem_addr_hi_mask = cs_class_has(fe->host_cls, CS_CF_ADDR_UPPER_25) ? 0x1ffffffu : 0xffu;
 	fe->has_extended_base = arch >= CS_ARCH_HOPPER;
 	return fe;
 }
@@ -474,6 +474,27 @@ static fe_exec engine_method(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 	return FE_EXEC_OK;
 }
 
+static void call_hook(cs_fe *fe, const fe_chan *c, const cs_pb_item *it)
+{
+	cs_method_call call = {
+		.channel = c->id,
+		.subch = it->subch,
+		.cls = it->method < CS_PB_HOST_METHODS ? fe->host_cls : c->bound[it->subch],
+		.method = it->method,
+		.data = it->data,
+		.gp_entry = c->slot,
+		.method_index = c->method_index,
+		.data_addr = fe_item_va(c, it),
+	};
+	fe->hook(fe->hook_ctx, &call);
+}
+
+void cs_fe_set_method_hook(cs_fe *fe, cs_method_hook_fn fn, void *ctx)
+{
+	fe->hook = fn;
+	fe->hook_ctx = ctx;
+}
+
 /* Execute the entry in progress until it is done, the channel blocks or
  * stops, or max_methods methods ran (then it returns before anything else).
  * Returns the methods executed. */
@@ -498,6 +519,8 @@ static uint64_t run_entry(cs_fe *fe, fe_chan *c, uint64_t max_methods)
 				cs_event ev = fe_item_event(fe, c, CS_EV_METHOD, CS_STAGE_FE_EXEC, it);
 				fe_emit(fe, &ev);
 			}
+			if (fe->hook)
+				call_hook(fe, c, it);
 			fe_exec r = it->method < CS_PB_HOST_METHODS ? fe_host_method(fe, c, it)
 								  : engine_method(fe, c, it);
 			if (r == FE_EXEC_STOP)

@@ -350,7 +350,7 @@ static fe_exec sem_execute(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 			"SEM_EXECUTE reduction %u is not defined (0 IMIN .. 7 DEC)", q.red);
 		return FE_EXEC_STOP;
 	}
-	if (fe->host_cls != 0xC56F && q.op != CS_FE_SEM_ACQUIRE && q.op != CS_FE_SEM_RELEASE &&
+	if (!cs_class_has(fe->host_cls, CS_CF_SEM_OPS_PUBLIC) && q.op != CS_FE_SEM_ACQUIRE && q.op != CS_FE_SEM_RELEASE &&
 	    !(c->assumed_semops & (1u << q.op))) {
 		c->assumed_semops |= (uint8_t)(1u << q.op);
 		snprintf(fe->detail, sizeof(fe->detail),

@@ -62,6 +62,8 @@ struct cs_fe {
 	cs_engine_port eng;
 	bool has_eng;
 	bool tracing, trace_all;
+	cs_method_hook_fn hook; /* steppers: called before each method */
+	void *hook_ctx;
 	uint64_t own_clock;
 	uint64_t *now;
 	uint32_t nchan;

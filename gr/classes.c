@@ -227,7 +227,8 @@ bool cs_pcas2_action_valid(uint32_t cls, uint32_t action)
 		return false;
 	/* clc6c0.h stops at 0xB; INCREMENT_DEPENDENCE and INCREMENT_CWD_REF_COUNTER
 	 * appear from clc7c0.h on. */
-	if (cls == 0xC6C0 && action > CS_PCAS2_INVALIDATE_PREFETCH_COPY_FORCE_REQUIRE_SCHEDULING)
+	if (!cs_class_has(cls, CS_CF_PCAS2_DEPENDENCE) &&
+	    action > CS_PCAS2_INVALIDATE_PREFETCH_COPY_FORCE_REQUIRE_SCHEDULING)
 		return false;
 	return true;
 }
@@ -277,15 +278,3 @@ uint32_t cs_gr_shared_limit(uint32_t cls, bool *assumed)
 	return limit;
 }
 
-unsigned cs_gr_qmd_major_for(uint32_t cls)
-{
-	switch (cls) {
-	case 0xC6C0:
-	case 0xC7C0:
-	case 0xC9C0: return 3;
-	case 0xCBC0: return 4;
-	case 0xCDC0:
-	case 0xCEC0: return 5;
-	default: return 0;
-	}
-}

@@ -7,7 +7,6 @@
 
 #include "gr_internal.h"
 
-static bool is_hopper_up(uint32_t cls) { return cls >= 0xCBC0; }
 
 static const char *method_label(uint32_t cls, uint32_t method, char *buf, size_t len)
 {
@@ -67,7 +66,7 @@ static cs_engine_result i2m_launch(cs_gr *gr, gr_compute *st, const cs_method_ca
 	if (completion == 3)
 		return gr_stop(gr, c, CS_STAGE_FE_EXEC, CS_UNIT_COMPUTE, CS_NONE32, CS_ERR_INPUT,
 			       why, "LAUNCH_DMA (I2M) COMPLETION_TYPE=3 is reserved");
-	uint32_t upper_mask = is_hopper_up(c->cls) ? 0x1ffffffu : 0x1ffffu;
+	uint32_t upper_mask = cs_class_has(c->cls, CS_CF_ADDR_UPPER_25) ? 0x1ffffffu : 0x1ffffu;
 	uint64_t dst = ((uint64_t)(st->offset_out_upper & upper_mask) << 32) | st->offset_out;
 	uint64_t lines = st->line_count;
 	uint64_t total = (uint64_t)st->line_length * lines;
@@ -135,7 +134,7 @@ static cs_engine_result report_semaphore(cs_gr *gr, gr_compute *st, const cs_met
 {
 	uint32_t op = c->data & 3u, reduction = (c->data >> 3) & 1u;
 	bool one_word = (c->data >> 28) & 1u;
-	uint32_t upper_mask = is_hopper_up(c->cls) ? 0x1ffffffu : 0xffu;
+	uint32_t upper_mask = cs_class_has(c->cls, CS_CF_ADDR_UPPER_25) ? 0x1ffffffu : 0xffu;
 	uint64_t addr = ((uint64_t)(st->report_a & upper_mask) << 32) | st->report_b;
 	if (op == 3)
 		return gr_stop(gr, c, CS_STAGE_ENGINE_RELEASE, CS_UNIT_COMPUTE, CS_NONE32,
@@ -228,12 +227,12 @@ static cs_engine_result pcas2(cs_gr *gr, gr_subch *s, const cs_method_call *c, c
 
 unsigned cs_gr_inline_qmd_dwords(uint32_t cls, uint32_t addr_a)
 {
-	return is_hopper_up(cls) && ((addr_a >> 30) & 1u) ? 96 : 64;
+	return cs_class_has(cls, CS_CF_INLINE_QMD_SIZE) && ((addr_a >> 30) & 1u) ? 96 : 64;
 }
 
 uint32_t cs_gr_inline_qmd_upper(uint32_t cls, uint32_t addr_a)
 {
-	return is_hopper_up(cls) ? addr_a & 0x1ffu : addr_a;
+	return cs_class_has(cls, CS_CF_INLINE_QMD_SIZE) ? addr_a & 0x1ffu : addr_a;
 }
 
 static cs_engine_result inline_qmd_data(cs_gr *gr, gr_subch *s, const cs_method_call *c,
@@ -245,7 +244,8 @@ static cs_engine_result inline_qmd_data(cs_gr *gr, gr_subch *s, const cs_method_
 		return gr_stop(gr, c, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, CS_NONE32,
 			       CS_ERR_INPUT, why,
 			       "LOAD_INLINE_QMD_DATA(%u) is beyond the %u dwords %s", i, n,
-			       is_hopper_up(s->cls) ? "SET_INLINE_QMD_ADDRESS_A INLINE_SIZE announces"
+			       cs_class_has(s->cls, CS_CF_INLINE_QMD_SIZE)
+						    ? "SET_INLINE_QMD_ADDRESS_A INLINE_SIZE announces"
 						    : "of a V03_00 QMD");
 	s->c.inline_dw[i] = c->data;
 	s->c.inline_have[i] = 1;
@@ -422,7 +422,7 @@ static void finish_pcas(cs_gr *gr, gr_subch *s)
 	const cs_method_call *o = &s->c.pcas_origin;
 	s->c.pcas_pending = false;
 	uint64_t qmd_va = (uint64_t)s->c.pcas_a << 8;
-	unsigned bytes = cs_qmd_size(cs_gr_qmd_major_for(s->cls));
+	unsigned bytes = cs_qmd_size(cs_class_qmd_major(s->cls));
 	const cs_mem_port *m = &gr->bus->mem;
 	if (!m->mapped(m->ctx, qmd_va, bytes))
 		return;

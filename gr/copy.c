@@ -15,7 +15,7 @@ enum { CE_CHUNK = 4096 };
 #define CE_MAX_LINES (1ull << 20)
 #define CE_MAX_BYTES (1ull << 32)
 
-static bool has_payload_upper(uint32_t cls) { return cls != 0xC6B5; }
+static bool has_payload_upper(uint32_t cls) { return cs_class_has(cls, CS_CF_PAYLOAD_UPPER); }
 
 /* Copy one line through a bounce buffer, so overlapping lines copy as memmove. */
 static cs_engine_result copy_line(cs_gr *gr, const cs_method_call *c, uint64_t dst,

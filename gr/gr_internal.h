@@ -24,7 +24,7 @@ static inline const cs_qmd_field *gr_qmd_f(const cs_qmd_layout *l, gr_qf id)
  * 48:32 on C6B5/C7B5 and 56:32 from C8B5 on. */
 static inline uint32_t gr_copy_upper_mask(uint32_t cls)
 {
-	return cls >= 0xC8B5 ? 0x1ffffffu : 0x1ffffu;
+	return cs_class_has(cls, CS_CF_ADDR_UPPER_25) ? 0x1ffffffu : 0x1ffffu;
 }
 
 /* Raw bit access across a dword array (no bounds beyond the layout's size). */

@@ -71,7 +71,7 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 			     cs_qmd_info *in, uint32_t *launch_out, cs_diag *why)
 {
 	const cs_mem_port *m = &gr->bus->mem;
-	unsigned major = cs_gr_qmd_major_for(c->cls);
+	unsigned major = cs_class_qmd_major(c->cls);
 	const cs_qmd_layout *l = cs_qmd_layout_of(major);
 
 	/* Stage 6: the QMD is in memory (or is not). */

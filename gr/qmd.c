@@ -529,7 +529,7 @@ enum { GR_PROGRAM_PROBE = 16 };
 cs_cause cs_qmd_check(const cs_qmd_info *in, uint32_t cls, const cs_mem_port *mem, char *why,
 		      size_t why_len)
 {
-	unsigned want = cs_gr_qmd_major_for(cls);
+	unsigned want = cs_class_qmd_major(cls);
 	if (want == 0) {
 		snprintf(why, why_len, "class %04X is not a compute class", cls);
 		return CS_CAUSE_QMD_REJECTED;

@@ -129,7 +129,7 @@ bool cs_gr_launch_methods(const cs_gr_launch_opts *o, cs_gr_seq *out, cs_diag *d
 		cs_diag_set(d, CS_ERR_INPUT, "a launch takes path inline or pcas");
 		return false;
 	}
-	unsigned major = cs_gr_qmd_major_for(cls);
+	unsigned major = cs_class_qmd_major(cls);
 	if (!o->qmd || !o->qmd->layout || o->qmd->layout->major != major) {
 		cs_diag_set(d, CS_ERR_INPUT, "the inline path needs a QMD V%02u_00 for class %04X",
 			    major, cls);
@@ -137,7 +137,7 @@ bool cs_gr_launch_methods(const cs_gr_launch_opts *o, cs_gr_seq *out, cs_diag *d
 	}
 	unsigned ndw = o->qmd->layout->bytes / 4;
 	uint32_t a, b = (uint32_t)shifted;
-	if (cls >= 0xCBC0) {
+	if (cs_class_has(cls, CS_CF_INLINE_QMD_SIZE)) {
 		if (shifted >> 41) {
 			cs_diag_set(d, CS_ERR_INPUT,
 				    "QMD address 0x%" PRIx64 " does not fit SET_INLINE_QMD_ADDRESS_A",
@@ -170,9 +170,9 @@ bool cs_gr_copy_methods(const cs_gr_copy_opts *o, cs_gr_seq *out, cs_diag *d)
 		return false;
 	}
 	bool wide = o->release && (o->sem_payload >> 32);
-	if (wide && cls == 0xC6B5) {
-		cs_diag_set(d, CS_ERR_INPUT, "a 64-bit semaphore payload needs C7B5 or later, "
-					     "not C6B5");
+	if (wide && !cs_class_has(cls, CS_CF_PAYLOAD_UPPER)) {
+		cs_diag_set(d, CS_ERR_INPUT, "a 64-bit semaphore payload needs a copy class with "
+					     "SET_SEMAPHORE_PAYLOAD_UPPER (C7B5 or later), not %04X", cls);
 		return false;
 	}
 	uint32_t offs[4] = { (uint32_t)(o->src >> 32), (uint32_t)o->src, (uint32_t)(o->dst >> 32),

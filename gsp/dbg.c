@@ -7,14 +7,66 @@
 #include <string.h>
 
 #include "gsp_internal.h"
+#include "source.h"
 
 enum { MAX_ARGS = 32, DEFAULT_BUDGET = 20000000 };
 
 static const char *const commands[] = {
 	"awatch", "backtrace", "break", "bt", "call", "continue", "delete", "disassemble", "finish",
-	"info", "log", "mmio", "msgq", "next", "print", "rpc", "rwatch", "set", "snapshot", "step",
-	"stepi", "tbreak", "watch", "where", "x", NULL,
+	"help", "info", "list", "log", "mmio", "msgq", "next", "nexti", "print", "rpc", "rwatch", "set",
+	"snapshot", "step", "stepi", "tbreak", "watch", "where", "x", NULL,
 };
+
+/* help and help CMD: usage and what each command does, one entry each. */
+static const struct {
+	const char *name, *usage, *what;
+} help_table[] = {
+	{ "break", "break LOCATION | break FILE:LINE", "stop before the instruction at LOCATION (an expression) or the first one of a source line" },
+	{ "tbreak", "tbreak LOCATION | tbreak FILE:LINE", "a breakpoint deleted when it is hit" },
+	{ "watch", "watch ADDRESS [LENGTH]", "stop after a write to LENGTH (4) bytes at ADDRESS (msgq.* cursors too)" },
+	{ "rwatch", "rwatch ADDRESS [LENGTH]", "stop after a read" },
+	{ "awatch", "awatch ADDRESS [LENGTH]", "stop after a read or a write" },
+	{ "delete", "delete [ID...]", "delete breakpoints and watchpoints (all without ID)" },
+	{ "continue", "continue [BUDGET]", "run to a stop (at most BUDGET instructions)" },
+	{ "step", "step [N]", "run to the next source line, into calls (one instruction without line tables)" },
+	{ "next", "next [N]", "run to the next source line, over calls (one instruction, over calls, without line tables)" },
+	{ "stepi", "stepi [N]", "run N instructions" },
+	{ "nexti", "nexti [N]", "run N instructions, calls as one" },
+	{ "finish", "finish", "run until the current function returns; print a0" },
+	{ "list", "list [FILE:LINE | FUNCTION | LINE]", "ten source lines around the place (the pc); again: the next ten" },
+	{ "info", "info breakpoints|registers [REG...]|all-registers|map|symbol ADDR|snapshots|locals|line [ADDR]", "tables and state" },
+	{ "x", "x/NFU ADDRESS", "examine memory: F x d u c i s (string), U b h w g" },
+	{ "set", "set $REG = VALUE | set mem ADDR u8|u16|u32|u64 V...", "write a register or memory" },
+	{ "print", "print EXPRESSION", "a variable with its type (NAME.FIELD, ->, [N], *, &) or an expression: numbers, $reg, symbols, +, -, *ADDR, msgq.* cursors" },
+	{ "disassemble", "disassemble [LOCATION [N]]", "instructions, objdump's text" },
+	{ "backtrace", "backtrace", "the frames, with FILE:LINE where the line tables know it (also bt, where)" },
+	{ "call", "call FUNCTION [ARG...]", "call a firmware function with up to 8 arguments" },
+	{ "snapshot", "snapshot save|restore NAME", "save or restore the whole machine" },
+	{ "msgq", "msgq [init | monitor on|off]", "the message queues: cursors and pending elements; the overrun monitor" },
+	{ "rpc", "rpc init | send NAME [WORD...] | post NAME [COUNT] | recv | drain [BUDGET]", "the host side of the RPC protocol" },
+	{ "mmio", "mmio trace on|off", "print every modelled MMIO access" },
+	{ "log", "log", "what the firmware wrote to its log region" },
+	{ "help", "help [COMMAND]", "the commands, or one command's usage" },
+};
+
+static cs_status cmd_help(const char *name, FILE *out, cs_diag *d)
+{
+	size_t n = sizeof(help_table) / sizeof(help_table[0]);
+	for (size_t i = 0; i < n; i++) {
+		if (name && strcmp(name, help_table[i].name))
+			continue;
+		if (name) {
+			fprintf(out, "usage: %s\n  %s\n", help_table[i].usage, help_table[i].what);
+			return CS_OK;
+		}
+		fprintf(out, "  %-12s %s\n", help_table[i].name, help_table[i].what);
+	}
+	if (name) {
+		cs_diag_set(d, CS_ERR_INPUT, "help: no command '%s' (help lists them)", name);
+		return CS_ERR_INPUT;
+	}
+	return CS_OK;
+}
 
 const char *const *cs_gsp_dbg_commands(void)
 {
@@ -298,6 +350,20 @@ static uint64_t insn_len_at(cs_gsp *m, uint64_t pc)
 	return in.len ? in.len : 2;
 }
 
+/* "fw.c:160: <the line>" where the line tables know pc. */
+static void print_source_line(cs_gsp *m, FILE *out, uint64_t pc)
+{
+	const char *file;
+	unsigned line;
+	if (!gsp_source_line(m->img->source, pc, &file, &line, NULL))
+		return;
+	const char *b = strrchr(file, '/');
+	fprintf(out, "%s:%u:\n", b ? b + 1 : file, line);
+	cs_diag ignore;
+	cs_diag_clear(&ignore);
+	gsp_source_list(m->img->source, file, line, line, line, out, &ignore);
+}
+
 static void report_stop(cs_gsp *m, FILE *out, const cs_gsp_stop *st)
 {
 	char desc[512];
@@ -312,6 +378,7 @@ static void report_stop(cs_gsp *m, FILE *out, const cs_gsp_stop *st)
 			fprintf(out, "  address 0x%" PRIx64 " is %s\n", st->addr, cn);
 		if (st->access_pc) {
 			fprintf(out, "  access:\n");
+			print_source_line(m, out, st->access_pc);
 			print_insn(m, out, st->access_pc, false);
 		}
 		if (m->q.ready) {
@@ -327,6 +394,7 @@ static void report_stop(cs_gsp *m, FILE *out, const cs_gsp_stop *st)
 			fprintf(out, "\n");
 		}
 	}
+	print_source_line(m, out, cs_gsp_pc(m));
 	print_insn(m, out, cs_gsp_pc(m), true);
 }
 
@@ -361,17 +429,61 @@ static void print_regs(cs_gsp *m, FILE *out, bool all)
 
 /* ---- commands ---- */
 
+/* FILE:LINE through the line table; false (d untouched) when text is not one. */
+static bool source_location(cs_gsp *m, const char *text, uint64_t *addr, unsigned *line, cs_diag *d, bool *bad)
+{
+	const char *colon = strrchr(text, ':');
+	*bad = false;
+	if (!colon || colon == text || !colon[1])
+		return false;
+	char *end = NULL;
+	unsigned long l = strtoul(colon + 1, &end, 10);
+	if (*end)
+		return false;
+	char file[256];
+	snprintf(file, sizeof(file), "%.*s", (int)(colon - text), text);
+	if (!m->img->source) {
+		cs_diag_set(d, CS_ERR_INPUT, "'%s': the firmware has no line tables (no DWARF)", text);
+		*bad = true;
+		return false;
+	}
+	if (!gsp_source_addr(m->img->source, file, (unsigned)l, addr, line, d)) {
+		*bad = true;
+		return false;
+	}
+	return true;
+}
+
+/* " at fw.c:160" for pc, or "" */
+static void source_suffix(cs_gsp *m, uint64_t pc, char *buf, size_t len)
+{
+	const char *file;
+	unsigned line;
+	buf[0] = 0;
+	if (gsp_source_line(m->img->source, pc, &file, &line, NULL)) {
+		const char *b = strrchr(file, '/');
+		snprintf(buf, len, " at %s:%u", b ? b + 1 : file, line);
+	}
+}
+
 static cs_status cmd_break(cs_gsp *m, argv_t *a, FILE *out, bool temp, cs_diag *d)
 {
 	uint64_t addr;
-	if (!need_args(a, 1, 1, temp ? "tbreak LOCATION" : "break LOCATION", d) || !eval(m, a->argv[1], &addr, d))
+	unsigned line;
+	bool bad = false;
+	if (!need_args(a, 1, 1, temp ? "tbreak LOCATION" : "break LOCATION", d))
+		return CS_ERR_INPUT;
+	if (!source_location(m, a->argv[1], &addr, &line, d, &bad) && (bad || !eval(m, a->argv[1], &addr, d)))
 		return CS_ERR_INPUT;
 	int id;
 	cs_status st = cs_gsp_break_add(m, addr, temp, &id, d);
 	if (st == CS_OK) {
 		char sym[128];
 		cs_gsp_symbolize(m, addr, sym, sizeof(sym));
-		fprintf(out, "%s %d at 0x%" PRIx64 " <%s>\n", temp ? "temporary breakpoint" : "breakpoint", id, addr, sym);
+		char src[300];
+		source_suffix(m, addr, src, sizeof(src));
+		fprintf(out, "%s %d at 0x%" PRIx64 " <%s>%s\n", temp ? "temporary breakpoint" : "breakpoint", id, addr, sym,
+			src);
 	}
 	return st;
 }
@@ -424,12 +536,12 @@ static cs_status cmd_x(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 			fmt = end;
 		}
 		for (; *fmt; fmt++) {
-			if (strchr("xduic", *fmt))
+			if (strchr("xduics", *fmt))
 				f = *fmt;
 			else if (strchr("bhwg", *fmt))
 				u = *fmt;
 			else {
-				cs_diag_set(d, CS_ERR_INPUT, "x: unknown format letter '%c' (x d u i c, b h w g)", *fmt);
+				cs_diag_set(d, CS_ERR_INPUT, "x: unknown format letter '%c' (x d u i c s, b h w g)", *fmt);
 				return CS_ERR_INPUT;
 			}
 		}
@@ -443,6 +555,28 @@ static cs_status cmd_x(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 	if (count == 0 || count > 4096) {
 		cs_diag_set(d, CS_ERR_INPUT, "x: count %" PRIu64 " (1 to 4096)", count);
 		return CS_ERR_INPUT;
+	}
+	if (f == 's') {
+		for (uint64_t i = 0; i < count; i++) {
+			char sym[128];
+			cs_gsp_symbolize(m, addr, sym, sizeof(sym));
+			fprintf(out, "0x%" PRIx64 " <%s>:\t\"", addr, sym);
+			uint64_t n = 0;
+			for (; n < 4096; n++) {
+				uint8_t ch;
+				if (cs_gsp_mem_read(m, addr + n, &ch, 1, NULL) != CS_OK || !ch)
+					break;
+				if (ch == '"' || ch == '\\')
+					fprintf(out, "\\%c", ch);
+				else if (isprint(ch))
+					fputc(ch, out);
+				else
+					fprintf(out, "\\%03o", ch);
+			}
+			fprintf(out, "\"%s\n", n == 4096 ? "..." : "");
+			addr += n + 1;
+		}
+		return CS_OK;
 	}
 	if (f == 'i') {
 		for (uint64_t i = 0; i < count; i++) {
@@ -515,8 +649,11 @@ static cs_status cmd_bt(cs_gsp *m, FILE *out)
 	for (int i = 0; i < n; i++) {
 		char sym[128];
 		cs_gsp_symbolize(m, f[i].pc, sym, sizeof(sym));
-		fprintf(out, "#%d  0x%" PRIx64 " <%s>  sp 0x%" PRIx64 " cfa 0x%" PRIx64 "\n", i, f[i].pc, sym, f[i].sp,
-			f[i].cfa);
+		char src[300];
+		/* a caller's pc is a return address: its line is the call's */
+		source_suffix(m, i ? f[i].pc - 1 : f[i].pc, src, sizeof(src));
+		fprintf(out, "#%d  0x%" PRIx64 " <%s>%s  sp 0x%" PRIx64 " cfa 0x%" PRIx64 "\n", i, f[i].pc, sym, src,
+			f[i].sp, f[i].cfa);
 	}
 	return CS_OK;
 }
@@ -713,6 +850,29 @@ static cs_status cmd_rpc(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 static cs_status cmd_info(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 {
 	const char *w = a->argc > 1 ? a->argv[1] : "";
+	if (!strcmp(w, "locals")) {
+		if (!m->img->source) {
+			cs_diag_set(d, CS_ERR_INPUT, "info locals: the firmware has no DWARF");
+			return CS_ERR_INPUT;
+		}
+		return gsp_source_locals(m, m->img->source, out, d) ? CS_OK : CS_ERR_INPUT;
+	}
+	if (!strcmp(w, "line")) {
+		uint64_t pc = cs_gsp_pc(m);
+		if (a->argc > 3 || (a->argc == 3 && !eval(m, a->argv[2], &pc, d))) {
+			if (a->argc > 3)
+				cs_diag_set(d, CS_ERR_INPUT, "usage: info line [ADDRESS]");
+			return CS_ERR_INPUT;
+		}
+		char src[300], sym[128];
+		source_suffix(m, pc, src, sizeof(src));
+		cs_gsp_symbolize(m, pc, sym, sizeof(sym));
+		if (!src[0])
+			fprintf(out, "0x%" PRIx64 " <%s> has no line information\n", pc, sym);
+		else
+			fprintf(out, "0x%" PRIx64 " <%s> is%s\n", pc, sym, src);
+		return CS_OK;
+	}
 	if (!strncmp(w, "reg", 3)) {
 		if (a->argc > 2) {
 			for (int i = 2; i < a->argc; i++) {
@@ -764,6 +924,150 @@ static cs_status cmd_info(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 	return CS_ERR_INPUT;
 }
 
+/* step/next by source line: instructions (calls as one for next) until the
+ * pc begins a statement of another line; code without line tables is left
+ * with `finish` when stepping into it. */
+enum { SOURCE_STEP_MAX = 1 << 22 };
+
+static cs_status source_step(cs_gsp *m, bool over, cs_gsp_stop *st, cs_diag *d)
+{
+	const cs_gsp_source *src = m->img->source;
+	const char *f0, *f;
+	unsigned l0, l;
+	bool start;
+	if (!gsp_source_line(src, cs_gsp_pc(m), &f0, &l0, NULL))
+		return over ? cs_gsp_next(m, st, d) : cs_gsp_stepi(m, 1, st, d);
+	for (uint64_t i = 0; i < SOURCE_STEP_MAX; i++) {
+		cs_status s = over ? cs_gsp_next(m, st, d) : cs_gsp_stepi(m, 1, st, d);
+		if (s != CS_OK || st->reason != CS_GSP_STOP_STEP)
+			return s;
+		if (!gsp_source_line(src, cs_gsp_pc(m), &f, &l, &start)) {
+			if (over)
+				continue;
+			s = cs_gsp_finish(m, 0, st, d);
+			if (s != CS_OK || st->reason != CS_GSP_STOP_RETURNED)
+				return s;
+			st->reason = CS_GSP_STOP_STEP;
+			continue;
+		}
+		if (start && (l != l0 || strcmp(f, f0)))
+			return CS_OK;
+	}
+	cs_diag_set(d, CS_ERR_FAULT, "no new source line within %d instructions (stopped at 0x%" PRIx64 ")",
+		    SOURCE_STEP_MAX, cs_gsp_pc(m));
+	return CS_ERR_FAULT;
+}
+
+static cs_status cmd_list(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	const cs_gsp_source *src = m->img->source;
+	if (!src) {
+		cs_diag_set(d, CS_ERR_INPUT, "list: the firmware has no line tables (no DWARF)");
+		return CS_ERR_INPUT;
+	}
+	if (!need_args(a, 0, 1, "list [FILE:LINE | FUNCTION | LINE]", d))
+		return CS_ERR_INPUT;
+	const char *file = NULL;
+	unsigned line = 0, mark = 0;
+	uint64_t addr;
+	bool bad = false;
+	if (a->argc == 1 && m->list_file[0]) {
+		file = m->list_file;
+		line = m->list_next + 5;
+	} else if (a->argc == 1) {
+		if (!gsp_source_line(src, cs_gsp_pc(m), &file, &line, NULL)) {
+			cs_diag_set(d, CS_ERR_INPUT, "list: no line information at the pc 0x%" PRIx64, cs_gsp_pc(m));
+			return CS_ERR_INPUT;
+		}
+		mark = line;
+	} else if (strchr(a->argv[1], ':')) {
+		const char *colon = strrchr(a->argv[1], ':');
+		char *end = NULL;
+		unsigned long l = strtoul(colon + 1, &end, 10);
+		if (*end || !l) {
+			cs_diag_set(d, CS_ERR_INPUT, "list: '%s' is not FILE:LINE", a->argv[1]);
+			return CS_ERR_INPUT;
+		}
+		if (!source_location(m, a->argv[1], &addr, &line, d, &bad)) {
+			if (bad)
+				return CS_ERR_INPUT;
+		}
+		snprintf(m->list_file, sizeof(m->list_file), "%.*s", (int)(colon - a->argv[1]), a->argv[1]);
+		file = m->list_file;
+		line = (unsigned)l;
+	} else if (isdigit((unsigned char)a->argv[1][0])) {
+		uint64_t l;
+		if (!parse_num(a->argv[1], &l) || !l || l > UINT32_MAX) {
+			cs_diag_set(d, CS_ERR_INPUT, "list: '%s' is not a line number", a->argv[1]);
+			return CS_ERR_INPUT;
+		}
+		if (!m->list_file[0] && !gsp_source_line(src, cs_gsp_pc(m), &file, &line, NULL)) {
+			cs_diag_set(d, CS_ERR_INPUT, "list: which file? (list FILE:LINE)");
+			return CS_ERR_INPUT;
+		}
+		if (m->list_file[0])
+			file = m->list_file;
+		line = (unsigned)l;
+	} else if (!gsp_source_func(src, a->argv[1], &file, &line)) {
+		cs_diag_set(d, CS_ERR_INPUT, "list: no function '%s' in the debug information", a->argv[1]);
+		return CS_ERR_INPUT;
+	}
+	char keep[256];
+	snprintf(keep, sizeof(keep), "%s", file);
+	unsigned first = line > 5 ? line - 5 : 1;
+	if (!gsp_source_list(src, keep, first, first + 9, mark, out, d))
+		return CS_ERR_INPUT;
+	snprintf(m->list_file, sizeof(m->list_file), "%s", keep);
+	m->list_next = first + 10;
+	return CS_OK;
+}
+
+/* print EXPRESSION: a DWARF variable with its type when the firmware has
+ * one by that name, else the plain expression (spaces allowed). */
+static cs_status cmd_print(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	if (a->argc < 2) {
+		cs_diag_set(d, CS_ERR_INPUT, "usage: print EXPRESSION");
+		return CS_ERR_INPUT;
+	}
+	char expr[256] = "", compact[256] = "";
+	size_t k = 0;
+	for (int i = 1; i < a->argc; i++) {
+		size_t n = (size_t)snprintf(expr + strlen(expr), sizeof(expr) - strlen(expr), "%s%s", i > 1 ? " " : "",
+					    a->argv[i]);
+		(void)n;
+		for (const char *p = a->argv[i]; *p && k < sizeof(compact) - 1; p++)
+			compact[k++] = *p;
+	}
+	compact[k] = 0;
+	if (m->img->source) {
+		cs_diag sub;
+		cs_diag_clear(&sub);
+		if (gsp_source_print(m, m->img->source, compact, out, &sub))
+			return CS_OK;
+		if (sub.status != CS_OK) {
+			*d = sub;
+			return sub.status;
+		}
+	}
+	uint64_t v;
+	if (!strncmp(compact, "*msgq.", 6)) {
+		/* the cursors are 32-bit fields of the queue headers */
+		uint32_t w = 0;
+		if (!eval(m, compact + 1, &v, d) || cs_gsp_mem_read(m, v, &w, 4, d) != CS_OK)
+			return CS_ERR_INPUT;
+		fprintf(out, "%s = (uint32_t) %u\n", expr, w);
+		return CS_OK;
+	}
+	if (!eval(m, compact, &v, d))
+		return CS_ERR_INPUT;
+	char sym[128];
+	cs_gsp_symbolize(m, v, sym, sizeof(sym));
+	fprintf(out, "%s = 0x%" PRIx64 " (%" PRId64 ")%s%s%s\n", expr, v, (int64_t)v, sym[0] != '0' ? " <" : "",
+		sym[0] != '0' ? sym : "", sym[0] != '0' ? ">" : "");
+	return CS_OK;
+}
+
 cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 {
 	argv_t a;
@@ -809,6 +1113,32 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 			return CS_ERR_INPUT;
 		return run_report(m, out, cs_gsp_continue(m, budget, &st, d), &st, d);
 	}
+	if (!strcmp(c, "help") || !strcmp(c, "h")) {
+		if (!need_args(&a, 0, 1, "help [COMMAND]", d))
+			return CS_ERR_INPUT;
+		return cmd_help(a.argc > 1 ? a.argv[1] : NULL, out, d);
+	}
+	if (!strcmp(c, "list") || !strcmp(c, "l"))
+		return cmd_list(m, &a, out, d);
+	if ((!strcmp(c, "step") || !strcmp(c, "s") || !strcmp(c, "next") || !strcmp(c, "n")) && m->img->source &&
+	    gsp_source_line(m->img->source, cs_gsp_pc(m), NULL, NULL, NULL)) {
+		uint64_t n = 1;
+		if (!need_args(&a, 0, 1, "step|next [N]", d))
+			return CS_ERR_INPUT;
+		if (a.argc > 1 && !eval(m, a.argv[1], &n, d))
+			return CS_ERR_INPUT;
+		s = CS_OK;
+		uint64_t t0 = gsp_now_ms();
+		for (uint64_t i = 0; i < n; i++) {
+			s = source_step(m, c[0] == 'n', &st, d);
+			if (s != CS_OK || st.reason != CS_GSP_STOP_STEP)
+				break;
+			/* N steps are one run under the wall-clock guard */
+			if (n > 1 && gsp_guard_passed(m, t0, &st, i + 1))
+				break;
+		}
+		return run_report(m, out, s, &st, d);
+	}
 	if (!strcmp(c, "stepi") || !strcmp(c, "si") || !strcmp(c, "step") || !strcmp(c, "s")) {
 		uint64_t n = 1;
 		if (!need_args(&a, 0, 1, "stepi [N]", d))
@@ -846,18 +1176,8 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 		print_regs(m, out, false);
 		return CS_OK;
 	}
-	if (!strcmp(c, "print") || !strcmp(c, "p")) {
-		if (!need_args(&a, 1, 1, "print EXPRESSION", d))
-			return CS_ERR_INPUT;
-		uint64_t v;
-		if (!eval(m, a.argv[1], &v, d))
-			return CS_ERR_INPUT;
-		char sym[128];
-		cs_gsp_symbolize(m, v, sym, sizeof(sym));
-		fprintf(out, "%s = 0x%" PRIx64 " (%" PRId64 ")%s%s%s\n", a.argv[1], v, (int64_t)v,
-			sym[0] != '0' ? " <" : "", sym[0] != '0' ? sym : "", sym[0] != '0' ? ">" : "");
-		return CS_OK;
-	}
+	if (!strcmp(c, "print") || !strcmp(c, "p"))
+		return cmd_print(m, &a, out, d);
 	if (c[0] == 'x' && (c[1] == 0 || c[1] == '/'))
 		return cmd_x(m, &a, out, d);
 	if (!strcmp(c, "set"))

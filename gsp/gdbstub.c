@@ -280,8 +280,87 @@ static cs_status gdb_resume(cs_gsp *m, bool step, gdb_link *link, cs_gsp_stop *s
 	return s;
 }
 
+/* What gdb shows as console output after a resume: the firmware's new log
+ * lines, and the debugger's own stops (a message-queue overrun, a fault, the
+ * guard) in words, which a bare signal number would hide. */
+static void console_after_stop(cs_gsp *m, size_t log_before, const cs_gsp_stop *st, GString *console)
+{
+	if (!console)
+		return;
+	const char *log = cs_gsp_log_text(m);
+	size_t log_len = log ? strlen(log) : 0;
+	if (log_len > log_before)
+		g_string_append_len(console, log + log_before, (gssize)(log_len - log_before));
+	switch (st->reason) {
+	case CS_GSP_STOP_DESYNC: case CS_GSP_STOP_FAULT: case CS_GSP_STOP_GUARD: case CS_GSP_STOP_BUDGET:
+	case CS_GSP_STOP_IDLE: case CS_GSP_STOP_EBREAK: case CS_GSP_STOP_REPLY: case CS_GSP_STOP_RETURNED: {
+		char desc[512];
+		cs_gsp_stop_describe(m, st, desc, sizeof(desc));
+		g_string_append_printf(console, "chainsim: %s\n", desc);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* monitor CMD: the debugger's command language (msgq views, rpc, snapshots),
+ * its output hex-encoded as the reply, which gdb prints. */
+static void monitor_command(cs_gsp *m, const char *hex, char *reply, size_t max)
+{
+	size_t n = strlen(hex);
+	char *line = malloc(n / 2 + 1);
+	if (!line || n % 2) {
+		free(line);
+		snprintf(reply, max, "E01");
+		return;
+	}
+	for (size_t i = 0; i < n / 2; i++) {
+		int h = hexval(hex[2 * i]), l = hexval(hex[2 * i + 1]);
+		if (h < 0 || l < 0 || !(h | l)) {
+			free(line);
+			snprintf(reply, max, "E01");
+			return;
+		}
+		line[i] = (char)(h * 16 + l);
+	}
+	line[n / 2] = 0;
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *out = open_memstream(&text, &text_len);
+	if (!out) {
+		free(line);
+		snprintf(reply, max, "E01");
+		return;
+	}
+	cs_diag d;
+	cs_diag_clear(&d);
+	if (cs_gsp_dbg_exec(m, line, out, &d) != CS_OK) {
+		char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
+		cs_diag_format(&d, msg, sizeof(msg));
+		fprintf(out, "error: %s\n", msg);
+	}
+	fclose(out);
+	static const char cut[] = "... (output cut at the packet size)\n";
+	size_t room = (max - 1) / 2;
+	if (text_len > room) {
+		size_t keep = room - (sizeof(cut) - 1);
+		memcpy(text + keep, cut, sizeof(cut) - 1);
+		text_len = room;
+	}
+	for (size_t i = 0; i < text_len; i++) {
+		reply[2 * i] = hexd[(uint8_t)text[i] >> 4];
+		reply[2 * i + 1] = hexd[(uint8_t)text[i] & 15];
+	}
+	reply[2 * text_len] = 0;
+	if (!text_len)
+		snprintf(reply, max, "OK");
+	free(text);
+	free(line);
+}
+
 static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, size_t max, gdb_link *link,
-			bool *quit, cs_diag *d)
+			bool *quit, GString *console, cs_diag *d)
 {
 	(void)len;
 	reply[0] = 0;
@@ -343,17 +422,21 @@ static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 		return CS_OK;
 	}
 	case 'm': {
+		/* up to what the PacketSize we advertise lets gdb ask for */
 		uint64_t a, n;
 		if (!parse_hex(&p, &a) || *p++ != ',' || !parse_hex(&p, &n) || *p) {
 			snprintf(reply, max, "E01");
 			return CS_OK;
 		}
-		if (n > (max - 1) / 2 || n > 4096) {
+		if (n > (max - 1) / 2 || n > CS_GDB_PACKET_MAX / 2) {
 			snprintf(reply, max, "E03");
 			return CS_OK;
 		}
-		uint8_t buf[4096];
+		uint8_t *buf = malloc(n ? n : 1);
+		if (!buf)
+			return CS_ERR_NOMEM;
 		if (cs_gsp_mem_read(m, a, buf, n, &sub) != CS_OK) {
+			free(buf);
 			snprintf(reply, max, "E14");
 			return CS_OK;
 		}
@@ -362,25 +445,30 @@ static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 			reply[2 * i + 1] = hexd[buf[i] & 15];
 		}
 		reply[2 * n] = 0;
+		free(buf);
 		return CS_OK;
 	}
 	case 'M': {
 		uint64_t a, n;
-		if (!parse_hex(&p, &a) || *p++ != ',' || !parse_hex(&p, &n) || *p++ != ':' || n > 4096 ||
-		    strlen(p) != 2 * n) {
+		if (!parse_hex(&p, &a) || *p++ != ',' || !parse_hex(&p, &n) || *p++ != ':' ||
+		    n > CS_GDB_PACKET_MAX / 2 || strlen(p) != 2 * n) {
 			snprintf(reply, max, "E01");
 			return CS_OK;
 		}
-		uint8_t buf[4096];
+		uint8_t *buf = malloc(n ? n : 1);
+		if (!buf)
+			return CS_ERR_NOMEM;
 		for (uint64_t i = 0; i < n; i++) {
 			int h = hexval(p[2 * i]), l = hexval(p[2 * i + 1]);
 			if (h < 0 || l < 0) {
+				free(buf);
 				snprintf(reply, max, "E01");
 				return CS_OK;
 			}
 			buf[i] = (uint8_t)(h * 16 + l);
 		}
 		snprintf(reply, max, cs_gsp_mem_write(m, a, buf, n, &sub) == CS_OK ? "OK" : "E14");
+		free(buf);
 		return CS_OK;
 	}
 	case 'c':
@@ -393,9 +481,11 @@ static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 			}
 			gsp_set_reg(m, UC_RISCV_REG_PC, a);
 		}
+		size_t log_before = strlen(cs_gsp_log_text(m));
 		cs_status s = gdb_resume(m, pkt[0] == 's', link, &st, d);
 		if (s != CS_OK)
 			return s;
+		console_after_stop(m, log_before, &st, console);
 		stop_reply(m, &st, reply, max);
 		return CS_OK;
 	}
@@ -425,6 +515,12 @@ static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 		snprintf(reply, max, s == CS_OK ? "OK" : "E01");
 		return CS_OK;
 	}
+	case 'Q':
+		/* the server loop stops acking after this reply (half the packets
+		 * on the wire: gdb no longer acks each reply either) */
+		if (!strcmp(pkt, "QStartNoAckMode"))
+			snprintf(reply, max, "OK");
+		return CS_OK;
 	case 'H':
 		snprintf(reply, max, "OK");
 		return CS_OK;
@@ -449,9 +545,11 @@ static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 				snprintf(reply, max, "E01");
 				return CS_OK;
 			}
+			size_t log_before = strlen(cs_gsp_log_text(m));
 			cs_status s = gdb_resume(m, a == 's' || a == 'S', link, &st, d);
 			if (s != CS_OK)
 				return s;
+			console_after_stop(m, log_before, &st, console);
 			stop_reply(m, &st, reply, max);
 			return CS_OK;
 		}
@@ -462,7 +560,8 @@ static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 		return CS_OK;
 	case 'q':
 		if (!strncmp(pkt, "qSupported", 10)) {
-			snprintf(reply, max, "PacketSize=%x;qXfer:features:read+;swbreak+;hwbreak+;vContSupported+",
+			snprintf(reply, max, "PacketSize=%x;qXfer:features:read+;swbreak+;hwbreak+;vContSupported+;"
+				 "QStartNoAckMode+",
 				 CS_GDB_PACKET_MAX);
 			return CS_OK;
 		}
@@ -501,6 +600,10 @@ static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 			g_string_free(x, TRUE);
 			return CS_OK;
 		}
+		if (!strncmp(pkt, "qRcmd,", 6)) {
+			monitor_command(m, pkt + 6, reply, max);
+			return CS_OK;
+		}
 		if (!strcmp(pkt, "qAttached")) {
 			snprintf(reply, max, "1");
 			return CS_OK;
@@ -533,7 +636,7 @@ cs_status cs_gdb_handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 		reply[0] = 0;
 		return CS_OK;
 	}
-	return handle(m, pkt, len, reply, reply_max, NULL, &quit, d);
+	return handle(m, pkt, len, reply, reply_max, NULL, &quit, NULL, d);
 }
 
 /* ---- the socket server ---- */
@@ -576,6 +679,29 @@ static bool send_packet(int fd, bool ack, const char *payload)
 	buf[o++] = hexd[sum & 15];
 	bool ok = send_all(fd, buf, o);
 	free(buf);
+	return ok;
+}
+
+/* Console output while the target runs: 'O' packets of hex text, in pieces
+ * that fit the packet size (the ack of the request goes first). */
+static bool send_console(int fd, bool acked, const GString *text)
+{
+	enum { PIECE = 1024 };
+	char *payload = malloc(2 * PIECE + 2);
+	if (!payload)
+		return false;
+	bool ok = acked || send_all(fd, "+", 1);
+	for (size_t at = 0; ok && at < text->len; at += PIECE) {
+		size_t n = text->len - at < PIECE ? text->len - at : PIECE;
+		payload[0] = 'O';
+		for (size_t i = 0; i < n; i++) {
+			payload[1 + 2 * i] = hexd[(uint8_t)text->str[at + i] >> 4];
+			payload[2 + 2 * i] = hexd[(uint8_t)text->str[at + i] & 15];
+		}
+		payload[1 + 2 * n] = 0;
+		ok = send_packet(fd, false, payload);
+	}
+	free(payload);
 	return ok;
 }
 
@@ -640,8 +766,9 @@ cs_status cs_gdb_session(cs_gsp *m, int fd, cs_diag *d)
 	uint64_t idle_ms = m->gdb_idle_ms ? m->gdb_idle_ms : CS_GDB_IDLE_MS;
 	char *pkt = malloc(CS_GDB_PACKET_MAX + 1);
 	char *reply = malloc(2 * CS_GDB_PACKET_MAX + 64);
+	GString *console = g_string_new(NULL);
 	cs_status st = CS_OK;
-	bool quit = false;
+	bool quit = false, no_ack = false;
 	if (!in || !pkt || !reply || !link)
 		st = CS_ERR_NOMEM;
 	else
@@ -681,10 +808,12 @@ cs_status cs_gdb_session(cs_gsp *m, int fd, cs_diag *d)
 			}
 			if (k != CS_GDB_PKT_PACKET)
 				continue; /* acks, and 0x03 while stopped */
-			bool acked = resumes(pkt) && send_all(fd, "+", 1);
+			/* in no-ack mode nothing is acked: "acked" already */
+			bool acked = no_ack || (resumes(pkt) && send_all(fd, "+", 1));
 			cs_diag hd;
 			cs_diag_clear(&hd);
-			if (handle(m, pkt, plen, reply, 2 * CS_GDB_PACKET_MAX + 64, link, &quit, &hd) != CS_OK)
+			g_string_truncate(console, 0);
+			if (handle(m, pkt, plen, reply, 2 * CS_GDB_PACKET_MAX + 64, link, &quit, console, &hd) != CS_OK)
 				snprintf(reply, 2 * CS_GDB_PACKET_MAX + 64, "E7f");
 			if (link->closed) {
 				quit = true; /* the client left while the target ran */
@@ -695,14 +824,21 @@ cs_status cs_gdb_session(cs_gsp *m, int fd, cs_diag *d)
 			memcpy(in + have, link->side, take);
 			have += take;
 			link->nside = 0;
+			if (console->len && !send_console(fd, acked, console))
+				break;
+			if (console->len)
+				acked = true; /* the ack went out before the console output */
 			if (!send_packet(fd, !acked, reply) || quit)
 				break;
+			if (!strcmp(pkt, "QStartNoAckMode") && !strcmp(reply, "OK"))
+				no_ack = true; /* from the next packet on (its OK was acked) */
 		}
 	}
 	free(in);
 	free(pkt);
 	free(reply);
 	free(link);
+	g_string_free(console, TRUE);
 	close(fd);
 	m->watch_stop_before = stop_before;
 	return st;

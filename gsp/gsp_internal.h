@@ -98,6 +98,9 @@ typedef struct gsp_snapshot {
 
 struct cs_gsp {
 	uc_engine *uc;
+	/* `list` without arguments goes on where the last one ended */
+	char list_file[256];
+	unsigned list_next;
 	cs_gsp_map map;
 	const cs_gsp_image *img;
 	gsp_point pt[GSP_POINTS_MAX];

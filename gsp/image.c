@@ -7,6 +7,7 @@
 
 #include "chainsim/file.h"
 #include "chainsim/gsp.h"
+#include "source.h"
 
 #ifndef EM_RISCV
 #define EM_RISCV 243
@@ -25,6 +26,7 @@ void cs_gsp_image_free(cs_gsp_image *img)
 		free(img->sym[i].name);
 	free(img->sym);
 	free(img->mapping);
+	gsp_source_free(img->source);
 	free(img);
 }
 
@@ -476,7 +478,11 @@ cs_status cs_gsp_image_load(const char *path, uint64_t raw_base, cs_gsp_image **
 	if (len >= 18 && !memcmp(text, "\177ELF", 4) && le((const uint8_t *)text + 16, 2) == ET_REL)
 		st = cs_gsp_image_from_container((const uint8_t *)text, len, path, raw_base, out, d);
 	else if (len >= 4 && !memcmp(text, "\177ELF", 4))
+	{
 		st = cs_gsp_image_from_elf((const uint8_t *)text, len, path, out, d);
+		if (st == CS_OK)
+			(*out)->source = gsp_source_open((const uint8_t *)text, len, path);
+	}
 	else
 		st = cs_gsp_image_from_raw((const uint8_t *)text, len, raw_base, out, d);
 	free(text);

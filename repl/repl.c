@@ -72,7 +72,7 @@ cs_status cs_repl_line(cs_repl *r, const char *line, bool echo, FILE *out, bool 
 		fprintf(out, "%s\n", skip_ws(s + 4));
 		return CS_OK;
 	}
-	if (!strcmp(s, "help") && r->cfg.commands) {
+	if (!strcmp(s, "help") && r->cfg.commands && !r->cfg.own_help) {
 		fprintf(out, "commands:");
 		for (size_t i = 0; r->cfg.commands[i]; i++)
 			fprintf(out, " %s", r->cfg.commands[i]);

@@ -313,6 +313,11 @@ struct cs_fe *cs_device_fe(cs_device *dev)
 	return dev->fe;
 }
 
+void cs_device_set_method_hook(cs_device *dev, cs_method_hook_fn fn, void *ctx)
+{
+	cs_fe_set_method_hook(dev->fe, fn, ctx);
+}
+
 struct cs_gr *cs_device_gr(cs_device *dev)
 {
 	return dev->gr;

@@ -13,6 +13,9 @@ static const struct {
 	{ "disasm", cs_cmd_disasm, "turn raw pushbuffer bytes into scenario text" },
 	{ "battery", cs_cmd_battery, "run the acceptance battery of guest clients" },
 	{ "gsp", cs_cmd_gsp, "debug GSP RISC-V firmware on Unicorn" },
+	{ "repl", cs_cmd_repl, "step a scenario's method stream through the device" },
+	{ "export", cs_cmd_export, "write a scenario's submission as a capture" },
+	{ "diff", cs_cmd_diff, "compare a GPU's results with the simulator's on a capture" },
 	{ "conform", cs_cmd_conform, "run conformance cases in parallel, sharded, to JSON/JUnit" },
 };
 

@@ -173,7 +173,8 @@ int cs_cmd_gsp(int argc, char **argv)
 	if (unmodelled_log)
 		cs_gsp_unmodelled_log(m, stdout);
 	gsp_cli cli = { m };
-	cs_repl_config cfg = { "chainsim-gsp", "(gsp) ", cs_gsp_dbg_commands(), words_cb, exec_cb, &cli, NULL };
+	cs_repl_config cfg = { "chainsim-gsp", "(gsp) ", cs_gsp_dbg_commands(), words_cb, exec_cb, &cli, NULL,
+				.own_help = true };
 	cs_repl *r = cs_repl_new(&cfg);
 	if (!r) {
 		rc = CS_EXIT_INTERNAL;

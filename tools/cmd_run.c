@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chainsim/capture.h"
 #include "chainsim/device.h"
 #include "chainsim/report.h"
 #include "chainsim/scenario.h"
@@ -56,6 +57,10 @@ static void print_json_error(const char *file, const cs_diag *d, const char *msg
 
 int cs_cmd_run(int argc, char **argv)
 {
+	/* a capture (docs/capture.md) is replayed by cmd_capture.c */
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] != '-' && cs_capture_is_capture(argv[i]))
+			return cs_cmd_run_capture(argc, argv);
 	const char *file = NULL, *trace_out = NULL;
 	bool json = false, no_exec = false, methods = false;
 	for (int i = 1; i < argc; i++) {

@@ -3,11 +3,17 @@
 #ifndef CHAINSIM_ARCH_H
 #define CHAINSIM_ARCH_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum cs_arch {
-#define CS_ARCH(e, name, host, compute, copy, qmd, va) CS_ARCH_##e,
+#define CS_ARCH(e, name, host, compute, copy, va) CS_ARCH_##e,
 #include "chainsim/arch.def"
 #undef CS_ARCH
 	CS_ARCH_COUNT
@@ -21,27 +27,46 @@ typedef enum cs_class_kind {
 	CS_CLASS_UNMODELLED, /* a real class (3D, 2D) the model does not execute */
 } cs_class_kind;
 
+/* What distinguishes one class from another of its kind (base/classes.def);
+ * behaviour checks a flag, never a class id. */
+typedef enum cs_class_feature {
+	CS_CF_ADDR_UPPER_25 = 1u << 0,   /* address upper fields hold bits 56:32 */
+	CS_CF_INLINE_QMD_SIZE = 1u << 1, /* SET_INLINE_QMD_ADDRESS_A INLINE_SIZE (384-byte QMD) */
+	CS_CF_PAYLOAD_UPPER = 1u << 2,   /* copy semaphores take 64-bit payloads */
+	CS_CF_SEM_OPS_PUBLIC = 1u << 3,  /* every SEM_EXECUTE OPERATION is in the public header */
+	CS_CF_PCAS2_DEPENDENCE = 1u << 4,/* PCAS2 INCREMENT_DEPENDENCE / _CWD_REF_COUNTER */
+} cs_class_feature;
+
 typedef struct cs_arch_info {
 	cs_arch arch;
 	const char *name;
 	uint32_t host_class;
 	uint32_t compute_class; /* canonical compute class for `launch` */
 	uint32_t copy_class;    /* canonical copy class for `copy` */
-	unsigned qmd_major;     /* 3 = V03_00, 4 = V04_00, 5 = V05_00 */
 	unsigned va_bits;       /* 49 below Hopper, 57 from Hopper on */
 } cs_arch_info;
 
-const cs_arch_info *cs_arch_get(cs_arch arch);
+CS_API const cs_arch_info *cs_arch_get(cs_arch arch);
 /* Parse "ampere" etc.; false when unknown. */
-bool cs_arch_from_name(const char *name, cs_arch *out);
+CS_API bool cs_arch_from_name(const char *name, cs_arch *out);
 
 /* Class lookup: kind and name for any known class id (NULL/NONE when unknown). */
-cs_class_kind cs_class_kind_of(uint32_t cls);
-const char *cs_class_name(uint32_t cls);
+CS_API cs_class_kind cs_class_kind_of(uint32_t cls);
+CS_API const char *cs_class_name(uint32_t cls);
+/* The QMD major version a compute class reads (3 = V03_00, 4, 5); 0 for others. */
+CS_API unsigned cs_class_qmd_major(uint32_t cls);
+/* Whether the class has every feature in `features` (cs_class_feature flags). */
+CS_API bool cs_class_has(uint32_t cls, unsigned features);
+/* The QMD major version of the arch's canonical compute class. */
+CS_API unsigned cs_arch_qmd_major(cs_arch arch);
 /* Whether the generation accepts the class on a channel. */
-bool cs_class_valid_for(uint32_t cls, cs_arch arch);
+CS_API bool cs_class_valid_for(uint32_t cls, cs_arch arch);
 /* The classes of one kind valid for the arch, comma separated, for messages. */
-void cs_class_list_for(cs_arch arch, cs_class_kind kind, char *buf, unsigned len);
-const char *cs_class_kind_name(cs_class_kind kind);
+CS_API void cs_class_list_for(cs_arch arch, cs_class_kind kind, char *buf, unsigned len);
+CS_API const char *cs_class_kind_name(cs_class_kind kind);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

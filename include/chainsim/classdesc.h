@@ -5,9 +5,15 @@
 #ifndef CHAINSIM_CLASSDESC_H
 #define CHAINSIM_CLASSDESC_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct cs_field_desc {
 	const char *name;          /* "OPERATION" */
@@ -34,15 +40,16 @@ typedef struct cs_class_desc {
 } cs_class_desc;
 
 /* The method at a byte offset; *index gets the array element (0 for plain). */
-const cs_method_desc *cs_class_method_at(const cs_class_desc *cls, uint32_t offset,
+CS_API const cs_method_desc *cs_class_method_at(const cs_class_desc *cls, uint32_t offset,
 					  uint32_t *index);
 /* Resolve "NAME" or "NAME(i)" (array element) to a byte offset. */
-bool cs_class_method_named(const cs_class_desc *cls, const char *name, uint32_t *offset);
+CS_API bool cs_class_method_named(const cs_class_desc *cls, const char *name, uint32_t *offset);
 /* "NAME" or "NAME(i)" for an offset; false when the class has no such method. */
-bool cs_class_method_label(const cs_class_desc *cls, uint32_t offset, char *buf, size_t len);
+CS_API bool cs_class_method_label(const cs_class_desc *cls, uint32_t offset, char *buf, size_t len);
 /* Decode a data dword by the method's fields: "OPERATION=RELEASE PAYLOAD_SIZE=1".
  * Returns the length written (0 when the method has no fields). */
-size_t cs_method_format_fields(const cs_method_desc *m, uint32_t data, char *buf, size_t len);
+CS_API size_t cs_method_format_fields(const cs_method_desc *m, uint32_t data, char *buf,
+		size_t len);
 /* The value of one field of a data dword. */
 static inline uint32_t cs_field_get(const cs_field_desc *f, uint32_t data)
 {
@@ -50,5 +57,9 @@ static inline uint32_t cs_field_get(const cs_field_desc *f, uint32_t data)
 	uint32_t mask = width >= 32 ? 0xffffffffu : ((1u << width) - 1u);
 	return (data >> f->lo) & mask;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

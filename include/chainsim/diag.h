@@ -2,9 +2,15 @@
 #ifndef CHAINSIM_DIAG_H
 #define CHAINSIM_DIAG_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum cs_status {
 	CS_OK = 0,
@@ -30,22 +36,26 @@ typedef struct cs_diag {
 	char msg[CS_DIAG_MSG_MAX];
 } cs_diag;
 
-void cs_diag_clear(cs_diag *d);
+CS_API void cs_diag_clear(cs_diag *d);
 
 /* Each setter overwrites the diagnosis; d may be NULL (the error is then dropped). */
-void cs_diag_set(cs_diag *d, cs_status st, const char *fmt, ...)
+CS_API void cs_diag_set(cs_diag *d, cs_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void cs_diag_at_text(cs_diag *d, cs_status st, const char *file, uint32_t line,
+CS_API void cs_diag_at_text(cs_diag *d, cs_status st, const char *file, uint32_t line,
 		     uint32_t col, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
-void cs_diag_at_offset(cs_diag *d, cs_status st, const char *file, uint64_t offset,
+CS_API void cs_diag_at_offset(cs_diag *d, cs_status st, const char *file, uint64_t offset,
 		       const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
 /* "file:line:col: msg", "file: byte 0x10: msg" or "msg"; returns the length
  * snprintf would have written. */
-int cs_diag_format(const cs_diag *d, char *buf, size_t len);
+CS_API int cs_diag_format(const cs_diag *d, char *buf, size_t len);
 
-const char *cs_status_name(cs_status st);
+CS_API const char *cs_status_name(cs_status st);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -6,6 +6,8 @@
 #ifndef CHAINSIM_FE_H
 #define CHAINSIM_FE_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +19,10 @@
 #include "chainsim/pushbuf.h"
 #include "chainsim/trace.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ===================================================================== */
 /* Host class tables (fe/hostclass.def, one X-macro table for C56F, C86F  */
 /* and C96F with per-class differences).                                 */
@@ -24,12 +30,12 @@
 
 /* The table of host class cls (0xC56F, 0xC86F, 0xC96F); NULL when cls is not
  * a host class chainsim models. desc->source names the public header. */
-const cs_class_desc *cs_fe_host_class(uint32_t cls);
+CS_API const cs_class_desc *cs_fe_host_class(uint32_t cls);
 /* Whether the host method at offset is in cls's table only by assumption: the
  * public header of cls omits it and chainsim keeps C56F's offset
  * (docs/hardware.md). The front end emits a CS_EV_ASSUMPTION record the first
  * time a channel executes such a method. False for C56F and unknown methods. */
-bool cs_fe_host_method_assumed(uint32_t cls, uint32_t offset);
+CS_API bool cs_fe_host_method_assumed(uint32_t cls, uint32_t offset);
 
 /* Host method byte offsets (the same in C56F, C86F and C96F). */
 enum {
@@ -104,11 +110,11 @@ static inline uint32_t cs_fe_sem_execute(cs_fe_sem_op op, bool payload64, bool t
 	       (is_unsigned ? CS_FE_SEM_FORMAT_UNSIGNED : 0u);
 }
 
-const char *cs_fe_sem_op_name(uint32_t op);  /* "ACQ_STRICT_GEQ"; "?" when out of range */
-const char *cs_fe_red_op_name(uint32_t op);  /* "IADD"; "?" when out of range */
+CS_API const char *cs_fe_sem_op_name(uint32_t op);  /* "ACQ_STRICT_GEQ"; "?" when out of range */
+CS_API const char *cs_fe_red_op_name(uint32_t op);  /* "IADD"; "?" when out of range */
 /* "INC", "NONINC", "IMMD", "ONEINC", "END_SEG", and for 0, 2, 6 clc56f.h's
  * "GRP0_USE_TERT", "GRP2_USE_TERT", "RESERVED6". */
-const char *cs_fe_secop_name(uint32_t op);
+CS_API const char *cs_fe_secop_name(uint32_t op);
 
 /* ===================================================================== */
 /* Streaming pushbuffer decoder                                           */
@@ -162,10 +168,10 @@ typedef struct cs_pb_decoder {
 	uint64_t headers;     /* headers seen in all */
 } cs_pb_decoder;
 
-void cs_pb_decoder_init(cs_pb_decoder *dec, bool report_headers);
+CS_API void cs_pb_decoder_init(cs_pb_decoder *dec, bool report_headers);
 /* A new pushbuffer segment (GPFIFO entry) begins: clears END_SEG skipping;
  * a method still waiting for data keeps waiting (its data may follow here). */
-void cs_pb_decoder_segment(cs_pb_decoder *dec);
+CS_API void cs_pb_decoder_segment(cs_pb_decoder *dec);
 /* Whether a header still waits for data dwords. */
 static inline bool cs_pb_decoder_pending(const cs_pb_decoder *dec) { return dec->remaining != 0; }
 
@@ -176,7 +182,7 @@ static inline bool cs_pb_decoder_pending(const cs_pb_decoder *dec) { return dec-
  * dec->failed, writes d (status CS_ERR_INPUT, byte offset = 4 * stream dword
  * index of the header, no file; d may be NULL) and returns the items before
  * it; the failing dword is not consumed. */
-size_t cs_pb_decode(cs_pb_decoder *dec, const uint32_t *dw, size_t n, cs_pb_item *out,
+CS_API size_t cs_pb_decode(cs_pb_decoder *dec, const uint32_t *dw, size_t n, cs_pb_item *out,
 		    size_t cap, size_t *consumed, cs_diag *d);
 
 /* ===================================================================== */
@@ -205,23 +211,23 @@ enum {
  * method stops the channel ("no engine wired"). Returns NULL on a bad arch, a
  * bus whose memory port lacks read, write or mapped (span is optional: the fast
  * path), or out of memory. */
-cs_fe *cs_fe_new(cs_arch arch, const cs_bus *bus, const cs_engine_port *engines);
-void cs_fe_free(cs_fe *fe);
-cs_arch cs_fe_arch(const cs_fe *fe);
+CS_API cs_fe *cs_fe_new(cs_arch arch, const cs_bus *bus, const cs_engine_port *engines);
+CS_API void cs_fe_free(cs_fe *fe);
+CS_API cs_arch cs_fe_arch(const cs_fe *fe);
 
 /* A channel: ring of `entries` 8-byte GPFIFO entries at ring_va and a
  * CS_USERD_SIZE-byte USERD at userd_va, both in the bus's memory (the caller
  * maps them). Ids are 0, 1, 2... in creation order. GP_GET starts at 0 and is
  * written to USERD+CS_USERD_GP_GET; GP_PUT is read from USERD+CS_USERD_GP_PUT
  * at each doorbell (the fe does not write it). */
-bool cs_fe_channel_new(cs_fe *fe, uint64_t ring_va, uint32_t entries, uint64_t userd_va,
+CS_API bool cs_fe_channel_new(cs_fe *fe, uint64_t ring_va, uint32_t entries, uint64_t userd_va,
 		       uint32_t *id, cs_diag *d);
-uint32_t cs_fe_channel_count(const cs_fe *fe);
+CS_API uint32_t cs_fe_channel_count(const cs_fe *fe);
 
 /* The doorbell: the channel reads GP_PUT from its USERD. Reading it does no
  * work (cs_fe_run does). A GP_PUT outside the ring, or an unmapped USERD, stops
  * the channel (CHANNEL_STOP, and FAULT for the USERD) and returns false. */
-bool cs_fe_doorbell(cs_fe *fe, uint32_t ch);
+CS_API bool cs_fe_doorbell(cs_fe *fe, uint32_t ch);
 
 typedef enum cs_fe_chan_state {
 	CS_FE_CHAN_IDLE = 0,  /* GP_GET == GP_PUT and no entry in progress */
@@ -230,7 +236,8 @@ typedef enum cs_fe_chan_state {
 	CS_FE_CHAN_STOPPED,   /* stopped on an error; see cs_fe_channel_info().stop */
 } cs_fe_chan_state;
 
-const char *cs_fe_chan_state_name(cs_fe_chan_state st); /* "idle", "ready", "blocked", "stopped" */
+/* "idle", "ready", "blocked", "stopped" */
+CS_API const char *cs_fe_chan_state_name(cs_fe_chan_state st);
 
 typedef enum cs_fe_run_end {
 	CS_FE_RUN_QUIESCENT = 0, /* every channel idle, blocked or stopped */
@@ -246,7 +253,7 @@ typedef struct cs_fe_run_result {
 /* Run the channels round-robin, one GPFIFO entry per turn, in id order; a
  * blocked channel re-reads its semaphore at each of its turns. budget = the
  * most entries fetched in this call (0 = no limit). */
-cs_fe_run_result cs_fe_run(cs_fe *fe, uint64_t budget);
+CS_API cs_fe_run_result cs_fe_run(cs_fe *fe, uint64_t budget);
 
 /* One unit of work on one channel, for steppers (the REPL): */
 typedef enum cs_fe_step_result {
@@ -262,7 +269,10 @@ typedef enum cs_fe_step_result {
 /* Do the next unit of work on channel ch only: fetch an entry, or execute one
  * method, or finish an entry, or re-check a blocked acquire. Mixing steps and
  * cs_fe_run is fine: both act on the same channel state. */
-cs_fe_step_result cs_fe_step(cs_fe *fe, uint32_t ch);
+CS_API cs_fe_step_result cs_fe_step(cs_fe *fe, uint32_t ch);
+
+/* The hook called before each method executes (NULL: none; the default). */
+CS_API void cs_fe_set_method_hook(cs_fe *fe, cs_method_hook_fn fn, void *ctx);
 
 typedef struct cs_fe_counters {
 	uint64_t entries;         /* GPFIFO entries fetched (control entries included) */
@@ -299,17 +309,18 @@ typedef struct cs_fe_channel_info {
 	cs_fe_counters counters;
 } cs_fe_channel_info;
 
-bool cs_fe_channel_info_get(const cs_fe *fe, uint32_t ch, cs_fe_channel_info *out);
-cs_fe_chan_state cs_fe_channel_state(const cs_fe *fe, uint32_t ch); /* STOPPED when ch is bad */
+CS_API bool cs_fe_channel_info_get(const cs_fe *fe, uint32_t ch, cs_fe_channel_info *out);
+/* STOPPED when ch is bad */
+CS_API cs_fe_chan_state cs_fe_channel_state(const cs_fe *fe, uint32_t ch);
 /* The diagnosis of a stopped channel; NULL when not stopped. */
-const cs_diag *cs_fe_channel_stop_diag(const cs_fe *fe, uint32_t ch);
+CS_API const cs_diag *cs_fe_channel_stop_diag(const cs_fe *fe, uint32_t ch);
 /* Counters summed over all channels. */
-cs_fe_counters cs_fe_counters_total(const cs_fe *fe);
+CS_API cs_fe_counters cs_fe_counters_total(const cs_fe *fe);
 
 /* Emit one CS_EV_DEADLOCK record (unit FE, stage 5) per blocked channel:
  * channel, addr, value = wanted, aux = current (re-read now), detail names the
  * operation and the entry. Returns the number of records emitted. */
-size_t cs_fe_report_deadlocks(cs_fe *fe);
+CS_API size_t cs_fe_report_deadlocks(cs_fe *fe);
 
 /* Records the front end emits (unit FE), all documented in trace.h:
  *   GP_FETCH (4)   gp_entry = ring slot, addr = pb VA, value = dwords, aux = raw entry
@@ -343,5 +354,9 @@ size_t cs_fe_report_deadlocks(cs_fe *fe);
  * Every record carries channel, gp_entry (CS_NONE32 outside an entry) and, for
  * method records, method_index, subch, cls (the host class for host methods),
  * method and addr (the data dword). */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

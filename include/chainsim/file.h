@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "chainsim/api.h"
 #include "chainsim/diag.h"
 
 /* The documented caps, in bytes. */
@@ -21,7 +22,7 @@ enum {
  * free(). False with CS_ERR_INPUT in d (file set to path) for a file that
  * cannot be opened, is not regular, or holds more than cap bytes; CS_ERR_NOMEM
  * when the buffer cannot be had. */
-bool cs_file_read(const char *path, size_t cap, const char *what, char **bytes, size_t *len,
+CS_API bool cs_file_read(const char *path, size_t cap, const char *what, char **bytes, size_t *len,
 		  cs_diag *d);
 
 #endif

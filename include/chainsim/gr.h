@@ -6,6 +6,8 @@
 #ifndef CHAINSIM_GR_H
 #define CHAINSIM_GR_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,13 +19,17 @@
 #include "chainsim/ports.h"
 #include "chainsim/pushbuf.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ======================================================================
  * Class tables (gr/compute.def, gr/copy.def)
  * ====================================================================== */
 
 /* The method table of a compute (C6C0, C7C0, C9C0, CBC0, CDC0, CEC0) or copy
  * (C6B5, C7B5, C8B5, C9B5) class; NULL for any other id. */
-const cs_class_desc *cs_gr_class(uint32_t cls);
+CS_API const cs_class_desc *cs_gr_class(uint32_t cls);
 
 /* Method byte offsets the engine and the sequences use (one value for every
  * compute class C6C0..CEC0, and for every copy class C6B5..C9B5). */
@@ -91,11 +97,11 @@ typedef enum cs_pcas2_action {
 } cs_pcas2_action;
 
 /* "INVALIDATE_COPY_SCHEDULE"; NULL for a reserved action (4, 5, 0xE, 0xF). */
-const char *cs_pcas2_action_name(uint32_t action);
+CS_API const char *cs_pcas2_action_name(uint32_t action);
 /* Whether the compute class defines the action (C6C0 lacks 0xC and 0xD). */
-bool cs_pcas2_action_valid(uint32_t cls, uint32_t action);
+CS_API bool cs_pcas2_action_valid(uint32_t cls, uint32_t action);
 /* Whether the action schedules the QMD (2, 3, 9, 0xA). */
-bool cs_pcas2_action_schedules(uint32_t action);
+CS_API bool cs_pcas2_action_schedules(uint32_t action);
 
 /* Dependent-QMD action (QMD field DEPENDENT_QMD0_ACTION). */
 typedef enum cs_dep_action {
@@ -104,23 +110,19 @@ typedef enum cs_dep_action {
 	CS_DEP_INVALIDATE_COPY_SCHEDULE = 3,
 	CS_DEP_DECREMENT_DEPENDENCE = 4,
 } cs_dep_action;
-const char *cs_dep_action_name(uint32_t action); /* NULL when reserved */
+CS_API const char *cs_dep_action_name(uint32_t action); /* NULL when reserved */
 
 /* The per-CTA shared memory limit of a compute class, in bytes (0 when the
  * class is not a compute class). *assumed is set when the public headers do
  * not settle the figure (see gr/classes.c). */
-uint32_t cs_gr_shared_limit(uint32_t cls, bool *assumed);
-
-/* The QMD major version a compute class reads: C6C0/C7C0/C9C0 3, CBC0 4,
- * CDC0/CEC0 5; 0 for any other class. */
-unsigned cs_gr_qmd_major_for(uint32_t cls);
+CS_API uint32_t cs_gr_shared_limit(uint32_t cls, bool *assumed);
 
 /* How a compute class reads SET_INLINE_QMD_ADDRESS_A: the dwords the inline
  * QMD takes (64; from CBC0 on, 96 when INLINE_SIZE, bit 30, says 384 bytes),
  * and the upper address bits (all of A before CBC0, bits 8:0 from CBC0 on);
  * the QMD is at ((upper << 32) | B) << 8. */
-unsigned cs_gr_inline_qmd_dwords(uint32_t cls, uint32_t addr_a);
-uint32_t cs_gr_inline_qmd_upper(uint32_t cls, uint32_t addr_a);
+CS_API unsigned cs_gr_inline_qmd_dwords(uint32_t cls, uint32_t addr_a);
+CS_API uint32_t cs_gr_inline_qmd_upper(uint32_t cls, uint32_t addr_a);
 
 /* ======================================================================
  * QMD codecs (gr/qmd_v03.def, gr/qmd_v04.def, gr/qmd_v05.def)
@@ -161,11 +163,11 @@ typedef struct cs_qmd_layout {
 } cs_qmd_layout;
 
 /* The layout of QMD major version 3, 4 or 5; NULL otherwise. */
-const cs_qmd_layout *cs_qmd_layout_of(unsigned major);
+CS_API const cs_qmd_layout *cs_qmd_layout_of(unsigned major);
 /* Size in bytes of a major version's QMD (0 when unknown). */
-unsigned cs_qmd_size(unsigned major);
+CS_API unsigned cs_qmd_size(unsigned major);
 /* A field by name, "NAME" or "NAME(i)" for an array element (*index gets i). */
-const cs_qmd_field *cs_qmd_field_named(const cs_qmd_layout *l, const char *name,
+CS_API const cs_qmd_field *cs_qmd_field_named(const cs_qmd_layout *l, const char *name,
 				       unsigned *index);
 /* The field names of a layout, in table order: i < l->nfields. */
 static inline const char *cs_qmd_field_name(const cs_qmd_layout *l, unsigned i)
@@ -182,22 +184,22 @@ typedef struct cs_qmd {
 /* A new QMD with the version's defaults: major/minor version fields, QMD type
  * GRID_CTA where the field exists, grid 1,1,1, block 1,1,1,
  * API_VISIBLE_CALL_LIMIT no-check; false when major is unknown. */
-bool cs_qmd_init(cs_qmd *q, unsigned major, cs_diag *d);
+CS_API bool cs_qmd_init(cs_qmd *q, unsigned major, cs_diag *d);
 /* A QMD image from bytes (at least the layout's size). */
-bool cs_qmd_from_bytes(cs_qmd *q, unsigned major, const void *bytes, size_t len, cs_diag *d);
+CS_API bool cs_qmd_from_bytes(cs_qmd *q, unsigned major, const void *bytes, size_t len, cs_diag *d);
 /* Read a QMD of the given major version from memory; false (and *fault_va) when
  * any byte is unmapped. */
-bool cs_qmd_read_mem(cs_qmd *q, unsigned major, const cs_mem_port *mem, uint64_t va,
+CS_API bool cs_qmd_read_mem(cs_qmd *q, unsigned major, const cs_mem_port *mem, uint64_t va,
 		     uint64_t *fault_va);
 
 /* Raw field access (value unshifted, see cs_qmd_field). set fails when the value
  * does not fit or is not a multiple of 1 << shift, or index >= count. */
-uint64_t cs_qmd_field_get(const cs_qmd *q, const cs_qmd_field *f, unsigned index);
-bool cs_qmd_field_set(cs_qmd *q, const cs_qmd_field *f, unsigned index, uint64_t value,
+CS_API uint64_t cs_qmd_field_get(const cs_qmd *q, const cs_qmd_field *f, unsigned index);
+CS_API bool cs_qmd_field_set(cs_qmd *q, const cs_qmd_field *f, unsigned index, uint64_t value,
 		      cs_diag *d);
 /* By name ("NAME" or "NAME(i)"); unknown names are a diag listing the version. */
-bool cs_qmd_get(const cs_qmd *q, const char *name, uint64_t *value, cs_diag *d);
-bool cs_qmd_set(cs_qmd *q, const char *name, uint64_t value, cs_diag *d);
+CS_API bool cs_qmd_get(const cs_qmd *q, const char *name, uint64_t *value, cs_diag *d);
+CS_API bool cs_qmd_set(cs_qmd *q, const char *name, uint64_t value, cs_diag *d);
 
 /* The `qmd NAME key=value...` keys, with the value already evaluated into
  * numbers (the comma-separated parts, in order):
@@ -209,11 +211,11 @@ bool cs_qmd_set(cs_qmd *q, const char *name, uint64_t value, cs_diag *d);
  *   dependent=ADDR,ACTION   (ACTION a number or cs_dep_action; also enables it)
  *   any field name (or NAME(i)) = one value.
  * Missing Y/Z of grid and block are 1. */
-bool cs_qmd_set_key(cs_qmd *q, const char *key, const uint64_t *vals, unsigned nvals,
+CS_API bool cs_qmd_set_key(cs_qmd *q, const char *key, const uint64_t *vals, unsigned nvals,
 		    cs_diag *d);
 /* The same with the value as text: numbers (decimal or 0x) separated by commas;
  * ACTION may also be a cs_dep_action name. */
-bool cs_qmd_set_key_text(cs_qmd *q, const char *key, const char *value, cs_diag *d);
+CS_API bool cs_qmd_set_key_text(cs_qmd *q, const char *key, const char *value, cs_diag *d);
 
 /* A QMD decoded into what the engine needs, version independent. */
 typedef struct cs_qmd_release {
@@ -246,7 +248,7 @@ typedef struct cs_qmd_info {
 	uint64_t local_bytes_per_thread; /* SHADER_LOCAL_MEMORY_LOW_SIZE + HIGH_SIZE */
 } cs_qmd_info;
 
-void cs_qmd_decode(const cs_qmd *q, cs_qmd_info *out);
+CS_API void cs_qmd_decode(const cs_qmd *q, cs_qmd_info *out);
 
 /* Stage 7 acceptance of a decoded QMD for a compute class: version against the
  * class, QMD type, grid, block, shared memory, registers, reserved release
@@ -256,7 +258,7 @@ void cs_qmd_decode(const cs_qmd *q, cs_qmd_info *out);
  * Returns CS_CAUSE_NONE when it accepts; on refusal the cause (code-unmapped for
  * the program, qmd-rejected for any other field) and a reason naming the field
  * and its value, e.g. "block dim 0 = 0 (must be 1..1024)". */
-cs_cause cs_qmd_check(const cs_qmd_info *info, uint32_t cls, const cs_mem_port *mem,
+CS_API cs_cause cs_qmd_check(const cs_qmd_info *info, uint32_t cls, const cs_mem_port *mem,
 		      char *why, size_t why_len);
 
 /* ======================================================================
@@ -283,7 +285,7 @@ typedef struct cs_gr_seq {
 
 /* Encode a sequence as pushbuffer dwords (headers and data). Returns the dword
  * count, or 0 with a diag when out does not hold it. */
-size_t cs_gr_seq_encode(const cs_gr_seq *seq, uint32_t *out, size_t cap, cs_diag *d);
+CS_API size_t cs_gr_seq_encode(const cs_gr_seq *seq, uint32_t *out, size_t cap, cs_diag *d);
 
 /* The path a launch took; CS_EV_QMD_INSTALL and CS_EV_QMD_SCHEDULE carry it in
  * aux. Note the numbering: trace.h documents aux 0 = inline, 1 = SEND_PCAS;
@@ -312,7 +314,7 @@ typedef struct cs_gr_launch_opts {
  * [INVALIDATE_SHADER_CACHES_NO_WFI] then, PCAS path,
  * SEND_PCAS_A = qmd_addr >> 8 and SEND_SIGNALING_PCAS2_B = action; inline path,
  * SET_INLINE_QMD_ADDRESS_A/B and LOAD_INLINE_QMD_DATA with every QMD dword. */
-bool cs_gr_launch_methods(const cs_gr_launch_opts *o, cs_gr_seq *out, cs_diag *d);
+CS_API bool cs_gr_launch_methods(const cs_gr_launch_opts *o, cs_gr_seq *out, cs_diag *d);
 
 typedef struct cs_gr_copy_opts {
 	cs_arch arch;
@@ -330,11 +332,11 @@ typedef struct cs_gr_copy_opts {
 
 /* OFFSET_IN/OUT, LINE_LENGTH_IN, LINE_COUNT = 1, [SET_SEMAPHORE_A/B/PAYLOAD],
  * LAUNCH_DMA (pitch in and out, one line, non-pipelined, flush when releasing). */
-bool cs_gr_copy_methods(const cs_gr_copy_opts *o, cs_gr_seq *out, cs_diag *d);
+CS_API bool cs_gr_copy_methods(const cs_gr_copy_opts *o, cs_gr_seq *out, cs_diag *d);
 
 /* Inline-to-memory through the compute class: LINE_LENGTH_IN, LINE_COUNT = 1,
  * OFFSET_OUT_UPPER/OFFSET_OUT, LAUNCH_DMA (pitch), LOAD_INLINE_DATA x n. */
-bool cs_gr_i2m_methods(cs_arch arch, uint32_t subch, uint64_t dst, const uint32_t *words,
+CS_API bool cs_gr_i2m_methods(cs_arch arch, uint32_t subch, uint64_t dst, const uint32_t *words,
 		       unsigned n, cs_gr_seq *out, cs_diag *d);
 
 /* ======================================================================
@@ -399,11 +401,15 @@ typedef struct cs_gr_counters {
 /* bus is borrowed and must outlive the engine; exec is copied (NULL = no
  * executor: every grid is dispatched, not executed). NULL on allocation failure
  * or an unknown arch. */
-cs_gr *cs_gr_new(cs_arch arch, const cs_bus *bus, const cs_exec_port *exec);
-void cs_gr_free(cs_gr *gr);
+CS_API cs_gr *cs_gr_new(cs_arch arch, const cs_bus *bus, const cs_exec_port *exec);
+CS_API void cs_gr_free(cs_gr *gr);
 /* Serves every compute and copy class of the arch, on any channel and
  * subchannel it was bound to (per-channel, per-subchannel state). */
-cs_engine_port cs_gr_engine_port(cs_gr *gr);
-void cs_gr_counters_get(const cs_gr *gr, cs_gr_counters *out);
+CS_API cs_engine_port cs_gr_engine_port(cs_gr *gr);
+CS_API void cs_gr_counters_get(const cs_gr *gr, cs_gr_counters *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -4,12 +4,18 @@
 #ifndef CHAINSIM_GSP_H
 #define CHAINSIM_GSP_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "chainsim/diag.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- memory map (a GLib key file, one group per region) ---- */
 
@@ -44,15 +50,15 @@ typedef struct cs_gsp_map {
 } cs_gsp_map;
 
 /* Adds a region; rejects zero, unaligned (4 KiB), wrapping and overlapping ones. */
-cs_status cs_gsp_map_add(cs_gsp_map *map, const cs_gsp_region *r, cs_diag *d);
+CS_API cs_status cs_gsp_map_add(cs_gsp_map *map, const cs_gsp_region *r, cs_diag *d);
 /* Parses key-file text; `file` names it in diagnostics. */
-cs_status cs_gsp_map_parse(const char *text, size_t len, const char *file, cs_gsp_map *map,
+CS_API cs_status cs_gsp_map_parse(const char *text, size_t len, const char *file, cs_gsp_map *map,
 			   cs_diag *d);
-cs_status cs_gsp_map_load(const char *path, cs_gsp_map *map, cs_diag *d);
+CS_API cs_status cs_gsp_map_load(const char *path, cs_gsp_map *map, cs_diag *d);
 /* The fixture firmware's map (fixtures/firmware/gsp-fixture.map). */
-void cs_gsp_map_default(cs_gsp_map *map);
-const cs_gsp_region *cs_gsp_map_find(const cs_gsp_map *map, const char *name);
-const char *cs_gsp_kind_name(cs_gsp_kind k);
+CS_API void cs_gsp_map_default(cs_gsp_map *map);
+CS_API const cs_gsp_region *cs_gsp_map_find(const cs_gsp_map *map, const char *name);
+CS_API const char *cs_gsp_kind_name(cs_gsp_kind k);
 
 /* ---- firmware image ---- */
 
@@ -85,6 +91,9 @@ typedef struct cs_gsp_mapping {
 	cs_gsp_bytes kind;
 } cs_gsp_mapping;
 
+/* The DWARF of an ELF with debug information (gsp/source.c, libdw). */
+typedef struct cs_gsp_source cs_gsp_source;
+
 typedef struct cs_gsp_image {
 	uint64_t entry;
 	cs_gsp_segment *seg;
@@ -93,26 +102,28 @@ typedef struct cs_gsp_image {
 	size_t nsym;
 	cs_gsp_mapping *mapping; /* sorted by address; none: all code with C */
 	size_t nmapping;
+	cs_gsp_source *source; /* added: line tables, variables, types; NULL without DWARF */
 } cs_gsp_image;
 
 /* An ELF64 RISC-V executable from memory (loadable segments, symbols). */
-cs_status cs_gsp_image_from_elf(const uint8_t *buf, size_t len, const char *name,
+CS_API cs_status cs_gsp_image_from_elf(const uint8_t *buf, size_t len, const char *name,
 				cs_gsp_image **out, cs_diag *d);
 /* A raw image at `base`; its entry is `base`. */
-cs_status cs_gsp_image_from_raw(const uint8_t *buf, size_t len, uint64_t base,
+CS_API cs_status cs_gsp_image_from_raw(const uint8_t *buf, size_t len, uint64_t base,
 				cs_gsp_image **out, cs_diag *d);
 /* NVIDIA's firmware container (gsp_*.bin: a relocatable RISC-V ELF whose
  * .fwimage section is the raw image), loaded raw at `base`. */
-cs_status cs_gsp_image_from_container(const uint8_t *buf, size_t len, const char *name, uint64_t base,
+CS_API cs_status cs_gsp_image_from_container(const uint8_t *buf, size_t len, const char *name,
+		uint64_t base,
 				      cs_gsp_image **out, cs_diag *d);
 /* Reads a file: an ELF executable, a firmware container (relocatable ELF with
  * .fwimage, loaded at raw_base), else raw bytes at raw_base. */
-cs_status cs_gsp_image_load(const char *path, uint64_t raw_base, cs_gsp_image **out,
+CS_API cs_status cs_gsp_image_load(const char *path, uint64_t raw_base, cs_gsp_image **out,
 			    cs_diag *d);
-void cs_gsp_image_free(cs_gsp_image *img);
-const cs_gsp_symbol *cs_gsp_image_symbol(const cs_gsp_image *img, const char *name);
+CS_API void cs_gsp_image_free(cs_gsp_image *img);
+CS_API const cs_gsp_symbol *cs_gsp_image_symbol(const cs_gsp_image *img, const char *name);
 /* The function (or object) containing addr, or NULL. */
-const cs_gsp_symbol *cs_gsp_image_symbolize(const cs_gsp_image *img, uint64_t addr);
+CS_API const cs_gsp_symbol *cs_gsp_image_symbolize(const cs_gsp_image *img, uint64_t addr);
 
 /* ---- RV64GC disassembler ---- */
 
@@ -144,24 +155,26 @@ typedef struct cs_rv_insn {
  * bytes are not a valid RV64GC instruction (insn->len then says how many bytes
  * objdump would consume: 2 or 4, or 0 if fewer bytes than needed, and the
  * insn formats as objdump prints such bytes: ".4byte 0x7b"). */
-bool cs_rv_decode(const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *insn);
+CS_API bool cs_rv_decode(const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *insn);
 /* The same for an ISA with or without the C extension (without it, a
  * 16-bit parcel is ".2byte 0x..."). */
-bool cs_rv_decode_isa(const uint8_t *bytes, size_t len, uint64_t pc, bool compressed, cs_rv_insn *insn);
+CS_API bool cs_rv_decode_isa(const uint8_t *bytes, size_t len, uint64_t pc, bool compressed,
+		cs_rv_insn *insn);
 /* What objdump -d shows at pc of img (NULL: RV64GC code): data as .word,
  * .short or .byte up to the end of its stretch, or an instruction of the ISA
  * the mapping symbols give. False for data and bytes that hold no
  * instruction; insn->len is what the line covers (0: too few bytes). */
-bool cs_rv_decode_in(const cs_gsp_image *img, const uint8_t *bytes, size_t len, uint64_t pc, cs_rv_insn *insn);
+CS_API bool cs_rv_decode_in(const cs_gsp_image *img, const uint8_t *bytes, size_t len,
+		uint64_t pc, cs_rv_insn *insn);
 /* The kind of the bytes at addr and where that stretch ends (UINT64_MAX: the
  * end of memory). */
-cs_gsp_bytes cs_gsp_image_bytes_at(const cs_gsp_image *img, uint64_t addr, uint64_t *end);
+CS_API cs_gsp_bytes cs_gsp_image_bytes_at(const cs_gsp_image *img, uint64_t addr, uint64_t *end);
 /* "mnemonic\toperands" as riscv64-unknown-elf-objdump -d prints it (without
  * its symbolic <sym+off> annotations). */
-void cs_rv_format(const cs_rv_insn *insn, char *buf, size_t len);
+CS_API void cs_rv_format(const cs_rv_insn *insn, char *buf, size_t len);
 /* True when this build uses Capstone for RISC-V (Capstone >= 5); the project's
  * decoder otherwise. */
-bool cs_rv_uses_capstone(void);
+CS_API bool cs_rv_uses_capstone(void);
 
 /* ---- machine ---- */
 
@@ -205,83 +218,84 @@ typedef struct cs_gsp_stop {
 } cs_gsp_stop;
 
 /* Builds the machine: maps the regions, loads the image, sets pc to the entry. */
-cs_status cs_gsp_create(const cs_gsp_map *map, const cs_gsp_image *img, cs_gsp **out,
+CS_API cs_status cs_gsp_create(const cs_gsp_map *map, const cs_gsp_image *img, cs_gsp **out,
 			cs_diag *d);
-void cs_gsp_destroy(cs_gsp *m);
-const cs_gsp_image *cs_gsp_image_of(const cs_gsp *m);
-const cs_gsp_map *cs_gsp_map_of(const cs_gsp *m);
+CS_API void cs_gsp_destroy(cs_gsp *m);
+CS_API const cs_gsp_image *cs_gsp_image_of(const cs_gsp *m);
+CS_API const cs_gsp_map *cs_gsp_map_of(const cs_gsp *m);
 
 /* Registers by GDB number: x0-x31 0-31, pc 32, f0-f31 33-64, CSR c at 65 + c,
  * and GDB's virtual "priv" (the hart's privilege level: 0 U, 1 S, 3 M) after
  * the 4096 CSRs. */
 enum { CS_GSP_REG_PC = 32, CS_GSP_REG_F0 = 33, CS_GSP_REG_CSR0 = 65, CS_GSP_REG_PRIV = 65 + 4096 };
-cs_status cs_gsp_reg_read(cs_gsp *m, unsigned regno, uint64_t *v, cs_diag *d);
-cs_status cs_gsp_reg_write(cs_gsp *m, unsigned regno, uint64_t v, cs_diag *d);
+CS_API cs_status cs_gsp_reg_read(cs_gsp *m, unsigned regno, uint64_t *v, cs_diag *d);
+CS_API cs_status cs_gsp_reg_write(cs_gsp *m, unsigned regno, uint64_t v, cs_diag *d);
 /* "a0", "x10", "pc", "ft0", "mstatus"... -> GDB number; false if unknown. */
-bool cs_gsp_reg_lookup(const char *name, unsigned *regno);
-const char *cs_gsp_reg_name(unsigned regno);
-uint64_t cs_gsp_pc(cs_gsp *m);
+CS_API bool cs_gsp_reg_lookup(const char *name, unsigned *regno);
+CS_API const char *cs_gsp_reg_name(unsigned regno);
+CS_API uint64_t cs_gsp_pc(cs_gsp *m);
 
 /* Memory through the map (MMIO goes through its model; side effects happen). */
-cs_status cs_gsp_mem_read(cs_gsp *m, uint64_t addr, void *buf, size_t len, cs_diag *d);
-cs_status cs_gsp_mem_write(cs_gsp *m, uint64_t addr, const void *buf, size_t len, cs_diag *d);
+CS_API cs_status cs_gsp_mem_read(cs_gsp *m, uint64_t addr, void *buf, size_t len, cs_diag *d);
+CS_API cs_status cs_gsp_mem_write(cs_gsp *m, uint64_t addr, const void *buf, size_t len,
+		cs_diag *d);
 
 /* Breakpoints and watchpoints: each is its own ranged Unicorn hook. */
-cs_status cs_gsp_break_add(cs_gsp *m, uint64_t addr, bool temporary, int *id, cs_diag *d);
-cs_status cs_gsp_watch_add(cs_gsp *m, uint64_t addr, uint64_t len, cs_gsp_watch_kind kind,
+CS_API cs_status cs_gsp_break_add(cs_gsp *m, uint64_t addr, bool temporary, int *id, cs_diag *d);
+CS_API cs_status cs_gsp_watch_add(cs_gsp *m, uint64_t addr, uint64_t len, cs_gsp_watch_kind kind,
 			   int *id, cs_diag *d);
-cs_status cs_gsp_point_delete(cs_gsp *m, int id, cs_diag *d);
-void cs_gsp_point_delete_all(cs_gsp *m);
+CS_API cs_status cs_gsp_point_delete(cs_gsp *m, int id, cs_diag *d);
+CS_API void cs_gsp_point_delete_all(cs_gsp *m);
 /* Delete by address (GDB z packets). */
-cs_status cs_gsp_break_remove_at(cs_gsp *m, uint64_t addr, cs_diag *d);
-cs_status cs_gsp_watch_remove_at(cs_gsp *m, uint64_t addr, uint64_t len,
+CS_API cs_status cs_gsp_break_remove_at(cs_gsp *m, uint64_t addr, cs_diag *d);
+CS_API cs_status cs_gsp_watch_remove_at(cs_gsp *m, uint64_t addr, uint64_t len,
 				 cs_gsp_watch_kind kind, cs_diag *d);
 /* Prints the breakpoint and watchpoint table. */
-void cs_gsp_points_print(cs_gsp *m, FILE *out);
+CS_API void cs_gsp_points_print(cs_gsp *m, FILE *out);
 
 /* Runs until a stop; budget 0 means no instruction budget (then a wall-clock
  * guard of `guard_ms` milliseconds applies, 0 for none). */
-cs_status cs_gsp_continue(cs_gsp *m, uint64_t budget, cs_gsp_stop *st, cs_diag *d);
-cs_status cs_gsp_stepi(cs_gsp *m, uint64_t n, cs_gsp_stop *st, cs_diag *d);
+CS_API cs_status cs_gsp_continue(cs_gsp *m, uint64_t budget, cs_gsp_stop *st, cs_diag *d);
+CS_API cs_status cs_gsp_stepi(cs_gsp *m, uint64_t n, cs_gsp_stop *st, cs_diag *d);
 /* Steps one instruction, running over calls (jal/jalr that write ra). */
-cs_status cs_gsp_next(cs_gsp *m, cs_gsp_stop *st, cs_diag *d);
+CS_API cs_status cs_gsp_next(cs_gsp *m, cs_gsp_stop *st, cs_diag *d);
 /* Runs until the current function returns (to ra). */
-cs_status cs_gsp_finish(cs_gsp *m, uint64_t budget, cs_gsp_stop *st, cs_diag *d);
+CS_API cs_status cs_gsp_finish(cs_gsp *m, uint64_t budget, cs_gsp_stop *st, cs_diag *d);
 /* Calls a firmware function with up to 8 arguments and returns a0; registers
  * are restored afterwards, memory effects stay. Breakpoints are not armed. */
-cs_status cs_gsp_call(cs_gsp *m, uint64_t addr, const uint64_t *args, size_t nargs,
+CS_API cs_status cs_gsp_call(cs_gsp *m, uint64_t addr, const uint64_t *args, size_t nargs,
 		      uint64_t guard_ms, uint64_t *ret, cs_gsp_stop *st, cs_diag *d);
 /* Interrupt from another thread (GDB 0x03). */
-void cs_gsp_interrupt(cs_gsp *m);
-void cs_gsp_set_guard_ms(cs_gsp *m, uint64_t ms);
+CS_API void cs_gsp_interrupt(cs_gsp *m);
+CS_API void cs_gsp_set_guard_ms(cs_gsp *m, uint64_t ms);
 
 /* Instruction-level trace of MMIO accesses to `out` (NULL: off). */
-void cs_gsp_mmio_trace(cs_gsp *m, FILE *out);
+CS_API void cs_gsp_mmio_trace(cs_gsp *m, FILE *out);
 /* Unmodelled accesses to `out` (NULL: off, the default): a load or store to
  * unmapped memory maps its page as a device that logs each access (pc,
  * address, width, value) and reads as zero; a CSR Unicorn does not have (the
  * custom and debug ranges) is logged, reads as zero and ignores writes,
  * instead of raising an illegal-instruction trap. */
-void cs_gsp_unmodelled_log(cs_gsp *m, FILE *out);
+CS_API void cs_gsp_unmodelled_log(cs_gsp *m, FILE *out);
 /* Log lines the firmware wrote to log-model regions. */
-const char *cs_gsp_log_text(cs_gsp *m);
+CS_API const char *cs_gsp_log_text(cs_gsp *m);
 /* Host interrupts raised by the firmware (doorbell model, bit 6) so far. */
-uint64_t cs_gsp_host_irqs(cs_gsp *m);
+CS_API uint64_t cs_gsp_host_irqs(cs_gsp *m);
 /* Host -> GSP doorbell: QUEUE_HEAD(i) write; pends the external interrupt. */
-void cs_gsp_ring_doorbell(cs_gsp *m, unsigned queue);
+CS_API void cs_gsp_ring_doorbell(cs_gsp *m, unsigned queue);
 
 /* Snapshots of registers, memory, models and the host queue state. */
 /* At most CS_GSP_SNAPSHOTS_MAX snapshots holding CS_GSP_SNAPSHOT_BYTES_MAX
  * bytes of region memory together; past either, save is bad input. */
 #define CS_GSP_SNAPSHOTS_MAX 64u
 #define CS_GSP_SNAPSHOT_BYTES_MAX (512ull << 20)
-cs_status cs_gsp_snapshot_save(cs_gsp *m, const char *name, cs_diag *d);
-cs_status cs_gsp_snapshot_restore(cs_gsp *m, const char *name, cs_diag *d);
+CS_API cs_status cs_gsp_snapshot_save(cs_gsp *m, const char *name, cs_diag *d);
+CS_API cs_status cs_gsp_snapshot_restore(cs_gsp *m, const char *name, cs_diag *d);
 
 /* "stopped at <sym+off>: breakpoint 1" etc., one line, no newline. */
-void cs_gsp_stop_describe(cs_gsp *m, const cs_gsp_stop *st, char *buf, size_t len);
+CS_API void cs_gsp_stop_describe(cs_gsp *m, const cs_gsp_stop *st, char *buf, size_t len);
 /* "sym+0x12" or "0x..." */
-void cs_gsp_symbolize(cs_gsp *m, uint64_t addr, char *buf, size_t len);
+CS_API void cs_gsp_symbolize(cs_gsp *m, uint64_t addr, char *buf, size_t len);
 
 /* ---- GSP message queues (host side) ---- */
 
@@ -315,45 +329,45 @@ typedef struct cs_gsp_reply {
 	uint8_t payload[CS_GSP_MSGQ_MAX_PAYLOAD + CS_GSP_MSGQ_ELEM];
 } cs_gsp_reply;
 
-const char *cs_gsp_rpc_name(uint32_t function);
-bool cs_gsp_rpc_lookup(const char *name, uint32_t *function);
+CS_API const char *cs_gsp_rpc_name(uint32_t function);
+CS_API bool cs_gsp_rpc_lookup(const char *name, uint32_t *function);
 
 /* Initializes the command queue header and page table in the shared region
  * (the host's half of the protocol). */
-cs_status cs_gsp_msgq_init(cs_gsp *m, cs_diag *d);
+CS_API cs_status cs_gsp_msgq_init(cs_gsp *m, cs_diag *d);
 /* Runs the firmware (budget instructions) until GSP_INIT_DONE arrives. */
-cs_status cs_gsp_msgq_wait_init(cs_gsp *m, uint64_t budget, cs_gsp_stop *st, cs_diag *d);
+CS_API cs_status cs_gsp_msgq_wait_init(cs_gsp *m, uint64_t budget, cs_gsp_stop *st, cs_diag *d);
 /* Posts one RPC without waiting; returns its rpc sequence. */
-cs_status cs_gsp_rpc_post(cs_gsp *m, uint32_t function, const void *payload, uint32_t len,
+CS_API cs_status cs_gsp_rpc_post(cs_gsp *m, uint32_t function, const void *payload, uint32_t len,
 			  uint32_t *sequence, cs_diag *d);
 /* Reads the next reply if one is pending (validating it): CS_OK with
  * *got false when the queue is empty. */
-cs_status cs_gsp_rpc_receive(cs_gsp *m, cs_gsp_reply *r, bool *got, cs_diag *d);
+CS_API cs_status cs_gsp_rpc_receive(cs_gsp *m, cs_gsp_reply *r, bool *got, cs_diag *d);
 /* Posts and runs the firmware until the reply arrives (budget instructions). */
-cs_status cs_gsp_rpc_call(cs_gsp *m, uint32_t function, const void *payload, uint32_t len,
+CS_API cs_status cs_gsp_rpc_call(cs_gsp *m, uint32_t function, const void *payload, uint32_t len,
 			  uint64_t budget, cs_gsp_reply *r, cs_gsp_stop *st, cs_diag *d);
 /* Replies the host still waits for. */
-uint32_t cs_gsp_rpc_outstanding(cs_gsp *m);
+CS_API uint32_t cs_gsp_rpc_outstanding(cs_gsp *m);
 /* Prints both queues: headers, cursors, pending elements decoded. */
-void cs_gsp_msgq_print(cs_gsp *m, FILE *out);
+CS_API void cs_gsp_msgq_print(cs_gsp *m, FILE *out);
 /* Address of a named cursor: msgq.cmd.write, msgq.cmd.read (the GSP's read
  * position of the command queue), msgq.stat.write, msgq.stat.read (the host's
  * read position of the status queue). */
-bool cs_gsp_msgq_cursor(cs_gsp *m, const char *name, uint64_t *addr);
+CS_API bool cs_gsp_msgq_cursor(cs_gsp *m, const char *name, uint64_t *addr);
 /* Whether the status-queue monitor is armed (default on after msgq init). */
-void cs_gsp_msgq_monitor(cs_gsp *m, bool on);
+CS_API void cs_gsp_msgq_monitor(cs_gsp *m, bool on);
 
 /* ---- debugger commands ---- */
 
 /* Executes one debugger command line, printing to out; errors are returned
  * (and not printed). */
-cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d);
+CS_API cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d);
 /* In batch mode a run command whose run stops on a fault, the wall-clock
  * guard or the instruction budget prints the stop and then fails with
  * CS_ERR_FAULT (the batch exits 1). */
-void cs_gsp_dbg_set_batch(cs_gsp *m, bool batch);
+CS_API void cs_gsp_dbg_set_batch(cs_gsp *m, bool batch);
 /* The command names, NULL-terminated (for completion). */
-const char *const *cs_gsp_dbg_commands(void);
+CS_API const char *const *cs_gsp_dbg_commands(void);
 
 /* ---- GDB remote protocol ---- */
 
@@ -371,23 +385,28 @@ enum { CS_GDB_PACKET_MAX = 16384 };
 /* Parses the first item of buf[0..len): sets *used to the bytes consumed and
  * the unescaped, NUL-terminated payload into out, which holds
  * CS_GDB_PACKET_MAX + 1 bytes. */
-cs_gdb_pkt_kind cs_gdb_parse(const uint8_t *buf, size_t len, size_t *used, char *out,
+CS_API cs_gdb_pkt_kind cs_gdb_parse(const uint8_t *buf, size_t len, size_t *used, char *out,
 			     size_t *out_len, cs_diag *d);
 /* Handles one packet payload against the machine and writes the reply payload
  * (without framing); sets *resume when the command continues or steps (the
  * reply then is the stop reply). */
-cs_status cs_gdb_handle(cs_gsp *m, const char *pkt, size_t len, char *reply, size_t reply_max,
+CS_API cs_status cs_gdb_handle(cs_gsp *m, const char *pkt, size_t len, char *reply,
+		size_t reply_max,
 			cs_diag *d);
 /* A connected client that sends nothing for this long while the target is
  * stopped is dropped (cs_gdb_serve returns CS_ERR_INPUT saying so). */
 #define CS_GDB_IDLE_MS (600u * 1000u)
-void cs_gsp_set_gdb_idle_ms(cs_gsp *m, uint64_t ms); /* 0: the default */
+CS_API void cs_gsp_set_gdb_idle_ms(cs_gsp *m, uint64_t ms); /* 0: the default */
 /* The packet loop on a connected socket (cs_gdb_serve's, after accept; the
  * fuzzer drives it through a socketpair). Closes fd. */
-cs_status cs_gdb_session(cs_gsp *m, int fd, cs_diag *d);
+CS_API cs_status cs_gdb_session(cs_gsp *m, int fd, cs_diag *d);
 /* Serves one GDB client on host:port (port 0: pick one; *bound_port says
  * which; ready(port, ctx) is called once listening). */
-cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port,
+CS_API cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port,
 		       void (*ready)(uint16_t port, void *ctx), void *ctx, cs_diag *d);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -4,12 +4,18 @@
 #ifndef CHAINSIM_MEM_H
 #define CHAINSIM_MEM_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "chainsim/diag.h"
 #include "chainsim/ports.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct cs_mem cs_mem;
 
@@ -28,40 +34,44 @@ typedef struct cs_region {
 #define CS_MEM_MAX_MAPPED (64ull << 30)
 #define CS_MEM_MAX_BACKED (8ull << 30)
 
-cs_mem *cs_mem_new(unsigned va_bits);
-void cs_mem_free(cs_mem *mem);
-unsigned cs_mem_va_bits(const cs_mem *mem);
+CS_API cs_mem *cs_mem_new(unsigned va_bits);
+CS_API void cs_mem_free(cs_mem *mem);
+CS_API unsigned cs_mem_va_bits(const cs_mem *mem);
 
 /* Map [va, va + size) under a name (may be "" for anonymous). va must be 4 KiB
  * aligned, size > 0; the range must fit the address width and overlap nothing. */
-bool cs_mem_map(cs_mem *mem, const char *name, uint64_t va, uint64_t size, cs_diag *d);
+CS_API bool cs_mem_map(cs_mem *mem, const char *name, uint64_t va, uint64_t size, cs_diag *d);
 /* Place a region at the next free address aligned to align (a power of two; at
  * least 4 KiB is used) at or above CS_MEM_ALLOC_BASE. */
-bool cs_mem_alloc(cs_mem *mem, const char *name, uint64_t size, uint64_t align, uint64_t *va,
+CS_API bool cs_mem_alloc(cs_mem *mem, const char *name, uint64_t size, uint64_t align, uint64_t *va,
 		  cs_diag *d);
 
-size_t cs_mem_region_count(const cs_mem *mem);
-const cs_region *cs_mem_region(const cs_mem *mem, size_t i); /* sorted by va */
-const cs_region *cs_mem_region_named(const cs_mem *mem, const char *name);
-const cs_region *cs_mem_region_at(const cs_mem *mem, uint64_t va); /* containing va */
+CS_API size_t cs_mem_region_count(const cs_mem *mem);
+CS_API const cs_region *cs_mem_region(const cs_mem *mem, size_t i); /* sorted by va */
+CS_API const cs_region *cs_mem_region_named(const cs_mem *mem, const char *name);
+CS_API const cs_region *cs_mem_region_at(const cs_mem *mem, uint64_t va); /* containing va */
 
-bool cs_mem_mapped(const cs_mem *mem, uint64_t va, uint64_t len);
-bool cs_mem_read(cs_mem *mem, uint64_t va, void *dst, size_t len, uint64_t *fault_va);
-bool cs_mem_write(cs_mem *mem, uint64_t va, const void *src, size_t len, uint64_t *fault_va);
+CS_API bool cs_mem_mapped(const cs_mem *mem, uint64_t va, uint64_t len);
+CS_API bool cs_mem_read(cs_mem *mem, uint64_t va, void *dst, size_t len, uint64_t *fault_va);
+CS_API bool cs_mem_write(cs_mem *mem, uint64_t va, const void *src, size_t len, uint64_t *fault_va);
 /* Host pointer to [va, va + len) inside one mapped page, else NULL (also when
  * backing the page would pass CS_MEM_MAX_BACKED). Reads of never-written pages
  * through cs_mem_read see zeros and back nothing. */
-uint8_t *cs_mem_span(cs_mem *mem, uint64_t va, uint64_t len);
+CS_API uint8_t *cs_mem_span(cs_mem *mem, uint64_t va, uint64_t len);
 
-uint64_t cs_mem_pages_backed(const cs_mem *mem);
+CS_API uint64_t cs_mem_pages_backed(const cs_mem *mem);
 /* Whether a write failed because CS_MEM_MAX_BACKED was reached (sticky). Such a
  * failure reports the address like a fault; callers that own the run turn this
  * into a limit error instead of blaming the guest. */
-bool cs_mem_backing_exhausted(const cs_mem *mem);
+CS_API bool cs_mem_backing_exhausted(const cs_mem *mem);
 /* Lower the backing limit (tests; never above CS_MEM_MAX_BACKED). */
-void cs_mem_set_max_backed(cs_mem *mem, uint64_t bytes);
+CS_API void cs_mem_set_max_backed(cs_mem *mem, uint64_t bytes);
 
 /* The port view of this address space (ctx = mem). */
-cs_mem_port cs_mem_port_of(cs_mem *mem);
+CS_API cs_mem_port cs_mem_port_of(cs_mem *mem);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -3,12 +3,18 @@
 #ifndef CHAINSIM_PORTS_H
 #define CHAINSIM_PORTS_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "chainsim/diag.h"
 #include "chainsim/trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- memory port: one GPU virtual address space ------------------------- */
 
@@ -48,6 +54,11 @@ typedef struct cs_method_call {
 	uint32_t method_index; /* index of the method within its entry */
 	uint64_t data_addr;    /* VA of the data dword in the pushbuffer */
 } cs_method_call;
+
+/* Called before a method executes, host methods included (cls = the host
+ * class then): how steppers such as the REPL stop between methods. The hook may
+ * read the device but must not run it. */
+typedef void (*cs_method_hook_fn)(void *ctx, const cs_method_call *call);
 
 typedef enum cs_engine_result {
 	CS_ENGINE_OK = 0,
@@ -118,5 +129,9 @@ typedef struct cs_exec_port {
 	void (*run_grid)(void *ctx, const cs_bus *bus, const cs_grid_launch *grid,
 			 cs_grid_result *out);
 } cs_exec_port;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -53,12 +53,18 @@
 #ifndef CHAINSIM_PTX_H
 #define CHAINSIM_PTX_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "chainsim/diag.h"
 #include "chainsim/ports.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct cs_ptx_program cs_ptx_program; /* one parsed, predecoded PTX module */
 
@@ -70,25 +76,25 @@ typedef struct cs_ptx_program cs_ptx_program; /* one parsed, predecoded PTX modu
  * refuses that function alone, as does a call to a function the executor
  * cannot call; every other entry of the module still runs (see
  * cs_ptx_entry_refusal). Errors outside function bodies fail the module. */
-cs_ptx_program *cs_ptx_parse(const char *text, size_t len, const char *name, cs_diag *d);
-void cs_ptx_program_free(cs_ptx_program *p);
+CS_API cs_ptx_program *cs_ptx_parse(const char *text, size_t len, const char *name, cs_diag *d);
+CS_API void cs_ptx_program_free(cs_ptx_program *p);
 
 /* Module header: `.version MAJOR.MINOR`, `.target sm_NN[a]`, `.address_size N`. */
-void cs_ptx_version(const cs_ptx_program *p, uint32_t *major, uint32_t *minor);
-const char *cs_ptx_target(const cs_ptx_program *p); /* "sm_90" etc. */
-uint32_t cs_ptx_address_size(const cs_ptx_program *p); /* 32 or 64 */
+CS_API void cs_ptx_version(const cs_ptx_program *p, uint32_t *major, uint32_t *minor);
+CS_API const char *cs_ptx_target(const cs_ptx_program *p); /* "sm_90" etc. */
+CS_API uint32_t cs_ptx_address_size(const cs_ptx_program *p); /* 32 or 64 */
 
 /* Entries (.entry kernels; .func device functions are not entries). */
-size_t cs_ptx_entry_count(const cs_ptx_program *p);
-const char *cs_ptx_entry_name(const cs_ptx_program *p, size_t i);
+CS_API size_t cs_ptx_entry_count(const cs_ptx_program *p);
+CS_API const char *cs_ptx_entry_name(const cs_ptx_program *p, size_t i);
 /* Index of the entry with this (mangled) name; false when there is none. */
-bool cs_ptx_entry_find(const cs_ptx_program *p, const char *name, size_t *index);
+CS_API bool cs_ptx_entry_find(const cs_ptx_program *p, const char *name, size_t *index);
 /* Line of the entry's `.entry` directive. */
-uint32_t cs_ptx_entry_line(const cs_ptx_program *p, size_t i);
+CS_API uint32_t cs_ptx_entry_line(const cs_ptx_program *p, size_t i);
 /* Why entry i cannot run (naming the PTX line and column of the refused
  * construct), or NULL when it can. cs_ptx_run of a refused entry answers
  * CS_GRID_ERROR with this diagnosis. */
-const cs_diag *cs_ptx_entry_refusal(const cs_ptx_program *p, size_t i);
+CS_API const cs_diag *cs_ptx_entry_refusal(const cs_ptx_program *p, size_t i);
 
 /* The entry's .param layout as PTX declares it: each parameter at the next
  * offset aligned to its alignment (CUDA's kernel-parameter ABI). */
@@ -98,16 +104,16 @@ typedef struct cs_ptx_param {
 	uint32_t size;
 	uint32_t align;
 } cs_ptx_param;
-size_t cs_ptx_param_count(const cs_ptx_program *p, size_t entry);
-bool cs_ptx_param_info(const cs_ptx_program *p, size_t entry, size_t i, cs_ptx_param *out);
+CS_API size_t cs_ptx_param_count(const cs_ptx_program *p, size_t entry);
+CS_API bool cs_ptx_param_info(const cs_ptx_program *p, size_t entry, size_t i, cs_ptx_param *out);
 /* Bytes the whole parameter block spans (end of the last parameter). */
-uint32_t cs_ptx_param_bytes(const cs_ptx_program *p, size_t entry);
+CS_API uint32_t cs_ptx_param_bytes(const cs_ptx_program *p, size_t entry);
 /* Static shared bytes the entry uses (module-scope and its own .shared
  * variables), and the alignment its dynamic shared area starts at. */
-uint32_t cs_ptx_static_shared_bytes(const cs_ptx_program *p, size_t entry);
-uint32_t cs_ptx_dynamic_shared_align(const cs_ptx_program *p, size_t entry);
+CS_API uint32_t cs_ptx_static_shared_bytes(const cs_ptx_program *p, size_t entry);
+CS_API uint32_t cs_ptx_dynamic_shared_align(const cs_ptx_program *p, size_t entry);
 /* Local bytes per thread the entry's frame needs (its .local variables). */
-uint32_t cs_ptx_local_bytes(const cs_ptx_program *p, size_t entry);
+CS_API uint32_t cs_ptx_local_bytes(const cs_ptx_program *p, size_t entry);
 
 /* Module-scope .global and .const variables (for a loader that places them in
  * GPU memory and passes their VAs in cs_ptx_launch.var_va). */
@@ -122,8 +128,8 @@ typedef struct cs_ptx_var {
 	uint32_t align;
 	const uint8_t *init; /* size bytes: the initializer, zeros when none */
 } cs_ptx_var;
-size_t cs_ptx_var_count(const cs_ptx_program *p);
-bool cs_ptx_var_info(const cs_ptx_program *p, size_t i, cs_ptx_var *out);
+CS_API size_t cs_ptx_var_count(const cs_ptx_program *p);
+CS_API bool cs_ptx_var_info(const cs_ptx_program *p, size_t i, cs_ptx_var *out);
 
 /* Default generic-address windows (used when the launch leaves them 0). */
 #define CS_PTX_SHARED_WINDOW_DEFAULT 0x00007f0000000000ull
@@ -173,10 +179,14 @@ typedef struct cs_ptx_launch {
  * whose guard predicate is false (as hardware issues them). Emits one
  * CS_EV_CTA_RANGE record [0, CTAs completed) into bus->trace. out->kernel is
  * the entry's name. Deterministic: same inputs, same memory, counts and trace. */
-void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
+CS_API void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 		const cs_bus *bus, cs_grid_result *out);
 
 /* Predecoded-instruction statistics, for tests and tools. */
-size_t cs_ptx_instruction_count(const cs_ptx_program *p);
+CS_API size_t cs_ptx_instruction_count(const cs_ptx_program *p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,8 @@
 #ifndef CHAINSIM_PTXRUN_H
 #define CHAINSIM_PTXRUN_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +20,10 @@
 #include "chainsim/diag.h"
 #include "chainsim/ports.h"
 #include "chainsim/ptx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- modules ------------------------------------------------------------ */
 
@@ -87,7 +93,7 @@ typedef struct cs_fatbin_entry {
 } cs_fatbin_entry;
 
 /* The SM a generation's SASS targets: ampere 80, ada 89, hopper 90, blackwell 100. */
-unsigned cs_arch_sm(cs_arch arch);
+CS_API unsigned cs_arch_sm(cs_arch arch);
 
 /* Load a cubin (ELF, EM_CUDA) or a fatbin (the raw container nvcc -fatbin
  * writes; a host object embedding one is not accepted) for arch. From a fatbin
@@ -97,37 +103,37 @@ unsigned cs_arch_sm(cs_arch arch);
  * for PTX). No SASS for the arch is an error (launches are matched by SASS
  * bytes); no PTX is not (kernels then have has_ptx false and
  * cs_module_ptx_note says why). NULL on error, *d says why, with the offset. */
-cs_module *cs_module_load_file(const char *path, cs_arch arch, cs_diag *d);
-cs_module *cs_module_load_bytes(const uint8_t *bytes, size_t len, const char *name,
+CS_API cs_module *cs_module_load_file(const char *path, cs_arch arch, cs_diag *d);
+CS_API cs_module *cs_module_load_bytes(const uint8_t *bytes, size_t len, const char *name,
 				cs_arch arch, cs_diag *d);
 /* Attach PTX text to a module loaded from a bare cubin (the .ptx nvcc wrote next
  * to it), so its kernels can execute. Entries are matched by name. */
-bool cs_module_attach_ptx(cs_module *m, const char *ptx, size_t len, cs_diag *d);
+CS_API bool cs_module_attach_ptx(cs_module *m, const char *ptx, size_t len, cs_diag *d);
 /* Modules are reference counted: the runtime takes its own reference, so the
  * loader's caller frees its own with cs_module_free whenever it likes. */
-cs_module *cs_module_ref(cs_module *m);
-void cs_module_free(cs_module *m);
+CS_API cs_module *cs_module_ref(cs_module *m);
+CS_API void cs_module_free(cs_module *m);
 
-const char *cs_module_name(const cs_module *m);
-cs_arch cs_module_arch(const cs_module *m);
-bool cs_module_is_fatbin(const cs_module *m);
-size_t cs_module_kernel_count(const cs_module *m);
-const cs_kernel_info *cs_module_kernel(const cs_module *m, size_t i);
+CS_API const char *cs_module_name(const cs_module *m);
+CS_API cs_arch cs_module_arch(const cs_module *m);
+CS_API bool cs_module_is_fatbin(const cs_module *m);
+CS_API size_t cs_module_kernel_count(const cs_module *m);
+CS_API const cs_kernel_info *cs_module_kernel(const cs_module *m, size_t i);
 /* By name: exact symbol, else the demangled base name ("vadd" finds "_Z4vaddPKfS0_Pfi"). */
-const cs_kernel_info *cs_module_kernel_named(const cs_module *m, const char *name);
+CS_API const cs_kernel_info *cs_module_kernel_named(const cs_module *m, const char *name);
 /* The PTX text the module executes from (NUL-terminated), NULL when none; and
  * when there is none, why (a bare cubin, no PTX entry...), else NULL. */
-const char *cs_module_ptx(const cs_module *m, size_t *len);
-const char *cs_module_ptx_note(const cs_module *m);
-size_t cs_module_fatbin_entry_count(const cs_module *m);
-const cs_fatbin_entry *cs_module_fatbin_entry(const cs_module *m, size_t i);
+CS_API const char *cs_module_ptx(const cs_module *m, size_t *len);
+CS_API const char *cs_module_ptx_note(const cs_module *m);
+CS_API size_t cs_module_fatbin_entry_count(const cs_module *m);
+CS_API const cs_fatbin_entry *cs_module_fatbin_entry(const cs_module *m, size_t i);
 
 /* ---- the runtime behind the executor port ------------------------------- */
 
 typedef struct cs_ptx_runtime cs_ptx_runtime;
 
-cs_ptx_runtime *cs_ptx_runtime_new(cs_arch arch);
-void cs_ptx_runtime_free(cs_ptx_runtime *rt);
+CS_API cs_ptx_runtime *cs_ptx_runtime_new(cs_arch arch);
+CS_API void cs_ptx_runtime_free(cs_ptx_runtime *rt);
 
 /* Register a module's kernels. The runtime maps a launch to its kernel by the
  * code bytes at the QMD's program address (read through the memory port at
@@ -139,11 +145,11 @@ void cs_ptx_runtime_free(cs_ptx_runtime *rt);
  * the call either: its kernels register without PTX and a launch of one
  * answers CS_GRID_ERROR naming the line. Fails when the module was loaded for
  * another arch. Takes a reference on m. */
-bool cs_ptx_runtime_add(cs_ptx_runtime *rt, cs_module *m, cs_diag *d);
-size_t cs_ptx_runtime_module_count(const cs_ptx_runtime *rt);
+CS_API bool cs_ptx_runtime_add(cs_ptx_runtime *rt, cs_module *m, cs_diag *d);
+CS_API size_t cs_ptx_runtime_module_count(const cs_ptx_runtime *rt);
 /* How the runtime's launches compute approximate instructions (the
  * executor's CS_PTX_APPROX_*; CS_PTX_APPROX_SINGLE until set). */
-void cs_ptx_runtime_set_approx(cs_ptx_runtime *rt, cs_ptx_approx mode);
+CS_API void cs_ptx_runtime_set_approx(cs_ptx_runtime *rt, cs_ptx_approx mode);
 
 /* The port (ctx = rt). run_grid outcomes:
  *  - program unmapped: CS_GRID_FAULT with fault_va;
@@ -157,6 +163,10 @@ void cs_ptx_runtime_set_approx(cs_ptx_runtime *rt, cs_ptx_approx mode);
  *    moved to the PTX .param offsets (sizes must agree, else CS_GRID_ERROR);
  *    dynamic shared = grid->shared_bytes - shared_static (less is CS_GRID_ERROR);
  *  - else the executor's own outcome (EXECUTED, FAULT, ERROR). */
-cs_exec_port cs_ptx_runtime_port(cs_ptx_runtime *rt);
+CS_API cs_exec_port cs_ptx_runtime_port(cs_ptx_runtime *rt);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -4,8 +4,14 @@
 #ifndef CHAINSIM_PUSHBUF_H
 #define CHAINSIM_PUSHBUF_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum cs_secop {
 	CS_SECOP_RESERVED0 = 0, /* legacy/reserved forms: diagnosed */
@@ -96,5 +102,9 @@ enum {
 	CS_USERD_GP_PUT = 0x8c,
 	CS_USERMODE_DOORBELL = 0x90, /* offset in the usermode (C461/C661) page */
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,11 +5,17 @@
 #ifndef CHAINSIM_REPL_H
 #define CHAINSIM_REPL_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "chainsim/diag.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct cs_repl cs_repl;
 
@@ -26,23 +32,30 @@ typedef struct cs_repl_config {
 	cs_repl_exec_fn exec;
 	void *ctx;
 	const char *history_file;   /* may be NULL */
+	bool own_help;              /* added: "help" goes to exec (per-command help) */
 } cs_repl_config;
 
-cs_repl *cs_repl_new(const cs_repl_config *cfg);
-void cs_repl_free(cs_repl *r);
+CS_API cs_repl *cs_repl_new(const cs_repl_config *cfg);
+CS_API void cs_repl_free(cs_repl *r);
 
 /* One line: blank lines and '#' comments are skipped, "echo TEXT" prints TEXT,
  * "quit"/"exit" set *quit. In batch mode the line is echoed after the prompt
  * first, so a transcript reads like the session. */
-cs_status cs_repl_line(cs_repl *r, const char *line, bool echo, FILE *out, bool *quit, cs_diag *d);
+CS_API cs_status cs_repl_line(cs_repl *r, const char *line, bool echo, FILE *out, bool *quit,
+		cs_diag *d);
 /* Runs a script; stops at the first failing line, whose diag then names
  * path:line. */
-cs_status cs_repl_script(cs_repl *r, const char *path, FILE *out, cs_diag *d);
+CS_API cs_status cs_repl_script(cs_repl *r, const char *path, FILE *out, cs_diag *d);
 /* Interactive session on the terminal (libedit); when stdin is not a
  * terminal, reads plain lines. Returns the number of failed commands. */
-int cs_repl_interactive(cs_repl *r, FILE *out, FILE *err);
+CS_API int cs_repl_interactive(cs_repl *r, FILE *out, FILE *err);
 /* Completion candidates for `line` (the word at its end): calls emit for each. */
-size_t cs_repl_complete(cs_repl *r, const char *line, void (*emit)(const char *word, void *arg),
+CS_API size_t cs_repl_complete(cs_repl *r, const char *line, void (*emit)(const char *word,
+		void *arg),
 			void *arg);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -4,6 +4,8 @@
 #ifndef CHAINSIM_REPORT_H
 #define CHAINSIM_REPORT_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +14,10 @@
 #include "chainsim/cause.h"
 #include "chainsim/device.h"
 #include "chainsim/stage.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 enum { CS_EVIDENCE_MAX = 256, CS_DIAGNOSIS_MAX = 1024 };
 
@@ -32,7 +38,7 @@ typedef struct cs_chain {
 	cs_cause cause;
 	cs_stage unobservable;          /* first not-observable stage with a cause, else NONE */
 	char diagnosis[CS_DIAGNOSIS_MAX];
-	/* added by sim/: the record that decided the break (SIZE_MAX when none) */
+	/* the record that decided the break (SIZE_MAX when none) */
 	size_t break_event;
 } cs_chain;
 
@@ -44,7 +50,7 @@ typedef struct cs_report {
 	size_t nfaults;                 /* CS_EV_FAULT records */
 	uint64_t counters[16];          /* named by cs_report_counter_name */
 	size_t ncounters;
-	/* added by sim/: the model assumptions in force (CS_EV_ASSUMPTION details,
+	/* the model assumptions in force (CS_EV_ASSUMPTION details,
 	 * each once, in trace order; they point into the device's trace) */
 	size_t nassumptions;
 	const char **assumptions;
@@ -52,11 +58,9 @@ typedef struct cs_report {
 } cs_report;
 
 /* Judge the device's trace. Never fails on a well-formed device. */
-cs_report *cs_report_build(const cs_device *dev);
-void cs_report_free(cs_report *r);
-const char *cs_report_counter_name(const cs_report *r, size_t i);
-
-/* ---- additions by sim/ (additive) ----------------------------------------- */
+CS_API cs_report *cs_report_build(const cs_device *dev);
+CS_API void cs_report_free(cs_report *r);
+CS_API const char *cs_report_counter_name(const cs_report *r, size_t i);
 
 /* Judge a record sequence without a device (unit tests of the rules build one
  * by hand). dev is optional: with it the judge names channels and decodes the
@@ -69,11 +73,11 @@ typedef struct cs_report_input {
 	bool no_executor;         /* the device had no executor wired */
 	const cs_device *dev;     /* optional */
 } cs_report_input;
-cs_report *cs_report_judge(const cs_report_input *in);
+CS_API cs_report *cs_report_judge(const cs_report_input *in);
 
 /* The counter value by name ("entries", "methods", "launches", "ctas",
  * "faults", ...); false when the report has no such counter. */
-bool cs_report_counter(const cs_report *r, const char *name, uint64_t *value);
+CS_API bool cs_report_counter(const cs_report *r, const char *name, uint64_t *value);
 
 /* What the writers show beside the chain. */
 typedef struct cs_report_expect {
@@ -89,7 +93,7 @@ typedef struct cs_report_meta {
 	size_t nexpects;
 	bool error;               /* the scenario stopped on an error (result "error") */
 	const char *error_msg;    /* its located message */
-	/* added by sim/ (additive): the error's location for the JSON's `error`
+	/* the error's location for the JSON's `error`
 	 * object (file, line, col or byte offset); optional */
 	const cs_diag *error_diag;
 } cs_report_meta;
@@ -98,21 +102,25 @@ typedef struct cs_report_meta {
  * break, but a stage the backend cannot judge, e.g. code the simulator cannot
  * run) or "error" (bad input). Expectations are judged apart:
  * cs_report_exit_status. */
-const char *cs_report_result(const cs_report *r, const cs_report_meta *meta);
+CS_API const char *cs_report_result(const cs_report *r, const cs_report_meta *meta);
 /* The exit status of a run (docs/chain.md): with expectations in the file,
  * 0 when every one held (an expected break that happened passes), else 1;
  * without, 0 complete, 1 broken, 3 not observable; 2 on bad input. */
-int cs_report_exit_status(const cs_report *r, const cs_report_meta *meta);
+CS_API int cs_report_exit_status(const cs_report *r, const cs_report_meta *meta);
 
 /* The text table of docs/chain.md (sim/report_text.c). */
-void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *out);
+CS_API void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *out);
 /* The --json object, pretty printed, NUL-terminated, malloc'd (sim/report_json.c);
  * docs/json.md describes it. r and dev may be NULL when the input failed before
  * a run (meta->error set): the object then carries the error and nulls. */
-char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_meta *meta);
+CS_API char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_meta *meta);
 /* Chrome/Perfetto trace-event JSON of the device's records: one track per
  * channel and engine, virtual time as ts (sim/perfetto.c). malloc'd. */
-char *cs_trace_perfetto_json(const cs_device *dev);
-bool cs_trace_perfetto_write(const cs_device *dev, const char *path, cs_diag *d);
+CS_API char *cs_trace_perfetto_json(const cs_device *dev);
+CS_API bool cs_trace_perfetto_write(const cs_device *dev, const char *path, cs_diag *d);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

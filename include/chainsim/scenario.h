@@ -3,6 +3,8 @@
 #ifndef CHAINSIM_SCENARIO_H
 #define CHAINSIM_SCENARIO_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,23 +13,27 @@
 #include "chainsim/device.h"
 #include "chainsim/diag.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct cs_scenario cs_scenario;
 
 /* Parse; every syntax error is answered here with file:line:col. base_dir is
  * where relative paths (load, module) resolve; NULL = the file's directory. */
-cs_scenario *cs_scenario_load(const char *path, cs_diag *d);
-cs_scenario *cs_scenario_parse(const char *text, size_t len, const char *name,
+CS_API cs_scenario *cs_scenario_load(const char *path, cs_diag *d);
+CS_API cs_scenario *cs_scenario_parse(const char *text, size_t len, const char *name,
 			       const char *base_dir, cs_diag *d);
-void cs_scenario_free(cs_scenario *s);
+CS_API void cs_scenario_free(cs_scenario *s);
 
-cs_arch cs_scenario_arch(const cs_scenario *s); /* the `arch` line; hopper when absent */
-const char *cs_scenario_name(const cs_scenario *s);
+CS_API cs_arch cs_scenario_arch(const cs_scenario *s); /* the `arch` line; hopper when absent */
+CS_API const char *cs_scenario_name(const cs_scenario *s);
 
 /* Execute the directives in order on dev (made with the scenario's arch).
  * Semantic errors (an unknown name, a value out of range, a file that cannot be
  * read) stop it with a located diagnosis and false. Expectations are evaluated
  * at the end, after cs_device_finish. */
-bool cs_scenario_execute(cs_scenario *s, cs_device *dev, cs_diag *d);
+CS_API bool cs_scenario_execute(cs_scenario *s, cs_device *dev, cs_diag *d);
 
 typedef struct cs_expect_outcome {
 	uint32_t line;
@@ -36,12 +42,32 @@ typedef struct cs_expect_outcome {
 	char detail[256]; /* what was found, when it did not hold */
 } cs_expect_outcome;
 
-size_t cs_scenario_expect_count(const cs_scenario *s);
+CS_API size_t cs_scenario_expect_count(const cs_scenario *s);
 /* Extension: after cs_scenario_execute, where an alloc-like name (alloc,
  * push, qmd, LAUNCH.cb0/.qmd/.sem) was placed: its VA and size in bytes (a
  * pushbuffer's assembled bytes). False for an unknown name or a module. */
-bool cs_scenario_symbol(const cs_scenario *s, const char *name, uint64_t *va, uint64_t *size);
-const cs_expect_outcome *cs_scenario_expect(const cs_scenario *s, size_t i);
+CS_API bool cs_scenario_symbol(const cs_scenario *s, const char *name, uint64_t *va,
+		uint64_t *size);
+CS_API const cs_expect_outcome *cs_scenario_expect(const cs_scenario *s, size_t i);
+
+/* ---- extension: watching the guest act (capture export) ----------------
+ * Callbacks the executor makes as the scenario acts on the device, each
+ * before the device sees the action (ran: after a submit or wait let the
+ * device run). Any may be NULL. The memory side is not reported write by
+ * write: a watcher compares memory at these points (sim/capture_sim.c). */
+typedef struct cs_scenario_tap {
+	void *ctx;
+	void (*channel)(void *ctx, const char *name, uint32_t id);
+	void (*gpfifo)(void *ctx, uint32_t ch, uint32_t lo, uint32_t hi);
+	void (*submit)(void *ctx, uint32_t ch);
+	void (*wait)(void *ctx, uint64_t addr, uint64_t value, bool is64);
+	void (*ran)(void *ctx);
+	void (*record)(void *ctx, const cs_event *ev); /* guest-build records */
+	void (*module)(void *ctx, const char *path, const char *ptx_path);
+	void (*expect_mem)(void *ctx, uint64_t va, uint64_t len); /* at the end */
+} cs_scenario_tap;
+bool cs_scenario_execute_tapped(cs_scenario *s, cs_device *dev, const cs_scenario_tap *tap,
+				cs_diag *d);
 
 /* ---- extension: the deterministic generator behind `random` -------------
  * splitmix64: the state starts at the seed; every value takes one step. The
@@ -70,9 +96,9 @@ static inline uint32_t cs_scenario_rand_u32(uint64_t *state, uint32_t min, uint3
 	return span > 0xffffffffull ? r : min + (uint32_t)(r % span);
 }
 /* What `random NAME f32 COUNT seed=S min=A max=B` writes (default A=0, B=1). */
-void cs_scenario_random_f32(uint64_t seed, float min, float max, float *out, size_t n);
+CS_API void cs_scenario_random_f32(uint64_t seed, float min, float max, float *out, size_t n);
 /* What `random NAME u32 COUNT seed=S min=A max=B` writes (default full range). */
-void cs_scenario_random_u32(uint64_t seed, uint32_t min, uint32_t max, uint32_t *out,
+CS_API void cs_scenario_random_u32(uint64_t seed, uint32_t min, uint32_t max, uint32_t *out,
 			    size_t n);
 
 /* ---- extension: raw pushbuffer bytes to scenario text (chainsim disasm) --
@@ -92,7 +118,11 @@ typedef struct cs_disasm_opts {
 
 /* NULL with d set (byte offset in the file) on a reserved SEC_OP, a trailing
  * partial dword, or an INC header past the last method. Free with free(). */
-char *cs_scenario_disasm(const uint8_t *bytes, size_t len, const cs_disasm_opts *o,
+CS_API char *cs_scenario_disasm(const uint8_t *bytes, size_t len, const cs_disasm_opts *o,
 			 cs_diag *d);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,6 +2,12 @@
 #ifndef CHAINSIM_STAGE_H
 #define CHAINSIM_STAGE_H
 
+#include "chainsim/api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum cs_stage {
 	CS_STAGE_NONE = 0,
 	CS_STAGE_GUEST_BUILD = 1,
@@ -35,11 +41,17 @@ typedef enum cs_author {
 	CS_AUTHOR_ENGINE,
 } cs_author;
 
-const char *cs_stage_name(cs_stage s);          /* "fe-fetch"; NULL when out of range */
-cs_author cs_stage_author(cs_stage s);          /* the table's author column */
-const char *cs_stage_status_name(cs_stage_status st); /* "fired", "not-fired", "n/a", "not-observable" */
-const char *cs_author_name(cs_author a);        /* "guest", "host", "front-end", "engine", "-" */
+CS_API const char *cs_stage_name(cs_stage s);          /* "fe-fetch"; NULL when out of range */
+CS_API cs_author cs_stage_author(cs_stage s);          /* the table's author column */
+/* "fired", "not-fired", "n/a", "not-observable" */
+CS_API const char *cs_stage_status_name(cs_stage_status st);
+/* "guest", "host", "front-end", "engine", "-" */
+CS_API const char *cs_author_name(cs_author a);
 /* Parse a stage name or number ("5", "fe-exec"); CS_STAGE_NONE when neither. */
-cs_stage cs_stage_parse(const char *text);
+CS_API cs_stage cs_stage_parse(const char *text);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

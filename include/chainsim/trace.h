@@ -4,11 +4,18 @@
 #ifndef CHAINSIM_TRACE_H
 #define CHAINSIM_TRACE_H
 
+#include "chainsim/api.h"
+
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "chainsim/cause.h"
 #include "chainsim/stage.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define CS_NONE32 UINT32_MAX /* "no launch", "no entry", "no method" in a record */
 /* In a host CS_EV_SEM_RELEASE's aux: RELEASE_WFI was set, so the release is
@@ -131,7 +138,8 @@ typedef struct cs_trace_sink {
 static inline cs_event cs_event_make(cs_event_kind kind, cs_stage stage, cs_unit unit,
 				     uint32_t channel)
 {
-	cs_event ev = { 0 };
+	cs_event ev;
+	memset(&ev, 0, sizeof(ev));
 	ev.kind = (uint16_t)kind;
 	ev.stage = (uint8_t)stage;
 	ev.unit = (uint8_t)unit;
@@ -151,9 +159,13 @@ static inline void cs_trace_emit(const cs_trace_sink *sink, const cs_event *ev)
 		sink->emit(sink->ctx, ev);
 }
 
-const char *cs_event_kind_name(cs_event_kind kind); /* "gp-fetch" etc. */
-const char *cs_unit_name(cs_unit unit);             /* "front-end", "compute", ... */
-cs_author cs_unit_author(cs_unit unit);
-const char *cs_access_name(cs_access acc);          /* "read", "write", ... */
+CS_API const char *cs_event_kind_name(cs_event_kind kind); /* "gp-fetch" etc. */
+CS_API const char *cs_unit_name(cs_unit unit);             /* "front-end", "compute", ... */
+CS_API cs_author cs_unit_author(cs_unit unit);
+CS_API const char *cs_access_name(cs_access acc);          /* "read", "write", ... */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

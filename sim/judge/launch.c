@@ -22,7 +22,7 @@ static void judge_rejected_qmd(judge *j, const char *ln, const cs_event *e, cons
 	bool inside;
 	size_t b = jg_nearest_build(j, true, e->addr, &inside);
 	/* A version the class does not read: what is there is no QMD at all. */
-	bool not_a_qmd = e->value != cs_gr_qmd_major_for(e->cls);
+	bool not_a_qmd = e->value != cs_class_qmd_major(e->cls);
 	if (b != NONE && !inside && not_a_qmd) {
 		char off[64];
 		jg_distance_words(e->addr, j->ev[b].addr, off, sizeof(off));

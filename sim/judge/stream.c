@@ -458,9 +458,14 @@ void jg_stage_wake(judge *j, cs_chain *c)
 				continue;
 			if (r->addr == e->addr)
 				continue;
-			if (nrel++ == 0)
-				snprintf(rel, sizeof(rel), "the %s release went to 0x%llx (value %llu)",
-					 r->unit == CS_UNIT_FE ? "host" : "engine", X(r->addr), X(r->value));
+			if (nrel++ == 0) {
+				char off[64];
+				jg_distance_words(e->addr, r->addr, off, sizeof(off));
+				snprintf(rel, sizeof(rel), "the %s release went to %s (0x%llx, %s the "
+					 "waited address; value %llu)",
+					 r->unit == CS_UNIT_FE ? "host" : "engine", JG_ADDR(j, r->addr),
+					 X(r->addr), off, X(r->value));
+			}
 		}
 		bool wrote_here = false;
 		for (size_t i = 0; i < j->n; i++)

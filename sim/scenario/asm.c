@@ -212,6 +212,8 @@ static void record_build(scn_exec *x, uint64_t addr, uint64_t value, uint64_t au
 	ev.detail = detail;
 	if (x->record)
 		x->record(x->host, &ev);
+	if (x->tap && x->tap->record)
+		x->tap->record(x->tap->ctx, &ev);
 }
 
 /* ---- memory directives ---------------------------------------------------- */
@@ -408,6 +410,11 @@ static bool do_module(scn_exec *x, const scn_dir *dir)
 	cs_diag dd;
 	cs_diag_clear(&dd);
 	cs_module *m = cs_module_load_file(p, x->ai->arch, &dd);
+	if (m && x->tap && x->tap->module) {
+		char *tp = dir->ptx_path ? full_path(x->s, dir->ptx_path) : NULL;
+		x->tap->module(x->tap->ctx, p, tp);
+		g_free(tp);
+	}
 	g_free(p);
 	if (!m)
 		return scn_fail_with(x, dir->path_loc, "module", &dd);
@@ -567,7 +574,7 @@ static bool do_qmd(scn_exec *x, const scn_dir *dir)
 	cs_qmd q;
 	cs_diag dd;
 	cs_diag_clear(&dd);
-	if (!cs_qmd_init(&q, x->ai->qmd_major, &dd))
+	if (!cs_qmd_init(&q, cs_class_qmd_major(x->ai->compute_class), &dd))
 		return scn_fail_with(x, dir->loc, "qmd", &dd);
 	for (unsigned i = 0; i < dir->nkvs; i++) {
 		const scn_qmd_kv *kv = &dir->kvs[i];
@@ -854,7 +861,7 @@ static bool asm_launch(scn_exec *x, const scn_dir *push, const scn_pline *pl)
 	cs_diag_clear(&dd);
 	uint64_t shared = k->shared_static + dyn;
 	const uint64_t v_program = code, v_cb[2] = { cb_va, cb_size }, v_rel[2] = { sem_va, 1 };
-	if (!cs_qmd_init(&q, x->ai->qmd_major, &dd) ||
+	if (!cs_qmd_init(&q, cs_class_qmd_major(x->ai->compute_class), &dd) ||
 	    !cs_qmd_set_key(&q, "program", &v_program, 1, &dd) ||
 	    !cs_qmd_set_key(&q, "grid", grid, 3, &dd) || !cs_qmd_set_key(&q, "block", block, 3, &dd) ||
 	    !cs_qmd_set_key(&q, "shared", &shared, 1, &dd) ||
@@ -1068,6 +1075,8 @@ bool scn_expect_mem(scn_exec *x, const scn_dir *dir, cs_expect_outcome *o)
 	unsigned sz = type_bytes[dir->type];
 	if (!values_fit(x, dir, va, sz))
 		return false;
+	if (x->tap && x->tap->expect_mem)
+		x->tap->expect_mem(x->tap->ctx, va, (uint64_t)sz * dir->nvals);
 	unsigned bad = 0;
 	o->held = true;
 	for (unsigned i = 0; i < dir->nvals; i++) {

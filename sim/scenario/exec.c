@@ -30,6 +30,14 @@ static scn_sym *sym_at(scn_exec *x, uint64_t va)
 	return NULL;
 }
 
+#define TAP(x, fn, ...) do { if ((x)->tap && (x)->tap->fn) (x)->tap->fn((x)->tap->ctx, __VA_ARGS__); } while (0)
+
+static bool gpfifo_push(scn_exec *x, uint32_t lo, uint32_t hi, cs_diag *dd)
+{
+	TAP(x, gpfifo, x->channel, lo, hi);
+	return cs_device_gpfifo_push(DEV(x), x->channel, lo, hi, dd);
+}
+
 static bool do_gpfifo(scn_exec *x, const scn_dir *dir)
 {
 	uint64_t addr, len = 0;
@@ -62,7 +70,7 @@ static bool do_gpfifo(scn_exec *x, const scn_dir *dir)
 	cs_gp_encode(&e, &lo, &hi);
 	cs_diag dd;
 	cs_diag_clear(&dd);
-	if (!cs_device_gpfifo_push(DEV(x), x->channel, lo, hi, &dd))
+	if (!gpfifo_push(x, lo, hi, &dd))
 		return scn_fail_with(x, dir->loc, "gpfifo", &dd);
 	return true;
 }
@@ -86,6 +94,7 @@ static bool do_directive(scn_exec *x, const scn_dir *dir)
 					   (unsigned long long)entries);
 		if (!cs_device_channel(DEV(x), dir->name, (uint32_t)entries, &x->channel, &dd))
 			return scn_fail_with(x, dir->loc, "channel", &dd);
+		TAP(x, channel, dir->name, x->channel);
 		return true;
 	}
 	case SCN_D_GPFIFO:
@@ -94,14 +103,19 @@ static bool do_directive(scn_exec *x, const scn_dir *dir)
 		uint32_t lo, hi;
 		if (!scn_eval32(x, dir->lo, &lo) || !scn_eval32(x, dir->hi, &hi))
 			return false;
-		if (!cs_device_gpfifo_push(DEV(x), x->channel, lo, hi, &dd))
+		if (!gpfifo_push(x, lo, hi, &dd))
 			return scn_fail_with(x, dir->loc, "gpfifo-raw", &dd);
 		return true;
 	}
-	case SCN_D_SUBMIT:
-		if (!cs_device_submit(DEV(x), x->channel, &dd) && dd.status != CS_OK)
+	case SCN_D_SUBMIT: {
+		TAP(x, submit, x->channel);
+		bool ok = cs_device_submit(DEV(x), x->channel, &dd);
+		if (x->tap && x->tap->ran)
+			x->tap->ran(x->tap->ctx);
+		if (!ok && dd.status != CS_OK)
 			return scn_fail_with(x, dir->loc, "submit", &dd);
 		return true;
+	}
 	case SCN_D_WAIT: {
 		uint64_t addr, v;
 		if (!scn_eval(x, dir->addr, &addr) || !scn_eval(x, dir->value, &v))
@@ -109,7 +123,10 @@ static bool do_directive(scn_exec *x, const scn_dir *dir)
 		if (!dir->u64 && v > 0xffffffffull)
 			return scn_fail_at(x, dir->value->loc, "value 0x%llx does not fit 32 bits; add u64",
 					   (unsigned long long)v);
+		TAP(x, wait, addr, v, dir->u64);
 		cs_device_wait(DEV(x), addr, v, dir->u64);
+		if (x->tap && x->tap->ran)
+			x->tap->ran(x->tap->ctx);
 		return true;
 	}
 	default:
@@ -223,6 +240,12 @@ static bool trace_intact(scn_exec *x, cs_device *dev, scn_loc loc)
 
 bool cs_scenario_execute(cs_scenario *s, cs_device *dev, cs_diag *d)
 {
+	return cs_scenario_execute_tapped(s, dev, NULL, d);
+}
+
+bool cs_scenario_execute_tapped(cs_scenario *s, cs_device *dev, const cs_scenario_tap *tap,
+				cs_diag *d)
+{
 	const cs_arch_info *ai = cs_arch_get(cs_device_arch(dev));
 	if (!ai || cs_device_arch(dev) != s->arch) {
 		cs_diag_at_text(d, CS_ERR_INPUT, s->name, 1, 1,
@@ -235,6 +258,7 @@ bool cs_scenario_execute(cs_scenario *s, cs_device *dev, cs_diag *d)
 	x.host = dev;
 	x.record = device_record;
 	x.module_add = device_module_add;
+	x.tap = tap;
 	for (unsigned i = 0; i < s->ndirs; i++) {
 		if (!do_directive(&x, &s->dirs[i]))
 			return false;

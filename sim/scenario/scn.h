@@ -247,6 +247,7 @@ typedef struct scn_exec {
 	void *host;
 	void (*record)(void *host, const cs_event *ev);
 	bool (*module_add)(void *host, cs_module *m, cs_diag *d);
+	const cs_scenario_tap *tap; /* a watcher (capture export), NULL when none */
 } scn_exec;
 
 void scn_exec_reset(cs_scenario *s);

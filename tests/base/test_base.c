@@ -29,7 +29,10 @@ Test(arch, tables_agree_with_hw_facts)
 	const cs_arch_info *h = cs_arch_get(a);
 	cr_assert_eq(h->host_class, 0xC86F);
 	cr_assert_eq(h->compute_class, 0xCBC0);
-	cr_assert_eq(h->qmd_major, 4);
+	cr_assert_eq(cs_arch_qmd_major(a), 4);
+	cr_assert_eq(cs_class_qmd_major(0xC9C0), 3);
+	cr_assert_eq(cs_class_qmd_major(0xCEC0), 5);
+	cr_assert_eq(cs_class_qmd_major(0xC8B5), 0, "a copy class reads no QMD");
 	cr_assert_eq(h->va_bits, 57);
 	cr_assert(cs_arch_from_name("ampere", &a));
 	cr_assert_eq(cs_arch_get(a)->va_bits, 49);

@@ -139,7 +139,7 @@ void h_dump(const h_env *h)
 void h_qmd_build(h_env *h, cs_qmd *q, uint32_t gx, uint64_t payload)
 {
 	cs_diag d;
-	unsigned major = cs_arch_get(h->arch)->qmd_major;
+	unsigned major = cs_arch_qmd_major(h->arch);
 	if (!cs_qmd_init(q, major, &d))
 		abort();
 	uint64_t grid[1] = { gx }, block[1] = { 32 }, prog[1] = { H_CODE_VA };

@@ -100,7 +100,7 @@ Test(gr_fuzz, random_qmd_images_decode_and_judge)
 			bytes[k] = (uint32_t)rng(&seed);
 		uint32_t c = cls[i % 6];
 		cs_qmd q;
-		cr_assert(cs_qmd_from_bytes(&q, cs_gr_qmd_major_for(c), bytes, sizeof(bytes), &d));
+		cr_assert(cs_qmd_from_bytes(&q, cs_class_qmd_major(c), bytes, sizeof(bytes), &d));
 		cs_qmd_info in;
 		cs_qmd_decode(&q, &in);
 		char why[256];

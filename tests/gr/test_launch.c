@@ -12,7 +12,7 @@
 static const cs_arch arches[] = { CS_ARCH_AMPERE, CS_ARCH_ADA, CS_ARCH_HOPPER,
 				  CS_ARCH_BLACKWELL };
 
-static unsigned qmd_dwords(cs_arch a) { return cs_qmd_size(cs_arch_get(a)->qmd_major) / 4; }
+static unsigned qmd_dwords(cs_arch a) { return cs_qmd_size(cs_arch_qmd_major(a)) / 4; }
 
 /* The kinds, in order, of every record from index `from`. */
 static void expect_kinds(const h_env *h, size_t from, const cs_event_kind *k, size_t n)
@@ -46,7 +46,7 @@ Test(gr_launch, pcas_path_on_each_arch)
 		cr_expect_eq(ins->value, qmd_dwords(arches[a]) * 4);
 		cr_expect_eq(ins->aux, CS_GR_PATH_PCAS);
 		cr_expect_eq(h->recs[1].ev.value, CS_PCAS2_INVALIDATE_COPY_SCHEDULE);
-		cr_expect_eq(h->recs[2].ev.value, cs_arch_get(arches[a])->qmd_major);
+		cr_expect_eq(h->recs[2].ev.value, cs_arch_qmd_major(arches[a]));
 		cr_expect_eq(h->recs[4].ev.value, 3);
 		cr_expect_eq(h->recs[4].ev.addr, H_CODE_VA);
 		cr_expect_eq(h->recs[5].ev.value, 3);

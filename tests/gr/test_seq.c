@@ -166,7 +166,8 @@ Test(gr_seq, copy_sequence_runs_with_release)
 	cs_gr_seq s;
 	cs_diag d;
 	cr_expect_not(cs_gr_copy_methods(&o, &s, &d));
-	cr_expect_str_eq(d.msg, "a 64-bit semaphore payload needs C7B5 or later, not C6B5");
+	cr_expect_str_eq(d.msg, "a 64-bit semaphore payload needs a copy class with "
+				"SET_SEMAPHORE_PAYLOAD_UPPER (C7B5 or later), not C6B5");
 }
 
 Test(gr_seq, i2m_sequence_runs)

@@ -53,6 +53,8 @@ static run_result run_script(const char *fw)
 }
 
 #define HAS(r, s) cr_assert(strstr((r).out, (s)), "missing '%s' in:\n%s\nstderr:\n%s", (s), (r).out, (r).err)
+/* gdb writes monitor and console output to stderr when stdout is a pipe */
+#define HAS_ANY(r, s) cr_assert(strstr((r).out, (s)) || strstr((r).err, (s)), "missing '%s' in:\n%s\nstderr:\n%s", (s), (r).out, (r).err)
 #define HASNT(r, s) cr_assert_null(strstr((r).out, (s)), "unexpected '%s' in:\n%s", (s), (r).out)
 
 Test(gsp_cli, script_finds_the_planted_defect)
@@ -62,6 +64,9 @@ Test(gsp_cli, script_finds_the_planted_defect)
 	HAS(r, "stopped: watchpoint 3: read of 4 bytes at 0x90041020 = 0x0 by 0x80000566 <statq_free_slots+0x10>");
 	HAS(r, "address 0x90041020 is msgq.cmd.read");
 	HAS(r, "0x80000566 <statq_free_slots+0x10>:\tlw\ta0,32(a5)");
+	/* ...at this source line (issue 15: the source-level finding) */
+	HAS(r, "  access:\nfw.c:160:\n=>160  \tuint32_t rd = statq->read_ptr; /* planted: our own command-queue read "
+	       "position */\n   0x80000566 <statq_free_slots+0x10>:\tlw\ta0,32(a5)");
 	HASNT(r, "is msgq.stat.read");
 	/* ...so the reply ring overruns under load */
 	HAS(r, "stopped: msgq desync: status queue overrun: the GSP moved msgq.stat.write 61 -> 1 (3 elements) "
@@ -492,12 +497,18 @@ Test(gsp_cli, gdb_beyond_loopback_needs_allow_remote_and_warns, .timeout = 30)
 	g_free(elf);
 }
 
-/* Starts the stub on fw and runs gdb-multiarch in batch mode with the -ex commands. */
-static run_result gdb_batch(const char *fw, const char *const *commands)
+/* Starts the stub on fw (with the memory map `map` when not NULL) and runs
+ * gdb-multiarch in batch mode with the -ex commands. */
+static run_result gdb_batch_map(const char *fw, const char *map, const char *const *commands)
 {
 	char *cli = gsp_build_path("tests/gsp/gsp-cli");
 	char *elf = gsp_fixture(fw);
-	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL };
+	char *map_path = map ? gsp_fixture(map) : NULL;
+	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL, NULL, NULL };
+	if (map_path) {
+		argv[4] = "--map";
+		argv[5] = map_path;
+	}
 	GPid pid;
 	gint out_fd;
 	GError *e = NULL;
@@ -537,7 +548,13 @@ static run_result gdb_batch(const char *fw, const char *const *commands)
 	g_free(file);
 	g_free(cli);
 	g_free(elf);
+	g_free(map_path);
 	return r;
+}
+
+static run_result gdb_batch(const char *fw, const char *const *commands)
+{
+	return gdb_batch_map(fw, NULL, commands);
 }
 
 Test(gsp_cli, gdb_follows_a_u_mode_trap_into_the_handler)
@@ -641,4 +658,106 @@ Test(gsp_cli, nvidia_gsp_firmware_session)
 	run_free(&r);
 	g_free(map);
 	g_free(script);
+}
+
+/* The acceptance session of issue 15 through gdb-multiarch: a source
+ * breakpoint, `print` of the 32 KiB firmware state (m packets as large as the
+ * PacketSize the stub advertises), monitor commands, a watchpoint on the
+ * status queue's write cursor. */
+Test(gsp_cli, gdb_prints_a_32k_struct_and_speaks_monitor)
+{
+	const char *cmds[] = { "monitor rpc init", "monitor rpc post GET_GSP_STATIC_INFO 24", "break fw.c:160",
+			       "continue", "print sizeof(fw)", "print fw", "monitor msgq",
+			       "watch *(unsigned int *)0x90041010", "continue", "monitor snapshot save a",
+			       "monitor bogus", NULL };
+	gint64 t0 = g_get_monotonic_time();
+	run_result r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
+	double s = (double)(g_get_monotonic_time() - t0) / 1e6;
+	HAS_ANY(r, "GSP_INIT_DONE received (status seqNum 0)");
+	HAS_ANY(r, "posted 24 x GET_GSP_STATIC_INFO; 24 outstanding");
+	HAS(r, "Breakpoint 1, statq_free_slots () at fw.c:160");
+	HAS(r, "$1 = 32920");
+	HAS(r, "$2 = {stat_seq = 2, cmd_seq = 1, served = 0, errors = 0, nobjects = 0, objects = {0 <repeats 32 times>}");
+	HASNT(r, "Cannot access memory");
+	HASNT(r, "Ignoring packet error");
+	HAS_ANY(r, "  msgq.stat.write   1  @0x90041010 (GSP write pointer)");
+	HAS_ANY(r, "    slot 23: seqNum 23 elems 1 GET_GSP_STATIC_INFO(65)");
+	HAS(r, "Hardware watchpoint 2: *(unsigned int *)0x90041010");
+	HAS(r, "Old value = 1\nNew value = 4\n");
+	HAS_ANY(r, "snapshot 'a' saved at 0x");
+	HAS_ANY(r, "error: unknown command 'bogus'");
+	cr_expect_lt(s, 10.0, "the session took %.2f s", s);
+	run_free(&r);
+}
+
+/* The issue's figures: x/1024xw (1024 m packets) took about a minute at 45 ms
+ * a packet; a 32 KiB dump (gdb reads it in packets as large as the PacketSize
+ * allows: before, anything over 4 KiB was E03) must take well under a second.
+ * Both measured over a session that reads one word. */
+Test(gsp_cli, gdb_dumps_32k_well_under_a_second)
+{
+	char *bin = g_build_filename(g_get_tmp_dir(), "chainsim-gdb-dump32k.bin", NULL);
+	char *dump_cmd = g_strdup_printf("dump binary memory %s &fw (char*)&fw+32768", bin);
+	const char *warm[] = { "x/1xw &fw", NULL };
+	const char *words[] = { "x/1024xw &fw", NULL };
+	const char *dump[] = { dump_cmd, NULL };
+	gint64 t0 = g_get_monotonic_time();
+	run_result w = gdb_batch("gsp-fixture.elf", warm);
+	gint64 t1 = g_get_monotonic_time();
+	run_result x = gdb_batch("gsp-fixture.elf", words);
+	gint64 t2 = g_get_monotonic_time();
+	run_result r = gdb_batch("gsp-fixture.elf", dump);
+	gint64 t3 = g_get_monotonic_time();
+	double base = (double)(t1 - t0) / 1e6, x1024 = (double)(t2 - t1) / 1e6 - base,
+	       d32k = (double)(t3 - t2) / 1e6 - base;
+	HAS(x, "0x800019e0 <fw+4080>:\t0x00000000");
+	HASNT(r, "Cannot access memory");
+	gchar *data = NULL;
+	gsize len = 0;
+	cr_assert(g_file_get_contents(bin, &data, &len, NULL), "gdb wrote no %s:\n%s\n%s", bin, r.out, r.err);
+	cr_expect_eq(len, 32768);
+	cr_expect_lt(x1024, 1.0, "x/1024xw took %.3f s over a one-word session", x1024);
+	cr_expect_lt(d32k, 1.0, "the 32 KiB dump took %.3f s over a one-word session", d32k);
+	printf("BENCH name=gsp.gdb_x1024xw value=%.3f unit=s (over a one-word session)\n", x1024);
+	printf("BENCH name=gsp.gdb_dump32k value=%.3f unit=s (over a one-word session)\n", d32k);
+	g_free(data);
+	unlink(bin);
+	g_free(bin);
+	g_free(dump_cmd);
+	run_free(&w);
+	run_free(&x);
+	run_free(&r);
+}
+
+/* The debugger's own stop (the message-queue monitor's overrun) in words as
+ * console output, and the firmware's log forwarded the same way. */
+Test(gsp_cli, gdb_shows_the_monitor_stop_and_the_firmware_log)
+{
+	const char *cmds[] = { "monitor rpc init", "monitor msgq monitor on",
+			       "monitor rpc post GET_GSP_STATIC_INFO 24", "continue", NULL };
+	run_result r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
+	HAS_ANY(r, "chainsim: msgq desync: status queue overrun: the GSP moved msgq.stat.write 61 -> 1 (3 elements) "
+	       "while 60 elements were unread");
+	run_free(&r);
+	const char *boot[] = { "break fw.c:430", "continue", NULL };
+	r = gdb_batch("gsp-fixture.elf", boot);
+	HAS_ANY(r, "gsp fixture: boot\n");
+	HAS(r, "Breakpoint 1, main () at fw.c:430");
+	run_free(&r);
+}
+
+/* The planted defect at source level: a read watchpoint on the GSP's own
+ * command-queue read position stops, the second time, in statq_free_slots,
+ * which must read the host's status-queue position instead (gdb reports the
+ * line after the load it stepped over). */
+Test(gsp_cli, gdb_finds_the_planted_defect_at_source_level)
+{
+	const char *cmds[] = { "monitor rpc init", "monitor rpc post GET_GSP_STATIC_INFO 24",
+			       "rwatch *(unsigned int *)0x90041020", "continue", "continue", "info line *($pc - 4)",
+			       NULL };
+	run_result r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
+	HAS(r, "in cmdq_receive (elems=elems@entry=");
+	HAS(r, "statq_free_slots () at fw.c:164");
+	HAS(r, "Line 160 of \"fw.c\"");
+	run_free(&r);
 }

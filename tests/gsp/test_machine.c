@@ -462,14 +462,109 @@ Test(gsp_gaps, pending_doorbell_is_not_visible_in_mip)
 	gsp_fx_close(&fx);
 }
 
-Test(gsp_gaps, step_is_one_instruction_without_line_tables)
+/* The source view through libdw (issue 15): the fixture is built with -g. */
+Test(gsp_source, step_and_next_follow_source_lines)
 {
-	/* No DWARF line table reader yet: `step` steps one instruction, like stepi. */
 	gsp_fx fx;
 	gsp_fx_open(&fx, FW);
-	uint64_t pc = cs_gsp_pc(fx.m);
-	g_free(gsp_cmd(&fx, "step", CS_OK));
-	cr_assert_eq(cs_gsp_pc(fx.m), pc + 4, "gap closed: step now follows source lines");
+	char *o = gsp_cmd(&fx, "step", CS_OK); /* _start: la sp is two instructions, one line */
+	cr_assert(strstr(o, "start.S:"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "break fw.c:419", CS_OK);
+	cr_assert(strstr(o, "breakpoint 1 at 0x") && strstr(o, "<main+") && strstr(o, " at fw.c:419\n"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "continue", CS_OK);
+	cr_assert(strstr(o, "fw.c:419:\n=>419  \tlog_puts(\"gsp fixture: boot\\n\");"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "next", CS_OK); /* over log_puts */
+	cr_assert(strstr(o, "fw.c:420:\n=>420  \tmmio_write32(REGS_BASE + 0, 0xB0070001u);"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "step", CS_OK); /* into mmio_write32 */
+	cr_assert(strstr(o, "<mmio_write32"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "bt", CS_OK);
+	cr_assert(strstr(o, "#1  0x") && strstr(o, "<main+") && strstr(o, " at fw.c:420"), "%s", o);
+	g_free(o);
+	gsp_fx_close(&fx);
+}
+
+Test(gsp_source, list_print_locals_and_strings)
+{
+	gsp_fx fx;
+	boot(&fx);
+	char *o = gsp_cmd(&fx, "list main", CS_OK);
+	cr_assert(strstr(o, "  417  int main(void)\n"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "list", CS_OK); /* goes on */
+	cr_assert(strstr(o, "  422  ") && !strstr(o, "  417  "), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "list fw.c:160", CS_OK);
+	cr_assert(strstr(o, "  160  \tuint32_t rd = cmdq->read_ptr;\n") == NULL, "%s", o);
+	cr_assert(strstr(o, "  162  \tuint32_t rd = cmdq->read_ptr;\n"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "print fw.stat_seq", CS_OK);
+	cr_assert(strstr(o, "fw.stat_seq = (uint32_t) 1\n"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "print fw.objects", CS_OK);
+	cr_assert(strstr(o, "fw.objects = (uint32_t [32]) {0 <repeats 32 times>}\n"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "print *msgq.stat.write", CS_OK);
+	cr_assert(strstr(o, "*msgq.stat.write = (uint32_t) 1\n"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "print &fw", CS_OK);
+	cr_assert(strstr(o, "&fw = (struct fw_state *) 0x800009f0\n"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "print $pc + 2", CS_OK);
+	cr_assert(strstr(o, "$pc + 2 = 0x"), "%s", o);
+	g_free(o);
+	g_free(gsp_cmd(&fx, "break statq_free_slots", CS_OK));
+	g_free(gsp_cmd(&fx, "rpc post GET_GSP_STATIC_INFO 1", CS_OK));
+	o = gsp_cmd(&fx, "continue", CS_OK);
+	cr_assert(strstr(o, "fw.c:158:"), "%s", o);
+	g_free(o);
+	g_free(gsp_cmd(&fx, "next", CS_OK));
+	g_free(gsp_cmd(&fx, "next", CS_OK));
+	o = gsp_cmd(&fx, "info locals", CS_OK);
+	cr_assert(strstr(o, "rd = (uint32_t) "), "%s", o);
+	cr_assert(strstr(o, "wr = (uint32_t) "), "%s", o);
+	g_free(o);
+	g_free(gsp_cmd(&fx, "set mem 0x800F0000 u8 0x68 0x69 0x22 0", CS_OK));
+	o = gsp_cmd(&fx, "x/s 0x800F0000", CS_OK);
+	cr_assert(strstr(o, ":\t\"hi\\\"\"\n"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "info line statq_free_slots", CS_OK);
+	cr_assert(strstr(o, "<statq_free_slots> is at fw.c:15"), "%s", o);
+	g_free(o);
+	gsp_fx_close(&fx);
+}
+
+Test(gsp_source, help_for_every_command_and_bad_input)
+{
+	gsp_fx fx;
+	gsp_fx_open(&fx, FW);
+	const char *const *cmds = cs_gsp_dbg_commands();
+	static const char *const aliases[] = { "bt", "where", NULL };
+	for (size_t i = 0; cmds[i]; i++) {
+		bool alias = false;
+		for (size_t k = 0; aliases[k]; k++)
+			alias |= !strcmp(cmds[i], aliases[k]);
+		if (alias)
+			continue;
+		char line[64];
+		snprintf(line, sizeof(line), "help %s", cmds[i]);
+		char *o = gsp_cmd(&fx, line, CS_OK);
+		cr_assert(strstr(o, "usage: "), "%s: %s", line, o);
+		g_free(o);
+	}
+	g_free(gsp_cmd(&fx, "help nothing", CS_ERR_INPUT));
+	g_free(gsp_cmd(&fx, "break nofile.c:3", CS_ERR_INPUT));
+	g_free(gsp_cmd(&fx, "break fw.c:99999", CS_ERR_INPUT));
+	g_free(gsp_cmd(&fx, "list nofunction", CS_ERR_INPUT));
+	g_free(gsp_cmd(&fx, "list fw.c:99999", CS_ERR_INPUT));
+	g_free(gsp_cmd(&fx, "print fw.nope", CS_ERR_INPUT));
+	g_free(gsp_cmd(&fx, "print fw.objects[32]", CS_ERR_INPUT));
+	g_free(gsp_cmd(&fx, "print fw.stat_seq->x", CS_ERR_INPUT));
+	g_free(gsp_cmd(&fx, "x/3q 0", CS_ERR_INPUT));
 	gsp_fx_close(&fx);
 }
 

@@ -36,7 +36,7 @@ static void add(const char *w, void *arg)
 Test(gsp_repl, lines_scripts_completion)
 {
 	int calls = 0;
-	cs_repl_config cfg = { "test", "(t) ", cmds, words_cb, exec_cb, &calls, NULL };
+	cs_repl_config cfg = { "test", "(t) ", cmds, words_cb, exec_cb, &calls, NULL, false };
 	cs_repl *r = cs_repl_new(&cfg);
 	char *buf = NULL;
 	size_t len = 0;

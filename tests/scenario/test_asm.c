@@ -280,7 +280,7 @@ static void check_launch(bool inline_path, const char *arch, const char *cubin)
 	cs_qmd q;
 	cs_diag d;
 	cs_qmd_info info;
-	cr_assert_eq(qsize, cs_qmd_size(ai->qmd_major));
+	cr_assert_eq(qsize, cs_qmd_size(cs_class_qmd_major(ai->compute_class)));
 	uint8_t qb[CS_QMD_MAX_BYTES];
 	size_t n;
 	uint32_t *w = push_words(&r, "pb", &n);
@@ -295,7 +295,7 @@ static void check_launch(bool inline_path, const char *arch, const char *cubin)
 	want[nw++] = cs_pb_inc(1, 0, 1);
 	want[nw++] = ai->compute_class;
 	cs_qmd built;
-	cr_assert(cs_qmd_init(&built, ai->qmd_major, &d));
+	cr_assert(cs_qmd_init(&built, cs_class_qmd_major(ai->compute_class), &d));
 	const uint64_t g3[3] = { 4, 1, 1 }, b3[3] = { 128, 1, 1 }, cbv[2] = { cb, cbsize },
 		       rel[2] = { sem, 1 }, zero = 0, regs = k->regs;
 	cr_assert(cs_qmd_set_key(&built, "program", &code, 1, &d));
@@ -313,7 +313,7 @@ static void check_launch(bool inline_path, const char *arch, const char *cubin)
 	nw += cs_gr_seq_encode(&seq, want + nw, 512 - nw, &d);
 	expect_words(w, n, want, nw);
 	if (!inline_path) {
-		cr_assert(cs_qmd_from_bytes(&q, ai->qmd_major, qb, qsize, &d));
+		cr_assert(cs_qmd_from_bytes(&q, cs_class_qmd_major(ai->compute_class), qb, qsize, &d));
 		cs_qmd_decode(&q, &info);
 		cr_assert_eq(info.program, code);
 		cr_assert_eq(info.grid[0], 4);
@@ -375,7 +375,7 @@ static void check_local_launch(const char *arch, const char *cubin)
 	cs_qmd q;
 	cs_diag d;
 	cs_qmd_info info;
-	cr_assert(cs_qmd_from_bytes(&q, ai->qmd_major, qb, qsize, &d), "%s", d.msg);
+	cr_assert(cs_qmd_from_bytes(&q, cs_class_qmd_major(ai->compute_class), qb, qsize, &d), "%s", d.msg);
 	cs_qmd_decode(&q, &info);
 	cr_expect_eq(info.local_bytes_per_thread, 256);
 	done(&r);

@@ -246,3 +246,17 @@ Test(cli, no_exec_breaks_at_dispatch)
 	g_object_unref(p);
 	cli_free(&o);
 }
+
+/* Code the simulator cannot run, and no expectations: the run cannot be judged
+ * here, exit 3, and the report says why. */
+Test(cli, not_observable_exits_3)
+{
+	char *bare = without_expect_lines("code-unsupported.chain");
+	cli_out o = run_cli((const char *const[]){ bare, NULL });
+	g_unlink(bare);
+	g_free(bare);
+	cr_expect_eq(o.status, 3, "%s", o.out);
+	cr_expect(strstr(o.out, "not observable from stage 9 (gr-dispatch) [code-unsupported]"), "%s",
+		  o.out);
+	cli_free(&o);
+}

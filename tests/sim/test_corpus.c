@@ -210,3 +210,30 @@ Test(corpus, chain_document_lists_every_cause)
 	g_free(doc);
 	g_free(path);
 }
+
+/* No rule of the judge decides a cause from message text: causes come from
+ * the records (cause.def ids), so no strstr in sim/judge/. */
+Test(corpus, the_judge_reads_no_message_text)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	cr_assert_not_null(root, "CHAINSIM_SOURCE_ROOT is not set (run through meson test)");
+	char *dir = g_build_filename(root, "sim", "judge", NULL);
+	GDir *gd = g_dir_open(dir, 0, NULL);
+	cr_assert_not_null(gd, "%s: cannot open", dir);
+	const char *n;
+	unsigned files = 0;
+	while ((n = g_dir_read_name(gd))) {
+		if (!g_str_has_suffix(n, ".c") && !g_str_has_suffix(n, ".h"))
+			continue;
+		char *path = g_build_filename(dir, n, NULL);
+		gchar *text = NULL;
+		cr_assert(g_file_get_contents(path, &text, NULL, NULL));
+		cr_expect(strstr(text, "strstr") == NULL, "sim/judge/%s calls strstr", n);
+		files++;
+		g_free(text);
+		g_free(path);
+	}
+	g_dir_close(gd);
+	g_free(dir);
+	cr_expect_geq(files, 5, "only %u files in sim/judge/", files);
+}

@@ -275,3 +275,51 @@ Test(docs, the_repository_points_only_at_its_own_documents)
 	walk(getenv("CHAINSIM_SOURCE_ROOT"), "", &files);
 	cr_expect_gt(files, 100, "only %u files checked", files);
 }
+
+/* ---- one source for the classes ---------------------------------------------- */
+
+/* Behaviour asks the class table for a feature (cs_class_has) or a QMD version
+ * (cs_class_qmd_major); no code outside the tables compares class ids. */
+static void no_class_id_compare(const char *root, const char *rel, GRegex *re, unsigned *files)
+{
+	char *path = g_build_filename(root, rel, NULL);
+	GDir *d = g_dir_open(path, 0, NULL);
+	cr_assert_not_null(d, "%s: cannot open", path);
+	const char *name;
+	while ((name = g_dir_read_name(d))) {
+		char *child = g_build_filename(rel, name, NULL);
+		char *abs = g_build_filename(root, child, NULL);
+		if (g_file_test(abs, G_FILE_TEST_IS_DIR)) {
+			no_class_id_compare(root, child, re, files);
+		} else if (g_str_has_suffix(name, ".c") || g_str_has_suffix(name, ".h")) {
+			char *text = NULL;
+			cr_assert(g_file_get_contents(abs, &text, NULL, NULL));
+			GMatchInfo *m = NULL;
+			if (g_regex_match(re, text, 0, &m))
+				cr_expect(false, "%s compares a class id: '%s'", child,
+					  g_match_info_fetch(m, 0));
+			g_match_info_free(m);
+			g_free(text);
+			(*files)++;
+		}
+		g_free(abs);
+		g_free(child);
+	}
+	g_dir_close(d);
+	g_free(path);
+}
+
+Test(docs, no_code_compares_class_ids)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	/* (0xffff bounds a 16-bit field: not a class) */
+	GRegex *re = g_regex_new("\\bcls\\w*\\s*(==|!=|>=|<=|<|>)\\s*0x(?![fF]{4}\\b)[0-9A-Fa-f]{4}\\b",
+				 G_REGEX_MULTILINE, 0, NULL);
+	cr_assert_not_null(re);
+	unsigned files = 0;
+	static const char *const dirs[] = { "base", "fe", "gr", "sim", "ptxrun", "tools" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		no_class_id_compare(root, dirs[i], re, &files);
+	cr_expect_gt(files, 40, "only %u source files looked at", files);
+	g_regex_unref(re);
+}

@@ -1,0 +1,42 @@
+/* The firmware's source through its DWARF, read with libdw (elfutils): line
+ * tables, functions, variables and their types, frames (CFI). gsp/source.c;
+ * private to gsp/. */
+#ifndef CHAINSIM_GSP_SOURCE_H
+#define CHAINSIM_GSP_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "chainsim/gsp.h"
+
+/* NULL when the ELF has no .debug_info (not an error: the commands say so).
+ * The bytes are copied; elf_path locates the sources (next to the ELF first,
+ * then the compilation directory). */
+cs_gsp_source *gsp_source_open(const uint8_t *buf, size_t len, const char *elf_path);
+void gsp_source_free(cs_gsp_source *s);
+
+/* The line of pc; *stmt_start when pc begins a statement's row. file is the
+ * path the line table names (valid while s lives). */
+bool gsp_source_line(const cs_gsp_source *s, uint64_t pc, const char **file, unsigned *line,
+		     bool *stmt_start);
+/* "FILE:LINE" (FILE matched by its last path component) to the lowest address
+ * of the first line at or after LINE with code; *at_line gets that line. */
+bool gsp_source_addr(const cs_gsp_source *s, const char *file, unsigned line, uint64_t *addr,
+		     unsigned *at_line, cs_diag *d);
+/* Where a function is declared (for `list FUNC`). */
+bool gsp_source_func(const cs_gsp_source *s, const char *name, const char **file, unsigned *line);
+/* Prints lines [first, last] of file, marking `mark` with "=>". */
+bool gsp_source_list(const cs_gsp_source *s, const char *file, unsigned first, unsigned last,
+		     unsigned mark, FILE *out, cs_diag *d);
+
+/* `print` of a DWARF expression: NAME{.FIELD|[N]|->FIELD}, optional leading
+ * '*' or '&': a local in scope at pc or a global, with its type. Returns
+ * false without setting d (status stays CS_OK) when the expression names no
+ * DWARF variable, so the caller can fall back to plain expressions. */
+bool gsp_source_print(cs_gsp *m, const cs_gsp_source *s, const char *expr, FILE *out, cs_diag *d);
+/* The variables in scope at pc in the innermost frame, with types and values. */
+bool gsp_source_locals(cs_gsp *m, const cs_gsp_source *s, FILE *out, cs_diag *d);
+
+#endif

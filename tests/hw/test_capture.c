@@ -1,0 +1,326 @@
+/* Captures (docs/capture.md): every corpus scenario exported and replayed on
+ * the simulator judges the same chain as the scenario itself; the loader
+ * refuses truncated, bit-flipped, overlapping and otherwise hostile files with
+ * a byte offset, and survives mutations without a crash. */
+#include "common.h"
+
+#include <dirent.h>
+
+/* The overall chain of a scenario run and of its capture's replay. */
+static cs_report *judge_scenario(const char *path, cs_device **dev)
+{
+	cs_diag d;
+	cs_diag_clear(&d);
+	cs_scenario *s = cs_scenario_load(path, &d);
+	cr_assert(s);
+	cs_device_config cfg = { .arch = cs_scenario_arch(s), .no_executor = corpus_no_exec(path) };
+	*dev = cs_device_new(&cfg, &d);
+	cs_scenario_execute(s, *dev, &d);
+	cs_scenario_free(s);
+	return cs_report_build(*dev);
+}
+
+static cs_report *judge_capture(const uint8_t *img, size_t len, bool no_exec, cs_device **dev)
+{
+	cs_diag d;
+	cs_diag_clear(&d);
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cr_assert(c, "parse: %s at 0x%llx", d.msg, (unsigned long long)d.offset);
+	cs_device_config cfg = { .arch = c->arch, .no_executor = no_exec };
+	*dev = cs_device_new(&cfg, &d);
+	cr_assert(cs_capture_replay(c, *dev, NULL, &d), "replay: %s", d.msg);
+	cs_capture_free(c);
+	return cs_report_build(*dev);
+}
+
+Test(capture, crc32_check_value)
+{
+	/* the standard check value of CRC-32/ISO-HDLC */
+	cr_expect_eq(cs_capture_crc32(0, "123456789", 9), 0xCBF43926u);
+}
+
+Test(capture, corpus_round_trip_same_chain)
+{
+	char *dir = corpus_path("");
+	DIR *dp = opendir(dir);
+	cr_assert(dp, "%s", dir);
+	struct dirent *de;
+	unsigned n = 0;
+	while ((de = readdir(dp))) {
+		if (!g_str_has_suffix(de->d_name, ".chain"))
+			continue;
+		char *path = corpus_path(de->d_name);
+		size_t len;
+		uint8_t *img = export_image(path, &len);
+		cs_device *da, *db;
+		cs_report *a = judge_scenario(path, &da);
+		cs_report *b = judge_capture(img, len, corpus_no_exec(path), &db);
+		cr_assert(a && b);
+		cr_expect_eq(a->overall.first_break, b->overall.first_break, "%s: break %d vs %d",
+			     de->d_name, a->overall.first_break, b->overall.first_break);
+		for (int st = 1; st <= CS_STAGE_COUNT; st++) {
+			cr_expect_eq(a->overall.rows[st].status, b->overall.rows[st].status,
+				     "%s: stage %d", de->d_name, st);
+			cr_expect_str_eq(a->overall.rows[st].evidence, b->overall.rows[st].evidence,
+					 "%s: stage %d evidence", de->d_name, st);
+		}
+		cr_expect_str_eq(a->overall.diagnosis, b->overall.diagnosis, "%s", de->d_name);
+		cs_report_free(a);
+		cs_report_free(b);
+		cs_device_free(da);
+		cs_device_free(db);
+		g_free(img);
+		g_free(path);
+		n++;
+	}
+	closedir(dp);
+	g_free(dir);
+	cr_expect_geq(n, 40, "only %u corpus files", n);
+	printf("BENCH capture-round-trip scenarios=%u\n", n);
+}
+
+static void expect_refused(const uint8_t *img, size_t len, const char *phrase)
+{
+	cs_diag d;
+	cs_diag_clear(&d);
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cr_assert_null(c, "accepted a capture that should be refused (%s)", phrase ? phrase : "");
+	cr_expect_eq(d.status, CS_ERR_INPUT);
+	cr_expect(d.has_offset, "no byte offset: %s", d.msg);
+	cr_expect_leq(d.offset, len, "offset 0x%llx past the file", (unsigned long long)d.offset);
+	if (phrase)
+		cr_expect(strstr(d.msg, phrase), "'%s' does not say '%s'", d.msg, phrase);
+}
+
+Test(capture, truncated_at_every_length)
+{
+	char *path = corpus_path("complete-hopper-pcas.chain");
+	size_t len;
+	uint8_t *img = export_image(path, &len);
+	for (size_t n = 0; n < len; n++)
+		expect_refused(img, n, "truncated");
+	g_free(img);
+	g_free(path);
+}
+
+Test(capture, every_bit_flip_refused)
+{
+	/* a capture without a module record: every bit of a fatbin is many parses */
+	char *path = corpus_path("cross-channel-semaphore.chain");
+	size_t len;
+	uint8_t *img = export_image(path, &len);
+	cr_assert_gt(len, 1000);
+	for (size_t i = 0; i < len; i++)
+		for (int b = 0; b < 8; b++) {
+			img[i] ^= (uint8_t)(1u << b);
+			expect_refused(img, len, NULL);
+			img[i] ^= (uint8_t)(1u << b);
+		}
+	cs_diag d;
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cr_expect(c, "the unflipped image is refused: %s", d.msg);
+	cs_capture_free(c);
+	g_free(img);
+	g_free(path);
+}
+
+/* A capture built record by record. */
+static const uint8_t *build(cs_capture_writer *w, const cs_capture_item *items, size_t n, size_t *len)
+{
+	cs_diag d;
+	cs_capture_item ch = { .type = CS_CAP_CHANNEL, .channel = 0, .entries = 1024 };
+	strcpy(ch.name, "default");
+	cr_assert(cs_capture_writer_add(w, &ch, &d));
+	for (size_t i = 0; i < n; i++)
+		cr_assert(cs_capture_writer_add(w, &items[i], &d), "item %zu: %s", i, d.msg);
+	return cs_capture_writer_finish(w, len);
+}
+
+Test(capture, overlapping_regions_refused)
+{
+	static const uint8_t bytes[16] = { 1 };
+	cs_capture_item r[2] = {
+		{ .type = CS_CAP_REGION, .va = 0x200000000, .host_va = 0x200000000, .size = 0x2000,
+		  .bytes = bytes, .nbytes = 16 },
+		{ .type = CS_CAP_REGION, .va = 0x200001000, .host_va = 0x300000000, .size = 0x1000 },
+	};
+	cs_capture_writer *w = cs_capture_writer_new(CS_ARCH_HOPPER);
+	size_t len;
+	const uint8_t *img = build(w, r, 2, &len);
+	cs_diag d;
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cr_assert_null(c);
+	cr_expect(strstr(d.msg, "overlaps"), "%s", d.msg);
+	/* the second region record: header (32) + channel record (12 + 72) + region (12 + 88 + 16) */
+	cr_expect_eq(d.offset, 32 + 84 + 116 + 12, "offset 0x%llx", (unsigned long long)d.offset);
+	cs_capture_writer_free(w);
+
+	/* the same guest VAs apart, host VAs overlapping */
+	r[1].va = 0x300000000;
+	r[1].host_va = 0x200000000;
+	w = cs_capture_writer_new(CS_ARCH_HOPPER);
+	img = build(w, r, 2, &len);
+	expect_refused(img, len, "overlaps");
+	cs_capture_writer_free(w);
+
+	/* apart on both sides: accepted */
+	r[1].host_va = 0x300000000;
+	w = cs_capture_writer_new(CS_ARCH_HOPPER);
+	img = build(w, r, 2, &len);
+	c = cs_capture_parse(img, len, "t.cap", &d);
+	cr_expect(c, "%s", d.msg);
+	cs_capture_free(c);
+	cs_capture_writer_free(w);
+}
+
+Test(capture, semantic_checks_located)
+{
+	static const uint8_t bytes[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	const cs_capture_item region = { .type = CS_CAP_REGION, .va = 0x200000000,
+					 .host_va = 0x200000000, .size = 0x1000 };
+	struct {
+		cs_capture_item it;
+		const char *phrase;
+	} cases[] = {
+		{ { .type = CS_CAP_WRITE, .va = 0x200000ffc, .bytes = bytes, .nbytes = 8 },
+		  "not inside one region" },
+		{ { .type = CS_CAP_READBACK, .va = 0x200001000, .size = 4, .aux = CS_CAP_RB_MEMORY },
+		  "not inside one region" },
+		{ { .type = CS_CAP_READBACK, .va = 0x200000000, .size = 4, .aux = 9 }, "kind" },
+		{ { .type = CS_CAP_GPFIFO, .channel = 1 }, "no channel record" },
+		{ { .type = CS_CAP_SUBMIT, .channel = 7 }, "no channel record" },
+		{ { .type = CS_CAP_WAIT, .va = 0x200000000, .value = 1, .size = 3 }, "width" },
+		{ { .type = CS_CAP_WAIT, .va = 0x200000000, .value = 1ull << 40, .size = 4 },
+		  "does not fit" },
+		{ { .type = CS_CAP_REGION, .va = 0x200000800, .host_va = 0x200000800, .size = 0x1000 },
+		  "aligned" },
+		{ { .type = CS_CAP_REGION, .va = 1ull << 57, .host_va = 0x400000000, .size = 0x1000 },
+		  "address space" },
+		{ { .type = CS_CAP_REGION, .va = 0x500000000, .host_va = 0x500000000,
+		    .size = 0x1000, .bytes = bytes, .nbytes = 0 }, NULL }, /* fine: a control */
+		{ { .type = CS_CAP_CHANNEL, .channel = 3, .entries = 64 }, "dense" },
+		{ { .type = CS_CAP_CHANNEL, .channel = 1, .entries = 1 }, "entries" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cs_capture_item two[2] = { region, cases[i].it };
+		if (two[1].type == CS_CAP_CHANNEL)
+			strcpy(two[1].name, "other");
+		cs_capture_writer *w = cs_capture_writer_new(CS_ARCH_HOPPER);
+		size_t len;
+		const uint8_t *img = build(w, two, 2, &len);
+		if (cases[i].phrase) {
+			expect_refused(img, len, cases[i].phrase);
+		} else {
+			cs_diag d;
+			cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+			cr_expect(c, "case %zu refused: %s", i, d.msg);
+			cs_capture_free(c);
+		}
+		cs_capture_writer_free(w);
+	}
+}
+
+Test(capture, header_and_trailer_checks)
+{
+	char *path = corpus_path("host-only.chain");
+	size_t len;
+	uint8_t *img = export_image(path, &len);
+	uint8_t *big = g_malloc(len + 4);
+	memcpy(big, img, len);
+	memset(big + len, 0, 4);
+	expect_refused(big, len + 4, "after the end record");
+	expect_refused((const uint8_t *)"NOTACAPT", 8, "truncated");
+	uint8_t hdr[32] = "NOTACAPTURE";
+	expect_refused(hdr, 32, "magic");
+	g_free(big);
+	g_free(img);
+	g_free(path);
+}
+
+/* splitmix64, for a deterministic run */
+static uint64_t next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Mutations: overwrite, insert, delete and duplicate bytes, with and without
+ * fixing the record checksums afterwards, so the semantic checks behind the
+ * checksum see hostile values too. Nothing may crash (the suite runs under
+ * ASan in CI); what is accepted must replay without a crash. */
+static void fix_crcs(uint8_t *b, size_t len)
+{
+	if (len < 32)
+		return;
+	uint32_t h = cs_capture_crc32(0, b, 28);
+	memcpy(b + 28, &h, 4);
+	for (size_t off = 32; off + 12 <= len;) {
+		uint32_t rlen;
+		memcpy(&rlen, b + off + 4, 4);
+		if (rlen > len - off - 12)
+			return;
+		uint32_t crc = cs_capture_crc32(cs_capture_crc32(0, b + off, 8), b + off + 12, rlen);
+		memcpy(b + off + 8, &crc, 4);
+		off += 12 + rlen;
+	}
+}
+
+Test(capture, mutations_never_crash, .timeout = 240)
+{
+	const char *names[] = { "complete-hopper-pcas.chain", "cross-channel-semaphore.chain",
+				"copy-release.chain" };
+	uint64_t seed = 13;
+	unsigned accepted = 0, total = 0;
+	for (size_t f = 0; f < sizeof(names) / sizeof(names[0]); f++) {
+		char *path = corpus_path(names[f]);
+		size_t len;
+		uint8_t *img = export_image(path, &len);
+		uint8_t *m = g_malloc(len + 64);
+		for (int round = 0; round < 1500; round++) {
+			size_t n = len;
+			memcpy(m, img, len);
+			int edits = 1 + (int)(next(&seed) % 4);
+			for (int e = 0; e < edits; e++) {
+				size_t at = (size_t)(next(&seed) % n);
+				switch (next(&seed) % 4) {
+				case 0: m[at] = (uint8_t)next(&seed); break;
+				case 1: /* a 32-bit field set to an edge value */
+					if (at + 4 <= n) {
+						static const uint32_t edge[] = { 0, 1, 0xffffffff, 0x80000000, 0x1000, 12 };
+						uint32_t v = edge[next(&seed) % 6];
+						memcpy(m + at, &v, 4);
+					}
+					break;
+				case 2: if (n < len + 60) { memmove(m + at + 1, m + at, n - at); n++; } break;
+				default: memmove(m + at, m + at + 1, n - at - 1); n--; break;
+				}
+			}
+			bool fixed = next(&seed) & 1;
+			if (fixed)
+				fix_crcs(m, n);
+			cs_diag d;
+			cs_diag_clear(&d);
+			cs_capture *c = cs_capture_parse(m, n, "m.cap", &d);
+			total++;
+			if (!c) {
+				cr_expect_eq(d.status, CS_ERR_INPUT);
+				cr_expect(d.has_offset);
+				continue;
+			}
+			accepted++;
+			cs_device_config cfg = { .arch = c->arch };
+			cs_device *dev = cs_device_new(&cfg, &d);
+			cs_capture_replay(c, dev, NULL, &d);
+			cs_report_free(cs_report_build(dev));
+			cs_device_free(dev);
+			cs_capture_free(c);
+		}
+		g_free(m);
+		g_free(img);
+		g_free(path);
+	}
+	cr_log_info("mutations: %u, accepted %u", total, accepted);
+	printf("BENCH capture-mutations total=%u accepted=%u\n", total, accepted);
+}

@@ -1,0 +1,257 @@
+/* `chainsim repl` (docs/repl.md): scripted sessions against their transcripts,
+ * `why` against `chainsim run`'s diagnosis, `channel` on deadlocks, and bad
+ * input answered with located errors. Runs the built binary. */
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+typedef struct cli_out {
+	int status;
+	char *out, *err;
+} cli_out;
+
+/* Runs chainsim with args in tests/DIR; args end with NULL. */
+static cli_out run_in(const char *dir_name, const char *const *args)
+{
+	const char *build = getenv("CHAINSIM_BUILD_ROOT");
+	const char *src = getenv("CHAINSIM_SOURCE_ROOT");
+	cr_assert(build && src, "run through meson test");
+	char *exe = g_build_filename(build, "tools", "chainsim", NULL);
+	char *dir = g_build_filename(src, "tests", dir_name, NULL);
+	GPtrArray *argv = g_ptr_array_new();
+	g_ptr_array_add(argv, exe);
+	for (const char *const *a = args; *a; a++)
+		g_ptr_array_add(argv, (gpointer)*a);
+	g_ptr_array_add(argv, NULL);
+	cli_out o = { 0 };
+	int wait_status = 0;
+	GError *err = NULL;
+	cr_assert(g_spawn_sync(dir, (char **)argv->pdata, NULL, 0, NULL, NULL, &o.out, &o.err,
+			       &wait_status, &err),
+		  "cannot run %s: %s", exe, err ? err->message : "?");
+	cr_assert(WIFEXITED(wait_status), "chainsim did not exit normally (signal %d)",
+		  WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0);
+	o.status = WEXITSTATUS(wait_status);
+	g_ptr_array_free(argv, TRUE);
+	g_free(exe);
+	g_free(dir);
+	return o;
+}
+
+static void cli_free(cli_out *o)
+{
+	g_free(o->out);
+	g_free(o->err);
+}
+
+static char *read_expected(const char *name)
+{
+	char *path = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "tests", "repl", name, NULL);
+	char *text = NULL;
+	cr_assert(g_file_get_contents(path, &text, NULL, NULL), "cannot read %s", path);
+	g_free(path);
+	return text;
+}
+
+/* The first line of text that starts with prefix (malloc'd), or NULL. */
+static char *line_starting(const char *text, const char *prefix)
+{
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (!strncmp(p, prefix, strlen(prefix)))
+			return g_strndup(p, len);
+		p = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+static void transcript(const char *chain, const char *script, const char *expected)
+{
+	cli_out o = run_in("repl", (const char *const[]){ "repl", chain, "--script", script, NULL });
+	char *want = read_expected(expected);
+	cr_expect_eq(o.status, 0, "stderr: %s", o.err);
+	cr_expect_str_eq(o.out, want, "the transcript of %s changed:\n%s", script, o.out);
+	g_free(want);
+	cli_free(&o);
+}
+
+Test(repl, acceptance_pcas_session)
+{
+	/* break at SEND_PCAS_A, the QMD by field name, step to the release,
+	 * stage 10 fires */
+	transcript("pcas.chain", "pcas.script", "pcas.expected");
+}
+
+Test(repl, acceptance_pcas_session_content)
+{
+	cli_out o = run_in("repl", (const char *const[]){ "repl", "pcas.chain", "--script",
+							  "pcas.script", NULL });
+	cr_expect(strstr(o.out, "breakpoint 1, method SEND_PCAS_A\nnext: #3 ch0 entry 0 method 2 subch 1 "
+				"HOPPER_COMPUTE_A.SEND_PCAS_A"), "%s", o.out);
+	cr_expect(strstr(o.out, "  RELEASE0_ADDRESS                     0x200005000"), "%s", o.out);
+	cr_expect(strstr(o.out, "  CTA_THREAD_DIMENSION0                0x20 (32)"), "%s", o.out);
+	cr_expect(strstr(o.out, "0x200005000 <L.sem>: 0x00000000\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "stage 10 (engine-release) fired: release L.sem = 1\n"), "%s", o.out);
+	cli_free(&o);
+}
+
+Test(repl, watch_and_stepping_session)
+{
+	transcript("cross.chain", "watch.script", "watch.expected");
+}
+
+/* On broken scenarios `why` after `continue` prints chainsim run's break line. */
+Test(repl, why_is_chainsim_runs_diagnosis)
+{
+	static const char *const broken[] = {
+		"deadlock.chain", "qmd-rejected.chain", "channel-stop.chain", "no-schedule.chain",
+		"pb-malformed.chain", "grid-fault.chain", "inline-qmd-incomplete.chain",
+		"release-disabled.chain", "no-object.chain", "qmd-addr-unmapped.chain",
+	};
+	for (size_t i = 0; i < sizeof(broken) / sizeof(broken[0]); i++) {
+		cli_out run = run_in("conformance", (const char *const[]){ "run", broken[i], NULL });
+		cli_out repl = run_in("conformance", (const char *const[]){ "repl", broken[i], "-ex",
+									 "continue", "-ex", "why", NULL });
+		char *want = line_starting(run.out, "break at stage");
+		char *got = line_starting(repl.out, "break at stage");
+		cr_assert(want, "%s: chainsim run shows no break:\n%s", broken[i], run.out);
+		cr_expect(got && !strcmp(got, want), "%s:\nrun:  %s\nrepl: %s\n%s", broken[i], want,
+			  got ? got : "(none)", repl.err);
+		cr_expect_eq(repl.status, 0, "%s: %s", broken[i], repl.err);
+		g_free(want);
+		g_free(got);
+		cli_free(&run);
+		cli_free(&repl);
+	}
+}
+
+Test(repl, channel_on_deadlock_names_the_releases)
+{
+	cli_out o = run_in("repl", (const char *const[]){ "repl", "cross-deadlock.chain", "-ex",
+							  "continue", "-ex", "channel", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.out, "  blocked at entry 0 method 4: acquire [gate] == 0x1, value is 0x0\n"
+				"  releases that could unblock it:\n"
+				"    ch0 'default' entry 0 method 9: release [gate] = 0x1, not run: behind "
+				"this channel's own blocked acquire at entry 0 method 4\n"),
+		  "%s", o.out);
+	cr_expect(strstr(o.out, "    ch1 'a' entry 0 method 9: release [gate2] = 0x1, not run"), "%s", o.out);
+	cli_free(&o);
+	o = run_in("conformance", (const char *const[]){ "repl", "deadlock.chain", "-ex", "until break",
+							 "-ex", "channel 0", NULL });
+	cr_expect(strstr(o.out, "record 11 (sem-block, ch0)"), "%s", o.out);
+	cr_expect(strstr(o.out, "    none: no channel's stream has a release of [gate] left to run\n"),
+		  "%s", o.out);
+	cli_free(&o);
+}
+
+Test(repl, help_for_every_command)
+{
+	cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", "help", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	static const char *const cmds[] = { "step", "next", "continue", "until", "break", "delete",
+					    "stages", "why", "channel", "qmd", "x", "set", "list",
+					    "trace", "restart", "help" };
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		cr_expect(strstr(o.out, cmds[i]), "help lacks %s", cmds[i]);
+		char line[32];
+		snprintf(line, sizeof(line), "help %s", cmds[i]);
+		cli_out h = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", line, NULL });
+		cr_expect_eq(h.status, 0, "%s: %s", line, h.err);
+		cr_expect(strstr(h.out, "usage: "), "%s:\n%s", line, h.out);
+		cli_free(&h);
+	}
+	cli_free(&o);
+}
+
+Test(repl, memory_commands)
+{
+	cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex",
+							  "set mem gate u32 7 9", "-ex", "x/2dw gate",
+							  "-ex", "x/4xb gate+4", "-ex", "set mem done u8 65",
+							  "-ex", "x/s done", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.out, "wrote 2 x u32 at gate\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "0x200000000 <gate>: 7 9\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "0x200000004 <gate+0x4>: 0x09 0x00 0x00 0x00\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "<done>: \"A\"\n"), "%s", o.out);
+	cli_free(&o);
+}
+
+/* Bad input: a located message on stderr, exit 2, never an abort. */
+Test(repl, bad_input_is_a_located_error)
+{
+	static const struct {
+		const char *cmd, *msg;
+	} bad[] = {
+		{ "frobnicate", "unknown command 'frobnicate'" },
+		{ "step -1", "step N: N must be a positive number" },
+		{ "step 0", "step N: N must be a positive number" },
+		{ "until stage 12", "'12' is not a stage" },
+		{ "until method NOPE", "no method named 'NOPE'" },
+		{ "until", "until what?" },
+		{ "break method NOPE", "no method named 'NOPE'" },
+		{ "break method SEM_EXECUTE 9", "subchannel 0..7" },
+		{ "break write nowhere", "'nowhere' is not an address" },
+		{ "break write gate,0", "LEN is 1..64 bytes" },
+		{ "break write 0xffffffffffffffff,8", "wraps around" },
+		{ "break sideways 1", "expected 'method', 'stage' or 'write'" },
+		{ "delete 7", "no breakpoint 7" },
+		{ "x/4q gate", "unknown letter 'q'" },
+		{ "x/4xw 0x10", "0x10 is not mapped" },
+		{ "x/4xw gate+zz", "offset after '+' is not a number" },
+		{ "set mem gate u8 300", "'300' is not a u8" },
+		{ "set mem gate i7 1", "type 'i7'" },
+		{ "set reg 1", "only 'set mem' exists" },
+		{ "channel 9", "no channel '9'" },
+		{ "qmd 0x10", "not readable" },
+		{ "stages now", "stages takes no arguments" },
+		{ "help nothing", "no command 'nothing'" },
+		{ "list x", "list [N]" },
+		{ "trace -3", "trace [N]" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", bad[i].cmd,
+								  NULL });
+		cr_expect_eq(o.status, 2, "%s: status %d", bad[i].cmd, o.status);
+		cr_expect(strstr(o.err, bad[i].msg), "%s: stderr %s", bad[i].cmd, o.err);
+		cli_free(&o);
+	}
+	/* a script names the failing line */
+	char *path = g_build_filename(g_get_tmp_dir(), "chainsim-repl-bad.script", NULL);
+	cr_assert(g_file_set_contents(path, "step\n# fine so far\nbreak stage zero\nstep\n", -1, NULL));
+	cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "--script", path, NULL });
+	cr_expect_eq(o.status, 2);
+	char *want = g_strdup_printf("%s:3:1: ", path);
+	cr_expect(strstr(o.err, want), "stderr: %s", o.err);
+	cr_expect(strstr(o.err, "'zero' is not a stage"), "stderr: %s", o.err);
+	g_free(want);
+	cli_free(&o);
+	g_unlink(path);
+	g_free(path);
+	/* a bad scenario is located too */
+	o = run_in("repl", (const char *const[]){ "repl", "no-such.chain", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "no-such.chain"), "%s", o.err);
+	cli_free(&o);
+}
+
+/* Tab's candidates, through `complete` as in gdb: commands, then the
+ * scenario's names and the arch's method names. */
+Test(repl, completion_of_commands_names_and_methods)
+{
+	cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", "complete brea", "-ex",
+							  "complete break method SEM_E", "-ex",
+							  "complete x/4xw ga", "-ex", "complete until method SEND_PCAS", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.out, "(chainsim) complete brea\nbreak\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "(chainsim) complete break method SEM_E\nSEM_EXECUTE\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "(chainsim) complete x/4xw ga\ngate\n(chainsim)"), "%s", o.out);
+	cr_expect(strstr(o.out, "SEND_PCAS_A\n") && strstr(o.out, "SEND_PCAS_B\n"), "%s", o.out);
+	cli_free(&o);
+}

@@ -1,0 +1,576 @@
+/* The method-stream session: a scenario on a worker thread, paused between
+ * methods by the device's method hook (see repl_stream.h). */
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "chainsim/arch.h"
+#include "chainsim/registry.h"
+#include "chainsim/report.h"
+
+#include "repl_stream.h"
+
+struct rs_session {
+	char *path;
+	cs_scenario *scn;
+	cs_device *dev;
+	cs_arch arch;
+
+	pthread_t worker;
+	bool worker_live;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	atomic_bool worker_turn; /* true while the device runs, false while the REPL does */
+	bool finished;     /* the scenario returned */
+	bool exec_ok;
+	cs_diag exec_diag;
+	bool free_run;     /* restart and teardown: never stop again */
+
+	bool at_method;
+	cs_method_call cur, prev; /* prev: the method that ran last */
+	uint64_t nmethod;  /* methods reached; cur is number nmethod */
+
+	/* the request in force */
+	rs_go go;
+	uint64_t go_count;
+	unsigned go_stage;
+	char go_name[RS_NAME_MAX];
+	uint32_t go_channel, go_entry;
+	size_t scan_from;             /* records already looked at by this request */
+	size_t fired_base[CS_STAGE_COUNT + 1];
+	bool watch_stages;            /* a stage breakpoint or until stage is set */
+	char reason[2 * CS_DIAG_MSG_MAX];
+
+	rs_break brk[RS_MAX_BREAKS];
+	size_t nbrk;
+	unsigned next_id;
+};
+
+/* ---- names ---------------------------------------------------------------- */
+
+static const cs_class_desc *arch_class(cs_arch arch, unsigned k)
+{
+	const cs_arch_info *ai = cs_arch_get(arch);
+	if (!ai)
+		return NULL;
+	uint32_t ids[3] = { ai->host_class, ai->compute_class, ai->copy_class };
+	return k < 3 ? cs_registry_class(ids[k]) : NULL;
+}
+
+const char *rs_method_name(const rs_session *s, size_t i)
+{
+	for (unsigned k = 0; k < 3; k++) {
+		const cs_class_desc *c = arch_class(s->arch, k);
+		if (!c)
+			continue;
+		if (i < c->nmethods)
+			return c->methods[i].name;
+		i -= c->nmethods;
+	}
+	return NULL;
+}
+
+bool rs_method_name_known(const rs_session *s, const char *name)
+{
+	const char *n;
+	for (size_t i = 0; (n = rs_method_name(s, i)) != NULL; i++)
+		if (!strcasecmp(n, name))
+			return true;
+	return false;
+}
+
+static const cs_method_desc *method_desc(const cs_method_call *c)
+{
+	const cs_class_desc *cls = cs_registry_class(c->cls);
+	uint32_t index = 0;
+	return cls ? cs_class_method_at(cls, c->method, &index) : NULL;
+}
+
+void rs_describe_method(const rs_session *s, const cs_method_call *c, uint64_t number,
+			char *buf, size_t len)
+{
+	char label[96], fields[256];
+	const cs_method_desc *m = NULL;
+	if (!cs_registry_method_label(s->arch, c->cls, c->subch, c->method, label, sizeof(label), &m))
+		snprintf(label, sizeof(label), "0x%04x", c->method);
+	fields[0] = 0;
+	if (m)
+		cs_method_format_fields(m, c->data, fields, sizeof(fields));
+	const char *cname = cs_class_name(c->cls);
+	snprintf(buf, len, "#%" PRIu64 " ch%" PRIu32 " entry %" PRIu32 " method %" PRIu32
+		 " subch %" PRIu32 " %s.%s = 0x%08" PRIx32 "%s%s%s",
+		 number, c->channel, c->gp_entry, c->method_index, c->subch, cname ? cname : "?", label,
+		 c->data, fields[0] ? " (" : "", fields, fields[0] ? ")" : "");
+}
+
+/* ---- stop conditions (worker thread, under the lock) ---------------------- */
+
+static size_t fired_count(const cs_report *r, unsigned stage)
+{
+	size_t n = r->overall.rows[stage].status == CS_STAGE_FIRED;
+	for (size_t i = 0; i < r->nlaunches; i++)
+		n += r->launches[i].rows[stage].status == CS_STAGE_FIRED;
+	return n;
+}
+
+static void stage_baseline(rs_session *s)
+{
+	s->watch_stages = s->go == RS_GO_UNTIL_STAGE;
+	for (size_t i = 0; i < s->nbrk; i++)
+		s->watch_stages |= s->brk[i].kind == RS_BREAK_STAGE;
+	memset(s->fired_base, 0, sizeof(s->fired_base));
+	if (!s->watch_stages)
+		return;
+	cs_report *r = cs_report_build(s->dev);
+	if (!r)
+		return;
+	for (unsigned st = 1; st <= CS_STAGE_COUNT; st++)
+		s->fired_base[st] = fired_count(r, st);
+	cs_report_free(r);
+}
+
+/* A stage that fired since the request began and is watched: its number and
+ * the evidence, else 0. Builds the report only when a record of a watched
+ * stage (other than the per-method records) appeared. */
+static unsigned stage_fired(rs_session *s, char *why, size_t len)
+{
+	if (!s->watch_stages)
+		return 0;
+	size_t n = 0;
+	const cs_event *ev = cs_device_events(s->dev, &n);
+	bool want[CS_STAGE_COUNT + 1] = { false };
+	if (s->go == RS_GO_UNTIL_STAGE)
+		want[s->go_stage] = true;
+	for (size_t i = 0; i < s->nbrk; i++)
+		if (s->brk[i].kind == RS_BREAK_STAGE)
+			want[s->brk[i].stage] = true;
+	bool candidate = false;
+	for (size_t i = s->scan_from; i < n && !candidate; i++)
+		candidate = ev[i].kind != CS_EV_METHOD && ev[i].stage <= CS_STAGE_COUNT &&
+			    want[ev[i].stage];
+	if (!candidate)
+		return 0;
+	cs_report *r = cs_report_build(s->dev);
+	if (!r)
+		return 0;
+	unsigned hit = 0;
+	for (unsigned st = 1; st <= CS_STAGE_COUNT && !hit; st++) {
+		if (!want[st] || fired_count(r, st) <= s->fired_base[st])
+			continue;
+		hit = st;
+		const cs_stage_row *row = &r->overall.rows[st];
+		for (size_t i = 0; i < r->nlaunches; i++)
+			if (r->launches[i].rows[st].status == CS_STAGE_FIRED)
+				row = &r->launches[i].rows[st];
+		snprintf(why, len, "stage %u (%s) fired: %s", st, cs_stage_name((cs_stage)st),
+			 row->evidence[0] ? row->evidence : "-");
+	}
+	if (hit) {
+		for (unsigned st = 1; st <= CS_STAGE_COUNT; st++)
+			s->fired_base[st] = fired_count(r, st);
+		for (size_t i = 0; i < s->nbrk; i++)
+			if (s->brk[i].kind == RS_BREAK_STAGE && s->brk[i].stage == hit)
+				s->brk[i].hits++;
+	}
+	cs_report_free(r);
+	return hit;
+}
+
+static bool breaks_chain(const cs_event *ev)
+{
+	switch (ev->kind) {
+	case CS_EV_CHANNEL_STOP: case CS_EV_FAULT: case CS_EV_QMD_REJECT: case CS_EV_CTX_BAD:
+	case CS_EV_GRID_NOT_RUN: case CS_EV_SEM_BLOCK: case CS_EV_DEADLOCK:
+	case CS_EV_WAIT_FAILED: case CS_EV_INLINE_QMD_SHORT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool chain_break_seen(rs_session *s, char *why, size_t len)
+{
+	size_t n = 0;
+	const cs_event *ev = cs_device_events(s->dev, &n);
+	for (size_t i = s->scan_from; i < n; i++) {
+		if (!breaks_chain(&ev[i]))
+			continue;
+		snprintf(why, len, "record %zu (%s, ch%" PRIu32 "): %s", i,
+			 cs_event_kind_name((cs_event_kind)ev[i].kind), ev[i].channel,
+			 ev[i].detail ? ev[i].detail : "-");
+		return true;
+	}
+	return false;
+}
+
+/* A watched value as a little-endian number (1, 2, 4, 8 bytes), else bytes. */
+static void format_bytes(const uint8_t *b, uint32_t n, bool ok, char *buf, size_t len)
+{
+	if (!ok) {
+		snprintf(buf, len, "unmapped");
+		return;
+	}
+	if (n == 1 || n == 2 || n == 4 || n == 8) {
+		uint64_t v = 0;
+		memcpy(&v, b, n);
+		snprintf(buf, len, "0x%0*" PRIx64, (int)(2 * n), v);
+		return;
+	}
+	size_t k = 0;
+	for (uint32_t j = 0; j < n && k + 3 < len; j++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%02x", j ? " " : "", b[j]);
+}
+
+static bool watch_changed(rs_session *s, char *why, size_t len)
+{
+	for (size_t i = 0; i < s->nbrk; i++) {
+		rs_break *b = &s->brk[i];
+		if (b->kind != RS_BREAK_WRITE)
+			continue;
+		uint8_t now[RS_WATCH_MAX];
+		bool ok = cs_device_peek(s->dev, b->addr, now, b->len);
+		if (ok == b->last_ok && (!ok || !memcmp(now, b->last, b->len)))
+			continue;
+		char name[128], was[3 * RS_WATCH_MAX + 1], is[3 * RS_WATCH_MAX + 1], by[512] = "";
+		cs_device_addr_name(s->dev, b->addr, name, sizeof(name));
+		format_bytes(b->last, b->len, b->last_ok, was, sizeof(was));
+		format_bytes(now, b->len, ok, is, sizeof(is));
+		if (s->nmethod > 1 || s->finished) {
+			char m[400];
+			rs_describe_method(s, s->finished ? &s->cur : &s->prev,
+					   s->finished ? s->nmethod : s->nmethod - 1, m, sizeof(m));
+			snprintf(by, sizeof(by), "\n  after %s", m);
+		}
+		snprintf(why, len, "watchpoint %u: [%s, %" PRIu32 " bytes] %s -> %s%s", b->id, name, b->len,
+			 was, is, by);
+		memcpy(b->last, now, b->len);
+		b->last_ok = ok;
+		b->hits++;
+		return true;
+	}
+	return false;
+}
+
+static bool method_matches(const cs_method_call *c, const char *name, uint32_t subch)
+{
+	if (subch != CS_NONE32 && subch != c->subch)
+		return false;
+	const cs_method_desc *m = method_desc(c);
+	return m && !strcasecmp(m->name, name);
+}
+
+/* Whether the device should stop before the method s->cur; fills s->reason. */
+static bool should_stop(rs_session *s)
+{
+	char *why = s->reason;
+	size_t len = sizeof(s->reason);
+	why[0] = 0;
+	for (size_t i = 0; i < s->nbrk; i++) {
+		rs_break *b = &s->brk[i];
+		if (b->kind == RS_BREAK_METHOD && method_matches(&s->cur, b->name, b->subch)) {
+			b->hits++;
+			snprintf(why, len, "breakpoint %u, method %s", b->id, b->name);
+			return true;
+		}
+	}
+	if (watch_changed(s, why, len) || stage_fired(s, why, len))
+		return true;
+	switch (s->go) {
+	case RS_GO_STEP:
+		return s->go_count == 0 || --s->go_count == 0;
+	case RS_GO_NEXT:
+		return s->cur.channel != s->go_channel || s->cur.gp_entry != s->go_entry;
+	case RS_GO_UNTIL_METHOD:
+		if (method_matches(&s->cur, s->go_name, CS_NONE32)) {
+			snprintf(why, len, "until: method %s", s->go_name);
+			return true;
+		}
+		return false;
+	case RS_GO_UNTIL_BREAK:
+		return chain_break_seen(s, why, len);
+	case RS_GO_CONTINUE:
+	case RS_GO_UNTIL_STAGE:
+		return false;
+	}
+	return false;
+}
+
+/* ---- the worker ------------------------------------------------------------ */
+
+/* The two threads take turns: the one whose turn ends publishes its writes
+ * with the flag, and the other spins a little (on its own core), then yields
+ * (sharing one), then sleeps: a step hands the turn back within microseconds. */
+enum { RS_SPIN_HOT = 4000, RS_SPIN = 200 };
+
+static void hand_over(rs_session *s, bool to_worker)
+{
+	pthread_mutex_lock(&s->mu);
+	atomic_store_explicit(&s->worker_turn, to_worker, memory_order_release);
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void await_turn(rs_session *s, bool worker)
+{
+	for (int i = 0; i < RS_SPIN_HOT; i++)
+		if (atomic_load_explicit(&s->worker_turn, memory_order_acquire) == worker)
+			return;
+	for (int i = 0; i < RS_SPIN; i++)
+		if (atomic_load_explicit(&s->worker_turn, memory_order_acquire) == worker)
+			return;
+		else
+			sched_yield();
+	pthread_mutex_lock(&s->mu);
+	while (atomic_load_explicit(&s->worker_turn, memory_order_acquire) != worker)
+		pthread_cond_wait(&s->cv, &s->mu);
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void method_hook(void *ctx, const cs_method_call *call)
+{
+	rs_session *s = ctx;
+	s->prev = s->cur;
+	s->cur = *call;
+	s->at_method = true;
+	s->nmethod++;
+	if (!s->free_run && should_stop(s)) {
+		hand_over(s, false);
+		await_turn(s, true);
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	rs_session *s = arg;
+	cs_diag d;
+	cs_diag_clear(&d);
+	bool ok = cs_scenario_execute(s->scn, s->dev, &d);
+	s->exec_ok = ok;
+	s->exec_diag = d;
+	s->finished = true;
+	s->at_method = false;
+	hand_over(s, false);
+	return NULL;
+}
+
+/* Hands the device to the worker until it stops or the program ends. */
+static void resume(rs_session *s)
+{
+	size_t n = 0;
+	cs_device_events(s->dev, &n);
+	s->scan_from = n;
+	stage_baseline(s);
+	for (size_t i = 0; i < s->nbrk; i++)
+		if (s->brk[i].kind == RS_BREAK_WRITE)
+			s->brk[i].last_ok = cs_device_peek(s->dev, s->brk[i].addr, s->brk[i].last,
+							    s->brk[i].len);
+	hand_over(s, true);
+	await_turn(s, false);
+}
+
+static bool start(rs_session *s, cs_diag *d)
+{
+	s->scn = cs_scenario_load(s->path, d);
+	if (!s->scn)
+		return false;
+	s->arch = cs_scenario_arch(s->scn);
+	cs_device_config cfg = { .arch = s->arch, .trace_level = CS_TRACE_ALL };
+	s->dev = cs_device_new(&cfg, d);
+	if (!s->dev) {
+		if (d->status == CS_OK)
+			cs_diag_set(d, CS_ERR_INTERNAL, "cannot make the device");
+		return false;
+	}
+	cs_device_set_method_hook(s->dev, method_hook, s);
+	s->finished = s->free_run = s->at_method = false;
+	s->nmethod = 0;
+	s->go = RS_GO_STEP;
+	s->go_count = 1;
+	atomic_store(&s->worker_turn, true);
+	if (pthread_create(&s->worker, NULL, worker_main, s)) {
+		cs_diag_set(d, CS_ERR_INTERNAL, "cannot start the device thread");
+		return false;
+	}
+	s->worker_live = true;
+	await_turn(s, false);
+	return true;
+}
+
+/* Lets a paused program run to its end without stopping, and frees it. */
+static void stop(rs_session *s)
+{
+	if (s->worker_live) {
+		s->free_run = true;
+		hand_over(s, true);
+		pthread_join(s->worker, NULL);
+		s->worker_live = false;
+	}
+	cs_device_free(s->dev);
+	cs_scenario_free(s->scn);
+	s->dev = NULL;
+	s->scn = NULL;
+}
+
+rs_session *rs_session_new(const char *path, cs_diag *d)
+{
+	rs_session *s = calloc(1, sizeof(*s));
+	if (!s || !(s->path = strdup(path))) {
+		free(s);
+		cs_diag_set(d, CS_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	s->next_id = 1;
+	if (!start(s, d)) {
+		rs_session_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void rs_session_free(rs_session *s)
+{
+	if (!s)
+		return;
+	stop(s);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s->path);
+	free(s);
+}
+
+bool rs_session_restart(rs_session *s, cs_diag *d)
+{
+	stop(s);
+	for (size_t i = 0; i < s->nbrk; i++)
+		s->brk[i].hits = 0;
+	return start(s, d);
+}
+
+cs_device *rs_session_device(rs_session *s) { return s->dev; }
+cs_scenario *rs_session_scenario(rs_session *s) { return s->scn; }
+const char *rs_session_path(const rs_session *s) { return s->path; }
+bool rs_session_finished(const rs_session *s) { return s->finished; }
+uint64_t rs_session_methods(const rs_session *s) { return s->nmethod; }
+
+const cs_diag *rs_session_error(const rs_session *s)
+{
+	return s->finished && !s->exec_ok ? &s->exec_diag : NULL;
+}
+
+bool rs_session_current(const rs_session *s, cs_method_call *call, uint64_t *number)
+{
+	if (!s->at_method)
+		return false;
+	if (call)
+		*call = s->cur;
+	if (number)
+		*number = s->nmethod;
+	return true;
+}
+
+/* What only the end shows: a watched stage, a break, a changed watch. */
+static void end_reason(rs_session *s)
+{
+	char *why = s->reason;
+	size_t len = sizeof(s->reason);
+	why[0] = 0;
+	if (watch_changed(s, why, len) || stage_fired(s, why, len))
+		return;
+	if (s->go == RS_GO_UNTIL_BREAK)
+		chain_break_seen(s, why, len);
+}
+
+/* `until stage N` for a stage that fired already in the overall chain. */
+static bool stage_already_fired(rs_session *s, unsigned stage, FILE *out)
+{
+	cs_report *r = cs_report_build(s->dev);
+	bool fired = r && stage >= 1 && stage <= CS_STAGE_COUNT &&
+		     r->overall.rows[stage].status == CS_STAGE_FIRED;
+	if (fired)
+		fprintf(out, "stage %u (%s) has already fired: %s\n", stage, cs_stage_name((cs_stage)stage),
+			r->overall.rows[stage].evidence[0] ? r->overall.rows[stage].evidence : "-");
+	cs_report_free(r);
+	return fired;
+}
+
+void rs_session_go(rs_session *s, rs_go go, uint64_t arg, const char *name, FILE *out)
+{
+	if (s->finished) {
+		fprintf(out, "the program has ended; 'restart' runs it again\n");
+		return;
+	}
+	s->go = go;
+	s->go_count = go == RS_GO_STEP ? (arg ? arg : 1) : 0;
+	s->go_stage = (unsigned)arg;
+	snprintf(s->go_name, sizeof(s->go_name), "%s", name ? name : "");
+	if (go == RS_GO_UNTIL_STAGE && stage_already_fired(s, (unsigned)arg, out))
+		return;
+	s->go_channel = s->cur.channel;
+	s->go_entry = s->cur.gp_entry;
+	resume(s);
+	if (s->finished) {
+		end_reason(s);
+		if (s->reason[0])
+			fprintf(out, "%s\n", s->reason);
+		if (go == RS_GO_UNTIL_STAGE && !strstr(s->reason, "fired"))
+			fprintf(out, "stage %u (%s) did not fire\n", s->go_stage,
+				cs_stage_name((cs_stage)s->go_stage));
+		fprintf(out, "the program ended after %" PRIu64 " method%s\n", s->nmethod,
+			s->nmethod == 1 ? "" : "s");
+		if (!s->exec_ok) {
+			char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
+			cs_diag_format(&s->exec_diag, msg, sizeof(msg));
+			fprintf(out, "the scenario stopped: %s\n", msg);
+		}
+		return;
+	}
+	if (s->reason[0])
+		fprintf(out, "%s\n", s->reason);
+	char line[512];
+	rs_describe_method(s, &s->cur, s->nmethod, line, sizeof(line));
+	fprintf(out, "next: %s\n", line);
+}
+
+/* ---- breakpoints ------------------------------------------------------------ */
+
+bool rs_break_add(rs_session *s, const rs_break *b, unsigned *id, cs_diag *d)
+{
+	if (s->nbrk == RS_MAX_BREAKS) {
+		cs_diag_set(d, CS_ERR_INPUT, "at most %d breakpoints; 'delete' some first",
+			    RS_MAX_BREAKS);
+		return false;
+	}
+	rs_break *n = &s->brk[s->nbrk++];
+	*n = *b;
+	n->id = s->next_id++;
+	n->hits = 0;
+	if (n->kind == RS_BREAK_WRITE && s->dev)
+		n->last_ok = cs_device_peek(s->dev, n->addr, n->last, n->len);
+	*id = n->id;
+	return true;
+}
+
+bool rs_break_delete(rs_session *s, unsigned id)
+{
+	if (!id) {
+		s->nbrk = 0;
+		return true;
+	}
+	for (size_t i = 0; i < s->nbrk; i++) {
+		if (s->brk[i].id != id)
+			continue;
+		memmove(&s->brk[i], &s->brk[i + 1], (s->nbrk - i - 1) * sizeof(s->brk[0]));
+		s->nbrk--;
+		return true;
+	}
+	return false;
+}
+
+size_t rs_break_count(const rs_session *s) { return s->nbrk; }
+const rs_break *rs_break_at(const rs_session *s, size_t i) { return i < s->nbrk ? &s->brk[i] : NULL; }
