@@ -20,6 +20,7 @@
 #include <glib.h>
 
 #include "chainsim/device.h"
+#include "chainsim/file.h"
 #include "chainsim/report.h"
 #include "chainsim/scenario.h"
 
@@ -281,17 +282,16 @@ static int run_case(const char *path, const conform_opts *co, char *why, size_t 
 	cs_diag d;
 	cs_diag_clear(&d);
 	char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
-	gchar *text = NULL;
-	gsize len = 0;
-	GError *err = NULL;
-	if (!g_file_get_contents(path, &text, &len, &err)) {
-		snprintf(why, whylen, "%s: cannot read: %s", path, err->message);
-		g_error_free(err);
-		return CS_EXIT_INPUT;
+	char *text = NULL;
+	size_t len = 0;
+	if (!cs_file_read(path, CS_FILE_MAX_TEXT, "the case", &text, &len, &d)) {
+		cs_diag_format(&d, msg, sizeof(msg));
+		g_strlcpy(why, msg, whylen);
+		return d.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL : CS_EXIT_INPUT;
 	}
 	case_run_opts ro = { 0 };
 	bool ok = read_run_lines(path, text, &ro, why, whylen);
-	g_free(text);
+	free(text);
 	if (!ok)
 		return CS_EXIT_INPUT;
 

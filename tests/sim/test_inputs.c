@@ -101,6 +101,12 @@ Test(inputs, scenario_readers_refuse_devices_folders_and_big_files, .timeout = 3
 	expect_refused((const char *const[]){ "run", "/dev/zero", NULL },
 		       "/dev/zero: cannot read the scenario: a character device");
 	expect_refused((const char *const[]){ "run", "tests", NULL }, "a folder");
+	/* a FIFO: neither the capture sniffing nor the scenario reader waits on it */
+	char *fifo = g_strdup_printf("%s/inputs-%d-run.fifo", g_get_tmp_dir(), (int)getpid());
+	cr_assert(mkfifo(fifo, 0600) == 0);
+	expect_refused((const char *const[]){ "run", fifo, NULL }, "a FIFO, and only regular files");
+	g_unlink(fifo);
+	g_free(fifo);
 	/* 17 MiB of nothing, sparse: over the 16 MiB cap for text */
 	char *big = g_strdup_printf("%s/inputs-%d-big.chain", g_get_tmp_dir(), (int)getpid());
 	int fd = open(big, O_CREAT | O_WRONLY | O_TRUNC, 0600);
