@@ -1128,9 +1128,13 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 		if (a.argc > 1 && !eval(m, a.argv[1], &n, d))
 			return CS_ERR_INPUT;
 		s = CS_OK;
+		uint64_t t0 = gsp_now_ms();
 		for (uint64_t i = 0; i < n; i++) {
 			s = source_step(m, c[0] == 'n', &st, d);
 			if (s != CS_OK || st.reason != CS_GSP_STOP_STEP)
+				break;
+			/* N steps are one run under the wall-clock guard */
+			if (n > 1 && gsp_guard_passed(m, t0, &st, i + 1))
 				break;
 		}
 		return run_report(m, out, s, &st, d);
@@ -1147,9 +1151,13 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 		uint64_t n = 1;
 		if (a.argc > 1 && !eval(m, a.argv[1], &n, d))
 			return CS_ERR_INPUT;
+		uint64_t t0 = gsp_now_ms();
 		for (uint64_t i = 0; i < n; i++) {
 			s = cs_gsp_next(m, &st, d);
 			if (s != CS_OK || st.reason != CS_GSP_STOP_STEP)
+				break;
+			/* N nexts are one run under the wall-clock guard */
+			if (n > 1 && gsp_guard_passed(m, t0, &st, i + 1))
 				break;
 		}
 		return run_report(m, out, s, &st, d);

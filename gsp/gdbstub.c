@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -199,13 +200,25 @@ static void stop_reply(cs_gsp *m, const cs_gsp_stop *st, char *reply, size_t max
 		snprintf(reply, max, "S05");
 }
 
-/* While the target runs, a watcher thread waits for GDB's 0x03 (or a closed
- * connection) and interrupts the machine. It only peeks at other bytes: in
- * all-stop mode GDB sends nothing else until the stop reply. The run itself
- * has no wall-clock slices, so no stop lands inside a block unasked. */
+/* The client's connection while the target runs. A watcher thread reads
+ * every byte that arrives: 0x03 interrupts the machine, a closed connection
+ * interrupts it and marks the link closed, and any other byte is kept in
+ * `side` for the packet loop to read after the stop. (It used to peek: one
+ * stray byte then sat unread in front of every later 0x03, and in front of
+ * the end of the connection.) The run itself has no wall-clock slices, so no
+ * stop lands inside a block unasked. */
+enum { GDB_SIDE_MAX = 4096 };
+
+typedef struct gdb_link {
+	int fd;
+	uint8_t side[GDB_SIDE_MAX];
+	size_t nside;
+	bool closed;
+} gdb_link;
+
 typedef struct gdb_watcher {
 	cs_gsp *m;
-	int fd;
+	gdb_link *link;
 	atomic_int done;
 	atomic_int fired;
 } gdb_watcher;
@@ -213,36 +226,47 @@ typedef struct gdb_watcher {
 static void *watch_socket(void *arg)
 {
 	gdb_watcher *w = arg;
+	gdb_link *l = w->link;
 	while (!atomic_load(&w->done)) {
-		struct pollfd p = { .fd = w->fd, .events = POLLIN, .revents = 0 };
+		struct pollfd p = { .fd = l->fd, .events = POLLIN, .revents = 0 };
 		if (poll(&p, 1, 20) <= 0)
 			continue;
-		uint8_t c;
-		ssize_t n = recv(w->fd, &c, 1, MSG_PEEK);
-		if (n == 1 && c != 0x03) {
-			usleep(1000); /* not ours to read */
+		uint8_t buf[256];
+		ssize_t n = recv(l->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
 			continue;
+		bool stop = n <= 0;
+		if (stop)
+			l->closed = true;
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] == 0x03 && !stop)
+				stop = true;
+			else if (l->nside < sizeof(l->side))
+				l->side[l->nside++] = buf[i];
+			/* past GDB_SIDE_MAX: a client that floods a running
+			 * target loses the excess, the stub stays bounded */
 		}
-		if (n == 1 && recv(w->fd, &c, 1, 0) != 1)
-			continue;
-		atomic_store(&w->fired, 1);
-		cs_gsp_interrupt(w->m);
-		break;
+		if (stop) {
+			atomic_store(&w->fired, 1);
+			cs_gsp_interrupt(w->m);
+			break;
+		}
 	}
 	return NULL;
 }
 
-/* Runs to a stop; poll_fd >= 0 is the client's socket, watched for 0x03. */
-static cs_status gdb_resume(cs_gsp *m, bool step, int poll_fd, cs_gsp_stop *st, cs_diag *d)
+/* Runs to a stop; link (NULL when none) is the client's connection, watched
+ * for 0x03. */
+static cs_status gdb_resume(cs_gsp *m, bool step, gdb_link *link, cs_gsp_stop *st, cs_diag *d)
 {
 	if (step)
 		return cs_gsp_stepi(m, 1, st, d);
 	uint64_t saved = m->guard_ms;
-	gdb_watcher w = { .m = m, .fd = poll_fd };
+	gdb_watcher w = { .m = m, .link = link };
 	atomic_init(&w.done, 0);
 	atomic_init(&w.fired, 0);
 	pthread_t th;
-	bool threaded = poll_fd >= 0 && pthread_create(&th, NULL, watch_socket, &w) == 0;
+	bool threaded = link && pthread_create(&th, NULL, watch_socket, &w) == 0;
 	if (threaded)
 		m->guard_ms = 0; /* the client decides when to stop */
 	cs_status s = cs_gsp_continue(m, 0, st, d);
@@ -335,7 +359,7 @@ static void monitor_command(cs_gsp *m, const char *hex, char *reply, size_t max)
 	free(line);
 }
 
-static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, size_t max, int poll_fd,
+static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, size_t max, gdb_link *link,
 			bool *quit, GString *console, cs_diag *d)
 {
 	(void)len;
@@ -458,7 +482,7 @@ static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 			gsp_set_reg(m, UC_RISCV_REG_PC, a);
 		}
 		size_t log_before = strlen(cs_gsp_log_text(m));
-		cs_status s = gdb_resume(m, pkt[0] == 's', poll_fd, &st, d);
+		cs_status s = gdb_resume(m, pkt[0] == 's', link, &st, d);
 		if (s != CS_OK)
 			return s;
 		console_after_stop(m, log_before, &st, console);
@@ -522,7 +546,7 @@ static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 				return CS_OK;
 			}
 			size_t log_before = strlen(cs_gsp_log_text(m));
-			cs_status s = gdb_resume(m, a == 's' || a == 'S', poll_fd, &st, d);
+			cs_status s = gdb_resume(m, a == 's' || a == 'S', link, &st, d);
 			if (s != CS_OK)
 				return s;
 			console_after_stop(m, log_before, &st, console);
@@ -612,7 +636,7 @@ cs_status cs_gdb_handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 		reply[0] = 0;
 		return CS_OK;
 	}
-	return handle(m, pkt, len, reply, reply_max, -1, &quit, NULL, d);
+	return handle(m, pkt, len, reply, reply_max, NULL, &quit, NULL, d);
 }
 
 /* ---- the socket server ---- */
@@ -688,6 +712,11 @@ static bool resumes(const char *pkt)
 	return pkt[0] == 'c' || pkt[0] == 's' || pkt[0] == 'C' || pkt[0] == 'S' || !strncmp(pkt, "vCont;", 6);
 }
 
+void cs_gsp_set_gdb_idle_ms(cs_gsp *m, uint64_t ms)
+{
+	m->gdb_idle_ms = ms;
+}
+
 cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port, void (*ready)(uint16_t port, void *ctx),
 		       void *ctx, cs_diag *d)
 {
@@ -722,22 +751,42 @@ cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port, void (*ready)
 		return CS_ERR_UNAVAILABLE;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return cs_gdb_session(m, fd, d);
+}
+
+cs_status cs_gdb_session(cs_gsp *m, int fd, cs_diag *d)
+{
 	/* gdb treats RISC-V watchpoints as non-steppable: it wants the stop
 	 * before the access, removes the watchpoint and steps it itself */
 	bool stop_before = m->watch_stop_before;
 	m->watch_stop_before = true;
 	size_t cap = 2 * CS_GDB_PACKET_MAX + 64, have = 0;
 	uint8_t *in = malloc(cap);
+	gdb_link *link = calloc(1, sizeof(*link));
+	uint64_t idle_ms = m->gdb_idle_ms ? m->gdb_idle_ms : CS_GDB_IDLE_MS;
 	char *pkt = malloc(CS_GDB_PACKET_MAX + 1);
 	char *reply = malloc(2 * CS_GDB_PACKET_MAX + 64);
 	GString *console = g_string_new(NULL);
 	cs_status st = CS_OK;
 	bool quit = false, no_ack = false;
-	if (!in || !pkt || !reply)
+	if (!in || !pkt || !reply || !link)
 		st = CS_ERR_NOMEM;
+	else
+		link->fd = fd;
 	while (st == CS_OK && !quit) {
 		if (have == cap)
 			have = 0; /* garbage filled the buffer: drop it */
+		/* a client that says nothing while the target is stopped is gone */
+		struct pollfd pf = { .fd = fd, .events = POLLIN, .revents = 0 };
+		int pr = poll(&pf, 1, idle_ms > INT_MAX ? INT_MAX : (int)idle_ms);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr == 0) {
+			cs_diag_set(d, CS_ERR_INPUT, "the GDB client sent nothing for %llu ms: "
+				    "connection closed", (unsigned long long)idle_ms);
+			st = CS_ERR_INPUT;
+			break;
+		}
 		ssize_t n = recv(fd, in + have, cap - have, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -764,8 +813,17 @@ cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port, void (*ready)
 			cs_diag hd;
 			cs_diag_clear(&hd);
 			g_string_truncate(console, 0);
-			if (handle(m, pkt, plen, reply, 2 * CS_GDB_PACKET_MAX + 64, fd, &quit, console, &hd) != CS_OK)
+			if (handle(m, pkt, plen, reply, 2 * CS_GDB_PACKET_MAX + 64, link, &quit, console, &hd) != CS_OK)
 				snprintf(reply, 2 * CS_GDB_PACKET_MAX + 64, "E7f");
+			if (link->closed) {
+				quit = true; /* the client left while the target ran */
+				break;
+			}
+			/* what the watcher read during the run comes after what was here */
+			size_t take = link->nside < cap - have ? link->nside : cap - have;
+			memcpy(in + have, link->side, take);
+			have += take;
+			link->nside = 0;
 			if (console->len && !send_console(fd, acked, console))
 				break;
 			if (console->len)
@@ -779,6 +837,7 @@ cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port, void (*ready)
 	free(in);
 	free(pkt);
 	free(reply);
+	free(link);
 	g_string_free(console, TRUE);
 	close(fd);
 	m->watch_stop_before = stop_before;

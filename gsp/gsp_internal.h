@@ -84,6 +84,7 @@ typedef struct gsp_bad_access {
 
 typedef struct gsp_snapshot {
 	char name[64];
+	uint64_t bytes; /* of region memory it holds */
 	uc_context *ctx;
 	uint8_t **mem; /* one per memory-backed region */
 	gsp_mmio *mmio;
@@ -124,6 +125,7 @@ struct cs_gsp {
 	unsigned mem_hooks; /* watchpoints and the queue monitor */
 	atomic_int interrupt_req;
 	uint64_t guard_ms;
+	uint64_t gdb_idle_ms; /* 0: CS_GDB_IDLE_MS */
 	bool batch; /* a fault, guard or budget stop fails the command */
 	uint64_t pad; /* return pad for calls: an ebreak in an internal page */
 	/* Unicorn 2.0.1 has no privilege register and checks host CSR access
@@ -148,10 +150,15 @@ struct cs_gsp {
 	/* host side of the message queues */
 	gsp_msgq q;
 	GPtrArray *snaps;
+	uint64_t snap_bytes; /* all snapshots' region bytes */
 };
 
 /* Runs the firmware: until is an address where to stop (0 none), budget
  * instructions (0 none). */
+/* Monotonic milliseconds, and whether a stepped run begun at t0_ms has
+ * passed the wall-clock guard (the stop is then filled in, after `done`). */
+uint64_t gsp_now_ms(void);
+bool gsp_guard_passed(cs_gsp *m, uint64_t t0_ms, cs_gsp_stop *st, uint64_t done);
 cs_status gsp_run(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, cs_gsp_stop *st,
 		  cs_diag *d);
 /* Raises a stop from inside a memory hook. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chainsim/file.h"
 #include "chainsim/gsp.h"
 #include "source.h"
 
@@ -468,15 +469,11 @@ cs_status cs_gsp_image_from_container(const uint8_t *buf, size_t len, const char
 
 cs_status cs_gsp_image_load(const char *path, uint64_t raw_base, cs_gsp_image **out, cs_diag *d)
 {
-	gchar *text = NULL;
-	gsize len = 0;
-	GError *err = NULL;
+	char *text = NULL;
+	size_t len = 0;
 	*out = NULL;
-	if (!g_file_get_contents(path, &text, &len, &err)) {
-		cs_diag_set(d, CS_ERR_INPUT, "%s: %s", path, err->message);
-		g_error_free(err);
-		return CS_ERR_INPUT;
-	}
+	if (!cs_file_read(path, CS_FILE_MAX_BINARY, "the firmware", &text, &len, d))
+		return d && d->status ? d->status : CS_ERR_INPUT;
 	cs_status st;
 	if (len >= 18 && !memcmp(text, "\177ELF", 4) && le((const uint8_t *)text + 16, 2) == ET_REL)
 		st = cs_gsp_image_from_container((const uint8_t *)text, len, path, raw_base, out, d);
@@ -488,7 +485,7 @@ cs_status cs_gsp_image_load(const char *path, uint64_t raw_base, cs_gsp_image **
 	}
 	else
 		st = cs_gsp_image_from_raw((const uint8_t *)text, len, raw_base, out, d);
-	g_free(text);
+	free(text);
 	return st;
 }
 

@@ -1614,6 +1614,23 @@ static cs_status run_loop(cs_gsp *m, uint64_t until, bool step_mode, run_guard *
 	}
 }
 
+uint64_t gsp_now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+bool gsp_guard_passed(cs_gsp *m, uint64_t t0_ms, cs_gsp_stop *st, uint64_t done)
+{
+	if (!m->guard_ms || gsp_now_ms() - t0_ms < m->guard_ms)
+		return false;
+	fill_stop(m, st, CS_GSP_STOP_GUARD);
+	snprintf(st->detail, sizeof(st->detail),
+		 "wall-clock guard of %" PRIu64 " ms after %" PRIu64 " steps", m->guard_ms, done);
+	return true;
+}
+
 cs_status cs_gsp_continue(cs_gsp *m, uint64_t budget, cs_gsp_stop *st, cs_diag *d)
 {
 	return gsp_run(m, budget, 0, false, st, d);
@@ -1624,11 +1641,16 @@ cs_status cs_gsp_stepi(cs_gsp *m, uint64_t n, cs_gsp_stop *st, cs_diag *d)
 	memset(st, 0, sizeof(*st));
 	if (n == 0)
 		n = 1;
+	/* each step is too short for a guard of its own: the whole count is
+	 * under the wall-clock guard, checked between steps */
+	uint64_t t0 = gsp_now_ms();
 	for (uint64_t i = 0; i < n; i++) {
 		cs_status s = gsp_run(m, 1, 0, true, st, d);
 		if (s != CS_OK)
 			return s;
 		if (st->reason != CS_GSP_STOP_STEP && st->reason != CS_GSP_STOP_BUDGET)
+			return CS_OK;
+		if (n > 1 && gsp_guard_passed(m, t0, st, i + 1))
 			return CS_OK;
 	}
 	st->reason = CS_GSP_STOP_STEP;
@@ -1724,10 +1746,30 @@ cs_status cs_gsp_snapshot_save(cs_gsp *m, const char *name, cs_diag *d)
 		cs_diag_set(d, CS_ERR_INPUT, "snapshot name must be 1 to 63 characters");
 		return CS_ERR_INPUT;
 	}
+	/* the snapshots together are bounded in count and bytes; replacing one
+	 * by its name frees the old one's room first */
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < m->map.count; i++)
+		if (m->map.region[i].kind != CS_GSP_MMIO)
+			bytes += m->map.region[i].size;
+	gsp_snapshot *prev = snapshot_find(m, name, NULL);
+	uint64_t held = m->snap_bytes - (prev ? prev->bytes : 0);
+	if (!prev && m->snaps->len >= CS_GSP_SNAPSHOTS_MAX) {
+		cs_diag_set(d, CS_ERR_INPUT, "snapshot '%s': %u snapshots is the limit", name,
+			    (unsigned)CS_GSP_SNAPSHOTS_MAX);
+		return CS_ERR_INPUT;
+	}
+	if (held + bytes > CS_GSP_SNAPSHOT_BYTES_MAX) {
+		cs_diag_set(d, CS_ERR_INPUT, "snapshot '%s': %" PRIu64 " more bytes would pass the "
+			    "limit of %" PRIu64 " MiB for all snapshots", name, bytes,
+			    (uint64_t)CS_GSP_SNAPSHOT_BYTES_MAX >> 20);
+		return CS_ERR_INPUT;
+	}
 	gsp_snapshot *s = calloc(1, sizeof(*s));
 	if (!s)
 		return CS_ERR_NOMEM;
 	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->bytes = bytes;
 	s->mem = calloc(m->map.count, sizeof(*s->mem));
 	s->mmio = calloc(m->nmmio ? m->nmmio : 1, sizeof(*s->mmio));
 	if (!s->mem || !s->mmio || uc_context_alloc(m->uc, &s->ctx) != UC_ERR_OK ||
@@ -1757,10 +1799,12 @@ cs_status cs_gsp_snapshot_save(cs_gsp *m, const char *name, cs_diag *d)
 	guint idx;
 	gsp_snapshot *old = snapshot_find(m, name, &idx);
 	if (old) {
+		m->snap_bytes -= old->bytes;
 		snapshot_free(old, m);
 		g_ptr_array_index(m->snaps, idx) = s;
 	} else
 		g_ptr_array_add(m->snaps, s);
+	m->snap_bytes += s->bytes;
 	return CS_OK;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chainsim/file.h"
 #include "chainsim/gsp.h"
 
 const char *cs_gsp_kind_name(cs_gsp_kind k)
@@ -240,16 +241,12 @@ cs_status cs_gsp_map_parse(const char *text, size_t len, const char *file, cs_gs
 
 cs_status cs_gsp_map_load(const char *path, cs_gsp_map *map, cs_diag *d)
 {
-	gchar *text = NULL;
-	gsize len = 0;
-	GError *err = NULL;
-	if (!g_file_get_contents(path, &text, &len, &err)) {
-		cs_diag_set(d, CS_ERR_INPUT, "%s: %s", path, err->message);
-		g_error_free(err);
-		return CS_ERR_INPUT;
-	}
+	char *text = NULL;
+	size_t len = 0;
+	if (!cs_file_read(path, CS_FILE_MAX_TEXT, "the map", &text, &len, d))
+		return d && d->status ? d->status : CS_ERR_INPUT;
 	cs_status st = cs_gsp_map_parse(text, len, path, map, d);
-	g_free(text);
+	free(text);
 	return st;
 }
 

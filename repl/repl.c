@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "chainsim/file.h"
 #include "chainsim/repl.h"
 
 struct cs_repl {
@@ -83,29 +84,44 @@ cs_status cs_repl_line(cs_repl *r, const char *line, bool echo, FILE *out, bool 
 
 cs_status cs_repl_script(cs_repl *r, const char *path, FILE *out, cs_diag *d)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		cs_diag_set(d, CS_ERR_INPUT, "%s: cannot open the script", path);
-		return CS_ERR_INPUT;
-	}
-	char *line = NULL;
-	size_t cap = 0;
-	uint32_t lineno = 0;
+	char *text = NULL;
+	size_t len = 0;
+	if (!cs_file_read(path, CS_FILE_MAX_TEXT, "the script", &text, &len, d))
+		return d && d->status ? d->status : CS_ERR_INPUT;
 	cs_status st = CS_OK;
 	bool quit = false;
-	while (!quit && getline(&line, &cap, f) >= 0) {
+	uint32_t lineno = 0;
+	for (size_t at = 0; !quit && at < len;) {
+		const char *line = text + at;
+		const char *nl = memchr(line, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - line) : len - at;
+		at += n + (nl != NULL);
 		lineno++;
+		/* a NUL would end the line early and hide the rest of it */
+		const char *nul = memchr(line, 0, n);
+		if (nul) {
+			cs_diag_at_text(d, CS_ERR_INPUT, path, lineno, (uint32_t)(nul - line) + 1,
+					"a NUL byte: a script is text");
+			st = CS_ERR_INPUT;
+			break;
+		}
+		char *one = strndup(line, n);
+		if (!one) {
+			cs_diag_set(d, CS_ERR_NOMEM, "out of memory reading the script");
+			st = CS_ERR_NOMEM;
+			break;
+		}
 		cs_diag sub;
 		cs_diag_clear(&sub);
-		st = cs_repl_line(r, line, true, out, &quit, &sub);
+		st = cs_repl_line(r, one, true, out, &quit, &sub);
+		free(one);
 		fflush(out);
 		if (st != CS_OK) {
 			cs_diag_at_text(d, st, path, lineno, 1, "%s", sub.msg);
 			break;
 		}
 	}
-	free(line);
-	fclose(f);
+	free(text);
 	return st;
 }
 

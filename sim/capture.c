@@ -4,8 +4,12 @@
  * its type, length and payload, and the answer to bad input is a diagnosis at
  * a byte offset, never a crash. */
 #include "chainsim/capture.h"
+#include "chainsim/file.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -492,45 +496,11 @@ cs_capture *cs_capture_parse(const uint8_t *bytes, size_t len, const char *name,
 
 cs_capture *cs_capture_load(const char *path, cs_diag *d)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		cs_diag_set(d, CS_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+	char *buf = NULL;
+	size_t len = 0;
+	if (!cs_file_read(path, CS_CAPTURE_MAX_FILE, "the capture", &buf, &len, d))
 		return NULL;
-	}
-	uint8_t *buf = NULL;
-	size_t len = 0, cap = 0;
-	for (;;) {
-		if (len == cap) {
-			if (cap > CS_CAPTURE_MAX_FILE) {
-				fclose(f);
-				free(buf);
-				cs_diag_at_offset(d, CS_ERR_INPUT, path, cap, "file larger than %llu bytes",
-						  (unsigned long long)CS_CAPTURE_MAX_FILE);
-				return NULL;
-			}
-			cap = cap ? cap * 2 : 65536;
-			uint8_t *nb = realloc(buf, cap);
-			if (!nb) {
-				fclose(f);
-				free(buf);
-				cs_diag_set(d, CS_ERR_NOMEM, "out of memory reading %s", path);
-				return NULL;
-			}
-			buf = nb;
-		}
-		size_t n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	bool err = ferror(f);
-	fclose(f);
-	if (err) {
-		free(buf);
-		cs_diag_set(d, CS_ERR_INPUT, "%s: read error", path);
-		return NULL;
-	}
-	cs_capture *c = cs_capture_parse(buf, len, path, d);
+	cs_capture *c = cs_capture_parse((const uint8_t *)buf, len, path, d);
 	free(buf);
 	return c;
 }
@@ -546,12 +516,15 @@ void cs_capture_free(cs_capture *c)
 
 bool cs_capture_is_capture(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	/* a FIFO must not block the look (the reader then refuses it) */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return false;
+	struct stat st;
 	char m[8];
-	bool yes = fread(m, 1, 8, f) == 8 && !memcmp(m, CS_CAPTURE_MAGIC, 8);
-	fclose(f);
+	bool yes = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, m, 8) == 8 &&
+		   !memcmp(m, CS_CAPTURE_MAGIC, 8);
+	close(fd);
 	return yes;
 }
 

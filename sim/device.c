@@ -3,6 +3,7 @@
  * the way a board wires chips (docs/architecture.md). */
 #include "chainsim/device.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 enum {
 	DEFAULT_RING_ENTRIES = 1024,
 	ARENA_CHUNK = 64 * 1024,
+	TRACE_DETAIL_BYTES = 64u << 20,
 	CHANNEL_NAME_MAX = 64,
 };
 
@@ -48,6 +50,12 @@ struct cs_device {
 
 	cs_event *events;
 	size_t nevents, cap_events;
+	/* The bounded store: past max_events records (or TRACE_DETAIL_BYTES of
+	 * detail text) nothing more is stored and trace_stop says why; the
+	 * scenario runner stops there before any verdict (cs_device_trace_ok). */
+	size_t max_events, detail_bytes;
+	cs_status trace_stop;     /* CS_OK, CS_ERR_INPUT (a limit) or CS_ERR_NOMEM */
+	char trace_why[160];
 	uint64_t next_seq;
 	arena_chunk *arena;
 
@@ -66,15 +74,37 @@ struct cs_device {
 
 /* ---- trace store ----------------------------------------------------------- */
 
+static void trace_stop(cs_device *dev, cs_status st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void trace_stop(cs_device *dev, cs_status st, const char *fmt, ...)
+{
+	if (dev->trace_stop != CS_OK)
+		return;
+	dev->trace_stop = st;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(dev->trace_why, sizeof(dev->trace_why), fmt, ap);
+	va_end(ap);
+}
+
 static const char *arena_strdup(cs_device *dev, const char *s)
 {
 	size_t len = strlen(s) + 1;
+	if (dev->detail_bytes + len > TRACE_DETAIL_BYTES) {
+		trace_stop(dev, CS_ERR_INPUT, "the trace reached its limit of %zu bytes of detail "
+			   "text (%zu records stored)", (size_t)TRACE_DETAIL_BYTES, dev->nevents);
+		return NULL;
+	}
 	arena_chunk *c = dev->arena;
 	if (!c || c->cap - c->used < len) {
 		size_t cap = len > ARENA_CHUNK ? len : ARENA_CHUNK;
 		arena_chunk *n = malloc(sizeof(*n) + cap);
-		if (!n)
+		if (!n) {
+			trace_stop(dev, CS_ERR_NOMEM, "allocating %zu bytes for trace record %zu's detail "
+				   "failed", sizeof(*n) + cap, dev->nevents);
 			return NULL;
+		}
 		n->next = c;
 		n->used = 0;
 		n->cap = cap;
@@ -84,6 +114,7 @@ static const char *arena_strdup(cs_device *dev, const char *s)
 	char *out = c->data + c->used;
 	memcpy(out, s, len);
 	c->used += len;
+	dev->detail_bytes += len;
 	return out;
 }
 
@@ -91,11 +122,23 @@ static void store_event(cs_device *dev, const cs_event *ev)
 {
 	if (ev->kind == CS_EV_METHOD && dev->cfg.trace_level < CS_TRACE_ALL)
 		return;
+	if (dev->trace_stop != CS_OK)
+		return; /* the store stopped: the run ends without a verdict */
+	if (dev->nevents == dev->max_events) {
+		trace_stop(dev, CS_ERR_INPUT, "the trace reached its limit of %zu records",
+			   dev->max_events);
+		return;
+	}
 	if (dev->nevents == dev->cap_events) {
 		size_t cap = dev->cap_events ? dev->cap_events * 2 : 256;
+		if (cap > dev->max_events)
+			cap = dev->max_events;
 		cs_event *n = realloc(dev->events, cap * sizeof(*n));
-		if (!n)
-			return; /* out of memory: the record is lost, the model carries on */
+		if (!n) {
+			trace_stop(dev, CS_ERR_NOMEM, "growing the trace to %zu records (%zu bytes) "
+				   "failed", cap, cap * sizeof(*n));
+			return;
+		}
 		dev->events = n;
 		dev->cap_events = cap;
 	}
@@ -104,6 +147,21 @@ static void store_event(cs_device *dev, const cs_event *ev)
 	out->seq = dev->next_seq++;
 	out->time_ns = dev->now_ns;
 	out->detail = ev->detail ? arena_strdup(dev, ev->detail) : NULL;
+	if (ev->detail && !out->detail)
+		dev->nevents--; /* a record without its detail would mislead: not stored */
+}
+
+bool cs_device_trace_ok(const cs_device *dev, cs_diag *d)
+{
+	if (dev->trace_stop == CS_OK)
+		return true;
+	if (dev->trace_stop == CS_ERR_NOMEM)
+		cs_diag_set(d, CS_ERR_NOMEM, "out of memory: %s; the run stopped without a verdict",
+			    dev->trace_why);
+	else
+		cs_diag_set(d, CS_ERR_INPUT, "%s; the run stopped without a verdict "
+			    "(docs/scenario.md, Input limits)", dev->trace_why);
+	return false;
 }
 
 static void sink_emit(void *ctx, const cs_event *ev)
@@ -150,6 +208,7 @@ cs_device *cs_device_new(const cs_device_config *cfg, cs_diag *d)
 	dev->cfg.exec_override = NULL; /* copied below; the caller's pointer may not last */
 	if (!dev->cfg.run_budget)
 		dev->cfg.run_budget = DEFAULT_RUN_BUDGET;
+	dev->max_events = cfg->trace_max_records ? cfg->trace_max_records : CS_DEVICE_MAX_RECORDS;
 	dev->arch = ai;
 	dev->mem = cs_mem_new(ai->va_bits);
 	if (!dev->mem)

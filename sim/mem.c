@@ -4,17 +4,28 @@
 #include <string.h>
 
 /* Backed pages live in an open-addressing hash keyed by page number; mapped
- * ranges are a sorted region array. A one-entry cache serves the hot loops. */
+ * ranges are a sorted region array, with their names in a second hash (name
+ * to VA) so that a scenario of many allocations costs no scan per name. A
+ * one-entry cache serves the hot loops. */
 typedef struct page_slot {
 	uint64_t key; /* vpn + 1; 0 = empty */
 	uint8_t *page;
 } page_slot;
+
+typedef struct name_slot {
+	uint64_t va1; /* the region's VA + 1; 0 = empty */
+	uint64_t hash;
+} name_slot;
 
 struct cs_mem {
 	unsigned va_bits;
 	cs_region *regions;
 	size_t nregions, cap_regions;
 	uint64_t mapped_bytes;
+	/* [CS_MEM_ALLOC_BASE, packed_until) holds no gap: first fit starts above */
+	uint64_t packed_until;
+	name_slot *names;
+	size_t nnames, cap_names;
 	page_slot *slots;
 	size_t nslots, used_slots;
 	uint64_t last_vpn;
@@ -33,6 +44,7 @@ cs_mem *cs_mem_new(unsigned va_bits)
 	mem->va_bits = va_bits;
 	mem->last_vpn = UINT64_MAX;
 	mem->max_backed = CS_MEM_MAX_BACKED;
+	mem->packed_until = CS_MEM_ALLOC_BASE;
 	return mem;
 }
 
@@ -44,6 +56,7 @@ void cs_mem_free(cs_mem *mem)
 		free(mem->slots[i].page);
 	free(mem->slots);
 	free(mem->regions);
+	free(mem->names);
 	free(mem);
 }
 
@@ -75,6 +88,51 @@ static size_t region_lower_bound(const cs_mem *mem, uint64_t va)
 			hi = mid;
 	}
 	return lo;
+}
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static void name_put(name_slot *slots, size_t cap, uint64_t hash, uint64_t va1)
+{
+	size_t i = (size_t)hash & (cap - 1);
+	while (slots[i].va1)
+		i = (i + 1) & (cap - 1);
+	slots[i] = (name_slot){ .va1 = va1, .hash = hash };
+}
+
+/* Makes room for one more name; false when memory ran out. */
+static bool names_reserve(cs_mem *mem)
+{
+	if ((mem->nnames + 1) * 2 <= mem->cap_names)
+		return true;
+	size_t cap = mem->cap_names ? mem->cap_names * 2 : 64;
+	name_slot *n = calloc(cap, sizeof(*n));
+	if (!n)
+		return false;
+	for (size_t i = 0; i < mem->cap_names; i++)
+		if (mem->names[i].va1)
+			name_put(n, cap, mem->names[i].hash, mem->names[i].va1);
+	free(mem->names);
+	mem->names = n;
+	mem->cap_names = cap;
+	return true;
+}
+
+/* Moves packed_until past the regions that continue it without a gap. */
+static void advance_packed(cs_mem *mem)
+{
+	for (;;) {
+		size_t i = region_lower_bound(mem, mem->packed_until);
+		if (i >= mem->nregions || mem->regions[i].va > mem->packed_until)
+			return;
+		mem->packed_until = mem->regions[i].va + round_up(mem->regions[i].size, CS_PAGE_SIZE);
+	}
 }
 
 bool cs_mem_map(cs_mem *mem, const char *name, uint64_t va, uint64_t size, cs_diag *d)
@@ -128,6 +186,10 @@ bool cs_mem_map(cs_mem *mem, const char *name, uint64_t va, uint64_t size, cs_di
 		mem->regions = r;
 		mem->cap_regions = cap;
 	}
+	if (name && name[0] && !names_reserve(mem)) {
+		cs_diag_set(d, CS_ERR_NOMEM, "out of memory naming a region");
+		return false;
+	}
 	memmove(&mem->regions[at + 1], &mem->regions[at],
 		(mem->nregions - at) * sizeof(*mem->regions));
 	cs_region *r = &mem->regions[at];
@@ -138,6 +200,11 @@ bool cs_mem_map(cs_mem *mem, const char *name, uint64_t va, uint64_t size, cs_di
 	r->size = size;
 	mem->nregions++;
 	mem->mapped_bytes += span;
+	if (name && name[0]) {
+		name_put(mem->names, mem->cap_names, name_hash(name), va + 1);
+		mem->nnames++;
+	}
+	advance_packed(mem);
 	return true;
 }
 
@@ -157,6 +224,9 @@ bool cs_mem_alloc(cs_mem *mem, const char *name, uint64_t size, uint64_t align, 
 	}
 	uint64_t span = round_up(size, CS_PAGE_SIZE);
 	uint64_t cand = round_up(CS_MEM_ALLOC_BASE, align);
+	/* no gap below packed_until: first fit cannot land there */
+	if (round_up(mem->packed_until, align) > cand)
+		cand = round_up(mem->packed_until, align);
 	for (size_t i = region_lower_bound(mem, cand); i < mem->nregions; i++) {
 		const cs_region *r = &mem->regions[i];
 		if (cand + span <= r->va)
@@ -183,9 +253,24 @@ const cs_region *cs_mem_region(const cs_mem *mem, size_t i)
 
 const cs_region *cs_mem_region_named(const cs_mem *mem, const char *name)
 {
-	for (size_t i = 0; i < mem->nregions; i++)
-		if (strcmp(mem->regions[i].name, name) == 0)
-			return &mem->regions[i];
+	if (!name[0]) {
+		/* anonymous regions are not indexed */
+		for (size_t i = 0; i < mem->nregions; i++)
+			if (!mem->regions[i].name[0])
+				return &mem->regions[i];
+		return NULL;
+	}
+	if (!mem->cap_names)
+		return NULL;
+	uint64_t h = name_hash(name);
+	for (size_t i = (size_t)h & (mem->cap_names - 1); mem->names[i].va1;
+	     i = (i + 1) & (mem->cap_names - 1)) {
+		if (mem->names[i].hash != h)
+			continue;
+		const cs_region *r = cs_mem_region_at(mem, mem->names[i].va1 - 1);
+		if (r && r->va == mem->names[i].va1 - 1 && !strcmp(r->name, name))
+			return r;
+	}
 	return NULL;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chainsim/file.h"
 #include "chainsim/arch.h"
 #include "chainsim/scenario.h"
 #include "commands.h"
@@ -60,6 +61,31 @@ static bool parse_class(const char *s, uint32_t *out)
 	return false;
 }
 
+/* The output must assemble back: a --name the scenario parser would not read
+ * as a push block's name (a space, a '#', a keyword...) is refused. */
+static bool name_reads_back(const char *name)
+{
+	for (const char *c = name; *c; c++) {
+		if (!g_ascii_isalnum(*c) && *c != '_') {
+			fprintf(stderr, "chainsim disasm: --name '%s': '%c' would not read back "
+				"(names are letters, digits and '_')\n", name, *c);
+			return false;
+		}
+	}
+	char *text = g_strdup_printf("arch hopper\npush %s\nend\n", name);
+	cs_diag d;
+	cs_diag_clear(&d);
+	cs_scenario *s = cs_scenario_parse(text, strlen(text), "--name", NULL, &d);
+	g_free(text);
+	if (!s) {
+		fprintf(stderr, "chainsim disasm: --name '%s' would not read back as a push block's "
+			"name: %s\n", name, d.msg);
+		return false;
+	}
+	cs_scenario_free(s);
+	return true;
+}
+
 int cs_cmd_disasm(int argc, char **argv)
 {
 	const char *file = NULL, *name = NULL;
@@ -111,6 +137,8 @@ int cs_cmd_disasm(int argc, char **argv)
 				fprintf(stderr, "chainsim disasm: --name wants a name\n");
 				return CS_EXIT_INPUT;
 			}
+			if (!name_reads_back(v))
+				return CS_EXIT_INPUT;
 			name = v;
 			i++;
 		} else if (a[0] == '-' && a[1]) {
@@ -129,13 +157,15 @@ int cs_cmd_disasm(int argc, char **argv)
 		usage(stderr);
 		return CS_EXIT_INPUT;
 	}
-	gchar *bytes = NULL;
-	gsize len = 0;
-	GError *err = NULL;
-	if (!g_file_get_contents(file, &bytes, &len, &err)) {
-		fprintf(stderr, "chainsim disasm: %s\n", err->message);
-		g_error_free(err);
-		return CS_EXIT_INPUT;
+	char *bytes = NULL;
+	size_t len = 0;
+	cs_diag rd;
+	cs_diag_clear(&rd);
+	if (!cs_file_read(file, CS_FILE_MAX_BINARY, "the pushbuffer bytes", &bytes, &len, &rd)) {
+		char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 8];
+		cs_diag_format(&rd, msg, sizeof(msg));
+		fprintf(stderr, "chainsim disasm: %s\n", msg);
+		return rd.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL : CS_EXIT_INPUT;
 	}
 	if (offset > len || (have_len && length > len - offset)) {
 		char lenbuf[40] = "";
@@ -143,7 +173,7 @@ int cs_cmd_disasm(int argc, char **argv)
 			snprintf(lenbuf, sizeof(lenbuf), " --length %llu", (unsigned long long)length);
 		fprintf(stderr, "chainsim disasm: %s: --offset %llu%s is past the end of the file "
 				"(%zu bytes)\n", file, (unsigned long long)offset, lenbuf, (size_t)len);
-		g_free(bytes);
+		free(bytes);
 		return CS_EXIT_INPUT;
 	}
 	if (!have_len)
@@ -153,7 +183,7 @@ int cs_cmd_disasm(int argc, char **argv)
 	o.base = offset;
 	cs_diag d;
 	char *text = cs_scenario_disasm((const uint8_t *)bytes + offset, (size_t)length, &o, &d);
-	g_free(bytes);
+	free(bytes);
 	if (!text) {
 		char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
 		cs_diag_format(&d, msg, sizeof(msg));

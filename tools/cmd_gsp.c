@@ -24,6 +24,9 @@ static void usage(FILE *out)
 		"  -ex COMMAND   run one command (repeatable; after --script)\n"
 		"  --gdb ADDR    serve the GDB remote protocol on HOST:PORT (127.0.0.1 unless given;\n"
 		"                port 0 picks a free one and prints it)\n"
+		"  --gdb-allow-remote  let --gdb listen beyond loopback (it warns: anyone who\n"
+		"                can reach the port can read and write the firmware's memory)\n"
+		"  --gdb-idle-ms N  drop a GDB client silent for N ms while stopped (600000)\n"
 		"Without --script, -ex or --gdb, an interactive session starts.\n");
 }
 
@@ -85,7 +88,8 @@ static void gdb_ready(uint16_t port, void *ctx)
 int cs_cmd_gsp(int argc, char **argv)
 {
 	const char *fw = NULL, *map_path = NULL, *script = NULL, *gdb = NULL;
-	uint64_t raw_base = 0x80000000u, guard_ms = 10000;
+	uint64_t raw_base = 0x80000000u, guard_ms = 10000, gdb_idle_ms = 0;
+	bool gdb_remote = false;
 	bool unmodelled_log = false;
 	GPtrArray *ex = g_ptr_array_new();
 	int rc = CS_EXIT_OK;
@@ -108,7 +112,10 @@ int cs_cmd_gsp(int argc, char **argv)
 			g_ptr_array_add(ex, argv[++i]);
 		else if (!strcmp(a, "--gdb") && has_val)
 			gdb = argv[++i];
-		else if ((!strcmp(a, "--raw-base") || !strcmp(a, "--guard-ms")) && has_val) {
+		else if (!strcmp(a, "--gdb-allow-remote"))
+			gdb_remote = true;
+		else if ((!strcmp(a, "--raw-base") || !strcmp(a, "--guard-ms") ||
+			  !strcmp(a, "--gdb-idle-ms")) && has_val) {
 			char *end = NULL;
 			uint64_t v = strtoull(argv[i + 1], &end, 0);
 			if (!end || *end) {
@@ -118,6 +125,8 @@ int cs_cmd_gsp(int argc, char **argv)
 			}
 			if (!strcmp(a, "--raw-base"))
 				raw_base = v;
+			else if (!strcmp(a, "--gdb-idle-ms"))
+				gdb_idle_ms = v;
 			else
 				guard_ms = v;
 			i++;
@@ -215,6 +224,19 @@ int cs_cmd_gsp(int argc, char **argv)
 			rc = CS_EXIT_INPUT;
 			goto out;
 		}
+		/* the stub reads and writes the firmware's memory for whoever connects */
+		if (strncmp(host, "127.", 4) != 0) {
+			if (!gdb_remote) {
+				fprintf(stderr, "chainsim gsp: --gdb %s listens beyond loopback: "
+					"add --gdb-allow-remote if that is meant\n", host);
+				rc = CS_EXIT_INPUT;
+				goto out;
+			}
+			fprintf(stderr, "chainsim gsp: warning: the GDB stub on %s:%lu accepts "
+				"anyone who can reach it, and lets them read and write the "
+				"firmware's memory\n", host, port);
+		}
+		cs_gsp_set_gdb_idle_ms(m, gdb_idle_ms);
 		if (cs_gdb_serve(m, host, (uint16_t)port, gdb_ready, NULL, &d) != CS_OK)
 			rc = fail(&d);
 		goto out;

@@ -20,5 +20,6 @@ int cs_cmd_repl(int argc, char **argv);    /* tools/cmd_repl.c, repl_stream.c */
 int cs_cmd_export(int argc, char **argv);  /* tools/cmd_export.c */
 int cs_cmd_run_capture(int argc, char **argv); /* tools/cmd_capture.c: run FILE.cap */
 int cs_cmd_diff(int argc, char **argv);    /* tools/cmd_diff.c */
+int cs_cmd_conform(int argc, char **argv); /* tools/cmd_conform.c */
 
 #endif

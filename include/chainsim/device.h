@@ -30,7 +30,12 @@ typedef struct cs_device_config {
 	/* an executor to wire instead of the PTX runtime (tests and
 	 * benchmarks name a fake one as such); NULL = the runtime. Copied. */
 	const cs_exec_port *exec_override;
+	/* added by sim/: records the trace may hold; 0 = CS_DEVICE_MAX_RECORDS */
+	size_t trace_max_records;
 } cs_device_config;
+
+/* The trace holds at most this many records by default (88 bytes each). */
+#define CS_DEVICE_MAX_RECORDS ((size_t)1 << 20)
 
 CS_API cs_device *cs_device_new(const cs_device_config *cfg, cs_diag *d);
 CS_API void cs_device_free(cs_device *dev);
@@ -43,6 +48,10 @@ CS_API uint64_t cs_device_now(const cs_device *dev);
 /* Stamp and store a record (the guest side uses it for stages 1-3). */
 CS_API void cs_device_record(cs_device *dev, const cs_event *ev);
 CS_API size_t cs_device_event_count(const cs_device *dev);
+/* False once the trace store stopped: a limit (CS_ERR_INPUT) or a failed
+ * allocation (CS_ERR_NOMEM), each named in d. The records stored are then an
+ * unknown prefix of the run: nothing may be judged from them. */
+CS_API bool cs_device_trace_ok(const cs_device *dev, cs_diag *d);
 CS_API const cs_event *cs_device_event(const cs_device *dev, size_t i);
 
 /* Channel NAME, created on first use with a GPFIFO ring of `entries` (0 = the

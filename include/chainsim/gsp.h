@@ -285,6 +285,10 @@ CS_API uint64_t cs_gsp_host_irqs(cs_gsp *m);
 CS_API void cs_gsp_ring_doorbell(cs_gsp *m, unsigned queue);
 
 /* Snapshots of registers, memory, models and the host queue state. */
+/* At most CS_GSP_SNAPSHOTS_MAX snapshots holding CS_GSP_SNAPSHOT_BYTES_MAX
+ * bytes of region memory together; past either, save is bad input. */
+#define CS_GSP_SNAPSHOTS_MAX 64u
+#define CS_GSP_SNAPSHOT_BYTES_MAX (512ull << 20)
 CS_API cs_status cs_gsp_snapshot_save(cs_gsp *m, const char *name, cs_diag *d);
 CS_API cs_status cs_gsp_snapshot_restore(cs_gsp *m, const char *name, cs_diag *d);
 
@@ -389,6 +393,13 @@ CS_API cs_gdb_pkt_kind cs_gdb_parse(const uint8_t *buf, size_t len, size_t *used
 CS_API cs_status cs_gdb_handle(cs_gsp *m, const char *pkt, size_t len, char *reply,
 		size_t reply_max,
 			cs_diag *d);
+/* A connected client that sends nothing for this long while the target is
+ * stopped is dropped (cs_gdb_serve returns CS_ERR_INPUT saying so). */
+#define CS_GDB_IDLE_MS (600u * 1000u)
+CS_API void cs_gsp_set_gdb_idle_ms(cs_gsp *m, uint64_t ms); /* 0: the default */
+/* The packet loop on a connected socket (cs_gdb_serve's, after accept; the
+ * fuzzer drives it through a socketpair). Closes fd. */
+CS_API cs_status cs_gdb_session(cs_gsp *m, int fd, cs_diag *d);
 /* Serves one GDB client on host:port (port 0: pick one; *bound_port says
  * which; ready(port, ctx) is called once listening). */
 CS_API cs_status cs_gdb_serve(cs_gsp *m, const char *host, uint16_t port,

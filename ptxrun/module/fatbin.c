@@ -196,6 +196,8 @@ static void list_sms(const cs_module *m, cs_fatbin_kind kind, char *buf, size_t 
 
 /* The bytes of an entry: the payload itself, or its zstd frames decoded into
  * m->inflated[slot]. *where says what error offsets inside it count in. */
+enum { CS_FATBIN_MAX_INFLATE = 64u << 20 };
+
 static bool entry_bytes(cs_module *m, cs_fatbin_entry *e, int slot, const uint8_t **out,
 			size_t *len, uint64_t *base, char *where, size_t wlen, cs_diag *d)
 {
@@ -220,10 +222,18 @@ static bool entry_bytes(cs_module *m, cs_fatbin_entry *e, int slot, const uint8_
 	}
 	uint32_t csize = cs_rd32(m->file + e->offset + 0x10);
 	size_t stored = csize ? csize : (size_t)e->payload_size;
-	if (e->size == 0 || e->size > (256u << 20)) {
+	/* A few KB of zstd RLE blocks can declare hundreds of MiB: an entry may
+	 * inflate to 1 MiB plus 64 times its compressed bytes, and never past
+	 * 64 MiB (nvcc's own entries inflate about 3-7 times). */
+	uint64_t cap = (1u << 20) + 64 * (uint64_t)stored;
+	if (cap > CS_FATBIN_MAX_INFLATE)
+		cap = CS_FATBIN_MAX_INFLATE;
+	if (e->size == 0 || e->size > cap) {
 		cs_diag_at_offset(d, CS_ERR_INPUT, m->name, e->offset + 0x38,
-				  "decompressed size 0x%llx is 0 or above 256 MiB",
-				  (unsigned long long)e->size);
+				  "decompressed size 0x%llx is 0 or above the inflation cap of "
+				  "0x%llx bytes for 0x%zx compressed bytes (1 MiB + 64x, at most "
+				  "64 MiB)",
+				  (unsigned long long)e->size, (unsigned long long)cap, stored);
 		return false;
 	}
 	uint8_t *buf = malloc((size_t)e->size);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chainsim/file.h"
 #include "module_internal.h"
 
 /* Largest input accepted, so a hostile path cannot make us read gigabytes. */
@@ -124,46 +125,11 @@ cs_module *cs_module_load_bytes(const uint8_t *bytes, size_t len, const char *na
 
 cs_module *cs_module_load_file(const char *path, cs_arch arch, cs_diag *d)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		cs_diag_set(d, CS_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+	char *buf = NULL;
+	size_t len = 0;
+	if (!cs_file_read(path, CS_MODULE_MAX_BYTES, "the module", &buf, &len, d))
 		return NULL;
-	}
-	uint8_t *buf = NULL;
-	size_t len = 0, cap = 0;
-	for (;;) {
-		if (len == cap) {
-			if (cap >= CS_MODULE_MAX_BYTES) {
-				fclose(f);
-				free(buf);
-				cs_diag_at_offset(d, CS_ERR_INPUT, path, cap,
-						  "file is larger than the %u bytes the loader accepts",
-						  CS_MODULE_MAX_BYTES);
-				return NULL;
-			}
-			cap = cap ? cap * 2 : 65536;
-			uint8_t *nb = realloc(buf, cap);
-			if (!nb) {
-				fclose(f);
-				free(buf);
-				cs_diag_set(d, CS_ERR_NOMEM, "out of memory");
-				return NULL;
-			}
-			buf = nb;
-		}
-		size_t got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	bool err = ferror(f);
-	fclose(f);
-	if (err) {
-		free(buf);
-		cs_diag_set(d, CS_ERR_INPUT, "%s: read error", path);
-		return NULL;
-	}
-	cs_module *m = cs_module_load_bytes(buf, len, path, arch, d);
+	cs_module *m = cs_module_load_bytes((const uint8_t *)buf, len, path, arch, d);
 	free(buf);
 	return m;
 }

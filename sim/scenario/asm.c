@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chainsim/file.h"
+#include "chainsim/ptx.h"
 #include "chainsim/fe.h"
 #include "chainsim/gr.h"
 #include "chainsim/ptxrun.h"
@@ -383,20 +385,13 @@ static bool do_load(scn_exec *x, const scn_dir *dir)
 	if (!scn_eval(x, dir->addr, &va))
 		return false;
 	char *p = full_path(x->s, dir->path);
-	gchar *bytes = NULL;
-	gsize len = 0;
-	GError *err = NULL;
-	GStatBuf st;
-	if (g_stat(p, &st) == 0 && (uint64_t)st.st_size > SCN_MAX_FILL) {
-		scn_fail_at(x, dir->path_loc, "'%s' is %llu bytes, above the limit of %u", p,
-			    (unsigned long long)st.st_size, SCN_MAX_FILL);
-		g_free(p);
-		return false;
-	}
-	bool ok = g_file_get_contents(p, &bytes, &len, &err);
+	char *bytes = NULL;
+	size_t len = 0;
+	cs_diag dd;
+	cs_diag_clear(&dd);
+	bool ok = cs_file_read(p, SCN_MAX_FILL, "the data", &bytes, &len, &dd);
 	if (!ok) {
-		scn_fail_at(x, dir->path_loc, "cannot read '%s': %s", p, err->message);
-		g_error_free(err);
+		scn_fail_with(x, dir->path_loc, "load", &dd);
 	} else {
 		uint64_t room;
 		ok = target_room(x, dir, va, &room);
@@ -404,7 +399,7 @@ static bool do_load(scn_exec *x, const scn_dir *dir)
 			ok = fail_leaves(x, dir->path_loc, va, len, room);
 		ok = ok && mem_write(x, dir->loc, va, bytes, len);
 	}
-	g_free(bytes);
+	free(bytes);
 	g_free(p);
 	return ok;
 }
@@ -427,17 +422,22 @@ static bool do_module(scn_exec *x, const scn_dir *dir)
 	sym->module = m; /* the symbol owns it from here */
 	if (dir->ptx_path) {
 		char *pp = full_path(x->s, dir->ptx_path);
-		gchar *ptx = NULL;
-		gsize plen = 0;
-		GError *err = NULL;
-		bool ok = g_file_get_contents(pp, &ptx, &plen, &err);
+		char *ptx = NULL;
+		size_t plen = 0;
+		bool ok = cs_file_read(pp, CS_FILE_MAX_PTX, "the PTX", &ptx, &plen, &dd);
 		if (!ok) {
-			scn_fail_at(x, dir->ptx_loc, "cannot read '%s': %s", pp, err->message);
-			g_error_free(err);
-		} else if (!cs_module_attach_ptx(m, ptx, plen, &dd)) {
-			ok = scn_fail_with(x, dir->ptx_loc, "ptx", &dd);
+			scn_fail_with(x, dir->ptx_loc, "ptx", &dd);
+		} else {
+			/* Parsed now, not first at a launch: an error in the file is bad
+			 * input at its own line:col even when nothing launches it. */
+			cs_ptx_program *prog = cs_ptx_parse(ptx, plen, pp, &dd);
+			if (!prog)
+				ok = scn_fail_with(x, dir->ptx_loc, "ptx", &dd);
+			cs_ptx_program_free(prog);
 		}
-		g_free(ptx);
+		if (ok && !cs_module_attach_ptx(m, ptx, plen, &dd))
+			ok = scn_fail_with(x, dir->ptx_loc, "ptx", &dd);
+		free(ptx);
 		g_free(pp);
 		if (!ok)
 			return false;

@@ -227,6 +227,17 @@ static bool device_module_add(void *host, cs_module *m, cs_diag *d)
 	return !rt || cs_ptx_runtime_add(rt, m, d);
 }
 
+/* A trace store that stopped (its limit, or memory) holds an unknown prefix of
+ * the run: stop at the directive that overflowed it, before any verdict. */
+static bool trace_intact(scn_exec *x, cs_device *dev, scn_loc loc)
+{
+	cs_diag dd;
+	cs_diag_clear(&dd);
+	if (cs_device_trace_ok(dev, &dd))
+		return true;
+	return scn_fail_with(x, loc, "trace", &dd);
+}
+
 bool cs_scenario_execute(cs_scenario *s, cs_device *dev, cs_diag *d)
 {
 	return cs_scenario_execute_tapped(s, dev, NULL, d);
@@ -254,7 +265,11 @@ bool cs_scenario_execute_tapped(cs_scenario *s, cs_device *dev, const cs_scenari
 		/* a write refused for the host's sake reads like a fault: say what it was */
 		if (cs_mem_backing_exhausted(x.mem))
 			return scn_fail_backing(&x, s->dirs[i].loc);
+		if (!trace_intact(&x, dev, s->dirs[i].loc))
+			return false;
 	}
 	cs_device_finish(dev);
+	if (s->ndirs && !trace_intact(&x, dev, s->dirs[s->ndirs - 1].loc))
+		return false;
 	return evaluate_expectations(&x);
 }

@@ -79,6 +79,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chainsim/file.h"
 #include "chainsim/cause.h"
 #include "chainsim/gr.h"
 #include "chainsim/stage.h"
@@ -1469,18 +1470,12 @@ cs_scenario *cs_scenario_parse(const char *text, size_t len, const char *name,
 
 cs_scenario *cs_scenario_load(const char *path, cs_diag *d)
 {
-	gchar *text = NULL;
-	gsize len = 0;
-	GError *err = NULL;
-	if (!g_file_get_contents(path, &text, &len, &err)) {
-		cs_diag_set(d, CS_ERR_INPUT, "cannot read the scenario: %s", err->message);
-		if (d)
-			snprintf(d->file, sizeof(d->file), "%s", path);
-		g_error_free(err);
+	char *text = NULL;
+	size_t len = 0;
+	if (!cs_file_read(path, CS_FILE_MAX_TEXT, "cannot read the scenario", &text, &len, d))
 		return NULL;
-	}
 	cs_scenario *s = cs_scenario_parse(text, len, path, NULL, d);
-	g_free(text);
+	free(text);
 	return s;
 }
 

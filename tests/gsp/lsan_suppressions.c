@@ -2,9 +2,11 @@
  * programs (so CI needs no LSAN_OPTIONS). They name Unicorn 2.0.1's own
  * frames only: its translation-block invalidation keeps a per-page bitmap
  * that uc_close does not free. Our own leaks stay reported. */
-const char *__lsan_default_suppressions(void);
+/* Visible: the project builds with -fvisibility=hidden, and a hidden hook is
+ * one the sanitizer runtime never finds. */
+__attribute__((visibility("default"))) const char *__lsan_default_suppressions(void);
 
-const char *__lsan_default_suppressions(void)
+__attribute__((visibility("default"))) const char *__lsan_default_suppressions(void)
 {
 	return "leak:tb_invalidate_phys_page_fast_riscv64\n";
 }

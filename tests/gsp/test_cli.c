@@ -338,6 +338,165 @@ Test(gsp_cli, gdb_stub_interrupt_and_bad_packets)
 	g_free(elf);
 }
 
+/* A stub on the fixture with extra arguments; returns the port, the pid and
+ * the stub's stderr. */
+static unsigned start_stub(const char *const *extra, GPid *pid, gint *err_fd)
+{
+	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	GPtrArray *argv = g_ptr_array_new();
+	const char *head[] = { cli, elf, "--gdb", "127.0.0.1:0" };
+	for (size_t i = 0; i < 4; i++)
+		g_ptr_array_add(argv, (gpointer)head[i]);
+	for (; extra && *extra; extra++)
+		g_ptr_array_add(argv, (gpointer)*extra);
+	g_ptr_array_add(argv, NULL);
+	gint out_fd;
+	cr_assert(g_spawn_async_with_pipes(NULL, (char **)argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+					   NULL, NULL, pid, NULL, &out_fd, err_fd, NULL));
+	char line[128] = { 0 };
+	for (size_t n = 0; n < sizeof(line) - 1 && read(out_fd, line + n, 1) == 1 && line[n] != '\n'; n++)
+		;
+	close(out_fd);
+	unsigned port = 0;
+	cr_assert_eq(sscanf(line, "gdb stub listening on port %u", &port), 1, "stub said '%s'", line);
+	g_ptr_array_free(argv, TRUE);
+	g_free(cli);
+	g_free(elf);
+	return port;
+}
+
+static int connect_stub(unsigned port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	/* a deaf stub fails the test instead of hanging it */
+	struct timeval tv = { .tv_sec = 10 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/* busy_loop(huge) started with `c`: the target runs until stopped. */
+static void run_busy_loop(int fd)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	cs_gsp_image *img;
+	cr_assert_eq(cs_gsp_image_load(elf, 0, &img, NULL), CS_OK);
+	uint64_t fn = cs_gsp_image_symbol(img, "busy_loop")->addr;
+	cs_gsp_image_free(img);
+	char *v = le64(fn), *big = le64(UINT64_MAX / 2), *sp = le64(0x800F0000);
+	char *sets[] = { g_strdup_printf("P20=%s", v), g_strdup_printf("Pa=%s", big),
+			 g_strdup_printf("P2=%s", sp) };
+	for (int i = 0; i < 3; i++) {
+		send_pkt(fd, sets[i]);
+		char *r = read_reply(fd);
+		cr_assert_str_eq(r, "OK", "%s", sets[i]);
+		g_free(r);
+		g_free(sets[i]);
+	}
+	send_pkt(fd, "c");
+	g_free(v);
+	g_free(big);
+	g_free(sp);
+	g_free(elf);
+}
+
+/* The stub's exit status within `seconds`, or -1 (it is then killed). */
+static int wait_stub(GPid pid, double seconds)
+{
+	int status = 0;
+	for (int i = 0; i < (int)(seconds * 50); i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			g_spawn_close_pid(pid);
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		}
+		g_usleep(20000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	g_spawn_close_pid(pid);
+	return -1;
+}
+
+/* A stray byte while the target runs is read, not left in front of the
+ * 0x03 after it (the watcher used to only peek, and went deaf). */
+Test(gsp_cli, gdb_stub_hears_0x03_after_a_stray_byte)
+{
+	GPid pid;
+	gint err_fd;
+	int fd = connect_stub(start_stub(NULL, &pid, &err_fd));
+	run_busy_loop(fd);
+	g_usleep(200000);
+	send_raw(fd, "x", 1);
+	g_usleep(200000);
+	send_raw(fd, "\x03", 1);
+	char *r = read_reply(fd);
+	cr_expect_str_eq(r, "S02", "0x03 after a stray byte still stops the target");
+	g_free(r);
+	send_pkt(fd, "k");
+	cr_expect_eq(wait_stub(pid, 10), 0, "the stub exits after k");
+	close(fd);
+	close(err_fd);
+}
+
+/* A connection closed while the target runs ends the stub, stray byte or not. */
+Test(gsp_cli, gdb_stub_notices_a_closed_connection_while_running)
+{
+	GPid pid;
+	gint err_fd;
+	int fd = connect_stub(start_stub(NULL, &pid, &err_fd));
+	run_busy_loop(fd);
+	g_usleep(200000);
+	send_raw(fd, "x", 1);
+	g_usleep(100000);
+	close(fd);
+	cr_expect_neq(wait_stub(pid, 10), -1, "the stub is still running after its client left");
+	close(err_fd);
+}
+
+Test(gsp_cli, gdb_stub_drops_a_silent_client)
+{
+	GPid pid;
+	gint err_fd;
+	int fd = connect_stub(start_stub((const char *const[]){ "--gdb-idle-ms", "300", NULL }, &pid,
+					 &err_fd));
+	int st = wait_stub(pid, 10);
+	cr_expect_eq(st, 2, "a silent client is dropped with exit 2 (got %d)", st);
+	char err[512] = { 0 };
+	ssize_t n = read(err_fd, err, sizeof(err) - 1);
+	cr_expect(n > 0 && strstr(err, "the GDB client sent nothing for 300 ms"), "%s", err);
+	close(fd);
+	close(err_fd);
+}
+
+Test(gsp_cli, gdb_beyond_loopback_needs_allow_remote_and_warns, .timeout = 30)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	run_result r = run_cli((const char *const[]){ elf, "--gdb", "0.0.0.0:0", NULL });
+	cr_expect_eq(r.code, 2);
+	cr_expect(strstr(r.err, "listens beyond loopback: add --gdb-allow-remote"), "%s", r.err);
+	run_free(&r);
+	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *argv[] = { cli, elf, "--gdb", "0.0.0.0:0", "--gdb-allow-remote", NULL };
+	GPid pid;
+	gint out_fd, err_fd;
+	cr_assert(g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid,
+					   NULL, &out_fd, &err_fd, NULL));
+	char line[256] = { 0 };
+	for (size_t n = 0; n < sizeof(line) - 1 && read(err_fd, line + n, 1) == 1 && line[n] != '\n'; n++)
+		;
+	cr_expect(strstr(line, "warning: the GDB stub on 0.0.0.0:0 accepts anyone"), "%s", line);
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	g_spawn_close_pid(pid);
+	close(out_fd);
+	close(err_fd);
+	g_free(cli);
+	g_free(elf);
+}
+
 /* Starts the stub on fw (with the memory map `map` when not NULL) and runs
  * gdb-multiarch in batch mode with the -ex commands. */
 static run_result gdb_batch_map(const char *fw, const char *map, const char *const *commands)

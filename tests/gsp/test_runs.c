@@ -264,3 +264,74 @@ Test(gsp_runs, firmware_container_loads_its_fwimage)
 	g_free(container);
 	g_free(elf_path);
 }
+
+/* Stepped runs (stepi N, next N) are one run under the wall-clock guard: each
+ * step used to be its own unguarded run, so a large N never ended. */
+Test(gsp_runs, stepped_runs_end_at_the_wall_clock_guard, .timeout = 60)
+{
+	for (int via_next = 0; via_next < 2; via_next++) {
+		gsp_fx fx;
+		gsp_fx_open(&fx, "gsp-fixture.elf");
+		cr_assert_eq(cs_gsp_reg_write(fx.m, CS_GSP_REG_PC, gsp_sym(&fx, "busy_loop"), NULL), CS_OK);
+		unsigned a0;
+		cr_assert(cs_gsp_reg_lookup("a0", &a0));
+		cr_assert_eq(cs_gsp_reg_write(fx.m, a0, UINT64_MAX / 2, NULL), CS_OK);
+		unsigned sp;
+		cr_assert(cs_gsp_reg_lookup("sp", &sp));
+		cr_assert_eq(cs_gsp_reg_write(fx.m, sp, 0x800F0000, NULL), CS_OK);
+		cs_gsp_set_guard_ms(fx.m, 300);
+		double t0 = seconds();
+		if (via_next) {
+			char *out = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&out, &len);
+			cs_gsp_dbg_set_batch(fx.m, false);
+			cr_assert_eq(cs_gsp_dbg_exec(fx.m, "next 100000000000", f, NULL), CS_OK);
+			fclose(f);
+			cr_expect(strstr(out, "wall-clock guard of 300 ms after"), "%s", out);
+			free(out);
+		} else {
+			cs_gsp_stop st;
+			cr_assert_eq(cs_gsp_stepi(fx.m, UINT64_MAX / 4, &st, NULL), CS_OK);
+			cr_expect_eq(st.reason, CS_GSP_STOP_GUARD, "reason %d", st.reason);
+			cr_expect(strstr(st.detail, "wall-clock guard of 300 ms after"), "%s", st.detail);
+		}
+		cr_expect_lt(seconds() - t0, 5.0, "the guard ended the stepped run");
+		gsp_fx_close(&fx);
+	}
+}
+
+/* Snapshots are capped in count and in bytes, before any copy is made. */
+Test(gsp_runs, snapshots_are_capped_in_count_and_bytes)
+{
+	gsp_fx fx;
+	gsp_fx_open(&fx, "gsp-fixture.elf");
+	cs_diag d;
+	char name[16];
+	for (unsigned i = 0; i < CS_GSP_SNAPSHOTS_MAX; i++) {
+		snprintf(name, sizeof(name), "s%u", i);
+		cr_assert_eq(cs_gsp_snapshot_save(fx.m, name, &d), CS_OK, "%s", d.msg);
+	}
+	cs_diag_clear(&d);
+	cr_expect_eq(cs_gsp_snapshot_save(fx.m, "one-more", &d), CS_ERR_INPUT);
+	cr_expect(strstr(d.msg, "64 snapshots is the limit"), "%s", d.msg);
+	cr_expect_eq(cs_gsp_snapshot_save(fx.m, "s5", &d), CS_OK, "replacing one is fine: %s", d.msg);
+	gsp_fx_close(&fx);
+
+	/* a map whose RAM alone is above the byte limit: refused before copying */
+	const char *text = "[ram]\nbase=0x80000000\nsize=0x28000000\nkind=ram\n";
+	cs_gsp_map map;
+	cs_diag_clear(&d);
+	cr_assert_eq(cs_gsp_map_parse(text, strlen(text), "big.map", &map, &d), CS_OK, "%s", d.msg);
+	char *path = gsp_fixture("gsp-fixture.elf");
+	cs_gsp_image *img;
+	cr_assert_eq(cs_gsp_image_load(path, 0, &img, &d), CS_OK, "%s", d.msg);
+	cs_gsp *m;
+	cr_assert_eq(cs_gsp_create(&map, img, &m, &d), CS_OK, "%s", d.msg);
+	cs_diag_clear(&d);
+	cr_expect_eq(cs_gsp_snapshot_save(m, "big", &d), CS_ERR_INPUT);
+	cr_expect(strstr(d.msg, "would pass the limit of 512 MiB"), "%s", d.msg);
+	cs_gsp_destroy(m);
+	cs_gsp_image_free(img);
+	g_free(path);
+}

@@ -532,6 +532,26 @@ Test(malformed, compressed_sass_lz_refused_zstd_checked)
 	free(b);
 }
 
+/* A compressed entry may not declare more than 1 MiB + 64x its compressed
+ * bytes: refused at its size field before any memory is taken for it. */
+Test(malformed, decompression_is_capped)
+{
+	size_t len;
+	uint8_t *b = fixture_copy("vadd.fatbin", &len);
+	uint64_t e = 0x10, found = 0;
+	while (e + 0x40 <= len) {
+		uint32_t hs = (uint32_t)(b[e + 4] | b[e + 5] << 8);
+		uint64_t ps = get64(b + e + 8);
+		if (b[e] == 1 && b[e + 0x1c] == 90 && (b[e + 0x29] & 0x80))
+			found = e;
+		e += hs + ps;
+	}
+	cr_assert_neq(found, 0, "no zstd PTX entry for sm_90 in vadd.fatbin");
+	put64(b + found + 0x38, 200u << 20); /* 200 MiB from a few KB */
+	expect_error(b, len, CS_ERR_INPUT, found + 0x38, "above the inflation cap");
+	free(b);
+}
+
 Test(malformed, missing_sass_for_arch)
 {
 	size_t len;

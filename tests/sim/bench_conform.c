@@ -1,0 +1,98 @@
+/* The corpus (tests/conformance and tests/outside) through `chainsim conform`
+ * with one child at a time and with two, best of ROUNDS each, interleaved.
+ * Both must print the same SUMMARY line, or the figure means nothing.
+ *
+ * BENCH name=conform.serial value=<s> unit=s
+ * BENCH name=conform.jobs2 value=<s> unit=s baseline=conform.serial ratio=<serial/jobs2>
+ */
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { ROUNDS = 9 };
+
+/* One run; its SUMMARY line into summary (g_free) and its wall time. */
+static double run_conform(const char *jobs, char **summary)
+{
+	char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
+	const char *argv[] = { exe, "conform", "--no-progress", "--jobs", jobs,
+			       "tests/conformance", "tests/outside", NULL };
+	char *out = NULL;
+	int ws = 0;
+	gint64 t0 = g_get_monotonic_time();
+	if (!g_spawn_sync(getenv("CHAINSIM_SOURCE_ROOT"), (char **)argv, NULL, 0, NULL, NULL, &out,
+			  NULL, &ws, NULL) ||
+	    !WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+		fprintf(stderr, "bench_conform: chainsim conform --jobs %s failed\n%s", jobs,
+			out ? out : "");
+		exit(1);
+	}
+	double s = (double)(g_get_monotonic_time() - t0) / 1e6;
+	const char *sum = strstr(out, "SUMMARY: ");
+	*summary = g_strdup(sum ? sum : "(none)");
+	g_free(out);
+	g_free(exe);
+	return s;
+}
+
+/* What two cores give right now: a fixed loop in one child, then in two at
+ * once (1.0 = only one core is free to us; 2.0 = both). The ratio above can
+ * not beat it. */
+static void spin(void)
+{
+	volatile unsigned long x = 0;
+	for (unsigned long i = 0; i < 200000000ul; i++)
+		x += i;
+}
+
+static double spin_children(int n)
+{
+	gint64 t0 = g_get_monotonic_time();
+	for (int i = 0; i < n; i++)
+		if (fork() == 0) {
+			spin();
+			_exit(0);
+		}
+	for (int i = 0; i < n; i++)
+		wait(NULL);
+	return (double)(g_get_monotonic_time() - t0) / 1e6;
+}
+
+int main(void)
+{
+	if (!getenv("CHAINSIM_BUILD_ROOT") || !getenv("CHAINSIM_SOURCE_ROOT")) {
+		fprintf(stderr, "bench_conform: run through meson test --benchmark\n");
+		return 1;
+	}
+	double best1 = 1e9, best2 = 1e9;
+	char *sum1 = NULL, *sum2 = NULL;
+	for (int r = 0; r < ROUNDS; r++) {
+		char *a = NULL, *b = NULL;
+		double t1 = run_conform("1", &a), t2 = run_conform("2", &b);
+		best1 = t1 < best1 ? t1 : best1;
+		best2 = t2 < best2 ? t2 : best2;
+		if (strcmp(a, b) != 0 || (sum1 && strcmp(a, sum1) != 0)) {
+			fprintf(stderr, "bench_conform: SUMMARY lines differ:\n%s%s", a, b);
+			return 1;
+		}
+		g_free(sum1);
+		g_free(b);
+		sum1 = a;
+	}
+	sum2 = sum1;
+	printf("%s", sum2);
+	double load[1] = { 0 };
+	if (getloadavg(load, 1) == 1) /* other work on the cores shows in the ratio */
+		printf("# load average %.2f on %ld cores\n", load[0], sysconf(_SC_NPROCESSORS_ONLN));
+	double one = spin_children(1), two = spin_children(2);
+	printf("# parallelism available now: %.2f (a fixed loop: %.3f s alone, %.3f s as two)\n",
+	       2 * one / two, one, two);
+	printf("BENCH name=conform.serial value=%.3f unit=s\n", best1);
+	printf("BENCH name=conform.jobs2 value=%.3f unit=s baseline=conform.serial ratio=%.2f\n",
+	       best2, best1 / best2);
+	g_free(sum1);
+	return 0;
+}

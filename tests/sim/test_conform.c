@@ -1,0 +1,492 @@
+/* `chainsim conform`: parallel child processes (a crash or a hang costs one
+ * case), fixed order, --filter, --shard (explicit and auto), JSON and JUnit,
+ * `# run:` options, `conform merge` refusals, and never green on nothing.
+ * Runs the built binary on the corpus; the crashing and the hanging case
+ * come from the runner's test-only hooks --test-inject-crash/--test-inject-hang
+ * (the child raises SIGSEGV, or pauses forever, before running the case). */
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "conform.h"
+
+typedef struct cli_out {
+	int status;
+	char *out, *err;
+} cli_out;
+
+/* Runs chainsim conform from the source root (cases are named
+ * tests/conformance/X.chain), with envp extra variables when given. */
+static cli_out conform(const char *const *envp_extra, const char *const *args)
+{
+	const char *build = getenv("CHAINSIM_BUILD_ROOT");
+	const char *src = getenv("CHAINSIM_SOURCE_ROOT");
+	cr_assert(build && src, "run through meson test");
+	char *exe = g_build_filename(build, "tools", "chainsim", NULL);
+	GPtrArray *argv = g_ptr_array_new();
+	g_ptr_array_add(argv, exe);
+	g_ptr_array_add(argv, (gpointer) "conform");
+	for (const char *const *a = args; *a; a++)
+		g_ptr_array_add(argv, (gpointer)*a);
+	g_ptr_array_add(argv, NULL);
+	char **envp = g_get_environ();
+	const char *scrub[] = { "CHAINSIM_SHARD", "CHAINSIM_SHARD_COUNT", "SLURM_ARRAY_TASK_ID",
+				"SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN",
+				"JOB_COMPLETION_INDEX" };
+	for (size_t i = 0; i < sizeof(scrub) / sizeof(scrub[0]); i++)
+		envp = g_environ_unsetenv(envp, scrub[i]);
+	for (const char *const *e = envp_extra; e && *e; e += 2)
+		envp = g_environ_setenv(envp, e[0], e[1], TRUE);
+	cli_out o = { 0 };
+	int ws = 0;
+	GError *err = NULL;
+	cr_assert(g_spawn_sync(src, (char **)argv->pdata, envp, 0, NULL, NULL, &o.out, &o.err, &ws,
+			       &err),
+		  "cannot run %s: %s", exe, err ? err->message : "?");
+	cr_assert(WIFEXITED(ws), "chainsim conform did not exit normally");
+	o.status = WEXITSTATUS(ws);
+	g_strfreev(envp);
+	g_ptr_array_free(argv, TRUE);
+	g_free(exe);
+	return o;
+}
+
+static void cli_free(cli_out *o)
+{
+	g_free(o->out);
+	g_free(o->err);
+}
+
+static size_t count_chain_files(const char *sub)
+{
+	char *dir = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), sub, NULL);
+	GDir *d = g_dir_open(dir, 0, NULL);
+	cr_assert(d);
+	size_t n = 0;
+	const char *name;
+	while ((name = g_dir_read_name(d)))
+		n += g_str_has_suffix(name, ".chain");
+	g_dir_close(d);
+	g_free(dir);
+	return n;
+}
+
+/* The output without the per-case times: what must not depend on --jobs. */
+static char *without_times(const char *out)
+{
+	GRegex *re = g_regex_new(" \\([0-9.]+ s\\)", 0, 0, NULL);
+	char *s = g_regex_replace_literal(re, out, -1, 0, "", 0, NULL);
+	g_regex_unref(re);
+	return s;
+}
+
+static char *tmp_path(const char *name)
+{
+	return g_strdup_printf("%s/conform-%d-%s", g_get_tmp_dir(), (int)getpid(), name);
+}
+
+/* A folder beside tests/conformance for edited cases: their relative paths
+ * (../../fixtures/...) still resolve, and the corpus runs of the other tests
+ * (criterion runs them in parallel) do not see them. */
+static char *sibling_dir(void)
+{
+	char *d = g_strdup_printf("%s/tests/conform-tmp-%d", getenv("CHAINSIM_SOURCE_ROOT"),
+				  (int)getpid());
+	cr_assert(g_mkdir_with_parents(d, 0700) == 0);
+	return d;
+}
+
+Test(conform, the_corpus_passes_with_two_jobs_in_path_order)
+{
+	size_t n = count_chain_files("tests/conformance") + count_chain_files("tests/outside");
+	cli_out a = conform(NULL, (const char *const[]){ "--jobs", "2", "tests/outside",
+							 "tests/conformance", NULL });
+	cr_expect_eq(a.status, 0, "%s%s", a.out, a.err);
+	char *want = g_strdup_printf("SUMMARY: %zu cases: %zu pass, 0 fail, 0 crashed, "
+				     "0 timed out, 0 unavailable\n", n, n);
+	cr_expect(g_str_has_suffix(a.out, want), "%s", a.out);
+	/* folders are listed in path order whatever the argument order */
+	const char *c = strstr(a.out, "tests/conformance/"), *o = strstr(a.out, "tests/outside/");
+	cr_expect(c && o && c < o, "%s", a.out);
+	/* not a terminal: no progress line */
+	cr_expect(!strchr(a.err, '\r'), "%s", a.err);
+	cli_out b = conform(NULL, (const char *const[]){ "--jobs", "5", "tests/conformance",
+							 "tests/outside", NULL });
+	char *ta = without_times(a.out), *tb = without_times(b.out);
+	cr_expect_str_eq(ta, tb, "the report depends on --jobs");
+	g_free(ta);
+	g_free(tb);
+	g_free(want);
+	cli_free(&a);
+	cli_free(&b);
+}
+
+Test(conform, a_crash_costs_one_case)
+{
+	size_t n = count_chain_files("tests/conformance");
+	cli_out o = conform(NULL, (const char *const[]){ "--jobs", "2", "--test-inject-crash",
+							 "host-only", "tests/conformance", NULL });
+	cr_expect_eq(o.status, 1, "%s", o.out);
+	char *want = g_strdup_printf("SUMMARY: %zu cases: %zu pass, 0 fail, 1 crashed, 0 timed out, "
+				     "0 unavailable\n", n, n - 1);
+	cr_expect(g_str_has_suffix(o.out, want), "%s", o.out);
+	cr_expect(strstr(o.out, "CRASH   tests/conformance/host-only.chain: crashed: killed by "
+				"signal 11 (SIGSEGV)"), "%s", o.out);
+	g_free(want);
+	cli_free(&o);
+}
+
+Test(conform, a_hang_times_out_and_costs_one_case)
+{
+	size_t n = count_chain_files("tests/conformance");
+	gint64 t0 = g_get_monotonic_time();
+	char *json = tmp_path("hang.json");
+	cli_out o = conform(NULL, (const char *const[]){ "--jobs", "2", "--timeout", "1",
+							 "--test-inject-hang", "deadlock",
+							 "--json", json, "tests/conformance", NULL });
+	double took = (double)(g_get_monotonic_time() - t0) / 1e6;
+	cr_expect_eq(o.status, 1, "%s", o.out);
+	char *want = g_strdup_printf("SUMMARY: %zu cases: %zu pass, 0 fail, 0 crashed, 1 timed out, "
+				     "0 unavailable\n", n, n - 1);
+	cr_expect(g_str_has_suffix(o.out, want), "%s", o.out);
+	cr_expect(strstr(o.out, "TIMEOUT tests/conformance/deadlock.chain: timed out after"), "%s",
+		  o.out);
+	cr_expect(took < 30, "the hang held the run for %.1f s", took);
+	gchar *text = NULL;
+	cr_assert(g_file_get_contents(json, &text, NULL, NULL));
+	cr_expect(strstr(text, "\"outcome\" : \"timeout\""), "%s", text);
+	g_free(text);
+	g_unlink(json);
+	g_free(json);
+	g_free(want);
+	cli_free(&o);
+}
+
+Test(conform, json_has_time_and_peak_memory_per_case_and_junit_renders)
+{
+	char *json = tmp_path("r.json"), *xml = tmp_path("r.xml");
+	cli_out o = conform(NULL, (const char *const[]){ "--json", json, "--junit", xml,
+							 "--test-inject-crash", "grid-fault",
+							 "--filter", "grid-", "tests/conformance", NULL });
+	cr_expect_eq(o.status, 1, "%s", o.out);
+	JsonParser *p = json_parser_new();
+	cr_assert(json_parser_load_from_file(p, json, NULL));
+	JsonObject *root = json_node_get_object(json_parser_get_root(p));
+	JsonArray *cases = json_object_get_array_member(root, "cases");
+	cr_assert_eq(json_array_get_length(cases), 2);
+	for (guint i = 0; i < 2; i++) {
+		JsonObject *c = json_array_get_object_element(cases, i);
+		cr_expect(json_object_get_double_member(c, "seconds") > 0);
+		cr_expect(json_object_get_int_member(c, "peak_rss_kib") > 0);
+	}
+	cr_expect(json_object_get_boolean_member(root, "complete"));
+	g_object_unref(p);
+	gchar *text = NULL;
+	cr_assert(g_file_get_contents(xml, &text, NULL, NULL));
+	cr_expect(strstr(text, "<testsuites name=\"chainsim conform\" tests=\"2\" failures=\"0\" "
+			       "errors=\"1\" skipped=\"0\""), "%s", text);
+	cr_expect(strstr(text, "name=\"grid-fault.chain\""), "%s", text);
+	cr_expect(strstr(text, "<error type=\"crashed\" message=\"crashed: killed by signal 11"),
+		  "%s", text);
+	/* well-formed XML */
+	GMarkupParser mp = { 0 };
+	GMarkupParseContext *ctx = g_markup_parse_context_new(&mp, 0, NULL, NULL);
+	GError *err = NULL;
+	cr_expect(g_markup_parse_context_parse(ctx, text, -1, &err) &&
+			  g_markup_parse_context_end_parse(ctx, &err),
+		  "%s", err ? err->message : "");
+	g_markup_parse_context_free(ctx);
+	g_free(text);
+	g_unlink(json);
+	g_unlink(xml);
+	g_free(json);
+	g_free(xml);
+	cli_free(&o);
+}
+
+Test(conform, run_lines_are_honoured_and_unknown_ones_refused)
+{
+	/* no-exec-stage8 expects stage 9 not to fire: it passes only with its
+	 * `# run: --no-exec` */
+	cli_out o = conform(NULL, (const char *const[]){ "tests/conformance/no-exec-stage8.chain",
+							 NULL });
+	cr_expect_eq(o.status, 0, "%s", o.out);
+	cli_free(&o);
+	char *src = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "tests", "conformance",
+				     "no-exec-stage8.chain", NULL);
+	gchar *text = NULL;
+	cr_assert(g_file_get_contents(src, &text, NULL, NULL));
+	char *tmpdir = sibling_dir();
+	char *bad = g_build_filename(tmpdir, "badrun.chain", NULL);
+	char *edited = g_strdup(text);
+	char *at = strstr(edited, "# run: --no-exec");
+	cr_assert(at);
+	memcpy(at, "# run: --no-exe ", 16);
+	cr_assert(g_file_set_contents(bad, edited, -1, NULL));
+	o = conform(NULL, (const char *const[]){ bad, NULL });
+	g_unlink(bad);
+	g_rmdir(tmpdir);
+	g_free(tmpdir);
+	cr_expect_eq(o.status, 1, "%s", o.out);
+	cr_expect(strstr(o.out, ".chain:3: '# run:' option '--no-exe' is not one conform knows"),
+		  "%s", o.out);
+	cli_free(&o);
+	g_free(bad);
+	g_free(edited);
+	g_free(text);
+	g_free(src);
+}
+
+Test(conform, a_case_without_expect_is_refused)
+{
+	char *src = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "tests", "conformance",
+				     "host-only.chain", NULL);
+	gchar *text = NULL;
+	cr_assert(g_file_get_contents(src, &text, NULL, NULL));
+	GString *kept = g_string_new(NULL);
+	gchar **lines = g_strsplit(text, "\n", -1);
+	for (gchar **l = lines; *l; l++)
+		if (!g_str_has_prefix(*l, "expect "))
+			g_string_append_printf(kept, "%s\n", *l);
+	char *tmpdir = sibling_dir();
+	char *bare = g_build_filename(tmpdir, "noexpect.chain", NULL);
+	cr_assert(g_file_set_contents(bare, kept->str, -1, NULL));
+	cli_out o = conform(NULL, (const char *const[]){ bare, NULL });
+	g_unlink(bare);
+	g_rmdir(tmpdir);
+	g_free(tmpdir);
+	cr_expect_eq(o.status, 1, "%s", o.out);
+	cr_expect(strstr(o.out, "refused: no expect line"), "%s", o.out);
+	cli_free(&o);
+	g_free(bare);
+	g_strfreev(lines);
+	g_string_free(kept, TRUE);
+	g_free(text);
+	g_free(src);
+}
+
+Test(conform, never_green_on_nothing)
+{
+	cli_out o = conform(NULL, (const char *const[]){ "--filter", "no-such-case",
+							 "tests/conformance", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "no case selected"), "%s", o.err);
+	cli_free(&o);
+	char *empty = tmp_path("empty");
+	g_mkdir(empty, 0700);
+	o = conform(NULL, (const char *const[]){ empty, NULL });
+	g_rmdir(empty);
+	g_free(empty);
+	cr_expect_eq(o.status, 2);
+	cli_free(&o);
+	o = conform(NULL, (const char *const[]){ "--filter", "(", "tests/conformance", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "--filter '('"), "%s", o.err);
+	cli_free(&o);
+	/* every case unavailable: 3 even when unavailable is allowed */
+	o = conform(NULL, (const char *const[]){ "--backend", "hw", "--allow-unavailable",
+						 "--filter", "grid-", "tests/conformance", NULL });
+	cr_expect_eq(o.status, 3, "%s", o.out);
+	cr_expect(strstr(o.out, "SUMMARY: 2 cases: 0 pass, 0 fail, 0 crashed, 0 timed out, "
+				"2 unavailable"), "%s", o.out);
+	cli_free(&o);
+}
+
+Test(conform, unavailable_fails_unless_allowed)
+{
+	conform_summary s = { .cases = 3, .pass = 2, .unavailable = 1 };
+	cr_expect_eq(conform_exit_status(&s, false), 1);
+	cr_expect_eq(conform_exit_status(&s, true), 0);
+	conform_summary none = { 0 };
+	cr_expect_eq(conform_exit_status(&none, true), 2);
+	conform_summary crash = { .cases = 3, .pass = 2, .crashed = 1 };
+	cr_expect_eq(conform_exit_status(&crash, true), 1);
+}
+
+/* Runs shard k of n with its JSON in dir; returns the JSON's path. */
+static char *run_shard(const char *dir, unsigned k, unsigned n)
+{
+	char *json = g_strdup_printf("%s/shard-%u.json", dir, k);
+	char *sh = g_strdup_printf("%u/%u", k, n);
+	cli_out o = conform(NULL, (const char *const[]){ "--shard", sh, "--json", json,
+							 "tests/conformance", NULL });
+	cr_expect_eq(o.status, 0, "%s%s", o.out, o.err);
+	cli_free(&o);
+	g_free(sh);
+	return json;
+}
+
+static cli_out merge(const char *const *files)
+{
+	GPtrArray *a = g_ptr_array_new();
+	g_ptr_array_add(a, (gpointer) "merge");
+	for (; *files; files++)
+		g_ptr_array_add(a, (gpointer)*files);
+	g_ptr_array_add(a, NULL);
+	cli_out o = conform(NULL, (const char *const *)a->pdata);
+	g_ptr_array_free(a, TRUE);
+	return o;
+}
+
+Test(conform, shards_partition_the_selection_and_merge_checks_them)
+{
+	size_t n = count_chain_files("tests/conformance");
+	char *dir = tmp_path("shards");
+	g_mkdir(dir, 0700);
+	char *s1 = run_shard(dir, 1, 3), *s2 = run_shard(dir, 2, 3), *s3 = run_shard(dir, 3, 3);
+	char *merged = g_strdup_printf("%s/merged.json", dir);
+	cli_out o = merge((const char *const[]){ s3, s1, "--json", merged, s2, NULL });
+	cr_expect_eq(o.status, 0, "%s%s", o.out, o.err);
+	char *want = g_strdup_printf("SUMMARY: %zu cases: %zu pass, 0 fail, 0 crashed, 0 timed out, "
+				     "0 unavailable\n", n, n);
+	cr_expect_str_eq(o.out, want);
+	cli_free(&o);
+
+	o = merge((const char *const[]){ s1, s3, NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "shard 2/3 is missing"), "%s", o.err);
+	cli_free(&o);
+	o = merge((const char *const[]){ s1, s2, s2, s3, NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "shard 2/3 given twice"), "%s", o.err);
+	cli_free(&o);
+	/* a shard that died before writing, or mid-write */
+	char *gone = g_strdup_printf("%s/never.json", dir);
+	o = merge((const char *const[]){ s1, s2, gone, NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "never.json"), "%s", o.err);
+	cli_free(&o);
+	gchar *text = NULL;
+	gsize len = 0;
+	cr_assert(g_file_get_contents(s3, &text, &len, NULL));
+	cr_assert(g_file_set_contents(s3, text, (gssize)(len / 2), NULL));
+	o = merge((const char *const[]){ s1, s2, s3, NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "the shard crashed"), "%s", o.err);
+	cli_free(&o);
+	cr_assert(g_file_set_contents(s3, text, (gssize)len, NULL));
+	/* shard 2's cases again, labelled shard 3: run twice */
+	gchar *t2 = NULL;
+	cr_assert(g_file_get_contents(s2, &t2, NULL, NULL));
+	char *sh = strstr(t2, "\"index\" : 2");
+	cr_assert(sh);
+	sh[10] = '3';
+	char *s2b = g_strdup_printf("%s/shard-2b.json", dir);
+	cr_assert(g_file_set_contents(s2b, t2, -1, NULL));
+	o = merge((const char *const[]){ s1, s2, s2b, NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "ran twice"), "%s", o.err);
+	cli_free(&o);
+	g_free(t2);
+	/* shard 3 without its first case: that case ran nowhere */
+	JsonParser *p = json_parser_new();
+	cr_assert(json_parser_load_from_file(p, s3, NULL));
+	JsonObject *root = json_node_get_object(json_parser_get_root(p));
+	JsonArray *ca = json_object_get_array_member(root, "cases");
+	const char *lost = json_object_get_string_member(json_array_get_object_element(ca, 0),
+							 "path");
+	char *want_lost = g_strdup_printf("case %s was not run by any shard", lost);
+	json_array_remove_element(ca, 0);
+	JsonGenerator *g = json_generator_new();
+	json_generator_set_root(g, json_parser_get_root(p));
+	cr_assert(json_generator_to_file(g, s2b, NULL));
+	g_object_unref(g);
+	g_object_unref(p);
+	o = merge((const char *const[]){ s1, s2, s2b, NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, want_lost), "%s", o.err);
+	cli_free(&o);
+	g_free(want_lost);
+	o = merge((const char *const[]){ merged, s1, NULL });
+	cr_expect_eq(o.status, 2, "%s", o.err);
+	cli_free(&o);
+	g_free(text);
+	const char *files[] = { s1, s2, s3, s2b, merged };
+	for (size_t i = 0; i < 5; i++)
+		g_unlink(files[i]);
+	g_rmdir(dir);
+	g_free(s1);
+	g_free(s2);
+	g_free(s3);
+	g_free(s2b);
+	g_free(gone);
+	g_free(merged);
+	g_free(want);
+	g_free(dir);
+}
+
+/* Which shard a process ran, from its JSON. */
+static unsigned shard_of(const char *const *env, unsigned *count)
+{
+	char *json = tmp_path("auto.json");
+	cli_out o = conform(env, (const char *const[]){ "--shard", "auto", "--json", json,
+							"tests/conformance", NULL });
+	cr_assert_eq(o.status, 0, "%s%s", o.out, o.err);
+	cli_free(&o);
+	JsonParser *p = json_parser_new();
+	cr_assert(json_parser_load_from_file(p, json, NULL));
+	JsonObject *sh = json_object_get_object_member(
+		json_node_get_object(json_parser_get_root(p)), "shard");
+	unsigned k = (unsigned)json_object_get_int_member(sh, "index");
+	*count = (unsigned)json_object_get_int_member(sh, "count");
+	g_object_unref(p);
+	g_unlink(json);
+	g_free(json);
+	return k;
+}
+
+Test(conform, shard_auto_reads_slurm_kubernetes_and_ci)
+{
+	unsigned n = 0;
+	cr_expect_eq(shard_of((const char *const[]){ "SLURM_ARRAY_TASK_ID", "1",
+						     "SLURM_ARRAY_TASK_COUNT", "4", NULL },
+			      &n), 2);
+	cr_expect_eq(n, 4);
+	cr_expect_eq(shard_of((const char *const[]){ "SLURM_ARRAY_TASK_ID", "4",
+						     "SLURM_ARRAY_TASK_MIN", "1",
+						     "SLURM_ARRAY_TASK_COUNT", "4", NULL },
+			      &n), 4);
+	cr_expect_eq(shard_of((const char *const[]){ "JOB_COMPLETION_INDEX", "0",
+						     "CHAINSIM_SHARD_COUNT", "3", NULL },
+			      &n), 1);
+	cr_expect_eq(n, 3);
+	cr_expect_eq(shard_of((const char *const[]){ "CHAINSIM_SHARD", "2/2", NULL }, &n), 2);
+	cli_out o = conform(NULL, (const char *const[]){ "--shard", "auto", "tests/conformance",
+							 NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "--shard auto: none of"), "%s", o.err);
+	cli_free(&o);
+	o = conform((const char *const[]){ "JOB_COMPLETION_INDEX", "2", NULL },
+		    (const char *const[]){ "--shard", "auto", "tests/conformance", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "CHAINSIM_SHARD_COUNT"), "%s", o.err);
+	cli_free(&o);
+}
+
+Test(conform, progress_line_on_a_terminal_only)
+{
+	/* script(1) gives the run a terminal */
+	char *script = g_find_program_in_path("script");
+	if (!script)
+		cr_skip_test("no script(1) here");
+	g_free(script);
+	char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
+	char *cmd = g_strdup_printf("%s conform --jobs 2 tests/conformance >/dev/null", exe);
+	const char *argv[] = { "script", "-qec", cmd, "/dev/null", NULL };
+	char *out = NULL;
+	int ws = 0;
+	cr_assert(g_spawn_sync(getenv("CHAINSIM_SOURCE_ROOT"), (char **)argv, NULL,
+			       G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL, &ws, NULL));
+	cr_expect(strstr(out, "\r\033[K["), "no progress line on the terminal: %s", out);
+	cr_expect(strstr(out, " elapsed"), "%s", out);
+	g_free(out);
+	g_free(cmd);
+	g_free(exe);
+}

@@ -1,0 +1,752 @@
+/* chainsim conform PATH...: run conformance cases, each judged by its own
+ * expect lines, in child processes so that a crash or a hang costs one case
+ * (docs/conform.md). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "chainsim/device.h"
+#include "chainsim/file.h"
+#include "chainsim/report.h"
+#include "chainsim/scenario.h"
+
+#include "commands.h"
+#include "conform.h"
+
+static void conform_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: chainsim conform [OPTIONS] PATH...\n"
+		"       chainsim conform merge [--json F] [--junit F] [--allow-unavailable] FILE...\n"
+		"\n"
+		"Runs the scenario cases PATH (files, and the .chain files directly in folders),\n"
+		"each judged by its own expect lines, and prints one line per case in path\n"
+		"order and a SUMMARY line. A case file's `# run:` lines give it options\n"
+		"(--no-exec, --trace-methods). A case file without an expect line is refused.\n"
+		"\n"
+		"  --backend sim|hw      where cases run (default sim; this build has no hw\n"
+		"                        backend, so its cases are unavailable)\n"
+		"  --jobs N              run N cases at a time, each in its own child process\n"
+		"  --timeout S           seconds one case may take before it is killed (120)\n"
+		"  --filter RE           only cases whose path matches the extended regex RE\n"
+		"  --shard K/N|auto      run slice K of N (1-based), chosen after --filter by a\n"
+		"                        stable hash of the case path; auto reads CHAINSIM_SHARD\n"
+		"                        (K/N), SLURM_ARRAY_TASK_ID/_COUNT or\n"
+		"                        JOB_COMPLETION_INDEX with CHAINSIM_SHARD_COUNT\n"
+		"  --json F              write the results, with time and peak memory per case\n"
+		"  --junit F             write JUnit XML\n"
+		"  --allow-unavailable   unavailable cases do not fail the run\n"
+		"  --no-progress         no live progress line (it is shown on a terminal only)\n"
+		"\n"
+		"exit status: 0 every case passed; 1 a case failed, crashed, timed out or was\n"
+		"unavailable; 2 bad usage, or no case selected; 3 no case could run on the\n"
+		"backend. `merge` joins shard results and refuses (2) a missing, repeated or\n"
+		"crashed shard, or a case run twice or not at all.\n");
+}
+
+typedef struct conform_opts {
+	const char *backend;
+	unsigned jobs;
+	double timeout_s;
+	const char *filter;
+	unsigned shard_index, shard_count;
+	const char *json_out, *junit_out;
+	bool allow_unavailable, progress;
+	/* Test-only (tests/sim/test_conform.c): a case whose path contains the
+	 * text kills itself with SIGSEGV, or sleeps forever, in its child. */
+	const char *inject_crash, *inject_hang;
+} conform_opts;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- selection ---------------------------------------------------------- */
+
+/* FNV-1a, 64 bits: the same on every machine and every build. */
+static uint64_t path_hash(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *p; p++) {
+		h ^= (unsigned char)*p;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* "./a//b" and "a/b" are one case: the hash and the reports see the latter. */
+static char *normalize_path(const char *p)
+{
+	while (p[0] == '.' && p[1] == '/')
+		for (p += 2; *p == '/'; p++)
+			;
+	char *out = g_strdup(p), *w = out;
+	for (const char *r = out; *r; r++)
+		if (!(r[0] == '/' && r[1] == '/'))
+			*w++ = *r;
+	*w = 0;
+	return out;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool add_path(GPtrArray *out, const char *arg)
+{
+	struct stat st;
+	if (stat(arg, &st) != 0) {
+		fprintf(stderr, "chainsim conform: %s: %s\n", arg, strerror(errno));
+		return false;
+	}
+	if (S_ISREG(st.st_mode)) {
+		g_ptr_array_add(out, normalize_path(arg));
+		return true;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "chainsim conform: %s: neither a file nor a folder\n", arg);
+		return false;
+	}
+	DIR *d = opendir(arg);
+	if (!d) {
+		fprintf(stderr, "chainsim conform: %s: %s\n", arg, strerror(errno));
+		return false;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len <= 6 || strcmp(e->d_name + len - 6, ".chain") != 0)
+			continue;
+		char *full = g_build_filename(arg, e->d_name, NULL);
+		if (stat(full, &st) == 0 && S_ISREG(st.st_mode))
+			g_ptr_array_add(out, normalize_path(full));
+		g_free(full);
+	}
+	closedir(d);
+	return true;
+}
+
+/* Sorted, without repeats: the fixed order every report uses. */
+static void sort_unique(GPtrArray *a)
+{
+	if (a->len < 2)
+		return; /* pdata may be NULL, which qsort must not see */
+	qsort(a->pdata, a->len, sizeof(char *), cmp_str);
+	guint w = 0;
+	for (guint r = 0; r < a->len; r++) {
+		if (w && !strcmp(a->pdata[w - 1], a->pdata[r]))
+			g_free(a->pdata[r]);
+		else
+			a->pdata[w++] = a->pdata[r];
+	}
+	g_ptr_array_set_size(a, w);
+}
+
+static bool parse_shard(const char *text, unsigned *k, unsigned *n)
+{
+	char *end;
+	errno = 0;
+	unsigned long kk = strtoul(text, &end, 10);
+	if (end == text || *end != '/' || errno)
+		return false;
+	const char *ns = end + 1;
+	unsigned long nn = strtoul(ns, &end, 10);
+	if (end == ns || *end || errno || nn == 0 || nn > 1000000 || kk == 0 || kk > nn)
+		return false;
+	*k = (unsigned)kk;
+	*n = (unsigned)nn;
+	return true;
+}
+
+static bool env_uint(const char *name, unsigned long *v)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return false;
+	char *end;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return !*end && !errno;
+}
+
+/* --shard auto: the slice a scheduler gave this process. Slurm's task ids run
+ * from SLURM_ARRAY_TASK_MIN (0 when unset); a Kubernetes Indexed Job's index
+ * is 0-based and its count is what the manifest passes as
+ * CHAINSIM_SHARD_COUNT; a CI matrix sets CHAINSIM_SHARD=K/N itself. */
+static bool shard_auto(unsigned *k, unsigned *n, char *why, size_t whylen)
+{
+	const char *ci = getenv("CHAINSIM_SHARD");
+	if (ci && *ci) {
+		if (parse_shard(ci, k, n))
+			return true;
+		snprintf(why, whylen, "CHAINSIM_SHARD='%s' is not K/N with 1 <= K <= N", ci);
+		return false;
+	}
+	unsigned long id, count, min = 0, idx;
+	if (env_uint("SLURM_ARRAY_TASK_ID", &id)) {
+		if (!env_uint("SLURM_ARRAY_TASK_COUNT", &count) || count == 0) {
+			snprintf(why, whylen, "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not");
+			return false;
+		}
+		env_uint("SLURM_ARRAY_TASK_MIN", &min);
+		if (id < min || id - min >= count) {
+			snprintf(why, whylen, "SLURM_ARRAY_TASK_ID=%lu is outside %lu..%lu "
+				 "(the array must be contiguous)", id, min, min + count - 1);
+			return false;
+		}
+		*k = (unsigned)(id - min + 1);
+		*n = (unsigned)count;
+		return true;
+	}
+	if (env_uint("JOB_COMPLETION_INDEX", &idx)) {
+		if (!env_uint("CHAINSIM_SHARD_COUNT", &count) || count == 0 || idx >= count) {
+			snprintf(why, whylen, "JOB_COMPLETION_INDEX is set but CHAINSIM_SHARD_COUNT "
+				 "is missing or not above it (set it to the Job's completions)");
+			return false;
+		}
+		*k = (unsigned)idx + 1;
+		*n = (unsigned)count;
+		return true;
+	}
+	snprintf(why, whylen, "none of CHAINSIM_SHARD, SLURM_ARRAY_TASK_ID or "
+		 "JOB_COMPLETION_INDEX is set");
+	return false;
+}
+
+/* ---- one case, in the child ------------------------------------------- */
+
+typedef struct case_run_opts {
+	bool no_exec, trace_methods;
+} case_run_opts;
+
+/* The `# run:` lines: options for this case. False with a located reason. */
+static bool read_run_lines(const char *path, const char *text, case_run_opts *o, char *why,
+			   size_t whylen)
+{
+	uint32_t line = 1;
+	for (const char *l = text; *l; line++) {
+		const char *eol = strchr(l, '\n');
+		size_t len = eol ? (size_t)(eol - l) : strlen(l);
+		if (len >= 6 && !strncmp(l, "# run:", 6)) {
+			char *opts = g_strndup(l + 6, len - 6);
+			char **words = g_strsplit_set(opts, " \t\r", -1);
+			bool ok = true;
+			for (char **w = words; ok && *w; w++) {
+				if (!**w)
+					continue;
+				if (!strcmp(*w, "--no-exec")) {
+					o->no_exec = true;
+				} else if (!strcmp(*w, "--trace-methods")) {
+					o->trace_methods = true;
+				} else {
+					snprintf(why, whylen, "%s:%u: '# run:' option '%s' is not one "
+						 "conform knows (--no-exec, --trace-methods)",
+						 path, line, *w);
+					ok = false;
+				}
+			}
+			g_strfreev(words);
+			g_free(opts);
+			if (!ok)
+				return false;
+		}
+		if (!eol)
+			break;
+		l = eol + 1;
+	}
+	return true;
+}
+
+/* Runs one case; returns the exit status the child ends with (0 pass, 1 an
+ * expectation failed, 2 bad input, 3 unavailable, 4 internal) and the reason. */
+static int run_case(const char *path, const conform_opts *co, char *why, size_t whylen)
+{
+	cs_diag d;
+	cs_diag_clear(&d);
+	char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
+	char *text = NULL;
+	size_t len = 0;
+	if (!cs_file_read(path, CS_FILE_MAX_TEXT, "the case", &text, &len, &d)) {
+		cs_diag_format(&d, msg, sizeof(msg));
+		g_strlcpy(why, msg, whylen);
+		return d.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL : CS_EXIT_INPUT;
+	}
+	case_run_opts ro = { 0 };
+	bool ok = read_run_lines(path, text, &ro, why, whylen);
+	free(text);
+	if (!ok)
+		return CS_EXIT_INPUT;
+
+	cs_scenario *s = cs_scenario_load(path, &d);
+	if (!s) {
+		cs_diag_format(&d, msg, sizeof(msg));
+		g_strlcpy(why, msg, whylen);
+		return d.status == CS_ERR_UNAVAILABLE ? CS_EXIT_UNAVAILABLE
+		       : d.status == CS_ERR_INTERNAL || d.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL
+										  : CS_EXIT_INPUT;
+	}
+	if (strcmp(co->backend, "sim") != 0) {
+		snprintf(why, whylen, "backend %s is not available in this build", co->backend);
+		cs_scenario_free(s);
+		return CS_EXIT_UNAVAILABLE;
+	}
+	cs_device_config cfg = { .arch = cs_scenario_arch(s),
+				 .trace_level = ro.trace_methods ? CS_TRACE_ALL : CS_TRACE_CHAIN,
+				 .no_executor = ro.no_exec };
+	cs_device *dev = cs_device_new(&cfg, &d);
+	if (!dev) {
+		cs_diag_format(&d, msg, sizeof(msg));
+		g_strlcpy(why, msg, whylen);
+		cs_scenario_free(s);
+		return d.status == CS_ERR_UNAVAILABLE ? CS_EXIT_UNAVAILABLE : CS_EXIT_INTERNAL;
+	}
+	cs_diag_clear(&d);
+	int rc = CS_EXIT_OK;
+	if (!cs_scenario_execute(s, dev, &d)) {
+		cs_diag_format(&d, msg, sizeof(msg));
+		g_strlcpy(why, msg, whylen);
+		rc = d.status == CS_ERR_UNAVAILABLE		     ? CS_EXIT_UNAVAILABLE
+		     : d.status == CS_ERR_INTERNAL || d.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL
+										: CS_EXIT_INPUT;
+	} else if (cs_scenario_expect_count(s) == 0) {
+		/* the outcomes exist only after the run: one per expect line */
+		snprintf(why, whylen, "%s: refused: no expect line (a case states what it expects)",
+			 path);
+		rc = CS_EXIT_INPUT;
+	} else {
+		for (size_t i = 0; i < cs_scenario_expect_count(s); i++) {
+			const cs_expect_outcome *o = cs_scenario_expect(s, i);
+			if (!o->held) {
+				snprintf(why, whylen, "%s:%u: expect failed: %s (%s)", path, o->line,
+					 o->text, o->detail);
+				rc = CS_EXIT_BROKEN;
+				break;
+			}
+		}
+	}
+	cs_device_free(dev);
+	cs_scenario_free(s);
+	return rc;
+}
+
+/* The child: runs the case, writes "<rc> <reason>" to the pipe, exits with rc.
+ * A child that ends without writing is a crash, whatever its status. */
+static _Noreturn void child_main(const char *path, const conform_opts *co, int wfd)
+{
+	int devnull = open("/dev/null", O_WRONLY);
+	if (devnull >= 0) {
+		dup2(devnull, STDOUT_FILENO);
+		close(devnull);
+	}
+	if (co->inject_crash && strstr(path, co->inject_crash)) {
+		signal(SIGSEGV, SIG_DFL);
+		raise(SIGSEGV);
+	}
+	if (co->inject_hang && strstr(path, co->inject_hang))
+		for (;;)
+			pause();
+	char why[CONFORM_REASON_MAX] = "";
+	int rc = run_case(path, co, why, sizeof(why));
+	char line[CONFORM_REASON_MAX + 16];
+	int len = snprintf(line, sizeof(line), "%d %s", rc, why);
+	if (len > (int)sizeof(line) - 1)
+		len = (int)sizeof(line) - 1;
+	/* Under PIPE_BUF, so one write, never blocked by a parent that reads late. */
+	ssize_t w = write(wfd, line, (size_t)len);
+	(void)w;
+	_exit(rc);
+}
+
+/* ---- the parent: children, progress, results -------------------------- */
+
+typedef struct running {
+	size_t idx; /* into cases */
+	pid_t pid;
+	int fd;
+	double started;
+	bool killed;
+	char buf[CONFORM_REASON_MAX + 16];
+	size_t len;
+} running;
+
+static bool start_case(const conform_opts *co, conform_case *c, size_t idx, running *r)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return false;
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return false;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		child_main(c->path, co, fds[1]);
+	}
+	close(fds[1]);
+	*r = (running){ .idx = idx, .pid = pid, .fd = fds[0], .started = now_s() };
+	return true;
+}
+
+static const char *signal_name(int sig)
+{
+	const char *n = sigabbrev_np(sig);
+	return n ? n : "?";
+}
+
+/* The child closed its pipe (it ended): reap it and judge the case. */
+static void finish_case(running *r, conform_case *c)
+{
+	int st = 0;
+	struct rusage ru;
+	memset(&ru, 0, sizeof(ru));
+	while (wait4(r->pid, &st, 0, &ru) < 0 && errno == EINTR)
+		;
+	close(r->fd);
+	c->seconds = now_s() - r->started;
+	c->peak_rss_kib = ru.ru_maxrss;
+	r->buf[r->len] = 0;
+	if (r->killed) {
+		c->outcome = CONFORM_TIMEOUT;
+		c->exit_code = -1;
+		c->signal = SIGKILL;
+		snprintf(c->reason, sizeof(c->reason), "timed out after %.1f s: killed", c->seconds);
+		return;
+	}
+	if (WIFSIGNALED(st)) {
+		c->outcome = CONFORM_CRASHED;
+		c->exit_code = -1;
+		c->signal = WTERMSIG(st);
+		snprintf(c->reason, sizeof(c->reason), "crashed: killed by signal %d (SIG%s)",
+			 c->signal, signal_name(c->signal));
+		return;
+	}
+	c->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	char *sp = strchr(r->buf, ' ');
+	if (!r->len || !sp || atoi(r->buf) != c->exit_code) {
+		c->outcome = CONFORM_CRASHED;
+		snprintf(c->reason, sizeof(c->reason), "crashed: exited %d without a result",
+			 c->exit_code);
+		return;
+	}
+	snprintf(c->reason, sizeof(c->reason), "%s", sp + 1);
+	c->outcome = c->exit_code == CS_EXIT_OK		 ? CONFORM_PASS
+		     : c->exit_code == CS_EXIT_UNAVAILABLE ? CONFORM_UNAVAILABLE
+							   : CONFORM_FAIL;
+}
+
+static void print_case(FILE *out, const conform_case *c)
+{
+	static const char *const tag[] = { [CONFORM_PASS] = "PASS",
+					   [CONFORM_FAIL] = "FAIL",
+					   [CONFORM_CRASHED] = "CRASH",
+					   [CONFORM_TIMEOUT] = "TIMEOUT",
+					   [CONFORM_UNAVAILABLE] = "UNAVAIL" };
+	const char *t = c->outcome >= CONFORM_PASS && c->outcome <= CONFORM_UNAVAILABLE
+				? tag[c->outcome] : "?";
+	if (c->outcome == CONFORM_PASS)
+		fprintf(out, "%-7s %s (%.2f s)\n", t, c->path, c->seconds);
+	else
+		fprintf(out, "%-7s %s: %s\n", t, c->path, c->reason);
+}
+
+static void progress(const conform_case *cases, size_t n, size_t done, double t0)
+{
+	size_t bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad += cases[i].outcome != CONFORM_PENDING && cases[i].outcome != CONFORM_PASS;
+	double el = now_s() - t0;
+	fprintf(stderr, "\r\033[K[%zu/%zu] %zu not passed, %.1f s elapsed", done, n, bad, el);
+	if (done)
+		fprintf(stderr, ", about %.1f s left", el / (double)done * (double)(n - done));
+	fflush(stderr);
+}
+
+static bool run_all(const conform_opts *co, conform_case *cases, size_t n)
+{
+	running *run = calloc(co->jobs, sizeof(*run));
+	struct pollfd *pfd = calloc(co->jobs, sizeof(*pfd));
+	if (!run || !pfd) {
+		free(run);
+		free(pfd);
+		return false;
+	}
+	size_t next = 0, nrun = 0, done = 0, printed = 0;
+	double t0 = now_s(), last_progress = 0;
+	bool ok = true;
+	while (done < n) {
+		while (ok && nrun < co->jobs && next < n) {
+			if (!start_case(co, &cases[next], next, &run[nrun])) {
+				fprintf(stderr, "chainsim conform: cannot start a child: %s\n",
+					strerror(errno));
+				ok = false;
+				break;
+			}
+			next++;
+			nrun++;
+		}
+		if (!nrun)
+			break;
+		double now = now_s(), wait_s = 0.25;
+		for (size_t i = 0; i < nrun; i++) {
+			double left = run[i].started + co->timeout_s - now;
+			if (left <= 0 && !run[i].killed) {
+				kill(run[i].pid, SIGKILL);
+				run[i].killed = true;
+			}
+			if (left > 0 && left < wait_s)
+				wait_s = left;
+			pfd[i] = (struct pollfd){ .fd = run[i].fd, .events = POLLIN };
+		}
+		int pr = poll(pfd, nrun, (int)(wait_s * 1000) + 1);
+		if (pr < 0 && errno != EINTR) {
+			ok = false;
+			break;
+		}
+		for (size_t i = 0; pr > 0 && i < nrun; i++) {
+			if (!pfd[i].revents)
+				continue;
+			running *r = &run[i];
+			ssize_t got = read(r->fd, r->buf + r->len, sizeof(r->buf) - 1 - r->len);
+			if (got > 0) {
+				r->len += (size_t)got;
+				if (r->len < sizeof(r->buf) - 1)
+					continue;
+			} else if (got < 0 && errno == EINTR) {
+				continue;
+			}
+			finish_case(r, &cases[r->idx]);
+			done++;
+			run[i] = run[--nrun];
+			pfd[i] = pfd[nrun];
+			i--;
+		}
+		while (printed < n && cases[printed].outcome != CONFORM_PENDING) {
+			if (co->progress)
+				fputs("\r\033[K", stderr);
+			print_case(stdout, &cases[printed++]);
+			fflush(stdout);
+		}
+		if (co->progress && (now_s() - last_progress > 0.2 || done == n)) {
+			progress(cases, n, done, t0);
+			last_progress = now_s();
+		}
+	}
+	if (co->progress)
+		fputs("\r\033[K", stderr);
+	free(run);
+	free(pfd);
+	return ok;
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static bool need_arg(int argc, char **argv, int i)
+{
+	if (i + 1 < argc)
+		return true;
+	fprintf(stderr, "chainsim conform: %s needs a value\n", argv[i]);
+	return false;
+}
+
+int cs_cmd_conform(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return conform_merge(argc - 1, argv + 1);
+	conform_opts co = { .backend = "sim", .jobs = 1, .timeout_s = 120,
+			    .progress = isatty(STDERR_FILENO) };
+	bool shard_is_auto = false;
+	GPtrArray *args = g_ptr_array_new();
+	int rc = CS_EXIT_INPUT;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			conform_usage(stdout);
+			g_ptr_array_free(args, TRUE);
+			return CS_EXIT_OK;
+		} else if (!strcmp(a, "--backend")) {
+			if (!need_arg(argc, argv, i))
+				goto out;
+			co.backend = argv[++i];
+			if (strcmp(co.backend, "sim") && strcmp(co.backend, "hw")) {
+				fprintf(stderr, "chainsim conform: --backend is sim or hw, not '%s'\n",
+					co.backend);
+				goto out;
+			}
+		} else if (!strcmp(a, "--jobs") || !strcmp(a, "-j")) {
+			if (!need_arg(argc, argv, i))
+				goto out;
+			char *end;
+			unsigned long j = strtoul(argv[++i], &end, 10);
+			if (*end || j == 0 || j > 1024) {
+				fprintf(stderr, "chainsim conform: --jobs takes 1..1024, not '%s'\n",
+					argv[i]);
+				goto out;
+			}
+			co.jobs = (unsigned)j;
+		} else if (!strcmp(a, "--timeout")) {
+			if (!need_arg(argc, argv, i))
+				goto out;
+			char *end;
+			co.timeout_s = strtod(argv[++i], &end);
+			if (*end || !(co.timeout_s > 0) || co.timeout_s > 86400) {
+				fprintf(stderr, "chainsim conform: --timeout takes seconds, not '%s'\n",
+					argv[i]);
+				goto out;
+			}
+		} else if (!strcmp(a, "--filter")) {
+			if (!need_arg(argc, argv, i))
+				goto out;
+			co.filter = argv[++i];
+		} else if (!strcmp(a, "--shard")) {
+			if (!need_arg(argc, argv, i))
+				goto out;
+			const char *v = argv[++i];
+			if (!strcmp(v, "auto")) {
+				shard_is_auto = true;
+			} else if (!parse_shard(v, &co.shard_index, &co.shard_count)) {
+				fprintf(stderr, "chainsim conform: --shard is K/N with 1 <= K <= N, "
+					"or auto, not '%s'\n", v);
+				goto out;
+			}
+		} else if (!strcmp(a, "--json")) {
+			if (!need_arg(argc, argv, i))
+				goto out;
+			co.json_out = argv[++i];
+		} else if (!strcmp(a, "--junit")) {
+			if (!need_arg(argc, argv, i))
+				goto out;
+			co.junit_out = argv[++i];
+		} else if (!strcmp(a, "--allow-unavailable")) {
+			co.allow_unavailable = true;
+		} else if (!strcmp(a, "--no-progress")) {
+			co.progress = false;
+		} else if (!strcmp(a, "--test-inject-crash")) {
+			if (!need_arg(argc, argv, i))
+				goto out;
+			co.inject_crash = argv[++i];
+		} else if (!strcmp(a, "--test-inject-hang")) {
+			if (!need_arg(argc, argv, i))
+				goto out;
+			co.inject_hang = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "chainsim conform: unknown option '%s'\n", a);
+			conform_usage(stderr);
+			goto out;
+		} else {
+			g_ptr_array_add(args, (gpointer)a);
+		}
+	}
+	if (shard_is_auto) {
+		char why[256];
+		if (!shard_auto(&co.shard_index, &co.shard_count, why, sizeof(why))) {
+			fprintf(stderr, "chainsim conform: --shard auto: %s\n", why);
+			goto out;
+		}
+	}
+	if (!co.shard_count)
+		co.shard_index = co.shard_count = 1;
+	if (!args->len) {
+		fprintf(stderr, "chainsim conform: no case or folder given\n");
+		conform_usage(stderr);
+		goto out;
+	}
+	rc = CS_EXIT_INPUT;
+	GPtrArray *all = g_ptr_array_new(); /* of g_strdup'd paths, freed at done */
+	regex_t re;
+	bool have_re = false;
+	conform_case *cases = NULL;
+	size_t n = 0;
+	for (guint i = 0; i < args->len; i++)
+		if (!add_path(all, args->pdata[i]))
+			goto done;
+	if (co.filter) {
+		int e = regcomp(&re, co.filter, REG_EXTENDED | REG_NOSUB);
+		if (e) {
+			char eb[256];
+			regerror(e, &re, eb, sizeof(eb));
+			fprintf(stderr, "chainsim conform: --filter '%s': %s\n", co.filter, eb);
+			goto done;
+		}
+		have_re = true;
+		guint w = 0;
+		for (guint r = 0; r < all->len; r++) {
+			if (regexec(&re, all->pdata[r], 0, NULL, 0) == 0)
+				all->pdata[w++] = all->pdata[r];
+			else
+				g_free(all->pdata[r]);
+		}
+		g_ptr_array_set_size(all, w);
+	}
+	sort_unique(all);
+	if (!all->len) {
+		fprintf(stderr, "chainsim conform: no case selected%s%s%s: nothing to judge\n",
+			co.filter ? " (--filter '" : "", co.filter ? co.filter : "",
+			co.filter ? "')" : "");
+		goto done;
+	}
+	cases = calloc(all->len, sizeof(*cases));
+	if (!cases) {
+		rc = CS_EXIT_INTERNAL;
+		goto done;
+	}
+	for (guint i = 0; i < all->len; i++)
+		if (path_hash(all->pdata[i]) % co.shard_count == co.shard_index - 1)
+			cases[n++].path = all->pdata[i];
+	if (!n) {
+		fprintf(stderr, "chainsim conform: shard %u/%u selects none of the %u cases: "
+			"use fewer shards\n", co.shard_index, co.shard_count, all->len);
+		goto done;
+	}
+	if (!run_all(&co, cases, n)) {
+		rc = CS_EXIT_INTERNAL;
+		goto done;
+	}
+	conform_summary sum = conform_summarize(cases, n);
+	conform_print_summary(stdout, &sum);
+	rc = conform_exit_status(&sum, co.allow_unavailable);
+	conform_meta meta = { .backend = co.backend, .shard_index = co.shard_index,
+			      .shard_count = co.shard_count, .filter = co.filter,
+			      .selection = (char *const *)all->pdata, .nselection = all->len,
+			      .allow_unavailable = co.allow_unavailable };
+	char err[256];
+	if (co.json_out && !conform_write_json(co.json_out, &meta, cases, n, err, sizeof(err))) {
+		fprintf(stderr, "chainsim conform: --json %s: %s\n", co.json_out, err);
+		rc = CS_EXIT_INTERNAL;
+	}
+	if (co.junit_out && !conform_write_junit(co.junit_out, cases, n, err, sizeof(err))) {
+		fprintf(stderr, "chainsim conform: --junit %s: %s\n", co.junit_out, err);
+		rc = CS_EXIT_INTERNAL;
+	}
+done:
+	if (have_re)
+		regfree(&re);
+	free(cases);
+	for (guint i = 0; i < all->len; i++)
+		g_free(all->pdata[i]);
+	g_ptr_array_free(all, TRUE);
+out:
+	g_ptr_array_free(args, TRUE);
+	return rc;
+}

@@ -1,0 +1,63 @@
+/* chainsim conform: the conformance runner's shared types. The runner
+ * (cmd_conform.c) selects and runs cases; conform_results.c writes and reads
+ * their results (JSON, JUnit XML) and merges shards. */
+#ifndef CHAINSIM_TOOLS_CONFORM_H
+#define CHAINSIM_TOOLS_CONFORM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum conform_outcome {
+	CONFORM_PENDING = 0,
+	CONFORM_PASS,
+	CONFORM_FAIL,
+	CONFORM_CRASHED,
+	CONFORM_TIMEOUT,
+	CONFORM_UNAVAILABLE,
+} conform_outcome;
+
+enum { CONFORM_REASON_MAX = 768 };
+
+typedef struct conform_case {
+	char *path;
+	conform_outcome outcome;
+	int exit_code;      /* the child's exit status; -1 when it died of a signal */
+	int signal;         /* the signal that ended it, 0 when none */
+	double seconds;     /* wall time of the child */
+	long peak_rss_kib;  /* the child's peak resident set (wait4's ru_maxrss) */
+	char reason[CONFORM_REASON_MAX];
+} conform_case;
+
+typedef struct conform_summary {
+	size_t cases, pass, fail, crashed, timeout, unavailable;
+} conform_summary;
+
+/* Where a result came from: which slice of which selection. */
+typedef struct conform_meta {
+	const char *backend;
+	unsigned shard_index, shard_count; /* 1-based K of N; 1/1 when unsharded */
+	const char *filter;                /* NULL when none */
+	char *const *selection;            /* every case the filter chose, before sharding */
+	size_t nselection;
+	bool allow_unavailable;
+} conform_meta;
+
+const char *conform_outcome_name(conform_outcome o);
+conform_summary conform_summarize(const conform_case *cases, size_t n);
+void conform_print_summary(FILE *out, const conform_summary *s);
+/* 0 when the run is green, 1 when a case failed, crashed, timed out or was
+ * unavailable (unless allowed), 3 when nothing could run at all. */
+int conform_exit_status(const conform_summary *s, bool allow_unavailable);
+
+/* Both write to PATH.tmp and rename, so a reader never sees half a file.
+ * False with errno-style text in err. */
+bool conform_write_json(const char *path, const conform_meta *m, const conform_case *cases,
+			size_t n, char *err, size_t errlen);
+bool conform_write_junit(const char *path, const conform_case *cases, size_t n, char *err,
+			 size_t errlen);
+
+int conform_merge(int argc, char **argv); /* chainsim conform merge FILE... */
+
+#endif

@@ -1,0 +1,490 @@
+/* chainsim conform's results: the SUMMARY line, the JSON and JUnit files, and
+ * `conform merge`, which joins shards only when they add up to the whole
+ * selection (docs/conform.md). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "commands.h"
+#include "conform.h"
+
+static const char *const outcome_names[] = {
+	[CONFORM_PENDING] = "pending", [CONFORM_PASS] = "pass",
+	[CONFORM_FAIL] = "fail",       [CONFORM_CRASHED] = "crashed",
+	[CONFORM_TIMEOUT] = "timeout", [CONFORM_UNAVAILABLE] = "unavailable",
+};
+
+const char *conform_outcome_name(conform_outcome o)
+{
+	return o <= CONFORM_UNAVAILABLE ? outcome_names[o] : "?";
+}
+
+static conform_outcome outcome_from_name(const char *s)
+{
+	for (conform_outcome o = CONFORM_PASS; o <= CONFORM_UNAVAILABLE; o++)
+		if (s && !strcmp(s, outcome_names[o]))
+			return o;
+	return CONFORM_PENDING;
+}
+
+conform_summary conform_summarize(const conform_case *cases, size_t n)
+{
+	conform_summary s = { .cases = n };
+	for (size_t i = 0; i < n; i++) {
+		switch (cases[i].outcome) {
+		case CONFORM_PASS: s.pass++; break;
+		case CONFORM_FAIL: s.fail++; break;
+		case CONFORM_CRASHED: s.crashed++; break;
+		case CONFORM_TIMEOUT: s.timeout++; break;
+		case CONFORM_UNAVAILABLE: s.unavailable++; break;
+		case CONFORM_PENDING: s.crashed++; break; /* never finished: not a pass */
+		}
+	}
+	return s;
+}
+
+void conform_print_summary(FILE *out, const conform_summary *s)
+{
+	fprintf(out,
+		"SUMMARY: %zu cases: %zu pass, %zu fail, %zu crashed, %zu timed out, "
+		"%zu unavailable\n",
+		s->cases, s->pass, s->fail, s->crashed, s->timeout, s->unavailable);
+}
+
+int conform_exit_status(const conform_summary *s, bool allow_unavailable)
+{
+	if (s->cases == 0)
+		return CS_EXIT_INPUT;
+	if (s->fail || s->crashed || s->timeout)
+		return CS_EXIT_BROKEN;
+	if (s->unavailable == s->cases)
+		return CS_EXIT_UNAVAILABLE; /* nothing ran: never green */
+	if (s->unavailable && !allow_unavailable)
+		return CS_EXIT_BROKEN;
+	return CS_EXIT_OK;
+}
+
+/* Writes text to path through path.tmp, so that a crash mid-write leaves no
+ * file a merge could take for a finished shard. */
+static bool write_atomically(const char *path, const char *text, char *err, size_t errlen)
+{
+	char *tmp = g_strdup_printf("%s.tmp", path);
+	GError *ge = NULL;
+	bool ok = g_file_set_contents(tmp, text, -1, &ge);
+	if (!ok) {
+		snprintf(err, errlen, "%s", ge->message);
+		g_error_free(ge);
+	} else if (rename(tmp, path) != 0) {
+		snprintf(err, errlen, "cannot rename %s: %s", tmp, strerror(errno));
+		remove(tmp);
+		ok = false;
+	}
+	g_free(tmp);
+	return ok;
+}
+
+bool conform_write_json(const char *path, const conform_meta *m, const conform_case *cases,
+			size_t n, char *err, size_t errlen)
+{
+	JsonBuilder *b = json_builder_new();
+	json_builder_begin_object(b);
+	json_builder_set_member_name(b, "format");
+	json_builder_add_string_value(b, "chainsim-conform-1");
+	json_builder_set_member_name(b, "backend");
+	json_builder_add_string_value(b, m->backend);
+	json_builder_set_member_name(b, "shard");
+	json_builder_begin_object(b);
+	json_builder_set_member_name(b, "index");
+	json_builder_add_int_value(b, m->shard_index);
+	json_builder_set_member_name(b, "count");
+	json_builder_add_int_value(b, m->shard_count);
+	json_builder_end_object(b);
+	json_builder_set_member_name(b, "filter");
+	if (m->filter)
+		json_builder_add_string_value(b, m->filter);
+	else
+		json_builder_add_null_value(b);
+	json_builder_set_member_name(b, "allow_unavailable");
+	json_builder_add_boolean_value(b, m->allow_unavailable);
+	/* Every case the filter chose, before sharding: merge checks that the
+	 * shards agree on it and cover it once. */
+	json_builder_set_member_name(b, "selection");
+	json_builder_begin_array(b);
+	for (size_t i = 0; i < m->nselection; i++)
+		json_builder_add_string_value(b, m->selection[i]);
+	json_builder_end_array(b);
+	json_builder_set_member_name(b, "cases");
+	json_builder_begin_array(b);
+	for (size_t i = 0; i < n; i++) {
+		const conform_case *c = &cases[i];
+		json_builder_begin_object(b);
+		json_builder_set_member_name(b, "path");
+		json_builder_add_string_value(b, c->path);
+		json_builder_set_member_name(b, "outcome");
+		json_builder_add_string_value(b, conform_outcome_name(c->outcome));
+		json_builder_set_member_name(b, "exit");
+		json_builder_add_int_value(b, c->exit_code);
+		json_builder_set_member_name(b, "signal");
+		json_builder_add_int_value(b, c->signal);
+		json_builder_set_member_name(b, "seconds");
+		json_builder_add_double_value(b, c->seconds);
+		json_builder_set_member_name(b, "peak_rss_kib");
+		json_builder_add_int_value(b, c->peak_rss_kib);
+		json_builder_set_member_name(b, "reason");
+		json_builder_add_string_value(b, c->reason);
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+	conform_summary s = conform_summarize(cases, n);
+	json_builder_set_member_name(b, "summary");
+	json_builder_begin_object(b);
+	const struct {
+		const char *k;
+		size_t v;
+	} counts[] = { { "cases", s.cases },	 { "pass", s.pass },	       { "fail", s.fail },
+		       { "crashed", s.crashed }, { "timed_out", s.timeout },
+		       { "unavailable", s.unavailable } };
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		json_builder_set_member_name(b, counts[i].k);
+		json_builder_add_int_value(b, (gint64)counts[i].v);
+	}
+	json_builder_end_object(b);
+	/* Written last: a file without it never came from a finished run. */
+	json_builder_set_member_name(b, "complete");
+	json_builder_add_boolean_value(b, true);
+	json_builder_end_object(b);
+	JsonGenerator *g = json_generator_new();
+	JsonNode *root = json_builder_get_root(b);
+	json_generator_set_root(g, root);
+	json_generator_set_pretty(g, true);
+	char *text = json_generator_to_data(g, NULL);
+	bool ok = write_atomically(path, text, err, errlen);
+	g_free(text);
+	json_node_unref(root);
+	g_object_unref(g);
+	g_object_unref(b);
+	return ok;
+}
+
+static void xml_escape(GString *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		switch (ch) {
+		case '<': g_string_append(out, "&lt;"); break;
+		case '>': g_string_append(out, "&gt;"); break;
+		case '&': g_string_append(out, "&amp;"); break;
+		case '"': g_string_append(out, "&quot;"); break;
+		default:
+			/* XML 1.0 has no place for other control characters */
+			if (ch < 0x20 && ch != '\t' && ch != '\n')
+				g_string_append_c(out, '?');
+			else
+				g_string_append_c(out, (char)ch);
+		}
+	}
+}
+
+bool conform_write_junit(const char *path, const conform_case *cases, size_t n, char *err,
+			 size_t errlen)
+{
+	conform_summary s = conform_summarize(cases, n);
+	double total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += cases[i].seconds;
+	GString *x = g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	g_string_append_printf(x,
+			       "<testsuites name=\"chainsim conform\" tests=\"%zu\" failures=\"%zu\" "
+			       "errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
+			       s.cases, s.fail, s.crashed + s.timeout, s.unavailable, total);
+	g_string_append_printf(x,
+			       "  <testsuite name=\"conformance\" tests=\"%zu\" failures=\"%zu\" "
+			       "errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
+			       s.cases, s.fail, s.crashed + s.timeout, s.unavailable, total);
+	for (size_t i = 0; i < n; i++) {
+		const conform_case *c = &cases[i];
+		const char *slash = strrchr(c->path, '/');
+		g_string_append(x, "    <testcase classname=\"");
+		if (slash) {
+			char *dir = g_strndup(c->path, (gsize)(slash - c->path));
+			xml_escape(x, dir);
+			g_free(dir);
+		} else {
+			g_string_append(x, ".");
+		}
+		g_string_append(x, "\" name=\"");
+		xml_escape(x, slash ? slash + 1 : c->path);
+		g_string_append_printf(x, "\" file=\"");
+		xml_escape(x, c->path);
+		g_string_append_printf(x, "\" time=\"%.3f\"", c->seconds);
+		const char *tag = c->outcome == CONFORM_FAIL	     ? "failure"
+				  : c->outcome == CONFORM_UNAVAILABLE ? "skipped"
+				  : c->outcome == CONFORM_PASS	      ? NULL
+								      : "error";
+		if (!tag) {
+			g_string_append(x, "/>\n");
+			continue;
+		}
+		g_string_append_printf(x, ">\n      <%s type=\"%s\" message=\"", tag,
+				       conform_outcome_name(c->outcome));
+		xml_escape(x, c->reason);
+		g_string_append(x, "\"/>\n    </testcase>\n");
+	}
+	g_string_append(x, "  </testsuite>\n</testsuites>\n");
+	bool ok = write_atomically(path, x->str, err, errlen);
+	g_string_free(x, TRUE);
+	return ok;
+}
+
+/* ---- merge -------------------------------------------------------------- */
+
+typedef struct shard_file {
+	const char *file;
+	JsonParser *parser;
+	JsonObject *root;
+	unsigned index, count;
+} shard_file;
+
+static bool load_shard(const char *file, shard_file *sf)
+{
+	GError *ge = NULL;
+	sf->file = file;
+	sf->parser = json_parser_new();
+	if (!json_parser_load_from_file(sf->parser, file, &ge)) {
+		fprintf(stderr, "chainsim conform merge: %s: %s (the shard crashed, never ran, "
+			"or this is not its result)\n", file, ge->message);
+		g_error_free(ge);
+		return false;
+	}
+	JsonNode *root = json_parser_get_root(sf->parser);
+	sf->root = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+	JsonObject *sh = sf->root ? json_object_get_object_member(sf->root, "shard") : NULL;
+	if (!sf->root || g_strcmp0(json_object_get_string_member_with_default(
+					   sf->root, "format", ""), "chainsim-conform-1") ||
+	    !sh || !json_object_get_array_member(sf->root, "cases") ||
+	    !json_object_get_array_member(sf->root, "selection")) {
+		fprintf(stderr, "chainsim conform merge: %s: not a chainsim conform result\n", file);
+		return false;
+	}
+	if (!json_object_get_boolean_member_with_default(sf->root, "complete", false)) {
+		fprintf(stderr, "chainsim conform merge: %s: the shard did not finish (crashed?)\n",
+			file);
+		return false;
+	}
+	sf->index = (unsigned)json_object_get_int_member_with_default(sh, "index", 0);
+	sf->count = (unsigned)json_object_get_int_member_with_default(sh, "count", 0);
+	if (!sf->count || !sf->index || sf->index > sf->count) {
+		fprintf(stderr, "chainsim conform merge: %s: shard %u/%u is not a shard\n", file,
+			sf->index, sf->count);
+		return false;
+	}
+	return true;
+}
+
+static bool same_selection(JsonArray *a, JsonArray *b)
+{
+	guint n = json_array_get_length(a);
+	if (n != json_array_get_length(b))
+		return false;
+	for (guint i = 0; i < n; i++)
+		if (g_strcmp0(json_array_get_string_element(a, i), json_array_get_string_element(b, i)))
+			return false;
+	return true;
+}
+
+/* Joins the shards into cases[] in selection order; false (and a message
+ * naming what is wrong) unless every shard is there once and every case of
+ * the selection ran exactly once. */
+static bool join_shards(shard_file *sf, size_t nf, conform_case **out, size_t *nout,
+			bool *allow_unavailable)
+{
+	unsigned count = sf[0].count;
+	JsonArray *sel = json_object_get_array_member(sf[0].root, "selection");
+	const char **by_index = calloc(count, sizeof(*by_index));
+	guint nsel = json_array_get_length(sel);
+	conform_case *cases = calloc(nsel ? nsel : 1, sizeof(*cases));
+	const char **ran_in = calloc(nsel ? nsel : 1, sizeof(*ran_in));
+	GHashTable *pos = g_hash_table_new(g_str_hash, g_str_equal);
+	bool ok = by_index && cases && ran_in;
+	for (guint i = 0; ok && i < nsel; i++) {
+		const char *p = json_array_get_string_element(sel, i);
+		if (!p || g_hash_table_contains(pos, p)) {
+			fprintf(stderr, "chainsim conform merge: %s: the selection names a case "
+				"twice or not as text\n", sf[0].file);
+			ok = false;
+			break;
+		}
+		g_hash_table_insert(pos, (gpointer)p, GUINT_TO_POINTER(i + 1));
+		cases[i].path = (char *)p;
+	}
+	*allow_unavailable = true;
+	for (size_t f = 0; ok && f < nf; f++) {
+		if (sf[f].count != count) {
+			fprintf(stderr, "chainsim conform merge: %s is shard %u/%u but %s is of %u\n",
+				sf[f].file, sf[f].index, sf[f].count, sf[0].file, count);
+			ok = false;
+			break;
+		}
+		if (!same_selection(sel, json_object_get_array_member(sf[f].root, "selection"))) {
+			fprintf(stderr, "chainsim conform merge: %s and %s selected different cases "
+				"(other paths or --filter)\n", sf[0].file, sf[f].file);
+			ok = false;
+			break;
+		}
+		if (by_index[sf[f].index - 1]) {
+			fprintf(stderr, "chainsim conform merge: shard %u/%u given twice (%s and %s)\n",
+				sf[f].index, count, by_index[sf[f].index - 1], sf[f].file);
+			ok = false;
+			break;
+		}
+		by_index[sf[f].index - 1] = sf[f].file;
+		*allow_unavailable &=
+			json_object_get_boolean_member_with_default(sf[f].root, "allow_unavailable",
+								    false);
+		JsonArray *ca = json_object_get_array_member(sf[f].root, "cases");
+		for (guint i = 0; ok && i < json_array_get_length(ca); i++) {
+			JsonObject *o = json_array_get_object_element(ca, i);
+			const char *p = o ? json_object_get_string_member_with_default(o, "path", NULL)
+					  : NULL;
+			guint at = p ? GPOINTER_TO_UINT(g_hash_table_lookup(pos, p)) : 0;
+			if (!at) {
+				fprintf(stderr, "chainsim conform merge: %s: case %s is not in the "
+					"selection\n", sf[f].file, p ? p : "(no path)");
+				ok = false;
+				break;
+			}
+			conform_case *c = &cases[at - 1];
+			if (ran_in[at - 1]) {
+				fprintf(stderr, "chainsim conform merge: case %s ran twice (%s and %s)\n",
+					p, ran_in[at - 1], sf[f].file);
+				ok = false;
+				break;
+			}
+			ran_in[at - 1] = sf[f].file;
+			c->outcome = outcome_from_name(
+				json_object_get_string_member_with_default(o, "outcome", ""));
+			c->exit_code = (int)json_object_get_int_member_with_default(o, "exit", -1);
+			c->signal = (int)json_object_get_int_member_with_default(o, "signal", 0);
+			c->seconds = json_object_get_double_member_with_default(o, "seconds", 0);
+			c->peak_rss_kib = (long)json_object_get_int_member_with_default(o, "peak_rss_kib", 0);
+			snprintf(c->reason, sizeof(c->reason), "%s",
+				 json_object_get_string_member_with_default(o, "reason", ""));
+			if (c->outcome == CONFORM_PENDING) {
+				fprintf(stderr, "chainsim conform merge: %s: case %s has no outcome\n",
+					sf[f].file, p);
+				ok = false;
+			}
+		}
+	}
+	for (unsigned k = 0; ok && k < count; k++) {
+		if (!by_index[k]) {
+			fprintf(stderr, "chainsim conform merge: shard %u/%u is missing\n", k + 1,
+				count);
+			ok = false;
+		}
+	}
+	for (guint i = 0; ok && i < nsel; i++) {
+		if (!ran_in[i]) {
+			fprintf(stderr, "chainsim conform merge: case %s was not run by any shard\n",
+				cases[i].path);
+			ok = false;
+		}
+	}
+	g_hash_table_destroy(pos);
+	free(by_index);
+	free(ran_in);
+	if (!ok) {
+		free(cases);
+		return false;
+	}
+	*out = cases;
+	*nout = nsel;
+	return true;
+}
+
+int conform_merge(int argc, char **argv)
+{
+	const char *json_out = NULL, *junit_out = NULL;
+	bool allow_flag = false;
+	GPtrArray *files = g_ptr_array_new();
+	int rc = CS_EXIT_INPUT;
+	for (int i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "--json") || !strcmp(argv[i], "--junit")) && i + 1 < argc) {
+			*(argv[i][2] == 'j' && argv[i][3] == 's' ? &json_out : &junit_out) = argv[i + 1];
+			i++;
+		} else if (!strcmp(argv[i], "--allow-unavailable")) {
+			allow_flag = true;
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "chainsim conform merge: unknown option or missing value '%s'\n",
+				argv[i]);
+			g_ptr_array_free(files, TRUE);
+			return CS_EXIT_INPUT;
+		} else {
+			g_ptr_array_add(files, argv[i]);
+		}
+	}
+	if (!files->len) {
+		fprintf(stderr, "chainsim conform merge: no result file given\n");
+		g_ptr_array_free(files, TRUE);
+		return CS_EXIT_INPUT;
+	}
+	size_t nf = files->len;
+	shard_file *sf = calloc(nf, sizeof(*sf));
+	bool ok = sf != NULL;
+	for (size_t i = 0; ok && i < nf; i++)
+		ok = load_shard(files->pdata[i], &sf[i]);
+	conform_case *cases = NULL;
+	size_t n = 0;
+	bool allow = false;
+	if (ok)
+		ok = join_shards(sf, nf, &cases, &n, &allow);
+	if (ok && !n) {
+		fprintf(stderr, "chainsim conform merge: the shards selected no case\n");
+		ok = false;
+	}
+	if (ok) {
+		allow |= allow_flag;
+		for (size_t i = 0; i < n; i++)
+			if (cases[i].outcome != CONFORM_PASS)
+				fprintf(stdout, "%-7s %s: %s\n",
+					cases[i].outcome == CONFORM_FAIL ? "FAIL"
+					: cases[i].outcome == CONFORM_CRASHED ? "CRASH"
+					: cases[i].outcome == CONFORM_TIMEOUT ? "TIMEOUT"
+									       : "UNAVAIL",
+					cases[i].path, cases[i].reason);
+		conform_summary s = conform_summarize(cases, n);
+		conform_print_summary(stdout, &s);
+		rc = conform_exit_status(&s, allow);
+		char err[256];
+		conform_meta m = { .backend = json_object_get_string_member_with_default(
+					   sf[0].root, "backend", "sim"),
+				   .shard_index = 1, .shard_count = 1,
+				   .allow_unavailable = allow };
+		JsonArray *sel = json_object_get_array_member(sf[0].root, "selection");
+		char **selv = calloc(n, sizeof(*selv));
+		for (size_t i = 0; selv && i < n; i++)
+			selv[i] = (char *)json_array_get_string_element(sel, (guint)i);
+		m.selection = selv;
+		m.nselection = selv ? n : 0;
+		if (json_out && !conform_write_json(json_out, &m, cases, n, err, sizeof(err))) {
+			fprintf(stderr, "chainsim conform merge: --json %s: %s\n", json_out, err);
+			rc = CS_EXIT_INTERNAL;
+		}
+		if (junit_out && !conform_write_junit(junit_out, cases, n, err, sizeof(err))) {
+			fprintf(stderr, "chainsim conform merge: --junit %s: %s\n", junit_out, err);
+			rc = CS_EXIT_INTERNAL;
+		}
+		free(selv);
+	}
+	free(cases);
+	for (size_t i = 0; sf && i < nf; i++)
+		if (sf[i].parser)
+			g_object_unref(sf[i].parser);
+	free(sf);
+	g_ptr_array_free(files, TRUE);
+	return rc;
+}
