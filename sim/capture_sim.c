@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "chainsim/capture.h"
+#include "chainsim/file.h"
 #include "chainsim/device.h"
 #include "chainsim/ptxrun.h"
 #include "chainsim/results.h"
@@ -197,12 +198,10 @@ static void tap_record(void *ctx, const cs_event *ev)
 static void tap_module(void *ctx, const char *path, const char *ptx_path)
 {
 	exporter *e = ctx;
-	gchar *file = NULL, *ptx = NULL;
-	gsize flen = 0, plen = 0;
-	if (!g_file_get_contents(path, &file, &flen, NULL) ||
-	    (ptx_path && !g_file_get_contents(ptx_path, &ptx, &plen, NULL))) {
-		cs_diag_set(e->d, CS_ERR_INPUT, "cannot read module '%s' for the capture",
-			    ptx_path && file ? ptx_path : path);
+	char *file = NULL, *ptx = NULL;
+	size_t flen = 0, plen = 0;
+	if (!cs_file_read(path, CS_FILE_MAX_BINARY, "the module", &file, &flen, e->d) ||
+	    (ptx_path && !cs_file_read(ptx_path, CS_FILE_MAX_PTX, "the PTX", &ptx, &plen, e->d))) {
 		e->failed = true;
 	} else {
 		cs_capture_item it = { .type = CS_CAP_MODULE, .bytes = (uint8_t *)file, .nbytes = flen,
@@ -211,8 +210,8 @@ static void tap_module(void *ctx, const char *path, const char *ptx_path)
 		snprintf(it.name, sizeof(it.name), "%.63s", base ? base + 1 : path);
 		add(e, &it);
 	}
-	g_free(file);
-	g_free(ptx);
+	free(file);
+	free(ptx);
 }
 
 static void tap_expect_mem(void *ctx, uint64_t va, uint64_t len)

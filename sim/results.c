@@ -1,5 +1,6 @@
 /* Results files (docs/capture.md, "Results"). libc only: chainsim-hw writes
  * them on a GPU machine; `chainsim diff --hw-results` reads them back. */
+#include "chainsim/file.h"
 #include "chainsim/results.h"
 
 #include <errno.h>
@@ -183,9 +184,15 @@ static bool parse_line(cs_results *r, char **w, int n, const char *path, uint32_
 bool cs_results_load(const char *path, cs_results *r, cs_diag *d)
 {
 	memset(r, 0, sizeof(*r));
-	FILE *f = fopen(path, "r");
+	/* Through the bounded reader (a regular file, a cap), then read by lines. */
+	char *text = NULL;
+	size_t tlen = 0;
+	if (!cs_file_read(path, CS_FILE_MAX_TEXT, "the results", &text, &tlen, d))
+		return false;
+	FILE *f = fmemopen(text, tlen ? tlen : 1, "r");
 	if (!f) {
-		cs_diag_set(d, CS_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+		free(text);
+		cs_diag_set(d, CS_ERR_NOMEM, "%s: cannot read the results: %s", path, strerror(errno));
 		return false;
 	}
 	size_t cap = (2u << 20) + 64;
@@ -240,6 +247,7 @@ bool cs_results_load(const char *path, cs_results *r, cs_diag *d)
 	}
 	free(line);
 	fclose(f);
+	free(text);
 	if (ok && (!head[0] || !head[1] || !head[2] || !head[3]))
 		ok = BADL(d, path, ln ? ln : 1, "incomplete header (chainsim-results, backend, capture, "
 			  "ran)");

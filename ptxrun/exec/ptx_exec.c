@@ -1809,7 +1809,9 @@ static int warp_run(run *R, warp *w)
 		case OP_TRAP:
 			if (!m)
 				break;
-			set_fault(R, w, (uint32_t)__builtin_ctz(m), pc, 0, CS_ACCESS_FETCH, "trap executed");
+			/* the kernel stopped itself: an error of the grid, not a memory
+			 * fault (the judge would read a fetch at 0 as unmapped code) */
+			set_error(R, w, pc, "the kernel executed trap");
 			goto stop;
 		case OP_COUNT:
 		default:

@@ -139,6 +139,21 @@ Test(inputs, scenario_readers_refuse_devices_folders_and_big_files, .timeout = 3
 	g_free(src);
 	expect_refused((const char *const[]){ "disasm", "/dev/zero", "--arch", "hopper", NULL },
 		       "/dev/zero: the pushbuffer bytes: a character device");
+	/* the results of diff --hw-results too: a FIFO is refused, not waited on */
+	char *cap = g_strdup_printf("%s/inputs-%d.cap", g_get_tmp_dir(), (int)getpid());
+	cli_out e = chainsim((const char *const[]){
+		"export", "tests/conformance/complete-hopper-pcas.chain", "-o", cap, NULL });
+	cr_assert_eq(e.status, 0, "%s", e.err);
+	g_free(e.out);
+	g_free(e.err);
+	char *rfifo = g_strdup_printf("%s/inputs-%d-results.fifo", g_get_tmp_dir(), (int)getpid());
+	cr_assert(mkfifo(rfifo, 0600) == 0);
+	expect_refused((const char *const[]){ "diff", "--hw-results", rfifo, cap, NULL },
+		       "a FIFO, and only regular files");
+	g_unlink(rfifo);
+	g_unlink(cap);
+	g_free(rfifo);
+	g_free(cap);
 	/* conform's cases go through the same reader */
 	cli_out o = chainsim((const char *const[]){ "conform", "/dev/zero", NULL });
 	cr_expect_eq(o.status, 2, "%s", o.err);
