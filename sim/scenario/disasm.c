@@ -8,11 +8,14 @@
 #include <string.h>
 
 #include "chainsim/fe.h"
+#include "chainsim/gr.h"
 #include "chainsim/pushbuf.h"
 #include "chainsim/registry.h"
 #include "scn.h"
 
-enum { DIS_RAW_PER_LINE = 8, DIS_COMMENT_MAX = 480 };
+/* A decode comment longer than DIS_COMMENT_WIDTH goes on in comment lines of
+ * its own, split between its parts (never inside one). */
+enum { DIS_RAW_PER_LINE = 8, DIS_COMMENT_WIDTH = 160 };
 
 typedef struct dis {
 	const cs_disasm_opts *o;
@@ -50,16 +53,10 @@ static void method_text(dis *ds, uint32_t subch, uint32_t m, char *buf, size_t l
 static void comment_add(GString *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void comment_add(GString *c, const char *fmt, ...)
 {
-	if (c->len >= DIS_COMMENT_MAX)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
 	g_string_append_vprintf(c, fmt, ap);
 	va_end(ap);
-	if (c->len >= DIS_COMMENT_MAX) {
-		g_string_truncate(c, DIS_COMMENT_MAX);
-		g_string_append(c, "...");
-	}
 }
 
 /* Decoded names and fields of a method's data dwords, for the comment. */
@@ -95,11 +92,87 @@ static void describe(dis *ds, uint32_t op, uint32_t subch, uint32_t m, const uin
 	}
 }
 
+/* An inline QMD loaded from its first dword in one run (LOAD_INLINE_QMD_DATA
+ * on a compute class): its layout, else NULL. */
+static const cs_qmd_layout *inline_qmd_layout(dis *ds, uint32_t op, uint32_t subch, uint32_t m,
+					      uint32_t count)
+{
+	uint32_t cls = ds->bind.cls[subch] ? ds->bind.cls[subch]
+					   : cs_registry_conventional_class(ds->arch, subch);
+	if (op != CS_SECOP_INC || m != CS_GR_LOAD_INLINE_QMD_DATA ||
+	    cs_class_kind_of(cls) != CS_CLASS_COMPUTE)
+		return NULL;
+	const cs_qmd_layout *l = cs_qmd_layout_of(cs_class_qmd_major(cls));
+	return l && count <= l->bytes / 4 ? l : NULL;
+}
+
+/* Its non-zero fields by name, one comment line each in dword order, with the
+ * dword each starts in (the assembler ignores comment lines: the round trip
+ * holds). */
+typedef struct qmd_line {
+	unsigned lo;
+	char text[112];
+} qmd_line;
+
+static int qmd_line_cmp(const void *a, const void *b)
+{
+	const qmd_line *x = a, *y = b;
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+static void emit_qmd_fields(dis *ds, const cs_qmd_layout *l, const uint32_t *data, uint32_t count)
+{
+	cs_qmd q;
+	memset(&q, 0, sizeof(q));
+	q.layout = l;
+	memcpy(q.dw, data, sizeof(uint32_t) * count);
+	GArray *lines = g_array_new(FALSE, FALSE, sizeof(qmd_line));
+	for (unsigned f = 0; f < l->nfields; f++) {
+		const cs_qmd_field *fd = &l->fields[f];
+		for (unsigned i = 0; i < fd->count; i++) {
+			qmd_line ln = { .lo = fd->lo + i * fd->stride };
+			uint64_t v = ln.lo / 32 < count ? cs_qmd_field_get(&q, fd, i) : 0;
+			if (!v)
+				continue;
+			char name[64];
+			if (fd->count > 1)
+				snprintf(name, sizeof(name), "%s(%u)", fd->name, i);
+			else
+				snprintf(name, sizeof(name), "%s", fd->name);
+			snprintf(ln.text, sizeof(ln.text), "dw %2u  %-36s 0x%llx", ln.lo / 32, name,
+				 (unsigned long long)v);
+			g_array_append_val(lines, ln);
+		}
+	}
+	g_array_sort(lines, qmd_line_cmp);
+	for (guint i = 0; i < lines->len; i++)
+		g_string_append_printf(ds->out, "  #   %s\n", g_array_index(lines, qmd_line, i).text);
+	g_array_free(lines, TRUE);
+}
+
 static void line_end(dis *ds, GString *c)
 {
-	if (c->len)
-		g_string_append_printf(ds->out, "  # %s", c->str);
-	g_string_append_c(ds->out, '\n');
+	const char *p = c->str, *end = c->str + c->len;
+	if (p == end)
+		g_string_append_c(ds->out, '\n');
+	while (p < end) {
+		/* as many "; "-separated parts as fit the width (at least one); the
+		 * first line follows the instruction, the rest are comment lines */
+		const char *cut = end;
+		if ((size_t)(end - p) > DIS_COMMENT_WIDTH) {
+			const char *sep = NULL;
+			for (const char *q = p + 1; q < end; q++) {
+				if (q[0] != ';' || q[1] != ' ')
+					continue;
+				if (sep && q - p > DIS_COMMENT_WIDTH)
+					break;
+				sep = q;
+			}
+			cut = sep ? sep : end;
+		}
+		g_string_append_printf(ds->out, "  # %.*s\n", (int)(cut - p), p);
+		p = cut < end ? cut + 2 : end;
+	}
 	g_string_truncate(c, 0);
 }
 
@@ -168,8 +241,16 @@ static void emit_group(dis *ds, uint32_t h, const uint32_t *data, uint32_t got)
 	g_string_append_printf(ds->out, "  %s %u %s", kw, subch, mt);
 	for (uint32_t i = 0; i < count; i++)
 		g_string_append_printf(ds->out, " 0x%x", data[i]);
-	describe(ds, op, subch, m, data, count, c);
-	line_end(ds, c);
+	const cs_qmd_layout *ql = inline_qmd_layout(ds, op, subch, m, count);
+	if (ql) {
+		comment_add(c, "inline QMD %s, dwords 0..%u; its non-zero fields:", ql->name,
+			    count - 1);
+		line_end(ds, c);
+		emit_qmd_fields(ds, ql, data, count);
+	} else {
+		describe(ds, op, subch, m, data, count, c);
+		line_end(ds, c);
+	}
 	for (uint32_t i = 0; i < count; i++)
 		cs_binding_note(&ds->bind, subch, method_of(op, m, i), data[i]);
 out:

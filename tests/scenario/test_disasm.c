@@ -361,3 +361,62 @@ Test(text, names_follow_set_object_in_the_stream)
 	cr_assert(strstr(t, "  inc 3 SEND_PCAS_A 0x10"), "%s", t);
 	free(t);
 }
+
+/* An inline QMD is decoded field by field under its LOAD_INLINE_QMD_DATA line
+ * (each non-zero field with the dword it starts in), a long decode comment
+ * goes on in comment lines instead of being cut, and the text still
+ * assembles back to the same dwords. */
+Test(text, inline_qmd_decoded_by_field_and_round_trips)
+{
+	static const char src[] = "arch hopper\nalloc code 256\nalloc cb 0x400 align=256\n"
+				  "qmd Q program=code grid=2,3,1 block=32 cbank0=cb,0x400\n"
+				  "push pb\n  inc 1 SET_OBJECT 0xCBC0\n"
+				  "  inc 1 LOAD_INLINE_QMD_DATA(0) @Q\nend\n";
+	size_t n;
+	uint32_t *w = reassemble_named(src, "pb", &n);
+	cs_disasm_opts o = { .arch = CS_ARCH_HOPPER, .name = "pb" };
+	char *text = disasm_ok(w, n, &o);
+	cr_expect(strstr(text, "# inline QMD V04_00, dwords 0..95; its non-zero fields:\n"), "%s", text);
+	cr_expect(strstr(text, "GRID_WIDTH                           0x2\n"), "%s", text);
+	cr_expect(strstr(text, "GRID_HEIGHT                          0x3\n"), "%s", text);
+	cr_expect(strstr(text, "CTA_THREAD_DIMENSION0                0x20\n"), "%s", text);
+	cr_expect(strstr(text, "...") == NULL, "a comment was cut: %s", text);
+	size_t n2;
+	uint32_t *w2 = reassemble(text, &n2);
+	cr_assert_eq(n2, n);
+	cr_expect(memcmp(w, w2, n * 4) == 0, "the round trip changed the dwords");
+	g_free(w2);
+	g_free(text);
+	g_free(w);
+}
+
+/* A decode comment longer than a line goes on in comment lines, split between
+ * its parts: nothing is cut, and the text assembles back. */
+Test(text, long_decode_comments_wrap_between_parts)
+{
+	uint32_t w[1 + 12];
+	w[0] = cs_pb_noninc(0, CS_FE_M_SEM_EXECUTE, 12);
+	for (unsigned i = 0; i < 12; i++)
+		w[1 + i] = cs_fe_sem_execute(CS_FE_SEM_RELEASE, i & 1, false, true, 0, false);
+	cs_disasm_opts o = { .arch = CS_ARCH_HOPPER, .name = "pb" };
+	char *text = disasm_ok(w, 13, &o);
+	unsigned parts = 0, comment_lines = 0;
+	for (const char *p = text; (p = strstr(p, "SEM_EXECUTE: ")); p++)
+		parts++;
+	cr_expect_eq(parts, 12, "every dword's decode is there:\n%s", text);
+	gchar **lines = g_strsplit(text, "\n", -1);
+	for (gchar **l = lines; *l; l++) {
+		if (g_str_has_prefix(*l, "  # SEM_EXECUTE"))
+			comment_lines++;
+		const char *c = strstr(*l, "# ");
+		cr_expect(!c || strlen(c) < 2 + 160 + 80, "a comment line of %zu: %s", strlen(c), *l);
+	}
+	g_strfreev(lines);
+	cr_expect_geq(comment_lines, 2, "the comment went on in comment lines:\n%s", text);
+	size_t n2;
+	uint32_t *w2 = reassemble(text, &n2);
+	cr_assert_eq(n2, 13);
+	cr_expect(memcmp(w, w2, sizeof(w)) == 0, "the round trip changed the dwords");
+	g_free(w2);
+	g_free(text);
+}
