@@ -221,6 +221,9 @@ cs_report *cs_report_judge(const cs_report_input *in)
 		finish_chain(j, c);
 		if (k == 0)
 			memcpy(row0, c->rows, sizeof(row0));
+		/* baddiag[st] holds the diagnosis of the row the overall chain takes at
+		 * st: the first launch that broke there, else the first that could not
+		 * be observed there (a break always wins, so it may overwrite). */
 		for (int st = 6; st <= 10; st++) {
 			if (c->rows[st].status == CS_STAGE_NOT_OBSERVABLE && first_unobs[st] < 0) {
 				first_unobs[st] = (int)k;
