@@ -187,13 +187,10 @@ static int setup_device(hw_session *s)
 	return 0;
 }
 
-/* GPU-visible memory at *va (0: a free VA, returned), mapped for the CPU and
- * zeroed. */
-static int memory(hw_session *s, uint64_t size, uint64_t *va, uint32_t *mem, uint8_t **cpu)
+/* GPU-visible memory at va, mapped for the CPU and zeroed. */
+static int memory(hw_session *s, uint64_t size, uint64_t va, uint32_t *mem, uint8_t **cpu)
 {
-	if (!*va)
-		*va = free_va(s, size);
-	cs_hw_alloc_args m = { .size = size, .gpu_va = *va, .h_virtual = s->virtual };
+	cs_hw_alloc_args m = { .size = size, .gpu_va = va, .h_virtual = s->virtual };
 	void *p;
 	int e;
 	if ((e = obj_alloc(s, s->device, CS_HW_MEMORY, &m, mem)) || (e = obj_map(s, *mem, size, &p)))
@@ -210,10 +207,10 @@ static int setup_channel(hw_session *s, const cs_capture_item *it)
 	ch->userd_off = round_page((uint64_t)it->entries * 8);
 	uint64_t size = round_page(ch->userd_off + CS_HW_USERD_SIZE);
 	uint32_t mem, error, obj;
-	uint64_t ring_va = 0, error_va = 0;
+	uint64_t ring_va = free_va(s, size);
 	int e;
-	if ((e = memory(s, size, &ring_va, &mem, &ch->cpu)) ||
-	    (e = memory(s, PAGE, &error_va, &error, &ch->notify)))
+	if ((e = memory(s, size, ring_va, &mem, &ch->cpu)) ||
+	    (e = memory(s, PAGE, free_va(s, PAGE), &error, &ch->notify)))
 		return e;
 	cs_hw_alloc_args a = { .h_ctxshare = s->ctxshare, .h_memory = mem, .h_error = error,
 			       .ring_va = ring_va, .entries = it->entries,
@@ -234,11 +231,10 @@ static int setup_channel(hw_session *s, const cs_capture_item *it)
 
 static int setup_region(hw_session *s, const cs_capture_item *it)
 {
-	uint64_t va = it->host_va;
 	uint32_t mem;
 	uint8_t *cpu;
 	int e;
-	if ((e = memory(s, round_page(it->size), &va, &mem, &cpu)))
+	if ((e = memory(s, round_page(it->size), it->host_va, &mem, &cpu)))
 		return e;
 	memcpy(cpu, it->bytes, it->nbytes);
 	hw_region *nr = realloc(s->regions, (s->nregions + 1) * sizeof(*nr));

@@ -3,7 +3,7 @@
 # diff --hw-results, chainsim-hw (exit 3 without a device, static libc only)
 # and chainsim-hw-fake (signals, timeouts, failing allocations, hostile input).
 # Usage: test_cli.sh BUILD_ROOT SOURCE_ROOT CHECK... (checks: pipeline exit3
-# hostile signal diff ldd)
+# hostile signal diff devcheck ldd)
 set -u
 build=$1 src=$2
 shift 2
@@ -33,6 +33,7 @@ check_pipeline() {
 		expect_rc 0 "$b: run .cap" "$cs" run "$tmp/$b.cap" --results "$tmp/$b.sim"
 		expect_rc 0 "$b: chainsim-hw-fake" "$fake" "$tmp/$b.cap" -o "$tmp/$b.hw"
 		expect_err "0 objects still allocated" "$b: fake RM leak"
+		expect_err "0 requests refused, 0 mappings and 0 files still open" "$b: fake driver"
 		expect_rc 0 "$b: diff" "$cs" diff --hw-results "$tmp/$b.hw" "$tmp/$b.cap"
 		grep -q "no divergence" "$tmp/out" || fail "$b: diff found a divergence"
 		diff <(grep -v '^submit\|^backend' "$tmp/$b.sim") <(grep -v '^submit\|^backend' "$tmp/$b.hw") >/dev/null ||
@@ -52,6 +53,9 @@ check_exit3() {
 	[ ! -e "$tmp/a.res" ] || fail "a results file was written without a device"
 	expect_rc 3 "fake RM absent" "$fake" --fake-absent "$tmp/a.cap" -o "$tmp/a.res"
 	expect_err "/dev/nvidiactl" "fake absent names the node"
+	expect_rc 3 "a driver of unknown layouts" "$fake" --fake-driver-version 595.45.04 "$tmp/a.cap" -o "$tmp/a.res"
+	expect_err "driver 595.45.04" "exit 3 names the driver version"
+	[ ! -e "$tmp/a.res" ] || fail "a results file was written for an unknown driver"
 }
 
 check_hostile() {

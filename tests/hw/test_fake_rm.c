@@ -1,4 +1,5 @@
-/* chainsim-hw's replay (hw/replay.c) over the fake RM (hwfake/): every corpus
+/* chainsim-hw's replay (hw/replay.c) and real RM layer (hw/rm_nv.c) over the
+ * fake driver and GPU (hwfake/), which check every request: every corpus
  * scenario with a submission goes scenario -> capture -> fake-RM replay, and
  * its results equal the simulator's replay of the same capture (`chainsim
  * run FILE.cap --results`), GP_GET aside where the generation hides it. Every
@@ -255,6 +256,78 @@ Test(fake_rm, missing_class_is_unavailable_and_released)
 		     CS_HW_EXIT_UNAVAILABLE);
 	cr_expect(strstr(why, "c86f"), "%s", why);
 	cr_expect_geq(cs_fake_rm_allocs(f), 3);
+	cr_expect_eq(cs_fake_rm_live(f), 0);
+	cr_expect_eq(h.ran, 0);
+	cs_results_clear(&h);
+	cs_fake_rm_free(f);
+	cs_capture_free(c);
+	g_free(img);
+	g_free(path);
+}
+
+/* The object sequence of docs/capture.md "RM facts", as the fake driver saw
+ * the real layer's requests for a one-channel Hopper capture. */
+Test(fake_rm, the_real_layer_issues_the_documented_sequence)
+{
+	char *path = corpus_path("complete-hopper-pcas.chain");
+	size_t len;
+	uint8_t *img = export_image(path, &len);
+	cs_diag d;
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cs_fake_rm_config fc = { 0 };
+	cs_fake_rm *f = cs_fake_rm_new(&fc);
+	cs_results h;
+	char why[CS_HW_WHY_MAX];
+	int sig;
+	cr_assert_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why), CS_HW_EXIT_OK, "%s", why);
+	/* version first; client; the GPU found and attached before the device;
+	 * the class list (count, then the list); usermode mapped through a fresh
+	 * registered /dev/nvidiaN; VA space, its virtual range, group, context
+	 * share; the channel's ring+USERD and notifier memory, each mapped for
+	 * the GPU at a fixed VA and for the CPU through a fresh control fd; the
+	 * channel, compute and copy objects, the token; the schedule */
+	const char *setup =
+		"open ctl\nCHECK_VERSION_STR\nRM_ALLOC 0x0041\nCARD_INFO\nRM_CONTROL 0x00000205\n"
+		"open gpu\nREGISTER_FD\nRM_ALLOC 0x0080\nRM_ALLOC 0x2080\n"
+		"RM_CONTROL 0x00800201\nRM_CONTROL 0x00800201\n"
+		"RM_ALLOC 0xc661\nopen gpu\nREGISTER_FD\nRM_MAP_MEMORY\nmmap\nclose\n"
+		"RM_ALLOC 0x90f1\nRM_ALLOC 0x0070\nRM_ALLOC 0xa06c\nRM_ALLOC 0x9067\n"
+		"RM_ALLOC 0x003e\nRM_MAP_MEMORY_DMA\nopen ctl\nRM_MAP_MEMORY\nmmap\nclose\n"
+		"RM_ALLOC 0x003e\nRM_MAP_MEMORY_DMA\nopen ctl\nRM_MAP_MEMORY\nmmap\nclose\n"
+		"RM_ALLOC 0xc86f\nRM_ALLOC 0xcbc0\nRM_ALLOC 0xc8b5\nRM_CONTROL 0xc36f0108\n"
+		"RM_CONTROL 0xa06c0101\n";
+	const char *log = cs_fake_rm_log(f);
+	cr_expect(g_str_has_prefix(log, setup), "the setup sequence differs:\n%s", log);
+	/* the GPU's fd closes after the device is freed, the control fd last */
+	cr_expect(g_str_has_suffix(log, "RM_FREE\nclose\nRM_FREE\nclose\n"), "teardown:\n%s", log);
+	cr_expect(strstr(log, "\ndoorbell\n"), "no doorbell");
+	cr_expect_eq(cs_fake_rm_refusals(f), 0);
+	cr_expect_eq(cs_fake_rm_live(f), 0);
+	cs_results_clear(&h);
+	cs_fake_rm_free(f);
+	cs_capture_free(c);
+	g_free(img);
+	g_free(path);
+}
+
+/* A driver whose layouts chainsim-hw does not know: exit 3 naming its version,
+ * before any RM object exists. */
+Test(fake_rm, unknown_driver_version_is_unavailable)
+{
+	char *path = corpus_path("complete-hopper-pcas.chain");
+	size_t len;
+	uint8_t *img = export_image(path, &len);
+	cs_diag d;
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cs_fake_rm_config fc = { .driver_version = "595.45.04" };
+	cs_fake_rm *f = cs_fake_rm_new(&fc);
+	cs_results h;
+	char why[CS_HW_WHY_MAX];
+	int sig;
+	cr_expect_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why),
+		     CS_HW_EXIT_UNAVAILABLE);
+	cr_expect(strstr(why, "595.45.04") && strstr(why, "580"), "%s", why);
+	cr_expect_eq(cs_fake_rm_allocs(f), 0);
 	cr_expect_eq(cs_fake_rm_live(f), 0);
 	cr_expect_eq(h.ran, 0);
 	cs_results_clear(&h);
