@@ -43,7 +43,8 @@
 /* ---- controls ----------------------------------------------------------------- */
 
 #define NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2 0x205u     /* ctrl/ctrl0000/ctrl0000gpu.h */
-#define NV0080_CTRL_CMD_GPU_GET_CLASSLIST 0x800201u   /* ctrl/ctrl0080/ctrl0080gpu.h */
+#define NV0080_CTRL_CMD_GPU_GET_CLASSLIST_V2 0x800292u /* ctrl/ctrl0080/ctrl0080gpu.h */
+#define NV0080_CTRL_GPU_CLASSLIST_MAX_SIZE 200
 #define NVA06C_CTRL_CMD_GPFIFO_SCHEDULE 0xa06c0101u   /* ctrl/ctrla06c.h */
 #define NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN 0xc36f0108u /* ctrl/ctrlc36f.h */
 
@@ -215,10 +216,10 @@ typedef struct nv0000_gpu_get_id_info_v2 { /* ctrl/ctrl0000/ctrl0000gpu.h */
 	int32_t numa_id;
 } nv0000_gpu_get_id_info_v2;
 
-typedef struct nv0080_gpu_get_classlist { /* ctrl/ctrl0080/ctrl0080gpu.h */
+typedef struct nv0080_gpu_get_classlist_v2 { /* ctrl/ctrl0080/ctrl0080gpu.h (no embedded pointer) */
 	uint32_t num_classes;
-	uint64_t class_list; /* pointer to num_classes u32s; 0 asks for the count */
-} nv0080_gpu_get_classlist;
+	uint32_t class_list[NV0080_CTRL_GPU_CLASSLIST_MAX_SIZE];
+} nv0080_gpu_get_classlist_v2;
 
 typedef struct nva06c_gpfifo_schedule { /* ctrl/ctrla06f/ctrla06fgpfifo.h (A06C aliases it) */
 	uint8_t enable, skip_submit, skip_enable;
@@ -266,7 +267,7 @@ NV_ABI_AT(nv_channel_alloc_params, process_id, 296);
 NV_ABI_AT(nv_channel_alloc_params, tpc_config_id, 360);
 NV_ABI_SIZE(nv_channel_alloc_params, 368);
 NV_ABI_SIZE(nv0000_gpu_get_id_info_v2, 32);
-NV_ABI_SIZE(nv0080_gpu_get_classlist, 16);
+NV_ABI_SIZE(nv0080_gpu_get_classlist_v2, 804);
 NV_ABI_SIZE(nva06c_gpfifo_schedule, 3);
 NV_ABI_SIZE(nvc36f_work_submit_token, 4);
 

@@ -382,38 +382,33 @@ static cs_hw_rc nv_classes(void *ctx, uint32_t device, const uint32_t *need, siz
 			   uint32_t *usermode, char *why)
 {
 	cs_hw_rm_nv *nv = ctx;
-	nv0080_gpu_get_classlist q = { 0 };
-	cs_hw_rc rc = control(nv, device, NV0080_CTRL_CMD_GPU_GET_CLASSLIST, &q, sizeof(q), why);
-	if (rc != CS_HW_OK)
-		return rc;
-	if (q.num_classes == 0 || q.num_classes > 4096) {
-		snprintf(why, CS_HW_WHY_MAX, "the class list counts %u classes", q.num_classes);
-		return CS_HW_FAILED;
-	}
-	uint32_t *list = calloc(q.num_classes, sizeof(*list));
-	if (!list)
+	nv0080_gpu_get_classlist_v2 *q = calloc(1, sizeof(*q));
+	if (!q)
 		return out_of_memory(why);
-	q.class_list = (uint64_t)(uintptr_t)list;
-	rc = control(nv, device, NV0080_CTRL_CMD_GPU_GET_CLASSLIST, &q, sizeof(q), why);
+	cs_hw_rc rc = control(nv, device, NV0080_CTRL_CMD_GPU_GET_CLASSLIST_V2, q, sizeof(*q), why);
+	if (rc == CS_HW_OK && q->num_classes > NV0080_CTRL_GPU_CLASSLIST_MAX_SIZE) {
+		snprintf(why, CS_HW_WHY_MAX, "the class list counts %u classes", q->num_classes);
+		rc = CS_HW_FAILED;
+	}
 	/* the newest usermode class the GPU offers */
 	static const uint32_t usermodes[] = { CS_HW_USERMODE_BLACKWELL, CS_HW_USERMODE_HOPPER,
 					      CS_HW_USERMODE_AMPERE, CS_HW_USERMODE_TURING };
 	*usermode = 0;
 	for (size_t u = 0; rc == CS_HW_OK && u < sizeof(usermodes) / sizeof(*usermodes); u++)
-		for (uint32_t i = 0; !*usermode && i < q.num_classes; i++)
-			if (list[i] == usermodes[u])
+		for (uint32_t i = 0; !*usermode && i < q->num_classes; i++)
+			if (q->class_list[i] == usermodes[u])
 				*usermode = usermodes[u];
 	for (size_t n = 0; rc == CS_HW_OK && n < nneed; n++) {
 		bool found = false;
-		for (uint32_t i = 0; i < q.num_classes && !found; i++)
-			found = list[i] == need[n];
+		for (uint32_t i = 0; i < q->num_classes && !found; i++)
+			found = q->class_list[i] == need[n];
 		if (!found) {
 			snprintf(why, CS_HW_WHY_MAX, "the GPU offers no class 0x%04x, which the capture "
 				 "uses", need[n]);
 			rc = CS_HW_UNAVAILABLE;
 		}
 	}
-	free(list);
+	free(q);
 	if (rc == CS_HW_OK && !*usermode) {
 		snprintf(why, CS_HW_WHY_MAX, "the GPU offers no usermode class (C761, C661, C561, C461)");
 		rc = CS_HW_UNAVAILABLE;

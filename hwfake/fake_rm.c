@@ -570,19 +570,12 @@ static uint32_t do_control(cs_fake_rm *f, nvos54_parameters *p)
 		q->device_instance = 0;
 		return NV_OK;
 	}
-	case NV0080_CTRL_CMD_GPU_GET_CLASSLIST: {
-		nv0080_gpu_get_classlist *q = params;
+	case NV0080_CTRL_CMD_GPU_GET_CLASSLIST_V2: {
+		nv0080_gpu_get_classlist_v2 *q = params;
 		if (p->params_size != sizeof(*q) || !is_class(f, p->h_object, CS_HW_DEVICE))
-			return refuse(f, NV_ERR_INVALID_ARGUMENT, "GET_CLASSLIST on 0x%x", p->h_object);
-		uint32_t list[4096];
-		size_t n = cs_fake_model_class_list(f->model, list, 4096);
-		if (q->class_list) {
-			if (q->num_classes < n)
-				return refuse(f, NV_ERR_INVALID_ARGUMENT, "class list room for %u of %zu",
-					      q->num_classes, n);
-			memcpy((void *)(uintptr_t)q->class_list, list, n * sizeof(uint32_t));
-		}
-		q->num_classes = (uint32_t)n;
+			return refuse(f, NV_ERR_INVALID_ARGUMENT, "GET_CLASSLIST_V2 on 0x%x", p->h_object);
+		q->num_classes = (uint32_t)cs_fake_model_class_list(f->model, q->class_list,
+								    NV0080_CTRL_GPU_CLASSLIST_MAX_SIZE);
 		return NV_OK;
 	}
 	case NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN: {

@@ -281,7 +281,7 @@ Test(fake_rm, the_real_layer_issues_the_documented_sequence)
 	int sig;
 	cr_assert_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why), CS_HW_EXIT_OK, "%s", why);
 	/* version first; client; the GPU found and attached before the device;
-	 * the class list (count, then the list); usermode mapped through a fresh
+	 * the class list; usermode mapped through a fresh
 	 * registered /dev/nvidiaN; VA space, its virtual range, group, context
 	 * share; the channel's ring+USERD and notifier memory, each mapped for
 	 * the GPU at a fixed VA and for the CPU through a fresh control fd; the
@@ -289,7 +289,7 @@ Test(fake_rm, the_real_layer_issues_the_documented_sequence)
 	const char *setup =
 		"open ctl\nCHECK_VERSION_STR\nRM_ALLOC 0x0041\nCARD_INFO\nRM_CONTROL 0x00000205\n"
 		"open gpu\nREGISTER_FD\nRM_ALLOC 0x0080\nRM_ALLOC 0x2080\n"
-		"RM_CONTROL 0x00800201\nRM_CONTROL 0x00800201\n"
+		"RM_CONTROL 0x00800292\n"
 		"RM_ALLOC 0xc661\nopen gpu\nREGISTER_FD\nRM_MAP_MEMORY\nmmap\nclose\n"
 		"RM_ALLOC 0x90f1\nRM_ALLOC 0x0070\nRM_ALLOC 0xa06c\nRM_ALLOC 0x9067\n"
 		"RM_ALLOC 0x003e\nRM_MAP_MEMORY_DMA\nopen ctl\nRM_MAP_MEMORY\nmmap\nclose\n"
