@@ -62,7 +62,26 @@ static cs_hw_rc status_of(const char *what, int r, uint32_t status, char *why)
 
 static int nv_ioctl(cs_hw_rm_nv *nv, int fd, unsigned long request, void *arg)
 {
-	return nv->sys->ioctl(nv->sys_ctx, fd, request, arg);
+	int r = nv->sys->ioctl(nv->sys_ctx, fd, request, arg);
+	if (!nv->trace)
+		return r;
+	int err = errno;
+	unsigned nr = _IOC_NR(request);
+	/* the RM status each escape reports, where its layout says */
+	const nvos21_parameters *alloc = arg;
+	const nvos54_parameters *ctl = arg;
+	if (nr == NV_ESC_RM_ALLOC)
+		fprintf(stderr, "chainsim-hw: RM_ALLOC class 0x%04x parent 0x%x new 0x%x: rc %d status "
+			"0x%x\n", alloc->h_class, alloc->h_object_parent, alloc->h_object_new, r,
+			alloc->status);
+	else if (nr == NV_ESC_RM_CONTROL)
+		fprintf(stderr, "chainsim-hw: RM_CONTROL 0x%08x on 0x%x: rc %d status 0x%x\n", ctl->cmd,
+			ctl->h_object, r, ctl->status);
+	else
+		fprintf(stderr, "chainsim-hw: escape 0x%02x (%u bytes) on fd %d: rc %d%s%s\n", nr,
+			(unsigned)_IOC_SIZE(request), fd, r, r < 0 ? ": " : "", r < 0 ? strerror(err) : "");
+	errno = err;
+	return r;
 }
 
 static void close_fd(cs_hw_rm_nv *nv, int *fd)
@@ -514,6 +533,8 @@ void cs_hw_rm_nv_init(cs_hw_rm_nv *nv, const cs_hw_nv_sys *sys, void *sys_ctx)
 	nv->ctl_path = getenv("CHAINSIM_HW_NVIDIACTL");
 	if (!nv->ctl_path)
 		nv->ctl_path = "/dev/nvidiactl";
+	const char *trace = getenv("CHAINSIM_HW_TRACE");
+	nv->trace = trace && *trace && strcmp(trace, "0");
 }
 
 const cs_hw_rm_ops cs_hw_rm_nv_ops = {

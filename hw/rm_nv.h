@@ -42,6 +42,7 @@ typedef struct cs_hw_rm_nv {
 	uint32_t client;       /* the RM's handle of our root client */
 	uint32_t client_alias; /* the handle the replay calls it by */
 	uint32_t device;       /* the replay's device handle (NVOS33/46 want it) */
+	bool trace;            /* $CHAINSIM_HW_TRACE: every request to stderr */
 	cs_hw_nv_obj *objs;
 	size_t nobjs, cap;
 } cs_hw_rm_nv;

@@ -41,6 +41,10 @@ check_pipeline() {
 		n=$((n + 1))
 	done
 	[ "$n" -ge 16 ] || fail "only $n complete-chain scenarios round-tripped"
+	# CHAINSIM_HW_TRACE: every RM request on stderr, with its status
+	CHAINSIM_HW_TRACE=1 expect_rc 0 "traced replay" "$fake" "$tmp/complete-hopper-pcas.cap" -o "$tmp/t.hw"
+	expect_err "RM_ALLOC class 0x0041 parent 0x0 new 0xc1d00001: rc 0 status 0x0" "trace: the client"
+	expect_err "RM_CONTROL 0xa06c0101 on " "trace: the schedule"
 	echo "pipeline: $n complete-chain scenarios round-tripped"
 }
 
@@ -148,6 +152,7 @@ check_devcheck() {
 	expect_err "nothing ran" "device-check: says nothing ran"
 	grep -q agree "$tmp/out" && fail "device-check printed a table without a device"
 	[ -x "$tmp/dc/chainsim-hw" ] || fail "device-check did not build chainsim-hw with cc"
+	[ -x "$tmp/dc/chainsim-hw.prebuilt" ] || fail "device-check --prepare did not copy chainsim-hw"
 }
 
 check_ldd() {
