@@ -18,7 +18,8 @@
 # outside (timeout(1): TERM at 12 s, which chainsim-hw answers by releasing
 # what it holds, KILL 3 s later); past 240 s the remaining captures are listed
 # as not run. So the whole check stays under 5 minutes. CHAINSIM_HW_TRACE=1
-# makes chainsim-hw print every RM request. Exit: 0 every capture agrees, 1 one
+# makes chainsim-hw print every RM request; CHAINSIM_HW_REHEARSAL=PATH (tests)
+# replays through chainsim-hw-fake instead, and says so. Exit: 0 every capture agrees, 1 one
 # does not (or one did not run), 3 no device, 2 usage.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -86,13 +87,17 @@ fi
 [ -f "$dir/verdicts" ] || { echo "device-check: $dir has no prepared captures" >&2; exit 2; }
 
 hw=$dir/chainsim-hw
-if ! build_hw "$hw"; then
+if [ -n "${CHAINSIM_HW_REHEARSAL:-}" ]; then
+	# the tests' rehearsal: the same table through chainsim-hw-fake (no GPU)
+	hw=$CHAINSIM_HW_REHEARSAL
+	echo "device-check: REHEARSAL through $hw: the fake RM on the simulator, not a GPU" >&2
+elif ! build_hw "$hw"; then
 	[ -x "$dir/chainsim-hw.prebuilt" ] || { echo "device-check: chainsim-hw does not build here" >&2; exit 2; }
 	echo "device-check: no cc build here; using the prepared static chainsim-hw" >&2
 	cp "$dir/chainsim-hw.prebuilt" "$hw"
 fi
 ctl=${CHAINSIM_HW_NVIDIACTL:-/dev/nvidiactl}
-if [ ! -e "$ctl" ]; then
+if [ -z "${CHAINSIM_HW_REHEARSAL:-}" ] && [ ! -e "$ctl" ]; then
 	echo "device-check: no $ctl: this is not a GPU machine; nothing ran, no table" >&2
 	exit 3
 fi

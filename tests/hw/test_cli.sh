@@ -153,6 +153,12 @@ check_devcheck() {
 	grep -q agree "$tmp/out" && fail "device-check printed a table without a device"
 	[ -x "$tmp/dc/chainsim-hw" ] || fail "device-check did not build chainsim-hw with cc"
 	[ -x "$tmp/dc/chainsim-hw.prebuilt" ] || fail "device-check --prepare did not copy chainsim-hw"
+	# the rehearsal: the same table through the fake RM, which says it is one
+	CHAINSIM=$cs CHAINSIM_HW_REHEARSAL=$fake expect_rc 0 "device-check rehearsal" \
+		"$src/tools/device-check.sh" "$tmp/dc"
+	expect_err "REHEARSAL" "the rehearsal says it is no GPU"
+	[ "$(grep -c ' yes *$' "$tmp/out")" = "$n" ] || fail "rehearsal: not every capture agrees"
+	grep -q "^wait-unmet  *broken  *broken  *yes" "$tmp/out" || fail "rehearsal: planted break row"
 }
 
 check_ldd() {
