@@ -64,8 +64,8 @@ typedef struct cs_hw_alloc_args {
 typedef struct cs_hw_rm_ops {
 	const char *name; /* "nvidia", "fake-rm": the results file's backend */
 	/* Open the driver and read its version first (layouts depend on it).
-	 * CS_HW_UNAVAILABLE names what is missing: the device node, the UVM
-	 * node, a driver version the layer does not know. */
+	 * CS_HW_UNAVAILABLE names what is missing: the device node, a driver
+	 * version the layer does not know. */
 	cs_hw_rc (*open)(void *rm, unsigned arch_code, char *version, size_t vlen, char *why);
 	/* After the device: whether the GPU offers every class in need (the
 	 * capture's host, compute and copy classes; CS_HW_UNAVAILABLE names the
