@@ -203,6 +203,11 @@ static int memory(hw_session *s, uint64_t size, uint64_t va, uint32_t *mem, uint
 static int setup_channel(hw_session *s, const cs_capture_item *it)
 {
 	hw_channel *ch = &s->ch[it->channel];
+	if (it->entries & (it->entries - 1)) { /* the GPU takes the ring's size as its log2 */
+		snprintf(s->why, CS_HW_WHY_MAX, "channel %u: a ring of %u entries; a GPU's ring is a "
+			 "power of two (docs/scenario.md)", it->channel, it->entries);
+		return CS_HW_EXIT_INPUT;
+	}
 	ch->entries = it->entries;
 	ch->userd_off = round_page((uint64_t)it->entries * 8);
 	uint64_t size = round_page(ch->userd_off + CS_HW_USERD_SIZE);

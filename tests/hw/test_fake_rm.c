@@ -336,3 +336,33 @@ Test(fake_rm, unknown_driver_version_is_unavailable)
 	g_free(img);
 	g_free(path);
 }
+
+/* A capture whose ring a GPU cannot take (not a power of two): bad input,
+ * named, after what was allocated is released. */
+Test(fake_rm, ring_not_a_power_of_two_is_bad_input)
+{
+	char *path = corpus_path("complete-hopper-pcas.chain");
+	size_t len;
+	uint8_t *img = export_image(path, &len);
+	cs_diag d;
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cr_assert(c);
+	for (size_t i = 0; i < c->nitems; i++)
+		if (c->items[i].type == CS_CAP_CHANNEL)
+			c->items[i].entries = 1000;
+	cs_fake_rm_config fc = { 0 };
+	cs_fake_rm *f = cs_fake_rm_new(&fc);
+	cs_results h;
+	char why[CS_HW_WHY_MAX];
+	int sig;
+	cr_expect_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why), CS_HW_EXIT_INPUT);
+	cr_expect(strstr(why, "1000 entries") && strstr(why, "power of two"), "%s", why);
+	cr_expect_eq(cs_fake_rm_live(f), 0);
+	cr_expect_eq(cs_fake_rm_refusals(f), 0);
+	cr_expect_eq(h.ran, 0);
+	cs_results_clear(&h);
+	cs_fake_rm_free(f);
+	cs_capture_free(c);
+	g_free(img);
+	g_free(path);
+}
