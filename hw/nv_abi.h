@@ -30,15 +30,10 @@
 #define NV_IOWR_SIZE(nr, size) _IOC(_IOC_READ | _IOC_WRITE, NV_IOCTL_MAGIC, (nr), (size))
 #define NV_IOWR(nr, type) NV_IOWR_SIZE(nr, sizeof(type))
 
-/* ---- classes (src/common/sdk/nvidia/inc/class/) --------------------------------- */
+/* ---- usermode (the class numbers the replay names are in hw/rm.h) -------------- */
 
-#define NV01_MEMORY_VIRTUAL 0x0070u   /* cl0070.h: a GPU VA range in a VA space */
-#define NVC361_NOTIFY_CHANNEL_PENDING 0x90 /* clc361.h: the usermode doorbell */
-#define NV_USERMODE_SIZE 0x10000      /* clc361.h NVC361_NV_USERMODE__SIZE */
-#define BLACKWELL_USERMODE_A 0xc761u  /* clc761.h */
-#define HOPPER_USERMODE_A 0xc661u     /* clc661.h */
-#define AMPERE_USERMODE_A 0xc561u     /* clc561.h */
-#define TURING_USERMODE_A 0xc461u     /* clc461.h */
+#define NVC361_NOTIFY_CHANNEL_PENDING 0x90 /* class/clc361.h: the doorbell */
+#define NV_USERMODE_SIZE 0x10000      /* class/clc361.h NVC361_NV_USERMODE__SIZE */
 
 /* ---- controls ----------------------------------------------------------------- */
 
@@ -73,12 +68,10 @@
 
 /* RM status codes (nvstatuscodes.h) the fake driver answers with. */
 #define NV_OK 0u
-#define NV_ERR_INSUFFICIENT_PERMISSIONS 0x1bu
 #define NV_ERR_INVALID_ARGUMENT 0x1fu
 #define NV_ERR_INVALID_CLASS 0x22u
 #define NV_ERR_INVALID_COMMAND 0x24u
 #define NV_ERR_INVALID_OBJECT_HANDLE 0x33u
-#define NV_ERR_INVALID_OBJECT_PARENT 0x36u
 #define NV_ERR_INVALID_OFFSET 0x37u
 #define NV_ERR_INVALID_PARAM_STRUCT 0x3au
 #define NV_ERR_INVALID_STATE 0x40u

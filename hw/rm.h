@@ -29,7 +29,6 @@ enum {
 	CS_HW_USERMODE_AMPERE = 0xc561, /* AMPERE_USERMODE_A */
 	CS_HW_USERMODE_HOPPER = 0xc661, /* HOPPER_USERMODE_A */
 	CS_HW_USERMODE_BLACKWELL = 0xc761, /* BLACKWELL_USERMODE_A */
-	CS_HW_USERMODE_DOORBELL = 0x90, /* the doorbell's offset in the usermode page */
 };
 #define CS_HW_CTRL_WORK_SUBMIT_TOKEN 0xC36F0108u /* NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN */
 #define CS_HW_CTRL_GPFIFO_SCHEDULE 0xA06C0101u   /* NVA06C_CTRL_CMD_GPFIFO_SCHEDULE */
@@ -80,8 +79,8 @@ typedef struct cs_hw_rm_ops {
 	/* CPU view of a memory or usermode object. */
 	cs_hw_rc (*map)(void *rm, uint32_t handle, uint64_t size, void **cpu, char *why);
 	void (*unmap)(void *rm, uint32_t handle, void *cpu, uint64_t size);
-	/* Ring the doorbell: write token to the usermode page at
-	 * CS_HW_USERMODE_DOORBELL (after the store fence the replay issued). */
+	/* Ring the doorbell: write token to the usermode page's doorbell
+	 * register (after the store fence the replay issued). */
 	void (*doorbell)(void *rm, volatile uint8_t *usermode, uint32_t token);
 	/* Let the GPU run a while during a poll. True when the layer knows nothing
 	 * more will happen (the fake: the simulator is idle); hardware never knows

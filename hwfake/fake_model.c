@@ -13,6 +13,7 @@
 #include "chainsim/ptxrun.h"
 
 #include "fake_model.h"
+#include "nv_abi.h"
 
 enum { MAX_OBJ = 4096, TOKEN_BASE = 0x1000 };
 
@@ -257,7 +258,7 @@ static void fake_doorbell(void *ctx, volatile uint8_t *usermode, uint32_t token)
 {
 	cs_fake_model *f = ctx;
 	uint32_t c = token - TOKEN_BASE;
-	memcpy((uint8_t *)usermode + CS_HW_USERMODE_DOORBELL, &token, 4);
+	memcpy((uint8_t *)usermode + NVC361_NOTIFY_CHANNEL_PENDING, &token, 4);
 	if (f->cfg.hang || c >= CS_CAPTURE_MAX_CHANNELS || !f->ch[c].used)
 		return;
 	fake_chan *ch = &f->ch[c];

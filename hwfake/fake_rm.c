@@ -443,7 +443,7 @@ static uint32_t decode_alloc(cs_fake_rm *f, const nvos21_parameters *p, cs_hw_al
 				      q->index, q->flags);
 		return NV_OK;
 	}
-	case NV01_MEMORY_VIRTUAL: {
+	case CS_HW_VIRTUAL: {
 		NEED_SIZE(nv_memory_virtual_allocation_params);
 		const nv_memory_virtual_allocation_params *q = params;
 		a->h_vaspace = q->h_vaspace;
@@ -685,7 +685,7 @@ static uint32_t do_map_dma(cs_fake_rm *f, nvos46_parameters *p)
 	uint32_t cls = 0;
 	uint64_t size = 0;
 	if (p->h_client != f->client || !is_class(f, p->h_device, CS_HW_DEVICE) ||
-	    !is_class(f, p->h_dma, NV01_MEMORY_VIRTUAL) || !object(f, p->h_memory, &cls, &size, NULL) ||
+	    !is_class(f, p->h_dma, CS_HW_VIRTUAL) || !object(f, p->h_memory, &cls, &size, NULL) ||
 	    cls != CS_HW_MEMORY)
 		return refuse(f, NV_ERR_INVALID_OBJECT_HANDLE, "RM_MAP_MEMORY_DMA of 0x%x into 0x%x",
 			      p->h_memory, p->h_dma);
