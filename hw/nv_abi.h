@@ -30,10 +30,9 @@
 #define NV_IOWR_SIZE(nr, size) _IOC(_IOC_READ | _IOC_WRITE, NV_IOCTL_MAGIC, (nr), (size))
 #define NV_IOWR(nr, type) NV_IOWR_SIZE(nr, sizeof(type))
 
-/* ---- usermode (the class numbers the replay names are in hw/rm.h) -------------- */
+/* ---- usermode (its class numbers and size are in hw/rm.h) ---------------------- */
 
 #define NVC361_NOTIFY_CHANNEL_PENDING 0x90 /* class/clc361.h: the doorbell */
-#define NV_USERMODE_SIZE 0x10000      /* class/clc361.h NVC361_NV_USERMODE__SIZE */
 
 /* ---- controls ----------------------------------------------------------------- */
 

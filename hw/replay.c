@@ -174,7 +174,7 @@ static int setup_device(hw_session *s)
 		return rc_exit(rc);
 	void *um;
 	if ((e = obj_alloc(s, s->subdevice, um_class, NULL, &s->usermode)) ||
-	    (e = obj_map(s, s->usermode, PAGE, &um)))
+	    (e = obj_map(s, s->usermode, CS_HW_USERMODE_SIZE, &um)))
 		return e;
 	s->usermode_cpu = um;
 	if ((e = obj_alloc(s, s->device, CS_HW_VASPACE, NULL, &s->vaspace)))

@@ -41,7 +41,7 @@ struct cs_fake_model {
 	size_t nobj, allocs;
 	fake_chan ch[CS_CAPTURE_MAX_CHANNELS];
 	uint32_t channels_made;
-	uint8_t usermode[4096];
+	uint8_t usermode[CS_HW_USERMODE_SIZE];
 	size_t events_seen;
 };
 

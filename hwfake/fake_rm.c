@@ -642,7 +642,7 @@ static uint32_t do_map(cs_fake_rm *f, nvos33_with_fd *p)
 			      q->h_memory, q->h_device);
 	bool regs = cls != CS_HW_MEMORY;
 	if (regs)
-		size = NV_USERMODE_SIZE;
+		size = CS_HW_USERMODE_SIZE;
 	if (!d || d->bound || (regs && (d->kind != FD_GPU || !d->registered)) ||
 	    (!regs && d->kind != FD_CTL))
 		return refuse(f, NV_ERR_INVALID_ARGUMENT, "RM_MAP_MEMORY of 0x%x: fd %d is no fresh %s",
