@@ -30,6 +30,7 @@ typedef struct fake_fd {
 	uint32_t bound;    /* the object RM_MAP_MEMORY tied to it (0: none) */
 	uint64_t bound_len;
 	bool mapped;       /* its one mmap is done */
+	bool version_checked; /* FD_CTL: NV_ESC_CHECK_VERSION_STR done on it */
 } fake_fd;
 
 typedef struct cpu_map { /* RM_MAP_MEMORY + mmap, until munmap + RM_UNMAP_MEMORY */
@@ -50,7 +51,7 @@ struct cs_fake_rm {
 	cs_hw_rm_nv nv;          /* the real layer, over this driver */
 	unsigned arch_code;
 	fake_fd fds[MAX_FDS];
-	bool version_checked, model_open;
+	bool model_open;
 	uint32_t client;          /* 0: none yet */
 	cpu_map cpu[MAX_MAPS];
 	size_t ncpu;
@@ -256,8 +257,9 @@ static int drv_ioctl(void *ctx, int fd, unsigned long request, void *arg)
 		return malformed(f, "argument of the wrong size", nr);
 	if ((d->kind == FD_GPU) != (nr == NV_ESC_REGISTER_FD))
 		return malformed(f, "escape on the wrong device node", nr);
-	if (!f->version_checked && nr != NV_ESC_CHECK_VERSION_STR && d->kind == FD_CTL)
-		return malformed(f, "RM request before the version check", nr);
+	/* the layer's own rule: layouts depend on the version, so it asks first */
+	if (!d->version_checked && nr != NV_ESC_CHECK_VERSION_STR && d->kind == FD_CTL)
+		return malformed(f, "RM request on a control fd before its version check", nr);
 	switch (nr) {
 	case NV_ESC_CHECK_VERSION_STR: {
 		nv_ioctl_rm_api_version *q = arg;
@@ -266,7 +268,7 @@ static int drv_ioctl(void *ctx, int fd, unsigned long request, void *arg)
 		snprintf(q->version, sizeof(q->version), "%s",
 			 f->cfg.driver_version ? f->cfg.driver_version : "580.126.09");
 		q->reply = 1;
-		f->version_checked = true;
+		d->version_checked = true;
 		return 0;
 	}
 	case NV_ESC_CARD_INFO: {
@@ -845,6 +847,12 @@ size_t cs_fake_rm_live(const cs_fake_rm *f)
 size_t cs_fake_rm_allocs(const cs_fake_rm *f)
 {
 	return cs_fake_model_allocs(f->model);
+}
+
+const cs_hw_nv_sys *cs_fake_rm_sys(cs_fake_rm *f, void **ctx)
+{
+	*ctx = f;
+	return &fake_sys;
 }
 
 size_t cs_fake_rm_refusals(const cs_fake_rm *f)

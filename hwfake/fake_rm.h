@@ -38,6 +38,10 @@ size_t cs_fake_rm_refusals(const cs_fake_rm *f);
 const char *cs_fake_rm_log(const cs_fake_rm *f);
 void cs_fake_rm_free(cs_fake_rm *f);
 
+/* The fake driver's system-call table and its context, for tests that speak
+ * to it directly (malformed requests). */
+const struct cs_hw_nv_sys *cs_fake_rm_sys(cs_fake_rm *f, void **ctx);
+
 /* The real layer's ops (name "fake-rm") over the fake driver. */
 extern const cs_hw_rm_ops cs_fake_rm_ops;
 

@@ -11,6 +11,8 @@
 #include "chainsim/results.h"
 #include "fake_rm.h"
 #include "hw.h"
+#include "nv_abi.h"
+#include "rm_nv.h"
 
 static const cs_hw_limits limits = { .wait_ns = 2000000000ull, .settle_ns = 50000000ull,
 				     .total_ns = 60000000000ull };
@@ -365,4 +367,60 @@ Test(fake_rm, ring_not_a_power_of_two_is_bad_input)
 	cs_capture_free(c);
 	g_free(img);
 	g_free(path);
+}
+
+/* The fake driver refuses what a 580.x driver would not take: it is not a
+ * mirror that accepts whatever the layer sends. */
+Test(fake_rm, the_fake_driver_refuses_malformed_requests)
+{
+	cs_fake_rm_config fc = { 0 };
+	cs_fake_rm *f = cs_fake_rm_new(&fc);
+	cr_assert(f);
+	char version[64], why[CS_HW_WHY_MAX];
+	cr_assert_eq(cs_fake_rm_ops.open(f, cs_capture_arch_code(CS_ARCH_HOPPER), version,
+					 sizeof(version), why), CS_HW_OK, "%s", why);
+	void *ctx;
+	const cs_hw_nv_sys *sys = cs_fake_rm_sys(f, &ctx);
+	int ctl = sys->open(ctx, "/dev/nvidiactl");
+	cr_assert_geq(ctl, 0);
+	nvos21_parameters client = { .h_class = CS_HW_ROOT_CLIENT };
+	/* an RM request on a control fd that skipped the version check */
+	cr_expect_eq(sys->ioctl(ctx, ctl, NV_IOWR(NV_ESC_RM_ALLOC, client), &client), -1);
+	cr_expect_eq(cs_fake_rm_refusals(f), 1);
+	/* a wrong argument size */
+	cr_expect_eq(sys->ioctl(ctx, ctl, NV_IOWR_SIZE(NV_ESC_RM_ALLOC, 28), &client), -1);
+	cr_expect_eq(cs_fake_rm_refusals(f), 2);
+	int ctl2 = sys->open(ctx, "/dev/nvidiactl");
+	nv_ioctl_rm_api_version v = { .cmd = NV_RM_API_VERSION_CMD_QUERY };
+	cr_expect_eq(sys->ioctl(ctx, ctl2, NV_IOWR(NV_ESC_CHECK_VERSION_STR, v), &v), 0);
+	cr_expect_str_eq(v.version, "580.126.09");
+	cr_expect_eq(sys->ioctl(ctx, ctl2, NV_IOWR(NV_ESC_RM_ALLOC, client), &client), 0);
+	cr_expect_eq(client.status, 0, "status 0x%x", client.status);
+	/* a device before /dev/nvidiaN is registered */
+	nv0080_alloc_parameters dp = { .h_client_share = client.h_object_new,
+				       .va_mode = NV_DEVICE_ALLOCATION_VAMODE_MULTIPLE_VASPACES };
+	nvos21_parameters dev = { .h_root = client.h_object_new,
+				  .h_object_parent = client.h_object_new, .h_object_new = 0x1234,
+				  .h_class = CS_HW_DEVICE, .p_alloc_parms = (uint64_t)(uintptr_t)&dp,
+				  .params_size = sizeof(dp) };
+	cr_expect_eq(sys->ioctl(ctx, ctl2, NV_IOWR(NV_ESC_RM_ALLOC, dev), &dev), 0);
+	cr_expect_eq(dev.status, NV_ERR_INVALID_STATE);
+	/* a control the driver does not know, an mmap no RM_MAP_MEMORY bound */
+	uint32_t word = 0;
+	nvos54_parameters ctl_unknown = { .h_client = client.h_object_new,
+					  .h_object = client.h_object_new, .cmd = 0x12345678,
+					  .params = (uint64_t)(uintptr_t)&word, .params_size = 4 };
+	cr_expect_eq(sys->ioctl(ctx, ctl2, NV_IOWR(NV_ESC_RM_CONTROL, ctl_unknown), &ctl_unknown), 0);
+	cr_expect_eq(ctl_unknown.status, NV_ERR_INVALID_COMMAND);
+	cr_expect_null(sys->mmap(ctx, ctl2, 4096));
+	cr_expect_eq(cs_fake_rm_refusals(f), 5);
+	nvos00_parameters fr = { .h_root = client.h_object_new, .h_object_parent = client.h_object_new,
+				 .h_object_old = client.h_object_new };
+	cr_expect_eq(sys->ioctl(ctx, ctl2, NV_IOWR(NV_ESC_RM_FREE, fr), &fr), 0);
+	cr_expect_eq(fr.status, 0);
+	sys->close(ctx, ctl);
+	sys->close(ctx, ctl2);
+	cs_fake_rm_ops.close(f);
+	cr_expect_eq(cs_fake_rm_live(f), 0);
+	cs_fake_rm_free(f);
 }
