@@ -538,24 +538,62 @@ Test(gsp_source, list_print_locals_and_strings)
 	gsp_fx_close(&fx);
 }
 
-Test(gsp_source, help_for_every_command_and_bad_input)
+/* The usage of a command as `help NAME` prints it (g_free it). */
+static char *help_text(gsp_fx *fx, const char *name)
+{
+	char line[64];
+	snprintf(line, sizeof(line), "help %s", name);
+	char *o = gsp_cmd(fx, line, CS_OK);
+	cr_assert(!strncmp(o, "usage: ", 7), "%s: %s", line, o);
+	return o;
+}
+
+/* Over the whole command list: every command and every alias has help, the
+ * alias the same as its command, help lists each one, and each one runs (a
+ * listed command without a handler would be an internal error). */
+Test(gsp_source, help_for_every_command_and_alias)
 {
 	gsp_fx fx;
 	gsp_fx_open(&fx, FW);
+	char *all = gsp_cmd(&fx, "help", CS_OK);
 	const char *const *cmds = cs_gsp_dbg_commands();
-	static const char *const aliases[] = { "bt", "where", NULL };
+	size_t checked = 0;
 	for (size_t i = 0; cmds[i]; i++) {
-		bool alias = false;
-		for (size_t k = 0; aliases[k]; k++)
-			alias |= !strcmp(cmds[i], aliases[k]);
-		if (alias)
-			continue;
-		char line[64];
-		snprintf(line, sizeof(line), "help %s", cmds[i]);
-		char *o = gsp_cmd(&fx, line, CS_OK);
-		cr_assert(strstr(o, "usage: "), "%s: %s", line, o);
+		char listed[64];
+		snprintf(listed, sizeof(listed), "  %-12s ", cmds[i]);
+		cr_assert(strstr(all, listed), "help does not list %s:\n%s", cmds[i], all);
+		char *o = help_text(&fx, cmds[i]);
+		checked++;
+		const char *also = strstr(o, "  also: ");
+		if (also) {
+			gchar *words = g_strndup(also + 8, strcspn(also + 8, "\n"));
+			gchar **aliases = g_strsplit(words, " ", -1);
+			g_free(words);
+			for (gchar **al = aliases; *al; al++) {
+				char *ao = help_text(&fx, *al);
+				cr_assert_str_eq(ao, o, "help %s differs from help %s", *al, cmds[i]);
+				g_free(ao);
+				checked++;
+			}
+			g_strfreev(aliases);
+		}
 		g_free(o);
+		cs_diag d;
+		cs_diag_clear(&d);
+		FILE *null = fopen("/dev/null", "w");
+		cs_status st = cs_gsp_dbg_exec(fx.m, cmds[i], null, &d);
+		fclose(null);
+		cr_assert_neq(st, CS_ERR_INTERNAL, "%s: %s", cmds[i], d.msg);
 	}
+	cr_assert_gt(checked, 40, "only %zu names checked", checked);
+	g_free(all);
+	gsp_fx_close(&fx);
+}
+
+Test(gsp_source, bad_input_is_a_clear_error)
+{
+	gsp_fx fx;
+	gsp_fx_open(&fx, FW);
 	g_free(gsp_cmd(&fx, "help nothing", CS_ERR_INPUT));
 	g_free(gsp_cmd(&fx, "break nofile.c:3", CS_ERR_INPUT));
 	g_free(gsp_cmd(&fx, "break fw.c:99999", CS_ERR_INPUT));
