@@ -32,9 +32,12 @@ enum { MAX_ARGS = 32, DEFAULT_BUDGET = 20000000 };
 	X("regs", "", "regs", "the integer registers and pc (as info registers)") \
 	X("x", "", "x/NFU ADDRESS", "examine memory: F x d u c i s (string), U b h w g") \
 	X("set", "", "set $REG = VALUE | set mem ADDR u8|u16|u32|u64 V...", "write a register or memory") \
-	X("print", "p", "print EXPRESSION", "a variable with its type (NAME.FIELD, ->, [N], *, &) or an expression: numbers, $reg, symbols, +, -, *ADDR, msgq.* cursors") \
+	X("print", "p", "print EXPRESSION", "a variable of the selected frame or a global with its type (NAME.FIELD, ->, [N], *, &, (TYPE) casts) or an expression: numbers, $reg, symbols, +, -, *ADDR, msgq.* cursors") \
 	X("disassemble", "disas", "disassemble [LOCATION [N]]", "instructions, objdump's text") \
 	X("backtrace", "bt where", "backtrace", "the frames, with FILE:LINE where the line tables know it") \
+	X("frame", "f", "frame [N]", "select frame N (0 innermost) for info locals, print and $REG; alone, show the selected one") \
+	X("up", "", "up [N]", "select the frame N (1) calls out") \
+	X("down", "", "down [N]", "select the frame N (1) calls in") \
 	X("call", "", "call FUNCTION [ARG...]", "call a firmware function with up to 8 arguments") \
 	X("snapshot", "", "snapshot save|restore NAME", "save or restore the whole machine") \
 	X("msgq", "", "msgq [init | monitor on|off]", "the message queues: cursors and pending elements; the overrun monitor") \
@@ -265,6 +268,34 @@ static bool parse_num(const char *s, uint64_t *v)
 	return true;
 }
 
+/* The frame `frame`, `up` or `down` chose, while the machine stands where it
+ * was chosen: once pc or sp moved (a run, a call, a register write), 0. */
+static int selected_frame(cs_gsp *m)
+{
+	if (m->frame_sel && (cs_gsp_pc(m) != m->frame_pc || gsp_reg(m, UC_RISCV_REG_SP) != m->frame_sp))
+		m->frame_sel = 0;
+	return m->frame_sel;
+}
+
+/* Register r as the selected frame sees it: the machine's in frame 0; in an
+ * outer frame pc and the integer registers the unwinder recovered. */
+static bool frame_reg(cs_gsp *m, unsigned r, const char *name, uint64_t *v, cs_diag *d)
+{
+	int n = selected_frame(m);
+	if (!n || r > CS_GSP_REG_F0 + 31)
+		return cs_gsp_reg_read(m, r, v, d) == CS_OK;
+	uint64_t pc, x[32];
+	uint32_t known = 0;
+	if (!gsp_source_frame(m, m->img->source, n, &pc, x, &known, d))
+		return false;
+	if (r == CS_GSP_REG_PC || (r < 32 && (known & (1u << r)))) {
+		*v = r == CS_GSP_REG_PC ? pc : x[r];
+		return true;
+	}
+	cs_diag_set(d, CS_ERR_INPUT, "$%s is not recovered in frame %d: no frame inside it saved it", name, n);
+	return false;
+}
+
 static bool eval_term(cs_gsp *m, const char *t, uint64_t *v, cs_diag *d)
 {
 	if (parse_num(t, v))
@@ -272,7 +303,7 @@ static bool eval_term(cs_gsp *m, const char *t, uint64_t *v, cs_diag *d)
 	if (t[0] == '$') {
 		unsigned r;
 		if (cs_gsp_reg_lookup(t + 1, &r))
-			return cs_gsp_reg_read(m, r, v, d) == CS_OK;
+			return frame_reg(m, r, t + 1, v, d);
 		cs_diag_set(d, CS_ERR_INPUT, "no register '%s'", t);
 		return false;
 	}
@@ -668,6 +699,40 @@ static cs_status cmd_disas(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 	return CS_OK;
 }
 
+enum { FRAMES_MAX = 256 };
+
+static cs_status cmd_frame(cs_gsp *m, argv_t *a, const char *c, FILE *out, cs_diag *d)
+{
+	bool frame = !strcmp(c, "frame"), up = !strcmp(c, "up");
+	uint64_t n = frame ? 0 : 1;
+	if (!need_args(a, 0, 1, frame ? "frame [N]" : up ? "up [N]" : "down [N]", d))
+		return CS_ERR_INPUT;
+	if (a->argc > 1 && (!parse_num(a->argv[1], &n) || n > FRAMES_MAX)) {
+		cs_diag_set(d, CS_ERR_INPUT, "%s: '%s' is not a frame count 0..%d", c, a->argv[1], FRAMES_MAX);
+		return CS_ERR_INPUT;
+	}
+	int64_t cur = selected_frame(m);
+	int64_t want = frame ? (a->argc > 1 ? (int64_t)n : cur) : up ? cur + (int64_t)n : cur - (int64_t)n;
+	if (want < 0) {
+		cs_diag_set(d, CS_ERR_INPUT, "down: frame %" PRId64 " is selected, and frame 0 is the innermost", cur);
+		return CS_ERR_INPUT;
+	}
+	uint64_t pc;
+	if (!gsp_source_frame(m, m->img->source, (int)want, &pc, NULL, NULL, d))
+		return CS_ERR_INPUT;
+	m->frame_sel = (int)want;
+	m->frame_pc = cs_gsp_pc(m);
+	m->frame_sp = gsp_reg(m, UC_RISCV_REG_SP);
+	/* an outer frame's pc is a return address: its line is the call's */
+	uint64_t at = want ? pc - 1 : pc;
+	char sym[128], src[300];
+	cs_gsp_symbolize(m, pc, sym, sizeof(sym));
+	source_suffix(m, at, src, sizeof(src));
+	fprintf(out, "#%" PRId64 "  0x%" PRIx64 " <%s>%s\n", want, pc, sym, src);
+	print_source_line(m, out, at);
+	return CS_OK;
+}
+
 static cs_status cmd_bt(cs_gsp *m, FILE *out)
 {
 	gsp_frame f[32];
@@ -881,7 +946,7 @@ static cs_status cmd_info(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 			cs_diag_set(d, CS_ERR_INPUT, "info locals: the firmware has no DWARF");
 			return CS_ERR_INPUT;
 		}
-		return gsp_source_locals(m, m->img->source, out, d) ? CS_OK : CS_ERR_INPUT;
+		return gsp_source_locals(m, m->img->source, selected_frame(m), out, d) ? CS_OK : CS_ERR_INPUT;
 	}
 	if (!strcmp(w, "line")) {
 		uint64_t pc = cs_gsp_pc(m);
@@ -1069,7 +1134,7 @@ static cs_status cmd_print(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 	if (m->img->source) {
 		cs_diag sub;
 		cs_diag_clear(&sub);
-		if (gsp_source_print(m, m->img->source, compact, out, &sub))
+		if (gsp_source_print(m, m->img->source, selected_frame(m), compact, out, &sub))
 			return CS_OK;
 		if (sub.status != CS_OK) {
 			*d = sub;
@@ -1217,6 +1282,8 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 		return cmd_disas(m, &a, out, d);
 	if (!strcmp(c, "backtrace"))
 		return cmd_bt(m, out);
+	if (!strcmp(c, "frame") || !strcmp(c, "up") || !strcmp(c, "down"))
+		return cmd_frame(m, &a, c, out, d);
 	if (!strcmp(c, "call")) {
 		if (a.argc < 2 || a.argc > 10) {
 			cs_diag_set(d, CS_ERR_INPUT, "usage: call FUNCTION [ARG...] (up to 8)");

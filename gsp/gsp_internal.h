@@ -101,6 +101,9 @@ struct cs_gsp {
 	/* `list` without arguments goes on where the last one ended */
 	char list_file[256];
 	unsigned list_next;
+	/* the frame `frame`/`up`/`down` chose, while pc and sp stay as they were */
+	int frame_sel;
+	uint64_t frame_pc, frame_sp;
 	cs_gsp_map map;
 	const cs_gsp_image *img;
 	gsp_point pt[GSP_POINTS_MAX];

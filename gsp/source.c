@@ -283,18 +283,39 @@ typedef struct src_loc {
 	const char *why; /* LOC_NONE: "optimized out", ... */
 } src_loc;
 
-static bool dwarf_reg(cs_gsp *m, unsigned regno, uint64_t *v)
+/* A frame's registers. Frame 0 is the machine's own; an outer frame's are
+ * unwound through .debug_frame: sp is the inner frame's CFA, the
+ * callee-saved registers come from where the inner frames saved them (or
+ * are the same), and the others are not known. */
+typedef struct src_frame {
+	cs_gsp *m;
+	uint64_t pc;     /* where the frame resumes */
+	uint64_t at;     /* where its scopes, lines and CFI are looked up: pc, or
+			  * pc - 1 in an outer frame (inside its call) */
+	uint64_t x[32];
+	uint32_t known;  /* bit i: x[i] is known */
+	bool innermost;
+} src_frame;
+
+static bool dwarf_reg(const src_frame *f, unsigned regno, uint64_t *v)
 {
-	unsigned r = regno < 32 ? regno : regno < 64 ? CS_GSP_REG_F0 + regno - 32 : UINT32_MAX;
-	return r != UINT32_MAX && cs_gsp_reg_read(m, r, v, NULL) == CS_OK;
+	if (regno < 32) {
+		if (!(f->known & (1u << regno)))
+			return false;
+		*v = f->x[regno];
+		return true;
+	}
+	/* the floating-point registers are not unwound: the innermost frame's only */
+	return f->innermost && regno < 64 && cs_gsp_reg_read(f->m, CS_GSP_REG_F0 + regno - 32, v, NULL) == CS_OK;
 }
 
-static bool frame_cfa(cs_gsp *m, const cs_gsp_source *s, uint64_t pc, uint64_t *cfa);
+static bool frame_cfa(const src_frame *f, const cs_gsp_source *s, uint64_t *cfa);
 
 /* A DWARF expression on a small stack: what the fixture's -O1 code uses. */
-static src_loc eval_ops(cs_gsp *m, const cs_gsp_source *s, const Dwarf_Op *ops, size_t n, uint64_t pc,
+static src_loc eval_ops(const src_frame *f, const cs_gsp_source *s, const Dwarf_Op *ops, size_t n,
 			const Dwarf_Die *func)
 {
+	uint64_t pc = f->at;
 	uint64_t st[16];
 	size_t sp = 0;
 	src_loc loc = { LOC_NONE, 0, "optimized out" };
@@ -321,7 +342,7 @@ static src_loc eval_ops(cs_gsp *m, const cs_gsp_source *s, const Dwarf_Op *ops, 
 			continue;
 		}
 		if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
-			if (!dwarf_reg(m, (unsigned)(a - DW_OP_breg0), &x))
+			if (!dwarf_reg(f, (unsigned)(a - DW_OP_breg0), &x))
 				return loc;
 			st[sp++] = x + ops[i].number;
 			continue;
@@ -333,12 +354,12 @@ static src_loc eval_ops(cs_gsp *m, const cs_gsp_source *s, const Dwarf_Op *ops, 
 			st[sp++] = ops[i].number;
 			break;
 		case DW_OP_bregx:
-			if (!dwarf_reg(m, (unsigned)ops[i].number, &x))
+			if (!dwarf_reg(f, (unsigned)ops[i].number, &x))
 				return loc;
 			st[sp++] = x + ops[i].number2;
 			break;
 		case DW_OP_call_frame_cfa:
-			if (!frame_cfa(m, s, pc, &x)) {
+			if (!frame_cfa(f, s, &x)) {
 				loc.why = "no frame information";
 				return loc;
 			}
@@ -353,7 +374,7 @@ static src_loc eval_ops(cs_gsp *m, const cs_gsp_source *s, const Dwarf_Op *ops, 
 				loc.why = "no frame base";
 				return loc;
 			}
-			src_loc fb = eval_ops(m, s, fops, fn, pc, NULL);
+			src_loc fb = eval_ops(f, s, fops, fn, NULL);
 			if (fb.kind != LOC_MEM)
 				return fb;
 			st[sp++] = fb.v + ops[i].number;
@@ -372,7 +393,7 @@ static src_loc eval_ops(cs_gsp *m, const cs_gsp_source *s, const Dwarf_Op *ops, 
 				     : a == DW_OP_and ? st[sp - 1] & st[sp] : st[sp - 1] | st[sp];
 			break;
 		case DW_OP_deref:
-			if (!sp || cs_gsp_mem_read(m, st[sp - 1], &x, 8, NULL) != CS_OK)
+			if (!sp || cs_gsp_mem_read(f->m, st[sp - 1], &x, 8, NULL) != CS_OK)
 				return loc;
 			st[sp - 1] = x;
 			break;
@@ -388,19 +409,113 @@ static src_loc eval_ops(cs_gsp *m, const cs_gsp_source *s, const Dwarf_Op *ops, 
 	return sp ? (src_loc){ LOC_MEM, st[sp - 1], NULL } : loc;
 }
 
-static bool frame_cfa(cs_gsp *m, const cs_gsp_source *s, uint64_t pc, uint64_t *cfa)
+static bool frame_cfa(const src_frame *f, const cs_gsp_source *s, uint64_t *cfa)
 {
 	Dwarf_Frame *fr = NULL;
 	Dwarf_Op *ops;
 	size_t n;
-	if (!s->cfi || dwarf_cfi_addrframe(s->cfi, pc, &fr) != 0)
+	if (!s->cfi || dwarf_cfi_addrframe(s->cfi, f->at, &fr) != 0)
 		return false;
 	bool ok = dwarf_frame_cfa(fr, &ops, &n) == 0;
-	src_loc l = ok ? eval_ops(m, s, ops, n, pc, NULL) : (src_loc){ LOC_NONE, 0, NULL };
+	src_loc l = ok ? eval_ops(f, s, ops, n, NULL) : (src_loc){ LOC_NONE, 0, NULL };
 	free(fr);
 	if (l.kind != LOC_MEM)
 		return false;
 	*cfa = l.v;
+	return true;
+}
+
+/* ---- frames ---------------------------------------------------------------- */
+
+static void frame_innermost(cs_gsp *m, src_frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->m = m;
+	f->pc = f->at = cs_gsp_pc(m);
+	f->innermost = true;
+	for (unsigned r = 0; r < 32; r++)
+		if (cs_gsp_reg_read(m, r, &f->x[r], NULL) == CS_OK)
+			f->known |= 1u << r;
+}
+
+/* The caller of frame in, by the CFI rules at in->at; false where the CFI
+ * ends (no entry for the pc, or no return address). */
+static bool frame_caller(const cs_gsp_source *s, const src_frame *in, src_frame *out)
+{
+	Dwarf_Frame *fr = NULL;
+	if (!s->cfi || dwarf_cfi_addrframe(s->cfi, in->at, &fr) != 0)
+		return false;
+	int ra = dwarf_frame_info(fr, NULL, NULL, NULL);
+	uint64_t cfa;
+	if (ra < 0 || ra >= 32 || !frame_cfa(in, s, &cfa)) {
+		free(fr);
+		return false;
+	}
+	memset(out, 0, sizeof(*out));
+	out->m = in->m;
+	out->known = 1; /* x0 */
+	for (int r = 1; r < 32; r++) {
+		Dwarf_Op mem[3], *ops = NULL;
+		size_t n = 0;
+		uint64_t v = 0;
+		if (dwarf_frame_register(fr, r, mem, &ops, &n) != 0)
+			continue;
+		if (n == 0) { /* same value (ops NULL), or undefined */
+			if (!ops && dwarf_reg(in, (unsigned)r, &v)) {
+				out->x[r] = v;
+				out->known |= 1u << r;
+			}
+			continue;
+		}
+		src_loc l = eval_ops(in, s, ops, n, NULL);
+		if ((l.kind == LOC_MEM && cs_gsp_mem_read(in->m, l.v, &v, 8, NULL) == CS_OK) || l.kind == LOC_VALUE ||
+		    (l.kind == LOC_REG && dwarf_reg(in, (unsigned)l.v, &v))) {
+			out->x[r] = l.kind == LOC_VALUE ? l.v : v;
+			out->known |= 1u << r;
+		}
+	}
+	free(fr);
+	out->x[2] = cfa; /* the caller's sp: the CFA, by the RISC-V psABI */
+	out->known |= 1u << 2;
+	if (!(out->known & (1u << ra)) || out->x[ra] == 0 || cfa < in->x[2])
+		return false;
+	out->pc = out->x[ra];
+	out->at = out->pc - 1;
+	out->known &= ~(1u << ra); /* the column is the return address, not the caller's ra */
+	return true;
+}
+
+/* Frame n (0 innermost); on failure d says how many frames the CFI has. */
+static bool frame_nth(cs_gsp *m, const cs_gsp_source *s, int n, src_frame *f, cs_diag *d)
+{
+	frame_innermost(m, f);
+	for (int i = 0; i < n; i++) {
+		src_frame caller;
+		if (!frame_caller(s, f, &caller)) {
+			cs_diag_set(d, CS_ERR_INPUT, "no frame %d: the call frame information (.debug_frame) "
+				    "unwinds frames 0..%d", n, i);
+			return false;
+		}
+		*f = caller;
+	}
+	return true;
+}
+
+bool gsp_source_frame(cs_gsp *m, const cs_gsp_source *s, int n, uint64_t *pc, uint64_t x[32], uint32_t *known,
+		      cs_diag *d)
+{
+	src_frame f;
+	if (!s) {
+		cs_diag_set(d, CS_ERR_INPUT, "frames need debug information: the firmware has no DWARF");
+		return false;
+	}
+	if (n < 0 || !frame_nth(m, s, n, &f, d))
+		return false;
+	*pc = f.pc;
+	if (x)
+		memcpy(x, f.x, sizeof(f.x));
+	if (known)
+		*known = f.known;
 	return true;
 }
 
@@ -660,7 +775,7 @@ typedef struct src_var {
 	src_loc loc;
 } src_var;
 
-static bool var_location(cs_gsp *m, const cs_gsp_source *s, Dwarf_Die *var, uint64_t pc, Dwarf_Die *func,
+static bool var_location(const src_frame *f, const cs_gsp_source *s, Dwarf_Die *var, Dwarf_Die *func,
 			 src_loc *loc)
 {
 	Dwarf_Attribute a;
@@ -675,19 +790,20 @@ static bool var_location(cs_gsp *m, const cs_gsp_source *s, Dwarf_Die *var, uint
 	}
 	if (!dwarf_attr_integrate(var, DW_AT_location, &a))
 		return true;
-	int k = dwarf_getlocation_addr(&a, pc, &ops, &n, 1);
+	int k = dwarf_getlocation_addr(&a, f->at, &ops, &n, 1);
 	if (k >= 1)
-		*loc = eval_ops(m, s, ops, n, pc, func);
+		*loc = eval_ops(f, s, ops, n, func);
 	return true;
 }
 
-/* The variable NAME: a local in scope at pc (innermost first), else a global. */
-static bool find_var(cs_gsp *m, const cs_gsp_source *s, const char *name, uint64_t pc, src_var *out)
+/* The variable NAME: a local in scope in frame f (innermost scope first),
+ * else a global. */
+static bool find_var(const src_frame *f, const cs_gsp_source *s, const char *name, src_var *out)
 {
 	Dwarf_Die cu;
-	if (dwarf_addrdie(s->dw, pc, &cu)) {
+	if (dwarf_addrdie(s->dw, f->at, &cu)) {
 		Dwarf_Die *scopes = NULL;
-		int ns = dwarf_getscopes(&cu, pc, &scopes);
+		int ns = dwarf_getscopes(&cu, f->at, &scopes);
 		Dwarf_Die *func = NULL;
 		for (int i = 0; i < ns; i++)
 			if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram || dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
@@ -703,7 +819,7 @@ static bool find_var(cs_gsp *m, const cs_gsp_source *s, const char *name, uint64
 				const char *n = dwarf_diename(&c);
 				if ((tag == DW_TAG_variable || tag == DW_TAG_formal_parameter) && n && !strcmp(n, name) &&
 				    die_type(&c, &out->type)) {
-					var_location(m, s, &c, pc, func, &out->loc);
+					var_location(f, s, &c, func, &out->loc);
 					free(scopes);
 					return true;
 				}
@@ -721,7 +837,7 @@ static bool find_var(cs_gsp *m, const cs_gsp_source *s, const char *name, uint64
 				Dwarf_Attribute a;
 				if (dwarf_tag(&c) == DW_TAG_variable && n && !strcmp(n, name) &&
 				    dwarf_attr(&c, DW_AT_location, &a) && die_type(&c, &out->type)) {
-					var_location(m, s, &c, pc, NULL, &out->loc);
+					var_location(f, s, &c, NULL, &out->loc);
 					return true;
 				}
 			} while (dwarf_siblingof(&c, &c) == 0);
@@ -752,18 +868,21 @@ static bool find_member(Dwarf_Die *t, const char *name, Dwarf_Die *mt, uint64_t 
 }
 
 /* A value in a register or a computed value as bytes (little-endian). */
-static const uint8_t *value_bytes(cs_gsp *m, const src_loc *l, uint8_t buf[8])
+static const uint8_t *value_bytes(const src_frame *f, const src_loc *l, uint8_t buf[8])
 {
 	uint64_t v = l->v;
-	if (l->kind == LOC_REG && !dwarf_reg(m, (unsigned)l->v, &v))
+	if (l->kind == LOC_REG && !dwarf_reg(f, (unsigned)l->v, &v))
 		return NULL;
 	memcpy(buf, &v, 8);
 	return buf;
 }
 
-bool gsp_source_print(cs_gsp *m, const cs_gsp_source *s, const char *expr, FILE *out, cs_diag *d)
+bool gsp_source_print(cs_gsp *m, const cs_gsp_source *s, int frame, const char *expr, FILE *out, cs_diag *d)
 {
+	src_frame fr;
 	if (!s)
+		return false;
+	if (!frame_nth(m, s, frame, &fr, d))
 		return false;
 	const char *p = expr;
 	while (*p == ' ')
@@ -783,7 +902,7 @@ bool gsp_source_print(cs_gsp *m, const cs_gsp_source *s, const char *expr, FILE 
 	name[n] = 0;
 	p += n;
 	src_var v;
-	if (!find_var(m, s, name, cs_gsp_pc(m), &v))
+	if (!find_var(&fr, s, name, &v))
 		return false;
 	uint8_t regbuf[8];
 	const uint8_t *bytes = NULL;
@@ -795,8 +914,8 @@ bool gsp_source_print(cs_gsp *m, const cs_gsp_source *s, const char *expr, FILE 
 		}
 	} else if (v.loc.kind == LOC_MEM) {
 		addr = v.loc.v;
-	} else if (!(bytes = value_bytes(m, &v.loc, regbuf))) {
-		cs_diag_set(d, CS_ERR_INPUT, "cannot read the register of '%s'", name);
+	} else if (!(bytes = value_bytes(&fr, &v.loc, regbuf))) {
+		cs_diag_set(d, CS_ERR_INPUT, "'%s' is in a register this frame does not recover", name);
 		return false;
 	}
 	Dwarf_Die type = v.type;
@@ -893,11 +1012,18 @@ bool gsp_source_print(cs_gsp *m, const cs_gsp_source *s, const char *expr, FILE 
 	return true;
 }
 
-bool gsp_source_locals(cs_gsp *m, const cs_gsp_source *s, FILE *out, cs_diag *d)
+bool gsp_source_locals(cs_gsp *m, const cs_gsp_source *s, int frame, FILE *out, cs_diag *d)
 {
-	uint64_t pc = cs_gsp_pc(m);
+	src_frame fr;
+	if (!s) {
+		cs_diag_set(d, CS_ERR_INPUT, "no debug information at 0x%" PRIx64, cs_gsp_pc(m));
+		return false;
+	}
+	if (!frame_nth(m, s, frame, &fr, d))
+		return false;
+	uint64_t pc = fr.at;
 	Dwarf_Die cu;
-	if (!s || !dwarf_addrdie(s->dw, pc, &cu)) {
+	if (!dwarf_addrdie(s->dw, pc, &cu)) {
 		cs_diag_set(d, CS_ERR_INPUT, "no debug information at 0x%" PRIx64, pc);
 		return false;
 	}
@@ -923,13 +1049,13 @@ bool gsp_source_locals(cs_gsp *m, const cs_gsp_source *s, FILE *out, cs_diag *d)
 				if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) || !n || !die_type(&c, &type))
 					continue;
 				src_loc l;
-				var_location(m, s, &c, pc, func, &l);
+				var_location(&fr, s, &c, func, &l);
 				GString *tn = g_string_new(NULL), *val = g_string_new(NULL);
 				type_name(&type, tn, 0);
 				uint8_t buf[8];
-				const uint8_t *bytes = l.kind == LOC_REG || l.kind == LOC_VALUE ? value_bytes(m, &l, buf) : NULL;
+				const uint8_t *bytes = l.kind == LOC_REG || l.kind == LOC_VALUE ? value_bytes(&fr, &l, buf) : NULL;
 				if (l.kind == LOC_NONE || (l.kind != LOC_MEM && !bytes))
-					g_string_printf(val, "<%s>", l.why ? l.why : "unreadable");
+					g_string_printf(val, "<%s>", l.why ? l.why : "not recovered in this frame");
 				else
 					print_value(m, &type, l.kind == LOC_MEM ? l.v : 0, bytes, val, 0);
 				fprintf(out, "%s%s = (%s) %s\n", tag == DW_TAG_formal_parameter ? "(arg) " : "", n, tn->str,

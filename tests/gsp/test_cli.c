@@ -761,3 +761,72 @@ Test(gsp_cli, gdb_finds_the_planted_defect_at_source_level)
 	HAS(r, "Line 160 of \"fw.c\"");
 	run_free(&r);
 }
+
+/* "NAME = VALUE" lines of one frame's section of a transcript, as a table
+ * NAME -> the first word of VALUE (gdb prints no type; ours is "(TYPE) "
+ * before the value, and "(arg) " before a parameter). */
+static GHashTable *frame_vars(const char *text, const char *start, const char *end)
+{
+	GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	const char *p = strstr(text, start), *stop = p ? strstr(p + strlen(start), end) : NULL;
+	cr_assert(p, "no '%s' in:\n%s", start, text);
+	gchar *part = g_strndup(p, stop ? (size_t)(stop - p) : strlen(p));
+	gchar **lines = g_strsplit(part, "\n", -1);
+	for (gchar **l = lines; *l; l++) {
+		const char *s = g_str_has_prefix(*l, "(arg) ") ? *l + 6 : *l;
+		const char *eq = strstr(s, " = ");
+		if (!eq || strchr(s, ' ') != eq)
+			continue;
+		const char *v = eq + 3;
+		if (*v == '(' && strstr(v, ") "))
+			v = strstr(v, ") ") + 2;
+		g_hash_table_replace(t, g_strndup(s, (size_t)(eq - s)), g_strndup(v, strcspn(v, " ")));
+	}
+	g_strfreev(lines);
+	g_free(part);
+	return t;
+}
+
+/* The locals of outer frames as `frame N` / `info locals` print them are the
+ * values gdb-multiarch shows for the same stop through the stub: the same
+ * names, the same numbers, the same <optimized out>. */
+Test(gsp_cli, gdb_agrees_on_outer_frame_locals)
+{
+	const char *gdb_cmds[] = { "monitor rpc init", "monitor rpc post GET_GSP_STATIC_INFO 1", "break statq_free_slots",
+				   "continue", "frame 1", "info locals", "info args", "frame 2", "info locals", "info args",
+				   "frame 3", "info locals", "info args", NULL };
+	run_result g = gdb_batch_map("gsp-fixture.elf", "gsp-fixture.map", gdb_cmds);
+	char *elf = gsp_fixture("gsp-fixture.elf"), *map = gsp_fixture("gsp-fixture.map");
+	const char *args[] = { elf, "--map", map, "-ex", "rpc init", "-ex", "rpc post GET_GSP_STATIC_INFO 1", "-ex",
+			       "break statq_free_slots", "-ex", "continue", "-ex", "frame 1", "-ex", "info locals", "-ex",
+			       "frame 2", "-ex", "info locals", "-ex", "frame 3", "-ex", "info locals", NULL };
+	run_result r = run_cli(args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	static const char *const frames[][4] = {
+		{ "#1  0x", "#2  0x", "(gsp) frame 1", "(gsp) frame 2" },
+		{ "#2  0x", "#3  0x", "(gsp) frame 2", "(gsp) frame 3" },
+		{ "#3  0x", "Kill the program", "(gsp) frame 3", "\n\n" },
+	};
+	size_t compared = 0;
+	for (size_t f = 0; f < 3; f++) {
+		GHashTable *theirs = frame_vars(g.out, frames[f][0], frames[f][1]);
+		GHashTable *ours = frame_vars(r.out, frames[f][2], frames[f][3]);
+		cr_assert_gt(g_hash_table_size(theirs), 0, "gdb shows no locals in frame %zu:\n%s", f + 1, g.out);
+		GHashTableIter it;
+		gpointer name, value;
+		g_hash_table_iter_init(&it, theirs);
+		while (g_hash_table_iter_next(&it, &name, &value)) {
+			const char *mine = g_hash_table_lookup(ours, name);
+			cr_expect(mine && !strcmp(mine, value), "frame %zu: %s is %s for gdb, %s here\n%s", f + 1,
+				  (char *)name, (char *)value, mine ? mine : "missing", r.out);
+			compared++;
+		}
+		g_hash_table_destroy(theirs);
+		g_hash_table_destroy(ours);
+	}
+	cr_assert_geq(compared, 15, "compared %zu values", compared);
+	run_free(&g);
+	run_free(&r);
+	g_free(elf);
+	g_free(map);
+}

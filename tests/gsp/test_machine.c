@@ -538,6 +538,69 @@ Test(gsp_source, list_print_locals_and_strings)
 	gsp_fx_close(&fx);
 }
 
+/* Outer frames (issue 15): `frame N`, `up`, `down` select a frame unwound
+ * through .debug_frame; `info locals`, `print` and $REG then read it. The
+ * values are the ones gdb-multiarch shows for the same stop (tests/gsp
+ * test_cli gdb_agrees_on_outer_frame_locals). */
+Test(gsp_source, outer_frames_show_their_locals)
+{
+	gsp_fx fx;
+	boot(&fx);
+	g_free(gsp_cmd(&fx, "rpc post GET_GSP_STATIC_INFO 1", CS_OK));
+	g_free(gsp_cmd(&fx, "break statq_free_slots", CS_OK));
+	g_free(gsp_cmd(&fx, "continue", CS_OK));
+	char *o = gsp_cmd(&fx, "frame 1", CS_OK);
+	cr_assert(strstr(o, "#1  0x80000686 <statq_send+0x102> at fw.c:203\nfw.c:203:\n=>203  \twhile (statq_free_slots() < count)\n"),
+		  "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "info locals", CS_OK);
+	cr_assert(strstr(o, "(arg) payload_len = (uint32_t) 9000\n"), "%s", o);
+	cr_assert(strstr(o, "count = (uint32_t) 3\n"), "%s", o);
+	cr_assert(strstr(o, "total = (uint32_t) 9080\n"), "%s", o);
+	cr_assert(strstr(o, "eh = (struct elem_header *) 0x80004a88"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "print count", CS_OK);
+	cr_assert(strstr(o, "count = (uint32_t) 3\n"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "print $pc", CS_OK);
+	cr_assert(strstr(o, "$pc = 0x80000686"), "%s", o);
+	g_free(o);
+	g_free(gsp_cmd(&fx, "print $a0", CS_ERR_INPUT)); /* caller-saved: not recovered */
+	o = gsp_cmd(&fx, "up", CS_OK);
+	cr_assert(strstr(o, "#2  0x800007ea <handle_rpc+0x80> at fw.c:370\n"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "info locals", CS_OK);
+	cr_assert(strstr(o, "result = (uint32_t) 0\n"), "%s", o);
+	cr_assert(strstr(o, "rq = (const struct rpc_header *) 0x80000ab8"), "%s", o);
+	cr_assert(strstr(o, "len = (uint32_t) <optimized out>\n"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "up", CS_OK);
+	g_free(o);
+	o = gsp_cmd(&fx, "print elems", CS_OK);
+	cr_assert(strstr(o, "elems = (uint32_t) 1\n"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "down 2", CS_OK);
+	cr_assert(strstr(o, "#1  0x80000686 <statq_send+0x102>"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "frame", CS_OK);
+	cr_assert(strstr(o, "#1  0x80000686 <statq_send+0x102>"), "%s", o);
+	g_free(o);
+	char *e = gsp_cmd(&fx, "down 2", CS_ERR_INPUT);
+	g_free(e);
+	g_free(gsp_cmd(&fx, "frame 99", CS_ERR_INPUT));
+	g_free(gsp_cmd(&fx, "frame x", CS_ERR_INPUT));
+	g_free(gsp_cmd(&fx, "frame -1", CS_ERR_INPUT));
+	/* a run goes back to the innermost frame */
+	g_free(gsp_cmd(&fx, "stepi", CS_OK));
+	o = gsp_cmd(&fx, "frame", CS_OK);
+	cr_assert(strstr(o, "#0  0x8000055"), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "info locals", CS_OK);
+	cr_assert(strstr(o, "wr = (uint32_t) "), "%s", o);
+	g_free(o);
+	gsp_fx_close(&fx);
+}
+
 /* The usage of a command as `help NAME` prints it (g_free it). */
 static char *help_text(gsp_fx *fx, const char *name)
 {
