@@ -1134,6 +1134,12 @@ static cs_status cmd_print(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 	if (m->img->source) {
 		cs_diag sub;
 		cs_diag_clear(&sub);
+		int cast = gsp_source_print_cast(m, m->img->source, selected_frame(m), expr, eval, out, &sub);
+		if (cast) {
+			if (cast < 0)
+				*d = sub;
+			return cast > 0 ? CS_OK : sub.status;
+		}
 		if (gsp_source_print(m, m->img->source, selected_frame(m), compact, out, &sub))
 			return CS_OK;
 		if (sub.status != CS_OK) {

@@ -37,6 +37,13 @@ bool gsp_source_list(const cs_gsp_source *s, const char *file, unsigned first, u
  * the expression names no DWARF variable, so the caller can fall back to
  * plain expressions. */
 bool gsp_source_print(cs_gsp *m, const cs_gsp_source *s, int frame, const char *expr, FILE *out, cs_diag *d);
+/* `print` of a cast: [*](TYPE)OPERAND or [*]((TYPE)OPERAND)PATH, TYPE a type
+ * of the DWARF (struct|union|enum NAME, a typedef, a base type) or C integer
+ * words, with '*'s; OPERAND a variable path of scalar type, else a plain
+ * expression evaluated by eval. 1: printed; 0: no cast here (the caller goes
+ * on); -1: an error in d. */
+int gsp_source_print_cast(cs_gsp *m, const cs_gsp_source *s, int frame, const char *expr,
+			  bool (*eval)(cs_gsp *, const char *, uint64_t *, cs_diag *), FILE *out, cs_diag *d);
 /* The variables in scope in frame `frame`, with types and values. */
 bool gsp_source_locals(cs_gsp *m, const cs_gsp_source *s, int frame, FILE *out, cs_diag *d);
 /* The pc of frame n, unwound through .debug_frame (0: the machine's), and

@@ -601,6 +601,45 @@ Test(gsp_source, outer_frames_show_their_locals)
 	gsp_fx_close(&fx);
 }
 
+/* Casts in print (issue 15), in an outer frame too; each value is the one
+ * gdb-multiarch prints for the same expression at the same stop. */
+Test(gsp_source, print_casts)
+{
+	gsp_fx fx;
+	boot(&fx);
+	g_free(gsp_cmd(&fx, "rpc post GET_GSP_STATIC_INFO 1", CS_OK));
+	g_free(gsp_cmd(&fx, "break statq_free_slots", CS_OK));
+	g_free(gsp_cmd(&fx, "continue", CS_OK));
+	g_free(gsp_cmd(&fx, "frame 1", CS_OK));
+	static const char *const cases[][2] = {
+		{ "print (unsigned)count", "(unsigned)count = (unsigned int) 3\n" },
+		{ "print (unsigned char)total", "(unsigned char)total = (unsigned char) 120\n" },
+		{ "print (short)0x18000", "(short)0x18000 = (short int) -32768\n" },
+		{ "print (uint16_t)total", "(uint16_t)total = (uint16_t) 9080\n" },
+		{ "print (long long unsigned int)payload_len", "= (long long unsigned int) 9000\n" },
+		{ "print *(struct elem_header *)eh", "*(struct elem_header *)eh = (struct elem_header) {auth_tag = "
+						     "{0 <repeats 16 times>}, aad = {0 <repeats 16 times>}, checksum = "
+						     "402084433, seq_num = 1, elem_count = 3, pad = 0}\n" },
+		{ "print ((struct elem_header *)eh)->seq_num", "((struct elem_header *)eh)->seq_num = (uint32_t) 1\n" },
+		{ "print *(unsigned int *)0x90041010", "*(unsigned int *)0x90041010 = (unsigned int) 1\n" },
+		{ "print *(unsigned short *)0x90041010", "= (short unsigned int) 1\n" },
+		{ "print (struct fw_state *)&fw", "(struct fw_state *)&fw = (struct fw_state *) 0x800009f0 <fw>\n" },
+		{ "print (struct fw_state *) 0x800009f0", "= (struct fw_state *) 0x800009f0 <fw>\n" },
+		{ "print *(struct fw_state *)0x800009f0", "= (struct fw_state) {stat_seq = 2, cmd_seq = 1, " },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *o = gsp_cmd(&fx, cases[i][0], CS_OK);
+		cr_expect(strstr(o, cases[i][1]), "%s:\n%s", cases[i][0], o);
+		g_free(o);
+	}
+	static const char *const bad[] = { "print (struct nosuch *)0", "print (enum nosuch)1", "print (struct fw_state)1",
+					   "print (unsigned)", "print (unsigned long)fw", "print *(unsigned)count",
+					   "print ((struct fw_state *)0x800009f0)->nope", "print ((unsigned *)0", NULL };
+	for (size_t i = 0; bad[i]; i++)
+		g_free(gsp_cmd(&fx, bad[i], CS_ERR_INPUT));
+	gsp_fx_close(&fx);
+}
+
 /* The usage of a command as `help NAME` prints it (g_free it). */
 static char *help_text(gsp_fx *fx, const char *name)
 {
