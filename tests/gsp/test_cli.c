@@ -830,3 +830,26 @@ Test(gsp_cli, gdb_agrees_on_outer_frame_locals)
 	g_free(elf);
 	g_free(map);
 }
+
+/* A watchpoint or breakpoint of the debugger's own (set with monitor, not by
+ * gdb) stops gdb as a SIGTRAP with the stop in words before it; the access
+ * has run, so the next continue goes on (gdb's own watchpoints stop before
+ * the access, for gdb to step it). Before, gdb took the stop for one of its
+ * watchpoints, stepped, resumed and lost the target. */
+Test(gsp_cli, gdb_shows_the_debuggers_own_stops_in_words)
+{
+	const char *cmds[] = { "monitor rpc init", "monitor rpc post GET_GSP_STATIC_INFO 2", "monitor watch msgq.stat.write",
+			       "continue", "print *(unsigned int *)0x90041010", "continue", "print *(unsigned int *)0x90041010",
+			       "monitor delete", "monitor rpc post GET_GSP_STATIC_INFO 1", "monitor break statq_free_slots",
+			       "continue", "print $pc", NULL };
+	run_result r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
+	HAS_ANY(r, "chainsim: watchpoint 1: write of 4 bytes at 0x90041010: 0x1 -> 0x4 by 0x80000702 <statq_send+0x184>");
+	HAS_ANY(r, "chainsim: watchpoint 1: write of 4 bytes at 0x90041010: 0x4 -> 0x7 by 0x80000702 <statq_send+0x184>");
+	HAS(r, "Program received signal SIGTRAP");
+	HAS(r, "$1 = 4\n");
+	HAS(r, "$2 = 7\n");
+	HAS_ANY(r, "chainsim: breakpoint 2 at 0x80000556 <statq_free_slots>");
+	HAS(r, "$3 = (void (*)()) 0x80000556 <statq_free_slots>");
+	HASNT(r, "Cannot execute this command while the target is running");
+	run_free(&r);
+}
