@@ -606,6 +606,18 @@ Test(gsp_cli, gdb_stub_answers_without_delay)
 	double ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
 	cr_assert_lt(ms, 2000.0, "200 packets took %.0f ms", ms);
 	cr_log_info("200 packets: %.1f ms", ms);
+	/* breakpoint insertion and removal, the packets gdb timed out on
+	 * ("Ignoring packet error") */
+	t0 = g_get_monotonic_time();
+	for (int i = 0; i < 100; i++) {
+		send_pkt(fd, i % 2 ? "z0,80000194,2" : "Z0,80000194,2");
+		char *r = read_reply(fd);
+		cr_assert_str_eq(r, "OK");
+		g_free(r);
+		send_raw(fd, "+", 1);
+	}
+	ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
+	cr_assert_lt(ms, 1000.0, "100 Z0/z0 packets took %.0f ms", ms);
 	send_pkt(fd, "k");
 	waitpid(pid, NULL, 0);
 	g_spawn_close_pid(pid);
@@ -852,4 +864,31 @@ Test(gsp_cli, gdb_shows_the_debuggers_own_stops_in_words)
 	HAS(r, "$3 = (void (*)()) 0x80000556 <statq_free_slots>");
 	HASNT(r, "Cannot execute this command while the target is running");
 	run_free(&r);
+}
+
+/* Issue 15's source-level items in one scripted session through the CLI,
+ * against its whole transcript: list, break FILE:LINE, step and next by
+ * line, bt with FILE:LINE, print with types (fw.stat_seq, *msgq.stat.write,
+ * an array), an expression with spaces, x/s, info locals, frame/up/down with
+ * the outer frames' locals, casts, help. */
+Test(gsp_cli, source_level_session_through_the_cli)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf"), *map = gsp_fixture("gsp-fixture.map");
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	char *script = g_build_filename(root, "tests", "gsp", "source-tour.gsp", NULL);
+	char *expected_path = g_build_filename(root, "tests", "gsp", "source-tour.expected", NULL);
+	gchar *expected = NULL;
+	cr_assert(g_file_get_contents(expected_path, &expected, NULL, NULL), "cannot read %s", expected_path);
+	const char *args[] = { elf, "--map", map, "--script", script, NULL };
+	run_result r = run_cli(args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_expect_str_eq(r.out, expected, "the transcript of source-tour.gsp changed:\n%s", r.out);
+	/* the expression with spaces is pc + 2, as its own line says */
+	HAS(r, "$pc = 0x8000009e (2147483806) <mmio_write32>\n(gsp) print $pc + 2\n$pc + 2 = 0x800000a0 (2147483808)");
+	run_free(&r);
+	g_free(expected);
+	g_free(expected_path);
+	g_free(script);
+	g_free(elf);
+	g_free(map);
 }
