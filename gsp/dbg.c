@@ -35,7 +35,7 @@ enum { MAX_ARGS = 32, DEFAULT_BUDGET = 20000000 };
 	X("print", "p", "print EXPRESSION", "a variable of the selected frame or a global with its type (NAME.FIELD, ->, [N], *, &, (TYPE) casts) or an expression: numbers, $reg, symbols, +, -, *ADDR, msgq.* cursors") \
 	X("disassemble", "disas", "disassemble [LOCATION [N]]", "instructions, objdump's text") \
 	X("backtrace", "bt where", "backtrace", "the frames, with FILE:LINE where the line tables know it") \
-	X("frame", "f", "frame [N]", "select frame N (0 innermost) for info locals, print and $REG; alone, show the selected one") \
+	X("frame", "f", "frame [N]", "select frame N (0 innermost) for info locals, print, $REG and list; alone, show the selected one") \
 	X("up", "", "up [N]", "select the frame N (1) calls out") \
 	X("down", "", "down [N]", "select the frame N (1) calls in") \
 	X("call", "", "call FUNCTION [ARG...]", "call a firmware function with up to 8 arguments") \
@@ -730,6 +730,13 @@ static cs_status cmd_frame(cs_gsp *m, argv_t *a, const char *c, FILE *out, cs_di
 	source_suffix(m, at, src, sizeof(src));
 	fprintf(out, "#%" PRId64 "  0x%" PRIx64 " <%s>%s\n", want, pc, sym, src);
 	print_source_line(m, out, at);
+	/* a `list` next shows the lines around the frame's */
+	const char *file;
+	unsigned line;
+	if (gsp_source_line(m->img->source, at, &file, &line, NULL)) {
+		snprintf(m->list_file, sizeof(m->list_file), "%s", file);
+		m->list_next = line > 5 ? line - 5 : 1;
+	}
 	return CS_OK;
 }
 

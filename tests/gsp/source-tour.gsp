@@ -28,6 +28,7 @@ print (unsigned)count
 print *(struct elem_header *)eh
 up
 print result
+list
 down
 echo == help
 help frame
