@@ -358,9 +358,9 @@ static bool should_stop(rs_session *s)
 /* ---- the device's turn --------------------------------------------------- */
 
 /* The scenario runs as a coroutine on the REPL's own thread: the method hook
- * yields to the REPL when it should stop, and `resume` enters it again. A
- * second thread, as before, cost a wake-up through the scheduler per step,
- * the most of a step's time on a loaded machine. */
+ * yields to the REPL when it should stop, and `resume` enters it again. (A
+ * second thread handed the turn cost a wake-up through the scheduler per
+ * step, most of a step's time on a loaded machine.) */
 static void method_hook(void *ctx, const cs_method_call *call)
 {
 	rs_session *s = ctx;
