@@ -669,6 +669,15 @@ Test(gsp_source, print_casts)
 		cr_expect(strstr(o, cases[i][1]), "%s:\n%s", cases[i][0], o);
 		g_free(o);
 	}
+	/* the issue's own example, through a register */
+	g_free(gsp_cmd(&fx, "frame 0", CS_OK));
+	g_free(gsp_cmd(&fx, "set $a0 = 0x800009f0", CS_OK));
+	char *o = gsp_cmd(&fx, "print *(struct fw_state *)$a0", CS_OK);
+	cr_expect(strstr(o, "*(struct fw_state *)$a0 = (struct fw_state) {stat_seq = 2, cmd_seq = 1, "), "%s", o);
+	g_free(o);
+	o = gsp_cmd(&fx, "print ((struct fw_state *)$a0)->served", CS_OK);
+	cr_expect(strstr(o, "((struct fw_state *)$a0)->served = (uint32_t) 0\n"), "%s", o);
+	g_free(o);
 	static const char *const bad[] = { "print (struct nosuch *)0", "print (enum nosuch)1", "print (struct fw_state)1",
 					   "print (unsigned)", "print (unsigned long)fw", "print *(unsigned)count",
 					   "print ((struct fw_state *)0x800009f0)->nope", "print ((unsigned *)0", NULL };
