@@ -1316,6 +1316,15 @@ int gsp_source_print_cast(cs_gsp *m, const cs_gsp_source *s, int frame, const ch
 		cs_diag_set(d, CS_ERR_INPUT, "'%s': the cast has no operand", expr);
 		return -1;
 	}
+	if (path[0] && deref) {
+		cs_diag_set(d, CS_ERR_INPUT, "'%s': '*' before ((TYPE *)OPERAND)->FIELD is not supported; "
+			    "print the field, or cast it", expr);
+		return -1;
+	}
+	if (path[0] && strncmp(path, "->", 2)) {
+		cs_diag_set(d, CS_ERR_INPUT, "'%s': expected ->FIELD after ((TYPE *)OPERAND), not '%s'", expr, path);
+		return -1;
+	}
 	uint64_t v;
 	if (!cast_operand(&fr, s, expr, operand, eval, &v, d))
 		return -1;
@@ -1329,7 +1338,7 @@ int gsp_source_print_cast(cs_gsp *m, const cs_gsp_source *s, int frame, const ch
 	int rc = 1;
 	if (deref || path[0]) {
 		/* through the pointer: the value of the type it points to at v */
-		if (!ct.ptr || (path[0] && !(path[0] == '-' && path[1] == '>') && !deref)) {
+		if (!ct.ptr) {
 			cs_diag_set(d, CS_ERR_INPUT, "'%s': %s a pointer", expr, deref ? "'*' needs" : "'->' needs");
 			rc = -1;
 			goto done;
@@ -1337,7 +1346,7 @@ int gsp_source_print_cast(cs_gsp *m, const cs_gsp_source *s, int frame, const ch
 		ct.ptr--;
 		uint64_t addr = v;
 		const uint8_t *bytes = NULL;
-		if (path[0] && !deref) {
+		if (path[0]) {
 			/* ->FIELD: the struct at v, then the rest of the path */
 			if (ct.ptr || !ct.has_die) {
 				cs_diag_set(d, CS_ERR_INPUT, "'%s': '->' needs a pointer to a struct", expr);

@@ -680,7 +680,8 @@ Test(gsp_source, print_casts)
 	g_free(o);
 	static const char *const bad[] = { "print (struct nosuch *)0", "print (enum nosuch)1", "print (struct fw_state)1",
 					   "print (unsigned)", "print (unsigned long)fw", "print *(unsigned)count",
-					   "print ((struct fw_state *)0x800009f0)->nope", "print ((unsigned *)0", NULL };
+					   "print ((struct fw_state *)0x800009f0)->nope", "print ((unsigned *)0",
+					   "print ((unsigned)1))", "print *((struct fw_state *)0x800009f0)->served", NULL };
 	for (size_t i = 0; bad[i]; i++)
 		g_free(gsp_cmd(&fx, bad[i], CS_ERR_INPUT));
 	gsp_fx_close(&fx);
