@@ -1,7 +1,7 @@
 /* The REPL's coroutine (repl_coro.h). On x86-64 a switch is a dozen
- * instructions of our own; elsewhere it is ucontext's swapcontext, which also
- * saves the signal mask with a system call each time (about 170 ns, a third
- * of a `step` on the host-methods benchmark). */
+ * instructions of our own; elsewhere (and under CET) it is ucontext's
+ * swapcontext, which also saves the signal mask with a system call each time
+ * (about 170 ns, a third of a `step` on the host-methods benchmark). */
 #include "repl_coro.h"
 
 #include <stdint.h>
@@ -13,7 +13,9 @@
 #define CORO_ASAN 1
 #endif
 
-#if defined(__x86_64__)
+/* Built with -fcf-protection (__CET__), a shadow stack may be on: glibc's
+ * swapcontext switches it, our switch would not. */
+#if defined(__x86_64__) && !defined(__CET__)
 #define CORO_ASM 1
 #else
 #include <ucontext.h>
