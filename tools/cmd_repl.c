@@ -19,6 +19,7 @@
 
 typedef struct rs_cmd {
 	const char *name;
+	const char *aliases; /* space-separated */
 	const char *usage;
 	const char *summary;
 	cs_status (*fn)(rs_session *s, const char *args, FILE *out, cs_diag *d);
@@ -946,42 +947,45 @@ static cs_status cmd_trace(rs_session *s, const char *args, FILE *out, cs_diag *
 static cs_status cmd_help(rs_session *s, const char *args, FILE *out, cs_diag *d);
 
 static const rs_cmd commands[] = {
-	{ "step", "step [N]", "run N methods (1), stopping before the next", cmd_step },
-	{ "next", "next", "run to the first method of the next GPFIFO entry", cmd_next },
-	{ "continue", "continue", "run to a breakpoint or the end of the program", cmd_continue },
-	{ "until", "until stage N | until method NAME | until break",
+	{ "step", "s", "step [N]", "run N methods (1), stopping before the next", cmd_step },
+	{ "next", "n", "next", "run to the first method of the next GPFIFO entry", cmd_next },
+	{ "continue", "c", "continue", "run to a breakpoint or the end of the program", cmd_continue },
+	{ "until", "", "until stage N | until method NAME | until break",
 	  "run until stage N fires, a method NAME is next, or a record shows the chain breaking", cmd_until },
-	{ "break", "break [method NAME [SUBCH] | stage N | write ADDR[,LEN]]",
+	{ "break", "", "break [method NAME [SUBCH] | stage N | write ADDR[,LEN]]",
 	  "stop before a method, after a stage fires, or after memory changes; alone, list them", cmd_break },
-	{ "delete", "delete [ID]", "delete breakpoint ID, or all of them", cmd_delete },
-	{ "stages", "stages", "the chain so far: eleven stages with status and evidence", cmd_stages },
-	{ "why", "why", "the judge's diagnosis of the first stage not fired, as chainsim run prints it", cmd_why },
-	{ "channel", "channel [N|NAME]",
+	{ "delete", "", "delete [ID]", "delete breakpoint ID, or all of them", cmd_delete },
+	{ "stages", "", "stages", "the chain so far: eleven stages with status and evidence", cmd_stages },
+	{ "why", "", "why", "the judge's diagnosis of the first stage not fired, as chainsim run prints it", cmd_why },
+	{ "channel", "", "channel [N|NAME]",
 	  "GP_GET, GP_PUT, bindings; a blocked acquire and the releases that could unblock it", cmd_channel },
-	{ "qmd", "qmd [ADDR]", "a QMD decoded by field name (default: SEND_PCAS_A's, or the last one read)", cmd_qmd },
-	{ "x", "x/[N][xduf s][bhwg] ADDR", "examine memory (ADDR: a number, NAME or NAME+OFF)", NULL },
-	{ "set", "set mem ADDR TYPE VALUE...", "write memory (TYPE u8 u16 u32 u64 f32)", cmd_set },
-	{ "list", "list [N]", "the current entry's methods, N each side of the current one (5)", cmd_list },
-	{ "trace", "trace [N]", "the last N trace records (10)", cmd_trace },
-	{ "restart", "restart", "run the scenario again from the start, breakpoints kept", cmd_restart },
-	{ "help", "help [CMD]", "the commands, or one command's usage", cmd_help },
-	{ "complete", "complete TEXT", "what Tab would offer after TEXT, one a line", NULL },
-	{ "quit", "quit", "leave", NULL },
-	{ "echo", "echo TEXT", "print TEXT (scripts)", NULL },
+	{ "qmd", "", "qmd [ADDR]", "a QMD decoded by field name (default: SEND_PCAS_A's, or the last one read)", cmd_qmd },
+	{ "x", "", "x/[N][xduf s][bhwg] ADDR", "examine memory (ADDR: a number, NAME or NAME+OFF)", NULL },
+	{ "set", "", "set mem ADDR TYPE VALUE...", "write memory (TYPE u8 u16 u32 u64 f32)", cmd_set },
+	{ "list", "", "list [N]", "the current entry's methods, N each side of the current one (5)", cmd_list },
+	{ "trace", "", "trace [N]", "the last N trace records (10)", cmd_trace },
+	{ "restart", "", "restart", "run the scenario again from the start, breakpoints kept", cmd_restart },
+	{ "help", "", "help [CMD]", "the commands, or one command's usage", cmd_help },
+	{ "complete", "", "complete TEXT", "what Tab would offer after TEXT, one a line", NULL },
+	{ "quit", "exit q", "quit", "leave", NULL },
+	{ "echo", "", "echo TEXT", "print TEXT (scripts)", NULL },
 };
 enum { NCOMMANDS = sizeof(commands) / sizeof(commands[0]) };
 
 static const rs_cmd *find_cmd(const char *name, size_t len)
 {
-	if (len == 1 && name[0] == 'c')
-		return &commands[2];
-	if (len == 1 && name[0] == 's')
-		return &commands[0];
-	if (len == 1 && name[0] == 'n')
-		return &commands[1];
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (strlen(commands[i].name) == len && !strncmp(commands[i].name, name, len))
-			return &commands[i];
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		const rs_cmd *c = &commands[i];
+		if (strlen(c->name) == len && !strncmp(c->name, name, len))
+			return c;
+		for (const char *al = c->aliases; *al;) {
+			size_t n = strcspn(al, " ");
+			if (n == len && !strncmp(al, name, len))
+				return c;
+			al += n;
+			al += strspn(al, " ");
+		}
+	}
 	return NULL;
 }
 
@@ -1000,6 +1004,8 @@ static cs_status cmd_help(rs_session *s, const char *args, FILE *out, cs_diag *d
 		return CS_ERR_INPUT;
 	}
 	fprintf(out, "usage: %s\n  %s\n", c->usage, c->summary);
+	if (c->aliases[0])
+		fprintf(out, "  also: %s\n", c->aliases);
 	return CS_OK;
 }
 
