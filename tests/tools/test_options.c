@@ -1,0 +1,129 @@
+/* Every chainsim command's command line through getopt_long: --version,
+ * --help, an option's value after '=' or as the next word, and '-' for
+ * standard input wherever a file is read (held to the same caps). */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static void expect_version(const char *cmd)
+{
+	cli_result r = cmd ? cli_run(NULL, ARGS(cmd, "--version")) : cli_run(NULL, ARGS("--version"));
+	cr_expect_eq(r.status, 0, "%s --version: %s", cmd ? cmd : "", r.err);
+	cr_expect_str_eq(r.out, "chainsim " CHAINSIM_VERSION "\n");
+	cli_result_free(&r);
+}
+
+static void expect_help(const char *cmd, const char *usage)
+{
+	cli_result r = cli_run(NULL, ARGS(cmd, "--help"));
+	cr_expect_eq(r.status, 0, "%s --help: %s", cmd, r.err);
+	cr_expect(g_str_has_prefix(r.out, usage), "%s --help: %s", cmd, r.out);
+	cr_expect(strstr(r.out, "--version"), "%s --help names --version: %s", cmd, r.out);
+	cli_result_free(&r);
+}
+
+static void expect_fails(cli_result r, int status, const char *needle)
+{
+	cr_expect_eq(r.status, status, "stderr: %s\nstdout: %s", r.err, r.out);
+	cr_expect(strstr(r.err, needle), "wanted '%s' in: %s", needle, r.err);
+	cli_result_free(&r);
+}
+
+/* A file of len bytes of 'x' (sparse holes read as NUL otherwise). */
+static char *file_of(size_t len, const char *suffix)
+{
+	char *path = cli_tmp_path(suffix);
+	char *bytes = g_malloc(len);
+	memset(bytes, 'x', len);
+	cr_assert(g_file_set_contents(path, bytes, (gssize)len, NULL));
+	g_free(bytes);
+	return path;
+}
+
+Test(chainsim, version_and_help)
+{
+	expect_version(NULL);
+	cli_result r = cli_run(NULL, ARGS("--help"));
+	cr_expect_eq(r.status, 0);
+	cr_expect(strstr(r.out, "chainsim --version"), "%s", r.out);
+	cli_result_free(&r);
+}
+
+Test(run, version_help_and_bad_options)
+{
+	expect_version("run");
+	expect_help("run", "usage: chainsim run FILE");
+	expect_fails(cli_run(NULL, ARGS("run", "--frob", "host-only.chain")), 2,
+		     "chainsim run: unknown option '--frob'");
+	expect_fails(cli_run(NULL, ARGS("run", "--json=yes", "host-only.chain")), 2,
+		     "'--json=yes': that option takes no value");
+	expect_fails(cli_run(NULL, ARGS("run", "host-only.chain", "--trace")), 2,
+		     "chainsim run: --trace needs a value");
+	expect_fails(cli_run(NULL, ARGS("run", "--races", "sometimes", "host-only.chain")), 2,
+		     "--races=sometimes: expected shared, global, error or off");
+	expect_fails(cli_run(NULL, ARGS("run", "--results", "x", "host-only.chain")), 2,
+		     "--results is for a capture, not a scenario");
+}
+
+Test(run, an_option_value_after_equals_or_as_the_next_word)
+{
+	for (int joined = 0; joined < 2; joined++) {
+		char *trace = cli_tmp_path(".json");
+		char *eq = g_strdup_printf("--trace=%s", trace);
+		cli_result r = joined ? cli_run(NULL, ARGS("run", eq, "--races=global",
+							   "--schedule=reverse", "host-only.chain"))
+				      : cli_run(NULL, ARGS("run", "--trace", trace, "--races", "global",
+							   "--schedule", "reverse", "host-only.chain"));
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		cr_expect(g_file_test(trace, G_FILE_TEST_IS_REGULAR), "no trace from %s",
+			  joined ? eq : "--trace FILE");
+		cli_result_free(&r);
+		g_unlink(trace);
+		g_free(eq);
+		g_free(trace);
+	}
+}
+
+Test(run, a_scenario_and_a_capture_on_standard_input)
+{
+	char *scenario = cli_source_path("tests/conformance/host-only.chain");
+	cli_result r = cli_run(scenario, ARGS("run", "-"));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(g_str_has_prefix(r.out, "<stdin>  blackwell  0 launches"), "%s", r.out);
+	cli_result_free(&r);
+
+	char *cap = cli_tmp_path(".cap");
+	r = cli_run(NULL, ARGS("export", "host-only.chain", "-o", cap));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cli_result_free(&r);
+	r = cli_run(cap, ARGS("run", "--json", "-"));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "\"file\" : \"<stdin>\""), "%s", r.out);
+	cli_result_free(&r);
+	expect_fails(cli_run(cap, ARGS("run", "-", "--trace-methods")), 2,
+		     "--trace-methods is for a scenario, not a capture");
+	g_unlink(cap);
+	g_free(cap);
+	g_free(scenario);
+}
+
+Test(run, standard_input_keeps_the_caps_and_locates_errors)
+{
+	char *big = file_of((16u << 20) + 1, ".chain");
+	expect_fails(cli_run(big, ARGS("run", "-")), 2,
+		     "<stdin>: cannot read the scenario: 16777217 bytes, above the limit of 16777216");
+	g_unlink(big);
+	g_free(big);
+	char *bad = cli_tmp_path(".chain");
+	cr_assert(g_file_set_contents(bad, "arch hopper\nfrobnicate\n", -1, NULL));
+	expect_fails(cli_run(bad, ARGS("run", "-")), 2, "<stdin>:2:");
+	g_unlink(bad);
+	g_free(bad);
+}
