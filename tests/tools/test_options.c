@@ -47,6 +47,16 @@ static char *file_of(size_t len, const char *suffix)
 	return path;
 }
 
+/* A file of len NUL bytes that takes no room on disk. */
+static char *sparse_file(size_t len, const char *suffix)
+{
+	char *path = cli_tmp_path(suffix);
+	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+	cr_assert(fd >= 0 && ftruncate(fd, (off_t)len) == 0);
+	close(fd);
+	return path;
+}
+
 Test(chainsim, version_and_help)
 {
 	expect_version(NULL);
@@ -126,4 +136,52 @@ Test(run, standard_input_keeps_the_caps_and_locates_errors)
 	expect_fails(cli_run(bad, ARGS("run", "-")), 2, "<stdin>:2:");
 	g_unlink(bad);
 	g_free(bad);
+}
+
+static const char *const pb_file = "../scenario/cases/release_2a.pb";
+
+Test(disasm, version_help_and_bad_options)
+{
+	expect_version("disasm");
+	expect_help("disasm", "usage: chainsim disasm FILE");
+	expect_fails(cli_run(NULL, ARGS("disasm", pb_file, "--arch")), 2,
+		     "chainsim disasm: --arch needs a value");
+	expect_fails(cli_run(NULL, ARGS("disasm", pb_file, "--arch=volta")), 2,
+		     "--arch wants ampere, ada, hopper or blackwell, not 'volta'");
+	expect_fails(cli_run(NULL, ARGS("disasm", "--arch=hopper", "--offset=-1", pb_file)), 2,
+		     "--offset wants a byte count, not '-1'");
+	expect_fails(cli_run(NULL, ARGS("disasm", "--arch=hopper", pb_file, pb_file)), 2,
+		     "one FILE only");
+}
+
+Test(disasm, the_same_text_from_either_spelling_and_from_standard_input)
+{
+	cli_result spaced = cli_run(NULL, ARGS("disasm", pb_file, "--arch", "hopper", "--name",
+					       "p", "--offset", "0", "--bind", "0=0xcbc0"));
+	cr_assert_eq(spaced.status, 0, "%s", spaced.err);
+	cli_result joined = cli_run(NULL, ARGS("disasm", "--arch=hopper", "--name=p", "--offset=0",
+					       "--bind=0=0xcbc0", pb_file));
+	cr_expect_eq(joined.status, 0, "%s", joined.err);
+	cr_expect_str_eq(joined.out, spaced.out);
+	char *pb = cli_source_path("tests/scenario/cases/release_2a.pb");
+	cli_result piped = cli_run(pb, ARGS("disasm", "-", "--arch=hopper", "--name=p", "--offset=0",
+					    "--bind=0=0xcbc0"));
+	cr_expect_eq(piped.status, 0, "%s", piped.err);
+	char *from_file = strchr(spaced.out, '\n'), *from_stdin = strchr(piped.out, '\n');
+	/* the first line names the file the bytes came from */
+	cr_expect(strstr(piped.out, "<stdin>"), "%s", piped.out);
+	cr_expect_str_eq(from_stdin ? from_stdin : "", from_file ? from_file : "-");
+	cli_result_free(&spaced);
+	cli_result_free(&joined);
+	cli_result_free(&piped);
+	g_free(pb);
+}
+
+Test(disasm, standard_input_keeps_the_binary_cap)
+{
+	char *big = sparse_file((256u << 20) + 1, ".pb");
+	expect_fails(cli_run(big, ARGS("disasm", "-", "--arch=hopper")), 2,
+		     "<stdin>: the pushbuffer bytes: 268435457 bytes, above the limit of 268435456");
+	g_unlink(big);
+	g_free(big);
 }
