@@ -4,7 +4,21 @@
 #include <criterion/criterion.h>
 #include <gio/gio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+static char *bytes_text(GBytes *b, size_t *len)
+{
+	size_t n = 0;
+	const void *data = g_bytes_get_data(b, &n);
+	char *text = g_malloc(n + 1);
+	if (n)
+		memcpy(text, data, n);
+	text[n] = 0;
+	if (len)
+		*len = n;
+	return text;
+}
 
 cli_result cli_run(const char *stdin_path, const char *const *args)
 {
@@ -24,8 +38,14 @@ cli_result cli_run(const char *stdin_path, const char *const *args)
 	GSubprocess *p = g_subprocess_launcher_spawnv(l, (const char *const *)argv->pdata, &err);
 	cr_assert(p, "cannot start chainsim: %s", err ? err->message : "?");
 	cli_result r = { 0 };
-	cr_assert(g_subprocess_communicate_utf8(p, NULL, NULL, &r.out, &r.err, &err),
+	GBytes *out = NULL, *errs = NULL;
+	cr_assert(g_subprocess_communicate(p, NULL, NULL, &out, &errs, &err),
 		  "chainsim's output: %s", err ? err->message : "?");
+	/* bytes, a capture on stdout among them, with a NUL after them */
+	r.out = bytes_text(out, &r.out_len);
+	r.err = bytes_text(errs, NULL);
+	g_bytes_unref(out);
+	g_bytes_unref(errs);
 	cr_assert(g_subprocess_get_if_exited(p), "chainsim did not exit normally");
 	r.status = g_subprocess_get_exit_status(p);
 	g_object_unref(p);

@@ -3,9 +3,12 @@
 #ifndef CHAINSIM_TESTS_TOOLS_CLI_H
 #define CHAINSIM_TESTS_TOOLS_CLI_H
 
+#include <stddef.h>
+
 typedef struct cli_result {
 	int status;
-	char *out, *err;
+	char *out, *err; /* NUL-terminated; out may hold NULs before out_len */
+	size_t out_len;
 } cli_result;
 
 /* Runs chainsim with args (NULL-terminated) in the folder tests/conformance

@@ -185,3 +185,92 @@ Test(disasm, standard_input_keeps_the_binary_cap)
 	g_unlink(big);
 	g_free(big);
 }
+
+/* A capture of host-only.chain, exported with -o; g_free and unlink it. */
+static char *export_capture(void)
+{
+	char *cap = cli_tmp_path(".cap");
+	cli_result r = cli_run(NULL, ARGS("export", "host-only.chain", "-o", cap));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cli_result_free(&r);
+	return cap;
+}
+
+Test(export, version_help_and_bad_options)
+{
+	expect_version("export");
+	expect_help("export", "usage: chainsim export SCENARIO -o FILE");
+	expect_fails(cli_run(NULL, ARGS("export", "host-only.chain", "-o")), 2,
+		     "chainsim export: -o needs a value");
+	expect_fails(cli_run(NULL, ARGS("export", "host-only.chain", "--reed=x", "-o", "x")), 2,
+		     "chainsim export: unknown option '--reed=x'");
+	expect_fails(cli_run(NULL, ARGS("export", "host-only.chain", "host-only.chain", "-o", "x")),
+		     2, "one scenario at a time");
+}
+
+Test(export, every_spelling_and_standard_input_and_output_write_the_same_capture)
+{
+	char *cap = export_capture(), *other = cli_tmp_path(".cap");
+	gchar *want = NULL, *got = NULL;
+	gsize want_len = 0, got_len = 0;
+	cr_assert(g_file_get_contents(cap, &want, &want_len, NULL));
+	cr_assert(g_str_has_prefix(want, "CHAINCAP"));
+	char *long_eq = g_strdup_printf("--output=%s", other);
+	char *scenario = cli_source_path("tests/conformance/host-only.chain");
+	const char *const *runs[] = { ARGS("export", "--output", other, "host-only.chain"),
+				      ARGS("export", long_eq, "host-only.chain"),
+				      ARGS("export", "-", "-o", other) };
+	for (size_t i = 0; i < 3; i++) {
+		cli_result r = cli_run(scenario, runs[i]);
+		cr_expect_eq(r.status, 0, "run %zu: %s", i, r.err);
+		cr_assert(g_file_get_contents(other, &got, &got_len, NULL));
+		cr_expect(got_len == want_len && !memcmp(got, want, want_len), "run %zu differs", i);
+		g_free(got);
+		g_unlink(other);
+		cli_result_free(&r);
+	}
+	cli_result r = cli_run(NULL, ARGS("export", "host-only.chain", "-o", "-"));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(r.out_len == want_len && !memcmp(r.out, want, want_len), "-o - differs");
+	cli_result_free(&r);
+	g_unlink(cap);
+	g_free(cap);
+	g_free(other);
+	g_free(want);
+	g_free(long_eq);
+	g_free(scenario);
+}
+
+Test(diff, version_help_and_either_input_from_standard_input)
+{
+	expect_version("diff");
+	expect_help("diff", "usage: chainsim diff --hw-results FILE CAPTURE");
+	char *cap = export_capture(), *results = cli_tmp_path(".results");
+	char *results_eq = g_strdup_printf("--results=%s", results);
+	cli_result r = cli_run(NULL, ARGS("run", cap, results_eq));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cli_result_free(&r);
+	char *hw_eq = g_strdup_printf("--hw-results=%s", results);
+	r = cli_run(NULL, ARGS("diff", hw_eq, cap));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "no divergence"), "%s", r.out);
+	cli_result_free(&r);
+	r = cli_run(cap, ARGS("diff", "--hw-results", results, "-"));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "diff <stdin> (simulator) vs"), "%s", r.out);
+	cli_result_free(&r);
+	r = cli_run(results, ARGS("diff", cap, "--hw-results", "-"));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "vs <stdin> (sim"), "%s", r.out);
+	cli_result_free(&r);
+	expect_fails(cli_run(cap, ARGS("diff", "--hw-results", "-", "-")), 2,
+		     "standard input (-) can give the results or the capture, not both");
+	expect_fails(cli_run(NULL, ARGS("diff", cap, "--hw-results")), 2,
+		     "chainsim diff: --hw-results needs a value");
+	g_unlink(cap);
+	g_unlink(results);
+	g_free(cap);
+	g_free(results);
+	g_free(results_eq);
+	g_free(hw_eq);
+}
