@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -273,4 +274,84 @@ Test(diff, version_help_and_either_input_from_standard_input)
 	g_free(results);
 	g_free(results_eq);
 	g_free(hw_eq);
+}
+
+Test(conform, version_help_and_bad_options)
+{
+	expect_version("conform");
+	expect_help("conform", "usage: chainsim conform [OPTIONS] PATH...");
+	expect_fails(cli_run(NULL, ARGS("conform", "--jobs=0", ".")), 2,
+		     "--jobs takes 1..1024, not '0'");
+	expect_fails(cli_run(NULL, ARGS("conform", ".", "--filter")), 2,
+		     "chainsim conform: --filter needs a value");
+	expect_fails(cli_run(NULL, ARGS("conform", "merge", "--shard=1/2", "x.json")), 2,
+		     "chainsim conform merge: --shard is for a run, not a merge");
+	expect_fails(cli_run(NULL, ARGS("conform", "merge", "--version=2", "x.json")), 2,
+		     "'--version=2': that option takes no value");
+}
+
+Test(conform, a_case_and_a_shard_result_from_standard_input)
+{
+	char *json = cli_tmp_path(".json"), *json_eq = g_strdup_printf("--json=%s", json);
+	cli_result r = cli_run(NULL, ARGS("conform", "-j", "2", "--filter=^host-only",
+					  "--no-progress", json_eq, "."));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "PASS    host-only.chain"), "%s", r.out);
+	cli_result_free(&r);
+	r = cli_run(json, ARGS("conform", "merge", "-"));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "SUMMARY: 1 cases: 1 pass"), "%s", r.out);
+	cli_result_free(&r);
+	expect_fails(cli_run(json, ARGS("conform", "merge", "-", "-")), 2,
+		     "standard input (-) holds one result file, not 2");
+	char *scenario = cli_source_path("tests/conformance/host-only.chain");
+	r = cli_run(scenario, ARGS("conform", "--no-progress", "-"));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "PASS    - "), "%s", r.out);
+	cli_result_free(&r);
+	/* its expectations are judged: one that fails fails the case, located */
+	char *wrong = cli_tmp_path(".chain");
+	gchar *text = NULL;
+	cr_assert(g_file_get_contents(scenario, &text, NULL, NULL));
+	char *broken = g_strconcat(text, "expect break 5\n", NULL);
+	cr_assert(g_file_set_contents(wrong, broken, -1, NULL));
+	r = cli_run(wrong, ARGS("conform", "--no-progress", "-"));
+	cr_expect_eq(r.status, 1, "%s\n%s", r.out, r.err);
+	cr_expect(strstr(r.out, "FAIL    -: <stdin>:"), "%s", r.out);
+	cli_result_free(&r);
+	expect_fails(cli_run(scenario, ARGS("conform", "-", ".", "-")), 2,
+		     "standard input (-) holds one case, given twice");
+	g_unlink(json);
+	g_unlink(wrong);
+	g_free(wrong);
+	g_free(text);
+	g_free(broken);
+	g_free(json);
+	g_free(json_eq);
+	g_free(scenario);
+}
+
+Test(battery, version_help_options_and_a_bounded_read)
+{
+	expect_version("battery");
+	expect_help("battery", "usage: chainsim battery");
+	expect_fails(cli_run(NULL, ARGS("battery", "--arch=volta")), 2,
+		     "unknown arch 'volta'");
+	expect_fails(cli_run(NULL, ARGS("battery", "vadd.chain")), 2, "takes no FILE");
+	cli_result r = cli_run(NULL, ARGS("battery", "--arch", "ampere", "--only=VADD"));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "VADD n=") && strstr(r.out, "STATUS OK"), "%s", r.out);
+	cli_result_free(&r);
+	/* a client's scenario that is a FIFO is refused, not waited on, and the
+	 * client fails (the battery's exit 1) */
+	char *dir = cli_tmp_path(".battery");
+	cr_assert(g_mkdir(dir, 0700) == 0);
+	char *fifo = g_build_filename(dir, "vadd.chain", NULL);
+	cr_assert(mkfifo(fifo, 0600) == 0);
+	expect_fails(cli_run(NULL, ARGS("battery", "--only", "VADD", "--dir", dir)), 1,
+		     "vadd.chain: the scenario: a FIFO, and only regular files are read");
+	g_unlink(fifo);
+	g_rmdir(dir);
+	g_free(fifo);
+	g_free(dir);
 }
