@@ -22,6 +22,11 @@ static char *bytes_text(GBytes *b, size_t *len)
 
 cli_result cli_run(const char *stdin_path, const char *const *args)
 {
+	return cli_run_in("tests/conformance", stdin_path, args);
+}
+
+cli_result cli_run_in(const char *folder, const char *stdin_path, const char *const *args)
+{
 	const char *build = getenv("CHAINSIM_BUILD_ROOT");
 	cr_assert(build && getenv("CHAINSIM_SOURCE_ROOT"), "run through meson test");
 	GPtrArray *argv = g_ptr_array_new_with_free_func(g_free);
@@ -31,7 +36,7 @@ cli_result cli_run(const char *stdin_path, const char *const *args)
 	g_ptr_array_add(argv, NULL);
 	GSubprocessLauncher *l = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE |
 							   G_SUBPROCESS_FLAGS_STDERR_PIPE);
-	char *dir = cli_source_path("tests/conformance");
+	char *dir = cli_source_path(folder);
 	g_subprocess_launcher_set_cwd(l, dir);
 	g_subprocess_launcher_set_stdin_file_path(l, stdin_path ? stdin_path : "/dev/null");
 	GError *err = NULL;

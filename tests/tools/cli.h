@@ -14,6 +14,8 @@ typedef struct cli_result {
 /* Runs chainsim with args (NULL-terminated) in the folder tests/conformance
  * of the source tree, standard input from stdin_path (NULL: /dev/null). */
 cli_result cli_run(const char *stdin_path, const char *const *args);
+/* The same in folder, a path under the source tree. */
+cli_result cli_run_in(const char *folder, const char *stdin_path, const char *const *args);
 void cli_result_free(cli_result *r);
 
 /* The path of a file under the source tree; g_free it. */

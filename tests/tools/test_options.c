@@ -355,3 +355,61 @@ Test(battery, version_help_options_and_a_bounded_read)
 	g_free(fifo);
 	g_free(dir);
 }
+
+Test(repl, version_help_and_bad_options)
+{
+	expect_version("repl");
+	expect_help("repl", "usage: chainsim repl FILE");
+	expect_fails(cli_run(NULL, ARGS("repl", "../repl/pcas.chain", "-ex")), 2,
+		     "chainsim repl: -ex needs a value");
+	expect_fails(cli_run(NULL, ARGS("repl", "--frob", "../repl/pcas.chain")), 2,
+		     "chainsim repl: unknown option '--frob'");
+	char *chain = cli_source_path("tests/repl/pcas.chain");
+	expect_fails(cli_run(chain, ARGS("repl", "-")), 2,
+		     "the scenario is on standard input (-), so the commands must come from");
+	expect_fails(cli_run(chain, ARGS("repl", "-", "--script=-")), 2,
+		     "the scenario is on standard input (-), so the commands must come from");
+	g_free(chain);
+}
+
+/* The committed transcript, through each spelling and through standard input. */
+Test(repl, the_transcript_from_every_spelling_and_standard_input)
+{
+	char *script = cli_source_path("tests/repl/pcas.script");
+	char *chain = cli_source_path("tests/repl/pcas.chain");
+	char *expected_path = cli_source_path("tests/repl/pcas.expected");
+	gchar *expected = NULL;
+	cr_assert(g_file_get_contents(expected_path, &expected, NULL, NULL));
+	char *script_eq = g_strdup_printf("--script=%s", script);
+	cli_result runs[] = {
+		cli_run_in("tests/repl", NULL, ARGS("repl", "pcas.chain", "--script", script)),
+		cli_run_in("tests/repl", NULL, ARGS("repl", script_eq, "pcas.chain")),
+		cli_run_in("tests/repl", script, ARGS("repl", "pcas.chain", "--script", "-")),
+	};
+	for (size_t i = 0; i < 3; i++) {
+		cr_expect_eq(runs[i].status, 0, "run %zu: %s", i, runs[i].err);
+		cr_expect_str_eq(runs[i].out, expected, "run %zu", i);
+		cli_result_free(&runs[i]);
+	}
+	/* the scenario itself on standard input, kept for a restart */
+	cli_result r = cli_run(chain, ARGS("repl", "-", "-ex", "step", "-ex", "restart",
+					   "--ex=step"));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(g_str_has_prefix(r.out, "<stdin>: stopped before the first method"), "%s", r.out);
+	/* the step after the restart answers as the first did */
+	const char *first = strstr(r.out, "(chainsim) step\n");
+	const char *again = g_strrstr(r.out, "(chainsim) step\n");
+	cr_assert(first && again && first != again, "%s", r.out);
+	char *first_line = g_strndup(first, strcspn(first + 16, "\n") + 16);
+	char *again_line = g_strndup(again, strcspn(again + 16, "\n") + 16);
+	cr_expect(strstr(first_line, "next: #2 "), "%s", r.out);
+	cr_expect_str_eq(again_line, first_line);
+	g_free(first_line);
+	g_free(again_line);
+	cli_result_free(&r);
+	g_free(script);
+	g_free(chain);
+	g_free(expected_path);
+	g_free(expected);
+	g_free(script_eq);
+}
