@@ -413,3 +413,55 @@ Test(repl, the_transcript_from_every_spelling_and_standard_input)
 	g_free(expected);
 	g_free(script_eq);
 }
+
+Test(gsp, version_help_and_bad_options)
+{
+	expect_version("gsp");
+	expect_help("gsp", "usage: chainsim gsp FIRMWARE");
+	const char *elf = "../../fixtures/firmware/gsp-fixture.elf";
+	expect_fails(cli_run(NULL, ARGS("gsp", elf, "--raw-base=zz")), 2,
+		     "chainsim gsp: --raw-base: 'zz' is not a number");
+	expect_fails(cli_run(NULL, ARGS("gsp", elf, "-ex")), 2, "chainsim gsp: -ex needs a value");
+	expect_fails(cli_run(NULL, ARGS("gsp", elf, "--image", elf)), 2, "more than one firmware");
+	expect_fails(cli_run(NULL, ARGS("gsp", "-", "--map", "-", "-ex", "info map")), 2,
+		     "standard input (-) can give one of the firmware, --map and --script");
+	expect_fails(cli_run(NULL, ARGS("gsp", "-")), 2,
+		     "not the firmware or the map of an interactive session");
+}
+
+/* The firmware, the map and the script each from standard input answer as
+ * the files do, whichever way the options are spelled. */
+Test(gsp, every_input_from_standard_input_and_both_spellings)
+{
+	const char *elf = "../../fixtures/firmware/gsp-fixture.elf";
+	const char *map = "../../fixtures/firmware/gsp-fixture.map";
+	char *elf_path = cli_source_path("fixtures/firmware/gsp-fixture.elf");
+	char *map_path = cli_source_path("fixtures/firmware/gsp-fixture.map");
+	char *script = cli_tmp_path(".gsp");
+	cr_assert(g_file_set_contents(script, "break main\ninfo map\n", -1, NULL));
+	char *map_eq = g_strdup_printf("--map=%s", map);
+	cli_result want = cli_run(NULL, ARGS("gsp", elf, "--map", map, "-ex", "break main",
+					     "-ex", "info map"));
+	cr_assert_eq(want.status, 0, "%s", want.err);
+	cr_expect(strstr(want.out, "breakpoint 1 at 0x80000936 <main>"), "%s", want.out);
+	cli_result runs[] = {
+		cli_run(NULL, ARGS("gsp", "--image", elf, map_eq, "--ex=break main", "--ex",
+				   "info map")),
+		cli_run(elf_path, ARGS("gsp", "-", "--map", map, "-ex", "break main", "-ex",
+				       "info map")),
+		cli_run(map_path, ARGS("gsp", elf, "--map", "-", "-ex", "break main", "-ex",
+				       "info map")),
+		cli_run(script, ARGS("gsp", elf, "--map", map, "--script=-")),
+	};
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		cr_expect_eq(runs[i].status, 0, "run %zu: %s", i, runs[i].err);
+		cr_expect_str_eq(runs[i].out, want.out, "run %zu", i);
+		cli_result_free(&runs[i]);
+	}
+	cli_result_free(&want);
+	g_unlink(script);
+	g_free(script);
+	g_free(map_eq);
+	g_free(elf_path);
+	g_free(map_path);
+}
