@@ -172,9 +172,6 @@ CS_API cs_gsp_bytes cs_gsp_image_bytes_at(const cs_gsp_image *img, uint64_t addr
 /* "mnemonic\toperands" as riscv64-unknown-elf-objdump -d prints it (without
  * its symbolic <sym+off> annotations). */
 CS_API void cs_rv_format(const cs_rv_insn *insn, char *buf, size_t len);
-/* True when this build uses Capstone for RISC-V (Capstone >= 5); the project's
- * decoder otherwise. */
-CS_API bool cs_rv_uses_capstone(void);
 
 /* ---- machine ---- */
 
