@@ -102,7 +102,7 @@ typedef struct cs_gsp_image {
 	size_t nsym;
 	cs_gsp_mapping *mapping; /* sorted by address; none: all code with C */
 	size_t nmapping;
-	cs_gsp_source *source; /* added: line tables, variables, types; NULL without DWARF */
+	cs_gsp_source *source; /* line tables, variables, types; NULL without DWARF */
 } cs_gsp_image;
 
 /* An ELF64 RISC-V executable from memory (loadable segments, symbols). */
