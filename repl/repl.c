@@ -103,7 +103,7 @@ cs_status cs_repl_script(cs_repl *r, const char *path, FILE *out, cs_diag *d)
 		/* a NUL would end the line early and hide the rest of it */
 		const char *nul = memchr(line, 0, n);
 		if (nul) {
-			cs_diag_at_text(d, CS_ERR_INPUT, path, lineno, (uint32_t)(nul - line) + 1,
+			cs_diag_at_text(d, CS_ERR_INPUT, cs_file_name(path), lineno, (uint32_t)(nul - line) + 1,
 					"a NUL byte: a script is text");
 			st = CS_ERR_INPUT;
 			break;
@@ -119,7 +119,7 @@ cs_status cs_repl_script(cs_repl *r, const char *path, FILE *out, cs_diag *d)
 		st = cs_repl_line(r, one, true, out, &quit, &sub);
 		free(one);
 		if (st != CS_OK) {
-			cs_diag_at_text(d, st, path, lineno, 1, "%s", sub.msg);
+			cs_diag_at_text(d, st, cs_file_name(path), lineno, 1, "%s", sub.msg);
 			break;
 		}
 	}

@@ -9,11 +9,13 @@
 
 #include "chainsim/arch.h"
 #include "chainsim/fe.h"
+#include "chainsim/file.h"
 #include "chainsim/gr.h"
 #include "chainsim/registry.h"
 #include "chainsim/repl.h"
 #include "chainsim/report.h"
 
+#include "cli.h"
 #include "commands.h"
 #include "repl_stream.h"
 
@@ -1087,11 +1089,22 @@ static void repl_usage(FILE *out)
 		"\n"
 		"  --script SCRIPT  run the commands in SCRIPT, echoed, then exit\n"
 		"  -ex CMD          run CMD (repeatable; in order, before --script)\n"
+		"  --version        print chainsim's version\n"
+		"FILE or SCRIPT - reads standard input; an option's value follows it or an '='.\n"
 		"\n"
 		"Without --script or -ex the session is interactive (libedit: history,\n"
 		"Tab completes commands and method names). exit status: 0, or 2 when a\n"
 		"command failed (its located error is on stderr) or FILE is bad input.\n");
 }
+
+/* getopt_long_only, so that gdb's -ex spelling stays as it was */
+static const struct option repl_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	CS_CLI_VERSION_OPTION,
+	{ "script", required_argument, NULL, 's' },
+	{ "ex", required_argument, NULL, 'e' },
+	{ 0 },
+};
 
 int cs_cmd_repl(int argc, char **argv)
 {
@@ -1100,34 +1113,37 @@ int cs_cmd_repl(int argc, char **argv)
 	size_t nex = 0;
 	if (!ex)
 		return CS_EXIT_INTERNAL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	cs_cli_begin();
+	for (int c; (c = getopt_long_only(argc, argv, ":h", repl_options, NULL)) != -1;) {
+		if (c == 'h' || c == CS_CLI_VERSION) {
+			free(ex);
+			if (c == CS_CLI_VERSION)
+				return cs_cli_version();
 			repl_usage(stdout);
-			free(ex);
 			return CS_EXIT_OK;
-		} else if (!strcmp(a, "--script") || !strcmp(a, "-ex")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "chainsim repl: %s needs an argument\n", a);
-				free(ex);
-				return CS_EXIT_INPUT;
-			}
-			if (a[1] == '-')
-				script = argv[++i];
-			else
-				ex[nex++] = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "chainsim repl: unknown option '%s'\n", a);
-			repl_usage(stderr);
-			free(ex);
-			return CS_EXIT_INPUT;
-		} else if (file) {
-			fprintf(stderr, "chainsim repl: one scenario at a time ('%s' and '%s')\n", file, a);
-			free(ex);
-			return CS_EXIT_INPUT;
+		} else if (c == 's') {
+			script = optarg;
+		} else if (c == 'e') {
+			ex[nex++] = optarg;
 		} else {
-			file = a;
+			free(ex);
+			return cs_cli_bad_option("repl", c, argv, repl_usage);
 		}
+	}
+	if (optind < argc)
+		file = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "chainsim repl: one scenario at a time ('%s' and '%s')\n", file,
+			argv[optind]);
+		free(ex);
+		return CS_EXIT_INPUT;
+	}
+	bool scenario_on_stdin = file && !strcmp(file, CS_FILE_STDIN);
+	if (scenario_on_stdin && ((script && !strcmp(script, CS_FILE_STDIN)) || (!script && !nex))) {
+		fprintf(stderr, "chainsim repl: the scenario is on standard input (-), so the "
+			"commands must come from --script FILE or -ex\n");
+		free(ex);
+		return CS_EXIT_INPUT;
 	}
 	if (!file) {
 		fprintf(stderr, "chainsim repl: no scenario file given\n");
@@ -1167,7 +1183,7 @@ int cs_cmd_repl(int argc, char **argv)
 	char line[512];
 	if (rs_session_current(s, &c, &n)) {
 		rs_describe_method(s, &c, n, line, sizeof(line));
-		fprintf(stdout, "%s: stopped before the first method\nnext: %s\n", file, line);
+		fprintf(stdout, "%s: stopped before the first method\nnext: %s\n", cs_file_name(file), line);
 	} else {
 		fprintf(stdout, "%s: the program ran no method\n", file);
 	}

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "chainsim/arch.h"
+#include "chainsim/file.h"
 #include "chainsim/registry.h"
 #include "chainsim/report.h"
 
@@ -14,6 +15,8 @@
 
 struct rs_session {
 	char *path;
+	char *stdin_text; /* the scenario, when path is -: read once, parsed at each start */
+	size_t stdin_len;
 	cs_scenario *scn;
 	cs_device *dev;
 	cs_arch arch;
@@ -402,7 +405,9 @@ static void resume(rs_session *s)
 
 static bool start(rs_session *s, cs_diag *d)
 {
-	s->scn = cs_scenario_load(s->path, d);
+	s->scn = s->stdin_text ? cs_scenario_parse(s->stdin_text, s->stdin_len,
+						   cs_file_name(s->path), NULL, d)
+			       : cs_scenario_load(s->path, d);
 	if (!s->scn)
 		return false;
 	s->arch = cs_scenario_arch(s->scn);
@@ -453,7 +458,10 @@ rs_session *rs_session_new(const char *path, cs_diag *d)
 		return NULL;
 	}
 	s->next_id = 1;
-	if (!start(s, d)) {
+	if ((!strcmp(path, CS_FILE_STDIN) &&
+	     !cs_file_read(path, CS_FILE_MAX_TEXT, "cannot read the scenario", &s->stdin_text,
+			   &s->stdin_len, d)) ||
+	    !start(s, d)) {
 		rs_session_free(s);
 		return NULL;
 	}
@@ -467,6 +475,7 @@ void rs_session_free(rs_session *s)
 	stop(s);
 	rs_coro_free(s->co);
 	free(s->path);
+	free(s->stdin_text);
 	free(s);
 }
 
