@@ -63,7 +63,7 @@ cs_status cs_repl_line(cs_repl *r, const char *line, bool echo, FILE *out, bool 
 		return CS_OK;
 	if (echo) {
 		fputs(r->cfg.prompt, out);
-		fputs(s, out);
+		fwrite(s, 1, n - (size_t)(s - buf), out);
 		fputc('\n', out);
 	}
 	if (!strcmp(s, "quit") || !strcmp(s, "exit") || !strcmp(s, "q")) {

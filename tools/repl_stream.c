@@ -13,6 +13,19 @@
 #include "repl_coro.h"
 #include "repl_stream.h"
 
+/* A method's label and class name, looked up once per (class, subchannel,
+ * offset): a step describes the method it stops before, and the class tables
+ * are searched linearly. */
+typedef struct rs_label {
+	bool used;
+	uint32_t cls, subch, method;
+	const cs_method_desc *m;
+	const char *cname;
+	char text[96];
+} rs_label;
+
+enum { RS_LABELS = 64 };
+
 struct rs_session {
 	char *path;
 	char *stdin_text; /* the scenario, when path is -: read once, parsed at each start */
@@ -46,6 +59,8 @@ struct rs_session {
 	rs_break brk[RS_MAX_BREAKS];
 	size_t nbrk;
 	unsigned next_id;
+
+	rs_label labels[RS_LABELS]; /* emptied at each start: the arch may change */
 };
 
 /* ---- names ---------------------------------------------------------------- */
@@ -95,9 +110,8 @@ typedef struct rs_text {
 	size_t len, used;
 } rs_text;
 
-static void text_put(rs_text *t, const char *s)
+static void text_put_n(rs_text *t, const char *s, size_t n)
 {
-	size_t n = strlen(s);
 	if (t->used + 1 >= t->len)
 		return;
 	size_t room = t->len - t->used - 1;
@@ -108,62 +122,75 @@ static void text_put(rs_text *t, const char *s)
 	t->buf[t->used] = 0;
 }
 
+#define TEXT_LIT(t, lit) text_put_n((t), (lit), sizeof(lit) - 1)
+
+static void text_put(rs_text *t, const char *s)
+{
+	text_put_n(t, s, strlen(s));
+}
+
 static void text_u64(rs_text *t, uint64_t v)
 {
 	char num[21];
 	size_t k = sizeof(num);
-	num[--k] = 0;
 	do
 		num[--k] = (char)('0' + v % 10);
 	while ((v /= 10) != 0);
-	text_put(t, num + k);
+	text_put_n(t, num + k, sizeof(num) - k);
 }
 
 static void text_hex32(rs_text *t, uint32_t v)
 {
 	static const char hex[] = "0123456789abcdef";
-	char num[11] = "0x";
+	char num[10] = "0x";
 	for (int i = 0; i < 8; i++)
 		num[2 + i] = hex[(v >> (28 - 4 * i)) & 0xf];
-	num[10] = 0;
-	text_put(t, num);
+	text_put_n(t, num, sizeof(num));
 }
 
-void rs_describe_method(const rs_session *s, const cs_method_call *c, uint64_t number,
-			char *buf, size_t len)
+static const rs_label *method_label(rs_session *s, const cs_method_call *c)
 {
-	char label[96], fields[256];
-	const cs_method_desc *m = NULL;
-	if (!cs_registry_method_label(s->arch, c->cls, c->subch, c->method, label, sizeof(label), &m))
-		snprintf(label, sizeof(label), "0x%04x", c->method);
+	rs_label *l = &s->labels[(c->cls * 31u + c->subch * 7u + c->method / 4u) % RS_LABELS];
+	if (l->used && l->cls == c->cls && l->subch == c->subch && l->method == c->method)
+		return l;
+	*l = (rs_label){ .used = true, .cls = c->cls, .subch = c->subch, .method = c->method };
+	if (!cs_registry_method_label(s->arch, c->cls, c->subch, c->method, l->text, sizeof(l->text), &l->m))
+		snprintf(l->text, sizeof(l->text), "0x%04x", c->method);
+	l->cname = cs_class_name(c->cls);
+	return l;
+}
+
+size_t rs_describe_method(rs_session *s, const cs_method_call *c, uint64_t number, char *buf, size_t len)
+{
+	const rs_label *l = method_label(s, c);
+	char fields[256];
 	fields[0] = 0;
-	if (m)
-		cs_method_format_fields(m, c->data, fields, sizeof(fields));
-	const char *cname = cs_class_name(c->cls);
+	size_t nfields = l->m ? cs_method_format_fields(l->m, c->data, fields, sizeof(fields)) : 0;
 	rs_text t = { buf, len, 0 };
 	if (len)
 		buf[0] = 0;
-	text_put(&t, "#");
+	TEXT_LIT(&t, "#");
 	text_u64(&t, number);
-	text_put(&t, " ch");
+	TEXT_LIT(&t, " ch");
 	text_u64(&t, c->channel);
-	text_put(&t, " entry ");
+	TEXT_LIT(&t, " entry ");
 	text_u64(&t, c->gp_entry);
-	text_put(&t, " method ");
+	TEXT_LIT(&t, " method ");
 	text_u64(&t, c->method_index);
-	text_put(&t, " subch ");
+	TEXT_LIT(&t, " subch ");
 	text_u64(&t, c->subch);
-	text_put(&t, " ");
-	text_put(&t, cname ? cname : "?");
-	text_put(&t, ".");
-	text_put(&t, label);
-	text_put(&t, " = ");
+	TEXT_LIT(&t, " ");
+	text_put(&t, l->cname ? l->cname : "?");
+	TEXT_LIT(&t, ".");
+	text_put(&t, l->text);
+	TEXT_LIT(&t, " = ");
 	text_hex32(&t, c->data);
-	if (fields[0]) {
-		text_put(&t, " (");
-		text_put(&t, fields);
-		text_put(&t, ")");
+	if (nfields) {
+		TEXT_LIT(&t, " (");
+		text_put_n(&t, fields, nfields);
+		TEXT_LIT(&t, ")");
 	}
+	return t.used;
 }
 
 /* ---- stop conditions (the device's turn) ---------------------------------- */
@@ -419,6 +446,7 @@ static bool start(rs_session *s, cs_diag *d)
 		return false;
 	}
 	cs_device_set_method_hook(s->dev, method_hook, s);
+	memset(s->labels, 0, sizeof(s->labels));
 	s->finished = s->free_run = s->at_method = false;
 	s->nmethod = 0;
 	s->go = RS_GO_STEP;
@@ -568,9 +596,9 @@ void rs_session_go(rs_session *s, rs_go go, uint64_t arg, const char *name, FILE
 	if (s->reason[0])
 		fprintf(out, "%s\n", s->reason);
 	char line[512];
-	rs_describe_method(s, &s->cur, s->nmethod, line, sizeof(line));
-	fputs("next: ", out);
-	fputs(line, out);
+	size_t n = rs_describe_method(s, &s->cur, s->nmethod, line, sizeof(line));
+	fwrite("next: ", 1, 6, out);
+	fwrite(line, 1, n, out);
 	fputc('\n', out);
 }
 

@@ -71,9 +71,9 @@ bool rs_break_delete(rs_session *s, unsigned id); /* 0 = all */
 size_t rs_break_count(const rs_session *s);
 const rs_break *rs_break_at(const rs_session *s, size_t i);
 
-/* "#12 ch0 entry 0.11 subch 1 HOPPER_COMPUTE_A.SEND_PCAS_A 0x00000400 (FIELDS)" */
-void rs_describe_method(const rs_session *s, const cs_method_call *c, uint64_t number,
-			char *buf, size_t len);
+/* "#12 ch0 entry 0 method 11 subch 1 HOPPER_COMPUTE_A.SEND_PCAS_A = 0x00000400 (FIELDS)";
+ * returns the length written. */
+size_t rs_describe_method(rs_session *s, const cs_method_call *c, uint64_t number, char *buf, size_t len);
 /* Whether a method with this name exists in any class of the scenario's arch. */
 bool rs_method_name_known(const rs_session *s, const char *name);
 /* The i-th method name of the arch's classes (completion), NULL past the end. */

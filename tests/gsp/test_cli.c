@@ -713,15 +713,25 @@ Test(gsp_cli, gdb_dumps_32k_well_under_a_second)
 	const char *warm[] = { "x/1xw &fw", NULL };
 	const char *words[] = { "x/1024xw &fw", NULL };
 	const char *dump[] = { dump_cmd, NULL };
-	gint64 t0 = g_get_monotonic_time();
-	run_result w = gdb_batch("gsp-fixture.elf", warm);
-	gint64 t1 = g_get_monotonic_time();
-	run_result x = gdb_batch("gsp-fixture.elf", words);
-	gint64 t2 = g_get_monotonic_time();
-	run_result r = gdb_batch("gsp-fixture.elf", dump);
-	gint64 t3 = g_get_monotonic_time();
-	double base = (double)(t1 - t0) / 1e6, x1024 = (double)(t2 - t1) / 1e6 - base,
-	       d32k = (double)(t3 - t2) / 1e6 - base;
+	/* best of three sessions each: one session's start varies by more than
+	 * the dump takes on a loaded machine (a single try once printed -0.05 s) */
+	const char *const *sessions[] = { warm, words, dump };
+	run_result res[3];
+	double best[3] = { 1e9, 1e9, 1e9 };
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < 3; i++) {
+			gint64 t0 = g_get_monotonic_time();
+			run_result one = gdb_batch("gsp-fixture.elf", sessions[k]);
+			double s = (double)(g_get_monotonic_time() - t0) / 1e6;
+			if (s < best[k])
+				best[k] = s;
+			if (i)
+				run_free(&one);
+			else
+				res[k] = one;
+		}
+	run_result w = res[0], x = res[1], r = res[2];
+	double base = best[0], x1024 = best[1] - base, d32k = best[2] - base;
 	HAS(x, "0x800019e0 <fw+4080>:\t0x00000000");
 	HASNT(r, "Cannot access memory");
 	gchar *data = NULL;
@@ -730,8 +740,12 @@ Test(gsp_cli, gdb_dumps_32k_well_under_a_second)
 	cr_expect_eq(len, 32768);
 	cr_expect_lt(x1024, 1.0, "x/1024xw took %.3f s over a one-word session", x1024);
 	cr_expect_lt(d32k, 1.0, "the 32 KiB dump took %.3f s over a one-word session", d32k);
-	printf("BENCH name=gsp.gdb_x1024xw value=%.3f unit=s (over a one-word session)\n", x1024);
-	printf("BENCH name=gsp.gdb_dump32k value=%.3f unit=s (over a one-word session)\n", d32k);
+	/* whole sessions against a session that reads one word: the difference is
+	 * what the reads cost, within the noise of a session's start */
+	printf("BENCH name=gsp.gdb_x1024xw value=%.3f unit=s baseline=gdb-one-word baseline_value=%.3f ratio=%.2f\n",
+	       best[1], base, best[1] / base);
+	printf("BENCH name=gsp.gdb_dump32k value=%.3f unit=s baseline=gdb-one-word baseline_value=%.3f ratio=%.2f\n",
+	       best[2], base, best[2] / base);
 	g_free(data);
 	unlink(bin);
 	g_free(bin);
