@@ -21,5 +21,6 @@ int cs_cmd_export(int argc, char **argv);  /* tools/cmd_export.c */
 int cs_cmd_run_capture(int argc, char **argv); /* tools/cmd_capture.c: run FILE.cap */
 int cs_cmd_diff(int argc, char **argv);    /* tools/cmd_diff.c */
 int cs_cmd_conform(int argc, char **argv); /* tools/cmd_conform.c */
+int cs_cmd_reduce(int argc, char **argv);  /* tools/cmd_reduce.c */
 
 #endif
