@@ -158,7 +158,10 @@ static void print_point(const char *side, const cs_diff_run *run, const cs_diff_
 
 static void print_verdict(const cs_chain *c, FILE *out)
 {
-	if (c->first_break == CS_STAGE_NONE)
+	if (c->first_break == CS_STAGE_NONE && c->unobservable != CS_STAGE_NONE)
+		fprintf(out, "not observable from stage %d (%s) [%s]", (int)c->unobservable,
+			cs_stage_name(c->unobservable), cs_cause_key(c->cause));
+	else if (c->first_break == CS_STAGE_NONE)
 		fprintf(out, "complete");
 	else
 		fprintf(out, "break at stage %d (%s) [%s]", (int)c->first_break,
@@ -175,6 +178,11 @@ void cs_diff_print_text(const cs_diff_run *a, const cs_diff_run *b, const cs_dif
 			cs_stage_status_name(b->report->overall.rows[s].status),
 			df->stage_differs[s] ? "differ" : "same");
 	const cs_report *ra = a->report, *rb = b->report;
+	fprintf(out, "A: ");
+	print_verdict(&ra->overall, out);
+	fprintf(out, "\nB: ");
+	print_verdict(&rb->overall, out);
+	fprintf(out, "\n");
 	for (size_t i = 0; i < ra->nlaunches || i < rb->nlaunches; i++) {
 		const cs_chain *ca = i < ra->nlaunches ? &ra->launches[i] : NULL;
 		const cs_chain *cb = i < rb->nlaunches ? &rb->launches[i] : NULL;
@@ -245,7 +253,7 @@ static void add_run(JsonBuilder *jb, const char *key, const cs_diff_run *r)
 	json_builder_begin_object(jb);
 	add_str(jb, "label", r->label);
 	const cs_chain *c = &r->report->overall;
-	add_str(jb, "result", c->first_break == CS_STAGE_NONE ? "complete" : "broken");
+	add_str(jb, "result", cs_report_result(r->report, NULL));
 	json_builder_set_member_name(jb, "first_break");
 	if (c->first_break == CS_STAGE_NONE) {
 		json_builder_add_null_value(jb);

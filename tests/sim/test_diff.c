@@ -149,6 +149,8 @@ Test(diff_cli, divergent_runs_exit_1_and_show_the_first_divergence)
 		  o.out);
 	cr_expect(strstr(o.out, "11  guest-wake      fired          not-fired      differ"), "%s",
 		  o.out);
+	cr_expect(strstr(o.out, "\nA: complete\nB: break at stage 11 (guest-wake) [wait-unmet]\n"),
+		  "%s", o.out);
 	cr_expect(strstr(o.out, "launch 0: A complete, B break at stage 11 (guest-wake)"), "%s",
 		  o.out);
 	cr_expect(strstr(o.out, "first divergence at stage 10 (engine-release)"), "%s", o.out);
