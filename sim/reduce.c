@@ -19,7 +19,7 @@ typedef enum line_class {
 	LINE_ENTRY,     /* gpfifo, gpfifo-raw, submit, wait */
 	LINE_DATA,      /* data, fill, load, random */
 	LINE_OTHER,     /* alloc, qmd, module, channel, push (the whole block) */
-	LINE_CLASS_COUNT
+	LINE_DIFFERENCE /* between: a line one scenario has and the other has not */
 } line_class;
 
 typedef struct rline {
@@ -259,15 +259,21 @@ static bool ddmin(reducer *r, GArray *units)
 	return any;
 }
 
-/* The applied units of one class, in line order. */
+/* A unit still in play: applied, and not inside a push block left out (its
+ * removal would change nothing). */
+static bool in_play(reducer *r, size_t i)
+{
+	const rline *l = line_at(r, i);
+	return l->cls != LINE_FIXED && l->applied && (l->block < 0 || emitted(r, (size_t)l->block));
+}
+
+/* The units in play of one class, in line order. */
 static GArray *units_of(reducer *r, line_class cls)
 {
 	GArray *u = g_array_new(FALSE, FALSE, sizeof(size_t));
-	for (size_t i = 0; i < r->lines->len; i++) {
-		const rline *l = line_at(r, i);
-		if (l->cls == cls && l->applied)
+	for (size_t i = 0; i < r->lines->len; i++)
+		if (line_at(r, i)->cls == cls && in_play(r, i))
 			g_array_append_val(u, i);
-	}
 	return u;
 }
 
@@ -275,7 +281,7 @@ static size_t count_applied(reducer *r)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < r->lines->len; i++)
-		n += line_at(r, i)->cls != LINE_FIXED && line_at(r, i)->applied;
+		n += in_play(r, i);
 	return n;
 }
 
@@ -446,7 +452,7 @@ bool cs_reduce_scenario(const char *text, size_t len, const cs_reduce_opts *o,
 	if (out->held) {
 		for (bool changed = true; changed;) {
 			changed = false;
-			for (int c = LINE_METHOD; c < LINE_CLASS_COUNT; c++) {
+			for (int c = LINE_METHOD; c <= LINE_OTHER; c++) {
 				GArray *units = units_of(&r, (line_class)c);
 				changed |= ddmin(&r, units);
 				g_array_free(units, TRUE);
@@ -501,7 +507,7 @@ static void add_op(reducer *r, const char *text, const char *file, uint32_t line
 {
 	rline l = { .text = g_strdup(text), .file = file, .lineno = lineno, .block = -1,
 		    .applied = true, .invert = sign == '-', .sign = sign,
-		    .cls = sign ? LINE_METHOD : LINE_FIXED };
+		    .cls = sign ? LINE_DIFFERENCE : LINE_FIXED };
 	g_array_append_val(r->lines, l);
 }
 
@@ -595,7 +601,7 @@ bool cs_reduce_between(const char *good, size_t good_len, const char *good_name,
 		out->held = candidate_keeps(&r);
 	}
 	if (ok && out->held) {
-		GArray *units = units_of(&r, LINE_METHOD);
+		GArray *units = units_of(&r, LINE_DIFFERENCE);
 		ddmin(&r, units);
 		g_array_free(units, TRUE);
 		out->differences = list_differences(&r);
