@@ -8,11 +8,11 @@
 #include "chainsim/scenario.h"
 
 #include <glib.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* What a line is to the reducer; the phases run in this order. */
+/* What a line is to the reducer. cs_reduce_scenario reduces the classes from
+ * LINE_METHOD to LINE_OTHER in that order, one phase each. */
 typedef enum line_class {
 	LINE_FIXED = 0, /* arch, end: kept while their block is */
 	LINE_METHOD,    /* a push line */
@@ -112,41 +112,63 @@ static char *relative_path(const char *from_dir, const char *to)
 	return g_string_free(rel, FALSE);
 }
 
-/* A `module NAME PATH` or `load NAME PATH` line whose relative PATH must
- * resolve from the output's directory: PATH rewritten, else the line as is. */
-static void append_line(reducer *r, const char *text)
+/* Append the path at *p (quoted or a bare word) moved to resolve from the
+ * output's directory; *p is left after it. */
+static void append_moved_path(reducer *r, const char **p)
 {
-	size_t n;
-	const char *w = first_word(text, &n);
-	if (!r->final || !r->out_real || !(word_is(w, n, "module") || word_is(w, n, "load"))) {
-		g_string_append(r->buf, text);
-		return;
-	}
-	const char *p = w + n;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	while (*p && *p != ' ' && *p != '\t') /* NAME */
-		p++;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	bool quoted = *p == '"';
-	const char *path = p + quoted;
+	bool quoted = **p == '"';
+	const char *path = *p + quoted;
 	size_t plen = quoted ? strcspn(path, "\"") : strcspn(path, " \t");
 	if (!plen || path[0] == '/') {
-		g_string_append(r->buf, text);
+		g_string_append_len(r->buf, *p, path + plen - *p);
+		*p = path + plen;
 		return;
 	}
 	char *rel = g_strndup(path, plen);
 	char *joined = g_build_filename(r->base_real, rel, NULL);
 	char *target = g_canonicalize_filename(joined, "/");
-	g_free(joined);
 	char *moved = relative_path(r->out_real, target);
-	g_string_append_len(r->buf, text, path - text);
-	g_string_append(r->buf, moved);
-	g_string_append(r->buf, path + plen);
+	bool quote = !quoted && moved[strcspn(moved, " \t#")]; /* a new blank or '#' in it */
+	g_string_append_printf(r->buf, quoted ? "\"%s" : quote ? "\"%s\"" : "%s", moved);
+	*p = path + plen;
 	g_free(moved);
 	g_free(target);
+	g_free(joined);
 	g_free(rel);
+}
+
+/* A line as the output needs it: in `module NAME PATH [ptx=PATH]` and `load
+ * NAME PATH`, relative paths moved to resolve from the output's directory. */
+static void append_line(reducer *r, const char *text)
+{
+	size_t n;
+	const char *w = first_word(text, &n);
+	bool module = word_is(w, n, "module");
+	if (!r->final || !r->out_real || !(module || word_is(w, n, "load"))) {
+		g_string_append(r->buf, text);
+		return;
+	}
+	const char *p = w + n;
+	p += strspn(p, " \t");
+	p += strcspn(p, " \t"); /* NAME */
+	p += strspn(p, " \t");
+	g_string_append_len(r->buf, text, p - text);
+	append_moved_path(r, &p);
+	while (module && *p) {
+		size_t blanks = strspn(p, " \t");
+		g_string_append_len(r->buf, p, blanks);
+		p += blanks;
+		if (!strncmp(p, "ptx=", 4)) {
+			g_string_append(r->buf, "ptx=");
+			p += 4;
+			append_moved_path(r, &p);
+		} else {
+			size_t word = strcspn(p, " \t");
+			g_string_append_len(r->buf, p, word);
+			p += word;
+		}
+	}
+	g_string_append(r->buf, p);
 }
 
 static void append_goal(GString *buf, const cs_reduce_goal *g)
@@ -433,11 +455,11 @@ bool cs_reduce_scenario(const char *text, size_t len, const cs_reduce_opts *o,
 		return false;
 	}
 	const char *name = o->name ? o->name : "scenario";
-	/* the input itself must parse: a located error, not "does not keep it" */
-	cs_scenario *s = cs_scenario_parse(text, len, name, o->base_dir ? o->base_dir : ".", d);
-	if (!s)
+	/* the input itself must run: a located error, not "does not keep it" */
+	cs_stage stage;
+	cs_cause cause;
+	if (!run_break(text, len, name, o->base_dir, &stage, &cause, d))
 		return false;
-	cs_scenario_free(s);
 	reducer r;
 	reducer_init(&r, o);
 	r.goal = o->goal;
@@ -460,11 +482,11 @@ bool cs_reduce_scenario(const char *text, size_t len, const cs_reduce_opts *o,
 		}
 		char *header = g_strdup_printf("# reduced by chainsim reduce from %s: %zu of %zu lines "
 					       "kept, %zu runs\n", name, count_applied(&r),
-					       out->units_before, r.runs);
+					       out->units_before, r.runs + 1);
 		ok = finish(&r, header, out, d);
 		g_free(header);
 	}
-	out->runs = r.runs;
+	out->runs = r.runs + 1;
 	reducer_free(&r);
 	return ok;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "chainsim/file.h"
 #include "chainsim/reduce.h"
@@ -236,6 +237,53 @@ Test(reduce_cli, output_in_another_directory_runs_as_is)
 	g_free(bad);
 }
 
+/* module PATH ptx=PATH and load PATH are moved for an output elsewhere: a case
+ * of tests/scenario/cases/ made to break (its wait asks another value) and
+ * reduced --between into a temporary directory, then run from there. */
+static void moved_paths_run(const char *good_name, const char *wait_line, const char *bad_wait,
+			    const char *kept)
+{
+	char *good = g_build_filename(source_root(), "tests", "scenario", "cases", good_name, NULL);
+	char *text = NULL;
+	cr_assert(g_file_get_contents(good, &text, NULL, NULL));
+	char *tmp = g_dir_make_tmp("reduce-XXXXXX", NULL);
+	char *bad = g_build_filename(tmp, "bad.chain", NULL);
+	char *out = g_build_filename(tmp, "min.chain", NULL);
+	char **parts = g_strsplit(text, wait_line, 2);
+	cr_assert_not_null(parts[1], "%s has no '%s'", good_name, wait_line);
+	char *bad_text = g_strjoin(bad_wait, parts[0], parts[1], NULL);
+	cr_assert(g_file_set_contents(bad, bad_text, -1, NULL));
+	cli_out o = reduce_cli(source_root(),
+			       (const char *const[]){ "reduce", "--between", good, bad, "-o", out, NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cli_free(&o);
+	char *min = NULL;
+	cr_assert(g_file_get_contents(out, &min, NULL, NULL));
+	cr_expect(strstr(min, kept), "'%s' is not in:\n%s", kept, min);
+	o = reduce_cli(tmp, (const char *const[]){ "run", "min.chain", NULL });
+	cr_expect_eq(o.status, 0, "%s\n%s\n%s", min, o.out, o.err);
+	cli_free(&o);
+	g_remove(out);
+	g_remove(bad);
+	g_rmdir(tmp);
+	g_strfreev(parts);
+	g_free(min);
+	g_free(bad_text);
+	g_free(out);
+	g_free(bad);
+	g_free(tmp);
+	g_free(text);
+	g_free(good);
+}
+
+Test(reduce_cli, module_ptx_and_load_paths_resolve_from_the_output)
+{
+	moved_paths_run("cubin_with_ptx.chain", "wait launch0.sem == 1", "wait launch0.sem == 2",
+			"fixtures/kernels/out/vadd.sm_80.ptx");
+	moved_paths_run("loaded_pushbuffer.chain", "wait sem == 0x2a", "wait sem == 0x2b",
+			"tests/scenario/cases/release_2a.pb");
+}
+
 Test(reduce_cli, until_reduces_to_stdout_and_the_result_runs)
 {
 	char *bad = case_path("schedule-dropped.chain");
@@ -315,6 +363,20 @@ Test(reduce_cli, exit_statuses)
 	cr_expect(strstr(o.err, "data_100th_value_bad.chain:4:300:"), "%s", o.err);
 	cli_free(&o);
 	g_free(malformed);
+	/* one that parses but stops on an error while it runs: 2, located */
+	char *tmp = NULL;
+	int fd = g_file_open_tmp("reduce-XXXXXX.chain", &tmp, NULL);
+	cr_assert_geq(fd, 0);
+	static const char text[] = "arch hopper\nalloc a 16\nfill a 32 0\n";
+	cr_assert_eq(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	o = reduce_cli(source_root(), (const char *const[]){ "reduce", tmp, "--until", "break 1",
+							     NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, ":3:8: 32 bytes at"), "%s", o.err);
+	cli_free(&o);
+	g_remove(tmp);
+	g_free(tmp);
 	g_free(good);
 	g_free(bad);
 }
