@@ -59,12 +59,15 @@ typedef struct cs_reduce_result {
  * random), then the rest (alloc, qmd, module, channel, whole push blocks),
  * repeated until a round removes nothing. Comments and expect lines are
  * dropped; the goal's own expect lines end the output. False with d set only
- * for bad input (text that does not parse, a goal with neither part). */
+ * for bad input (text that does not parse or stops on an error while it runs,
+ * a goal with neither part). */
 CS_API bool cs_reduce_scenario(const char *text, size_t len, const cs_reduce_opts *o,
 			       cs_reduce_result *out, cs_diag *d);
 
 /* The fewest line differences from good (a line diff of the two, comments,
  * blank and expect lines aside) that reproduce bad's break, stage and cause.
+ * Candidates run from o->base_dir (good's directory). False with d set when
+ * either input does not parse or stops on an error.
  * held is false when bad does not break (goal.stage is then CS_STAGE_NONE),
  * when good already breaks that way (units_before 0), or when bad's lines,
  * resolved from o->base_dir, do not break the way bad did. */
