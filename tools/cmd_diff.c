@@ -42,6 +42,82 @@ static void diff_usage(FILE *out)
 		"or one for another capture), 4 internal error.\n");
 }
 
+/* ---- two scenarios ------------------------------------------------------------ */
+
+typedef struct scenario_run {
+	cs_scenario *scenario;
+	cs_device *dev;
+	cs_report *report;
+} scenario_run;
+
+static void scenario_run_free(scenario_run *r)
+{
+	cs_report_free(r->report);
+	cs_device_free(r->dev);
+	cs_scenario_free(r->scenario);
+}
+
+/* Run FILE with every method recorded, so that a method's data can diverge. */
+static int run_scenario(const char *file, scenario_run *r)
+{
+	char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
+	cs_diag d;
+	cs_diag_clear(&d);
+	r->scenario = cs_scenario_load(file, &d);
+	if (r->scenario) {
+		cs_device_config cfg = { .arch = cs_scenario_arch(r->scenario),
+					 .trace_level = CS_TRACE_ALL };
+		r->dev = cs_device_new(&cfg, &d);
+	}
+	if (r->dev && cs_scenario_execute(r->scenario, r->dev, &d) && cs_device_trace_ok(r->dev, &d))
+		r->report = cs_report_build(r->dev);
+	if (r->report)
+		return CS_EXIT_OK;
+	if (d.status == CS_OK) {
+		fprintf(stderr, "chainsim diff: %s: out of memory judging the chain\n", file);
+		return CS_EXIT_INTERNAL;
+	}
+	cs_diag_format(&d, msg, sizeof(msg));
+	fprintf(stderr, "chainsim diff: %s\n", msg);
+	return d.status == CS_ERR_INTERNAL || d.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL
+								       : CS_EXIT_INPUT;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static int diff_scenarios(const char *file_a, const char *file_b, bool json)
+{
+	scenario_run ra = { 0 }, rb = { 0 };
+	int rc = run_scenario(file_a, &ra);
+	if (rc == CS_EXIT_OK)
+		rc = run_scenario(file_b, &rb);
+	if (rc == CS_EXIT_OK) {
+		cs_diff_run a = { .label = base_name(file_a), .dev = ra.dev, .report = ra.report };
+		cs_diff_run b = { .label = base_name(file_b), .dev = rb.dev, .report = rb.report };
+		cs_diff df;
+		cs_diff_runs(&a, &b, &df);
+		if (json) {
+			char *text = cs_diff_json(&a, &b, &df);
+			if (text)
+				printf("%s\n", text);
+			free(text);
+			rc = !text ? CS_EXIT_INTERNAL : df.diverged ? CS_EXIT_BROKEN : CS_EXIT_OK;
+		} else {
+			cs_diff_print_text(&a, &b, &df, stdout);
+			rc = df.diverged ? CS_EXIT_BROKEN : CS_EXIT_OK;
+		}
+	}
+	scenario_run_free(&ra);
+	scenario_run_free(&rb);
+	return rc;
+}
+
+/* ---- a GPU's results against the simulator's replay ------------------------------ */
+
 typedef struct verdict {
 	unsigned compared;
 	bool diverged;
@@ -163,82 +239,6 @@ static void compare(const cs_results *sim, const cs_results *hw, verdict v[12])
 			}
 	}
 }
-
-/* ---- two scenarios ------------------------------------------------------------ */
-
-typedef struct scenario_run {
-	cs_scenario *scenario;
-	cs_device *dev;
-	cs_report *report;
-} scenario_run;
-
-static void scenario_run_free(scenario_run *r)
-{
-	cs_report_free(r->report);
-	cs_device_free(r->dev);
-	cs_scenario_free(r->scenario);
-}
-
-/* Run FILE with every method recorded, so that a method's data can diverge. */
-static int run_scenario(const char *file, scenario_run *r)
-{
-	char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
-	cs_diag d;
-	cs_diag_clear(&d);
-	r->scenario = cs_scenario_load(file, &d);
-	if (r->scenario) {
-		cs_device_config cfg = { .arch = cs_scenario_arch(r->scenario),
-					 .trace_level = CS_TRACE_ALL };
-		r->dev = cs_device_new(&cfg, &d);
-	}
-	if (r->dev && cs_scenario_execute(r->scenario, r->dev, &d) && cs_device_trace_ok(r->dev, &d))
-		r->report = cs_report_build(r->dev);
-	if (r->report)
-		return CS_EXIT_OK;
-	if (d.status == CS_OK) {
-		fprintf(stderr, "chainsim diff: %s: out of memory judging the chain\n", file);
-		return CS_EXIT_INTERNAL;
-	}
-	cs_diag_format(&d, msg, sizeof(msg));
-	fprintf(stderr, "chainsim diff: %s\n", msg);
-	return d.status == CS_ERR_INTERNAL || d.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL
-								       : CS_EXIT_INPUT;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
-static int diff_scenarios(const char *file_a, const char *file_b, bool json)
-{
-	scenario_run ra = { 0 }, rb = { 0 };
-	int rc = run_scenario(file_a, &ra);
-	if (rc == CS_EXIT_OK)
-		rc = run_scenario(file_b, &rb);
-	if (rc == CS_EXIT_OK) {
-		cs_diff_run a = { .label = base_name(file_a), .dev = ra.dev, .report = ra.report };
-		cs_diff_run b = { .label = base_name(file_b), .dev = rb.dev, .report = rb.report };
-		cs_diff df;
-		cs_diff_runs(&a, &b, &df);
-		if (json) {
-			char *text = cs_diff_json(&a, &b, &df);
-			if (text)
-				printf("%s\n", text);
-			free(text);
-			rc = !text ? CS_EXIT_INTERNAL : df.diverged ? CS_EXIT_BROKEN : CS_EXIT_OK;
-		} else {
-			cs_diff_print_text(&a, &b, &df, stdout);
-			rc = df.diverged ? CS_EXIT_BROKEN : CS_EXIT_OK;
-		}
-	}
-	scenario_run_free(&ra);
-	scenario_run_free(&rb);
-	return rc;
-}
-
-/* ---- a GPU's results against the simulator's replay ------------------------------ */
 
 static int diff_hw_results(const char *hwfile, const char *capfile)
 {
