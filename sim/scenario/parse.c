@@ -556,7 +556,7 @@ static bool parse_launch(lx *l, scn_pline *pl, unsigned index)
 			while (!empty) {
 				/* @NAME: a parameter of any size (a struct by value) takes
 				 * its bytes from alloc NAME */
-				bool at = l->line[l->pos] == '@';
+				bool at = l->pos < l->len && l->line[l->pos] == '@';
 				uint32_t col = lx_col(l) + (at ? 1 : 0);
 				if (at)
 					l->pos++;
