@@ -32,7 +32,7 @@ typedef struct rline {
 	 * between mode (a line BAD deleted) is emitted when NOT applied. */
 	bool applied;
 	bool invert;
-	char sign;         /* between: '-' deleted from GOOD, '+' added by BAD, 0 kept */
+	char sign;         /* between: '-' a line only GOOD has, '+' one only BAD has, 0 both */
 } rline;
 
 typedef struct reducer {

@@ -12,11 +12,13 @@
 #include "chainsim/capture.h"
 #include "chainsim/device.h"
 #include "chainsim/diff.h"
+#include "chainsim/file.h"
 #include "chainsim/report.h"
 #include "chainsim/results.h"
 #include "chainsim/scenario.h"
 #include "chainsim/stage.h"
 
+#include "cli.h"
 #include "commands.h"
 
 static void diff_usage(FILE *out)
@@ -28,14 +30,18 @@ static void diff_usage(FILE *out)
 		"With two scenarios, runs both (every method recorded), prints their chains\n"
 		"side by side and the first divergence: the lowest stage whose trace records\n"
 		"differ, with the entry, method index, address and both values (docs/diff.md).\n"
-		"--json prints one object instead (docs/json.md).\n"
 		"\n"
-		"With --hw-results:\n"
-		"Replays CAPTURE on the simulator and compares its observables with FILE, the\n"
-		"results chainsim-hw wrote for the same capture: stage 2 (submissions), 4\n"
-		"(GP_GET, where the GPU shows it), 5 (channel errors and host semaphores), 9\n"
-		"(the memory the scenario expects), 10 (engine releases), 11 (waits). Prints\n"
-		"one line per stage and the first divergence.\n"
+		"With --hw-results, replays CAPTURE on the simulator and compares its\n"
+		"observables with FILE, the results chainsim-hw wrote for the same capture:\n"
+		"stage 2 (submissions), 4 (GP_GET, where the GPU shows it), 5 (channel errors\n"
+		"and host semaphores), 9 (the memory the scenario expects), 10 (engine\n"
+		"releases), 11 (waits). Prints one line per stage and the first divergence.\n"
+		"\n"
+		"  --json             two scenarios: print one object instead (docs/json.md)\n"
+		"  --hw-results FILE  the results chainsim-hw wrote\n"
+		"  --version          print chainsim's version\n"
+		"One of the files may be -, standard input; an option's value follows it or an\n"
+		"'='.\n"
 		"\n"
 		"exit status: 0 they agree, 1 they diverge, 2 bad input or usage (a scenario\n"
 		"that does not parse or stops on an error, a results file that records no run,\n"
@@ -83,10 +89,11 @@ static int run_scenario(const char *file, scenario_run *r)
 								       : CS_EXIT_INPUT;
 }
 
+/* The file name without its directory ("standard input" for -). */
 static const char *base_name(const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
+	const char *name = cs_file_name(path), *slash = strrchr(name, '/');
+	return slash ? slash + 1 : name;
 }
 
 static int diff_scenarios(const char *file_a, const char *file_b, bool json)
@@ -260,26 +267,27 @@ static int diff_hw_results(const char *hwfile, const char *capfile)
 		fprintf(stderr, "chainsim diff: %s\n", msg);
 		goto out;
 	}
+	const char *hwname = cs_file_name(hwfile), *capname = cs_file_name(capfile);
 	if (hw.ran == 0) {
 		fprintf(stderr, "chainsim diff: %s records no run (ran 0): nothing to compare\n",
-			hwfile);
+			hwname);
 		goto out;
 	}
 	if (hw.capture_crc != c->crc) {
-		fprintf(stderr, "chainsim diff: %s is for capture %08x; %s is %08x\n", hwfile,
-			hw.capture_crc, capfile, c->crc);
+		fprintf(stderr, "chainsim diff: %s is for capture %08x; %s is %08x\n", hwname,
+			hw.capture_crc, capname, c->crc);
 		goto out;
 	}
 	cs_device_config cfg = { .arch = c->arch };
 	dev = cs_device_new(&cfg, &d);
 	if (!dev || !cs_capture_replay(c, dev, &sim, &d)) {
 		cs_diag_format(&d, msg, sizeof(msg));
-		fprintf(stderr, "chainsim diff: %s: %s\n", capfile, msg);
+		fprintf(stderr, "chainsim diff: %s: %s\n", capname, msg);
 		goto out;
 	}
 	verdict v[12] = { 0 };
 	compare(&sim, &hw, v);
-	printf("diff %s (simulator) vs %s (%s %s)\n", capfile, hwfile, hw.backend, hw.driver);
+	printf("diff %s (simulator) vs %s (%s %s)\n", capname, hwname, hw.backend, hw.driver);
 	static const unsigned shown[] = { 2, 4, 5, 9, 10, 11 };
 	int first = 0;
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
@@ -303,33 +311,55 @@ out:
 	return rc;
 }
 
+static const struct option diff_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	CS_CLI_VERSION_OPTION,
+	{ "hw-results", required_argument, NULL, 'r' },
+	{ "json", no_argument, NULL, 'j' },
+	{ 0 },
+};
+
 int cs_cmd_diff(int argc, char **argv)
 {
-	const char *hwfile = NULL, *files[2] = { NULL, NULL };
+	const char *hwfile = NULL;
 	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	cs_cli_begin();
+	for (int c; (c = getopt_long(argc, argv, ":h", diff_options, NULL)) != -1;) {
+		switch (c) {
+		case 'h':
 			diff_usage(stdout);
 			return CS_EXIT_OK;
-		} else if (!strcmp(argv[i], "--hw-results") && i + 1 < argc) {
-			hwfile = argv[++i];
-		} else if (!strcmp(argv[i], "--json")) {
+		case CS_CLI_VERSION:
+			return cs_cli_version();
+		case 'r':
+			hwfile = optarg;
+			break;
+		case 'j':
 			json = true;
-		} else if (argv[i][0] == '-' || files[1]) {
-			fprintf(stderr, "chainsim diff: unexpected argument '%s'\n", argv[i]);
-			diff_usage(stderr);
-			return CS_EXIT_INPUT;
-		} else {
-			files[files[0] ? 1 : 0] = argv[i];
+			break;
+		default:
+			return cs_cli_bad_option("diff", c, argv, diff_usage);
 		}
 	}
-	if (!hwfile && files[1])
-		return diff_scenarios(files[0], files[1], json);
-	if (!hwfile || !files[0] || files[1] || json) {
+	int nfiles = argc - optind;
+	char **files = argv + optind;
+	bool scenarios = !hwfile && nfiles == 2;
+	if (nfiles > 2 || (hwfile && nfiles > 1)) {
+		fprintf(stderr, "chainsim diff: '%s' is one file too many\n", files[hwfile ? 1 : 2]);
+		return CS_EXIT_INPUT;
+	}
+	if (!scenarios && (!hwfile || nfiles != 1 || json)) {
 		fprintf(stderr, "chainsim diff: needs two scenarios A B, or --hw-results FILE and "
 				"one CAPTURE (without --json)\n");
 		diff_usage(stderr);
 		return CS_EXIT_INPUT;
 	}
-	return diff_hw_results(hwfile, files[0]);
+	const char *second = scenarios ? files[1] : hwfile;
+	if (!strcmp(files[0], CS_FILE_STDIN) && !strcmp(second, CS_FILE_STDIN)) {
+		fprintf(stderr, "chainsim diff: standard input (-) can give %s, not both\n",
+			scenarios ? "A or B" : "the results or the capture");
+		return CS_EXIT_INPUT;
+	}
+	return scenarios ? diff_scenarios(files[0], files[1], json)
+			 : diff_hw_results(hwfile, files[0]);
 }

@@ -11,6 +11,7 @@
 #include "chainsim/file.h"
 #include "chainsim/reduce.h"
 
+#include "cli.h"
 #include "commands.h"
 
 static void reduce_usage(FILE *out)
@@ -19,6 +20,7 @@ static void reduce_usage(FILE *out)
 		"usage: chainsim reduce FILE --until 'break N' | 'cause KEY' [-o OUT]\n"
 		"       chainsim reduce --between GOOD BAD [-o OUT]\n"
 		"\n"
+
 		"Shrinks the scenario FILE by delta debugging over its lines (methods, GPFIFO\n"
 		"entries, data, then allocations and whole push blocks) to a small scenario\n"
 		"whose chain still breaks at stage N, or with cause KEY (or both: 'break 7\n"
@@ -29,6 +31,12 @@ static void reduce_usage(FILE *out)
 		"with the expect lines of the property, on stdout or in OUT (whose relative\n"
 		"module and load paths are rewritten to resolve from OUT's directory). A\n"
 		"progress line (runs, lines kept) is shown when stderr is a terminal.\n"
+		"\n"		"  --until GOAL     the property a smaller scenario must keep\n"
+		"  --between        GOOD BAD: the fewest differences that reproduce BAD's break\n"
+		"  -o OUT           write the scenario to OUT (default, or -: standard output)\n"
+		"  --version        print chainsim's version\n"
+		"A scenario may be -, standard input (then its paths resolve from the current\n"
+		"directory); an option's value follows it or an '='.\n"
 		"\n"
 		"exit status: 0 a reduced scenario was written, 1 the input does not have the\n"
 		"property (BAD does not break, or GOOD already breaks that way), 2 bad input\n"
@@ -68,38 +76,55 @@ static bool write_output(const char *path, const char *text, cs_diag *d)
 	return ok;
 }
 
+/* The file name without its directory ("standard input" for -). */
 static const char *base_name(const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
+	const char *name = cs_file_name(path), *slash = strrchr(name, '/');
+	return slash ? slash + 1 : name;
 }
+
+static const struct option reduce_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	CS_CLI_VERSION_OPTION,
+	{ "until", required_argument, NULL, 'u' },
+	{ "between", no_argument, NULL, 'b' },
+	{ 0 },
+};
 
 int cs_cmd_reduce(int argc, char **argv)
 {
-	const char *files[2] = { NULL, NULL }, *until = NULL, *out_path = NULL;
+	const char *until = NULL, *out_path = NULL;
 	bool between = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	cs_cli_begin();
+	for (int c; (c = getopt_long(argc, argv, ":ho:", reduce_options, NULL)) != -1;) {
+		switch (c) {
+		case 'h':
 			reduce_usage(stdout);
 			return CS_EXIT_OK;
-		} else if (!strcmp(a, "--until") && i + 1 < argc) {
-			until = argv[++i];
-		} else if (!strcmp(a, "-o") && i + 1 < argc) {
-			out_path = argv[++i];
-		} else if (!strcmp(a, "--between")) {
+		case CS_CLI_VERSION:
+			return cs_cli_version();
+		case 'u':
+			until = optarg;
+			break;
+		case 'b':
 			between = true;
-		} else if (a[0] == '-' || files[1]) {
-			fprintf(stderr, "chainsim reduce: unexpected argument '%s'\n", a);
-			reduce_usage(stderr);
-			return CS_EXIT_INPUT;
-		} else {
-			files[files[0] ? 1 : 0] = a;
+			break;
+		case 'o':
+			out_path = optarg;
+			break;
+		default:
+			return cs_cli_bad_option("reduce", c, argv, reduce_usage);
 		}
 	}
-	if (between ? (!files[1] || until) : (!files[0] || files[1] || !until)) {
+	int nfiles = argc - optind;
+	char **files = argv + optind;
+	if (between ? (nfiles != 2 || until) : (nfiles != 1 || !until)) {
 		fprintf(stderr, "chainsim reduce: needs FILE --until GOAL, or --between GOOD BAD\n");
 		reduce_usage(stderr);
+		return CS_EXIT_INPUT;
+	}
+	if (between && !strcmp(files[0], CS_FILE_STDIN) && !strcmp(files[1], CS_FILE_STDIN)) {
+		fprintf(stderr, "chainsim reduce: standard input (-) can give GOOD or BAD, not both\n");
 		return CS_EXIT_INPUT;
 	}
 	cs_diag d;
@@ -112,6 +137,8 @@ int cs_cmd_reduce(int argc, char **argv)
 			return fail(&d);
 		}
 	char *base_dir = g_path_get_dirname(files[0]);
+	if (out_path && !strcmp(out_path, CS_FILE_STDIN))
+		out_path = NULL; /* -o - is standard output, the default */
 	char *out_dir = out_path ? g_path_get_dirname(out_path) : NULL;
 	cs_reduce_opts o = { .name = base_name(files[0]), .base_dir = base_dir, .out_dir = out_dir,
 			     .progress = isatty(STDERR_FILENO) ? show_progress : NULL };
@@ -137,7 +164,7 @@ int cs_cmd_reduce(int argc, char **argv)
 		rc = CS_EXIT_BROKEN;
 	} else if (!r.held) {
 		fprintf(stderr, "chainsim reduce: %s does not break that way: nothing to keep\n",
-			files[0]);
+			cs_file_name(files[0]));
 		rc = CS_EXIT_BROKEN;
 	} else if (!write_output(out_path, r.text, &d)) {
 		rc = fail(&d);

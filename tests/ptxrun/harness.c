@@ -5,52 +5,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void record(void *ctx, const cs_event *ev)
-{
-	h_env *e = ctx;
-	if (e->nevents >= H_MAX_EVENTS)
-		return;
-	e->events[e->nevents] = *ev;
-	snprintf(e->details[e->nevents], sizeof(e->details[0]), "%s", ev->detail ? ev->detail : "");
-	e->events[e->nevents].detail = e->details[e->nevents];
-	e->nevents++;
-}
-
 void h_init(h_env *e)
 {
 	memset(e, 0, sizeof(*e));
-	e->mem = cs_mem_new(49);
-	cr_assert(e->mem);
-	e->bus.mem = cs_mem_port_of(e->mem);
-	e->bus.trace.ctx = e;
-	e->bus.trace.emit = record;
-	e->bus.trace.level = CS_TRACE_CHAIN;
-	e->bus.now_ns = &e->now;
+	test_bus_init(&e->tb, 49, CS_TRACE_CHAIN);
 }
 
 void h_fini(h_env *e)
 {
-	cs_mem_free(e->mem);
+	test_bus_fini(&e->tb);
 }
 
 uint64_t h_alloc(h_env *e, uint64_t size)
 {
 	uint64_t va = 0;
 	cs_diag d;
-	cr_assert(cs_mem_alloc(e->mem, "", size, 4096, &va, &d), "%s", d.msg);
+	cr_assert(cs_mem_alloc(e->tb.mem, "", size, 4096, &va, &d), "%s", d.msg);
 	return va;
 }
 
 void h_write(h_env *e, uint64_t va, const void *src, size_t len)
 {
 	uint64_t f;
-	cr_assert(cs_mem_write(e->mem, va, src, len, &f));
+	cr_assert(cs_mem_write(e->tb.mem, va, src, len, &f));
 }
 
 void h_read(h_env *e, uint64_t va, void *dst, size_t len)
 {
 	uint64_t f;
-	cr_assert(cs_mem_read(e->mem, va, dst, len, &f));
+	cr_assert(cs_mem_read(e->tb.mem, va, dst, len, &f));
 }
 
 cs_ptx_program *h_parse(const char *text, cs_diag *d)
@@ -118,7 +101,7 @@ cs_grid_result h_run(h_env *e, const cs_ptx_program *p, const char *name, const 
 	l.schedule = e->schedule;
 	l.schedule_seed = e->schedule_seed;
 	cs_grid_result out;
-	cs_ptx_run(p, entry, &l, &e->bus, &out);
+	cs_ptx_run(p, entry, &l, &e->tb.bus, &out);
 	return out;
 }
 

@@ -302,7 +302,7 @@ static cs_grid_result run_raw(h_env *e, const cs_ptx_program *p, const char *nam
 	l.param_bytes = len;
 	l.approx = e->approx;
 	cs_grid_result r;
-	cs_ptx_run(p, entry, &l, &e->bus, &r);
+	cs_ptx_run(p, entry, &l, &e->tb.bus, &r);
 	return r;
 }
 
@@ -731,20 +731,20 @@ Test(fixtures, device_printf_and_assert)
 					 (uint32_t[]){ 32, 1, 1 }, 0, (uint64_t[]){ vx, 128, 128 }, 3);
 		expect_ran(&r, archs[k], "block_summary");
 		unsigned printed = 0;
-		for (size_t i = 0; i < e.nevents; i++) {
-			if (e.events[i].kind != CS_EV_PRINTF)
+		for (size_t i = 0; i < e.tb.trace.n; i++) {
+			if (e.tb.trace.recs[i].ev.kind != CS_EV_PRINTF)
 				continue;
 			char want[128];
 			unsigned b = printed++;
 			snprintf(want, sizeof(want), "block %u: x[%u]=%.3f n=128 big\n", b, b * 32,
 				 (double)x[b * 32]);
-			cr_expect_str_eq(e.events[i].detail, want, "%s", archs[k]);
-			cr_expect_eq(e.events[i].value, b, "%s: CTA of printf %u", archs[k], b);
-			cr_expect_eq(e.events[i].aux, 0, "%s: thread of printf %u", archs[k], b);
+			cr_expect_str_eq(e.tb.trace.recs[i].ev.detail, want, "%s", archs[k]);
+			cr_expect_eq(e.tb.trace.recs[i].ev.value, b, "%s: CTA of printf %u", archs[k], b);
+			cr_expect_eq(e.tb.trace.recs[i].ev.aux, 0, "%s: thread of printf %u", archs[k], b);
 		}
 		cr_expect_eq(printed, 4, "%s: %u printf records", archs[k], printed);
 
-		e.nevents = 0;
+		test_trace_clear(&e.tb.trace);
 		long long big = -1234567890123ll;
 		r = h_run(&e, p, "format_zoo", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
 			  (uint64_t[]){ vx, (uint64_t)big }, 2);
@@ -754,9 +754,9 @@ Test(fixtures, device_printf_and_assert)
 			 "[%5d|%-5d|%05u|%x|%X|%#o|%c|%lld|%llu|%.2f|%10.4e|%g|%s|%%|%*d]\n", -42, 42, 7u,
 			 0xbeefu, 0xbeefu, 8u, 'Z', big, (unsigned long long)big * 3ull, (double)x[0],
 			 (double)x[1], (double)x[2], "text", 6, 99);
-		cr_assert_eq(e.nevents, 2, "%s: %zu records", archs[k], e.nevents); /* printf, CTA range */
-		cr_expect_eq(e.events[0].kind, CS_EV_PRINTF);
-		cr_expect_str_eq(e.events[0].detail, want, "%s", archs[k]);
+		cr_assert_eq(e.tb.trace.n, 2, "%s: %zu records", archs[k], e.tb.trace.n); /* printf, CTA range */
+		cr_expect_eq(e.tb.trace.recs[0].ev.kind, CS_EV_PRINTF);
+		cr_expect_str_eq(e.tb.trace.recs[0].ev.detail, want, "%s", archs[k]);
 
 		/* n != expect_n: every thread fails the assertion; the first stops the grid */
 		r = h_run(&e, p, "block_summary", (uint32_t[]){ 4, 1, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
@@ -811,11 +811,13 @@ Test(fixtures, racy_softmax_shows_its_race)
 			else
 				cr_expect_gt(bad, ROWS * COLS / 2, "%s in order: only %u wrong", archs[k], bad);
 			size_t races = 0;
-			for (size_t i = 0; i < e.nevents; i++)
-				if (e.events[i].kind == CS_EV_RACE) {
+			for (size_t i = 0; i < e.tb.trace.n; i++)
+				if (e.tb.trace.recs[i].ev.kind == CS_EV_RACE) {
 					races++;
-					cr_expect(strstr(e.events[i].detail, "softmax_shared_slot: shared-memory race at offset 0x0"),
-						  "%s: %s", archs[k], e.events[i].detail);
+					cr_expect(strstr(e.tb.trace.recs[i].ev.detail,
+							 "softmax_shared_slot: shared-memory race at "
+							 "offset 0x0"),
+						  "%s: %s", archs[k], e.tb.trace.recs[i].ev.detail);
 				}
 			cr_expect_gt(races, 0, "%s %s: no race reported", archs[k],
 				     reverse ? "reversed" : "in order");
@@ -904,8 +906,9 @@ Test(fixtures, tensor_core_tiles)
 							  "%s form %d tile %d C[%d][%d] = %g, want %g", archs[k], form,
 							  t, i, j, got, want);
 					}
-			for (size_t i = 0; i < e.nevents; i++)
-				cr_expect_neq(e.events[i].kind, CS_EV_RACE, "%s: %s", archs[k], e.events[i].detail);
+			for (size_t i = 0; i < e.tb.trace.n; i++)
+				cr_expect_neq(e.tb.trace.recs[i].ev.kind, CS_EV_RACE, "%s: %s",
+					      archs[k], e.tb.trace.recs[i].ev.detail);
 			h_fini(&e);
 		}
 		cs_ptx_program_free(p);
