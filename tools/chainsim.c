@@ -16,7 +16,8 @@ static const struct {
 	{ "gsp", cs_cmd_gsp, "debug GSP RISC-V firmware on Unicorn" },
 	{ "repl", cs_cmd_repl, "step a scenario's method stream through the device" },
 	{ "export", cs_cmd_export, "write a scenario's submission as a capture" },
-	{ "diff", cs_cmd_diff, "compare a GPU's results with the simulator's on a capture" },
+	{ "diff", cs_cmd_diff, "compare two runs (or a GPU's results with the simulator's)" },
+	{ "reduce", cs_cmd_reduce, "shrink a scenario to one that still breaks the same way" },
 	{ "conform", cs_cmd_conform, "run conformance cases in parallel, sharded, to JSON/JUnit" },
 };
 

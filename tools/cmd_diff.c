@@ -1,6 +1,8 @@
-/* chainsim diff --hw-results FILE CAPTURE: compare a results file from a GPU
- * machine (chainsim-hw) with the simulator's replay of the same capture, stage
- * by stage where hardware can observe them, and name the first divergence. */
+/* chainsim diff A B: run two scenarios and compare the finished runs (the
+ * library's cs_diff_runs). chainsim diff --hw-results FILE CAPTURE: compare a
+ * results file from a GPU machine (chainsim-hw) with the simulator's replay of
+ * the same capture, stage by stage where hardware can observe them. Both name
+ * the first divergence. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,8 +11,11 @@
 
 #include "chainsim/capture.h"
 #include "chainsim/device.h"
+#include "chainsim/diff.h"
 #include "chainsim/file.h"
+#include "chainsim/report.h"
 #include "chainsim/results.h"
+#include "chainsim/scenario.h"
 #include "chainsim/stage.h"
 
 #include "cli.h"
@@ -19,22 +24,106 @@
 static void diff_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: chainsim diff --hw-results FILE CAPTURE\n"
+		"usage: chainsim diff [--json] A B\n"
+		"       chainsim diff --hw-results FILE CAPTURE\n"
 		"\n"
-		"Replays CAPTURE on the simulator and compares its observables with FILE, the\n"
-		"results chainsim-hw wrote for the same capture: stage 2 (submissions), 4\n"
-		"(GP_GET, where the GPU shows it), 5 (channel errors and host semaphores), 9\n"
-		"(the memory the scenario expects), 10 (engine releases), 11 (waits). Prints\n"
-		"one line per stage and the first divergence.\n"
+		"With two scenarios, runs both (every method recorded), prints their chains\n"
+		"side by side and the first divergence: the lowest stage whose trace records\n"
+		"differ, with the entry, method index, address and both values (docs/diff.md).\n"
 		"\n"
+		"With --hw-results, replays CAPTURE on the simulator and compares its\n"
+		"observables with FILE, the results chainsim-hw wrote for the same capture:\n"
+		"stage 2 (submissions), 4 (GP_GET, where the GPU shows it), 5 (channel errors\n"
+		"and host semaphores), 9 (the memory the scenario expects), 10 (engine\n"
+		"releases), 11 (waits). Prints one line per stage and the first divergence.\n"
+		"\n"
+		"  --json             two scenarios: print one object instead (docs/json.md)\n"
 		"  --hw-results FILE  the results chainsim-hw wrote\n"
 		"  --version          print chainsim's version\n"
-		"Either FILE or CAPTURE may be -, standard input; an option's value follows it or\n"
-		"an '='.\n"
+		"One of the files may be -, standard input; an option's value follows it or an\n"
+		"'='.\n"
 		"\n"
-		"exit status: 0 they agree, 1 they diverge, 2 bad input (a results file that\n"
-		"records no run, or one for another capture), 4 internal error.\n");
+		"exit status: 0 they agree, 1 they diverge, 2 bad input or usage (a scenario\n"
+		"that does not parse or stops on an error, a results file that records no run,\n"
+		"or one for another capture), 4 internal error.\n");
 }
+
+/* ---- two scenarios ------------------------------------------------------------ */
+
+typedef struct scenario_run {
+	cs_scenario *scenario;
+	cs_device *dev;
+	cs_report *report;
+} scenario_run;
+
+static void scenario_run_free(scenario_run *r)
+{
+	cs_report_free(r->report);
+	cs_device_free(r->dev);
+	cs_scenario_free(r->scenario);
+}
+
+/* Run FILE with every method recorded, so that a method's data can diverge. */
+static int run_scenario(const char *file, scenario_run *r)
+{
+	char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
+	cs_diag d;
+	cs_diag_clear(&d);
+	r->scenario = cs_scenario_load(file, &d);
+	if (r->scenario) {
+		cs_device_config cfg = { .arch = cs_scenario_arch(r->scenario),
+					 .trace_level = CS_TRACE_ALL };
+		r->dev = cs_device_new(&cfg, &d);
+	}
+	if (r->dev && cs_scenario_execute(r->scenario, r->dev, &d) && cs_device_trace_ok(r->dev, &d))
+		r->report = cs_report_build(r->dev);
+	if (r->report)
+		return CS_EXIT_OK;
+	if (d.status == CS_OK) {
+		fprintf(stderr, "chainsim diff: %s: out of memory judging the chain\n", file);
+		return CS_EXIT_INTERNAL;
+	}
+	cs_diag_format(&d, msg, sizeof(msg));
+	fprintf(stderr, "chainsim diff: %s\n", msg);
+	return d.status == CS_ERR_INTERNAL || d.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL
+								       : CS_EXIT_INPUT;
+}
+
+/* The file name without its directory ("standard input" for -). */
+static const char *base_name(const char *path)
+{
+	const char *name = cs_file_name(path), *slash = strrchr(name, '/');
+	return slash ? slash + 1 : name;
+}
+
+static int diff_scenarios(const char *file_a, const char *file_b, bool json)
+{
+	scenario_run ra = { 0 }, rb = { 0 };
+	int rc = run_scenario(file_a, &ra);
+	if (rc == CS_EXIT_OK)
+		rc = run_scenario(file_b, &rb);
+	if (rc == CS_EXIT_OK) {
+		cs_diff_run a = { .label = base_name(file_a), .dev = ra.dev, .report = ra.report };
+		cs_diff_run b = { .label = base_name(file_b), .dev = rb.dev, .report = rb.report };
+		cs_diff df;
+		cs_diff_runs(&a, &b, &df);
+		if (json) {
+			char *text = cs_diff_json(&a, &b, &df);
+			if (text)
+				printf("%s\n", text);
+			free(text);
+			rc = !text ? CS_EXIT_INTERNAL : df.diverged ? CS_EXIT_BROKEN : CS_EXIT_OK;
+		} else {
+			cs_diff_print_text(&a, &b, &df, stdout);
+			rc = df.diverged ? CS_EXIT_BROKEN : CS_EXIT_OK;
+		}
+	}
+	scenario_run_free(&ra);
+	scenario_run_free(&rb);
+	return rc;
+}
+
+/* ---- a GPU's results against the simulator's replay ------------------------------ */
 
 typedef struct verdict {
 	unsigned compared;
@@ -158,48 +247,8 @@ static void compare(const cs_results *sim, const cs_results *hw, verdict v[12])
 	}
 }
 
-static const struct option diff_options[] = {
-	{ "help", no_argument, NULL, 'h' },
-	CS_CLI_VERSION_OPTION,
-	{ "hw-results", required_argument, NULL, 'r' },
-	{ 0 },
-};
-
-int cs_cmd_diff(int argc, char **argv)
+static int diff_hw_results(const char *hwfile, const char *capfile)
 {
-	const char *hwfile = NULL, *capfile = NULL;
-	cs_cli_begin();
-	for (int c; (c = getopt_long(argc, argv, ":h", diff_options, NULL)) != -1;) {
-		switch (c) {
-		case 'h':
-			diff_usage(stdout);
-			return CS_EXIT_OK;
-		case CS_CLI_VERSION:
-			return cs_cli_version();
-		case 'r':
-			hwfile = optarg;
-			break;
-		default:
-			return cs_cli_bad_option("diff", c, argv, diff_usage);
-		}
-	}
-	if (optind < argc)
-		capfile = argv[optind++];
-	if (optind < argc) {
-		fprintf(stderr, "chainsim diff: one capture at a time ('%s' is a second)\n",
-			argv[optind]);
-		return CS_EXIT_INPUT;
-	}
-	if (hwfile && capfile && !strcmp(hwfile, CS_FILE_STDIN) && !strcmp(capfile, CS_FILE_STDIN)) {
-		fprintf(stderr, "chainsim diff: standard input (-) can give the results or the "
-			"capture, not both\n");
-		return CS_EXIT_INPUT;
-	}
-	if (!hwfile || !capfile) {
-		fprintf(stderr, "chainsim diff: needs --hw-results FILE and a CAPTURE\n");
-		diff_usage(stderr);
-		return CS_EXIT_INPUT;
-	}
 	char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
 	cs_diag d;
 	cs_diag_clear(&d);
@@ -260,4 +309,57 @@ out:
 	cs_results_clear(&hw);
 	cs_results_clear(&sim);
 	return rc;
+}
+
+static const struct option diff_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	CS_CLI_VERSION_OPTION,
+	{ "hw-results", required_argument, NULL, 'r' },
+	{ "json", no_argument, NULL, 'j' },
+	{ 0 },
+};
+
+int cs_cmd_diff(int argc, char **argv)
+{
+	const char *hwfile = NULL;
+	bool json = false;
+	cs_cli_begin();
+	for (int c; (c = getopt_long(argc, argv, ":h", diff_options, NULL)) != -1;) {
+		switch (c) {
+		case 'h':
+			diff_usage(stdout);
+			return CS_EXIT_OK;
+		case CS_CLI_VERSION:
+			return cs_cli_version();
+		case 'r':
+			hwfile = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		default:
+			return cs_cli_bad_option("diff", c, argv, diff_usage);
+		}
+	}
+	int nfiles = argc - optind;
+	char **files = argv + optind;
+	bool scenarios = !hwfile && nfiles == 2;
+	if (nfiles > 2 || (hwfile && nfiles > 1)) {
+		fprintf(stderr, "chainsim diff: '%s' is one file too many\n", files[hwfile ? 1 : 2]);
+		return CS_EXIT_INPUT;
+	}
+	if (!scenarios && (!hwfile || nfiles != 1 || json)) {
+		fprintf(stderr, "chainsim diff: needs two scenarios A B, or --hw-results FILE and "
+				"one CAPTURE (without --json)\n");
+		diff_usage(stderr);
+		return CS_EXIT_INPUT;
+	}
+	const char *second = scenarios ? files[1] : hwfile;
+	if (!strcmp(files[0], CS_FILE_STDIN) && !strcmp(second, CS_FILE_STDIN)) {
+		fprintf(stderr, "chainsim diff: standard input (-) can give %s, not both\n",
+			scenarios ? "A or B" : "the results or the capture");
+		return CS_EXIT_INPUT;
+	}
+	return scenarios ? diff_scenarios(files[0], files[1], json)
+			 : diff_hw_results(hwfile, files[0]);
 }

@@ -32,5 +32,6 @@ int cs_cmd_run_capture(const char *path, const uint8_t *bytes, size_t len,
 		       const cs_run_capture_opts *o);
 int cs_cmd_diff(int argc, char **argv);    /* tools/cmd_diff.c */
 int cs_cmd_conform(int argc, char **argv); /* tools/cmd_conform.c */
+int cs_cmd_reduce(int argc, char **argv);  /* tools/cmd_reduce.c */
 
 #endif

@@ -145,12 +145,17 @@ Test(docs, json_md_examples_have_the_fields_the_writer_prints)
 	char **lines = g_strsplit(doc, "\n", -1);
 	unsigned examples = 0;
 	for (unsigned i = 0; lines[i]; i++) {
+		/* `run --json FILE [MEMBER]`, or `diff --json A B` */
 		static const char marker[] = "<!-- json-example: ";
-		if (!g_str_has_prefix(lines[i], marker))
+		static const char diff_marker[] = "<!-- json-example-diff: ";
+		bool is_diff = g_str_has_prefix(lines[i], diff_marker);
+		if (!is_diff && !g_str_has_prefix(lines[i], marker))
 			continue;
-		char **words = g_strsplit(lines[i] + strlen(marker), " ", -1);
+		char **words = g_strsplit(lines[i] + strlen(is_diff ? diff_marker : marker), " ", -1);
 		const char *file = words[0];
-		const char *member = words[1] && strcmp(words[1], "-->") ? words[1] : NULL;
+		const char *second = words[1] && strcmp(words[1], "-->") ? words[1] : NULL;
+		const char *member = is_diff ? NULL : second;
+		cr_assert(!is_diff || second, "docs/json.md:%u: a diff example names two files", i + 1);
 		cr_assert_str_eq(lines[i + 1], "```json", "docs/json.md:%u: no ```json block", i + 2);
 		GString *block = g_string_new(NULL);
 		unsigned j = i + 2;
@@ -161,7 +166,10 @@ Test(docs, json_md_examples_have_the_fields_the_writer_prints)
 			  "docs/json.md:%u: the example is not JSON", i + 2);
 
 		char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
-		char *argv[] = { exe, (char *)"run", (char *)"--json", (char *)file, NULL };
+		char *run_argv[] = { exe, (char *)"run", (char *)"--json", (char *)file, NULL };
+		char *diff_argv[] = { exe, (char *)"diff", (char *)"--json", (char *)file,
+				      (char *)second, NULL };
+		char **argv = is_diff ? diff_argv : run_argv;
 		char *out = NULL;
 		int ws = 0;
 		cr_assert(g_spawn_sync(getenv("CHAINSIM_SOURCE_ROOT"), argv, NULL,
@@ -192,7 +200,7 @@ Test(docs, json_md_examples_have_the_fields_the_writer_prints)
 		g_strfreev(words);
 		i = j;
 	}
-	cr_expect_geq(examples, 3, "docs/json.md: %u examples", examples);
+	cr_expect_geq(examples, 4, "docs/json.md: %u examples", examples);
 	g_strfreev(lines);
 	g_free(doc);
 }

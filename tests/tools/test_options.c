@@ -245,7 +245,8 @@ Test(export, every_spelling_and_standard_input_and_output_write_the_same_capture
 Test(diff, version_help_and_either_input_from_standard_input)
 {
 	expect_version("diff");
-	expect_help("diff", "usage: chainsim diff --hw-results FILE CAPTURE");
+	expect_help("diff", "usage: chainsim diff [--json] A B\n"
+			    "       chainsim diff --hw-results FILE CAPTURE\n");
 	char *cap = export_capture(), *results = cli_tmp_path(".results");
 	char *results_eq = g_strdup_printf("--results=%s", results);
 	cli_result r = cli_run(NULL, ARGS("run", cap, results_eq));
@@ -274,6 +275,68 @@ Test(diff, version_help_and_either_input_from_standard_input)
 	g_free(results);
 	g_free(results_eq);
 	g_free(hw_eq);
+}
+
+Test(diff, two_scenarios_one_of_them_from_standard_input)
+{
+	char *good = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "tests", "sim", "diff",
+				      "good.chain", NULL);
+	/* standard input's paths resolve from the current directory: the case's own */
+	cli_result r = cli_run_in("tests/sim/diff", good, ARGS("diff", "--json", "-", "good.chain"));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "\"label\" : \"<stdin>\""), "%s", r.out);
+	cli_result_free(&r);
+	expect_fails(cli_run(good, ARGS("diff", "-", "-")), 2,
+		     "standard input (-) can give A or B, not both");
+	expect_fails(cli_run(NULL, ARGS("diff", "--json", "--hw-results=x", "y")), 2,
+		     "needs two scenarios A B, or --hw-results FILE and one CAPTURE");
+	expect_fails(cli_run(NULL, ARGS("diff", good, good, good)), 2, "one file too many");
+	g_free(good);
+}
+
+Test(reduce, version_help_and_bad_options)
+{
+	expect_version("reduce");
+	expect_help("reduce", "usage: chainsim reduce FILE --until");
+	expect_fails(cli_run(NULL, ARGS("reduce", "x.chain", "--until")), 2,
+		     "chainsim reduce: --until needs a value");
+	expect_fails(cli_run(NULL, ARGS("reduce", "x.chain", "--frob")), 2,
+		     "chainsim reduce: unknown option '--frob'");
+	expect_fails(cli_run(NULL, ARGS("reduce", "--between", "x.chain")), 2,
+		     "needs FILE --until GOAL, or --between GOOD BAD");
+	expect_fails(cli_run(NULL, ARGS("reduce", "--between", "-", "-")), 2,
+		     "standard input (-) can give GOOD or BAD, not both");
+}
+
+/* The scenario on standard input (its paths resolve from the current
+ * directory) and the result on standard output, with either spelling. */
+Test(reduce, standard_input_and_output_with_either_spelling)
+{
+	char *bad = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "tests", "sim", "reduce",
+				     "schedule-dropped.chain", NULL);
+	char *text = NULL;
+	cr_assert(g_file_get_contents(bad, &text, NULL, NULL));
+	char *fatbin = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "fixtures", "kernels",
+					"out", "vadd.nocompress.fatbin", NULL);
+	char **parts = g_strsplit(text, "../../../fixtures/kernels/out/vadd.nocompress.fatbin", 2);
+	char *absolute = g_strjoin(fatbin, parts[0], parts[1], NULL);
+	char *in = cli_tmp_path(".chain");
+	cr_assert(g_file_set_contents(in, absolute, -1, NULL));
+	cli_result a = cli_run(in, ARGS("reduce", "-", "--until=break 7", "-o", "-"));
+	cr_expect_eq(a.status, 0, "%s", a.err);
+	cr_expect(strstr(a.out, "reduced by chainsim reduce from <stdin>"), "%s", a.out);
+	cli_result b = cli_run(NULL, ARGS("reduce", "--until", "break 7", in));
+	cr_expect_eq(b.status, 0, "%s", b.err);
+	cr_expect_str_eq(strchr(a.out, '\n'), strchr(b.out, '\n'), "the scenarios differ");
+	cli_result_free(&a);
+	cli_result_free(&b);
+	g_unlink(in);
+	g_free(in);
+	g_free(absolute);
+	g_strfreev(parts);
+	g_free(fatbin);
+	g_free(text);
+	g_free(bad);
 }
 
 Test(conform, version_help_and_bad_options)

@@ -1,0 +1,233 @@
+/* `chainsim diff A B` and the library's cs_diff_runs: two finished runs
+ * compared stage by stage, the first divergence with both values, --json, and
+ * the exit statuses (0 same, 1 divergent, 2 bad input). */
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "chainsim/diff.h"
+#include "chainsim/scenario.h"
+
+static char *case_path(const char *name)
+{
+	const char *src = getenv("CHAINSIM_SOURCE_ROOT");
+	cr_assert_not_null(src, "run through meson test");
+	return g_build_filename(src, "tests", "sim", "diff", name, NULL);
+}
+
+typedef struct run {
+	cs_scenario *s;
+	cs_device *dev;
+	cs_report *r;
+} run;
+
+static run run_case(const char *name)
+{
+	char *path = case_path(name);
+	cs_diag d;
+	cs_diag_clear(&d);
+	run x = { 0 };
+	x.s = cs_scenario_load(path, &d);
+	cr_assert_not_null(x.s, "%s: %s", path, d.msg);
+	cs_device_config cfg = { .arch = cs_scenario_arch(x.s), .trace_level = CS_TRACE_ALL };
+	x.dev = cs_device_new(&cfg, &d);
+	cr_assert_not_null(x.dev);
+	cr_assert(cs_scenario_execute(x.s, x.dev, &d), "%s: %s", path, d.msg);
+	x.r = cs_report_build(x.dev);
+	cr_assert_not_null(x.r);
+	g_free(path);
+	return x;
+}
+
+static void run_free(run *x)
+{
+	cs_report_free(x->r);
+	cs_device_free(x->dev);
+	cs_scenario_free(x->s);
+}
+
+static cs_diff diff_cases(const char *a, const char *b)
+{
+	run ra = run_case(a), rb = run_case(b);
+	cs_diff_run da = { .label = a, .dev = ra.dev, .report = ra.r };
+	cs_diff_run db = { .label = b, .dev = rb.dev, .report = rb.r };
+	cs_diff df;
+	cs_diff_runs(&da, &db, &df);
+	/* the points' detail texts live in the devices' traces: drop them with the runs */
+	df.a.ev.detail = df.b.ev.detail = NULL;
+	run_free(&ra);
+	run_free(&rb);
+	return df;
+}
+
+Test(diff, release_payload_diverges_at_stage_10_with_both_values)
+{
+	cs_diff df = diff_cases("good.chain", "release-payload.chain");
+	cr_assert(df.diverged);
+	cr_expect_eq(df.stage, CS_STAGE_ENGINE_RELEASE, "stage %d", (int)df.stage);
+	cr_expect_str_eq(df.field, "value");
+	cr_assert(df.a.present && df.b.present);
+	cr_expect_eq(df.a.ev.kind, CS_EV_SEM_RELEASE);
+	cr_expect_eq(df.a.ev.value, 1);
+	cr_expect_eq(df.b.ev.value, 2);
+	cr_expect_str_eq(df.a.addr_name, "sem");
+	cr_expect_str_eq(df.b.addr_name, "sem");
+	cr_expect_eq(df.a.ev.gp_entry, 0);
+	cr_expect_neq(df.a.ev.method_index, CS_NONE32);
+	cr_expect(!df.stage_differs[9] && df.stage_differs[10] && df.stage_differs[11]);
+	cr_expect_eq(df.launches_differ, 1);
+}
+
+Test(diff, a_method_data_difference_names_entry_method_and_both_values)
+{
+	cs_diff df = diff_cases("good.chain", "host-payload.chain");
+	cr_assert(df.diverged);
+	cr_expect_eq(df.stage, CS_STAGE_FE_EXEC, "stage %d", (int)df.stage);
+	cr_expect_str_eq(df.field, "value");
+	cr_expect_eq(df.a.ev.kind, CS_EV_METHOD);
+	cr_expect_eq(df.a.ev.gp_entry, 0);
+	cr_expect_eq(df.a.ev.method_index, 5, "method %u", df.a.ev.method_index);
+	cr_expect_eq(df.a.ev.value, 7);
+	cr_expect_eq(df.b.ev.value, 8);
+	cr_expect_eq(df.launches_differ, 0);
+}
+
+Test(diff, a_run_against_itself_does_not_diverge)
+{
+	cs_diff df = diff_cases("good.chain", "good.chain");
+	cr_expect_not(df.diverged);
+	for (int s = 1; s <= CS_STAGE_COUNT; s++)
+		cr_expect_not(df.stage_differs[s], "stage %d", s);
+}
+
+/* ---- the command ------------------------------------------------------------- */
+
+typedef struct cli_out {
+	int status;
+	char *out, *err;
+} cli_out;
+
+static cli_out diff_cli(const char *const *args)
+{
+	const char *build = getenv("CHAINSIM_BUILD_ROOT");
+	cr_assert_not_null(build, "run through meson test");
+	char *exe = g_build_filename(build, "tools", "chainsim", NULL);
+	char *dir = case_path("");
+	GPtrArray *argv = g_ptr_array_new();
+	g_ptr_array_add(argv, exe);
+	g_ptr_array_add(argv, (gpointer) "diff");
+	for (const char *const *a = args; *a; a++)
+		g_ptr_array_add(argv, (gpointer)*a);
+	g_ptr_array_add(argv, NULL);
+	cli_out o = { 0 };
+	int ws = 0;
+	cr_assert(g_spawn_sync(dir, (char **)argv->pdata, NULL, 0, NULL, NULL, &o.out, &o.err, &ws,
+			       NULL));
+	cr_assert(WIFEXITED(ws), "chainsim diff did not exit normally");
+	o.status = WEXITSTATUS(ws);
+	g_ptr_array_free(argv, TRUE);
+	g_free(exe);
+	g_free(dir);
+	return o;
+}
+
+static void cli_free(cli_out *o)
+{
+	g_free(o->out);
+	g_free(o->err);
+}
+
+Test(diff_cli, divergent_runs_exit_1_and_show_the_first_divergence)
+{
+	cli_out o = diff_cli((const char *const[]){ "good.chain", "release-payload.chain", NULL });
+	cr_expect_eq(o.status, 1, "stderr: %s", o.err);
+	cr_expect(strstr(o.out, "10  engine-release  fired          fired          differ"), "%s",
+		  o.out);
+	cr_expect(strstr(o.out, "11  guest-wake      fired          not-fired      differ"), "%s",
+		  o.out);
+	cr_expect(strstr(o.out, "\nA: complete\nB: break at stage 11 (guest-wake) [wait-unmet]\n"),
+		  "%s", o.out);
+	cr_expect(strstr(o.out, "launch 0: A complete, B break at stage 11 (guest-wake)"), "%s",
+		  o.out);
+	cr_expect(strstr(o.out, "first divergence at stage 10 (engine-release)"), "%s", o.out);
+	cr_expect(strstr(o.out, "A good.chain: sem-release by compute, entry 0"), "%s", o.out);
+	cr_expect(strstr(o.out, "addr sem (0x"), "%s", o.out);
+	cr_expect(strstr(o.out, "value 0x1,"), "%s", o.out);
+	cr_expect(strstr(o.out, "value 0x2,"), "%s", o.out);
+	cli_free(&o);
+}
+
+Test(diff_cli, same_runs_exit_0)
+{
+	cli_out o = diff_cli((const char *const[]){ "good.chain", "good.chain", NULL });
+	cr_expect_eq(o.status, 0, "stderr: %s\n%s", o.err, o.out);
+	cr_expect(strstr(o.out, "no divergence"), "%s", o.out);
+	cli_free(&o);
+}
+
+static const char *member_str(JsonObject *o, const char *name)
+{
+	cr_assert(json_object_has_member(o, name), "no member %s", name);
+	return json_object_get_string_member(o, name);
+}
+
+Test(diff_cli, json_names_stage_entry_method_address_and_both_values)
+{
+	cli_out o = diff_cli(
+		(const char *const[]){ "--json", "good.chain", "release-payload.chain", NULL });
+	cr_expect_eq(o.status, 1, "stderr: %s", o.err);
+	JsonParser *p = json_parser_new();
+	cr_assert(json_parser_load_from_data(p, o.out, -1, NULL), "not JSON: %s", o.out);
+	JsonObject *root = json_node_get_object(json_parser_get_root(p));
+	cr_expect_str_eq(member_str(root, "result"), "divergent");
+	JsonObject *fd = json_object_get_object_member(root, "first_divergence");
+	cr_assert_not_null(fd);
+	cr_expect_eq(json_object_get_int_member(fd, "stage"), 10);
+	cr_expect_str_eq(member_str(fd, "field"), "value");
+	JsonObject *a = json_object_get_object_member(fd, "a");
+	JsonObject *b = json_object_get_object_member(fd, "b");
+	cr_assert(a && b);
+	cr_expect_str_eq(member_str(a, "value"), "0x1");
+	cr_expect_str_eq(member_str(b, "value"), "0x2");
+	cr_expect_str_eq(member_str(a, "addr_name"), "sem");
+	cr_expect_eq(json_object_get_int_member(a, "entry"), 0);
+	cr_expect(!json_node_is_null(json_object_get_member(a, "method_index")));
+	JsonArray *chain = json_object_get_array_member(root, "chain");
+	cr_assert_eq(json_array_get_length(chain), 11);
+	JsonObject *s11 = json_array_get_object_element(chain, 10);
+	cr_expect_str_eq(member_str(s11, "b"), "not-fired");
+	g_object_unref(p);
+	cli_free(&o);
+}
+
+Test(diff_cli, bad_input_exits_2_with_its_location)
+{
+	cli_out o = diff_cli((const char *const[]){ "good.chain", "no-such.chain", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "no-such.chain"), "%s", o.err);
+	cli_free(&o);
+
+	char *tmp = NULL;
+	int fd = g_file_open_tmp("diff-bad-XXXXXX.chain", &tmp, NULL);
+	cr_assert_geq(fd, 0);
+	static const char text[] = "arch hopper\nalloc a 256\npush pb\n  inc 1 NO_SUCH 1\nend\n";
+	cr_assert_eq(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	o = diff_cli((const char *const[]){ "good.chain", tmp, NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, ":4:"), "the error names line 4: %s", o.err);
+	cli_free(&o);
+	remove(tmp);
+	g_free(tmp);
+
+	o = diff_cli((const char *const[]){ "good.chain", NULL });
+	cr_expect_eq(o.status, 2);
+	cli_free(&o);
+	o = diff_cli((const char *const[]){ "a", "b", "c", NULL });
+	cr_expect_eq(o.status, 2);
+	cli_free(&o);
+}

@@ -1,0 +1,382 @@
+/* `chainsim reduce` and the library's cs_reduce_*: a generated 10,000-method
+ * stream shrunk to its culprit, the fewest differences between a good and a
+ * bad scenario, outputs that run as is, and bad input (exit 2). */
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "chainsim/file.h"
+#include "chainsim/reduce.h"
+#include "chainsim/report.h"
+#include "chainsim/scenario.h"
+
+#include "reduce_stream.h"
+
+static const char *source_root(void)
+{
+	const char *src = getenv("CHAINSIM_SOURCE_ROOT");
+	cr_assert_not_null(src, "run through meson test");
+	return src;
+}
+
+static char *case_path(const char *name)
+{
+	return g_build_filename(source_root(), "tests", "sim", "reduce", name, NULL);
+}
+
+/* Run scenario text; its overall break, and whether every expect line held. */
+static cs_stage run_text(const char *text, const char *base_dir, cs_cause *cause, bool *expects_held)
+{
+	cs_diag d;
+	cs_diag_clear(&d);
+	cs_scenario *s = cs_scenario_parse(text, strlen(text), "reduced", base_dir, &d);
+	cr_assert_not_null(s, "the reduced scenario does not parse: %s\n%s", d.msg, text);
+	cs_device_config cfg = { .arch = cs_scenario_arch(s) };
+	cs_device *dev = cs_device_new(&cfg, &d);
+	cr_assert(cs_scenario_execute(s, dev, &d), "%s", d.msg);
+	cs_report *r = cs_report_build(dev);
+	cs_stage st = r->overall.first_break;
+	*cause = r->overall.cause;
+	*expects_held = cs_scenario_expect_count(s) > 0;
+	for (size_t i = 0; i < cs_scenario_expect_count(s); i++)
+		*expects_held &= cs_scenario_expect(s, i)->held;
+	cs_report_free(r);
+	cs_device_free(dev);
+	cs_scenario_free(s);
+	return st;
+}
+
+/* Lines inside push blocks, other than `launch` lines. */
+static unsigned push_lines_besides_launch(const char *text, bool *has_culprit)
+{
+	char **lines = g_strsplit(text, "\n", -1);
+	unsigned n = 0;
+	bool in_push = false;
+	*has_culprit = false;
+	for (size_t i = 0; lines[i]; i++) {
+		const char *l = lines[i] + strspn(lines[i], " \t");
+		if (g_str_has_prefix(l, "push "))
+			in_push = true;
+		else if (!strcmp(l, "end"))
+			in_push = false;
+		else if (in_push && !g_str_has_prefix(l, "launch "))
+			n++;
+		*has_culprit |= in_push && !strcmp(l, "inc 0 SEM_EXECUTE 1");
+	}
+	g_strfreev(lines);
+	return n;
+}
+
+Test(reduce, a_10000_method_stream_shrinks_to_its_culprit, .timeout = 120)
+{
+	char *fatbin = g_build_filename(source_root(), "fixtures", "kernels", "out",
+					"vadd.nocompress.fatbin", NULL);
+	char *text = reduce_stream_text(fatbin);
+	cs_reduce_opts o = { .name = "stream.chain", .base_dir = source_root() };
+	cs_diag d;
+	cs_diag_clear(&d);
+	cr_assert(cs_reduce_goal_parse("cause earlier-fault", &o.goal, &d), "%s", d.msg);
+	cs_reduce_result r;
+	cr_assert(cs_reduce_scenario(text, strlen(text), &o, &r, &d), "%s", d.msg);
+	cr_assert(r.held);
+	bool culprit = false;
+	unsigned methods = push_lines_besides_launch(r.text, &culprit);
+	cr_expect_leq(methods, 5, "%u methods besides the launch are left:\n%s", methods, r.text);
+	cr_expect(culprit, "the culprit is gone:\n%s", r.text);
+	cr_expect_gt(r.units_before, REDUCE_STREAM_METHODS);
+	cr_expect_lt(r.units_after, 12, "%zu lines kept:\n%s", r.units_after, r.text);
+	cs_cause cause;
+	bool held;
+	cr_expect_eq(run_text(r.text, source_root(), &cause, &held), CS_STAGE_FE_EXEC);
+	cr_expect_eq(cause, CS_CAUSE_EARLIER_FAULT);
+	cr_expect(held, "the reduced scenario's own expect lines fail:\n%s", r.text);
+	cs_reduce_result_clear(&r);
+	g_free(text);
+	g_free(fatbin);
+}
+
+static char *read_case(const char *name, size_t *len)
+{
+	char *path = case_path(name), *text = NULL;
+	cs_diag d;
+	cr_assert(cs_file_read(path, CS_FILE_MAX_TEXT, "the case", &text, len, &d), "%s", d.msg);
+	g_free(path);
+	return text;
+}
+
+Test(reduce, dropping_the_schedule_action_breaks_at_stage_7)
+{
+	size_t len;
+	char *bad = read_case("schedule-dropped.chain", &len), *dir = case_path("");
+	cs_cause cause;
+	bool held;
+	cr_expect_eq(run_text(bad, dir, &cause, &held), CS_STAGE_QMD_READ);
+	cr_expect_eq(cause, CS_CAUSE_NO_SCHEDULE);
+	cr_expect(held);
+	free(bad);
+	g_free(dir);
+}
+
+Test(reduce, between_names_the_dropped_schedule_method_as_the_difference)
+{
+	size_t glen, blen;
+	char *good = read_case("schedule-good.chain", &glen);
+	char *bad = read_case("schedule-dropped.chain", &blen);
+	char *dir = case_path("");
+	cs_reduce_opts o = { .base_dir = dir };
+	cs_reduce_result r;
+	cs_diag d;
+	cs_diag_clear(&d);
+	cr_assert(cs_reduce_between(good, glen, "schedule-good.chain", bad, blen,
+				    "schedule-dropped.chain", &o, &r, &d), "%s", d.msg);
+	cr_assert(r.held);
+	cr_expect_eq(r.goal.stage, CS_STAGE_QMD_READ);
+	cr_expect_eq(r.goal.cause, CS_CAUSE_NO_SCHEDULE);
+	cr_expect_geq(r.units_before, 5, "%zu differences", r.units_before);
+	cr_expect_eq(r.units_after, 1, "%zu differences kept:\n%s", r.units_after, r.differences);
+	cr_expect_str_eq(r.differences,
+			 "schedule-good.chain:20: - inc 1 SEND_SIGNALING_PCAS2_B 9\n");
+	cs_cause cause;
+	bool held;
+	cr_expect_eq(run_text(r.text, dir, &cause, &held), CS_STAGE_QMD_READ);
+	cr_expect(held, "%s", r.text);
+	cs_reduce_result_clear(&r);
+
+	/* good against itself: no break to reproduce */
+	cr_assert(cs_reduce_between(good, glen, "a", good, glen, "b", &o, &r, &d));
+	cr_expect_not(r.held);
+	cr_expect_eq(r.goal.stage, CS_STAGE_NONE);
+	cs_reduce_result_clear(&r);
+	free(good);
+	free(bad);
+	g_free(dir);
+}
+
+Test(reduce, goals_parse_or_name_the_bad_word)
+{
+	cs_reduce_goal g;
+	cs_diag d;
+	cr_expect(cs_reduce_goal_parse("break 7", &g, &d));
+	cr_expect(g.stage == CS_STAGE_QMD_READ && g.cause == CS_CAUSE_NONE);
+	cr_expect(cs_reduce_goal_parse("  break qmd-read   cause no-schedule ", &g, &d));
+	cr_expect(g.stage == CS_STAGE_QMD_READ && g.cause == CS_CAUSE_NO_SCHEDULE);
+	cr_expect(cs_reduce_goal_parse("cause deadlock", &g, &d));
+	cr_expect(g.stage == CS_STAGE_NONE && g.cause == CS_CAUSE_DEADLOCK);
+	static const char *const bad[] = { "", "break", "break 12", "cause no-such-cause",
+					   "brake 5", "break 5 cause", "break 5 5" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cs_diag_clear(&d);
+		cr_expect_not(cs_reduce_goal_parse(bad[i], &g, &d), "'%s' parsed", bad[i]);
+		cr_expect_eq(d.status, CS_ERR_INPUT, "'%s'", bad[i]);
+	}
+}
+
+/* ---- the command ------------------------------------------------------------- */
+
+typedef struct cli_out {
+	int status;
+	char *out, *err;
+} cli_out;
+
+/* chainsim with args, or args[0] itself when it is an absolute path. */
+static cli_out reduce_cli(const char *cwd, const char *const *args)
+{
+	char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
+	GPtrArray *argv = g_ptr_array_new();
+	if (args[0][0] != '/')
+		g_ptr_array_add(argv, exe);
+	for (const char *const *a = args; *a; a++)
+		g_ptr_array_add(argv, (gpointer)*a);
+	g_ptr_array_add(argv, NULL);
+	cli_out o = { 0 };
+	int ws = 0;
+	cr_assert(g_spawn_sync(cwd, (char **)argv->pdata, NULL, 0, NULL, NULL, &o.out, &o.err, &ws,
+			       NULL));
+	cr_assert(WIFEXITED(ws), "chainsim did not exit normally");
+	o.status = WEXITSTATUS(ws);
+	g_ptr_array_free(argv, TRUE);
+	g_free(exe);
+	return o;
+}
+
+static void cli_free(cli_out *o)
+{
+	g_free(o->out);
+	g_free(o->err);
+}
+
+Test(reduce_cli, output_in_another_directory_runs_as_is)
+{
+	char *tmp = g_dir_make_tmp("reduce-XXXXXX", NULL);
+	cr_assert_not_null(tmp);
+	char *out = g_build_filename(tmp, "min.chain", NULL);
+	char *good = case_path("schedule-good.chain"), *bad = case_path("schedule-dropped.chain");
+	cli_out o = reduce_cli(source_root(),
+			       (const char *const[]){ "reduce", "--between", good, bad, "-o", out, NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.err, "1 of "), "%s", o.err);
+	cr_expect(strstr(o.err, "schedule-good.chain:20: - inc 1 SEND_SIGNALING_PCAS2_B 9"), "%s",
+		  o.err);
+	cr_expect_not(strchr(o.err, '\r'), "a progress line on a pipe: %s", o.err);
+	cr_expect_eq(o.out[0], 0, "stdout is not empty with -o: %s", o.out);
+	cli_free(&o);
+	/* run from the output's directory: the module path was rewritten for it */
+	o = reduce_cli(tmp, (const char *const[]){ "run", "min.chain", NULL });
+	cr_expect_eq(o.status, 0, "the reduced scenario does not hold: %s\n%s", o.out, o.err);
+	cr_expect(strstr(o.out, "break at stage 7 (qmd-read) [no-schedule]"), "%s", o.out);
+	cli_free(&o);
+	g_remove(out);
+	g_rmdir(tmp);
+	g_free(out);
+	g_free(tmp);
+	g_free(good);
+	g_free(bad);
+}
+
+/* module PATH ptx=PATH and load PATH are moved for an output elsewhere: a case
+ * of tests/scenario/cases/ made to break (its wait asks another value) and
+ * reduced --between into a temporary directory, then run from there. */
+static void moved_paths_run(const char *good_name, const char *wait_line, const char *bad_wait,
+			    const char *kept)
+{
+	char *good = g_build_filename(source_root(), "tests", "scenario", "cases", good_name, NULL);
+	char *text = NULL;
+	cr_assert(g_file_get_contents(good, &text, NULL, NULL));
+	char *tmp = g_dir_make_tmp("reduce-XXXXXX", NULL);
+	char *bad = g_build_filename(tmp, "bad.chain", NULL);
+	char *out = g_build_filename(tmp, "min.chain", NULL);
+	char **parts = g_strsplit(text, wait_line, 2);
+	cr_assert_not_null(parts[1], "%s has no '%s'", good_name, wait_line);
+	char *bad_text = g_strjoin(bad_wait, parts[0], parts[1], NULL);
+	cr_assert(g_file_set_contents(bad, bad_text, -1, NULL));
+	cli_out o = reduce_cli(source_root(),
+			       (const char *const[]){ "reduce", "--between", good, bad, "-o", out, NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cli_free(&o);
+	char *min = NULL;
+	cr_assert(g_file_get_contents(out, &min, NULL, NULL));
+	cr_expect(strstr(min, kept), "'%s' is not in:\n%s", kept, min);
+	o = reduce_cli(tmp, (const char *const[]){ "run", "min.chain", NULL });
+	cr_expect_eq(o.status, 0, "%s\n%s\n%s", min, o.out, o.err);
+	cli_free(&o);
+	g_remove(out);
+	g_remove(bad);
+	g_rmdir(tmp);
+	g_strfreev(parts);
+	g_free(min);
+	g_free(bad_text);
+	g_free(out);
+	g_free(bad);
+	g_free(tmp);
+	g_free(text);
+	g_free(good);
+}
+
+Test(reduce_cli, module_ptx_and_load_paths_resolve_from_the_output)
+{
+	moved_paths_run("cubin_with_ptx.chain", "wait launch0.sem == 1", "wait launch0.sem == 2",
+			"fixtures/kernels/out/vadd.sm_80.ptx");
+	moved_paths_run("loaded_pushbuffer.chain", "wait sem == 0x2a", "wait sem == 0x2b",
+			"tests/scenario/cases/release_2a.pb");
+}
+
+Test(reduce_cli, until_reduces_to_stdout_and_the_result_runs)
+{
+	char *bad = case_path("schedule-dropped.chain");
+	cli_out o = reduce_cli(source_root(),
+			       (const char *const[]){ "reduce", bad, "--until", "break 7", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.out, "  inc 1 SEND_PCAS_A Q>>8\n"), "%s", o.out);
+	cr_expect_not(strstr(o.out, "NOP"), "%s", o.out);
+	cr_expect_not(strstr(o.out, "release hsem"), "%s", o.out);
+	cr_expect(strstr(o.out, "expect break 7\n"), "%s", o.out);
+	cs_cause cause;
+	bool held;
+	char *dir = case_path("");
+	cr_expect_eq(run_text(o.out, dir, &cause, &held), CS_STAGE_QMD_READ);
+	cr_expect(held);
+	cli_free(&o);
+	g_free(dir);
+	g_free(bad);
+}
+
+/* On a terminal (script(1) gives the command one) the progress line shows
+ * runs and lines; on a pipe (every other test here) there is none. */
+Test(reduce_cli, a_progress_line_on_a_terminal)
+{
+	char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
+	char *bad = case_path("schedule-dropped.chain");
+	char *tmp = g_dir_make_tmp("reduce-XXXXXX", NULL);
+	char *out = g_build_filename(tmp, "min.chain", NULL);
+	char *cmd = g_strdup_printf("'%s' reduce '%s' --until 'break 7' -o '%s'", exe, bad, out);
+	cli_out o = reduce_cli(source_root(),
+			       (const char *const[]){ "/usr/bin/script", "-qec", cmd, "/dev/null", NULL });
+	cr_expect_eq(o.status, 0, "%s%s", o.out, o.err);
+	cr_expect(strstr(o.out, "\rreduce: 1 runs, "), "no progress line: %s", o.out);
+	cr_expect(strstr(o.out, "lines kept"), "%s", o.out);
+	cli_free(&o);
+	g_remove(out);
+	g_rmdir(tmp);
+	g_free(cmd);
+	g_free(out);
+	g_free(tmp);
+	g_free(bad);
+	g_free(exe);
+}
+
+Test(reduce_cli, exit_statuses)
+{
+	char *good = case_path("schedule-good.chain"), *bad = case_path("schedule-dropped.chain");
+	/* the input does not have the property: 1, nothing written */
+	cli_out o = reduce_cli(source_root(),
+			       (const char *const[]){ "reduce", good, "--until", "break 5", NULL });
+	cr_expect_eq(o.status, 1, "%s", o.err);
+	cr_expect_eq(o.out[0], 0);
+	cli_free(&o);
+	o = reduce_cli(source_root(), (const char *const[]){ "reduce", "--between", bad, good, NULL });
+	cr_expect_eq(o.status, 1, "%s", o.err);
+	cr_expect(strstr(o.err, "does not break"), "%s", o.err);
+	cli_free(&o);
+	/* bad input and usage: 2, with what is wrong */
+	o = reduce_cli(source_root(), (const char *const[]){ "reduce", good, "--until", "brake 5",
+							     NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "'brake'"), "%s", o.err);
+	cli_free(&o);
+	o = reduce_cli(source_root(), (const char *const[]){ "reduce", good, NULL });
+	cr_expect_eq(o.status, 2);
+	cli_free(&o);
+	o = reduce_cli(source_root(), (const char *const[]){ "reduce", "no-such.chain", "--until",
+							     "break 5", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "no-such.chain"), "%s", o.err);
+	cli_free(&o);
+	char *malformed = g_build_filename(source_root(), "tests", "scenario", "malformed",
+					   "data_100th_value_bad.chain", NULL);
+	o = reduce_cli(source_root(), (const char *const[]){ "reduce", malformed, "--until",
+							     "break 5", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "data_100th_value_bad.chain:4:300:"), "%s", o.err);
+	cli_free(&o);
+	g_free(malformed);
+	/* one that parses but stops on an error while it runs: 2, located */
+	char *tmp = NULL;
+	int fd = g_file_open_tmp("reduce-XXXXXX.chain", &tmp, NULL);
+	cr_assert_geq(fd, 0);
+	static const char text[] = "arch hopper\nalloc a 16\nfill a 32 0\n";
+	cr_assert_eq(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	o = reduce_cli(source_root(), (const char *const[]){ "reduce", tmp, "--until", "break 1",
+							     NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, ":3:8: 32 bytes at"), "%s", o.err);
+	cli_free(&o);
+	g_remove(tmp);
+	g_free(tmp);
+	g_free(good);
+	g_free(bad);
+}
