@@ -1,5 +1,7 @@
 /* chainsim run FILE: run a scenario through the launch chain on the simulator
  * and report the chain (docs/chain.md, docs/json.md). */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@ static void run_usage(FILE *out)
 	fprintf(out,
 		"usage: chainsim run FILE [--json] [--trace OUT] [--no-exec] [--trace-methods]\n"
 		"                         [--approx-ulp=max] [--races=MODE] [--schedule=ORDER]\n"
+		"                         [--threads=N] [--budget-instructions=N] [--budget-seconds=S]\n"
 		"\n"
 		"Runs the .chain scenario FILE on the simulator and prints the launch chain:\n"
 		"eleven stages with status, author and evidence, the first break and its\n"
@@ -33,6 +36,14 @@ static void run_usage(FILE *out)
 		"                   error (a shared-memory race breaks stage 9), off\n"
 		"  --schedule=ORDER the order warps run between barriers: in-order (the default),\n"
 		"                   reverse, random:SEED\n"
+		"  --threads=N      host threads that run each grid's CTAs (1..256; the default\n"
+		"                   is one per online core). Results are the same for every N,\n"
+		"                   except where atomics several CTAs race on make the order\n"
+		"                   matter: an atomic-order finding names those\n"
+		"  --budget-instructions=N  thread-instructions the scenario's kernels may run\n"
+		"                   in all (default 2^36)\n"
+		"  --budget-seconds=S  wall time the scenario's kernels may run in all (default\n"
+		"                   5); a budget stop is cause grid-budget, not a verdict\n"
 		"\n"
 		"exit status: with expect lines in FILE, 0 when every one held (an expected\n"
 		"break that happened passes; `expect cause KEY` names the break's cause) and\n"
@@ -79,6 +90,32 @@ static bool parse_races(const char *v, cs_ptx_races *out, bool *global)
 	return true;
 }
 
+bool cs_opt_count(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	if (*v < '0' || *v > '9')
+		return false;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (errno || *end || n < lo || n > hi)
+		return false;
+	*out = n;
+	return true;
+}
+
+bool cs_opt_seconds(const char *v, uint64_t *ns)
+{
+	char *end;
+	if (*v < '0' || *v > '9')
+		return false;
+	errno = 0;
+	double s = strtod(v, &end);
+	if (errno || *end || !(s > 0) || s > 1e6)
+		return false;
+	*ns = (uint64_t)(s * 1e9);
+	return *ns > 0;
+}
+
 static bool parse_schedule(const char *v, cs_ptx_schedule *out, uint64_t *seed)
 {
 	char *end;
@@ -109,6 +146,7 @@ int cs_cmd_run(int argc, char **argv)
 	bool races_global = false;
 	cs_ptx_schedule schedule = CS_PTX_SCHEDULE_IN_ORDER;
 	uint64_t seed = 0;
+	uint64_t threads = 0, budget_instructions = 0, budget_ns = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -140,6 +178,24 @@ int cs_cmd_run(int argc, char **argv)
 			if (!parse_schedule(a + 11, &schedule, &seed)) {
 				fprintf(stderr, "chainsim run: --schedule=%s: expected in-order, reverse or "
 						"random:SEED\n", a + 11);
+				return CS_EXIT_INPUT;
+			}
+		} else if (!strncmp(a, "--threads=", 10)) {
+			if (!cs_opt_count(a + 10, 1, CS_PTX_THREADS_MAX, &threads)) {
+				fprintf(stderr, "chainsim run: --threads=%s: expected a whole number "
+						"from 1 to %u\n", a + 10, CS_PTX_THREADS_MAX);
+				return CS_EXIT_INPUT;
+			}
+		} else if (!strncmp(a, "--budget-instructions=", 22)) {
+			if (!cs_opt_count(a + 22, 1, UINT64_MAX, &budget_instructions)) {
+				fprintf(stderr, "chainsim run: --budget-instructions=%s: expected a "
+						"whole number above 0\n", a + 22);
+				return CS_EXIT_INPUT;
+			}
+		} else if (!strncmp(a, "--budget-seconds=", 17)) {
+			if (!cs_opt_seconds(a + 17, &budget_ns)) {
+				fprintf(stderr, "chainsim run: --budget-seconds=%s: expected seconds "
+						"above 0 (at most 1e6), e.g. 2.5\n", a + 17);
 				return CS_EXIT_INPUT;
 			}
 		} else if (a[0] == '-' && a[1]) {
@@ -187,6 +243,8 @@ int cs_cmd_run(int argc, char **argv)
 	cs_ptx_runtime_set_approx(rt, approx);
 	cs_ptx_runtime_set_races(rt, races, races_global);
 	cs_ptx_runtime_set_schedule(rt, schedule, seed);
+	cs_ptx_runtime_set_threads(rt, (unsigned)threads);
+	cs_ptx_runtime_set_budget(rt, budget_instructions, budget_ns);
 	cs_diag_clear(&d);
 	bool ok = cs_scenario_execute(s, dev, &d);
 	int rc = CS_EXIT_OK;

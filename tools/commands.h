@@ -4,6 +4,9 @@
 #ifndef CHAINSIM_TOOLS_COMMANDS_H
 #define CHAINSIM_TOOLS_COMMANDS_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 enum {
 	CS_EXIT_OK = 0,
 	CS_EXIT_BROKEN = 1,
@@ -21,5 +24,11 @@ int cs_cmd_export(int argc, char **argv);  /* tools/cmd_export.c */
 int cs_cmd_run_capture(int argc, char **argv); /* tools/cmd_capture.c: run FILE.cap */
 int cs_cmd_diff(int argc, char **argv);    /* tools/cmd_diff.c */
 int cs_cmd_conform(int argc, char **argv); /* tools/cmd_conform.c */
+
+/* Values of the executor's options, for run and conform's `# run:` lines
+ * (tools/cmd_run.c): a whole decimal number in [lo, hi]; seconds above 0 (at
+ * most 1e6) as nanoseconds. */
+bool cs_opt_count(const char *v, uint64_t lo, uint64_t hi, uint64_t *out);
+bool cs_opt_seconds(const char *v, uint64_t *ns);
 
 #endif

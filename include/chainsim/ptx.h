@@ -139,9 +139,12 @@ CS_API bool cs_ptx_var_info(const cs_ptx_program *p, size_t i, cs_ptx_var *out);
 /* Where cvta.param puts a kernel's parameter block in the generic space
  * (read-only; a grid-constant parameter taken by address). */
 #define CS_PTX_PARAM_WINDOW 0x00007c0000000000ull
-/* Default budget of thread-instructions per run (an endless loop ends as
- * CS_GRID_ERROR, not a hang). */
+/* Default budgets of a run: thread-instructions and wall time (an endless
+ * loop or an enormous grid ends as CS_GRID_BUDGET, not a hang). */
 #define CS_PTX_BUDGET_DEFAULT (1ull << 36)
+#define CS_PTX_WALL_DEFAULT_NS (5ull * 1000 * 1000 * 1000)
+/* The most host threads one run uses for its CTAs. */
+#define CS_PTX_THREADS_MAX 256u
 /* The most shared memory per CTA and local memory per thread a launch may ask
  * for (above any GPU's limits; a larger request is CS_GRID_ERROR). */
 #define CS_PTX_SHARED_MAX (16u << 20)
@@ -198,6 +201,10 @@ typedef struct cs_ptx_launch {
 				    two barriers, touching a byte, one writing */
 	cs_ptx_schedule schedule;
 	uint64_t schedule_seed;
+	/* Host threads that run the grid's CTAs in parallel (0: one per online
+	 * core, at most CS_PTX_THREADS_MAX; races_global runs on one). */
+	unsigned threads;
+	uint64_t max_wall_ns;    /* wall-time budget, 0: CS_PTX_WALL_DEFAULT_NS */
 } cs_ptx_launch;
 
 /* Runs the grid through bus->mem; fills out: EXECUTED with CTAs and

@@ -89,6 +89,102 @@ char *h_read_source(const char *relpath, size_t *len)
 	return buf;
 }
 
+/* Every mapped byte of e's memory, region by region (NULL: out of memory). */
+static uint8_t *snapshot(h_env *e, size_t *len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < cs_mem_region_count(e->mem); i++)
+		n += cs_mem_region(e->mem, i)->size;
+	uint8_t *b = malloc(n ? n : 1), *q = b;
+	for (size_t i = 0; b && i < cs_mem_region_count(e->mem); i++) {
+		const cs_region *r = cs_mem_region(e->mem, i);
+		h_read(e, r->va, q, r->size);
+		q += r->size;
+	}
+	*len = n;
+	return b;
+}
+
+static void restore(h_env *e, const uint8_t *b)
+{
+	for (size_t i = 0; i < cs_mem_region_count(e->mem); i++) {
+		const cs_region *r = cs_mem_region(e->mem, i);
+		h_write(e, r->va, b, r->size);
+		b += r->size;
+	}
+}
+
+static bool noted_atomic_order(const h_env *e, size_t from)
+{
+	for (size_t i = from; i < e->nevents; i++)
+		if (e->events[i].kind == CS_EV_ATOMIC_ORDER)
+			return true;
+	return false;
+}
+
+/* The launch on 4, 2 and then 1 host threads from the same memory: results,
+ * counts, outcome and trace records must be equal byte for byte, unless the
+ * run says the order of its atomics matters (then each must say so). What
+ * stays is the run on one thread. */
+static cs_grid_result run_threads_alike(h_env *e, const cs_ptx_program *p, size_t entry,
+					cs_ptx_launch *l, const char *name)
+{
+	static const unsigned counts[] = { 4, 2, 1 };
+	size_t len, first = e->nevents;
+	uint8_t *before = snapshot(e, &len), *after[3] = { NULL };
+	cr_assert(before);
+	cs_grid_result out[3];
+	size_t nev[3];
+	cs_event ev[3][H_MAX_EVENTS];
+	char det[3][H_MAX_EVENTS][256];
+	for (unsigned k = 0; k < 3; k++) {
+		if (k)
+			restore(e, before);
+		e->nevents = first;
+		l->threads = counts[k];
+		cs_ptx_run(p, entry, l, &e->bus, &out[k]);
+		size_t n;
+		after[k] = snapshot(e, &n);
+		cr_assert(after[k]);
+		nev[k] = e->nevents;
+		memcpy(ev[k], e->events, sizeof(ev[k]));
+		memcpy(det[k], e->details, sizeof(det[k]));
+	}
+	bool noted = noted_atomic_order(e, first);
+	for (unsigned k = 0; k < 2; k++) {
+		cr_assert_eq(out[k].outcome, out[2].outcome, "%s on %u threads: outcome %d, on 1: %d (%s)",
+			     name, counts[k], out[k].outcome, out[2].outcome, out[k].diag.msg);
+		if (noted) {
+			bool also = false;
+			for (size_t i = first; i < nev[k]; i++)
+				also |= ev[k][i].kind == CS_EV_ATOMIC_ORDER;
+			cr_assert(also, "%s: the atomic-order note on 1 thread, not on %u", name, counts[k]);
+			continue;
+		}
+		cr_assert_eq(out[k].ctas_executed, out[2].ctas_executed, "%s on %u threads: CTAs", name,
+			     counts[k]);
+		cr_assert_eq(out[k].thread_instructions, out[2].thread_instructions,
+			     "%s on %u threads: thread-instructions", name, counts[k]);
+		cr_assert_str_eq(out[k].diag.msg, out[2].diag.msg, "%s on %u threads", name, counts[k]);
+		cr_assert_eq(out[k].fault_va, out[2].fault_va);
+		cr_assert(memcmp(after[k], after[2], len) == 0,
+			  "%s on %u threads left other bytes in memory than on 1", name, counts[k]);
+		cr_assert_eq(nev[k], nev[2], "%s on %u threads: %zu trace records, on 1: %zu", name,
+			     counts[k], nev[k], nev[2]);
+		for (size_t i = first; i < nev[k]; i++) {
+			const cs_event *a = &ev[k][i], *b = &ev[2][i];
+			cr_assert(a->kind == b->kind && a->addr == b->addr && a->value == b->value &&
+				  a->aux == b->aux && !strcmp(det[k][i], det[2][i]),
+				  "%s on %u threads: trace record %zu differs: %s / %s", name, counts[k], i,
+				  det[k][i], det[2][i]);
+		}
+	}
+	free(before);
+	for (unsigned k = 0; k < 3; k++)
+		free(after[k]);
+	return out[2];
+}
+
 cs_grid_result h_run(h_env *e, const cs_ptx_program *p, const char *name, const uint32_t grid[3],
 		     const uint32_t block[3], uint32_t dyn_shared, const uint64_t *args, size_t nargs)
 {
@@ -118,8 +214,12 @@ cs_grid_result h_run(h_env *e, const cs_ptx_program *p, const char *name, const 
 	l.schedule = e->schedule;
 	l.schedule_seed = e->schedule_seed;
 	cs_grid_result out;
-	cs_ptx_run(p, entry, &l, &e->bus, &out);
-	return out;
+	if (e->threads) {
+		l.threads = e->threads;
+		cs_ptx_run(p, entry, &l, &e->bus, &out);
+		return out;
+	}
+	return run_threads_alike(e, p, entry, &l, name);
 }
 
 char *h_kernel(const char *decls, const char *body)
