@@ -2844,7 +2844,12 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	out->ctas_executed = G.done;
 	out->thread_instructions = G.tinstr;
 	const cta_slot *s = &G.final;
-	if (!G.finished || s->status == R_OK) {
+	if (!G.finished) {
+		fail(out, CS_GRID_ERROR, p->name, "internal: %s ended with %" PRIu64 " of %" PRIu64
+		     " CTAs committed", R.f->name, G.commit, ctas);
+		return;
+	}
+	if (s->status == R_OK) {
 		out->outcome = CS_GRID_EXECUTED;
 		return;
 	}
