@@ -56,7 +56,8 @@
  * must be aligned to its full (vector) size or it faults; the first CTA of
  * each chunk starts from zeroed registers, shared and local memory, the others
  * from what the CTA before them left (a chunk is max(1, min(64, CTAs / 256))
- * consecutive CTAs: it depends on the grid alone);
+ * consecutive CTAs: it depends on the grid alone); %clock counts from the
+ * CTA's start, %globaltimer is the bus clock plus the CTA's thread-instructions;
  * bar.sync waits for whole warps (the .aligned form) and counts the threads
  * that passed bar.arrive.
  */
@@ -188,7 +189,8 @@ typedef enum cs_ptx_races {
 typedef enum cs_ptx_schedule {
 	CS_PTX_SCHEDULE_IN_ORDER = 0,
 	CS_PTX_SCHEDULE_REVERSE,
-	CS_PTX_SCHEDULE_RANDOM, /* a permutation per CTA and barrier round, from schedule_seed */
+	CS_PTX_SCHEDULE_RANDOM, /* a permutation per CTA and barrier round (counted from the
+				   CTA's start), from schedule_seed */
 } cs_ptx_schedule;
 
 /* Everything the executor needs from the QMD. */

@@ -2451,6 +2451,7 @@ static void cta_begin(run *R, uint64_t index, bool fresh)
 	R->cta[2] = (uint32_t)(index / ((uint64_t)l->grid[0] * l->grid[1]));
 	for (uint32_t i = 0; i < R->nwarps; i++)
 		R->warps[i].clock = 0;
+	R->round = 0; /* a random schedule follows the CTA, not the worker's history */
 	if (fresh) {
 		for (uint32_t i = 0; i < R->nwarps; i++) {
 			memset(R->warps[i].r, 0, (size_t)R->p->nslots * PTX_WARP * sizeof(uint64_t));

@@ -207,3 +207,39 @@ Test(threads, global_atomics_lose_no_update)
 	h_fini(&e);
 	cs_ptx_program_free(p);
 }
+
+/* Under --schedule=random the warps' order changes with the CTA and the
+ * barrier round: each of 4 warps writes its index to one shared word, then
+ * after a barrier (a second round) thread 0 keeps the last writer. The order
+ * must be the CTA's own, not what runs before it on the same thread (h_run
+ * compares 4, 2 and 1 threads; a loop makes the CTAs long enough that the
+ * threads share the grid). */
+Test(threads, a_random_schedule_is_the_same_on_any_threads)
+{
+	cs_ptx_program *p = parse(
+		".visible .entry k(.param .u64 k_out)\n{\n\t.reg .pred %p<4>;\n\t.reg .b32 %r<8>;\n"
+		"\t.reg .b64 %rd<8>;\n\t.shared .align 4 .b8 buf[4];\n"
+		"\tmov.u32 %r6, 0;\n$L:\n\tadd.u32 %r6, %r6, 1;\n\tsetp.lt.u32 %p2, %r6, 2000;\n"
+		"\t@%p2 bra $L;\n"
+		"\tld.param.u64 %rd1, [k_out];\n\tmov.u32 %r1, %tid.x;\n\tshr.u32 %r2, %r1, 5;\n"
+		"\tbar.sync 0;\n\tst.shared.u32 [buf], %r2;\n\tbar.sync 0;\n"
+		"\tsetp.ne.u32 %p1, %r1, 0;\n\t@%p1 bra $END;\n\tld.shared.u32 %r3, [buf];\n"
+		"\tmov.u32 %r4, %ctaid.x;\n\tmul.wide.u32 %rd2, %r4, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tst.global.u32 [%rd3], %r3;\n$END:\n\tret;\n}\n");
+	h_env e;
+	h_init(&e);
+	e.schedule = CS_PTX_SCHEDULE_RANDOM;
+	e.schedule_seed = 12345;
+	enum { CTAS = 64 };
+	uint64_t out = h_alloc(&e, CTAS * 4);
+	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ CTAS, 1, 1 }, (uint32_t[]){ 128, 1, 1 }, 0,
+				 (uint64_t[]){ out }, 1);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	uint32_t got[CTAS], seen = 0;
+	h_read(&e, out, got, sizeof(got));
+	for (int i = 0; i < CTAS; i++)
+		seen |= 1u << got[i];
+	cr_expect_gt(__builtin_popcount(seen), 1, "the last writer is always warp %u", got[0]);
+	h_fini(&e);
+	cs_ptx_program_free(p);
+}
