@@ -58,8 +58,23 @@ bool cs_class_method_label(const cs_class_desc *cls, uint32_t offset, char *buf,
 	return true;
 }
 
+/* Appends n bytes of text at buf+used as far as they fit, NUL-terminated;
+ * returns used + n as snprintf counts. */
+static size_t append(char *buf, size_t len, size_t used, const char *text, size_t n)
+{
+	if (used < len) {
+		size_t room = len - used - 1, k = n < room ? n : room;
+		memcpy(buf + used, text, k);
+		buf[used + k] = '\0';
+	}
+	return used + n;
+}
+
+/* Plain appends, not snprintf: the REPL decodes every method it steps over,
+ * and a format parse per field was a fifth of a step. */
 size_t cs_method_format_fields(const cs_method_desc *m, uint32_t data, char *buf, size_t len)
 {
+	static const char hex[] = "0123456789abcdef";
 	size_t used = 0;
 	if (len)
 		buf[0] = '\0';
@@ -67,11 +82,22 @@ size_t cs_method_format_fields(const cs_method_desc *m, uint32_t data, char *buf
 		const cs_field_desc *f = &m->fields[i];
 		uint32_t v = cs_field_get(f, data);
 		const char *vn = (v < f->nvalues && f->values) ? f->values[v] : NULL;
-		int n = vn ? snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", f->name, vn)
-			   : snprintf(buf + used, len - used, "%s%s=0x%x", used ? " " : "", f->name, v);
-		if (n < 0)
-			break;
-		used += (size_t)n;
+		if (used)
+			used = append(buf, len, used, " ", 1);
+		used = append(buf, len, used, f->name, strlen(f->name));
+		if (vn) {
+			used = append(buf, len, used, "=", 1);
+			used = append(buf, len, used, vn, strlen(vn));
+			continue;
+		}
+		char num[12] = "=0x";
+		size_t k = 3;
+		int shift = 28;
+		while (shift > 0 && !(v >> shift))
+			shift -= 4;
+		for (; shift >= 0; shift -= 4)
+			num[k++] = hex[(v >> shift) & 0xf];
+		used = append(buf, len, used, num, k);
 	}
 	return used < len ? used : (len ? len - 1 : 0);
 }

@@ -28,8 +28,13 @@ static bool fail(cs_diag *d, cs_status st, const char *path, const char *what, c
 {
 	cs_diag_set(d, st, "%s: %s", what, why);
 	if (d)
-		snprintf(d->file, sizeof(d->file), "%s", path);
+		snprintf(d->file, sizeof(d->file), "%s", cs_file_name(path));
 	return false;
+}
+
+const char *cs_file_name(const char *path)
+{
+	return strcmp(path, CS_FILE_STDIN) ? path : "<stdin>";
 }
 
 bool cs_file_read(const char *path, size_t cap, const char *what, char **bytes, size_t *len,
@@ -38,21 +43,23 @@ bool cs_file_read(const char *path, size_t cap, const char *what, char **bytes, 
 	*bytes = NULL;
 	*len = 0;
 	char why[160];
+	bool from_stdin = !strcmp(path, CS_FILE_STDIN);
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer before fstat
-	 * can refuse it */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	 * can refuse it; standard input is a duplicate, so closing it is ours */
+	int fd = from_stdin ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
+			    : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(why, sizeof(why), "cannot read: %s", strerror(errno));
 		return fail(d, CS_ERR_INPUT, path, what, why);
 	}
 	struct stat st = { 0 };
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) != 0 || (!from_stdin && !S_ISREG(st.st_mode))) {
 		snprintf(why, sizeof(why), "%s, and only regular files are read",
 			 file_kind(st.st_mode));
 		close(fd);
 		return fail(d, CS_ERR_INPUT, path, what, why);
 	}
-	if ((unsigned long long)st.st_size > cap) {
+	if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > cap) {
 		snprintf(why, sizeof(why), "%llu bytes, above the limit of %zu",
 			 (unsigned long long)st.st_size, cap);
 		close(fd);
@@ -60,7 +67,8 @@ bool cs_file_read(const char *path, size_t cap, const char *what, char **bytes, 
 	}
 	/* st_size is a hint (a /proc file says 0, a file may grow): read up to
 	 * one byte past the cap to know */
-	size_t room = (size_t)st.st_size + 1, n = 0;
+	size_t hint = S_ISREG(st.st_mode) ? (size_t)st.st_size : cap < 4096 ? cap : 4096;
+	size_t room = hint + 1, n = 0;
 	char *buf = malloc(room + 1);
 	if (!buf) {
 		close(fd);

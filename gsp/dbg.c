@@ -11,60 +11,89 @@
 
 enum { MAX_ARGS = 32, DEFAULT_BUDGET = 20000000 };
 
-static const char *const commands[] = {
-	"awatch", "backtrace", "break", "bt", "call", "continue", "delete", "disassemble", "finish",
-	"help", "info", "list", "log", "mmio", "msgq", "next", "nexti", "print", "rpc", "rwatch", "set",
-	"snapshot", "step", "stepi", "tbreak", "watch", "where", "x", NULL,
-};
+/* Every command once: its name, its aliases (space-separated), its usage and
+ * what it does. The dispatcher, help, and completion read this one list, so a
+ * command cannot run without help, nor be helped without running. */
+#define GSP_COMMANDS(X) \
+	X("break", "b", "break LOCATION | break FILE:LINE", "stop before the instruction at LOCATION (an expression) or the first one of a source line") \
+	X("tbreak", "", "tbreak LOCATION | tbreak FILE:LINE", "a breakpoint deleted when it is hit") \
+	X("watch", "", "watch ADDRESS [LENGTH]", "stop after a write to LENGTH (4) bytes at ADDRESS (msgq.* cursors too)") \
+	X("rwatch", "", "rwatch ADDRESS [LENGTH]", "stop after a read") \
+	X("awatch", "", "awatch ADDRESS [LENGTH]", "stop after a read or a write") \
+	X("delete", "d", "delete [ID...]", "delete breakpoints and watchpoints (all without ID)") \
+	X("continue", "c", "continue [BUDGET]", "run to a stop (at most BUDGET instructions)") \
+	X("step", "s", "step [N]", "run to the next source line, into calls (one instruction without line tables)") \
+	X("next", "n", "next [N]", "run to the next source line, over calls (one instruction, over calls, without line tables)") \
+	X("stepi", "si", "stepi [N]", "run N instructions") \
+	X("nexti", "ni", "nexti [N]", "run N instructions, calls as one") \
+	X("finish", "", "finish", "run until the current function returns; print a0") \
+	X("list", "l", "list [FILE:LINE | FUNCTION | LINE]", "ten source lines around the place (the pc); again: the next ten") \
+	X("info", "i", "info breakpoints|registers [REG...]|all-registers|map|symbol ADDR|snapshots|locals|line [ADDR]", "tables and state") \
+	X("regs", "", "regs", "the integer registers and pc (as info registers)") \
+	X("x", "", "x/NFU ADDRESS", "examine memory: F x d u c i s (string), U b h w g") \
+	X("set", "", "set $REG = VALUE | set mem ADDR u8|u16|u32|u64 V...", "write a register or memory") \
+	X("print", "p", "print EXPRESSION", "a variable of the selected frame or a global with its type (NAME.FIELD, ->, [N], *, &, (TYPE) casts) or an expression: numbers, $reg, symbols, +, -, *ADDR, msgq.* cursors") \
+	X("disassemble", "disas", "disassemble [LOCATION [N]]", "instructions, objdump's text") \
+	X("backtrace", "bt where", "backtrace", "the frames, with FILE:LINE where the line tables know it") \
+	X("frame", "f", "frame [N]", "select frame N (0 innermost) for info locals, print, $REG and list; alone, show the selected one") \
+	X("up", "", "up [N]", "select the frame N (1) calls out") \
+	X("down", "", "down [N]", "select the frame N (1) calls in") \
+	X("call", "", "call FUNCTION [ARG...]", "call a firmware function with up to 8 arguments") \
+	X("snapshot", "", "snapshot save|restore NAME", "save or restore the whole machine") \
+	X("msgq", "", "msgq [init | monitor on|off]", "the message queues: cursors and pending elements; the overrun monitor") \
+	X("rpc", "", "rpc init | send NAME [WORD...] | post NAME [COUNT] | recv | drain [BUDGET]", "the host side of the RPC protocol") \
+	X("mmio", "", "mmio trace on|off", "print every modelled MMIO access") \
+	X("log", "", "log", "what the firmware wrote to its log region") \
+	X("echo", "", "echo TEXT", "print TEXT (scripts)") \
+	X("quit", "exit q", "quit", "leave the REPL (over gdb's monitor: detach or kill instead)") \
+	X("help", "h", "help [COMMAND]", "the commands, or one command's usage")
 
-/* help and help CMD: usage and what each command does, one entry each. */
-static const struct {
-	const char *name, *usage, *what;
-} help_table[] = {
-	{ "break", "break LOCATION | break FILE:LINE", "stop before the instruction at LOCATION (an expression) or the first one of a source line" },
-	{ "tbreak", "tbreak LOCATION | tbreak FILE:LINE", "a breakpoint deleted when it is hit" },
-	{ "watch", "watch ADDRESS [LENGTH]", "stop after a write to LENGTH (4) bytes at ADDRESS (msgq.* cursors too)" },
-	{ "rwatch", "rwatch ADDRESS [LENGTH]", "stop after a read" },
-	{ "awatch", "awatch ADDRESS [LENGTH]", "stop after a read or a write" },
-	{ "delete", "delete [ID...]", "delete breakpoints and watchpoints (all without ID)" },
-	{ "continue", "continue [BUDGET]", "run to a stop (at most BUDGET instructions)" },
-	{ "step", "step [N]", "run to the next source line, into calls (one instruction without line tables)" },
-	{ "next", "next [N]", "run to the next source line, over calls (one instruction, over calls, without line tables)" },
-	{ "stepi", "stepi [N]", "run N instructions" },
-	{ "nexti", "nexti [N]", "run N instructions, calls as one" },
-	{ "finish", "finish", "run until the current function returns; print a0" },
-	{ "list", "list [FILE:LINE | FUNCTION | LINE]", "ten source lines around the place (the pc); again: the next ten" },
-	{ "info", "info breakpoints|registers [REG...]|all-registers|map|symbol ADDR|snapshots|locals|line [ADDR]", "tables and state" },
-	{ "x", "x/NFU ADDRESS", "examine memory: F x d u c i s (string), U b h w g" },
-	{ "set", "set $REG = VALUE | set mem ADDR u8|u16|u32|u64 V...", "write a register or memory" },
-	{ "print", "print EXPRESSION", "a variable with its type (NAME.FIELD, ->, [N], *, &) or an expression: numbers, $reg, symbols, +, -, *ADDR, msgq.* cursors" },
-	{ "disassemble", "disassemble [LOCATION [N]]", "instructions, objdump's text" },
-	{ "backtrace", "backtrace", "the frames, with FILE:LINE where the line tables know it (also bt, where)" },
-	{ "call", "call FUNCTION [ARG...]", "call a firmware function with up to 8 arguments" },
-	{ "snapshot", "snapshot save|restore NAME", "save or restore the whole machine" },
-	{ "msgq", "msgq [init | monitor on|off]", "the message queues: cursors and pending elements; the overrun monitor" },
-	{ "rpc", "rpc init | send NAME [WORD...] | post NAME [COUNT] | recv | drain [BUDGET]", "the host side of the RPC protocol" },
-	{ "mmio", "mmio trace on|off", "print every modelled MMIO access" },
-	{ "log", "log", "what the firmware wrote to its log region" },
-	{ "help", "help [COMMAND]", "the commands, or one command's usage" },
-};
+typedef struct gsp_command {
+	const char *name, *aliases, *usage, *what;
+} gsp_command;
+
+#define GSP_COMMAND_ENTRY(name, aliases, usage, what) { name, aliases, usage, what },
+#define GSP_COMMAND_NAME(name, aliases, usage, what) name,
+static const gsp_command command_table[] = { GSP_COMMANDS(GSP_COMMAND_ENTRY) };
+static const char *const commands[] = { GSP_COMMANDS(GSP_COMMAND_NAME) NULL };
+enum { NCOMMANDS = sizeof(command_table) / sizeof(command_table[0]) };
+
+/* The command named word, or of which word is an alias; `x/FMT` is x. */
+static const gsp_command *find_command(const char *word)
+{
+	size_t len = strcspn(word, "/");
+	if (word[len] == '/' && strncmp(word, "x/", 2))
+		return NULL;
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		const gsp_command *c = &command_table[i];
+		if (strlen(c->name) == len && !strncmp(c->name, word, len))
+			return c;
+		for (const char *al = c->aliases; *al;) {
+			size_t n = strcspn(al, " ");
+			if (n == len && !strncmp(al, word, len))
+				return c;
+			al += n;
+			al += strspn(al, " ");
+		}
+	}
+	return NULL;
+}
 
 static cs_status cmd_help(const char *name, FILE *out, cs_diag *d)
 {
-	size_t n = sizeof(help_table) / sizeof(help_table[0]);
-	for (size_t i = 0; i < n; i++) {
-		if (name && strcmp(name, help_table[i].name))
-			continue;
-		if (name) {
-			fprintf(out, "usage: %s\n  %s\n", help_table[i].usage, help_table[i].what);
-			return CS_OK;
-		}
-		fprintf(out, "  %-12s %s\n", help_table[i].name, help_table[i].what);
-	}
 	if (name) {
-		cs_diag_set(d, CS_ERR_INPUT, "help: no command '%s' (help lists them)", name);
-		return CS_ERR_INPUT;
+		const gsp_command *c = find_command(name);
+		if (!c) {
+			cs_diag_set(d, CS_ERR_INPUT, "help: no command '%s' (help lists them)", name);
+			return CS_ERR_INPUT;
+		}
+		fprintf(out, "usage: %s\n  %s\n", c->usage, c->what);
+		if (c->aliases[0])
+			fprintf(out, "  also: %s\n", c->aliases);
+		return CS_OK;
 	}
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-12s %s\n", command_table[i].name, command_table[i].what);
 	return CS_OK;
 }
 
@@ -239,6 +268,34 @@ static bool parse_num(const char *s, uint64_t *v)
 	return true;
 }
 
+/* The frame `frame`, `up` or `down` chose, while the machine stands where it
+ * was chosen: once pc or sp moved (a run, a call, a register write), 0. */
+static int selected_frame(cs_gsp *m)
+{
+	if (m->frame_sel && (cs_gsp_pc(m) != m->frame_pc || gsp_reg(m, UC_RISCV_REG_SP) != m->frame_sp))
+		m->frame_sel = 0;
+	return m->frame_sel;
+}
+
+/* Register r as the selected frame sees it: the machine's in frame 0; in an
+ * outer frame pc and the integer registers the unwinder recovered. */
+static bool frame_reg(cs_gsp *m, unsigned r, const char *name, uint64_t *v, cs_diag *d)
+{
+	int n = selected_frame(m);
+	if (!n || r > CS_GSP_REG_F0 + 31)
+		return cs_gsp_reg_read(m, r, v, d) == CS_OK;
+	uint64_t pc, x[32];
+	uint32_t known = 0;
+	if (!gsp_source_frame(m, m->img->source, n, &pc, x, &known, d))
+		return false;
+	if (r == CS_GSP_REG_PC || (r < 32 && (known & (1u << r)))) {
+		*v = r == CS_GSP_REG_PC ? pc : x[r];
+		return true;
+	}
+	cs_diag_set(d, CS_ERR_INPUT, "$%s is not recovered in frame %d: no frame inside it saved it", name, n);
+	return false;
+}
+
 static bool eval_term(cs_gsp *m, const char *t, uint64_t *v, cs_diag *d)
 {
 	if (parse_num(t, v))
@@ -246,7 +303,7 @@ static bool eval_term(cs_gsp *m, const char *t, uint64_t *v, cs_diag *d)
 	if (t[0] == '$') {
 		unsigned r;
 		if (cs_gsp_reg_lookup(t + 1, &r))
-			return cs_gsp_reg_read(m, r, v, d) == CS_OK;
+			return frame_reg(m, r, t + 1, v, d);
 		cs_diag_set(d, CS_ERR_INPUT, "no register '%s'", t);
 		return false;
 	}
@@ -642,6 +699,47 @@ static cs_status cmd_disas(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 	return CS_OK;
 }
 
+enum { FRAMES_MAX = 256 };
+
+static cs_status cmd_frame(cs_gsp *m, argv_t *a, const char *c, FILE *out, cs_diag *d)
+{
+	bool frame = !strcmp(c, "frame"), up = !strcmp(c, "up");
+	uint64_t n = frame ? 0 : 1;
+	if (!need_args(a, 0, 1, frame ? "frame [N]" : up ? "up [N]" : "down [N]", d))
+		return CS_ERR_INPUT;
+	if (a->argc > 1 && (!parse_num(a->argv[1], &n) || n > FRAMES_MAX)) {
+		cs_diag_set(d, CS_ERR_INPUT, "%s: '%s' is not a frame count 0..%d", c, a->argv[1], FRAMES_MAX);
+		return CS_ERR_INPUT;
+	}
+	int64_t cur = selected_frame(m);
+	int64_t want = frame ? (a->argc > 1 ? (int64_t)n : cur) : up ? cur + (int64_t)n : cur - (int64_t)n;
+	if (want < 0) {
+		cs_diag_set(d, CS_ERR_INPUT, "down: frame %" PRId64 " is selected, and frame 0 is the innermost", cur);
+		return CS_ERR_INPUT;
+	}
+	uint64_t pc;
+	if (!gsp_source_frame(m, m->img->source, (int)want, &pc, NULL, NULL, d))
+		return CS_ERR_INPUT;
+	m->frame_sel = (int)want;
+	m->frame_pc = cs_gsp_pc(m);
+	m->frame_sp = gsp_reg(m, UC_RISCV_REG_SP);
+	/* an outer frame's pc is a return address: its line is the call's */
+	uint64_t at = want ? pc - 1 : pc;
+	char sym[128], src[300];
+	cs_gsp_symbolize(m, pc, sym, sizeof(sym));
+	source_suffix(m, at, src, sizeof(src));
+	fprintf(out, "#%" PRId64 "  0x%" PRIx64 " <%s>%s\n", want, pc, sym, src);
+	print_source_line(m, out, at);
+	/* a `list` next shows the lines around the frame's */
+	const char *file;
+	unsigned line;
+	if (gsp_source_line(m->img->source, at, &file, &line, NULL)) {
+		snprintf(m->list_file, sizeof(m->list_file), "%s", file);
+		m->list_next = line > 5 ? line - 5 : 1;
+	}
+	return CS_OK;
+}
+
 static cs_status cmd_bt(cs_gsp *m, FILE *out)
 {
 	gsp_frame f[32];
@@ -855,7 +953,7 @@ static cs_status cmd_info(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 			cs_diag_set(d, CS_ERR_INPUT, "info locals: the firmware has no DWARF");
 			return CS_ERR_INPUT;
 		}
-		return gsp_source_locals(m, m->img->source, out, d) ? CS_OK : CS_ERR_INPUT;
+		return gsp_source_locals(m, m->img->source, selected_frame(m), out, d) ? CS_OK : CS_ERR_INPUT;
 	}
 	if (!strcmp(w, "line")) {
 		uint64_t pc = cs_gsp_pc(m);
@@ -1043,7 +1141,13 @@ static cs_status cmd_print(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 	if (m->img->source) {
 		cs_diag sub;
 		cs_diag_clear(&sub);
-		if (gsp_source_print(m, m->img->source, compact, out, &sub))
+		int cast = gsp_source_print_cast(m, m->img->source, selected_frame(m), expr, eval, out, &sub);
+		if (cast) {
+			if (cast < 0)
+				*d = sub;
+			return cast > 0 ? CS_OK : sub.status;
+		}
+		if (gsp_source_print(m, m->img->source, selected_frame(m), compact, out, &sub))
 			return CS_OK;
 		if (sub.status != CS_OK) {
 			*d = sub;
@@ -1075,10 +1179,15 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 		return CS_ERR_INPUT;
 	if (a.argc == 0)
 		return CS_OK;
-	const char *c = a.argv[0];
+	const gsp_command *cmd = find_command(a.argv[0]);
+	if (!cmd) {
+		cs_diag_set(d, CS_ERR_INPUT, "unknown command '%s' (help lists them)", a.argv[0]);
+		return CS_ERR_INPUT;
+	}
+	const char *c = cmd->name; /* aliases resolved */
 	cs_gsp_stop st;
 	cs_status s;
-	if (!strcmp(c, "break") || !strcmp(c, "b"))
+	if (!strcmp(c, "break"))
 		return cmd_break(m, &a, out, false, d);
 	if (!strcmp(c, "tbreak"))
 		return cmd_break(m, &a, out, true, d);
@@ -1088,7 +1197,7 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 		return cmd_watch(m, &a, out, CS_GSP_WATCH_READ, d);
 	if (!strcmp(c, "awatch"))
 		return cmd_watch(m, &a, out, CS_GSP_WATCH_ACCESS, d);
-	if (!strcmp(c, "delete") || !strcmp(c, "d")) {
+	if (!strcmp(c, "delete")) {
 		if (a.argc == 1) {
 			cs_gsp_point_delete_all(m);
 			fprintf(out, "deleted all breakpoints and watchpoints\n");
@@ -1105,7 +1214,7 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 		}
 		return CS_OK;
 	}
-	if (!strcmp(c, "continue") || !strcmp(c, "c")) {
+	if (!strcmp(c, "continue")) {
 		uint64_t budget = 0;
 		if (!need_args(&a, 0, 1, "continue [BUDGET]", d))
 			return CS_ERR_INPUT;
@@ -1113,14 +1222,14 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 			return CS_ERR_INPUT;
 		return run_report(m, out, cs_gsp_continue(m, budget, &st, d), &st, d);
 	}
-	if (!strcmp(c, "help") || !strcmp(c, "h")) {
+	if (!strcmp(c, "help")) {
 		if (!need_args(&a, 0, 1, "help [COMMAND]", d))
 			return CS_ERR_INPUT;
 		return cmd_help(a.argc > 1 ? a.argv[1] : NULL, out, d);
 	}
-	if (!strcmp(c, "list") || !strcmp(c, "l"))
+	if (!strcmp(c, "list"))
 		return cmd_list(m, &a, out, d);
-	if ((!strcmp(c, "step") || !strcmp(c, "s") || !strcmp(c, "next") || !strcmp(c, "n")) && m->img->source &&
+	if ((!strcmp(c, "step") || !strcmp(c, "next")) && m->img->source &&
 	    gsp_source_line(m->img->source, cs_gsp_pc(m), NULL, NULL, NULL)) {
 		uint64_t n = 1;
 		if (!need_args(&a, 0, 1, "step|next [N]", d))
@@ -1139,7 +1248,7 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 		}
 		return run_report(m, out, s, &st, d);
 	}
-	if (!strcmp(c, "stepi") || !strcmp(c, "si") || !strcmp(c, "step") || !strcmp(c, "s")) {
+	if (!strcmp(c, "stepi") || !strcmp(c, "step")) {
 		uint64_t n = 1;
 		if (!need_args(&a, 0, 1, "stepi [N]", d))
 			return CS_ERR_INPUT;
@@ -1147,7 +1256,7 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 			return CS_ERR_INPUT;
 		return run_report(m, out, cs_gsp_stepi(m, n, &st, d), &st, d);
 	}
-	if (!strcmp(c, "next") || !strcmp(c, "n") || !strcmp(c, "nexti") || !strcmp(c, "ni")) {
+	if (!strcmp(c, "next") || !strcmp(c, "nexti")) {
 		uint64_t n = 1;
 		if (a.argc > 1 && !eval(m, a.argv[1], &n, d))
 			return CS_ERR_INPUT;
@@ -1170,22 +1279,24 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 		}
 		return s;
 	}
-	if (!strcmp(c, "info") || !strcmp(c, "i"))
+	if (!strcmp(c, "info"))
 		return cmd_info(m, &a, out, d);
 	if (!strcmp(c, "regs")) {
 		print_regs(m, out, false);
 		return CS_OK;
 	}
-	if (!strcmp(c, "print") || !strcmp(c, "p"))
+	if (!strcmp(c, "print"))
 		return cmd_print(m, &a, out, d);
-	if (c[0] == 'x' && (c[1] == 0 || c[1] == '/'))
+	if (!strcmp(c, "x"))
 		return cmd_x(m, &a, out, d);
 	if (!strcmp(c, "set"))
 		return cmd_set(m, &a, out, d);
-	if (!strcmp(c, "disassemble") || !strcmp(c, "disas"))
+	if (!strcmp(c, "disassemble"))
 		return cmd_disas(m, &a, out, d);
-	if (!strcmp(c, "backtrace") || !strcmp(c, "bt") || !strcmp(c, "where"))
+	if (!strcmp(c, "backtrace"))
 		return cmd_bt(m, out);
+	if (!strcmp(c, "frame") || !strcmp(c, "up") || !strcmp(c, "down"))
+		return cmd_frame(m, &a, c, out, d);
 	if (!strcmp(c, "call")) {
 		if (a.argc < 2 || a.argc > 10) {
 			cs_diag_set(d, CS_ERR_INPUT, "usage: call FUNCTION [ARG...] (up to 8)");
@@ -1261,6 +1372,18 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 		fputs(cs_gsp_log_text(m), out);
 		return CS_OK;
 	}
-	cs_diag_set(d, CS_ERR_INPUT, "unknown command '%s' (help lists them)", c);
-	return CS_ERR_INPUT;
+	if (!strcmp(c, "echo")) {
+		for (int i = 1; i < a.argc; i++)
+			fprintf(out, "%s%s", i > 1 ? " " : "", a.argv[i]);
+		fputc('\n', out);
+		return CS_OK;
+	}
+	if (!strcmp(c, "quit")) {
+		/* the REPL ends its session before a line comes here; over gdb's
+		 * monitor there is no session of ours to end */
+		cs_diag_set(d, CS_ERR_INPUT, "quit ends the REPL; over gdb's monitor, use detach or kill");
+		return CS_ERR_INPUT;
+	}
+	cs_diag_set(d, CS_ERR_INTERNAL, "command '%s' is listed but has no handler", c);
+	return CS_ERR_INTERNAL;
 }

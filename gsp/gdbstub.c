@@ -180,10 +180,19 @@ static unsigned reg_bytes(unsigned regno)
 	return (regno >= 66 && regno <= 68) ? 4 : 8;
 }
 
+/* A stop at a breakpoint or watchpoint gdb did not insert (the debugger's
+ * own, from a monitor command): gdb knows nothing of it, so it gets a plain
+ * SIGTRAP and the stop in words as console output. */
+static bool own_point_stop(const cs_gsp *m, const cs_gsp_stop *st)
+{
+	return (st->reason == CS_GSP_STOP_WATCH || st->reason == CS_GSP_STOP_BREAK) && !gsp_point_by_gdb(m, st->id);
+}
+
 static void stop_reply(cs_gsp *m, const cs_gsp_stop *st, char *reply, size_t max)
 {
-	(void)m;
-	if (st->reason == CS_GSP_STOP_WATCH) {
+	if (own_point_stop(m, st)) {
+		snprintf(reply, max, "S05");
+	} else if (st->reason == CS_GSP_STOP_WATCH) {
 		int kind = 0;
 		for (int i = 0; i < GSP_POINTS_MAX; i++)
 			if (m->pt[i].used && m->pt[i].id == st->id)
@@ -300,6 +309,11 @@ static void console_after_stop(cs_gsp *m, size_t log_before, const cs_gsp_stop *
 		break;
 	}
 	default:
+		if (own_point_stop(m, st)) {
+			char desc[512];
+			cs_gsp_stop_describe(m, st, desc, sizeof(desc));
+			g_string_append_printf(console, "chainsim: %s\n", desc);
+		}
 		break;
 	}
 }
@@ -498,8 +512,9 @@ static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 			return CS_OK;
 		}
 		cs_status s;
+		int id = 0;
 		if (type <= 1) {
-			s = pkt[0] == 'Z' ? cs_gsp_break_add(m, a, false, NULL, &sub) : cs_gsp_break_remove_at(m, a, &sub);
+			s = pkt[0] == 'Z' ? cs_gsp_break_add(m, a, false, &id, &sub) : cs_gsp_break_remove_at(m, a, &sub);
 		} else if (type <= 4) {
 			cs_gsp_watch_kind k = type == 2 ? CS_GSP_WATCH_WRITE : type == 3 ? CS_GSP_WATCH_READ
 											 : CS_GSP_WATCH_ACCESS;
@@ -507,11 +522,14 @@ static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 				snprintf(reply, max, "E01");
 				return CS_OK;
 			}
-			s = pkt[0] == 'Z' ? cs_gsp_watch_add(m, a, kind, k, NULL, &sub)
+			s = pkt[0] == 'Z' ? cs_gsp_watch_add(m, a, kind, k, &id, &sub)
 					  : cs_gsp_watch_remove_at(m, a, kind, k, &sub);
 		} else {
 			return CS_OK; /* unsupported type: empty reply */
 		}
+		for (int i = 0; s == CS_OK && pkt[0] == 'Z' && i < GSP_POINTS_MAX; i++)
+			if (m->pt[i].used && m->pt[i].id == id)
+				m->pt[i].by_gdb = true;
 		snprintf(reply, max, s == CS_OK ? "OK" : "E01");
 		return CS_OK;
 	}

@@ -18,6 +18,7 @@ typedef struct gsp_point {
 	bool is_watch;
 	bool temporary;
 	bool internal; /* set by next/finish, not listed */
+	bool by_gdb;   /* inserted by a GDB Z packet: gdb explains its stops itself */
 	int id;
 	uint64_t addr;
 	uint64_t len;
@@ -101,6 +102,9 @@ struct cs_gsp {
 	/* `list` without arguments goes on where the last one ended */
 	char list_file[256];
 	unsigned list_next;
+	/* the frame `frame`/`up`/`down` chose, while pc and sp stay as they were */
+	int frame_sel;
+	uint64_t frame_pc, frame_sp;
 	cs_gsp_map map;
 	const cs_gsp_image *img;
 	gsp_point pt[GSP_POINTS_MAX];
@@ -186,5 +190,8 @@ typedef struct gsp_frame {
 	bool ra_valid;
 } gsp_frame;
 int gsp_unwind(cs_gsp *m, gsp_frame *frames, int max);
+/* Whether point id was inserted by gdb (a Z packet), not by the debugger's
+ * own commands (monitor watch, break, ...). */
+bool gsp_point_by_gdb(const cs_gsp *m, int id);
 
 #endif

@@ -476,10 +476,11 @@ cs_status cs_gsp_image_load(const char *path, uint64_t raw_base, cs_gsp_image **
 		return d && d->status ? d->status : CS_ERR_INPUT;
 	cs_status st;
 	if (len >= 18 && !memcmp(text, "\177ELF", 4) && le((const uint8_t *)text + 16, 2) == ET_REL)
-		st = cs_gsp_image_from_container((const uint8_t *)text, len, path, raw_base, out, d);
+		st = cs_gsp_image_from_container((const uint8_t *)text, len, cs_file_name(path),
+						  raw_base, out, d);
 	else if (len >= 4 && !memcmp(text, "\177ELF", 4))
 	{
-		st = cs_gsp_image_from_elf((const uint8_t *)text, len, path, out, d);
+		st = cs_gsp_image_from_elf((const uint8_t *)text, len, cs_file_name(path), out, d);
 		if (st == CS_OK)
 			(*out)->source = gsp_source_open((const uint8_t *)text, len, path);
 	}

@@ -926,6 +926,14 @@ cs_status cs_gsp_watch_add(cs_gsp *m, uint64_t addr, uint64_t len, cs_gsp_watch_
 	return point_add(m, true, addr, len, kind, false, false, id, d);
 }
 
+bool gsp_point_by_gdb(const cs_gsp *m, int id)
+{
+	for (int i = 0; i < GSP_POINTS_MAX; i++)
+		if (m->pt[i].used && m->pt[i].id == id)
+			return m->pt[i].by_gdb;
+	return false;
+}
+
 cs_status cs_gsp_point_delete(cs_gsp *m, int id, cs_diag *d)
 {
 	for (int i = 0; i < GSP_POINTS_MAX; i++)
@@ -1252,7 +1260,8 @@ static uint64_t sized(uint64_t v, unsigned size)
  * or SC's write is done but its rd (and an SC's reservation) is not, so the
  * model writes them. With watch_stop_before (the GDB stub: gdb treats RISC-V
  * watchpoints as non-steppable and steps the access itself) the machine is
- * left at the access with its write undone. False when the hit was no access
+ * left at the access with its write undone, for the watchpoints gdb inserted;
+ * the debugger's own (monitor watch) stop after the access as in the REPL. False when the hit was no access
  * of the program (the read inside Unicorn's sc) and the run goes on. */
 static bool recover_mem_stop(cs_gsp *m, cs_gsp_stop *st)
 {
@@ -1270,7 +1279,7 @@ static bool recover_mem_stop(cs_gsp *m, cs_gsp_stop *st)
 	}
 	st->access_pc = pc;
 	unsigned rd = (in.raw >> 7) & 31;
-	if (m->watch_stop_before) {
+	if (m->watch_stop_before && gsp_point_by_gdb(m, m->hit.id)) {
 		if (m->hit.is_write && m->hit.size && m->hit.size <= 8)
 			uc_mem_write(m->uc, m->hit.addr, &m->hit.old_value, m->hit.size);
 		gsp_set_reg(m, UC_RISCV_REG_PC, pc);

@@ -245,7 +245,7 @@ cs_status cs_gsp_map_load(const char *path, cs_gsp_map *map, cs_diag *d)
 	size_t len = 0;
 	if (!cs_file_read(path, CS_FILE_MAX_TEXT, "the map", &text, &len, d))
 		return d && d->status ? d->status : CS_ERR_INPUT;
-	cs_status st = cs_gsp_map_parse(text, len, path, map, d);
+	cs_status st = cs_gsp_map_parse(text, len, cs_file_name(path), map, d);
 	free(text);
 	return st;
 }

@@ -283,18 +283,39 @@ typedef struct src_loc {
 	const char *why; /* LOC_NONE: "optimized out", ... */
 } src_loc;
 
-static bool dwarf_reg(cs_gsp *m, unsigned regno, uint64_t *v)
+/* A frame's registers. Frame 0 is the machine's own; an outer frame's are
+ * unwound through .debug_frame: sp is the inner frame's CFA, the
+ * callee-saved registers come from where the inner frames saved them (or
+ * are the same), and the others are not known. */
+typedef struct src_frame {
+	cs_gsp *m;
+	uint64_t pc;     /* where the frame resumes */
+	uint64_t at;     /* where its scopes, lines and CFI are looked up: pc, or
+			  * pc - 1 in an outer frame (inside its call) */
+	uint64_t x[32];
+	uint32_t known;  /* bit i: x[i] is known */
+	bool innermost;
+} src_frame;
+
+static bool dwarf_reg(const src_frame *f, unsigned regno, uint64_t *v)
 {
-	unsigned r = regno < 32 ? regno : regno < 64 ? CS_GSP_REG_F0 + regno - 32 : UINT32_MAX;
-	return r != UINT32_MAX && cs_gsp_reg_read(m, r, v, NULL) == CS_OK;
+	if (regno < 32) {
+		if (!(f->known & (1u << regno)))
+			return false;
+		*v = f->x[regno];
+		return true;
+	}
+	/* the floating-point registers are not unwound: the innermost frame's only */
+	return f->innermost && regno < 64 && cs_gsp_reg_read(f->m, CS_GSP_REG_F0 + regno - 32, v, NULL) == CS_OK;
 }
 
-static bool frame_cfa(cs_gsp *m, const cs_gsp_source *s, uint64_t pc, uint64_t *cfa);
+static bool frame_cfa(const src_frame *f, const cs_gsp_source *s, uint64_t *cfa);
 
 /* A DWARF expression on a small stack: what the fixture's -O1 code uses. */
-static src_loc eval_ops(cs_gsp *m, const cs_gsp_source *s, const Dwarf_Op *ops, size_t n, uint64_t pc,
+static src_loc eval_ops(const src_frame *f, const cs_gsp_source *s, const Dwarf_Op *ops, size_t n,
 			const Dwarf_Die *func)
 {
+	uint64_t pc = f->at;
 	uint64_t st[16];
 	size_t sp = 0;
 	src_loc loc = { LOC_NONE, 0, "optimized out" };
@@ -321,7 +342,7 @@ static src_loc eval_ops(cs_gsp *m, const cs_gsp_source *s, const Dwarf_Op *ops, 
 			continue;
 		}
 		if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
-			if (!dwarf_reg(m, (unsigned)(a - DW_OP_breg0), &x))
+			if (!dwarf_reg(f, (unsigned)(a - DW_OP_breg0), &x))
 				return loc;
 			st[sp++] = x + ops[i].number;
 			continue;
@@ -333,12 +354,12 @@ static src_loc eval_ops(cs_gsp *m, const cs_gsp_source *s, const Dwarf_Op *ops, 
 			st[sp++] = ops[i].number;
 			break;
 		case DW_OP_bregx:
-			if (!dwarf_reg(m, (unsigned)ops[i].number, &x))
+			if (!dwarf_reg(f, (unsigned)ops[i].number, &x))
 				return loc;
 			st[sp++] = x + ops[i].number2;
 			break;
 		case DW_OP_call_frame_cfa:
-			if (!frame_cfa(m, s, pc, &x)) {
+			if (!frame_cfa(f, s, &x)) {
 				loc.why = "no frame information";
 				return loc;
 			}
@@ -353,7 +374,7 @@ static src_loc eval_ops(cs_gsp *m, const cs_gsp_source *s, const Dwarf_Op *ops, 
 				loc.why = "no frame base";
 				return loc;
 			}
-			src_loc fb = eval_ops(m, s, fops, fn, pc, NULL);
+			src_loc fb = eval_ops(f, s, fops, fn, NULL);
 			if (fb.kind != LOC_MEM)
 				return fb;
 			st[sp++] = fb.v + ops[i].number;
@@ -372,7 +393,7 @@ static src_loc eval_ops(cs_gsp *m, const cs_gsp_source *s, const Dwarf_Op *ops, 
 				     : a == DW_OP_and ? st[sp - 1] & st[sp] : st[sp - 1] | st[sp];
 			break;
 		case DW_OP_deref:
-			if (!sp || cs_gsp_mem_read(m, st[sp - 1], &x, 8, NULL) != CS_OK)
+			if (!sp || cs_gsp_mem_read(f->m, st[sp - 1], &x, 8, NULL) != CS_OK)
 				return loc;
 			st[sp - 1] = x;
 			break;
@@ -388,19 +409,113 @@ static src_loc eval_ops(cs_gsp *m, const cs_gsp_source *s, const Dwarf_Op *ops, 
 	return sp ? (src_loc){ LOC_MEM, st[sp - 1], NULL } : loc;
 }
 
-static bool frame_cfa(cs_gsp *m, const cs_gsp_source *s, uint64_t pc, uint64_t *cfa)
+static bool frame_cfa(const src_frame *f, const cs_gsp_source *s, uint64_t *cfa)
 {
 	Dwarf_Frame *fr = NULL;
 	Dwarf_Op *ops;
 	size_t n;
-	if (!s->cfi || dwarf_cfi_addrframe(s->cfi, pc, &fr) != 0)
+	if (!s->cfi || dwarf_cfi_addrframe(s->cfi, f->at, &fr) != 0)
 		return false;
 	bool ok = dwarf_frame_cfa(fr, &ops, &n) == 0;
-	src_loc l = ok ? eval_ops(m, s, ops, n, pc, NULL) : (src_loc){ LOC_NONE, 0, NULL };
+	src_loc l = ok ? eval_ops(f, s, ops, n, NULL) : (src_loc){ LOC_NONE, 0, NULL };
 	free(fr);
 	if (l.kind != LOC_MEM)
 		return false;
 	*cfa = l.v;
+	return true;
+}
+
+/* ---- frames ---------------------------------------------------------------- */
+
+static void frame_innermost(cs_gsp *m, src_frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->m = m;
+	f->pc = f->at = cs_gsp_pc(m);
+	f->innermost = true;
+	for (unsigned r = 0; r < 32; r++)
+		if (cs_gsp_reg_read(m, r, &f->x[r], NULL) == CS_OK)
+			f->known |= 1u << r;
+}
+
+/* The caller of frame in, by the CFI rules at in->at; false where the CFI
+ * ends (no entry for the pc, or no return address). */
+static bool frame_caller(const cs_gsp_source *s, const src_frame *in, src_frame *out)
+{
+	Dwarf_Frame *fr = NULL;
+	if (!s->cfi || dwarf_cfi_addrframe(s->cfi, in->at, &fr) != 0)
+		return false;
+	int ra = dwarf_frame_info(fr, NULL, NULL, NULL);
+	uint64_t cfa;
+	if (ra < 0 || ra >= 32 || !frame_cfa(in, s, &cfa)) {
+		free(fr);
+		return false;
+	}
+	memset(out, 0, sizeof(*out));
+	out->m = in->m;
+	out->known = 1; /* x0 */
+	for (int r = 1; r < 32; r++) {
+		Dwarf_Op mem[3], *ops = NULL;
+		size_t n = 0;
+		uint64_t v = 0;
+		if (dwarf_frame_register(fr, r, mem, &ops, &n) != 0)
+			continue;
+		if (n == 0) { /* same value (ops NULL), or undefined */
+			if (!ops && dwarf_reg(in, (unsigned)r, &v)) {
+				out->x[r] = v;
+				out->known |= 1u << r;
+			}
+			continue;
+		}
+		src_loc l = eval_ops(in, s, ops, n, NULL);
+		if ((l.kind == LOC_MEM && cs_gsp_mem_read(in->m, l.v, &v, 8, NULL) == CS_OK) || l.kind == LOC_VALUE ||
+		    (l.kind == LOC_REG && dwarf_reg(in, (unsigned)l.v, &v))) {
+			out->x[r] = l.kind == LOC_VALUE ? l.v : v;
+			out->known |= 1u << r;
+		}
+	}
+	free(fr);
+	out->x[2] = cfa; /* the caller's sp: the CFA, by the RISC-V psABI */
+	out->known |= 1u << 2;
+	if (!(out->known & (1u << ra)) || out->x[ra] == 0 || cfa < in->x[2])
+		return false;
+	out->pc = out->x[ra];
+	out->at = out->pc - 1;
+	out->known &= ~(1u << ra); /* the column is the return address, not the caller's ra */
+	return true;
+}
+
+/* Frame n (0 innermost); on failure d says how many frames the CFI has. */
+static bool frame_nth(cs_gsp *m, const cs_gsp_source *s, int n, src_frame *f, cs_diag *d)
+{
+	frame_innermost(m, f);
+	for (int i = 0; i < n; i++) {
+		src_frame caller;
+		if (!frame_caller(s, f, &caller)) {
+			cs_diag_set(d, CS_ERR_INPUT, "no frame %d: the call frame information (.debug_frame) "
+				    "unwinds frames 0..%d", n, i);
+			return false;
+		}
+		*f = caller;
+	}
+	return true;
+}
+
+bool gsp_source_frame(cs_gsp *m, const cs_gsp_source *s, int n, uint64_t *pc, uint64_t x[32], uint32_t *known,
+		      cs_diag *d)
+{
+	src_frame f;
+	if (!s) {
+		cs_diag_set(d, CS_ERR_INPUT, "frames need debug information: the firmware has no DWARF");
+		return false;
+	}
+	if (n < 0 || !frame_nth(m, s, n, &f, d))
+		return false;
+	*pc = f.pc;
+	if (x)
+		memcpy(x, f.x, sizeof(f.x));
+	if (known)
+		*known = f.known;
 	return true;
 }
 
@@ -660,7 +775,7 @@ typedef struct src_var {
 	src_loc loc;
 } src_var;
 
-static bool var_location(cs_gsp *m, const cs_gsp_source *s, Dwarf_Die *var, uint64_t pc, Dwarf_Die *func,
+static bool var_location(const src_frame *f, const cs_gsp_source *s, Dwarf_Die *var, Dwarf_Die *func,
 			 src_loc *loc)
 {
 	Dwarf_Attribute a;
@@ -675,19 +790,20 @@ static bool var_location(cs_gsp *m, const cs_gsp_source *s, Dwarf_Die *var, uint
 	}
 	if (!dwarf_attr_integrate(var, DW_AT_location, &a))
 		return true;
-	int k = dwarf_getlocation_addr(&a, pc, &ops, &n, 1);
+	int k = dwarf_getlocation_addr(&a, f->at, &ops, &n, 1);
 	if (k >= 1)
-		*loc = eval_ops(m, s, ops, n, pc, func);
+		*loc = eval_ops(f, s, ops, n, func);
 	return true;
 }
 
-/* The variable NAME: a local in scope at pc (innermost first), else a global. */
-static bool find_var(cs_gsp *m, const cs_gsp_source *s, const char *name, uint64_t pc, src_var *out)
+/* The variable NAME: a local in scope in frame f (innermost scope first),
+ * else a global. */
+static bool find_var(const src_frame *f, const cs_gsp_source *s, const char *name, src_var *out)
 {
 	Dwarf_Die cu;
-	if (dwarf_addrdie(s->dw, pc, &cu)) {
+	if (dwarf_addrdie(s->dw, f->at, &cu)) {
 		Dwarf_Die *scopes = NULL;
-		int ns = dwarf_getscopes(&cu, pc, &scopes);
+		int ns = dwarf_getscopes(&cu, f->at, &scopes);
 		Dwarf_Die *func = NULL;
 		for (int i = 0; i < ns; i++)
 			if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram || dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
@@ -703,7 +819,7 @@ static bool find_var(cs_gsp *m, const cs_gsp_source *s, const char *name, uint64
 				const char *n = dwarf_diename(&c);
 				if ((tag == DW_TAG_variable || tag == DW_TAG_formal_parameter) && n && !strcmp(n, name) &&
 				    die_type(&c, &out->type)) {
-					var_location(m, s, &c, pc, func, &out->loc);
+					var_location(f, s, &c, func, &out->loc);
 					free(scopes);
 					return true;
 				}
@@ -721,7 +837,7 @@ static bool find_var(cs_gsp *m, const cs_gsp_source *s, const char *name, uint64
 				Dwarf_Attribute a;
 				if (dwarf_tag(&c) == DW_TAG_variable && n && !strcmp(n, name) &&
 				    dwarf_attr(&c, DW_AT_location, &a) && die_type(&c, &out->type)) {
-					var_location(m, s, &c, pc, NULL, &out->loc);
+					var_location(f, s, &c, NULL, &out->loc);
 					return true;
 				}
 			} while (dwarf_siblingof(&c, &c) == 0);
@@ -752,18 +868,95 @@ static bool find_member(Dwarf_Die *t, const char *name, Dwarf_Die *mt, uint64_t 
 }
 
 /* A value in a register or a computed value as bytes (little-endian). */
-static const uint8_t *value_bytes(cs_gsp *m, const src_loc *l, uint8_t buf[8])
+static const uint8_t *value_bytes(const src_frame *f, const src_loc *l, uint8_t buf[8])
 {
 	uint64_t v = l->v;
-	if (l->kind == LOC_REG && !dwarf_reg(m, (unsigned)l->v, &v))
+	if (l->kind == LOC_REG && !dwarf_reg(f, (unsigned)l->v, &v))
 		return NULL;
 	memcpy(buf, &v, 8);
 	return buf;
 }
 
-bool gsp_source_print(cs_gsp *m, const cs_gsp_source *s, const char *expr, FILE *out, cs_diag *d)
+/* Walks .FIELD, ->FIELD and [N] from *pp (up to a space or the end) down
+ * from a value of *type at *addr (or in *bytes); expr names it in errors. */
+static bool walk_path(cs_gsp *m, const char *expr, const char **pp, Dwarf_Die *type, uint64_t *addr,
+		      const uint8_t **bytes, cs_diag *d)
 {
+	const char *p = *pp;
+	char name[128];
+	while (*p && *p != ' ') {
+		Dwarf_Die t;
+		if (!strip_type(type, &t)) {
+			cs_diag_set(d, CS_ERR_INPUT, "'%s': void has no members", expr);
+			return false;
+		}
+		if (*p == '.' || (p[0] == '-' && p[1] == '>')) {
+			bool arrow = *p == '-';
+			p += arrow ? 2 : 1;
+			if (arrow) {
+				Dwarf_Die pt;
+				uint64_t ptr = 0;
+				if (dwarf_tag(&t) != DW_TAG_pointer_type || !die_type(&t, &pt) ||
+				    !read_value(m, *addr, *bytes, 8, (uint8_t *)&ptr)) {
+					cs_diag_set(d, CS_ERR_INPUT, "'%s': '->' needs a pointer", expr);
+					return false;
+				}
+				*addr = ptr;
+				*bytes = NULL;
+				if (!strip_type(&pt, &t)) {
+					cs_diag_set(d, CS_ERR_INPUT, "'%s': a void pointer has no members", expr);
+					return false;
+				}
+			}
+			size_t k = 0;
+			while ((p[k] == '_' || g_ascii_isalnum(p[k])) && k < sizeof(name) - 1)
+				k++;
+			memcpy(name, p, k);
+			name[k] = 0;
+			p += k;
+			uint64_t off;
+			Dwarf_Die mt;
+			int tag = dwarf_tag(&t);
+			if ((tag != DW_TAG_structure_type && tag != DW_TAG_union_type) || !find_member(&t, name, &mt, &off)) {
+				GString *tn = g_string_new(NULL);
+				type_name(type, tn, 0);
+				cs_diag_set(d, CS_ERR_INPUT, "'%s': %s has no member '%s'", expr, tn->str, name);
+				g_string_free(tn, TRUE);
+				return false;
+			}
+			*addr += off;
+			if (*bytes)
+				*bytes += off;
+			*type = mt;
+		} else if (*p == '[') {
+			char *end = NULL;
+			unsigned long long idx = strtoull(p + 1, &end, 0);
+			Dwarf_Die et;
+			if (!end || *end != ']' || dwarf_tag(&t) != DW_TAG_array_type || !die_type(&t, &et) ||
+			    idx >= array_count(&t)) {
+				cs_diag_set(d, CS_ERR_INPUT, "'%s': bad index (an array of %" PRIu64 " elements?)", expr,
+					    dwarf_tag(&t) == DW_TAG_array_type ? array_count(&t) : 0);
+				return false;
+			}
+			*addr += idx * type_size(&et);
+			*bytes = NULL;
+			*type = et;
+			p = end + 1;
+		} else {
+			cs_diag_set(d, CS_ERR_INPUT, "'%s': expected .FIELD, ->FIELD or [N] at '%s'", expr, p);
+			return false;
+		}
+	}
+	*pp = p;
+	return true;
+}
+
+bool gsp_source_print(cs_gsp *m, const cs_gsp_source *s, int frame, const char *expr, FILE *out, cs_diag *d)
+{
+	src_frame fr;
 	if (!s)
+		return false;
+	if (!frame_nth(m, s, frame, &fr, d))
 		return false;
 	const char *p = expr;
 	while (*p == ' ')
@@ -783,7 +976,7 @@ bool gsp_source_print(cs_gsp *m, const cs_gsp_source *s, const char *expr, FILE 
 	name[n] = 0;
 	p += n;
 	src_var v;
-	if (!find_var(m, s, name, cs_gsp_pc(m), &v))
+	if (!find_var(&fr, s, name, &v))
 		return false;
 	uint8_t regbuf[8];
 	const uint8_t *bytes = NULL;
@@ -795,75 +988,13 @@ bool gsp_source_print(cs_gsp *m, const cs_gsp_source *s, const char *expr, FILE 
 		}
 	} else if (v.loc.kind == LOC_MEM) {
 		addr = v.loc.v;
-	} else if (!(bytes = value_bytes(m, &v.loc, regbuf))) {
-		cs_diag_set(d, CS_ERR_INPUT, "cannot read the register of '%s'", name);
+	} else if (!(bytes = value_bytes(&fr, &v.loc, regbuf))) {
+		cs_diag_set(d, CS_ERR_INPUT, "'%s' is in a register this frame does not recover", name);
 		return false;
 	}
 	Dwarf_Die type = v.type;
-	/* the path: .FIELD, ->FIELD, [N] */
-	while (*p && *p != ' ') {
-		Dwarf_Die t;
-		if (!strip_type(&type, &t)) {
-			cs_diag_set(d, CS_ERR_INPUT, "'%s': void has no members", expr);
-			return false;
-		}
-		if (*p == '.' || (p[0] == '-' && p[1] == '>')) {
-			bool arrow = *p == '-';
-			p += arrow ? 2 : 1;
-			if (arrow) {
-				Dwarf_Die pt;
-				uint64_t ptr = 0;
-				if (dwarf_tag(&t) != DW_TAG_pointer_type || !die_type(&t, &pt) ||
-				    !read_value(m, addr, bytes, 8, (uint8_t *)&ptr)) {
-					cs_diag_set(d, CS_ERR_INPUT, "'%s': '->' needs a pointer", expr);
-					return false;
-				}
-				addr = ptr;
-				bytes = NULL;
-				if (!strip_type(&pt, &t)) {
-					cs_diag_set(d, CS_ERR_INPUT, "'%s': a void pointer has no members", expr);
-					return false;
-				}
-			}
-			size_t k = 0;
-			while ((p[k] == '_' || g_ascii_isalnum(p[k])) && k < sizeof(name) - 1)
-				k++;
-			memcpy(name, p, k);
-			name[k] = 0;
-			p += k;
-			uint64_t off;
-			Dwarf_Die mt;
-			int tag = dwarf_tag(&t);
-			if ((tag != DW_TAG_structure_type && tag != DW_TAG_union_type) || !find_member(&t, name, &mt, &off)) {
-				GString *tn = g_string_new(NULL);
-				type_name(&type, tn, 0);
-				cs_diag_set(d, CS_ERR_INPUT, "'%s': %s has no member '%s'", expr, tn->str, name);
-				g_string_free(tn, TRUE);
-				return false;
-			}
-			addr += off;
-			if (bytes)
-				bytes += off;
-			type = mt;
-		} else if (*p == '[') {
-			char *end = NULL;
-			unsigned long long idx = strtoull(p + 1, &end, 0);
-			Dwarf_Die et;
-			if (!end || *end != ']' || dwarf_tag(&t) != DW_TAG_array_type || !die_type(&t, &et) ||
-			    idx >= array_count(&t)) {
-				cs_diag_set(d, CS_ERR_INPUT, "'%s': bad index (an array of %" PRIu64 " elements?)", expr,
-					    dwarf_tag(&t) == DW_TAG_array_type ? array_count(&t) : 0);
-				return false;
-			}
-			addr += idx * type_size(&et);
-			bytes = NULL;
-			type = et;
-			p = end + 1;
-		} else {
-			cs_diag_set(d, CS_ERR_INPUT, "'%s': expected .FIELD, ->FIELD or [N] at '%s'", expr, p);
-			return false;
-		}
-	}
+	if (!walk_path(m, expr, &p, &type, &addr, &bytes, d))
+		return false;
 	GString *tn = g_string_new(NULL), *val = g_string_new(NULL);
 	if (deref) {
 		Dwarf_Die t, pt;
@@ -893,11 +1024,407 @@ bool gsp_source_print(cs_gsp *m, const cs_gsp_source *s, const char *expr, FILE 
 	return true;
 }
 
-bool gsp_source_locals(cs_gsp *m, const cs_gsp_source *s, FILE *out, cs_diag *d)
+/* ---- casts ------------------------------------------------------------------ */
+
+/* A type a cast names: a DWARF type, or a C integer type the firmware's DWARF
+ * does not have; then pointer levels. */
+typedef struct cast_type {
+	Dwarf_Die die;
+	bool has_die;
+	char c_name[32];   /* the C integer type as GCC's DWARF names it */
+	unsigned c_size;
+	bool c_signed;
+	unsigned ptr;
+} cast_type;
+
+/* A DIE among the compilation units' top-level children with that tag (0:
+ * a base type or a typedef) and name; a declaration only when nothing else. */
+static bool find_type(const cs_gsp_source *s, int tag, const char *name, Dwarf_Die *out)
 {
-	uint64_t pc = cs_gsp_pc(m);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	bool found = false;
+	while (dwarf_nextcu(s->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, c;
+		if (dwarf_offdie(s->dw, off + hsize, &cu) && dwarf_child(&cu, &c) == 0) {
+			do {
+				int t = dwarf_tag(&c);
+				const char *n = dwarf_diename(&c);
+				bool kind = tag ? t == tag : (t == DW_TAG_base_type || t == DW_TAG_typedef);
+				if (!kind || !n || strcmp(n, name))
+					continue;
+				*out = c;
+				found = true;
+				if (!dwarf_hasattr(&c, DW_AT_declaration))
+					return true;
+			} while (dwarf_siblingof(&c, &c) == 0);
+		}
+		off = next;
+	}
+	return found;
+}
+
+/* The words of a C integer type ("unsigned", "long long int", "short") as
+ * GCC's DWARF names them ("unsigned int", "long long int", "short int"). */
+static bool c_integer(const char *words, cast_type *ct)
+{
+	unsigned longs = 0, shorts = 0, chars = 0, ints = 0, unsign = 0, sign = 0, other = 0;
+	gchar **w = g_strsplit(words, " ", -1);
+	for (gchar **p = w; *p; p++) {
+		if (!**p)
+			continue;
+		longs += !strcmp(*p, "long");
+		shorts += !strcmp(*p, "short");
+		chars += !strcmp(*p, "char");
+		ints += !strcmp(*p, "int");
+		unsign += !strcmp(*p, "unsigned");
+		sign += !strcmp(*p, "signed");
+		other += strcmp(*p, "long") && strcmp(*p, "short") && strcmp(*p, "char") && strcmp(*p, "int") &&
+			 strcmp(*p, "unsigned") && strcmp(*p, "signed");
+	}
+	g_strfreev(w);
+	if (other || longs > 2 || shorts > 1 || chars > 1 || ints > 1 || unsign + sign > 1 ||
+	    (chars && (longs || shorts || ints)) || (shorts && longs) || !(longs + shorts + chars + ints + unsign + sign))
+		return false;
+	const char *u = unsign ? "unsigned " : "";
+	if (chars)
+		snprintf(ct->c_name, sizeof(ct->c_name), "%schar", unsign ? "unsigned " : sign ? "signed " : "");
+	else if (shorts)
+		snprintf(ct->c_name, sizeof(ct->c_name), "short %sint", u);
+	else if (longs)
+		snprintf(ct->c_name, sizeof(ct->c_name), "%s %sint", longs == 2 ? "long long" : "long", u);
+	else
+		snprintf(ct->c_name, sizeof(ct->c_name), "%sint", u);
+	ct->c_size = chars ? 1 : shorts ? 2 : longs ? 8 : 4;
+	ct->c_signed = !unsign && !(chars && !sign); /* plain char is unsigned on RISC-V */
+	return true;
+}
+
+/* "(TYPE)" at p: TYPE is [const|volatile] (struct|union|enum NAME | a typedef
+ * | a base type | C integer words) then '*'s. *end: after the ')'. Returns 0
+ * when the parenthesis holds no type name (an expression, not a cast), -1 on
+ * a type the DWARF lacks (d set), 1 on a cast. */
+static int parse_cast(const cs_gsp_source *s, const char *p, cast_type *ct, const char **end, cs_diag *d)
+{
+	memset(ct, 0, sizeof(*ct));
+	const char *close = strchr(p, ')');
+	if (*p != '(' || !close)
+		return 0;
+	char text[128];
+	size_t n = (size_t)(close - p - 1);
+	if (n >= sizeof(text))
+		return 0;
+	memcpy(text, p + 1, n);
+	text[n] = 0;
+	/* the stars, then the words */
+	while (n && (text[n - 1] == '*' || text[n - 1] == ' ')) {
+		ct->ptr += text[n - 1] == '*';
+		text[--n] = 0;
+	}
+	char *w = text;
+	for (;;) {
+		while (*w == ' ')
+			w++;
+		if (!strncmp(w, "const ", 6) || !strncmp(w, "volatile ", 9))
+			w += w[0] == 'c' ? 6 : 9;
+		else
+			break;
+	}
+	for (const char *c = w; *c; c++)
+		if (!(*c == '_' || *c == ' ' || g_ascii_isalnum(*c)))
+			return 0;
+	if (!*w)
+		return 0;
+	*end = close + 1;
+	static const struct { const char *kw; int tag; } tagged[] = {
+		{ "struct ", DW_TAG_structure_type }, { "union ", DW_TAG_union_type }, { "enum ", DW_TAG_enumeration_type },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		size_t k = strlen(tagged[i].kw);
+		if (strncmp(w, tagged[i].kw, k))
+			continue;
+		const char *name = w + k;
+		while (*name == ' ')
+			name++;
+		if (find_type(s, tagged[i].tag, name, &ct->die)) {
+			ct->has_die = true;
+			return 1;
+		}
+		cs_diag_set(d, CS_ERR_INPUT, "no type '%s' in the firmware's DWARF", w);
+		return -1;
+	}
+	bool words = c_integer(w, ct);
+	if (find_type(s, 0, words ? ct->c_name : w, &ct->die)) {
+		ct->has_die = true;
+		return 1;
+	}
+	if (words)
+		return 1;
+	if (strchr(w, ' ')) {
+		cs_diag_set(d, CS_ERR_INPUT, "no type '%s' in the firmware's DWARF", w);
+		return -1;
+	}
+	return 0; /* one word that names no type: a parenthesized expression */
+}
+
+static void cast_type_name(const cast_type *ct, GString *out)
+{
+	if (ct->has_die)
+		type_name((Dwarf_Die *)&ct->die, out, 0);
+	else
+		g_string_append(out, ct->c_name);
+	if (ct->ptr)
+		g_string_append_c(out, ' ');
+	for (unsigned i = 0; i < ct->ptr; i++)
+		g_string_append_c(out, '*');
+}
+
+/* The size of a value of the cast's type, 0 for one that is no scalar. */
+static uint64_t cast_size(const cast_type *ct)
+{
+	if (ct->ptr)
+		return 8;
+	if (!ct->has_die)
+		return ct->c_size;
+	Dwarf_Die t;
+	if (!strip_type((Dwarf_Die *)&ct->die, &t))
+		return 0;
+	int tag = dwarf_tag(&t);
+	return tag == DW_TAG_base_type || tag == DW_TAG_enumeration_type || tag == DW_TAG_pointer_type
+		       ? type_size(&t) : 0;
+}
+
+/* The operand of a cast as a number: a DWARF variable path of scalar type,
+ * else a plain expression through the debugger's own evaluator. */
+static bool cast_operand(const src_frame *f, const cs_gsp_source *s, const char *expr, const char *text,
+			 bool (*eval)(cs_gsp *, const char *, uint64_t *, cs_diag *), uint64_t *v, cs_diag *d)
+{
+	char name[128];
+	bool addr_of = text[0] == '&';
+	const char *word = text + addr_of;
+	size_t n = 0;
+	while ((word[n] == '_' || g_ascii_isalnum(word[n])) && n < sizeof(name) - 1)
+		n++;
+	memcpy(name, word, n);
+	name[n] = 0;
+	src_var var;
+	if (!n || g_ascii_isdigit(word[0]) || !find_var(f, s, name, &var))
+		return eval(f->m, text, v, d);
+	const char *p = word + n;
+	uint8_t regbuf[8];
+	const uint8_t *bytes = NULL;
+	uint64_t addr = 0;
+	if (var.loc.kind == LOC_NONE) {
+		cs_diag_set(d, CS_ERR_INPUT, "'%s' is %s here", name, var.loc.why);
+		return false;
+	}
+	if (var.loc.kind == LOC_MEM)
+		addr = var.loc.v;
+	else if (!(bytes = value_bytes(f, &var.loc, regbuf))) {
+		cs_diag_set(d, CS_ERR_INPUT, "'%s' is in a register this frame does not recover", name);
+		return false;
+	}
+	Dwarf_Die type = var.type, t;
+	if (!walk_path(f->m, expr, &p, &type, &addr, &bytes, d))
+		return false;
+	if (*p) {
+		cs_diag_set(d, CS_ERR_INPUT, "'%s': a cast applies to a variable or a plain expression, not '%s'", expr, text);
+		return false;
+	}
+	if (addr_of) {
+		if (bytes) {
+			cs_diag_set(d, CS_ERR_INPUT, "'%s': '%s' is in a register, it has no address", expr, name);
+			return false;
+		}
+		*v = addr;
+		return true;
+	}
+	int tag = strip_type(&type, &t) ? dwarf_tag(&t) : 0;
+	uint64_t size = tag == DW_TAG_base_type || tag == DW_TAG_enumeration_type || tag == DW_TAG_pointer_type
+				? type_size(&t) : 0;
+	if (!size || size > 8) {
+		GString *tn = g_string_new(NULL);
+		type_name(&type, tn, 0);
+		cs_diag_set(d, CS_ERR_INPUT, "'%s': a %s is not a number to cast", expr, tn->str);
+		g_string_free(tn, TRUE);
+		return false;
+	}
+	uint8_t buf[8] = { 0 };
+	if (!read_value(f->m, addr, bytes, size, buf)) {
+		cs_diag_set(d, CS_ERR_INPUT, "'%s': cannot read 0x%" PRIx64, expr, addr);
+		return false;
+	}
+	uint64_t u = 0;
+	memcpy(&u, buf, size);
+	Dwarf_Attribute a;
+	Dwarf_Word enc = DW_ATE_unsigned;
+	if (tag == DW_TAG_base_type && dwarf_attr(&t, DW_AT_encoding, &a))
+		dwarf_formudata(&a, &enc);
+	if ((enc == DW_ATE_signed || enc == DW_ATE_signed_char) && size < 8)
+		u = (uint64_t)((int64_t)(u << (64 - 8 * size)) >> (64 - 8 * size));
+	*v = u;
+	return true;
+}
+
+int gsp_source_print_cast(cs_gsp *m, const cs_gsp_source *s, int frame, const char *expr,
+			  bool (*eval)(cs_gsp *, const char *, uint64_t *, cs_diag *), FILE *out, cs_diag *d)
+{
+	if (!s)
+		return 0;
+	/* [*] (TYPE) OPERAND, or [*] ((TYPE) OPERAND) PATH */
+	const char *p = expr;
+	while (*p == ' ')
+		p++;
+	bool deref = *p == '*';
+	if (deref)
+		p++;
+	while (*p == ' ')
+		p++;
+	bool wrapped = p[0] == '(' && p[1] == '(';
+	cast_type ct;
+	const char *after = NULL;
+	int k = parse_cast(s, wrapped ? p + 1 : p, &ct, &after, d);
+	if (k <= 0)
+		return k;
+	src_frame fr;
+	if (!frame_nth(m, s, frame, &fr, d))
+		return -1;
+	/* the operand: up to the wrapping ')' (then the path), else to the end */
+	char operand[256], path[256] = "";
+	const char *stop = after + strlen(after);
+	if (wrapped) {
+		int depth = 1;
+		for (stop = after; *stop && depth; stop++)
+			depth += *stop == '(' ? 1 : *stop == ')' ? -1 : 0;
+		if (depth) {
+			cs_diag_set(d, CS_ERR_INPUT, "'%s': a '(' is not closed", expr);
+			return -1;
+		}
+		stop--;
+		size_t pk = 0;
+		for (const char *q = stop + 1; *q && pk < sizeof(path) - 1; q++)
+			if (*q != ' ')
+				path[pk++] = *q;
+		path[pk] = 0;
+	}
+	size_t ok = 0;
+	for (const char *q = after; q < stop && ok < sizeof(operand) - 1; q++)
+		if (*q != ' ')
+			operand[ok++] = *q;
+	operand[ok] = 0;
+	if (!ok) {
+		cs_diag_set(d, CS_ERR_INPUT, "'%s': the cast has no operand", expr);
+		return -1;
+	}
+	if (path[0] && deref) {
+		cs_diag_set(d, CS_ERR_INPUT, "'%s': '*' before ((TYPE *)OPERAND)->FIELD is not supported; "
+			    "print the field, or cast it", expr);
+		return -1;
+	}
+	if (path[0] && strncmp(path, "->", 2)) {
+		cs_diag_set(d, CS_ERR_INPUT, "'%s': expected ->FIELD after ((TYPE *)OPERAND), not '%s'", expr, path);
+		return -1;
+	}
+	uint64_t v;
+	if (!cast_operand(&fr, s, expr, operand, eval, &v, d))
+		return -1;
+	uint64_t size = cast_size(&ct);
+	if (!size && !ct.ptr) {
+		cs_diag_set(d, CS_ERR_INPUT, "'%s': only a number or a pointer can be cast to; a struct is reached "
+			    "through a pointer cast, as *(struct NAME *)ADDR", expr);
+		return -1;
+	}
+	GString *tn = g_string_new(NULL), *val = g_string_new(NULL);
+	int rc = 1;
+	if (deref || path[0]) {
+		/* through the pointer: the value of the type it points to at v */
+		if (!ct.ptr) {
+			cs_diag_set(d, CS_ERR_INPUT, "'%s': %s a pointer", expr, deref ? "'*' needs" : "'->' needs");
+			rc = -1;
+			goto done;
+		}
+		ct.ptr--;
+		uint64_t addr = v;
+		const uint8_t *bytes = NULL;
+		if (path[0]) {
+			/* ->FIELD: the struct at v, then the rest of the path */
+			if (ct.ptr || !ct.has_die) {
+				cs_diag_set(d, CS_ERR_INPUT, "'%s': '->' needs a pointer to a struct", expr);
+				rc = -1;
+				goto done;
+			}
+			char *member = g_strdup_printf(".%s", path + 2);
+			const char *mp = member;
+			Dwarf_Die type = ct.die;
+			bool walked = walk_path(m, expr, &mp, &type, &addr, &bytes, d);
+			g_free(member);
+			if (!walked) {
+				rc = -1;
+				goto done;
+			}
+			type_name(&type, tn, 0);
+			print_value(m, &type, addr, NULL, val, 0);
+		} else if (ct.ptr || !ct.has_die) {
+			/* a pointer or a C integer the DWARF lacks, read at v */
+			uint64_t sz = ct.ptr ? 8 : ct.c_size, u = 0;
+			if (cs_gsp_mem_read(m, addr, &u, sz, NULL) != CS_OK) {
+				cs_diag_set(d, CS_ERR_INPUT, "'%s': cannot read %" PRIu64 " bytes at 0x%" PRIx64, expr, sz, addr);
+				rc = -1;
+				goto done;
+			}
+			if (!ct.ptr && ct.c_signed && sz < 8)
+				u = (uint64_t)((int64_t)(u << (64 - 8 * sz)) >> (64 - 8 * sz));
+			cast_type_name(&ct, tn);
+			if (ct.ptr)
+				g_string_append_printf(val, "0x%" PRIx64, u);
+			else if (ct.c_signed)
+				g_string_append_printf(val, "%" PRId64, (int64_t)u);
+			else
+				g_string_append_printf(val, "%" PRIu64, u);
+		} else {
+			type_name(&ct.die, tn, 0);
+			print_value(m, &ct.die, addr, NULL, val, 0);
+		}
+	} else {
+		cast_type_name(&ct, tn);
+		if (ct.ptr) {
+			char sym[128];
+			cs_gsp_symbolize(m, v, sym, sizeof(sym));
+			g_string_append_printf(val, "0x%" PRIx64 "%s%s%s", v, sym[0] != '0' ? " <" : "",
+					       sym[0] != '0' ? sym : "", sym[0] != '0' ? ">" : "");
+		} else if (!ct.has_die) {
+			uint64_t u = size < 8 ? v & ((UINT64_C(1) << (8 * size)) - 1) : v;
+			if (ct.c_signed && size < 8)
+				u = (uint64_t)((int64_t)(u << (64 - 8 * size)) >> (64 - 8 * size));
+			if (ct.c_signed)
+				g_string_append_printf(val, "%" PRId64, (int64_t)u);
+			else
+				g_string_append_printf(val, "%" PRIu64, u);
+		} else {
+			uint8_t bytes[8];
+			memcpy(bytes, &v, 8);
+			print_value(m, &ct.die, 0, bytes, val, 0);
+		}
+	}
+	fprintf(out, "%s = (%s) %s\n", expr, tn->str, val->str);
+done:
+	g_string_free(tn, TRUE);
+	g_string_free(val, TRUE);
+	return rc;
+}
+
+bool gsp_source_locals(cs_gsp *m, const cs_gsp_source *s, int frame, FILE *out, cs_diag *d)
+{
+	src_frame fr;
+	if (!s) {
+		cs_diag_set(d, CS_ERR_INPUT, "no debug information at 0x%" PRIx64, cs_gsp_pc(m));
+		return false;
+	}
+	if (!frame_nth(m, s, frame, &fr, d))
+		return false;
+	uint64_t pc = fr.at;
 	Dwarf_Die cu;
-	if (!s || !dwarf_addrdie(s->dw, pc, &cu)) {
+	if (!dwarf_addrdie(s->dw, pc, &cu)) {
 		cs_diag_set(d, CS_ERR_INPUT, "no debug information at 0x%" PRIx64, pc);
 		return false;
 	}
@@ -923,13 +1450,13 @@ bool gsp_source_locals(cs_gsp *m, const cs_gsp_source *s, FILE *out, cs_diag *d)
 				if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) || !n || !die_type(&c, &type))
 					continue;
 				src_loc l;
-				var_location(m, s, &c, pc, func, &l);
+				var_location(&fr, s, &c, func, &l);
 				GString *tn = g_string_new(NULL), *val = g_string_new(NULL);
 				type_name(&type, tn, 0);
 				uint8_t buf[8];
-				const uint8_t *bytes = l.kind == LOC_REG || l.kind == LOC_VALUE ? value_bytes(m, &l, buf) : NULL;
+				const uint8_t *bytes = l.kind == LOC_REG || l.kind == LOC_VALUE ? value_bytes(&fr, &l, buf) : NULL;
 				if (l.kind == LOC_NONE || (l.kind != LOC_MEM && !bytes))
-					g_string_printf(val, "<%s>", l.why ? l.why : "unreadable");
+					g_string_printf(val, "<%s>", l.why ? l.why : "not recovered in this frame");
 				else
 					print_value(m, &type, l.kind == LOC_MEM ? l.v : 0, bytes, val, 0);
 				fprintf(out, "%s%s = (%s) %s\n", tag == DW_TAG_formal_parameter ? "(arg) " : "", n, tn->str,

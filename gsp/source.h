@@ -32,11 +32,23 @@ bool gsp_source_list(const cs_gsp_source *s, const char *file, unsigned first, u
 		     unsigned mark, FILE *out, cs_diag *d);
 
 /* `print` of a DWARF expression: NAME{.FIELD|[N]|->FIELD}, optional leading
- * '*' or '&': a local in scope at pc or a global, with its type. Returns
- * false without setting d (status stays CS_OK) when the expression names no
- * DWARF variable, so the caller can fall back to plain expressions. */
-bool gsp_source_print(cs_gsp *m, const cs_gsp_source *s, const char *expr, FILE *out, cs_diag *d);
-/* The variables in scope at pc in the innermost frame, with types and values. */
-bool gsp_source_locals(cs_gsp *m, const cs_gsp_source *s, FILE *out, cs_diag *d);
+ * '*' or '&': a local in scope in frame `frame` (0 innermost) or a global,
+ * with its type. Returns false without setting d (status stays CS_OK) when
+ * the expression names no DWARF variable, so the caller can fall back to
+ * plain expressions. */
+bool gsp_source_print(cs_gsp *m, const cs_gsp_source *s, int frame, const char *expr, FILE *out, cs_diag *d);
+/* `print` of a cast: [*](TYPE)OPERAND or [*]((TYPE)OPERAND)PATH, TYPE a type
+ * of the DWARF (struct|union|enum NAME, a typedef, a base type) or C integer
+ * words, with '*'s; OPERAND a variable path of scalar type, else a plain
+ * expression evaluated by eval. 1: printed; 0: no cast here (the caller goes
+ * on); -1: an error in d. */
+int gsp_source_print_cast(cs_gsp *m, const cs_gsp_source *s, int frame, const char *expr,
+			  bool (*eval)(cs_gsp *, const char *, uint64_t *, cs_diag *), FILE *out, cs_diag *d);
+/* The variables in scope in frame `frame`, with types and values. */
+bool gsp_source_locals(cs_gsp *m, const cs_gsp_source *s, int frame, FILE *out, cs_diag *d);
+/* The pc of frame n, unwound through .debug_frame (0: the machine's), and
+ * when x is not NULL its integer registers (bit i of *known: x[i] recovered). */
+bool gsp_source_frame(cs_gsp *m, const cs_gsp_source *s, int n, uint64_t *pc, uint64_t x[32], uint32_t *known,
+		      cs_diag *d);
 
 #endif

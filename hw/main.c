@@ -6,6 +6,6 @@
 int main(int argc, char **argv)
 {
 	cs_hw_rm_nv nv;
-	cs_hw_rm_nv_init(&nv);
+	cs_hw_rm_nv_init(&nv, NULL, NULL);
 	return cs_hw_main(argc, argv, &cs_hw_rm_nv_ops, &nv);
 }

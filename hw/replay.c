@@ -21,8 +21,9 @@ typedef struct hw_obj {
 
 typedef struct hw_channel {
 	uint32_t handle, token, put, entries;
-	uint8_t *cpu;   /* ring, then USERD, then the error notifier */
-	uint64_t userd_off, notify_off;
+	uint8_t *cpu;   /* ring, then USERD */
+	uint8_t *notify;/* the error notifier (its own memory object) */
+	uint64_t userd_off;
 } hw_channel;
 
 typedef struct hw_region {
@@ -40,7 +41,7 @@ typedef struct hw_session {
 	hw_obj *objs;
 	size_t nobjs;
 	uint32_t next_handle;
-	uint32_t client, device, subdevice, usermode, vaspace, group, ctxshare;
+	uint32_t client, device, subdevice, usermode, vaspace, virtual, group, ctxshare;
 	volatile uint8_t *usermode_cpu;
 	hw_channel ch[CS_CAPTURE_MAX_CHANNELS];
 	uint32_t nch;
@@ -173,36 +174,52 @@ static int setup_device(hw_session *s)
 		return rc_exit(rc);
 	void *um;
 	if ((e = obj_alloc(s, s->subdevice, um_class, NULL, &s->usermode)) ||
-	    (e = obj_map(s, s->usermode, PAGE, &um)))
+	    (e = obj_map(s, s->usermode, CS_HW_USERMODE_SIZE, &um)))
 		return e;
 	s->usermode_cpu = um;
 	if ((e = obj_alloc(s, s->device, CS_HW_VASPACE, NULL, &s->vaspace)))
 		return e;
 	vas.h_vaspace = s->vaspace;
-	if ((e = obj_alloc(s, s->device, CS_HW_CHANNEL_GROUP, &vas, &s->group)) ||
+	if ((e = obj_alloc(s, s->device, CS_HW_VIRTUAL, &vas, &s->virtual)) ||
+	    (e = obj_alloc(s, s->device, CS_HW_CHANNEL_GROUP, &vas, &s->group)) ||
 	    (e = obj_alloc(s, s->group, CS_HW_CONTEXT_SHARE, &vas, &s->ctxshare)))
 		return e;
+	return 0;
+}
+
+/* GPU-visible memory at va, mapped for the CPU and zeroed. */
+static int memory(hw_session *s, uint64_t size, uint64_t va, uint32_t *mem, uint8_t **cpu)
+{
+	cs_hw_alloc_args m = { .size = size, .gpu_va = va, .h_virtual = s->virtual };
+	void *p;
+	int e;
+	if ((e = obj_alloc(s, s->device, CS_HW_MEMORY, &m, mem)) || (e = obj_map(s, *mem, size, &p)))
+		return e;
+	memset(p, 0, size);
+	*cpu = p;
 	return 0;
 }
 
 static int setup_channel(hw_session *s, const cs_capture_item *it)
 {
 	hw_channel *ch = &s->ch[it->channel];
+	if (it->entries & (it->entries - 1)) { /* the GPU takes the ring's size as its log2 */
+		snprintf(s->why, CS_HW_WHY_MAX, "channel %u: a ring of %u entries; a GPU's ring is a "
+			 "power of two (docs/scenario.md)", it->channel, it->entries);
+		return CS_HW_EXIT_INPUT;
+	}
 	ch->entries = it->entries;
 	ch->userd_off = round_page((uint64_t)it->entries * 8);
-	ch->notify_off = ch->userd_off + CS_HW_USERD_SIZE;
-	uint64_t size = round_page(ch->notify_off + CS_HW_NOTIFY_SIZE);
-	cs_hw_alloc_args m = { .size = size, .gpu_va = free_va(s, size) };
-	uint32_t mem, obj;
-	void *cpu;
+	uint64_t size = round_page(ch->userd_off + CS_HW_USERD_SIZE);
+	uint32_t mem, error, obj;
+	uint64_t ring_va = free_va(s, size);
 	int e;
-	if ((e = obj_alloc(s, s->device, CS_HW_MEMORY, &m, &mem)) || (e = obj_map(s, mem, size, &cpu)))
+	if ((e = memory(s, size, ring_va, &mem, &ch->cpu)) ||
+	    (e = memory(s, PAGE, free_va(s, PAGE), &error, &ch->notify)))
 		return e;
-	ch->cpu = cpu;
-	memset(ch->cpu, 0, size);
-	cs_hw_alloc_args a = { .h_ctxshare = s->ctxshare, .h_memory = mem, .ring_va = m.gpu_va,
-			       .entries = it->entries, .userd_offset = ch->userd_off,
-			       .notify_offset = ch->notify_off, .channel = it->channel };
+	cs_hw_alloc_args a = { .h_ctxshare = s->ctxshare, .h_memory = mem, .h_error = error,
+			       .ring_va = ring_va, .entries = it->entries,
+			       .userd_offset = ch->userd_off };
 	if ((e = obj_alloc(s, s->group, s->cap->host_class, &a, &ch->handle)) ||
 	    (e = obj_alloc(s, ch->handle, s->cap->compute_class, NULL, &obj)) ||
 	    (e = obj_alloc(s, ch->handle, s->cap->copy_class, NULL, &obj)))
@@ -219,14 +236,11 @@ static int setup_channel(hw_session *s, const cs_capture_item *it)
 
 static int setup_region(hw_session *s, const cs_capture_item *it)
 {
-	uint64_t size = round_page(it->size);
-	cs_hw_alloc_args m = { .size = size, .gpu_va = it->host_va };
 	uint32_t mem;
-	void *cpu;
+	uint8_t *cpu;
 	int e;
-	if ((e = obj_alloc(s, s->device, CS_HW_MEMORY, &m, &mem)) || (e = obj_map(s, mem, size, &cpu)))
+	if ((e = memory(s, round_page(it->size), it->host_va, &mem, &cpu)))
 		return e;
-	memset(cpu, 0, size);
 	memcpy(cpu, it->bytes, it->nbytes);
 	hw_region *nr = realloc(s->regions, (s->nregions + 1) * sizeof(*nr));
 	if (!nr) {
@@ -347,7 +361,7 @@ static int finish(hw_session *s)
 {
 	atomic_thread_fence(memory_order_seq_cst);
 	for (uint32_t i = 0; i < s->nch; i++) {
-		const uint8_t *n = s->ch[i].cpu + s->ch[i].notify_off;
+		const uint8_t *n = s->ch[i].notify;
 		uint16_t status;
 		memcpy(&status, n + CS_HW_NOTIFY_STATUS, 2);
 		if (!status)

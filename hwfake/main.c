@@ -1,10 +1,12 @@
-/* chainsim-hw-fake: chainsim-hw's command line and replay over the fake RM
- * (tests; not installed). Options for the fake come first:
- *   --fake-absent      the device is not there (exit 3)
- *   --fake-hang        the GPU never runs (waits time out; signals)
- *   --fake-fail-alloc N  the Nth RM allocation fails (cleanup on error)
- * The fake prints the objects still allocated when the replay closes it
- * (after a signal too); this exits 4 when any are. */
+/* chainsim-hw-fake: chainsim-hw's command line, replay and real RM layer over
+ * the fake driver (tests; not installed). Options for the fake come first:
+ *   --fake-absent          /dev/nvidiactl is not there (exit 3)
+ *   --fake-hang            the GPU never runs (waits time out; signals)
+ *   --fake-fail-alloc N    the Nth RM allocation fails (cleanup on error)
+ *   --fake-driver-version V  the version query answers V (exit 3 unless 580.x)
+ * The fake prints what is still allocated, mapped or open when the replay
+ * closes it (after a signal too); this exits 4 when anything is, or when the
+ * driver refused a request the layer made. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,8 @@ int main(int argc, char **argv)
 			cfg.hang = true;
 		else if (!strcmp(argv[i], "--fake-fail-alloc") && i + 1 < argc)
 			cfg.fail_alloc = (uint32_t)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--fake-driver-version") && i + 1 < argc)
+			cfg.driver_version = argv[++i];
 		else
 			break;
 	}
@@ -31,7 +35,7 @@ int main(int argc, char **argv)
 		return CS_HW_EXIT_INTERNAL;
 	argv[i - 1] = argv[0];
 	int rc = cs_hw_main(argc - i + 1, argv + i - 1, &cs_fake_rm_ops, f);
-	size_t live = cs_fake_rm_live(f);
+	bool clean = cs_fake_rm_live(f) == 0 && cs_fake_rm_refusals(f) == 0;
 	cs_fake_rm_free(f);
-	return live ? CS_HW_EXIT_INTERNAL : rc;
+	return clean ? rc : CS_HW_EXIT_INTERNAL;
 }

@@ -61,8 +61,11 @@ cs_status cs_repl_line(cs_repl *r, const char *line, bool echo, FILE *out, bool 
 	const char *s = skip_ws(buf);
 	if (!*s || *s == '#')
 		return CS_OK;
-	if (echo)
-		fprintf(out, "%s%s\n", r->cfg.prompt, s);
+	if (echo) {
+		fputs(r->cfg.prompt, out);
+		fputs(s, out);
+		fputc('\n', out);
+	}
 	if (!strcmp(s, "quit") || !strcmp(s, "exit") || !strcmp(s, "q")) {
 		if (quit)
 			*quit = true;
@@ -100,7 +103,7 @@ cs_status cs_repl_script(cs_repl *r, const char *path, FILE *out, cs_diag *d)
 		/* a NUL would end the line early and hide the rest of it */
 		const char *nul = memchr(line, 0, n);
 		if (nul) {
-			cs_diag_at_text(d, CS_ERR_INPUT, path, lineno, (uint32_t)(nul - line) + 1,
+			cs_diag_at_text(d, CS_ERR_INPUT, cs_file_name(path), lineno, (uint32_t)(nul - line) + 1,
 					"a NUL byte: a script is text");
 			st = CS_ERR_INPUT;
 			break;
@@ -115,12 +118,13 @@ cs_status cs_repl_script(cs_repl *r, const char *path, FILE *out, cs_diag *d)
 		cs_diag_clear(&sub);
 		st = cs_repl_line(r, one, true, out, &quit, &sub);
 		free(one);
-		fflush(out);
 		if (st != CS_OK) {
-			cs_diag_at_text(d, st, path, lineno, 1, "%s", sub.msg);
+			cs_diag_at_text(d, st, cs_file_name(path), lineno, 1, "%s", sub.msg);
 			break;
 		}
 	}
+	/* once, not per line: a write per command cost a tenth of a `step` */
+	fflush(out);
 	free(text);
 	return st;
 }

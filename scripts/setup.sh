@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential meson ninja-build pkg-config
-	libglib2.0-dev libjson-glib-dev libelf-dev libdw-dev libunicorn-dev libcapstone-dev
+	libglib2.0-dev libjson-glib-dev libelf-dev libdw-dev libunicorn-dev libzstd-dev
 	libedit-dev libcriterion-dev
 	gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
 	gdb-multiarch firmware-nvidia-gsp)

@@ -500,7 +500,7 @@ cs_capture *cs_capture_load(const char *path, cs_diag *d)
 	size_t len = 0;
 	if (!cs_file_read(path, CS_CAPTURE_MAX_FILE, "the capture", &buf, &len, d))
 		return NULL;
-	cs_capture *c = cs_capture_parse((const uint8_t *)buf, len, path, d);
+	cs_capture *c = cs_capture_parse((const uint8_t *)buf, len, cs_file_name(path), d);
 	free(buf);
 	return c;
 }

@@ -181,13 +181,14 @@ static bool parse_line(cs_results *r, char **w, int n, const char *path, uint32_
 	return cs_results_add(r, &x, NULL) || BADL(d, path, ln, "out of memory");
 }
 
-bool cs_results_load(const char *path, cs_results *r, cs_diag *d)
+bool cs_results_load(const char *file, cs_results *r, cs_diag *d)
 {
+	const char *path = cs_file_name(file);
 	memset(r, 0, sizeof(*r));
 	/* Through the bounded reader (a regular file, a cap), then read by lines. */
 	char *text = NULL;
 	size_t tlen = 0;
-	if (!cs_file_read(path, CS_FILE_MAX_TEXT, "the results", &text, &tlen, d))
+	if (!cs_file_read(file, CS_FILE_MAX_TEXT, "the results", &text, &tlen, d))
 		return false;
 	FILE *f = fmemopen(text, tlen ? tlen : 1, "r");
 	if (!f) {

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 
 static const struct {
@@ -24,7 +25,8 @@ static void usage(FILE *out)
 	fprintf(out, "usage: chainsim COMMAND [ARGS...]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'chainsim COMMAND --help' describes one command.\n");
+	fprintf(out, "\n'chainsim COMMAND --help' describes one command; 'chainsim --version'\n"
+		     "prints the version.\n");
 }
 
 int main(int argc, char **argv)
@@ -37,6 +39,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return CS_EXIT_OK;
 	}
+	if (!strcmp(argv[1], "--version"))
+		return cs_cli_version();
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);

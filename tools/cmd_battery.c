@@ -4,9 +4,10 @@
 #include <string.h>
 
 #include "battery/battery.h"
+#include "cli.h"
 #include "commands.h"
 
-static int usage(FILE *f, int rc)
+static void usage(FILE *f)
 {
 	fprintf(f, "usage: chainsim battery [--arch ampere|ada|hopper|blackwell] [--dir DIR]\n"
 		   "                        [--only LABEL] [--verbose]\n"
@@ -17,49 +18,59 @@ static int usage(FILE *f, int rc)
 		   "  --dir DIR    the scenarios (default: fixtures/battery of the source tree)\n"
 		   "  --only L     run only the client whose label starts with L (e.g. MATMUL)\n"
 		   "  --verbose    tolerances and worst errors on stderr\n"
+		   "  --version    print chainsim's version\n"
+		   "An option's value follows it or an '='. The battery reads no FILE, so no -.\n"
 		   "Exit: 0 all clients passed, 1 a client failed, 2 usage.\n");
-	return rc;
 }
+
+enum { OPT_ARCH = 0x200, OPT_DIR, OPT_ONLY };
+
+static const struct option battery_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	CS_CLI_VERSION_OPTION,
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "arch", required_argument, NULL, OPT_ARCH },
+	{ "dir", required_argument, NULL, OPT_DIR },
+	{ "only", required_argument, NULL, OPT_ONLY },
+	{ 0 },
+};
 
 int cs_cmd_battery(int argc, char **argv)
 {
 	cs_battery_opts o = { .arch = CS_ARCH_HOPPER };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return usage(stdout, CS_EXIT_OK);
-		if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
+	cs_cli_begin();
+	for (int c; (c = getopt_long(argc, argv, ":hv", battery_options, NULL)) != -1;) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return CS_EXIT_OK;
+		case CS_CLI_VERSION:
+			return cs_cli_version();
+		case 'v':
 			o.verbose = true;
-			continue;
-		}
-		const char *opts[] = { "--arch", "--dir", "--only" };
-		size_t which = 3;
-		for (size_t k = 0; k < 3; k++) {
-			size_t n = strlen(opts[k]);
-			if (!strncmp(a, opts[k], n) && (a[n] == '=' || a[n] == 0)) {
-				which = k;
-				if (a[n] == '=')
-					val = a + n + 1;
-				else if (i + 1 < argc)
-					val = argv[++i];
-				break;
+			break;
+		case OPT_ARCH:
+			if (!cs_arch_from_name(optarg, &o.arch)) {
+				fprintf(stderr, "chainsim battery: unknown arch '%s' (ampere, ada, "
+						"hopper, blackwell)\n", optarg);
+				return CS_EXIT_INPUT;
 			}
+			break;
+		case OPT_DIR:
+			o.dir = optarg;
+			break;
+		case OPT_ONLY:
+			o.only = optarg;
+			break;
+		default:
+			return cs_cli_bad_option("battery", c, argv, usage);
 		}
-		if (which == 3 || !val) {
-			fprintf(stderr, "chainsim battery: %s '%s'\n",
-				which == 3 ? "unknown option" : "missing value for", a);
-			return usage(stderr, CS_EXIT_INPUT);
-		}
-		if (which == 0 && !cs_arch_from_name(val, &o.arch)) {
-			fprintf(stderr, "chainsim battery: unknown arch '%s' (ampere, ada, hopper, "
-					"blackwell)\n", val);
-			return CS_EXIT_INPUT;
-		}
-		if (which == 1)
-			o.dir = val;
-		if (which == 2)
-			o.only = val;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "chainsim battery: takes no FILE ('%s'): the scenarios are in --dir\n",
+			argv[optind]);
+		usage(stderr);
+		return CS_EXIT_INPUT;
 	}
 	int rc = cs_battery_run(&o, stdout, stderr);
 	return rc == 0 ? CS_EXIT_OK : rc == 1 ? CS_EXIT_BROKEN : CS_EXIT_INPUT;

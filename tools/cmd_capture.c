@@ -7,37 +7,25 @@
 
 #include "chainsim/capture.h"
 #include "chainsim/device.h"
+#include "chainsim/file.h"
 #include "chainsim/report.h"
 #include "chainsim/results.h"
 
 #include "commands.h"
 
-int cs_cmd_run_capture(int argc, char **argv)
+int cs_cmd_run_capture(const char *path, const uint8_t *bytes, size_t len,
+		       const cs_run_capture_opts *o)
 {
-	const char *file = NULL, *results_out = NULL;
-	bool json = false, no_exec = false;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "--no-exec"))
-			no_exec = true;
-		else if (!strcmp(argv[i], "--results") && i + 1 < argc)
-			results_out = argv[++i];
-		else if (argv[i][0] == '-' || file) {
-			fprintf(stderr, "chainsim run: unexpected argument '%s' for a capture "
-				"(FILE.cap [--json] [--no-exec] [--results OUT])\n", argv[i]);
-			return CS_EXIT_INPUT;
-		} else
-			file = argv[i];
-	}
+	const char *file = cs_file_name(path), *results_out = o->results_out;
+	bool json = o->json, no_exec = o->no_exec;
 	cs_diag d;
 	cs_diag_clear(&d);
 	char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
-	cs_capture *c = file ? cs_capture_load(file, &d) : NULL;
+	cs_capture *c = bytes ? cs_capture_parse(bytes, len, file, &d) : cs_capture_load(path, &d);
 	if (!c) {
 		cs_diag_format(&d, msg, sizeof(msg));
-		fprintf(stderr, "chainsim run: %s\n", file ? msg : "no capture given");
-		if (json && file) { /* the object is printed for every outcome (docs/json.md) */
+		fprintf(stderr, "chainsim run: %s\n", msg);
+		if (json) { /* the object is printed for every outcome (docs/json.md) */
 			const char *base = strrchr(file, '/');
 			cs_report_meta meta = { .file = base ? base + 1 : file, .error = true,
 						.error_msg = msg, .error_diag = &d };

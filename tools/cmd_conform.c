@@ -25,6 +25,7 @@
 #include "chainsim/report.h"
 #include "chainsim/scenario.h"
 
+#include "cli.h"
 #include "commands.h"
 #include "conform.h"
 
@@ -52,6 +53,9 @@ static void conform_usage(FILE *out)
 		"  --junit F             write JUnit XML\n"
 		"  --allow-unavailable   unavailable cases do not fail the run\n"
 		"  --no-progress         no live progress line (it is shown on a terminal only)\n"
+		"  --version             print chainsim's version\n"
+		"A PATH - is one case read from standard input, and a merge FILE - is one result\n"
+		"file read from it. An option's value follows it or an '='.\n"
 		"\n"
 		"exit status: 0 every case passed; 1 a case failed, crashed, timed out or was\n"
 		"unavailable; 2 bad usage, or no case selected; 3 no case could run on the\n"
@@ -70,6 +74,9 @@ typedef struct conform_opts {
 	/* Test-only (tests/sim/test_conform.c): a case whose path contains the
 	 * text kills itself with SIGSEGV, or sleeps forever, in its child. */
 	const char *inject_crash, *inject_hang;
+	/* the case named -, read from standard input before the children start */
+	const char *stdin_text;
+	size_t stdin_len;
 } conform_opts;
 
 static double now_s(void)
@@ -113,6 +120,10 @@ static int cmp_str(const void *a, const void *b)
 
 static bool add_path(GPtrArray *out, const char *arg)
 {
+	if (!strcmp(arg, CS_FILE_STDIN)) { /* run_case reads it from conform_opts */
+		g_ptr_array_add(out, g_strdup(arg));
+		return true;
+	}
 	struct stat st;
 	if (stat(arg, &st) != 0) {
 		fprintf(stderr, "chainsim conform: %s: %s\n", arg, strerror(errno));
@@ -292,20 +303,23 @@ static int run_case(const char *path, const conform_opts *co, char *why, size_t 
 	cs_diag d;
 	cs_diag_clear(&d);
 	char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
-	char *text = NULL;
-	size_t len = 0;
-	if (!cs_file_read(path, CS_FILE_MAX_TEXT, "the case", &text, &len, &d)) {
+	bool from_stdin = !strcmp(path, CS_FILE_STDIN);
+	char *read = NULL;
+	size_t len = co->stdin_len;
+	if (!from_stdin && !cs_file_read(path, CS_FILE_MAX_TEXT, "the case", &read, &len, &d)) {
 		cs_diag_format(&d, msg, sizeof(msg));
 		g_strlcpy(why, msg, whylen);
 		return d.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL : CS_EXIT_INPUT;
 	}
+	const char *text = from_stdin ? co->stdin_text : read;
 	case_run_opts ro = { 0 };
-	bool ok = read_run_lines(path, text, &ro, why, whylen);
-	free(text);
+	bool ok = read_run_lines(cs_file_name(path), text, &ro, why, whylen);
+	cs_scenario *s = !ok ? NULL
+		       : from_stdin ? cs_scenario_parse(text, len, cs_file_name(path), NULL, &d)
+				    : cs_scenario_load(path, &d);
+	free(read);
 	if (!ok)
 		return CS_EXIT_INPUT;
-
-	cs_scenario *s = cs_scenario_load(path, &d);
 	if (!s) {
 		cs_diag_format(&d, msg, sizeof(msg));
 		g_strlcpy(why, msg, whylen);
@@ -343,14 +357,14 @@ static int run_case(const char *path, const conform_opts *co, char *why, size_t 
 	} else if (cs_scenario_expect_count(s) == 0) {
 		/* the outcomes exist only after the run: one per expect line */
 		snprintf(why, whylen, "%s: refused: no expect line (a case states what it expects)",
-			 path);
+			 cs_file_name(path));
 		rc = CS_EXIT_INPUT;
 	} else {
 		for (size_t i = 0; i < cs_scenario_expect_count(s); i++) {
 			const cs_expect_outcome *o = cs_scenario_expect(s, i);
 			if (!o->held) {
-				snprintf(why, whylen, "%s:%u: expect failed: %s (%s)", path, o->line,
-					 o->text, o->detail);
+				snprintf(why, whylen, "%s:%u: expect failed: %s (%s)",
+					 cs_file_name(path), o->line, o->text, o->detail);
 				rc = CS_EXIT_BROKEN;
 				break;
 			}
@@ -576,101 +590,162 @@ static bool run_all(const conform_opts *co, conform_case *cases, size_t n)
 
 /* ---- the command -------------------------------------------------------- */
 
-static bool need_arg(int argc, char **argv, int i)
+enum { OPT_BACKEND = 0x200, OPT_TIMEOUT, OPT_FILTER, OPT_SHARD, OPT_JSON, OPT_JUNIT,
+       OPT_ALLOW_UNAVAILABLE, OPT_NO_PROGRESS, OPT_INJECT_CRASH, OPT_INJECT_HANG };
+
+static const struct option conform_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	CS_CLI_VERSION_OPTION,
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "shard", required_argument, NULL, OPT_SHARD },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "junit", required_argument, NULL, OPT_JUNIT },
+	{ "allow-unavailable", no_argument, NULL, OPT_ALLOW_UNAVAILABLE },
+	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "test-inject-crash", required_argument, NULL, OPT_INJECT_CRASH },
+	{ "test-inject-hang", required_argument, NULL, OPT_INJECT_HANG },
+	{ 0 },
+};
+
+/* chainsim conform merge [--json F] [--junit F] [--allow-unavailable] FILE... */
+static int conform_merge_command(int argc, char **argv)
 {
-	if (i + 1 < argc)
-		return true;
-	fprintf(stderr, "chainsim conform: %s needs a value\n", argv[i]);
-	return false;
+	conform_merge_opts o = { 0 };
+	cs_cli_begin();
+	for (int c, li = -1; (c = getopt_long(argc, argv, ":h", conform_options, &li)) != -1;
+	     li = -1) {
+		switch (c) {
+		case 'h':
+			conform_usage(stdout);
+			return CS_EXIT_OK;
+		case CS_CLI_VERSION:
+			return cs_cli_version();
+		case OPT_JSON:
+			o.json_out = optarg;
+			break;
+		case OPT_JUNIT:
+			o.junit_out = optarg;
+			break;
+		case OPT_ALLOW_UNAVAILABLE:
+			o.allow_unavailable = true;
+			break;
+		case '?':
+		case ':':
+			return cs_cli_bad_option("conform merge", c, argv, conform_usage);
+		default: /* a run's option, named by its table entry (-j is jobs) */
+			fprintf(stderr, "chainsim conform merge: --%s is for a run, not a merge\n",
+				li >= 0 ? conform_options[li].name : "jobs");
+			return CS_EXIT_INPUT;
+		}
+	}
+	return conform_merge(&o, argv + optind, (size_t)(argc - optind));
 }
 
 int cs_cmd_conform(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "merge"))
-		return conform_merge(argc - 1, argv + 1);
+		return conform_merge_command(argc - 1, argv + 1);
 	conform_opts co = { .backend = "sim", .jobs = 1, .timeout_s = 120,
 			    .progress = isatty(STDERR_FILENO) };
 	bool shard_is_auto = false;
 	GPtrArray *args = g_ptr_array_new();
+	char *stdin_case = NULL;
 	int rc = CS_EXIT_INPUT;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	cs_cli_begin();
+	for (int c; (c = getopt_long(argc, argv, ":hj:", conform_options, NULL)) != -1;) {
+		char *end;
+		switch (c) {
+		case 'h':
 			conform_usage(stdout);
 			g_ptr_array_free(args, TRUE);
 			return CS_EXIT_OK;
-		} else if (!strcmp(a, "--backend")) {
-			if (!need_arg(argc, argv, i))
-				goto out;
-			co.backend = argv[++i];
+		case CS_CLI_VERSION:
+			g_ptr_array_free(args, TRUE);
+			return cs_cli_version();
+		case OPT_BACKEND:
+			co.backend = optarg;
 			if (strcmp(co.backend, "sim") && strcmp(co.backend, "hw")) {
 				fprintf(stderr, "chainsim conform: --backend is sim or hw, not '%s'\n",
 					co.backend);
 				goto out;
 			}
-		} else if (!strcmp(a, "--jobs") || !strcmp(a, "-j")) {
-			if (!need_arg(argc, argv, i))
-				goto out;
-			char *end;
-			unsigned long j = strtoul(argv[++i], &end, 10);
-			if (*end || j == 0 || j > 1024) {
+			break;
+		case 'j': {
+			unsigned long j = strtoul(optarg, &end, 10);
+			if (*end || j == 0 || j > 1024 || optarg[0] == '-') {
 				fprintf(stderr, "chainsim conform: --jobs takes 1..1024, not '%s'\n",
-					argv[i]);
+					optarg);
 				goto out;
 			}
 			co.jobs = (unsigned)j;
-		} else if (!strcmp(a, "--timeout")) {
-			if (!need_arg(argc, argv, i))
-				goto out;
-			char *end;
-			co.timeout_s = strtod(argv[++i], &end);
+			break;
+		}
+		case OPT_TIMEOUT:
+			co.timeout_s = strtod(optarg, &end);
 			if (*end || !(co.timeout_s > 0) || co.timeout_s > 86400) {
 				fprintf(stderr, "chainsim conform: --timeout takes seconds, not '%s'\n",
-					argv[i]);
+					optarg);
 				goto out;
 			}
-		} else if (!strcmp(a, "--filter")) {
-			if (!need_arg(argc, argv, i))
-				goto out;
-			co.filter = argv[++i];
-		} else if (!strcmp(a, "--shard")) {
-			if (!need_arg(argc, argv, i))
-				goto out;
-			const char *v = argv[++i];
-			if (!strcmp(v, "auto")) {
+			break;
+		case OPT_FILTER:
+			co.filter = optarg;
+			break;
+		case OPT_SHARD:
+			if (!strcmp(optarg, "auto")) {
 				shard_is_auto = true;
-			} else if (!parse_shard(v, &co.shard_index, &co.shard_count)) {
+			} else if (!parse_shard(optarg, &co.shard_index, &co.shard_count)) {
 				fprintf(stderr, "chainsim conform: --shard is K/N with 1 <= K <= N, "
-					"or auto, not '%s'\n", v);
+					"or auto, not '%s'\n", optarg);
 				goto out;
 			}
-		} else if (!strcmp(a, "--json")) {
-			if (!need_arg(argc, argv, i))
-				goto out;
-			co.json_out = argv[++i];
-		} else if (!strcmp(a, "--junit")) {
-			if (!need_arg(argc, argv, i))
-				goto out;
-			co.junit_out = argv[++i];
-		} else if (!strcmp(a, "--allow-unavailable")) {
+			break;
+		case OPT_JSON:
+			co.json_out = optarg;
+			break;
+		case OPT_JUNIT:
+			co.junit_out = optarg;
+			break;
+		case OPT_ALLOW_UNAVAILABLE:
 			co.allow_unavailable = true;
-		} else if (!strcmp(a, "--no-progress")) {
+			break;
+		case OPT_NO_PROGRESS:
 			co.progress = false;
-		} else if (!strcmp(a, "--test-inject-crash")) {
-			if (!need_arg(argc, argv, i))
-				goto out;
-			co.inject_crash = argv[++i];
-		} else if (!strcmp(a, "--test-inject-hang")) {
-			if (!need_arg(argc, argv, i))
-				goto out;
-			co.inject_hang = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "chainsim conform: unknown option '%s'\n", a);
-			conform_usage(stderr);
+			break;
+		case OPT_INJECT_CRASH:
+			co.inject_crash = optarg;
+			break;
+		case OPT_INJECT_HANG:
+			co.inject_hang = optarg;
+			break;
+		default:
+			rc = cs_cli_bad_option("conform", c, argv, conform_usage);
 			goto out;
-		} else {
-			g_ptr_array_add(args, (gpointer)a);
 		}
+	}
+	for (int i = optind; i < argc; i++)
+		g_ptr_array_add(args, argv[i]);
+	for (guint i = 0; i < args->len; i++) {
+		if (strcmp(args->pdata[i], CS_FILE_STDIN))
+			continue;
+		if (stdin_case) {
+			fprintf(stderr, "chainsim conform: standard input (-) holds one case, "
+				"given twice\n");
+			goto out;
+		}
+		cs_diag d;
+		cs_diag_clear(&d);
+		if (!cs_file_read(CS_FILE_STDIN, CS_FILE_MAX_TEXT, "the case", &stdin_case,
+				  &co.stdin_len, &d)) {
+			char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 8];
+			cs_diag_format(&d, msg, sizeof(msg));
+			fprintf(stderr, "chainsim conform: %s\n", msg);
+			goto out;
+		}
+		co.stdin_text = stdin_case;
 	}
 	if (shard_is_auto) {
 		char why[256];
@@ -761,6 +836,7 @@ done:
 		g_free(all->pdata[i]);
 	g_ptr_array_free(all, TRUE);
 out:
+	free(stdin_case);
 	g_ptr_array_free(args, TRUE);
 	return rc;
 }

@@ -9,9 +9,11 @@
 
 #include "chainsim/capture.h"
 #include "chainsim/device.h"
+#include "chainsim/file.h"
 #include "chainsim/results.h"
 #include "chainsim/stage.h"
 
+#include "cli.h"
 #include "commands.h"
 
 static void diff_usage(FILE *out)
@@ -24,6 +26,11 @@ static void diff_usage(FILE *out)
 		"(GP_GET, where the GPU shows it), 5 (channel errors and host semaphores), 9\n"
 		"(the memory the scenario expects), 10 (engine releases), 11 (waits). Prints\n"
 		"one line per stage and the first divergence.\n"
+		"\n"
+		"  --hw-results FILE  the results chainsim-hw wrote\n"
+		"  --version          print chainsim's version\n"
+		"Either FILE or CAPTURE may be -, standard input; an option's value follows it or\n"
+		"an '='.\n"
 		"\n"
 		"exit status: 0 they agree, 1 they diverge, 2 bad input (a results file that\n"
 		"records no run, or one for another capture), 4 internal error.\n");
@@ -151,22 +158,42 @@ static void compare(const cs_results *sim, const cs_results *hw, verdict v[12])
 	}
 }
 
+static const struct option diff_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	CS_CLI_VERSION_OPTION,
+	{ "hw-results", required_argument, NULL, 'r' },
+	{ 0 },
+};
+
 int cs_cmd_diff(int argc, char **argv)
 {
 	const char *hwfile = NULL, *capfile = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	cs_cli_begin();
+	for (int c; (c = getopt_long(argc, argv, ":h", diff_options, NULL)) != -1;) {
+		switch (c) {
+		case 'h':
 			diff_usage(stdout);
 			return CS_EXIT_OK;
-		} else if (!strcmp(argv[i], "--hw-results") && i + 1 < argc) {
-			hwfile = argv[++i];
-		} else if (argv[i][0] == '-' || capfile) {
-			fprintf(stderr, "chainsim diff: unexpected argument '%s'\n", argv[i]);
-			diff_usage(stderr);
-			return CS_EXIT_INPUT;
-		} else {
-			capfile = argv[i];
+		case CS_CLI_VERSION:
+			return cs_cli_version();
+		case 'r':
+			hwfile = optarg;
+			break;
+		default:
+			return cs_cli_bad_option("diff", c, argv, diff_usage);
 		}
+	}
+	if (optind < argc)
+		capfile = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "chainsim diff: one capture at a time ('%s' is a second)\n",
+			argv[optind]);
+		return CS_EXIT_INPUT;
+	}
+	if (hwfile && capfile && !strcmp(hwfile, CS_FILE_STDIN) && !strcmp(capfile, CS_FILE_STDIN)) {
+		fprintf(stderr, "chainsim diff: standard input (-) can give the results or the "
+			"capture, not both\n");
+		return CS_EXIT_INPUT;
 	}
 	if (!hwfile || !capfile) {
 		fprintf(stderr, "chainsim diff: needs --hw-results FILE and a CAPTURE\n");
@@ -191,26 +218,27 @@ int cs_cmd_diff(int argc, char **argv)
 		fprintf(stderr, "chainsim diff: %s\n", msg);
 		goto out;
 	}
+	const char *hwname = cs_file_name(hwfile), *capname = cs_file_name(capfile);
 	if (hw.ran == 0) {
 		fprintf(stderr, "chainsim diff: %s records no run (ran 0): nothing to compare\n",
-			hwfile);
+			hwname);
 		goto out;
 	}
 	if (hw.capture_crc != c->crc) {
-		fprintf(stderr, "chainsim diff: %s is for capture %08x; %s is %08x\n", hwfile,
-			hw.capture_crc, capfile, c->crc);
+		fprintf(stderr, "chainsim diff: %s is for capture %08x; %s is %08x\n", hwname,
+			hw.capture_crc, capname, c->crc);
 		goto out;
 	}
 	cs_device_config cfg = { .arch = c->arch };
 	dev = cs_device_new(&cfg, &d);
 	if (!dev || !cs_capture_replay(c, dev, &sim, &d)) {
 		cs_diag_format(&d, msg, sizeof(msg));
-		fprintf(stderr, "chainsim diff: %s: %s\n", capfile, msg);
+		fprintf(stderr, "chainsim diff: %s: %s\n", capname, msg);
 		goto out;
 	}
 	verdict v[12] = { 0 };
 	compare(&sim, &hw, v);
-	printf("diff %s (simulator) vs %s (%s %s)\n", capfile, hwfile, hw.backend, hw.driver);
+	printf("diff %s (simulator) vs %s (%s %s)\n", capname, hwname, hw.backend, hw.driver);
 	static const unsigned shown[] = { 2, 4, 5, 9, 10, 11 };
 	int first = 0;
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {

@@ -10,6 +10,7 @@
 #include "chainsim/file.h"
 #include "chainsim/arch.h"
 #include "chainsim/scenario.h"
+#include "cli.h"
 #include "commands.h"
 
 static void usage(FILE *out)
@@ -26,6 +27,8 @@ static void usage(FILE *out)
 		"  --offset N           start N bytes into FILE (default 0)\n"
 		"  --length N           take N bytes (default: to the end of FILE)\n"
 		"  --name NAME          the push block's name (default pb)\n"
+		"  --version            print chainsim's version\n"
+		"FILE - reads standard input; an option's value follows it or an '='.\n"
 		"Exit status: 0 ok, 2 bad input (the message names the byte offset).\n");
 }
 
@@ -86,6 +89,19 @@ static bool name_reads_back(const char *name)
 	return true;
 }
 
+enum { OPT_ARCH = 0x200, OPT_BIND, OPT_OFFSET, OPT_LENGTH, OPT_NAME };
+
+static const struct option disasm_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	CS_CLI_VERSION_OPTION,
+	{ "arch", required_argument, NULL, OPT_ARCH },
+	{ "bind", required_argument, NULL, OPT_BIND },
+	{ "offset", required_argument, NULL, OPT_OFFSET },
+	{ "length", required_argument, NULL, OPT_LENGTH },
+	{ "name", required_argument, NULL, OPT_NAME },
+	{ 0 },
+};
+
 int cs_cmd_disasm(int argc, char **argv)
 {
 	const char *file = NULL, *name = NULL;
@@ -93,64 +109,62 @@ int cs_cmd_disasm(int argc, char **argv)
 	uint64_t offset = 0, length = 0;
 	cs_disasm_opts o;
 	memset(&o, 0, sizeof(o));
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	cs_cli_begin();
+	for (int c; (c = getopt_long(argc, argv, ":h", disasm_options, NULL)) != -1;) {
+		const char *v = optarg;
+		uint32_t cls;
+		switch (c) {
+		case 'h':
 			usage(stdout);
 			return CS_EXIT_OK;
-		}
-		if (!strcmp(a, "--arch")) {
-			if (!v || !cs_arch_from_name(v, &o.arch)) {
+		case CS_CLI_VERSION:
+			return cs_cli_version();
+		case OPT_ARCH:
+			if (!cs_arch_from_name(v, &o.arch)) {
 				fprintf(stderr, "chainsim disasm: --arch wants ampere, ada, hopper or "
-						"blackwell\n");
+						"blackwell, not '%s'\n", v);
 				return CS_EXIT_INPUT;
 			}
 			have_arch = true;
-			i++;
-		} else if (!strcmp(a, "--bind")) {
-			const char *eq = v ? strchr(v, '=') : NULL;
-			uint32_t cls;
+			break;
+		case OPT_BIND: {
+			const char *eq = strchr(v, '=');
 			if (!eq || eq - v != 1 || v[0] < '0' || v[0] > '7' || !parse_class(eq + 1, &cls)) {
 				fprintf(stderr, "chainsim disasm: --bind wants SUBCH=CLASS (SUBCH 0..7, "
 						"CLASS a known class id such as 0xcbc0 or its name), "
-						"not '%s'\n", v ? v : "");
+						"not '%s'\n", v);
 				return CS_EXIT_INPUT;
 			}
 			o.bind[v[0] - '0'] = cls;
-			i++;
-		} else if (!strcmp(a, "--offset") || !strcmp(a, "--length")) {
-			uint64_t n;
-			if (!parse_u64(v, &n)) {
-				fprintf(stderr, "chainsim disasm: %s wants a byte count\n", a);
+			break;
+		}
+		case OPT_OFFSET:
+		case OPT_LENGTH:
+			if (!parse_u64(v, c == OPT_OFFSET ? &offset : &length)) {
+				fprintf(stderr, "chainsim disasm: --%s wants a byte count, not '%s'\n",
+					c == OPT_OFFSET ? "offset" : "length", v);
 				return CS_EXIT_INPUT;
 			}
-			if (a[2] == 'o') {
-				offset = n;
-			} else {
-				length = n;
-				have_len = true;
-			}
-			i++;
-		} else if (!strcmp(a, "--name")) {
-			if (!v || !*v) {
+			have_len |= c == OPT_LENGTH;
+			break;
+		case OPT_NAME:
+			if (!*v) {
 				fprintf(stderr, "chainsim disasm: --name wants a name\n");
 				return CS_EXIT_INPUT;
 			}
 			if (!name_reads_back(v))
 				return CS_EXIT_INPUT;
 			name = v;
-			i++;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "chainsim disasm: unknown option '%s'\n", a);
-			usage(stderr);
-			return CS_EXIT_INPUT;
-		} else if (!file) {
-			file = a;
-		} else {
-			fprintf(stderr, "chainsim disasm: one FILE only ('%s' is a second)\n", a);
-			return CS_EXIT_INPUT;
+			break;
+		default:
+			return cs_cli_bad_option("disasm", c, argv, usage);
 		}
+	}
+	if (optind < argc)
+		file = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "chainsim disasm: one FILE only ('%s' is a second)\n", argv[optind]);
+		return CS_EXIT_INPUT;
 	}
 	if (!file || !have_arch) {
 		fprintf(stderr, "chainsim disasm: %s\n", !file ? "a FILE is needed" : "--arch is needed");
@@ -172,14 +186,14 @@ int cs_cmd_disasm(int argc, char **argv)
 		if (have_len)
 			snprintf(lenbuf, sizeof(lenbuf), " --length %llu", (unsigned long long)length);
 		fprintf(stderr, "chainsim disasm: %s: --offset %llu%s is past the end of the file "
-				"(%zu bytes)\n", file, (unsigned long long)offset, lenbuf, (size_t)len);
+				"(%zu bytes)\n", cs_file_name(file), (unsigned long long)offset, lenbuf, (size_t)len);
 		free(bytes);
 		return CS_EXIT_INPUT;
 	}
 	if (!have_len)
 		length = len - offset;
 	o.name = name;
-	o.file = file;
+	o.file = cs_file_name(file);
 	o.base = offset;
 	cs_diag d;
 	char *text = cs_scenario_disasm((const uint8_t *)bytes + offset, (size_t)length, &o, &d);

@@ -8,6 +8,7 @@
 #include "chainsim/device.h"
 #include "chainsim/scenario.h"
 
+#include "cli.h"
 #include "commands.h"
 
 static void export_usage(FILE *out)
@@ -21,33 +22,56 @@ static void export_usage(FILE *out)
 		"to read back (docs/capture.md). `chainsim run FILE` replays it on the\n"
 		"simulator, chainsim-hw on a GPU.\n"
 		"\n"
-		"  --read NAME   also read back every byte of region NAME (an output the\n"
-		"                scenario does not `expect`); may be given again\n"
+		"  -o, --output FILE  where the capture goes; - is standard output\n"
+		"  --read NAME        also read back every byte of region NAME (an output the\n"
+		"                     scenario does not `expect`); may be given again, 32 times\n"
+		"  --version          print chainsim's version\n"
+		"SCENARIO - reads standard input; an option's value follows it or an '='.\n"
 		"\n"
 		"exit status: 0 written, 2 bad input or usage, 4 internal error.\n");
 }
+
+static const struct option export_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	CS_CLI_VERSION_OPTION,
+	{ "output", required_argument, NULL, 'o' },
+	{ "read", required_argument, NULL, 'r' },
+	{ 0 },
+};
 
 int cs_cmd_export(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL;
 	const char *reads[32];
 	size_t nreads = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	cs_cli_begin();
+	for (int c; (c = getopt_long(argc, argv, ":ho:", export_options, NULL)) != -1;) {
+		switch (c) {
+		case 'h':
 			export_usage(stdout);
 			return CS_EXIT_OK;
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			out = argv[++i];
-		} else if (!strcmp(argv[i], "--read") && i + 1 < argc &&
-			   nreads < sizeof(reads) / sizeof(reads[0])) {
-			reads[nreads++] = argv[++i];
-		} else if (argv[i][0] == '-' || in) {
-			fprintf(stderr, "chainsim export: unexpected argument '%s'\n", argv[i]);
-			export_usage(stderr);
-			return CS_EXIT_INPUT;
-		} else {
-			in = argv[i];
+		case CS_CLI_VERSION:
+			return cs_cli_version();
+		case 'o':
+			out = optarg;
+			break;
+		case 'r':
+			if (nreads == sizeof(reads) / sizeof(reads[0])) {
+				fprintf(stderr, "chainsim export: at most %zu --read regions\n", nreads);
+				return CS_EXIT_INPUT;
+			}
+			reads[nreads++] = optarg;
+			break;
+		default:
+			return cs_cli_bad_option("export", c, argv, export_usage);
 		}
+	}
+	if (optind < argc)
+		in = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "chainsim export: one scenario at a time ('%s' is a second)\n",
+			argv[optind]);
+		return CS_EXIT_INPUT;
 	}
 	if (!in || !out) {
 		fprintf(stderr, "chainsim export: needs a scenario and -o FILE\n");
@@ -77,9 +101,10 @@ int cs_cmd_export(int argc, char **argv)
 		rc = d.status == CS_ERR_INPUT || d.status == CS_ERR_FAULT ? CS_EXIT_INPUT
 									 : CS_EXIT_INTERNAL;
 	} else {
-		FILE *f = fopen(out, "wb");
+		bool to_stdout = !strcmp(out, "-");
+		FILE *f = to_stdout ? stdout : fopen(out, "wb");
 		bool wrote = f && fwrite(img, 1, len, f) == len;
-		if (f && fclose(f))
+		if (f && (to_stdout ? fflush(f) : fclose(f)))
 			wrote = false;
 		if (!wrote) {
 			fprintf(stderr, "chainsim export: cannot write '%s'\n", out);

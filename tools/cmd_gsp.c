@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chainsim/file.h"
 #include "chainsim/gsp.h"
 #include "chainsim/repl.h"
+#include "cli.h"
 #include "commands.h"
 
 static void usage(FILE *out)
@@ -27,7 +29,11 @@ static void usage(FILE *out)
 		"  --gdb-allow-remote  let --gdb listen beyond loopback (it warns: anyone who\n"
 		"                can reach the port can read and write the firmware's memory)\n"
 		"  --gdb-idle-ms N  drop a GDB client silent for N ms while stopped (600000)\n"
-		"Without --script, -ex or --gdb, an interactive session starts.\n");
+		"  --version     print chainsim's version\n"
+		"Without --script, -ex or --gdb, an interactive session starts. One of FIRMWARE,\n"
+		"--map and --script may be -, standard input (not the firmware or the map of an\n"
+		"interactive session, which reads its commands there); an option's value follows\n"
+		"it or an '='.\n");
 }
 
 static int exit_for(cs_status st)
@@ -85,6 +91,26 @@ static void gdb_ready(uint16_t port, void *ctx)
 	fflush(stdout);
 }
 
+enum { OPT_MAP = 0x200, OPT_MMIO_LOG, OPT_IMAGE, OPT_SCRIPT, OPT_EX, OPT_GDB,
+       OPT_GDB_ALLOW_REMOTE, OPT_RAW_BASE, OPT_GUARD_MS, OPT_GDB_IDLE_MS };
+
+/* getopt_long_only, so that gdb's -ex spelling stays as it was */
+static const struct option gsp_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	CS_CLI_VERSION_OPTION,
+	{ "map", required_argument, NULL, OPT_MAP },
+	{ "mmio-log", no_argument, NULL, OPT_MMIO_LOG },
+	{ "image", required_argument, NULL, OPT_IMAGE },
+	{ "script", required_argument, NULL, OPT_SCRIPT },
+	{ "ex", required_argument, NULL, OPT_EX },
+	{ "gdb", required_argument, NULL, OPT_GDB },
+	{ "gdb-allow-remote", no_argument, NULL, OPT_GDB_ALLOW_REMOTE },
+	{ "raw-base", required_argument, NULL, OPT_RAW_BASE },
+	{ "guard-ms", required_argument, NULL, OPT_GUARD_MS },
+	{ "gdb-idle-ms", required_argument, NULL, OPT_GDB_IDLE_MS },
+	{ 0 },
+};
+
 int cs_cmd_gsp(int argc, char **argv)
 {
 	const char *fw = NULL, *map_path = NULL, *script = NULL, *gdb = NULL;
@@ -93,58 +119,72 @@ int cs_cmd_gsp(int argc, char **argv)
 	bool unmodelled_log = false;
 	GPtrArray *ex = g_ptr_array_new();
 	int rc = CS_EXIT_OK;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool has_val = i + 1 < argc;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			g_ptr_array_free(ex, TRUE);
-			return CS_EXIT_OK;
-		} else if (!strcmp(a, "--map") && has_val)
-			map_path = argv[++i];
-		else if (!strcmp(a, "--mmio-log"))
-			unmodelled_log = true;
-		else if (!strcmp(a, "--image") && has_val && !fw)
-			fw = argv[++i];
-		else if (!strcmp(a, "--script") && has_val)
-			script = argv[++i];
-		else if (!strcmp(a, "-ex") && has_val)
-			g_ptr_array_add(ex, argv[++i]);
-		else if (!strcmp(a, "--gdb") && has_val)
-			gdb = argv[++i];
-		else if (!strcmp(a, "--gdb-allow-remote"))
-			gdb_remote = true;
-		else if ((!strcmp(a, "--raw-base") || !strcmp(a, "--guard-ms") ||
-			  !strcmp(a, "--gdb-idle-ms")) && has_val) {
-			char *end = NULL;
-			uint64_t v = strtoull(argv[i + 1], &end, 0);
-			if (!end || *end) {
-				fprintf(stderr, "chainsim gsp: %s: '%s' is not a number\n", a, argv[i + 1]);
+	cs_cli_begin();
+	for (int c, li = -1; (c = getopt_long_only(argc, argv, ":h", gsp_options, &li)) != -1;
+	     li = -1) {
+		const char *a = optarg;
+		char *end = NULL;
+		uint64_t v = 0;
+		if (c == OPT_RAW_BASE || c == OPT_GUARD_MS || c == OPT_GDB_IDLE_MS) {
+			v = strtoull(a, &end, 0);
+			if (!*a || *end || a[0] == '-') {
+				fprintf(stderr, "chainsim gsp: --%s: '%s' is not a number\n",
+					gsp_options[li].name, a);
 				g_ptr_array_free(ex, TRUE);
 				return CS_EXIT_INPUT;
 			}
-			if (!strcmp(a, "--raw-base"))
-				raw_base = v;
-			else if (!strcmp(a, "--gdb-idle-ms"))
-				gdb_idle_ms = v;
-			else
-				guard_ms = v;
-			i++;
-		} else if (a[0] == '-') {
-			fprintf(stderr, "chainsim gsp: unknown or incomplete option '%s'\n", a);
-			usage(stderr);
-			g_ptr_array_free(ex, TRUE);
-			return CS_EXIT_INPUT;
-		} else if (!fw)
-			fw = a;
-		else {
+		}
+		if (c == OPT_IMAGE && fw) {
 			fprintf(stderr, "chainsim gsp: more than one firmware ('%s', '%s')\n", fw, a);
 			g_ptr_array_free(ex, TRUE);
 			return CS_EXIT_INPUT;
 		}
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			g_ptr_array_free(ex, TRUE);
+			return CS_EXIT_OK;
+		case CS_CLI_VERSION:
+			g_ptr_array_free(ex, TRUE);
+			return cs_cli_version();
+		case OPT_MAP: map_path = a; break;
+		case OPT_MMIO_LOG: unmodelled_log = true; break;
+		case OPT_IMAGE: fw = a; break;
+		case OPT_SCRIPT: script = a; break;
+		case OPT_EX: g_ptr_array_add(ex, (gpointer)a); break;
+		case OPT_GDB: gdb = a; break;
+		case OPT_GDB_ALLOW_REMOTE: gdb_remote = true; break;
+		case OPT_RAW_BASE: raw_base = v; break;
+		case OPT_GUARD_MS: guard_ms = v; break;
+		case OPT_GDB_IDLE_MS: gdb_idle_ms = v; break;
+		default:
+			g_ptr_array_free(ex, TRUE);
+			return cs_cli_bad_option("gsp", c, argv, usage);
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (fw) {
+			fprintf(stderr, "chainsim gsp: more than one firmware ('%s', '%s')\n", fw,
+				argv[i]);
+			g_ptr_array_free(ex, TRUE);
+			return CS_EXIT_INPUT;
+		}
+		fw = argv[i];
 	}
 	if (!fw) {
 		usage(stderr);
+		g_ptr_array_free(ex, TRUE);
+		return CS_EXIT_INPUT;
+	}
+	/* one file from standard input; an interactive session reads its commands there */
+	const char *inputs[] = { fw, map_path, script };
+	size_t on_stdin = 0;
+	for (size_t i = 0; i < 3; i++)
+		on_stdin += inputs[i] && !strcmp(inputs[i], CS_FILE_STDIN);
+	if (on_stdin > 1 || (on_stdin && !script && !ex->len && !gdb)) {
+		fprintf(stderr, "chainsim gsp: standard input (-) can give one of the firmware, "
+			"--map and --script, and not the firmware or the map of an interactive "
+			"session\n");
 		g_ptr_array_free(ex, TRUE);
 		return CS_EXIT_INPUT;
 	}

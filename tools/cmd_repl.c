@@ -9,16 +9,19 @@
 
 #include "chainsim/arch.h"
 #include "chainsim/fe.h"
+#include "chainsim/file.h"
 #include "chainsim/gr.h"
 #include "chainsim/registry.h"
 #include "chainsim/repl.h"
 #include "chainsim/report.h"
 
+#include "cli.h"
 #include "commands.h"
 #include "repl_stream.h"
 
 typedef struct rs_cmd {
 	const char *name;
+	const char *aliases; /* space-separated */
 	const char *usage;
 	const char *summary;
 	cs_status (*fn)(rs_session *s, const char *args, FILE *out, cs_diag *d);
@@ -946,42 +949,45 @@ static cs_status cmd_trace(rs_session *s, const char *args, FILE *out, cs_diag *
 static cs_status cmd_help(rs_session *s, const char *args, FILE *out, cs_diag *d);
 
 static const rs_cmd commands[] = {
-	{ "step", "step [N]", "run N methods (1), stopping before the next", cmd_step },
-	{ "next", "next", "run to the first method of the next GPFIFO entry", cmd_next },
-	{ "continue", "continue", "run to a breakpoint or the end of the program", cmd_continue },
-	{ "until", "until stage N | until method NAME | until break",
+	{ "step", "s", "step [N]", "run N methods (1), stopping before the next", cmd_step },
+	{ "next", "n", "next", "run to the first method of the next GPFIFO entry", cmd_next },
+	{ "continue", "c", "continue", "run to a breakpoint or the end of the program", cmd_continue },
+	{ "until", "", "until stage N | until method NAME | until break",
 	  "run until stage N fires, a method NAME is next, or a record shows the chain breaking", cmd_until },
-	{ "break", "break [method NAME [SUBCH] | stage N | write ADDR[,LEN]]",
+	{ "break", "", "break [method NAME [SUBCH] | stage N | write ADDR[,LEN]]",
 	  "stop before a method, after a stage fires, or after memory changes; alone, list them", cmd_break },
-	{ "delete", "delete [ID]", "delete breakpoint ID, or all of them", cmd_delete },
-	{ "stages", "stages", "the chain so far: eleven stages with status and evidence", cmd_stages },
-	{ "why", "why", "the judge's diagnosis of the first stage not fired, as chainsim run prints it", cmd_why },
-	{ "channel", "channel [N|NAME]",
+	{ "delete", "", "delete [ID]", "delete breakpoint ID, or all of them", cmd_delete },
+	{ "stages", "", "stages", "the chain so far: eleven stages with status and evidence", cmd_stages },
+	{ "why", "", "why", "the judge's diagnosis of the first stage not fired, as chainsim run prints it", cmd_why },
+	{ "channel", "", "channel [N|NAME]",
 	  "GP_GET, GP_PUT, bindings; a blocked acquire and the releases that could unblock it", cmd_channel },
-	{ "qmd", "qmd [ADDR]", "a QMD decoded by field name (default: SEND_PCAS_A's, or the last one read)", cmd_qmd },
-	{ "x", "x/[N][xduf s][bhwg] ADDR", "examine memory (ADDR: a number, NAME or NAME+OFF)", NULL },
-	{ "set", "set mem ADDR TYPE VALUE...", "write memory (TYPE u8 u16 u32 u64 f32)", cmd_set },
-	{ "list", "list [N]", "the current entry's methods, N each side of the current one (5)", cmd_list },
-	{ "trace", "trace [N]", "the last N trace records (10)", cmd_trace },
-	{ "restart", "restart", "run the scenario again from the start, breakpoints kept", cmd_restart },
-	{ "help", "help [CMD]", "the commands, or one command's usage", cmd_help },
-	{ "complete", "complete TEXT", "what Tab would offer after TEXT, one a line", NULL },
-	{ "quit", "quit", "leave", NULL },
-	{ "echo", "echo TEXT", "print TEXT (scripts)", NULL },
+	{ "qmd", "", "qmd [ADDR]", "a QMD decoded by field name (default: SEND_PCAS_A's, or the last one read)", cmd_qmd },
+	{ "x", "", "x/[N][xduf s][bhwg] ADDR", "examine memory (ADDR: a number, NAME or NAME+OFF)", NULL },
+	{ "set", "", "set mem ADDR TYPE VALUE...", "write memory (TYPE u8 u16 u32 u64 f32)", cmd_set },
+	{ "list", "", "list [N]", "the current entry's methods, N each side of the current one (5)", cmd_list },
+	{ "trace", "", "trace [N]", "the last N trace records (10)", cmd_trace },
+	{ "restart", "", "restart", "run the scenario again from the start, breakpoints kept", cmd_restart },
+	{ "help", "", "help [CMD]", "the commands, or one command's usage", cmd_help },
+	{ "complete", "", "complete TEXT", "what Tab would offer after TEXT, one a line", NULL },
+	{ "quit", "exit q", "quit", "leave", NULL },
+	{ "echo", "", "echo TEXT", "print TEXT (scripts)", NULL },
 };
 enum { NCOMMANDS = sizeof(commands) / sizeof(commands[0]) };
 
 static const rs_cmd *find_cmd(const char *name, size_t len)
 {
-	if (len == 1 && name[0] == 'c')
-		return &commands[2];
-	if (len == 1 && name[0] == 's')
-		return &commands[0];
-	if (len == 1 && name[0] == 'n')
-		return &commands[1];
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (strlen(commands[i].name) == len && !strncmp(commands[i].name, name, len))
-			return &commands[i];
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		const rs_cmd *c = &commands[i];
+		if (strlen(c->name) == len && !strncmp(c->name, name, len))
+			return c;
+		for (const char *al = c->aliases; *al;) {
+			size_t n = strcspn(al, " ");
+			if (n == len && !strncmp(al, name, len))
+				return c;
+			al += n;
+			al += strspn(al, " ");
+		}
+	}
 	return NULL;
 }
 
@@ -1000,6 +1006,8 @@ static cs_status cmd_help(rs_session *s, const char *args, FILE *out, cs_diag *d
 		return CS_ERR_INPUT;
 	}
 	fprintf(out, "usage: %s\n  %s\n", c->usage, c->summary);
+	if (c->aliases[0])
+		fprintf(out, "  also: %s\n", c->aliases);
 	return CS_OK;
 }
 
@@ -1081,11 +1089,22 @@ static void repl_usage(FILE *out)
 		"\n"
 		"  --script SCRIPT  run the commands in SCRIPT, echoed, then exit\n"
 		"  -ex CMD          run CMD (repeatable; in order, before --script)\n"
+		"  --version        print chainsim's version\n"
+		"FILE or SCRIPT - reads standard input; an option's value follows it or an '='.\n"
 		"\n"
 		"Without --script or -ex the session is interactive (libedit: history,\n"
 		"Tab completes commands and method names). exit status: 0, or 2 when a\n"
 		"command failed (its located error is on stderr) or FILE is bad input.\n");
 }
+
+/* getopt_long_only, so that gdb's -ex spelling stays as it was */
+static const struct option repl_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	CS_CLI_VERSION_OPTION,
+	{ "script", required_argument, NULL, 's' },
+	{ "ex", required_argument, NULL, 'e' },
+	{ 0 },
+};
 
 int cs_cmd_repl(int argc, char **argv)
 {
@@ -1094,34 +1113,37 @@ int cs_cmd_repl(int argc, char **argv)
 	size_t nex = 0;
 	if (!ex)
 		return CS_EXIT_INTERNAL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	cs_cli_begin();
+	for (int c; (c = getopt_long_only(argc, argv, ":h", repl_options, NULL)) != -1;) {
+		if (c == 'h' || c == CS_CLI_VERSION) {
+			free(ex);
+			if (c == CS_CLI_VERSION)
+				return cs_cli_version();
 			repl_usage(stdout);
-			free(ex);
 			return CS_EXIT_OK;
-		} else if (!strcmp(a, "--script") || !strcmp(a, "-ex")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "chainsim repl: %s needs an argument\n", a);
-				free(ex);
-				return CS_EXIT_INPUT;
-			}
-			if (a[1] == '-')
-				script = argv[++i];
-			else
-				ex[nex++] = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "chainsim repl: unknown option '%s'\n", a);
-			repl_usage(stderr);
-			free(ex);
-			return CS_EXIT_INPUT;
-		} else if (file) {
-			fprintf(stderr, "chainsim repl: one scenario at a time ('%s' and '%s')\n", file, a);
-			free(ex);
-			return CS_EXIT_INPUT;
+		} else if (c == 's') {
+			script = optarg;
+		} else if (c == 'e') {
+			ex[nex++] = optarg;
 		} else {
-			file = a;
+			free(ex);
+			return cs_cli_bad_option("repl", c, argv, repl_usage);
 		}
+	}
+	if (optind < argc)
+		file = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "chainsim repl: one scenario at a time ('%s' and '%s')\n", file,
+			argv[optind]);
+		free(ex);
+		return CS_EXIT_INPUT;
+	}
+	bool scenario_on_stdin = file && !strcmp(file, CS_FILE_STDIN);
+	if (scenario_on_stdin && ((script && !strcmp(script, CS_FILE_STDIN)) || (!script && !nex))) {
+		fprintf(stderr, "chainsim repl: the scenario is on standard input (-), so the "
+			"commands must come from --script FILE or -ex\n");
+		free(ex);
+		return CS_EXIT_INPUT;
 	}
 	if (!file) {
 		fprintf(stderr, "chainsim repl: no scenario file given\n");
@@ -1161,7 +1183,7 @@ int cs_cmd_repl(int argc, char **argv)
 	char line[512];
 	if (rs_session_current(s, &c, &n)) {
 		rs_describe_method(s, &c, n, line, sizeof(line));
-		fprintf(stdout, "%s: stopped before the first method\nnext: %s\n", file, line);
+		fprintf(stdout, "%s: stopped before the first method\nnext: %s\n", cs_file_name(file), line);
 	} else {
 		fprintf(stdout, "%s: the program ran no method\n", file);
 	}

@@ -8,10 +8,12 @@
 
 #include "chainsim/capture.h"
 #include "chainsim/device.h"
+#include "chainsim/file.h"
 #include "chainsim/ptxrun.h"
 #include "chainsim/report.h"
 #include "chainsim/scenario.h"
 
+#include "cli.h"
 #include "commands.h"
 
 static void run_usage(FILE *out)
@@ -20,10 +22,13 @@ static void run_usage(FILE *out)
 		"usage: chainsim run FILE [--json] [--trace OUT] [--no-exec] [--trace-methods]\n"
 		"                         [--approx-ulp=max] [--races=MODE] [--schedule=ORDER]\n"
 		"                         [--threads=N] [--budget-instructions=N] [--budget-seconds=S]\n"
+		"       chainsim run FILE.cap [--json] [--no-exec] [--results OUT]\n"
 		"\n"
 		"Runs the .chain scenario FILE on the simulator and prints the launch chain:\n"
 		"eleven stages with status, author and evidence, the first break and its\n"
-		"diagnosis, counters and the scenario's expectations.\n"
+		"diagnosis, counters and the scenario's expectations. A capture (docs/capture.md)\n"
+		"is replayed instead; --results OUT writes the observables a GPU would show.\n"
+		"FILE - reads standard input. An option's value follows it or an '=' (--trace=OUT).\n"
 		"\n"
 		"  --json           print one JSON object instead of the table\n"
 		"  --trace OUT      write the trace as Chrome/Perfetto trace-event JSON to OUT\n"
@@ -44,6 +49,7 @@ static void run_usage(FILE *out)
 		"                   in all (default 2^36)\n"
 		"  --budget-seconds=S  wall time the scenario's kernels may run in all (default\n"
 		"                   5); a budget stop is cause grid-budget, not a verdict\n"
+		"  --version        print chainsim's version\n"
 		"\n"
 		"exit status: with expect lines in FILE, 0 when every one held (an expected\n"
 		"break that happened passes; `expect cause KEY` names the break's cause) and\n"
@@ -133,98 +139,174 @@ static bool parse_schedule(const char *v, cs_ptx_schedule *out, uint64_t *seed)
 	return true;
 }
 
+enum { OPT_JSON = 0x200, OPT_NO_EXEC, OPT_TRACE_METHODS, OPT_TRACE, OPT_APPROX_ULP, OPT_RACES,
+       OPT_THREADS, OPT_BUDGET_INSTRUCTIONS, OPT_BUDGET_SECONDS, OPT_SCHEDULE, OPT_RESULTS };
+
+static const struct option run_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	CS_CLI_VERSION_OPTION,
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "no-exec", no_argument, NULL, OPT_NO_EXEC },
+	{ "trace-methods", no_argument, NULL, OPT_TRACE_METHODS },
+	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "approx-ulp", required_argument, NULL, OPT_APPROX_ULP },
+	{ "races", required_argument, NULL, OPT_RACES },
+	{ "schedule", required_argument, NULL, OPT_SCHEDULE },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "budget-instructions", required_argument, NULL, OPT_BUDGET_INSTRUCTIONS },
+	{ "budget-seconds", required_argument, NULL, OPT_BUDGET_SECONDS },
+	{ "results", required_argument, NULL, OPT_RESULTS },
+	{ 0 },
+};
+
+/* A scenario that came on standard input, held to the scenario's cap. */
+static cs_scenario *parse_stdin_scenario(const char *text, size_t len, cs_diag *d)
+{
+	if (len > CS_FILE_MAX_TEXT) {
+		cs_diag_set(d, CS_ERR_INPUT, "cannot read the scenario: %zu bytes, above the limit "
+			    "of %u", len, (unsigned)CS_FILE_MAX_TEXT);
+		snprintf(d->file, sizeof(d->file), "%s", cs_file_name(CS_FILE_STDIN));
+		return NULL;
+	}
+	return cs_scenario_parse(text, len, cs_file_name(CS_FILE_STDIN), NULL, d);
+}
+
 int cs_cmd_run(int argc, char **argv)
 {
-	/* a capture (docs/capture.md) is replayed by cmd_capture.c */
-	for (int i = 1; i < argc; i++)
-		if (argv[i][0] != '-' && cs_capture_is_capture(argv[i]))
-			return cs_cmd_run_capture(argc, argv);
-	const char *file = NULL, *trace_out = NULL;
+	const char *file = NULL, *trace_out = NULL, *scenario_option = NULL;
 	bool json = false, no_exec = false, methods = false;
+	cs_run_capture_opts capture_opts = { 0 };
 	cs_ptx_approx approx = CS_PTX_APPROX_SINGLE;
 	cs_ptx_races races = CS_PTX_RACES_REPORT;
 	bool races_global = false;
 	cs_ptx_schedule schedule = CS_PTX_SCHEDULE_IN_ORDER;
 	uint64_t seed = 0;
 	uint64_t threads = 0, budget_instructions = 0, budget_ns = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	cs_cli_begin();
+	for (int c, li = -1; (c = getopt_long(argc, argv, ":h", run_options, &li)) != -1; li = -1) {
+		if (c >= OPT_TRACE_METHODS && c <= OPT_SCHEDULE)
+			scenario_option = run_options[li].name;
+		switch (c) {
+		case 'h':
 			run_usage(stdout);
 			return CS_EXIT_OK;
-		} else if (!strcmp(a, "--json")) {
+		case CS_CLI_VERSION:
+			return cs_cli_version();
+		case OPT_JSON:
 			json = true;
-		} else if (!strcmp(a, "--no-exec")) {
+			break;
+		case OPT_NO_EXEC:
 			no_exec = true;
-		} else if (!strcmp(a, "--trace-methods")) {
+			break;
+		case OPT_TRACE_METHODS:
 			methods = true;
-		} else if (!strcmp(a, "--trace")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "chainsim run: --trace needs a file name\n");
+			break;
+		case OPT_TRACE:
+			trace_out = optarg;
+			break;
+		case OPT_RESULTS:
+			capture_opts.results_out = optarg;
+			break;
+		case OPT_APPROX_ULP:
+			if (strcmp(optarg, "max")) {
+				fprintf(stderr, "chainsim run: --approx-ulp=%s: expected max\n", optarg);
 				return CS_EXIT_INPUT;
 			}
-			trace_out = argv[++i];
-		} else if (!strncmp(a, "--trace=", 8)) {
-			trace_out = a + 8;
-		} else if (!strcmp(a, "--approx-ulp=max")) {
 			approx = CS_PTX_APPROX_MAX;
-		} else if (!strncmp(a, "--races=", 8)) {
-			if (!parse_races(a + 8, &races, &races_global)) {
+			break;
+		case OPT_RACES:
+			if (!parse_races(optarg, &races, &races_global)) {
 				fprintf(stderr, "chainsim run: --races=%s: expected shared, global, error "
-						"or off\n", a + 8);
+						"or off\n", optarg);
 				return CS_EXIT_INPUT;
 			}
-		} else if (!strncmp(a, "--schedule=", 11)) {
-			if (!parse_schedule(a + 11, &schedule, &seed)) {
+			break;
+		case OPT_SCHEDULE:
+			if (!parse_schedule(optarg, &schedule, &seed)) {
 				fprintf(stderr, "chainsim run: --schedule=%s: expected in-order, reverse or "
-						"random:SEED\n", a + 11);
+						"random:SEED\n", optarg);
 				return CS_EXIT_INPUT;
 			}
-		} else if (!strncmp(a, "--threads=", 10)) {
-			if (!cs_opt_count(a + 10, 1, CS_PTX_THREADS_MAX, &threads)) {
+			break;
+		case OPT_THREADS:
+			if (!cs_opt_count(optarg, 1, CS_PTX_THREADS_MAX, &threads)) {
 				fprintf(stderr, "chainsim run: --threads=%s: expected a whole number "
-						"from 1 to %u\n", a + 10, CS_PTX_THREADS_MAX);
+						"from 1 to %u\n", optarg, CS_PTX_THREADS_MAX);
 				return CS_EXIT_INPUT;
 			}
-		} else if (!strncmp(a, "--budget-instructions=", 22)) {
-			if (!cs_opt_count(a + 22, 1, UINT64_MAX, &budget_instructions)) {
+			break;
+		case OPT_BUDGET_INSTRUCTIONS:
+			if (!cs_opt_count(optarg, 1, UINT64_MAX, &budget_instructions)) {
 				fprintf(stderr, "chainsim run: --budget-instructions=%s: expected a "
-						"whole number above 0\n", a + 22);
+						"whole number above 0\n", optarg);
 				return CS_EXIT_INPUT;
 			}
-		} else if (!strncmp(a, "--budget-seconds=", 17)) {
-			if (!cs_opt_seconds(a + 17, &budget_ns)) {
+			break;
+		case OPT_BUDGET_SECONDS:
+			if (!cs_opt_seconds(optarg, &budget_ns)) {
 				fprintf(stderr, "chainsim run: --budget-seconds=%s: expected seconds "
-						"above 0 (at most 1e6), e.g. 2.5\n", a + 17);
+						"above 0 (at most 1e6), e.g. 2.5\n", optarg);
 				return CS_EXIT_INPUT;
 			}
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "chainsim run: unknown option '%s'\n", a);
-			run_usage(stderr);
-			return CS_EXIT_INPUT;
-		} else if (file) {
-			fprintf(stderr, "chainsim run: one scenario at a time ('%s' and '%s')\n", file, a);
-			return CS_EXIT_INPUT;
-		} else {
-			file = a;
+			break;
+		default:
+			return cs_cli_bad_option("run", c, argv, run_usage);
 		}
 	}
-	if (!file) {
+	if (optind + 1 < argc) {
+		fprintf(stderr, "chainsim run: one scenario at a time ('%s' and '%s')\n",
+			argv[optind], argv[optind + 1]);
+		return CS_EXIT_INPUT;
+	}
+	if (optind == argc) {
 		fprintf(stderr, "chainsim run: no scenario file given\n");
 		run_usage(stderr);
 		return CS_EXIT_INPUT;
 	}
+	file = argv[optind];
 
 	cs_diag d;
 	cs_diag_clear(&d);
 	char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
-	const char *base = strrchr(file, '/');
-	cs_scenario *s = cs_scenario_load(file, &d);
+	/* standard input is read once, here, and its first bytes say whether it
+	 * is a capture; a capture there is held to the binary cap */
+	bool from_stdin = !strcmp(file, CS_FILE_STDIN);
+	char *input = NULL;
+	size_t input_len = 0;
+	bool have_input = !from_stdin || cs_file_read(file, CS_FILE_MAX_BINARY, "the input",
+						      &input, &input_len, &d);
+	bool capture = have_input && (from_stdin ? input_len >= 8 &&
+							 !memcmp(input, CS_CAPTURE_MAGIC, 8)
+						 : cs_capture_is_capture(file));
+	if (capture) { /* replayed by cmd_capture.c (docs/capture.md) */
+		int rc = CS_EXIT_INPUT;
+		capture_opts.json = json;
+		capture_opts.no_exec = no_exec;
+		if (scenario_option)
+			fprintf(stderr, "chainsim run: --%s is for a scenario, not a capture\n",
+				scenario_option);
+		else
+			rc = cs_cmd_run_capture(file, (const uint8_t *)input, input_len,
+						&capture_opts);
+		free(input);
+		return rc;
+	}
+	if (capture_opts.results_out) {
+		fprintf(stderr, "chainsim run: --results is for a capture, not a scenario\n");
+		free(input);
+		return CS_EXIT_INPUT;
+	}
+	const char *name = cs_file_name(file);
+	const char *base = strrchr(name, '/');
+	cs_scenario *s = !have_input ? NULL
+			 : from_stdin ? parse_stdin_scenario(input, input_len, &d)
+				      : cs_scenario_load(file, &d);
+	free(input);
 	if (!s) {
 		cs_diag_format(&d, msg, sizeof(msg));
 		fprintf(stderr, "chainsim run: %s\n", msg);
 		if (json) /* the object is printed for every outcome (docs/json.md) */
-			print_json_error(base ? base + 1 : file, &d, msg);
+			print_json_error(base ? base + 1 : name, &d, msg);
 		return exit_for(d.status);
 	}
 	cs_device_config cfg = { .arch = cs_scenario_arch(s),
@@ -235,7 +317,7 @@ int cs_cmd_run(int argc, char **argv)
 		cs_diag_format(&d, msg, sizeof(msg));
 		fprintf(stderr, "chainsim run: %s\n", msg);
 		if (json)
-			print_json_error(base ? base + 1 : file, &d, msg);
+			print_json_error(base ? base + 1 : name, &d, msg);
 		cs_scenario_free(s);
 		return exit_for(d.status == CS_OK ? CS_ERR_INTERNAL : d.status);
 	}
@@ -268,7 +350,7 @@ int cs_cmd_run(int argc, char **argv)
 		ex[i] = (cs_report_expect){ .line = o->line, .text = o->text, .held = o->held,
 					    .detail = o->detail };
 	}
-	cs_report_meta meta = { .file = base ? base + 1 : file, .expects = ex,
+	cs_report_meta meta = { .file = base ? base + 1 : name, .expects = ex,
 				.nexpects = ex ? nexp : 0, .error = !ok,
 				.error_msg = ok ? NULL : msg, .error_diag = ok ? NULL : &d };
 	if (json) {

@@ -5,6 +5,7 @@
 #define CHAINSIM_TOOLS_COMMANDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum {
@@ -21,7 +22,14 @@ int cs_cmd_battery(int argc, char **argv); /* tools/cmd_battery.c */
 int cs_cmd_gsp(int argc, char **argv);     /* tools/cmd_gsp.c */
 int cs_cmd_repl(int argc, char **argv);    /* tools/cmd_repl.c, repl_stream.c */
 int cs_cmd_export(int argc, char **argv);  /* tools/cmd_export.c */
-int cs_cmd_run_capture(int argc, char **argv); /* tools/cmd_capture.c: run FILE.cap */
+/* tools/cmd_capture.c: run FILE.cap, given by its path, or as bytes already
+ * read (bytes not NULL) from the file that path names */
+typedef struct cs_run_capture_opts {
+	bool json, no_exec;
+	const char *results_out; /* NULL: no results file */
+} cs_run_capture_opts;
+int cs_cmd_run_capture(const char *path, const uint8_t *bytes, size_t len,
+		       const cs_run_capture_opts *o);
 int cs_cmd_diff(int argc, char **argv);    /* tools/cmd_diff.c */
 int cs_cmd_conform(int argc, char **argv); /* tools/cmd_conform.c */
 

@@ -58,6 +58,12 @@ bool conform_write_json(const char *path, const conform_meta *m, const conform_c
 bool conform_write_junit(const char *path, const conform_case *cases, size_t n, char *err,
 			 size_t errlen);
 
-int conform_merge(int argc, char **argv); /* chainsim conform merge FILE... */
+/* chainsim conform merge FILE...: each file read through the bounded reader
+ * (- is standard input); NULL outputs are not written. */
+typedef struct conform_merge_opts {
+	const char *json_out, *junit_out;
+	bool allow_unavailable;
+} conform_merge_opts;
+int conform_merge(const conform_merge_opts *o, char *const *files, size_t nfiles);
 
 #endif

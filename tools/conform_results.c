@@ -9,6 +9,8 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "chainsim/file.h"
+
 #include "commands.h"
 #include "conform.h"
 
@@ -249,15 +251,29 @@ typedef struct shard_file {
 	unsigned index, count;
 } shard_file;
 
-static bool load_shard(const char *file, shard_file *sf)
+static bool load_shard(const char *path, shard_file *sf)
 {
+	const char *file = cs_file_name(path);
 	GError *ge = NULL;
 	sf->file = file;
 	sf->parser = json_parser_new();
-	if (!json_parser_load_from_file(sf->parser, file, &ge)) {
+	char *text = NULL, msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 8];
+	size_t len = 0;
+	cs_diag d;
+	cs_diag_clear(&d);
+	if (!cs_file_read(path, CS_FILE_MAX_BINARY, "the shard's result", &text, &len, &d)) {
+		cs_diag_format(&d, msg, sizeof(msg));
+		fprintf(stderr, "chainsim conform merge: %s\n", msg);
+		return false;
+	}
+	bool parsed = len <= G_MAXSSIZE &&
+		      json_parser_load_from_data(sf->parser, text, (gssize)len, &ge);
+	free(text);
+	if (!parsed) {
 		fprintf(stderr, "chainsim conform merge: %s: %s (the shard crashed, never ran, "
-			"or this is not its result)\n", file, ge->message);
-		g_error_free(ge);
+			"or this is not its result)\n", file, ge ? ge->message : "too long");
+		if (ge)
+			g_error_free(ge);
 		return false;
 	}
 	JsonNode *root = json_parser_get_root(sf->parser);
@@ -406,37 +422,27 @@ static bool join_shards(shard_file *sf, size_t nf, conform_case **out, size_t *n
 	return true;
 }
 
-int conform_merge(int argc, char **argv)
+int conform_merge(const conform_merge_opts *o, char *const *files, size_t nf)
 {
-	const char *json_out = NULL, *junit_out = NULL;
-	bool allow_flag = false;
-	GPtrArray *files = g_ptr_array_new();
+	const char *json_out = o->json_out, *junit_out = o->junit_out;
+	bool allow_flag = o->allow_unavailable;
 	int rc = CS_EXIT_INPUT;
-	for (int i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "--json") || !strcmp(argv[i], "--junit")) && i + 1 < argc) {
-			*(argv[i][2] == 'j' && argv[i][3] == 's' ? &json_out : &junit_out) = argv[i + 1];
-			i++;
-		} else if (!strcmp(argv[i], "--allow-unavailable")) {
-			allow_flag = true;
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "chainsim conform merge: unknown option or missing value '%s'\n",
-				argv[i]);
-			g_ptr_array_free(files, TRUE);
-			return CS_EXIT_INPUT;
-		} else {
-			g_ptr_array_add(files, argv[i]);
-		}
-	}
-	if (!files->len) {
+	if (!nf) {
 		fprintf(stderr, "chainsim conform merge: no result file given\n");
-		g_ptr_array_free(files, TRUE);
 		return CS_EXIT_INPUT;
 	}
-	size_t nf = files->len;
+	size_t from_stdin = 0;
+	for (size_t i = 0; i < nf; i++)
+		from_stdin += !strcmp(files[i], CS_FILE_STDIN);
+	if (from_stdin > 1) {
+		fprintf(stderr, "chainsim conform merge: standard input (-) holds one result file, "
+			"not %zu\n", from_stdin);
+		return CS_EXIT_INPUT;
+	}
 	shard_file *sf = calloc(nf, sizeof(*sf));
 	bool ok = sf != NULL;
 	for (size_t i = 0; ok && i < nf; i++)
-		ok = load_shard(files->pdata[i], &sf[i]);
+		ok = load_shard(files[i], &sf[i]);
 	conform_case *cases = NULL;
 	size_t n = 0;
 	bool allow = false;
@@ -485,6 +491,5 @@ int conform_merge(int argc, char **argv)
 		if (sf[i].parser)
 			g_object_unref(sf[i].parser);
 	free(sf);
-	g_ptr_array_free(files, TRUE);
 	return rc;
 }

@@ -1,30 +1,28 @@
-/* The method-stream session: a scenario on a worker thread, paused between
+/* The method-stream session: a scenario run as a coroutine, paused between
  * methods by the device's method hook (see repl_stream.h). */
 #include <inttypes.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "chainsim/arch.h"
+#include "chainsim/file.h"
 #include "chainsim/registry.h"
 #include "chainsim/report.h"
 
+#include "repl_coro.h"
 #include "repl_stream.h"
 
 struct rs_session {
 	char *path;
+	char *stdin_text; /* the scenario, when path is -: read once, parsed at each start */
+	size_t stdin_len;
 	cs_scenario *scn;
 	cs_device *dev;
 	cs_arch arch;
 
-	pthread_t worker;
-	bool worker_live;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	atomic_bool worker_turn; /* true while the device runs, false while the REPL does */
+	rs_coro *co;       /* the scenario runs here, see "the device's turn" */
+	bool dev_live;     /* the coroutine started and has not ended */
 	bool finished;     /* the scenario returned */
 	bool exec_ok;
 	cs_diag exec_diag;
@@ -90,6 +88,47 @@ static const cs_method_desc *method_desc(const cs_method_call *c)
 	return cls ? cs_class_method_at(cls, c->method, &index) : NULL;
 }
 
+/* A line built by appends: the REPL describes every method it stops before,
+ * and one snprintf of eleven conversions was a fifth of a step. */
+typedef struct rs_text {
+	char *buf;
+	size_t len, used;
+} rs_text;
+
+static void text_put(rs_text *t, const char *s)
+{
+	size_t n = strlen(s);
+	if (t->used + 1 >= t->len)
+		return;
+	size_t room = t->len - t->used - 1;
+	if (n > room)
+		n = room;
+	memcpy(t->buf + t->used, s, n);
+	t->used += n;
+	t->buf[t->used] = 0;
+}
+
+static void text_u64(rs_text *t, uint64_t v)
+{
+	char num[21];
+	size_t k = sizeof(num);
+	num[--k] = 0;
+	do
+		num[--k] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	text_put(t, num + k);
+}
+
+static void text_hex32(rs_text *t, uint32_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char num[11] = "0x";
+	for (int i = 0; i < 8; i++)
+		num[2 + i] = hex[(v >> (28 - 4 * i)) & 0xf];
+	num[10] = 0;
+	text_put(t, num);
+}
+
 void rs_describe_method(const rs_session *s, const cs_method_call *c, uint64_t number,
 			char *buf, size_t len)
 {
@@ -101,13 +140,33 @@ void rs_describe_method(const rs_session *s, const cs_method_call *c, uint64_t n
 	if (m)
 		cs_method_format_fields(m, c->data, fields, sizeof(fields));
 	const char *cname = cs_class_name(c->cls);
-	snprintf(buf, len, "#%" PRIu64 " ch%" PRIu32 " entry %" PRIu32 " method %" PRIu32
-		 " subch %" PRIu32 " %s.%s = 0x%08" PRIx32 "%s%s%s",
-		 number, c->channel, c->gp_entry, c->method_index, c->subch, cname ? cname : "?", label,
-		 c->data, fields[0] ? " (" : "", fields, fields[0] ? ")" : "");
+	rs_text t = { buf, len, 0 };
+	if (len)
+		buf[0] = 0;
+	text_put(&t, "#");
+	text_u64(&t, number);
+	text_put(&t, " ch");
+	text_u64(&t, c->channel);
+	text_put(&t, " entry ");
+	text_u64(&t, c->gp_entry);
+	text_put(&t, " method ");
+	text_u64(&t, c->method_index);
+	text_put(&t, " subch ");
+	text_u64(&t, c->subch);
+	text_put(&t, " ");
+	text_put(&t, cname ? cname : "?");
+	text_put(&t, ".");
+	text_put(&t, label);
+	text_put(&t, " = ");
+	text_hex32(&t, c->data);
+	if (fields[0]) {
+		text_put(&t, " (");
+		text_put(&t, fields);
+		text_put(&t, ")");
+	}
 }
 
-/* ---- stop conditions (worker thread, under the lock) ---------------------- */
+/* ---- stop conditions (the device's turn) ---------------------------------- */
 
 static size_t fired_count(const cs_report *r, unsigned stage)
 {
@@ -299,37 +358,12 @@ static bool should_stop(rs_session *s)
 	return false;
 }
 
-/* ---- the worker ------------------------------------------------------------ */
+/* ---- the device's turn --------------------------------------------------- */
 
-/* The two threads take turns: the one whose turn ends publishes its writes
- * with the flag, and the other spins a little (on its own core), then yields
- * (sharing one), then sleeps: a step hands the turn back within microseconds. */
-enum { RS_SPIN_HOT = 4000, RS_SPIN = 200 };
-
-static void hand_over(rs_session *s, bool to_worker)
-{
-	pthread_mutex_lock(&s->mu);
-	atomic_store_explicit(&s->worker_turn, to_worker, memory_order_release);
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
-}
-
-static void await_turn(rs_session *s, bool worker)
-{
-	for (int i = 0; i < RS_SPIN_HOT; i++)
-		if (atomic_load_explicit(&s->worker_turn, memory_order_acquire) == worker)
-			return;
-	for (int i = 0; i < RS_SPIN; i++)
-		if (atomic_load_explicit(&s->worker_turn, memory_order_acquire) == worker)
-			return;
-		else
-			sched_yield();
-	pthread_mutex_lock(&s->mu);
-	while (atomic_load_explicit(&s->worker_turn, memory_order_acquire) != worker)
-		pthread_cond_wait(&s->cv, &s->mu);
-	pthread_mutex_unlock(&s->mu);
-}
-
+/* The scenario runs as a coroutine on the REPL's own thread: the method hook
+ * yields to the REPL when it should stop, and `resume` enters it again. (A
+ * second thread handed the turn cost a wake-up through the scheduler per
+ * step, most of a step's time on a loaded machine.) */
 static void method_hook(void *ctx, const cs_method_call *call)
 {
 	rs_session *s = ctx;
@@ -337,13 +371,11 @@ static void method_hook(void *ctx, const cs_method_call *call)
 	s->cur = *call;
 	s->at_method = true;
 	s->nmethod++;
-	if (!s->free_run && should_stop(s)) {
-		hand_over(s, false);
-		await_turn(s, true);
-	}
+	if (!s->free_run && should_stop(s))
+		rs_coro_yield(s->co);
 }
 
-static void *worker_main(void *arg)
+static void device_main(void *arg)
 {
 	rs_session *s = arg;
 	cs_diag d;
@@ -353,11 +385,11 @@ static void *worker_main(void *arg)
 	s->exec_diag = d;
 	s->finished = true;
 	s->at_method = false;
-	hand_over(s, false);
-	return NULL;
+	s->dev_live = false;
+	rs_coro_exit(s->co);
 }
 
-/* Hands the device to the worker until it stops or the program ends. */
+/* Hands the device its turn until it stops or the program ends. */
 static void resume(rs_session *s)
 {
 	size_t n = 0;
@@ -368,13 +400,14 @@ static void resume(rs_session *s)
 		if (s->brk[i].kind == RS_BREAK_WRITE)
 			s->brk[i].last_ok = cs_device_peek(s->dev, s->brk[i].addr, s->brk[i].last,
 							    s->brk[i].len);
-	hand_over(s, true);
-	await_turn(s, false);
+	rs_coro_enter(s->co);
 }
 
 static bool start(rs_session *s, cs_diag *d)
 {
-	s->scn = cs_scenario_load(s->path, d);
+	s->scn = s->stdin_text ? cs_scenario_parse(s->stdin_text, s->stdin_len,
+						   cs_file_name(s->path), NULL, d)
+			       : cs_scenario_load(s->path, d);
 	if (!s->scn)
 		return false;
 	s->arch = cs_scenario_arch(s->scn);
@@ -390,24 +423,18 @@ static bool start(rs_session *s, cs_diag *d)
 	s->nmethod = 0;
 	s->go = RS_GO_STEP;
 	s->go_count = 1;
-	atomic_store(&s->worker_turn, true);
-	if (pthread_create(&s->worker, NULL, worker_main, s)) {
-		cs_diag_set(d, CS_ERR_INTERNAL, "cannot start the device thread");
-		return false;
-	}
-	s->worker_live = true;
-	await_turn(s, false);
+	rs_coro_start(s->co, device_main, s);
+	s->dev_live = true;
+	rs_coro_enter(s->co);
 	return true;
 }
 
 /* Lets a paused program run to its end without stopping, and frees it. */
 static void stop(rs_session *s)
 {
-	if (s->worker_live) {
+	if (s->dev_live) {
 		s->free_run = true;
-		hand_over(s, true);
-		pthread_join(s->worker, NULL);
-		s->worker_live = false;
+		rs_coro_enter(s->co);
 	}
 	cs_device_free(s->dev);
 	cs_scenario_free(s->scn);
@@ -423,10 +450,18 @@ rs_session *rs_session_new(const char *path, cs_diag *d)
 		cs_diag_set(d, CS_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
-	pthread_mutex_init(&s->mu, NULL);
-	pthread_cond_init(&s->cv, NULL);
+	s->co = rs_coro_new();
+	if (!s->co) {
+		free(s->path);
+		free(s);
+		cs_diag_set(d, CS_ERR_NOMEM, "cannot map the device's stack");
+		return NULL;
+	}
 	s->next_id = 1;
-	if (!start(s, d)) {
+	if ((!strcmp(path, CS_FILE_STDIN) &&
+	     !cs_file_read(path, CS_FILE_MAX_TEXT, "cannot read the scenario", &s->stdin_text,
+			   &s->stdin_len, d)) ||
+	    !start(s, d)) {
 		rs_session_free(s);
 		return NULL;
 	}
@@ -438,9 +473,9 @@ void rs_session_free(rs_session *s)
 	if (!s)
 		return;
 	stop(s);
-	pthread_mutex_destroy(&s->mu);
-	pthread_cond_destroy(&s->cv);
+	rs_coro_free(s->co);
 	free(s->path);
+	free(s->stdin_text);
 	free(s);
 }
 
@@ -534,7 +569,9 @@ void rs_session_go(rs_session *s, rs_go go, uint64_t arg, const char *name, FILE
 		fprintf(out, "%s\n", s->reason);
 	char line[512];
 	rs_describe_method(s, &s->cur, s->nmethod, line, sizeof(line));
-	fprintf(out, "next: %s\n", line);
+	fputs("next: ", out);
+	fputs(line, out);
+	fputc('\n', out);
 }
 
 /* ---- breakpoints ------------------------------------------------------------ */

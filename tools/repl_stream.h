@@ -1,8 +1,8 @@
 /* The method-stream session behind `chainsim repl` (docs/repl.md): a scenario
  * executed on a device whose front end stops between methods. The scenario
- * runs on a worker thread; the device's method hook hands control back to the
- * REPL whenever a stop condition holds, and the REPL reads the paused device.
- * Exactly one of the two threads runs at a time, so output is deterministic. */
+ * runs as a coroutine on the REPL's thread; the device's method hook switches
+ * back to the REPL whenever a stop condition holds, and the REPL reads the
+ * paused device. One thread, taking turns, so output is deterministic. */
 #ifndef CHAINSIM_TOOLS_REPL_STREAM_H
 #define CHAINSIM_TOOLS_REPL_STREAM_H
 

@@ -30,7 +30,7 @@ typedef struct cs_device_config {
 	/* an executor to wire instead of the PTX runtime (tests and
 	 * benchmarks name a fake one as such); NULL = the runtime. Copied. */
 	const cs_exec_port *exec_override;
-	/* added by sim/: records the trace may hold; 0 = CS_DEVICE_MAX_RECORDS */
+	/* records the trace may hold; 0 = CS_DEVICE_MAX_RECORDS */
 	size_t trace_max_records;
 } cs_device_config;
 

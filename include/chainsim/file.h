@@ -17,12 +17,20 @@ enum {
 	CS_FILE_MAX_BINARY = 256u << 20, /* a module, `load` data, raw pushbuffer bytes, firmware */
 };
 
+/* The path that means standard input, as on every command line. */
+#define CS_FILE_STDIN "-"
+
 /* Reads path (what names it in messages: "the scenario", "the map"...) into a
  * malloc'd buffer with a NUL after its len bytes; the caller frees it with
  * free(). False with CS_ERR_INPUT in d (file set to path) for a file that
  * cannot be opened, is not regular, or holds more than cap bytes; CS_ERR_NOMEM
- * when the buffer cannot be had. */
+ * when the buffer cannot be had. Path CS_FILE_STDIN reads standard input to
+ * its end, whatever it is (a pipe, a terminal), under the same cap. */
 CS_API bool cs_file_read(const char *path, size_t cap, const char *what, char **bytes, size_t *len,
 		  cs_diag *d);
+
+/* The name a path goes by in messages and reports: "<stdin>" for
+ * CS_FILE_STDIN, else the path itself. */
+CS_API const char *cs_file_name(const char *path);
 
 #endif

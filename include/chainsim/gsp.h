@@ -102,7 +102,7 @@ typedef struct cs_gsp_image {
 	size_t nsym;
 	cs_gsp_mapping *mapping; /* sorted by address; none: all code with C */
 	size_t nmapping;
-	cs_gsp_source *source; /* added: line tables, variables, types; NULL without DWARF */
+	cs_gsp_source *source; /* line tables, variables, types; NULL without DWARF */
 } cs_gsp_image;
 
 /* An ELF64 RISC-V executable from memory (loadable segments, symbols). */
@@ -172,9 +172,6 @@ CS_API cs_gsp_bytes cs_gsp_image_bytes_at(const cs_gsp_image *img, uint64_t addr
 /* "mnemonic\toperands" as riscv64-unknown-elf-objdump -d prints it (without
  * its symbolic <sym+off> annotations). */
 CS_API void cs_rv_format(const cs_rv_insn *insn, char *buf, size_t len);
-/* True when this build uses Capstone for RISC-V (Capstone >= 5); the project's
- * decoder otherwise. */
-CS_API bool cs_rv_uses_capstone(void);
 
 /* ---- machine ---- */
 

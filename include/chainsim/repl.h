@@ -32,7 +32,7 @@ typedef struct cs_repl_config {
 	cs_repl_exec_fn exec;
 	void *ctx;
 	const char *history_file;   /* may be NULL */
-	bool own_help;              /* added: "help" goes to exec (per-command help) */
+	bool own_help;              /* "help" goes to exec (per-command help) */
 } cs_repl_config;
 
 CS_API cs_repl *cs_repl_new(const cs_repl_config *cfg);

@@ -129,7 +129,7 @@ cs_module *cs_module_load_file(const char *path, cs_arch arch, cs_diag *d)
 	size_t len = 0;
 	if (!cs_file_read(path, CS_MODULE_MAX_BYTES, "the module", &buf, &len, d))
 		return NULL;
-	cs_module *m = cs_module_load_bytes((const uint8_t *)buf, len, path, arch, d);
+	cs_module *m = cs_module_load_bytes((const uint8_t *)buf, len, cs_file_name(path), arch, d);
 	free(buf);
 	return m;
 }

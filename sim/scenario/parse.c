@@ -556,7 +556,7 @@ static bool parse_launch(lx *l, scn_pline *pl, unsigned index)
 			while (!empty) {
 				/* @NAME: a parameter of any size (a struct by value) takes
 				 * its bytes from alloc NAME */
-				bool at = l->line[l->pos] == '@';
+				bool at = l->pos < l->len && l->line[l->pos] == '@';
 				uint32_t col = lx_col(l) + (at ? 1 : 0);
 				if (at)
 					l->pos++;
@@ -1474,7 +1474,7 @@ cs_scenario *cs_scenario_load(const char *path, cs_diag *d)
 	size_t len = 0;
 	if (!cs_file_read(path, CS_FILE_MAX_TEXT, "cannot read the scenario", &text, &len, d))
 		return NULL;
-	cs_scenario *s = cs_scenario_parse(text, len, path, NULL, d);
+	cs_scenario *s = cs_scenario_parse(text, len, cs_file_name(path), NULL, d);
 	free(text);
 	return s;
 }

@@ -83,6 +83,24 @@ Test(classdesc, lookup_by_offset_and_name)
 	cr_assert_str_eq(fields, "OPERATION=RELEASE PAYLOAD_SIZE=0x1");
 }
 
+/* The fields are appended by hand, not by snprintf: the same text, cut as
+ * snprintf cuts it, and the same count. */
+Test(classdesc, fields_are_cut_like_snprintf)
+{
+	char full[128], cut[128];
+	size_t n = cs_method_format_fields(&methods[1], 0x01000007, full, sizeof(full));
+	cr_assert_str_eq(full, "OPERATION=0x7 PAYLOAD_SIZE=0x1");
+	cr_assert_eq(n, strlen(full));
+	for (size_t len = 1; len <= strlen(full) + 1; len++) {
+		memset(cut, 'z', sizeof(cut));
+		size_t k = cs_method_format_fields(&methods[1], 0x01000007, cut, len);
+		cr_assert_eq(strlen(cut), len - 1, "len %zu", len);
+		cr_assert_eq(strncmp(cut, full, len - 1), 0, "len %zu", len);
+		cr_assert_eq(k, len - 1 < n ? len - 1 : n, "len %zu", len);
+	}
+	cr_assert_eq(cs_method_format_fields(&methods[1], 1, cut, 0), 0);
+}
+
 Test(pushbuf, header_and_gpfifo_round_trip)
 {
 	uint32_t h = cs_pb_inc(5, 0x3ffc, 0x1fff);

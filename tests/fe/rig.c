@@ -90,22 +90,6 @@ const rec_call *rec_nth(const rec_engine *e, rec_kind kind, size_t nth)
 	return NULL;
 }
 
-/* ---- recording sink ------------------------------------------------------ */
-
-static void sink_emit(void *ctx, const cs_event *ev)
-{
-	rig *r = ctx;
-	r->events = grow(r->events, &r->cap_events, r->nevents + 1, sizeof(*r->events));
-	rec_event *re = &r->events[r->nevents++];
-	re->ev = *ev;
-	re->ev.seq = r->seq++;
-	re->ev.time_ns = r->now;
-	re->detail[0] = '\0';
-	if (ev->detail)
-		snprintf(re->detail, sizeof(re->detail), "%s", ev->detail);
-	re->ev.detail = NULL; /* the text is re->detail (the array moves) */
-}
-
 /* ---- the rig --------------------------------------------------------------- */
 
 rig *rig_new(cs_arch arch, cs_trace_level level)
@@ -114,15 +98,10 @@ rig *rig_new(cs_arch arch, cs_trace_level level)
 	if (!r)
 		abort();
 	r->arch = arch;
-	r->mem = cs_mem_new(cs_arch_get(arch)->va_bits);
-	r->bus.mem = cs_mem_port_of(r->mem);
-	r->bus.trace.ctx = r;
-	r->bus.trace.emit = sink_emit;
-	r->bus.trace.level = level;
-	r->bus.now_ns = &r->now;
+	test_bus_init(&r->tb, cs_arch_get(arch)->va_bits, level);
 	cs_engine_port port = rec_engine_port(&r->eng);
-	r->fe = cs_fe_new(arch, &r->bus, &port);
-	if (!r->fe || !r->mem)
+	r->fe = cs_fe_new(arch, &r->tb.bus, &port);
+	if (!r->fe)
 		abort();
 	return r;
 }
@@ -132,8 +111,7 @@ void rig_free(rig *r)
 	if (!r)
 		return;
 	cs_fe_free(r->fe);
-	cs_mem_free(r->mem);
-	free(r->events);
+	test_bus_fini(&r->tb);
 	free(r->eng.calls);
 	free(r);
 }
@@ -144,7 +122,7 @@ uint64_t rig_alloc(rig *r, uint64_t size)
 	cs_diag d;
 	char name[32];
 	snprintf(name, sizeof(name), "r%u", r->npb++);
-	if (!cs_mem_alloc(r->mem, name, size, CS_PAGE_SIZE, &va, &d)) {
+	if (!cs_mem_alloc(r->tb.mem, name, size, CS_PAGE_SIZE, &va, &d)) {
 		fprintf(stderr, "rig_alloc: %s\n", d.msg);
 		abort();
 	}
@@ -175,7 +153,7 @@ uint64_t rig_pb(rig *r, const uint32_t *dw, size_t n)
 {
 	uint64_t va = rig_alloc(r, n ? 4ull * n : 4);
 	uint64_t fva;
-	if (n && !cs_mem_write(r->mem, va, dw, 4 * n, &fva))
+	if (n && !cs_mem_write(r->tb.mem, va, dw, 4 * n, &fva))
 		abort();
 	return va;
 }
@@ -185,7 +163,7 @@ void rig_push_raw(rig *r, uint32_t ch, uint32_t lo, uint32_t hi)
 	uint32_t w[2] = { lo, hi };
 	uint64_t fva;
 	/* the ring may be deliberately unmapped in a test: ignore the failure */
-	(void)cs_mem_write(r->mem, r->ring[ch] + 8ull * r->put[ch], w, 8, &fva);
+	(void)cs_mem_write(r->tb.mem, r->ring[ch] + 8ull * r->put[ch], w, 8, &fva);
 	r->put[ch] = (r->put[ch] + 1) % r->entries[ch];
 }
 
@@ -210,25 +188,19 @@ cs_fe_run_result rig_run(rig *r)
 
 size_t rig_count(const rig *r, cs_event_kind kind)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < r->nevents; i++)
-		n += r->events[i].ev.kind == kind;
-	return n;
+	return test_trace_count(&r->tb.trace, kind);
 }
 
 const rec_event *rig_nth(const rig *r, cs_event_kind kind, size_t nth)
 {
-	for (size_t i = 0; i < r->nevents; i++)
-		if (r->events[i].ev.kind == kind && nth-- == 0)
-			return &r->events[i];
-	return NULL;
+	return test_trace_nth(&r->tb.trace, kind, nth);
 }
 
 uint32_t rig_read32(rig *r, uint64_t va)
 {
 	uint32_t v = 0;
 	uint64_t fva;
-	if (!cs_mem_read(r->mem, va, &v, 4, &fva))
+	if (!cs_mem_read(r->tb.mem, va, &v, 4, &fva))
 		abort();
 	return v;
 }
@@ -236,7 +208,7 @@ uint32_t rig_read32(rig *r, uint64_t va)
 uint64_t rig_read64(rig *r, uint64_t va)
 {
 	uint64_t v = 0, fva;
-	if (!cs_mem_read(r->mem, va, &v, 8, &fva))
+	if (!cs_mem_read(r->tb.mem, va, &v, 8, &fva))
 		abort();
 	return v;
 }
@@ -244,14 +216,14 @@ uint64_t rig_read64(rig *r, uint64_t va)
 void rig_write32(rig *r, uint64_t va, uint32_t v)
 {
 	uint64_t fva;
-	if (!cs_mem_write(r->mem, va, &v, 4, &fva))
+	if (!cs_mem_write(r->tb.mem, va, &v, 4, &fva))
 		abort();
 }
 
 void rig_write64(rig *r, uint64_t va, uint64_t v)
 {
 	uint64_t fva;
-	if (!cs_mem_write(r->mem, va, &v, 8, &fva))
+	if (!cs_mem_write(r->tb.mem, va, &v, 8, &fva))
 		abort();
 }
 

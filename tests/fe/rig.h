@@ -1,6 +1,7 @@
-/* A test rig for the front end: a sparse VA space (sim/mem.c), a recording
- * trace sink, a recording engine port, and helpers that act as the guest
- * (write pushbuffers, ring entries, GP_PUT, ring the doorbell). */
+/* A test rig for the front end: the suites' shared bus (tests/common: a
+ * sparse VA space, the trace recorder), a recording engine port, and helpers
+ * that act as the guest (write pushbuffers, ring entries, GP_PUT, ring the
+ * doorbell). */
 #ifndef FE_TEST_RIG_H
 #define FE_TEST_RIG_H
 
@@ -8,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bus.h"
 #include "chainsim/fe.h"
-#include "chainsim/mem.h"
 
 /* ---- recording engine ---------------------------------------------------- */
 
@@ -34,12 +35,7 @@ size_t rec_count(const rec_engine *e, rec_kind kind);
 /* The nth call of the kind (0-based), NULL when there are fewer. */
 const rec_call *rec_nth(const rec_engine *e, rec_kind kind, size_t nth);
 
-/* ---- recording sink ------------------------------------------------------ */
-
-typedef struct rec_event {
-	cs_event ev;
-	char detail[CS_DIAG_MSG_MAX + 128];
-} rec_event;
+typedef test_record rec_event;
 
 /* ---- the rig --------------------------------------------------------------- */
 
@@ -47,14 +43,9 @@ enum { RIG_MAX_CH = 8 };
 
 typedef struct rig {
 	cs_arch arch;
-	cs_mem *mem;
-	uint64_t now;
-	uint64_t seq;
-	cs_bus bus;
+	test_bus tb; /* memory, clock and the records (tb.trace) */
 	rec_engine eng;
 	cs_fe *fe;
-	rec_event *events;
-	size_t nevents, cap_events;
 	uint32_t nch;
 	uint64_t ring[RIG_MAX_CH], userd[RIG_MAX_CH];
 	uint32_t entries[RIG_MAX_CH];

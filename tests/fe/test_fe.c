@@ -91,7 +91,7 @@ Test(fe, basic_entry_records_and_engine_context)
 	cr_assert_eq(info.counters.dwords, p.n);
 	cr_assert_eq(rig_read32(r, r->userd[ch] + CS_USERD_GP_GET), 1, "GP_GET written back");
 	/* virtual time: one entry, five methods */
-	cr_assert_eq(r->now, CS_FE_NS_PER_ENTRY + 5 * CS_FE_NS_PER_METHOD);
+	cr_assert_eq(r->tb.now, CS_FE_NS_PER_ENTRY + 5 * CS_FE_NS_PER_METHOD);
 	pb_free(&p);
 	rig_free(r);
 }
@@ -251,8 +251,8 @@ Test(fe, unmapped_pushbuffer_faults_then_stops)
 	uint64_t bad = va + CS_PAGE_SIZE;
 	uint64_t fva;
 	uint32_t pb[2] = { cs_pb_inc(0, CS_FE_M_SET_REFERENCE, 1), 3 };
-	cs_mem_write(r->mem, pbva, pb, 8, &fva);
-	cr_assert(!cs_mem_mapped(r->mem, bad, 4));
+	cs_mem_write(r->tb.mem, pbva, pb, 8, &fva);
+	cr_assert(!cs_mem_mapped(r->tb.mem, bad, 4));
 	rig_push(r, ch, pbva, 4);
 	rig_submit(r, ch);
 	cs_fe_run_result rr = rig_run(r);
@@ -342,10 +342,10 @@ Test(fe, control_entries)
 	/* a pushbuffer above 2^40, reached through the extended base (Hopper on) */
 	uint64_t high = 0x30000000000ull; /* bits 41:40 = 3 */
 	cs_diag d;
-	cr_assert(cs_mem_map(r->mem, "high", high, CS_PAGE_SIZE, &d), "%s", d.msg);
+	cr_assert(cs_mem_map(r->tb.mem, "high", high, CS_PAGE_SIZE, &d), "%s", d.msg);
 	uint32_t pb[2] = { cs_pb_inc(0, CS_FE_M_SET_REFERENCE, 1), 0x77 };
 	uint64_t fva;
-	cs_mem_write(r->mem, high + 0x40, pb, 8, &fva);
+	cs_mem_write(r->tb.mem, high + 0x40, pb, 8, &fva);
 	cs_gp_entry ext = { .length = 0, .opcode = CS_GP_OPCODE_SET_PB_SEGMENT_EXTENDED_BASE };
 	cs_gp_encode(&ext, &lo, &hi);
 	lo = 3u << 8; /* operand 24:8 */

@@ -244,10 +244,10 @@ Test(fuzz, front_end_random_streams)
 				cr_assert(info.stop.msg[0] != '\0');
 		}
 		/* every record the fe emitted names a known kind and its channel */
-		for (size_t i = 0; i < r->nevents; i++) {
-			cr_assert(r->events[i].ev.kind > 0 && r->events[i].ev.kind < CS_EV_KIND_COUNT);
-			cr_assert(r->events[i].ev.channel < nch);
-			cr_assert_eq(r->events[i].ev.unit, CS_UNIT_FE);
+		for (size_t i = 0; i < r->tb.trace.n; i++) {
+			cr_assert(r->tb.trace.recs[i].ev.kind > 0 && r->tb.trace.recs[i].ev.kind < CS_EV_KIND_COUNT);
+			cr_assert(r->tb.trace.recs[i].ev.channel < nch);
+			cr_assert_eq(r->tb.trace.recs[i].ev.unit, CS_UNIT_FE);
 		}
 		free(pb);
 		free(starts);

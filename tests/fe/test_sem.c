@@ -72,7 +72,7 @@ Test(sem, release_with_timestamp_in_virtual_time)
 		uint32_t ch = rig_channel(r, 4);
 		uint64_t s = rig_alloc(r, 64);
 		rig_write64(r, s, CANARY);
-		r->now = 1000;
+		r->tb.now = 1000;
 		run_sem(r, ch, s + 16, 7, cs_fe_sem_execute(CS_FE_SEM_RELEASE, is64, true, true, 0, false));
 		/* the release is the fifth method of the first entry */
 		uint64_t at = 1000 + CS_FE_NS_PER_ENTRY + 5 * CS_FE_NS_PER_METHOD;
@@ -375,7 +375,7 @@ Test(sem, faults_and_bad_operations)
 		/* a page with nothing mapped after it */
 		uint64_t s = 0x5000000000ull;
 		cs_diag md;
-		cr_assert(cs_mem_map(r->mem, "sem", s, CS_PAGE_SIZE, &md), "%s", md.msg);
+		cr_assert(cs_mem_map(r->tb.mem, "sem", s, CS_PAGE_SIZE, &md), "%s", md.msg);
 		uint64_t addr = (cases[i].addr ? cases[i].addr : s) + cases[i].addr_off;
 		rig_write64(r, s + CS_PAGE_SIZE - 8, CANARY);
 		run_sem(r, ch, addr, 1, cases[i].exec);
@@ -421,7 +421,7 @@ Test(sem, legacy_semaphored_on_ampere_only)
 	rig_submit(r, ch);
 	rig_run(r);
 	cr_assert_eq(rig_read32(r, s), 0x99);
-	cr_assert_eq(rig_read64(r, s + 8), r->now);
+	cr_assert_eq(rig_read64(r, s + 8), r->tb.now);
 	cr_assert_eq(rig_nth(r, CS_EV_SEM_RELEASE, 1)->ev.aux, 16 | CS_SEM_RELEASE_AFTER_WFI);
 	/* acquire (equal) blocks, then resumes */
 	pb[3] = 0x100;

@@ -4,23 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void rec_emit(void *ctx, const cs_event *ev)
-{
-	h_env *h = ctx;
-	if (h->nrec == h->cap) {
-		h->cap = h->cap ? h->cap * 2 : 64;
-		h->recs = realloc(h->recs, h->cap * sizeof(*h->recs));
-		if (!h->recs)
-			abort();
-	}
-	h_rec *r = &h->recs[h->nrec++];
-	r->ev = *ev;
-	r->ev.seq = h->nrec - 1;
-	r->ev.time_ns = h->now;
-	snprintf(r->detail, sizeof(r->detail), "%s", ev->detail ? ev->detail : "");
-	r->ev.detail = r->detail;
-}
-
 /* fake_exec_counts_ctas: no code runs; it counts
  * the grid's CTAs and answers with the outcome the test chose. */
 static void fake_exec_counts_ctas(void *ctx, const cs_bus *bus, const cs_grid_launch *g,
@@ -51,7 +34,7 @@ h_env *h_new(cs_arch arch, bool with_exec)
 {
 	h_env *h = calloc(1, sizeof(*h));
 	h->arch = arch;
-	h->mem = cs_mem_new(cs_arch_get(arch)->va_bits);
+	test_bus_init(&h->tb, cs_arch_get(arch)->va_bits, CS_TRACE_CHAIN);
 	cs_diag d;
 	static const struct { const char *n; uint64_t va, size; } regions[] = {
 		{ "qmd", H_QMD_VA, 0x10000 },     { "code", H_CODE_VA, 0x10000 },
@@ -59,17 +42,12 @@ h_env *h_new(cs_arch arch, bool with_exec)
 		{ "buf", H_BUF_VA, 0x100000 },
 	};
 	for (size_t i = 0; i < sizeof(regions) / sizeof(regions[0]); i++)
-		if (!cs_mem_map(h->mem, regions[i].n, regions[i].va, regions[i].size, &d))
+		if (!cs_mem_map(h->tb.mem, regions[i].n, regions[i].va, regions[i].size, &d))
 			abort();
-	h->bus.mem = cs_mem_port_of(h->mem);
-	h->bus.trace.ctx = h;
-	h->bus.trace.emit = rec_emit;
-	h->bus.trace.level = CS_TRACE_CHAIN;
-	h->bus.now_ns = &h->now;
 	h->fx.outcome = CS_GRID_EXECUTED;
 	h->exec.ctx = &h->fx;
 	h->exec.run_grid = fake_exec_counts_ctas;
-	h->gr = cs_gr_new(arch, &h->bus, with_exec ? &h->exec : NULL);
+	h->gr = cs_gr_new(arch, &h->tb.bus, with_exec ? &h->exec : NULL);
 	h->port = cs_gr_engine_port(h->gr);
 	const cs_arch_info *ai = cs_arch_get(arch);
 	h_bind(h, 1, ai->compute_class);
@@ -80,8 +58,7 @@ h_env *h_new(cs_arch arch, bool with_exec)
 void h_free(h_env *h)
 {
 	cs_gr_free(h->gr);
-	cs_mem_free(h->mem);
-	free(h->recs);
+	test_bus_fini(&h->tb);
 	free(h);
 }
 
@@ -111,29 +88,17 @@ cs_engine_result h_call(h_env *h, uint32_t subch, uint32_t method, uint32_t data
 
 size_t h_count(const h_env *h, cs_event_kind kind)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < h->nrec; i++)
-		n += h->recs[i].ev.kind == kind;
-	return n;
+	return test_trace_count(&h->tb.trace, kind);
 }
 
 const h_rec *h_find(const h_env *h, cs_event_kind kind, size_t n)
 {
-	for (size_t i = 0; i < h->nrec; i++)
-		if (h->recs[i].ev.kind == kind && n-- == 0)
-			return &h->recs[i];
-	return NULL;
+	return test_trace_nth(&h->tb.trace, kind, n);
 }
 
 void h_dump(const h_env *h)
 {
-	for (size_t i = 0; i < h->nrec; i++) {
-		const cs_event *e = &h->recs[i].ev;
-		fprintf(stderr, "%3zu %-16s st%u L%u e%u m%u addr=0x%llx val=0x%llx aux=0x%llx %s\n",
-			i, cs_event_kind_name((cs_event_kind)e->kind), e->stage, e->launch,
-			e->gp_entry, e->method_index, (unsigned long long)e->addr,
-			(unsigned long long)e->value, (unsigned long long)e->aux, h->recs[i].detail);
-	}
+	test_trace_dump(&h->tb.trace, stderr);
 }
 
 void h_qmd_build(h_env *h, cs_qmd *q, uint32_t gx, uint64_t payload)
@@ -155,7 +120,7 @@ void h_qmd_build(h_env *h, cs_qmd *q, uint32_t gx, uint64_t payload)
 void h_qmd_write(h_env *h, uint64_t va, const cs_qmd *q)
 {
 	uint64_t f;
-	if (!cs_mem_write(h->mem, va, q->dw, q->layout->bytes, &f))
+	if (!cs_mem_write(h->tb.mem, va, q->dw, q->layout->bytes, &f))
 		abort();
 }
 
@@ -184,7 +149,7 @@ uint32_t h_rd32(h_env *h, uint64_t va)
 {
 	uint32_t v = 0;
 	uint64_t f;
-	if (!cs_mem_read(h->mem, va, &v, 4, &f))
+	if (!cs_mem_read(h->tb.mem, va, &v, 4, &f))
 		abort();
 	return v;
 }
@@ -192,7 +157,7 @@ uint32_t h_rd32(h_env *h, uint64_t va)
 uint64_t h_rd64(h_env *h, uint64_t va)
 {
 	uint64_t v = 0, f;
-	if (!cs_mem_read(h->mem, va, &v, 8, &f))
+	if (!cs_mem_read(h->tb.mem, va, &v, 8, &f))
 		abort();
 	return v;
 }
@@ -200,6 +165,6 @@ uint64_t h_rd64(h_env *h, uint64_t va)
 void h_wr32(h_env *h, uint64_t va, uint32_t v)
 {
 	uint64_t f;
-	if (!cs_mem_write(h->mem, va, &v, 4, &f))
+	if (!cs_mem_write(h->tb.mem, va, &v, 4, &f))
 		abort();
 }

@@ -1,14 +1,14 @@
-/* Test harness for gr/: a real cs_mem behind the bus, a recording trace sink,
- * fake executors (named fake_exec_*), and helpers that drive the engine port
- * with cs_method_call sequences. */
+/* Test harness for gr/: the suites' shared bus (tests/common: a real cs_mem,
+ * the trace recorder), fake executors (named fake_exec_*), and helpers that
+ * drive the engine port with cs_method_call sequences. */
 #ifndef GR_TEST_HARNESS_H
 #define GR_TEST_HARNESS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bus.h"
 #include "chainsim/gr.h"
-#include "chainsim/mem.h"
 
 
 #define H_QMD_VA 0x200000000ull   /* 64 KiB: QMDs */
@@ -18,10 +18,7 @@
 #define H_BUF_VA 0x200400000ull   /* 1 MiB: copy source and destination */
 #define H_UNMAPPED_VA 0x7d0000000ull
 
-typedef struct h_rec {
-	cs_event ev;
-	char detail[512];
-} h_rec;
+typedef test_record h_rec;
 
 /* What a fake executor saw and will answer. */
 typedef struct fake_exec {
@@ -37,11 +34,7 @@ typedef struct fake_exec {
 
 typedef struct h_env {
 	cs_arch arch;
-	cs_mem *mem;
-	cs_bus bus;
-	uint64_t now;
-	h_rec *recs;
-	size_t nrec, cap;
+	test_bus tb; /* memory, clock and the records (tb.trace) */
 	fake_exec fx;
 	cs_exec_port exec;
 	cs_gr *gr;

@@ -56,15 +56,15 @@ Test(gr_fuzz, random_method_streams_never_crash)
 				if (h_call(h, copy ? 4 : 1, method, pick_data(&seed)) != CS_ENGINE_OK) {
 					stops++;
 					cr_assert_neq(h->why.msg[0], '\0', "a stop says why");
-					cr_assert(h->nrec > 0);
-					const cs_event *last = &h->recs[h->nrec - 1].ev;
+					cr_assert(h->tb.trace.n > 0);
+					const cs_event *last = &h->tb.trace.recs[h->tb.trace.n - 1].ev;
 					cr_assert(last->kind == CS_EV_CHANNEL_STOP ||
 						  last->kind == CS_EV_FAULT,
 						  "a stop is recorded (last record %s)",
 						  cs_event_kind_name((cs_event_kind)last->kind));
 				}
-				if (h->nrec > 100000)
-					h->nrec = 0; /* keep the recorder small */
+				if (h->tb.trace.n > 100000)
+					test_trace_clear(&h->tb.trace); /* keep the recorder small */
 			}
 			cr_expect_gt(stops, 0);
 			cs_gr_counters k;

@@ -17,10 +17,10 @@ static unsigned qmd_dwords(cs_arch a) { return cs_qmd_size(cs_arch_qmd_major(a))
 /* The kinds, in order, of every record from index `from`. */
 static void expect_kinds(const h_env *h, size_t from, const cs_event_kind *k, size_t n)
 {
-	cr_assert_eq(h->nrec - from, n, "expected %zu records, got %zu", n, h->nrec - from);
+	cr_assert_eq(h->tb.trace.n - from, n, "expected %zu records, got %zu", n, h->tb.trace.n - from);
 	for (size_t i = 0; i < n; i++)
-		cr_expect_eq(h->recs[from + i].ev.kind, k[i], "record %zu is %s, expected %s", i,
-			     cs_event_kind_name((cs_event_kind)h->recs[from + i].ev.kind),
+		cr_expect_eq(h->tb.trace.recs[from + i].ev.kind, k[i], "record %zu is %s, expected %s", i,
+			     cs_event_kind_name((cs_event_kind)h->tb.trace.recs[from + i].ev.kind),
 			     cs_event_kind_name(k[i]));
 }
 
@@ -40,26 +40,26 @@ Test(gr_launch, pcas_path_on_each_arch)
 		cr_assert_eq(h_pcas(h, H_QMD_VA, CS_PCAS2_INVALIDATE_COPY_SCHEDULE), CS_ENGINE_OK,
 			     "%s", h->why.msg);
 		expect_kinds(h, 0, full_launch, 7);
-		const cs_event *ins = &h->recs[0].ev;
+		const cs_event *ins = &h->tb.trace.recs[0].ev;
 		cr_expect_eq(ins->stage, CS_STAGE_QMD_INSTALL);
 		cr_expect_eq(ins->addr, H_QMD_VA);
 		cr_expect_eq(ins->value, qmd_dwords(arches[a]) * 4);
 		cr_expect_eq(ins->aux, CS_GR_PATH_PCAS);
-		cr_expect_eq(h->recs[1].ev.value, CS_PCAS2_INVALIDATE_COPY_SCHEDULE);
-		cr_expect_eq(h->recs[2].ev.value, cs_arch_qmd_major(arches[a]));
-		cr_expect_eq(h->recs[4].ev.value, 3);
-		cr_expect_eq(h->recs[4].ev.addr, H_CODE_VA);
-		cr_expect_eq(h->recs[5].ev.value, 3);
-		cr_expect_eq(h->recs[5].ev.aux, 3 * 32 * 7);
-		cr_expect_str_eq(h->recs[5].detail, "fake_kernel");
-		const cs_event *rel = &h->recs[6].ev;
+		cr_expect_eq(h->tb.trace.recs[1].ev.value, CS_PCAS2_INVALIDATE_COPY_SCHEDULE);
+		cr_expect_eq(h->tb.trace.recs[2].ev.value, cs_arch_qmd_major(arches[a]));
+		cr_expect_eq(h->tb.trace.recs[4].ev.value, 3);
+		cr_expect_eq(h->tb.trace.recs[4].ev.addr, H_CODE_VA);
+		cr_expect_eq(h->tb.trace.recs[5].ev.value, 3);
+		cr_expect_eq(h->tb.trace.recs[5].ev.aux, 3 * 32 * 7);
+		cr_expect_str_eq(h->tb.trace.recs[5].detail, "fake_kernel");
+		const cs_event *rel = &h->tb.trace.recs[6].ev;
 		cr_expect_eq(rel->stage, CS_STAGE_ENGINE_RELEASE);
 		cr_expect_eq(rel->unit, CS_UNIT_COMPUTE);
 		cr_expect_eq(rel->addr, H_SEM_VA);
 		cr_expect_eq(rel->value, 0x1234);
 		cr_expect_eq(rel->aux, 4);
-		for (size_t i = 0; i < h->nrec; i++) {
-			const cs_event *e = &h->recs[i].ev;
+		for (size_t i = 0; i < h->tb.trace.n; i++) {
+			const cs_event *e = &h->tb.trace.recs[i].ev;
 			cr_expect_eq(e->launch, 0);
 			cr_expect_eq(e->channel, 0);
 			cr_expect_eq(e->gp_entry, 5);
@@ -75,7 +75,7 @@ Test(gr_launch, pcas_path_on_each_arch)
 		cr_expect_eq(h->fx.last.cbank_addr[0], H_CBANK_VA);
 		cr_expect_eq(h->fx.last.cbank_size[0], 0x300);
 		cr_expect_eq(h->fx.last.qmd_addr, H_QMD_VA);
-		cr_expect_eq(h->now, CS_GR_NS_PER_LAUNCH + 3 * CS_GR_NS_PER_CTA);
+		cr_expect_eq(h->tb.now, CS_GR_NS_PER_LAUNCH + 3 * CS_GR_NS_PER_CTA);
 		cs_gr_counters k;
 		cs_gr_counters_get(h->gr, &k);
 		cr_expect_eq(k.launches, 1);
@@ -97,18 +97,18 @@ Test(gr_launch, inline_path_on_each_arch)
 		unsigned n = qmd_dwords(arches[a]);
 		uint64_t va = H_QMD_VA + 0x400;
 		cr_assert_eq(h_inline(h, va, &q, n - 1, n == 96), CS_ENGINE_OK, "%s", h->why.msg);
-		cr_expect_eq(h->nrec, 0, "nothing happens before the last dword");
+		cr_expect_eq(h->tb.trace.n, 0, "nothing happens before the last dword");
 		cr_assert_eq(h_call(h, 1, CS_GR_LOAD_INLINE_QMD_DATA + 4 * (n - 1), q.dw[n - 1]),
 			     CS_ENGINE_OK, "%s", h->why.msg);
-		cr_assert_eq(h->nrec, 8);
-		cr_expect_eq(h->recs[0].ev.kind, CS_EV_ASSUMPTION);
+		cr_assert_eq(h->tb.trace.n, 8);
+		cr_expect_eq(h->tb.trace.recs[0].ev.kind, CS_EV_ASSUMPTION);
 		char want[64];
 		snprintf(want, sizeof(want), "(LOAD_INLINE_QMD_DATA(%u))", n - 1);
-		cr_expect_not_null(strstr(h->recs[0].detail, want), "%s", h->recs[0].detail);
-		cr_expect_not_null(strstr(h->recs[0].detail, "assumed"));
+		cr_expect_not_null(strstr(h->tb.trace.recs[0].detail, want), "%s", h->tb.trace.recs[0].detail);
+		cr_expect_not_null(strstr(h->tb.trace.recs[0].detail, "assumed"));
 		expect_kinds(h, 1, full_launch, 7);
-		cr_expect_eq(h->recs[1].ev.aux, CS_GR_PATH_INLINE);
-		cr_expect_eq(h->recs[1].ev.addr, va);
+		cr_expect_eq(h->tb.trace.recs[1].ev.aux, CS_GR_PATH_INLINE);
+		cr_expect_eq(h->tb.trace.recs[1].ev.addr, va);
 		/* Stage 6: the dwords are in memory at the QMD address. */
 		for (unsigned i = 0; i < n; i++)
 			cr_expect_eq(h_rd32(h, va + 4 * i), q.dw[i], "dword %u", i);
@@ -153,16 +153,16 @@ Test(gr_launch, inline_path_errors)
 	cr_expect_not_null(strstr(h->why.msg, "never said where it goes"), "%s", h->why.msg);
 	cr_expect_eq(h_find(h, CS_EV_CHANNEL_STOP, 1)->ev.stage, CS_STAGE_QMD_INSTALL);
 	/* Unmapped destination: stage 6 fault, no launch id handed out. */
-	size_t from = h->nrec;
+	size_t from = h->tb.trace.n;
 	cr_expect_eq(h_inline(h, H_UNMAPPED_VA, &q, 64, false), CS_ENGINE_STOP);
-	cr_assert_eq(h->nrec, from + 1);
-	const cs_event *f = &h->recs[from].ev;
+	cr_assert_eq(h->tb.trace.n, from + 1);
+	const cs_event *f = &h->tb.trace.recs[from].ev;
 	cr_expect_eq(f->kind, CS_EV_FAULT);
 	cr_expect_eq(f->stage, CS_STAGE_QMD_INSTALL);
 	cr_expect_eq(f->addr, H_UNMAPPED_VA);
 	cr_expect_eq(f->value, CS_ACCESS_WRITE);
 	cr_expect_eq(f->launch, CS_NONE32);
-	cr_expect_not_null(strstr(h->recs[from].detail, "LOAD_INLINE_QMD_DATA"));
+	cr_expect_not_null(strstr(h->tb.trace.recs[from].detail, "LOAD_INLINE_QMD_DATA"));
 	h_free(h);
 }
 
@@ -196,16 +196,16 @@ Test(gr_launch, every_pcas2_action)
 			cr_expect_eq(k.launches, 0, "action %u", act);
 			cr_expect_eq(h_rd32(h, H_SEM_VA), 0, "action %u released", act);
 			if (act == CS_PCAS2_NOP) {
-				cr_expect_eq(h->nrec, 0);
+				cr_expect_eq(h->tb.trace.n, 0);
 			} else if (act == CS_PCAS2_INVALIDATE) {
 				cr_expect_eq(h_count(h, CS_EV_CACHE_INVALIDATE), 1);
-				cr_expect_eq(h->nrec, 1);
+				cr_expect_eq(h->tb.trace.n, 1);
 			} else {
 				const h_rec *as = h_find(h, CS_EV_ASSUMPTION, 0);
 				cr_assert_not_null(as, "action %u", act);
 				cr_expect_not_null(strstr(as->detail, name), "%s", as->detail);
 				cr_expect_not_null(strstr(as->detail, "not scheduling"));
-				cr_expect_eq(h->nrec, 1);
+				cr_expect_eq(h->tb.trace.n, 1);
 			}
 		}
 		h_free(h);
@@ -240,14 +240,14 @@ Test(gr_launch, pcas_errors_stop_the_channel)
 	cr_expect_eq(h_call(h, 1, CS_GR_SEND_SIGNALING_PCAS2_B, 3), CS_ENGINE_STOP);
 	cr_expect_str_eq(h->why.msg, "SEND_SIGNALING_PCAS2_B INVALIDATE_COPY_SCHEDULE schedules a "
 				     "QMD, but SEND_PCAS_A never named one");
-	size_t from = h->nrec;
+	size_t from = h->tb.trace.n;
 	cr_expect_eq(h_pcas(h, H_UNMAPPED_VA, 2), CS_ENGINE_STOP);
-	cr_assert_eq(h->nrec, from + 1);
-	cr_expect_eq(h->recs[from].ev.kind, CS_EV_FAULT);
-	cr_expect_eq(h->recs[from].ev.stage, CS_STAGE_QMD_INSTALL);
-	cr_expect_eq(h->recs[from].ev.addr, H_UNMAPPED_VA);
-	cr_expect_eq(h->recs[from].ev.value, CS_ACCESS_READ);
-	cr_expect_not_null(strstr(h->recs[from].detail, "no QMD is installed"));
+	cr_assert_eq(h->tb.trace.n, from + 1);
+	cr_expect_eq(h->tb.trace.recs[from].ev.kind, CS_EV_FAULT);
+	cr_expect_eq(h->tb.trace.recs[from].ev.stage, CS_STAGE_QMD_INSTALL);
+	cr_expect_eq(h->tb.trace.recs[from].ev.addr, H_UNMAPPED_VA);
+	cr_expect_eq(h->tb.trace.recs[from].ev.value, CS_ACCESS_READ);
+	cr_expect_not_null(strstr(h->tb.trace.recs[from].detail, "no QMD is installed"));
 	cs_gr_counters k;
 	cs_gr_counters_get(h->gr, &k);
 	cr_expect_eq(k.launches, 0);

@@ -158,7 +158,7 @@ Test(gr_seq, copy_sequence_runs_with_release)
 		for (unsigned i = 0; i < 64; i++)
 			cr_expect_eq(h_rd32(h, H_BUF_VA + 0x1000 + 4 * i), 0x5000 + i);
 		cr_expect_eq(h_rd64(h, H_SEM_VA), o.sem_payload);
-		cr_expect_eq(h_rd64(h, H_SEM_VA + 8), h->now);
+		cr_expect_eq(h_rd64(h, H_SEM_VA + 8), h->tb.now);
 		h_free(h);
 	}
 	cs_gr_copy_opts o = { .arch = CS_ARCH_AMPERE, .subch = 4, .len = 4, .release = true,

@@ -19,7 +19,7 @@ static void report(h_env *h, uint64_t va, uint32_t payload, uint32_t d)
 Test(gr_units, report_semaphore_one_and_four_words)
 {
 	h_env *h = h_new(CS_ARCH_HOPPER, true);
-	h->now = 5000;
+	h->tb.now = 5000;
 	for (unsigned i = 0; i < 12; i++)
 		h_wr32(h, H_SEM_VA + 4 * i, 0xffffffffu);
 	report(h, H_SEM_VA, 0x31, 1u << 28); /* RELEASE, ONE_WORD */
@@ -165,7 +165,7 @@ static void fill(h_env *h, uint64_t va, unsigned n, uint8_t seed)
 	for (unsigned i = 0; i < n; i++) {
 		uint8_t b = (uint8_t)(seed + i * 7);
 		uint64_t f;
-		cs_mem_write(h->mem, va + i, &b, 1, &f);
+		cs_mem_write(h->tb.mem, va + i, &b, 1, &f);
 	}
 }
 
@@ -174,8 +174,8 @@ static bool same(h_env *h, uint64_t a, uint64_t b, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		uint8_t x, y;
 		uint64_t f;
-		cs_mem_read(h->mem, a + i, &x, 1, &f);
-		cs_mem_read(h->mem, b + i, &y, 1, &f);
+		cs_mem_read(h->tb.mem, a + i, &x, 1, &f);
+		cs_mem_read(h->tb.mem, b + i, &y, 1, &f);
 		if (x != y)
 			return false;
 	}
@@ -219,7 +219,7 @@ Test(gr_units, copy_one_line_on_each_copy_class)
 		cs_gr_counters_get(h->gr, &k);
 		cr_expect_eq(k.copies, 1);
 		cr_expect_eq(k.bytes_copied, 5000);
-		cr_expect_eq(h->now, CS_GR_NS_PER_COPY + (5000 + 15) / 16);
+		cr_expect_eq(h->tb.now, CS_GR_NS_PER_COPY + (5000 + 15) / 16);
 		h_free(h);
 	}
 }
@@ -265,7 +265,7 @@ Test(gr_units, copy_semaphore_release_with_and_without_timestamp)
 	cr_expect_eq(r->ev.aux, 4);
 	/* The release follows the copy in the trace. */
 	cr_expect_lt(h_find(h, CS_EV_COPY, 0)->ev.seq, r->ev.seq);
-	uint64_t t = h->now;
+	uint64_t t = h->tb.now;
 	/* Four words with timestamp; a 64-bit payload through PAYLOAD_UPPER. */
 	h_call(h, 4, CS_CE_SET_SEMAPHORE_B, (uint32_t)H_SEM_VA + 0x10);
 	h_call(h, 4, CS_CE_SET_SEMAPHORE_PAYLOAD_UPPER, 0x11);
@@ -383,9 +383,9 @@ Test(gr_units, cache_invalidations_wfi_and_unknown_methods)
 	cr_expect_eq(h_call(h, 1, CS_GR_WAIT_FOR_IDLE, 0), CS_ENGINE_OK);
 	cr_expect_eq(h_find(h, CS_EV_HOST_OP, 0)->ev.method, CS_GR_WAIT_FOR_IDLE);
 	/* State methods the model keeps no use for are accepted silently. */
-	size_t n = h->nrec;
+	size_t n = h->tb.trace.n;
 	cr_expect_eq(h_call(h, 1, CS_GR_SET_QMD_VERSION, 0x00040004), CS_ENGINE_OK);
-	cr_expect_eq(h->nrec, n);
+	cr_expect_eq(h->tb.trace.n, n);
 	/* A method chainsim's table does not know is named, not dropped in silence. */
 	cr_expect_eq(h_call(h, 1, 0x0d94, 1), CS_ENGINE_OK);
 	cr_expect_str_eq(h_find(h, CS_EV_ASSUMPTION, 0)->detail,

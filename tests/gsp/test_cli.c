@@ -606,6 +606,18 @@ Test(gsp_cli, gdb_stub_answers_without_delay)
 	double ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
 	cr_assert_lt(ms, 2000.0, "200 packets took %.0f ms", ms);
 	cr_log_info("200 packets: %.1f ms", ms);
+	/* breakpoint insertion and removal, the packets gdb timed out on
+	 * ("Ignoring packet error") */
+	t0 = g_get_monotonic_time();
+	for (int i = 0; i < 100; i++) {
+		send_pkt(fd, i % 2 ? "z0,80000194,2" : "Z0,80000194,2");
+		char *r = read_reply(fd);
+		cr_assert_str_eq(r, "OK");
+		g_free(r);
+		send_raw(fd, "+", 1);
+	}
+	ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
+	cr_assert_lt(ms, 1000.0, "100 Z0/z0 packets took %.0f ms", ms);
 	send_pkt(fd, "k");
 	waitpid(pid, NULL, 0);
 	g_spawn_close_pid(pid);
@@ -760,4 +772,123 @@ Test(gsp_cli, gdb_finds_the_planted_defect_at_source_level)
 	HAS(r, "statq_free_slots () at fw.c:164");
 	HAS(r, "Line 160 of \"fw.c\"");
 	run_free(&r);
+}
+
+/* "NAME = VALUE" lines of one frame's section of a transcript, as a table
+ * NAME -> the first word of VALUE (gdb prints no type; ours is "(TYPE) "
+ * before the value, and "(arg) " before a parameter). */
+static GHashTable *frame_vars(const char *text, const char *start, const char *end)
+{
+	GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	const char *p = strstr(text, start), *stop = p ? strstr(p + strlen(start), end) : NULL;
+	cr_assert(p, "no '%s' in:\n%s", start, text);
+	gchar *part = g_strndup(p, stop ? (size_t)(stop - p) : strlen(p));
+	gchar **lines = g_strsplit(part, "\n", -1);
+	for (gchar **l = lines; *l; l++) {
+		const char *s = g_str_has_prefix(*l, "(arg) ") ? *l + 6 : *l;
+		const char *eq = strstr(s, " = ");
+		if (!eq || strchr(s, ' ') != eq)
+			continue;
+		const char *v = eq + 3;
+		if (*v == '(' && strstr(v, ") "))
+			v = strstr(v, ") ") + 2;
+		g_hash_table_replace(t, g_strndup(s, (size_t)(eq - s)), g_strndup(v, strcspn(v, " ")));
+	}
+	g_strfreev(lines);
+	g_free(part);
+	return t;
+}
+
+/* The locals of outer frames as `frame N` / `info locals` print them are the
+ * values gdb-multiarch shows for the same stop through the stub: the same
+ * names, the same numbers, the same <optimized out>. */
+Test(gsp_cli, gdb_agrees_on_outer_frame_locals)
+{
+	const char *gdb_cmds[] = { "monitor rpc init", "monitor rpc post GET_GSP_STATIC_INFO 1", "break statq_free_slots",
+				   "continue", "frame 1", "info locals", "info args", "frame 2", "info locals", "info args",
+				   "frame 3", "info locals", "info args", NULL };
+	run_result g = gdb_batch_map("gsp-fixture.elf", "gsp-fixture.map", gdb_cmds);
+	char *elf = gsp_fixture("gsp-fixture.elf"), *map = gsp_fixture("gsp-fixture.map");
+	const char *args[] = { elf, "--map", map, "-ex", "rpc init", "-ex", "rpc post GET_GSP_STATIC_INFO 1", "-ex",
+			       "break statq_free_slots", "-ex", "continue", "-ex", "frame 1", "-ex", "info locals", "-ex",
+			       "frame 2", "-ex", "info locals", "-ex", "frame 3", "-ex", "info locals", NULL };
+	run_result r = run_cli(args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	static const char *const frames[][4] = {
+		{ "#1  0x", "#2  0x", "(gsp) frame 1", "(gsp) frame 2" },
+		{ "#2  0x", "#3  0x", "(gsp) frame 2", "(gsp) frame 3" },
+		{ "#3  0x", "Kill the program", "(gsp) frame 3", "\n\n" },
+	};
+	size_t compared = 0;
+	for (size_t f = 0; f < 3; f++) {
+		GHashTable *theirs = frame_vars(g.out, frames[f][0], frames[f][1]);
+		GHashTable *ours = frame_vars(r.out, frames[f][2], frames[f][3]);
+		cr_assert_gt(g_hash_table_size(theirs), 0, "gdb shows no locals in frame %zu:\n%s", f + 1, g.out);
+		GHashTableIter it;
+		gpointer name, value;
+		g_hash_table_iter_init(&it, theirs);
+		while (g_hash_table_iter_next(&it, &name, &value)) {
+			const char *mine = g_hash_table_lookup(ours, name);
+			cr_expect(mine && !strcmp(mine, value), "frame %zu: %s is %s for gdb, %s here\n%s", f + 1,
+				  (char *)name, (char *)value, mine ? mine : "missing", r.out);
+			compared++;
+		}
+		g_hash_table_destroy(theirs);
+		g_hash_table_destroy(ours);
+	}
+	cr_assert_geq(compared, 15, "compared %zu values", compared);
+	run_free(&g);
+	run_free(&r);
+	g_free(elf);
+	g_free(map);
+}
+
+/* A watchpoint or breakpoint of the debugger's own (set with monitor, not by
+ * gdb) stops gdb as a SIGTRAP with the stop in words before it; the access
+ * has run, so the next continue goes on (gdb's own watchpoints stop before
+ * the access, for gdb to step it). Before, gdb took the stop for one of its
+ * watchpoints, stepped, resumed and lost the target. */
+Test(gsp_cli, gdb_shows_the_debuggers_own_stops_in_words)
+{
+	const char *cmds[] = { "monitor rpc init", "monitor rpc post GET_GSP_STATIC_INFO 2", "monitor watch msgq.stat.write",
+			       "continue", "print *(unsigned int *)0x90041010", "continue", "print *(unsigned int *)0x90041010",
+			       "monitor delete", "monitor rpc post GET_GSP_STATIC_INFO 1", "monitor break statq_free_slots",
+			       "continue", "print $pc", NULL };
+	run_result r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
+	HAS_ANY(r, "chainsim: watchpoint 1: write of 4 bytes at 0x90041010: 0x1 -> 0x4 by 0x80000702 <statq_send+0x184>");
+	HAS_ANY(r, "chainsim: watchpoint 1: write of 4 bytes at 0x90041010: 0x4 -> 0x7 by 0x80000702 <statq_send+0x184>");
+	HAS(r, "Program received signal SIGTRAP");
+	HAS(r, "$1 = 4\n");
+	HAS(r, "$2 = 7\n");
+	HAS_ANY(r, "chainsim: breakpoint 2 at 0x80000556 <statq_free_slots>");
+	HAS(r, "$3 = (void (*)()) 0x80000556 <statq_free_slots>");
+	HASNT(r, "Cannot execute this command while the target is running");
+	run_free(&r);
+}
+
+/* Issue 15's source-level items in one scripted session through the CLI,
+ * against its whole transcript: list, break FILE:LINE, step and next by
+ * line, bt with FILE:LINE, print with types (fw.stat_seq, *msgq.stat.write,
+ * an array), an expression with spaces, x/s, info locals, frame/up/down with
+ * the outer frames' locals, casts, help. */
+Test(gsp_cli, source_level_session_through_the_cli)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf"), *map = gsp_fixture("gsp-fixture.map");
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	char *script = g_build_filename(root, "tests", "gsp", "source-tour.gsp", NULL);
+	char *expected_path = g_build_filename(root, "tests", "gsp", "source-tour.expected", NULL);
+	gchar *expected = NULL;
+	cr_assert(g_file_get_contents(expected_path, &expected, NULL, NULL), "cannot read %s", expected_path);
+	const char *args[] = { elf, "--map", map, "--script", script, NULL };
+	run_result r = run_cli(args);
+	cr_assert_eq(r.code, 0, "%s", r.err);
+	cr_expect_str_eq(r.out, expected, "the transcript of source-tour.gsp changed:\n%s", r.out);
+	/* the expression with spaces is pc + 2, as its own line says */
+	HAS(r, "$pc = 0x8000009e (2147483806) <mmio_write32>\n(gsp) print $pc + 2\n$pc + 2 = 0x800000a0 (2147483808)");
+	run_free(&r);
+	g_free(expected);
+	g_free(expected_path);
+	g_free(script);
+	g_free(elf);
+	g_free(map);
 }

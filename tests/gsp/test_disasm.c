@@ -113,5 +113,4 @@ Test(gsp_disasm, decoder_facts)
 	const uint8_t zero[2] = { 0, 0 };
 	cr_assert_not(cs_rv_decode(zero, 2, 0, &in), "all-zero halfword is illegal");
 	cr_assert_not(cs_rv_decode(jal, 3, 0, &in), "truncated 32-bit instruction");
-	cr_assert_not(cs_rv_uses_capstone(), "Debian 12's Capstone 4.0.2 has no RISC-V");
 }

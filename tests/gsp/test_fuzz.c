@@ -126,3 +126,66 @@ Test(gsp_fuzz, gdb_packet_mutations)
 	free(reply);
 	gsp_fx_close(&fx);
 }
+
+/* The typed print, casts and frame commands on mutated lines, stopped deep
+ * in the firmware with outer frames to unwind: each line is answered or
+ * refused as bad input, never a crash or an internal error. Lines that
+ * would run the firmware are left out (the runs have their own tests). */
+Test(gsp_fuzz, print_and_frame_mutations)
+{
+	static const char *const lines[] = {
+		"print *(struct fw_state *)$a0", "print ((struct elem_header *)eh)->seq_num", "print (unsigned)count",
+		"print (long long unsigned int)payload_len", "print *(unsigned short *)0x90041010", "print fw.objects[3]",
+		"print &fw", "print *msgq.stat.write", "print (struct fw_state *)&fw", "frame 1", "up 2", "down",
+		"info locals", "print $sp + 16", "print ((struct fw_state *)0x800009f0)->objects[2]", "x/2s &fw",
+	};
+	enum { NLINES = sizeof(lines) / sizeof(lines[0]) };
+	static const char *const runs[] = { "c", "continue", "s", "step", "n", "next", "si", "stepi", "ni", "nexti",
+					    "finish", "call", "rpc", "snapshot", "msgq", NULL };
+	gsp_fx fx;
+	gsp_fx_open(&fx, "gsp-fixture.elf");
+	g_free(gsp_cmd(&fx, "rpc init", CS_OK));
+	g_free(gsp_cmd(&fx, "rpc post GET_GSP_STATIC_INFO 1", CS_OK));
+	g_free(gsp_cmd(&fx, "break statq_free_slots", CS_OK));
+	g_free(gsp_cmd(&fx, "continue", CS_OK));
+	uint64_t seed = 4242;
+	int ok = 0, refused = 0;
+	FILE *null = fopen("/dev/null", "w");
+	for (int it = 0; it < 4000; it++) {
+		char buf[160];
+		const char *s = lines[rng_next(&seed) % NLINES];
+		size_t n = strlen(s);
+		memcpy(buf, s, n);
+		/* the command word stays: the mutants are for the expressions */
+		size_t word = strcspn(s, " ") + 1;
+		int flips = 1 + (int)(rng_next(&seed) % 3);
+		for (int f = 0; f < flips && word < n; f++) {
+			static const char alphabet[] = "()*&->[].$ 0123456789abcdefxstruc_";
+			size_t at = word + rng_next(&seed) % (n - word);
+			buf[at] = rng_next(&seed) % 4 ? alphabet[rng_next(&seed) % (sizeof(alphabet) - 1)]
+						      : (char)(rng_next(&seed) % 255 + 1);
+		}
+		if (rng_next(&seed) % 4 == 0 && word < n)
+			n = word + rng_next(&seed) % (n - word + 1);
+		buf[n] = 0;
+		size_t w = strcspn(buf, " \t\n\v\f\r");
+		bool run = false;
+		for (size_t k = 0; runs[k]; k++)
+			run |= strlen(runs[k]) == w && !strncmp(buf, runs[k], w);
+		if (run)
+			continue;
+		cs_diag d;
+		cs_diag_clear(&d);
+		cs_status st = cs_gsp_dbg_exec(fx.m, buf, null, &d);
+		cr_assert(st == CS_OK || st == CS_ERR_INPUT, "'%s': status %d (%s)", buf, st, d.msg);
+		if (st == CS_OK)
+			ok++;
+		else
+			refused++;
+	}
+	fclose(null);
+	cr_assert_gt(ok, 250, "%d answered, %d refused", ok, refused);
+	cr_assert_gt(refused, 1000, "%d answered, %d refused", ok, refused);
+	cr_log_info("%d answered, %d refused", ok, refused);
+	gsp_fx_close(&fx);
+}

@@ -265,8 +265,8 @@ Test(gsp_runs, firmware_container_loads_its_fwimage)
 	g_free(elf_path);
 }
 
-/* Stepped runs (stepi N, next N) are one run under the wall-clock guard: each
- * step used to be its own unguarded run, so a large N never ended. */
+/* Stepped runs (stepi N, next N) are one run under the wall-clock guard, not
+ * N unguarded runs: a large N ends when the guard does. */
 Test(gsp_runs, stepped_runs_end_at_the_wall_clock_guard, .timeout = 60)
 {
 	for (int via_next = 0; via_next < 2; via_next++) {

@@ -3,7 +3,7 @@
 # diff --hw-results, chainsim-hw (exit 3 without a device, static libc only)
 # and chainsim-hw-fake (signals, timeouts, failing allocations, hostile input).
 # Usage: test_cli.sh BUILD_ROOT SOURCE_ROOT CHECK... (checks: pipeline exit3
-# hostile signal diff ldd)
+# hostile signal diff devcheck ldd)
 set -u
 build=$1 src=$2
 shift 2
@@ -33,6 +33,7 @@ check_pipeline() {
 		expect_rc 0 "$b: run .cap" "$cs" run "$tmp/$b.cap" --results "$tmp/$b.sim"
 		expect_rc 0 "$b: chainsim-hw-fake" "$fake" "$tmp/$b.cap" -o "$tmp/$b.hw"
 		expect_err "0 objects still allocated" "$b: fake RM leak"
+		expect_err "0 requests refused, 0 mappings and 0 files still open" "$b: fake driver"
 		expect_rc 0 "$b: diff" "$cs" diff --hw-results "$tmp/$b.hw" "$tmp/$b.cap"
 		grep -q "no divergence" "$tmp/out" || fail "$b: diff found a divergence"
 		diff <(grep -v '^submit\|^backend' "$tmp/$b.sim") <(grep -v '^submit\|^backend' "$tmp/$b.hw") >/dev/null ||
@@ -40,6 +41,10 @@ check_pipeline() {
 		n=$((n + 1))
 	done
 	[ "$n" -ge 16 ] || fail "only $n complete-chain scenarios round-tripped"
+	# CHAINSIM_HW_TRACE: every RM request on stderr, with its status
+	CHAINSIM_HW_TRACE=1 expect_rc 0 "traced replay" "$fake" "$tmp/complete-hopper-pcas.cap" -o "$tmp/t.hw"
+	expect_err "RM_ALLOC class 0x0041 parent 0x0 new 0xc1d00001: rc 0 status 0x0" "trace: the client"
+	expect_err "RM_CONTROL 0xa06c0101 on " "trace: the schedule"
 	echo "pipeline: $n complete-chain scenarios round-tripped"
 }
 
@@ -52,6 +57,9 @@ check_exit3() {
 	[ ! -e "$tmp/a.res" ] || fail "a results file was written without a device"
 	expect_rc 3 "fake RM absent" "$fake" --fake-absent "$tmp/a.cap" -o "$tmp/a.res"
 	expect_err "/dev/nvidiactl" "fake absent names the node"
+	expect_rc 3 "a driver of unknown layouts" "$fake" --fake-driver-version 595.45.04 "$tmp/a.cap" -o "$tmp/a.res"
+	expect_err "driver 595.45.04" "exit 3 names the driver version"
+	[ ! -e "$tmp/a.res" ] || fail "a results file was written for an unknown driver"
 }
 
 check_hostile() {
@@ -144,6 +152,13 @@ check_devcheck() {
 	expect_err "nothing ran" "device-check: says nothing ran"
 	grep -q agree "$tmp/out" && fail "device-check printed a table without a device"
 	[ -x "$tmp/dc/chainsim-hw" ] || fail "device-check did not build chainsim-hw with cc"
+	[ -x "$tmp/dc/chainsim-hw.prebuilt" ] || fail "device-check --prepare did not copy chainsim-hw"
+	# the rehearsal: the same table through the fake RM, which says it is one
+	CHAINSIM=$cs CHAINSIM_HW_REHEARSAL=$fake expect_rc 0 "device-check rehearsal" \
+		"$src/tools/device-check.sh" "$tmp/dc"
+	expect_err "REHEARSAL" "the rehearsal says it is no GPU"
+	[ "$(grep -c ' yes *$' "$tmp/out")" = "$n" ] || fail "rehearsal: not every capture agrees"
+	grep -q "^wait-unmet  *broken  *broken  *yes" "$tmp/out" || fail "rehearsal: planted break row"
 }
 
 check_ldd() {

@@ -1,4 +1,5 @@
-/* chainsim-hw's replay (hw/replay.c) over the fake RM (hwfake/): every corpus
+/* chainsim-hw's replay (hw/replay.c) and real RM layer (hw/rm_nv.c) over the
+ * fake driver and GPU (hwfake/), which check every request: every corpus
  * scenario with a submission goes scenario -> capture -> fake-RM replay, and
  * its results equal the simulator's replay of the same capture (`chainsim
  * run FILE.cap --results`), GP_GET aside where the generation hides it. Every
@@ -10,6 +11,8 @@
 #include "chainsim/results.h"
 #include "fake_rm.h"
 #include "hw.h"
+#include "nv_abi.h"
+#include "rm_nv.h"
 
 static const cs_hw_limits limits = { .wait_ns = 2000000000ull, .settle_ns = 50000000ull,
 				     .total_ns = 60000000000ull };
@@ -87,6 +90,8 @@ Test(fake_rm, corpus_results_equal_the_simulator, .timeout = 240)
 				     de->d_name, rc);
 		cr_expect_eq(cs_fake_rm_live(f), 0, "%s: %zu objects left", de->d_name,
 			     cs_fake_rm_live(f));
+		cr_expect_eq(cs_fake_rm_refusals(f), 0, "%s: the fake driver refused %zu requests",
+			     de->d_name, cs_fake_rm_refusals(f));
 		expect_same(de->d_name, &s, &h);
 		complete += is_complete;
 		compared++;
@@ -126,7 +131,9 @@ Test(fake_rm, every_failing_allocation_releases_everything)
 		f = cs_fake_rm_new(&fc);
 		int rc = cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why);
 		cr_expect_eq(rc, CS_HW_EXIT_INTERNAL, "allocation %u: exit %d", n, rc);
-		cr_expect(strstr(why, "fails as told"), "allocation %u: %s", n, why);
+		/* the fake RM answers a told failure as a real RM answers no memory */
+		cr_expect(strstr(why, "RM status 0x51"), "allocation %u: %s", n, why);
+		cr_expect_eq(cs_fake_rm_refusals(f), 0, "allocation %u: a request refused", n);
 		cr_expect_eq(cs_fake_rm_live(f), 0, "allocation %u failed: %zu objects left", n,
 			     cs_fake_rm_live(f));
 		cs_results_clear(&h);
@@ -258,4 +265,162 @@ Test(fake_rm, missing_class_is_unavailable_and_released)
 	cs_capture_free(c);
 	g_free(img);
 	g_free(path);
+}
+
+/* The object sequence of docs/capture.md "RM facts", as the fake driver saw
+ * the real layer's requests for a one-channel Hopper capture. */
+Test(fake_rm, the_real_layer_issues_the_documented_sequence)
+{
+	char *path = corpus_path("complete-hopper-pcas.chain");
+	size_t len;
+	uint8_t *img = export_image(path, &len);
+	cs_diag d;
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cs_fake_rm_config fc = { 0 };
+	cs_fake_rm *f = cs_fake_rm_new(&fc);
+	cs_results h;
+	char why[CS_HW_WHY_MAX];
+	int sig;
+	cr_assert_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why), CS_HW_EXIT_OK, "%s", why);
+	/* version first; client; the GPU found and attached before the device;
+	 * the class list; usermode mapped through a fresh
+	 * registered /dev/nvidiaN; VA space, its virtual range, group, context
+	 * share; the channel's ring+USERD and notifier memory, each mapped for
+	 * the GPU at a fixed VA and for the CPU through a fresh control fd; the
+	 * channel, compute and copy objects, the token; the schedule */
+	const char *setup =
+		"open ctl\nCHECK_VERSION_STR\nRM_ALLOC 0x0041\nCARD_INFO\nRM_CONTROL 0x00000205\n"
+		"open gpu\nREGISTER_FD\nRM_ALLOC 0x0080\nRM_ALLOC 0x2080\n"
+		"RM_CONTROL 0x00800292\n"
+		"RM_ALLOC 0xc661\nopen gpu\nREGISTER_FD\nRM_MAP_MEMORY\nmmap\nclose\n"
+		"RM_ALLOC 0x90f1\nRM_ALLOC 0x0070\nRM_ALLOC 0xa06c\nRM_ALLOC 0x9067\n"
+		"RM_ALLOC 0x003e\nRM_MAP_MEMORY_DMA\nopen ctl\nRM_MAP_MEMORY\nmmap\nclose\n"
+		"RM_ALLOC 0x003e\nRM_MAP_MEMORY_DMA\nopen ctl\nRM_MAP_MEMORY\nmmap\nclose\n"
+		"RM_ALLOC 0xc86f\nRM_ALLOC 0xcbc0\nRM_ALLOC 0xc8b5\nRM_CONTROL 0xc36f0108\n"
+		"RM_CONTROL 0xa06c0101\n";
+	const char *log = cs_fake_rm_log(f);
+	cr_expect(g_str_has_prefix(log, setup), "the setup sequence differs:\n%s", log);
+	/* the GPU's fd closes after the device is freed, the control fd last */
+	cr_expect(g_str_has_suffix(log, "RM_FREE\nclose\nRM_FREE\nclose\n"), "teardown:\n%s", log);
+	cr_expect(strstr(log, "\ndoorbell\n"), "no doorbell");
+	cr_expect_eq(cs_fake_rm_refusals(f), 0);
+	cr_expect_eq(cs_fake_rm_live(f), 0);
+	cs_results_clear(&h);
+	cs_fake_rm_free(f);
+	cs_capture_free(c);
+	g_free(img);
+	g_free(path);
+}
+
+/* A driver whose layouts chainsim-hw does not know: exit 3 naming its version,
+ * before any RM object exists. */
+Test(fake_rm, unknown_driver_version_is_unavailable)
+{
+	char *path = corpus_path("complete-hopper-pcas.chain");
+	size_t len;
+	uint8_t *img = export_image(path, &len);
+	cs_diag d;
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cs_fake_rm_config fc = { .driver_version = "595.45.04" };
+	cs_fake_rm *f = cs_fake_rm_new(&fc);
+	cs_results h;
+	char why[CS_HW_WHY_MAX];
+	int sig;
+	cr_expect_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why),
+		     CS_HW_EXIT_UNAVAILABLE);
+	cr_expect(strstr(why, "595.45.04") && strstr(why, "580"), "%s", why);
+	cr_expect_eq(cs_fake_rm_allocs(f), 0);
+	cr_expect_eq(cs_fake_rm_live(f), 0);
+	cr_expect_eq(h.ran, 0);
+	cs_results_clear(&h);
+	cs_fake_rm_free(f);
+	cs_capture_free(c);
+	g_free(img);
+	g_free(path);
+}
+
+/* A capture whose ring a GPU cannot take (not a power of two): bad input,
+ * named, after what was allocated is released. */
+Test(fake_rm, ring_not_a_power_of_two_is_bad_input)
+{
+	char *path = corpus_path("complete-hopper-pcas.chain");
+	size_t len;
+	uint8_t *img = export_image(path, &len);
+	cs_diag d;
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cr_assert(c);
+	for (size_t i = 0; i < c->nitems; i++)
+		if (c->items[i].type == CS_CAP_CHANNEL)
+			c->items[i].entries = 1000;
+	cs_fake_rm_config fc = { 0 };
+	cs_fake_rm *f = cs_fake_rm_new(&fc);
+	cs_results h;
+	char why[CS_HW_WHY_MAX];
+	int sig;
+	cr_expect_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why), CS_HW_EXIT_INPUT);
+	cr_expect(strstr(why, "1000 entries") && strstr(why, "power of two"), "%s", why);
+	cr_expect_eq(cs_fake_rm_live(f), 0);
+	cr_expect_eq(cs_fake_rm_refusals(f), 0);
+	cr_expect_eq(h.ran, 0);
+	cs_results_clear(&h);
+	cs_fake_rm_free(f);
+	cs_capture_free(c);
+	g_free(img);
+	g_free(path);
+}
+
+/* The fake driver refuses what a 580.x driver would not take: it is not a
+ * mirror that accepts whatever the layer sends. */
+Test(fake_rm, the_fake_driver_refuses_malformed_requests)
+{
+	cs_fake_rm_config fc = { 0 };
+	cs_fake_rm *f = cs_fake_rm_new(&fc);
+	cr_assert(f);
+	char version[64], why[CS_HW_WHY_MAX];
+	cr_assert_eq(cs_fake_rm_ops.open(f, cs_capture_arch_code(CS_ARCH_HOPPER), version,
+					 sizeof(version), why), CS_HW_OK, "%s", why);
+	void *ctx;
+	const cs_hw_nv_sys *sys = cs_fake_rm_sys(f, &ctx);
+	int ctl = sys->open(ctx, "/dev/nvidiactl");
+	cr_assert_geq(ctl, 0);
+	nvos21_parameters client = { .h_class = CS_HW_ROOT_CLIENT };
+	/* an RM request on a control fd that skipped the version check */
+	cr_expect_eq(sys->ioctl(ctx, ctl, NV_IOWR(NV_ESC_RM_ALLOC, client), &client), -1);
+	cr_expect_eq(cs_fake_rm_refusals(f), 1);
+	/* a wrong argument size */
+	cr_expect_eq(sys->ioctl(ctx, ctl, NV_IOWR_SIZE(NV_ESC_RM_ALLOC, 28), &client), -1);
+	cr_expect_eq(cs_fake_rm_refusals(f), 2);
+	int ctl2 = sys->open(ctx, "/dev/nvidiactl");
+	nv_ioctl_rm_api_version v = { .cmd = NV_RM_API_VERSION_CMD_QUERY };
+	cr_expect_eq(sys->ioctl(ctx, ctl2, NV_IOWR(NV_ESC_CHECK_VERSION_STR, v), &v), 0);
+	cr_expect_str_eq(v.version, "580.126.09");
+	cr_expect_eq(sys->ioctl(ctx, ctl2, NV_IOWR(NV_ESC_RM_ALLOC, client), &client), 0);
+	cr_expect_eq(client.status, 0, "status 0x%x", client.status);
+	/* a device before /dev/nvidiaN is registered */
+	nv0080_alloc_parameters dp = { .h_client_share = client.h_object_new,
+				       .va_mode = NV_DEVICE_ALLOCATION_VAMODE_MULTIPLE_VASPACES };
+	nvos21_parameters dev = { .h_root = client.h_object_new,
+				  .h_object_parent = client.h_object_new, .h_object_new = 0x1234,
+				  .h_class = CS_HW_DEVICE, .p_alloc_parms = (uint64_t)(uintptr_t)&dp,
+				  .params_size = sizeof(dp) };
+	cr_expect_eq(sys->ioctl(ctx, ctl2, NV_IOWR(NV_ESC_RM_ALLOC, dev), &dev), 0);
+	cr_expect_eq(dev.status, NV_ERR_INVALID_STATE);
+	/* a control the driver does not know, an mmap no RM_MAP_MEMORY bound */
+	uint32_t word = 0;
+	nvos54_parameters ctl_unknown = { .h_client = client.h_object_new,
+					  .h_object = client.h_object_new, .cmd = 0x12345678,
+					  .params = (uint64_t)(uintptr_t)&word, .params_size = 4 };
+	cr_expect_eq(sys->ioctl(ctx, ctl2, NV_IOWR(NV_ESC_RM_CONTROL, ctl_unknown), &ctl_unknown), 0);
+	cr_expect_eq(ctl_unknown.status, NV_ERR_INVALID_COMMAND);
+	cr_expect_null(sys->mmap(ctx, ctl2, 4096));
+	cr_expect_eq(cs_fake_rm_refusals(f), 5);
+	nvos00_parameters fr = { .h_root = client.h_object_new, .h_object_parent = client.h_object_new,
+				 .h_object_old = client.h_object_new };
+	cr_expect_eq(sys->ioctl(ctx, ctl2, NV_IOWR(NV_ESC_RM_FREE, fr), &fr), 0);
+	cr_expect_eq(fr.status, 0);
+	sys->close(ctx, ctl);
+	sys->close(ctx, ctl2);
+	cs_fake_rm_ops.close(f);
+	cr_expect_eq(cs_fake_rm_live(f), 0);
+	cs_fake_rm_free(f);
 }

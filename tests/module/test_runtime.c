@@ -9,38 +9,36 @@
 #include <string.h>
 
 #include "battery/battery.h"
+#include "bus.h"
 #include "chainsim/mem.h"
 #include "chainsim/ptxrun.h"
 #include "chainsim/scenario.h"
 #include "fixtures.h"
 
 typedef struct rig {
-	cs_mem *mem;
-	cs_bus bus;
-	uint64_t now;
+	test_bus tb; /* memory, clock and the records (tb.trace) */
 	cs_ptx_runtime *rt;
 	cs_module *mod;
 	cs_exec_port port;
 	uint64_t code_va[4];
 	uint64_t next_va;
-	unsigned ctas_seen; /* from CS_EV_CTA_RANGE records */
-	unsigned races_seen; /* CS_EV_RACE records */
 } rig;
 
-static void on_event(void *ctx, const cs_event *ev)
+/* The CTAs the CS_EV_CTA_RANGE records say ran. */
+static unsigned ctas_seen(const rig *r)
 {
-	rig *r = ctx;
-	if (ev->kind == CS_EV_CTA_RANGE)
-		r->ctas_seen += (unsigned)(ev->aux - ev->value);
-	if (ev->kind == CS_EV_RACE)
-		r->races_seen++;
+	unsigned n = 0;
+	for (size_t i = 0; i < r->tb.trace.n; i++)
+		if (r->tb.trace.recs[i].ev.kind == CS_EV_CTA_RANGE)
+			n += (unsigned)(r->tb.trace.recs[i].ev.aux - r->tb.trace.recs[i].ev.value);
+	return n;
 }
 
 static uint64_t rig_alloc(rig *r, uint64_t bytes)
 {
 	uint64_t va = r->next_va;
 	cs_diag d;
-	cr_assert(cs_mem_map(r->mem, "", va, bytes, &d), "%s", d.msg);
+	cr_assert(cs_mem_map(r->tb.mem, "", va, bytes, &d), "%s", d.msg);
 	r->next_va += (bytes + 0xffffu) & ~(uint64_t)0xffffu;
 	return va;
 }
@@ -48,24 +46,20 @@ static uint64_t rig_alloc(rig *r, uint64_t bytes)
 static void rig_write(rig *r, uint64_t va, const void *p, size_t n)
 {
 	uint64_t f;
-	cr_assert(cs_mem_write(r->mem, va, p, n, &f));
+	cr_assert(cs_mem_write(r->tb.mem, va, p, n, &f));
 }
 
 static void rig_read(rig *r, uint64_t va, void *p, size_t n)
 {
 	uint64_t f;
-	cr_assert(cs_mem_read(r->mem, va, p, n, &f));
+	cr_assert(cs_mem_read(r->tb.mem, va, p, n, &f));
 }
 
 /* Load a fixture, register it, upload each kernel's code. */
 static void rig_init(rig *r, const char *fixture, cs_arch arch)
 {
 	memset(r, 0, sizeof(*r));
-	r->mem = cs_mem_new(cs_arch_get(arch)->va_bits);
-	r->bus.mem = cs_mem_port_of(r->mem);
-	r->bus.trace.ctx = r;
-	r->bus.trace.emit = on_event;
-	r->bus.now_ns = &r->now;
+	test_bus_init(&r->tb, cs_arch_get(arch)->va_bits, CS_TRACE_CHAIN);
 	r->next_va = 0x300000000ull;
 	r->rt = cs_ptx_runtime_new(arch);
 	cr_assert_not_null(r->rt);
@@ -87,7 +81,7 @@ static void rig_fini(rig *r)
 {
 	cs_module_free(r->mod);
 	cs_ptx_runtime_free(r->rt);
-	cs_mem_free(r->mem);
+	test_bus_fini(&r->tb);
 }
 
 /* A launch of kernel `name` with the given 8- or 4-byte arguments (packed per
@@ -136,7 +130,7 @@ static cs_grid_result rig_launch_local(rig *r, const char *name, const uint64_t 
 		g.local_base = rig_alloc(r, local_bytes * gx * gy * bx * by);
 	}
 	cs_grid_result res;
-	r->port.run_grid(r->port.ctx, &r->bus, &g, &res);
+	r->port.run_grid(r->port.ctx, &r->tb.bus, &g, &res);
 	return res;
 }
 
@@ -178,26 +172,25 @@ Test(runtime, unknown_code_is_dispatched_not_executed)
 	snprintf(want, sizeof(want), "at 0x%llx", (unsigned long long)r.code_va[0]);
 	cr_expect(strstr(res.diag.msg, want) != NULL, "%s", res.diag.msg);
 	cr_expect_eq(res.ctas_executed, 0);
-	cr_expect_eq(r.ctas_seen, 0);
+	cr_expect_eq(ctas_seen(&r), 0);
 	rig_fini(&r);
 }
 
 Test(runtime, no_module_loaded_is_unknown_code)
 {
 	cs_ptx_runtime *rt = cs_ptx_runtime_new(CS_ARCH_HOPPER);
-	cs_mem *mem = cs_mem_new(57);
-	uint64_t t = 0;
-	cs_bus bus = { .mem = cs_mem_port_of(mem), .now_ns = &t };
+	test_bus tb;
+	test_bus_init(&tb, 57, CS_TRACE_CHAIN);
 	cs_diag d;
-	cr_assert(cs_mem_map(mem, "code", 0x200000000ull, 0x1000, &d));
+	cr_assert(cs_mem_map(tb.mem, "code", 0x200000000ull, 0x1000, &d));
 	cs_grid_launch g = { .program = 0x200000000ull, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
 	cs_exec_port port = cs_ptx_runtime_port(rt);
 	cs_grid_result res;
-	port.run_grid(port.ctx, &bus, &g, &res);
+	port.run_grid(port.ctx, &tb.bus, &g, &res);
 	cr_expect_eq(res.outcome, CS_GRID_UNKNOWN_CODE);
 	cr_expect(strstr(res.diag.msg, "no kernel is loaded") != NULL, "%s", res.diag.msg);
 	cs_ptx_runtime_free(rt);
-	cs_mem_free(mem);
+	test_bus_fini(&tb);
 }
 
 Test(runtime, unmapped_program_faults)
@@ -209,7 +202,7 @@ Test(runtime, unmapped_program_faults)
 	g.grid[0] = g.grid[1] = g.grid[2] = 1;
 	g.block[0] = g.block[1] = g.block[2] = 1;
 	cs_grid_result res;
-	r.port.run_grid(r.port.ctx, &r.bus, &g, &res);
+	r.port.run_grid(r.port.ctx, &r.tb.bus, &g, &res);
 	cr_expect_eq(res.outcome, CS_GRID_FAULT);
 	cr_expect_eq(res.fault_va, 0x7770000000ull);
 	rig_fini(&r);
@@ -228,7 +221,7 @@ Test(runtime, kernel_without_ptx_is_not_run)
 	cr_expect(strstr(res.diag.msg, "no PTX") != NULL, "%s", res.diag.msg);
 	cr_expect(strstr(res.diag.msg, "attach") != NULL, "%s", res.diag.msg);
 	cr_expect_str_eq(res.kernel, "vadd");
-	cr_expect_eq(r.ctas_seen, 0);
+	cr_expect_eq(ctas_seen(&r), 0);
 	rig_fini(&r);
 }
 
@@ -262,19 +255,19 @@ Test(runtime, cbank0_must_be_bound_and_large_enough)
 	g.grid[0] = g.grid[1] = g.grid[2] = 1;
 	g.block[0] = g.block[1] = g.block[2] = 1;
 	cs_grid_result res;
-	r.port.run_grid(r.port.ctx, &r.bus, &g, &res);
+	r.port.run_grid(r.port.ctx, &r.tb.bus, &g, &res);
 	cr_expect_eq(res.outcome, CS_GRID_ERROR);
 	cr_expect(strstr(res.diag.msg, "constant bank 0") != NULL, "%s", res.diag.msg);
 	g.cbank_valid = 1;
 	g.cbank_addr[0] = rig_alloc(&r, 0x1000);
 	g.cbank_size[0] = 0x210; /* ends where the parameters begin */
-	r.port.run_grid(r.port.ctx, &r.bus, &g, &res);
+	r.port.run_grid(r.port.ctx, &r.tb.bus, &g, &res);
 	cr_expect_eq(res.outcome, CS_GRID_ERROR);
 	cr_expect(strstr(res.diag.msg, "parameters need") != NULL, "%s", res.diag.msg);
 	/* bound to unmapped memory */
 	g.cbank_addr[0] = 0x6660000000ull;
 	g.cbank_size[0] = 0x1000;
-	r.port.run_grid(r.port.ctx, &r.bus, &g, &res);
+	r.port.run_grid(r.port.ctx, &r.tb.bus, &g, &res);
 	cr_expect_eq(res.outcome, CS_GRID_FAULT);
 	cr_expect_eq(res.fault_va, 0x6660000000ull + 0x210);
 	rig_fini(&r);
@@ -308,7 +301,7 @@ static void run_vadd(cs_arch arch)
 	uint64_t args[4] = { a, b, c, N };
 	cs_grid_result res = rig_launch(&r, "vadd", args, 4, 4, 1, 256, 1, 0);
 	expect_executed(&res, 4, "vadd");
-	cr_expect_eq(r.ctas_seen, 4);
+	cr_expect_eq(ctas_seen(&r), 4);
 	float got[N], want[N];
 	rig_read(&r, c, got, sizeof(got));
 	cs_battery_ref_vadd(ha, hb, want, N);
@@ -559,7 +552,7 @@ Test(kernels, kernel_without_parameters)
 		cr_expect_eq(k->param_bytes, 0);
 		cs_grid_result res = rig_launch(&r, "noop", NULL, 0, 3, 2, 64, 1, 0);
 		expect_executed(&res, 6, "noop");
-		cr_expect_eq(r.ctas_seen, 6, "%s: %u CTAs", cases[i].fixture, r.ctas_seen);
+		cr_expect_eq(ctas_seen(&r), 6, "%s: %u CTAs", cases[i].fixture, ctas_seen(&r));
 		rig_fini(&r);
 	}
 }
@@ -624,16 +617,16 @@ Test(kernels, race_detector_on_by_default)
 	cs_grid_result res = rig_launch(&r, "softmax_shared_slot", (uint64_t[]){ x, y, COLS }, 3, 1, 1,
 					128, 1, 0);
 	expect_executed(&res, 1, "softmax_shared_slot");
-	cr_expect_gt(r.races_seen, 0);
+	cr_expect_gt(test_trace_count(&r.tb.trace, CS_EV_RACE), 0);
 	cs_ptx_runtime_set_races(r.rt, CS_PTX_RACES_ERROR, false);
 	res = rig_launch(&r, "softmax_shared_slot", (uint64_t[]){ x, y, COLS }, 3, 1, 1, 128, 1, 0);
 	cr_expect_eq(res.outcome, CS_GRID_ERROR);
 	cr_expect(strstr(res.diag.msg, "shared-memory race"), "%s", res.diag.msg);
 	cs_ptx_runtime_set_races(r.rt, CS_PTX_RACES_OFF, false);
-	r.races_seen = 0;
+	test_trace_clear(&r.tb.trace);
 	res = rig_launch(&r, "softmax_shared_slot", (uint64_t[]){ x, y, COLS }, 3, 1, 1, 128, 1, 0);
 	expect_executed(&res, 1, "softmax_shared_slot");
-	cr_expect_eq(r.races_seen, 0);
+	cr_expect_eq(test_trace_count(&r.tb.trace, CS_EV_RACE), 0);
 	free(hx);
 	rig_fini(&r);
 }
@@ -679,20 +672,20 @@ Test(kernels, local_memory_kernel)
  * address, each parameter a 64-bit slot at constant bank 0 + 0x160. The
  * runtime runs it and records the assumption; memory that is not PTX text
  * stays unknown code. */
-static unsigned assumptions_seen;
-
-static void count_assumptions(void *ctx, const cs_event *ev)
+static unsigned ptx_text_assumptions(const rig *r)
 {
-	(void)ctx;
-	if (ev->kind == CS_EV_ASSUMPTION && ev->detail && strstr(ev->detail, "PTX text"))
-		assumptions_seen++;
+	unsigned n = 0;
+	for (size_t i = 0; i < r->tb.trace.n; i++) {
+		const cs_event *ev = &r->tb.trace.recs[i].ev;
+		n += ev->kind == CS_EV_ASSUMPTION && ev->detail && strstr(ev->detail, "PTX text");
+	}
+	return n;
 }
 
 Test(runtime, ptx_text_at_the_program_address_runs_under_the_mock_convention)
 {
 	rig r;
 	rig_init(&r, "vadd.sm_90.cubin", CS_ARCH_HOPPER);
-	r.bus.trace.emit = count_assumptions;
 	char *p = fx_path("vadd.sm_90.ptx");
 	gchar *text = NULL;
 	gsize len = 0;
@@ -716,16 +709,16 @@ Test(runtime, ptx_text_at_the_program_address_runs_under_the_mock_convention)
 	cs_grid_launch g = { .program = code, .grid = { 4, 1, 1 }, .block = { 32, 1, 1 },
 			     .cbank_valid = 1, .cbank_addr = { cb }, .cbank_size = { 0x160 } };
 	cs_grid_result res;
-	r.port.run_grid(r.port.ctx, &r.bus, &g, &res);
+	r.port.run_grid(r.port.ctx, &r.tb.bus, &g, &res);
 	expect_executed(&res, 4, "vadd");
 	rig_read(&r, vc, c, sizeof(c));
 	for (int i = 0; i < N; i++)
 		cr_expect_eq(c[i], a[i] + b[i], "c[%d] = %g", i, c[i]);
-	cr_expect_eq(assumptions_seen, 1, "the assumption is recorded");
+	cr_expect_eq(ptx_text_assumptions(&r), 1, "the assumption is recorded");
 	/* Not PTX text: the same bytes with the first one changed. */
 	text[0] = '\x7f';
 	rig_write(&r, code, text, len + 1);
-	r.port.run_grid(r.port.ctx, &r.bus, &g, &res);
+	r.port.run_grid(r.port.ctx, &r.tb.bus, &g, &res);
 	cr_expect_eq(res.outcome, CS_GRID_UNKNOWN_CODE, "%s", res.diag.msg);
 	g_free(text);
 	rig_fini(&r);

@@ -1,7 +1,8 @@
-/* The zstd decoder (ptxrun/module/zstd.c) against frames the reference `zstd`
- * CLI wrote (tests/module/data/zstd/make.sh): multi-block text and binary,
- * several levels, content checksums, raw (incompressible) and run-length
- * data, two frames back to back; and its refusals. */
+/* cs_zstd_decompress (ptxrun/module/zstd.c, libzstd's streaming decoder)
+ * against frames the reference `zstd` CLI wrote (tests/module/data/zstd/make.sh):
+ * multi-block text and binary, several levels, content checksums, raw
+ * (incompressible) and run-length data, two frames back to back; its located
+ * refusals; and the cap: not one byte is written past it. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +147,49 @@ Test(zstd, refusals_are_located)
 	cr_expect(strstr(d.msg, "reserved") != NULL, "%s", d.msg);
 	cr_expect_eq(d.offset, 4);
 	free(z);
+}
+
+/* 300000 zeros in a few bytes of run-length blocks, into room for 1000: refused
+ * at the cap, and the bytes just past the buffer are untouched. */
+Test(zstd, the_cap_holds_and_nothing_is_written_past_it)
+{
+	size_t zlen;
+	uint8_t *z = data_file("zeros.zst", &zlen);
+	enum { CAP = 1000, GUARD = 4096 };
+	uint8_t *out = malloc(CAP + GUARD);
+	memset(out, 0xa5, CAP + GUARD);
+	size_t got = 7;
+	cs_diag d;
+	cs_diag_clear(&d);
+	cr_expect_not(cs_zstd_decompress(z, zlen, 0x200, "zeros", out, CAP, &got, &d));
+	cr_expect(strstr(d.msg, "exceeds the output capacity"), "%s", d.msg);
+	cr_expect(d.has_offset && d.offset >= 0x200 && d.offset <= 0x200 + zlen);
+	cr_expect_eq(got, 0);
+	for (size_t i = CAP; i < CAP + GUARD; i++)
+		cr_assert_eq(out[i], 0xa5, "byte %zu past the cap was written", i - CAP);
+	free(out);
+	free(z);
+}
+
+/* A header that asks for a 128 MiB window is refused before any allocation of
+ * it: the window is bounded by the 64 MiB inflation limit. */
+Test(zstd, a_window_above_the_inflation_limit_is_refused)
+{
+	/* magic, FHD 0 (a window descriptor follows), window 2^(10+17), then a
+	 * last raw block of 0 bytes */
+	const uint8_t f[] = { 0x28, 0xb5, 0x2f, 0xfd, 0x00, 17 << 3, 0x01, 0x00, 0x00 };
+	uint8_t out[16];
+	size_t got;
+	cs_diag d;
+	cs_diag_clear(&d);
+	cr_expect_not(cs_zstd_decompress(f, sizeof(f), 0x10, "window", out, sizeof(out), &got, &d));
+	cr_expect(strstr(d.msg, "the window is larger than 64 MiB"), "%s", d.msg);
+	cr_expect_eq(d.offset, 0x14);
+	/* 2^26 is allowed */
+	const uint8_t g[] = { 0x28, 0xb5, 0x2f, 0xfd, 0x00, 16 << 3, 0x01, 0x00, 0x00 };
+	cr_expect(cs_zstd_decompress(g, sizeof(g), 0, "window", out, sizeof(out), &got, &d),
+		  "%s", d.msg);
+	cr_expect_eq(got, 0);
 }
 
 /* The XXH64 the checksum uses, against the published value for "" (seed 0),

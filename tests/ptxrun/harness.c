@@ -5,52 +5,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void record(void *ctx, const cs_event *ev)
-{
-	h_env *e = ctx;
-	if (e->nevents >= H_MAX_EVENTS)
-		return;
-	e->events[e->nevents] = *ev;
-	snprintf(e->details[e->nevents], sizeof(e->details[0]), "%s", ev->detail ? ev->detail : "");
-	e->events[e->nevents].detail = e->details[e->nevents];
-	e->nevents++;
-}
-
 void h_init(h_env *e)
 {
 	memset(e, 0, sizeof(*e));
-	e->mem = cs_mem_new(49);
-	cr_assert(e->mem);
-	e->bus.mem = cs_mem_port_of(e->mem);
-	e->bus.trace.ctx = e;
-	e->bus.trace.emit = record;
-	e->bus.trace.level = CS_TRACE_CHAIN;
-	e->bus.now_ns = &e->now;
+	test_bus_init(&e->tb, 49, CS_TRACE_CHAIN);
 }
 
 void h_fini(h_env *e)
 {
-	cs_mem_free(e->mem);
+	test_bus_fini(&e->tb);
 }
 
 uint64_t h_alloc(h_env *e, uint64_t size)
 {
 	uint64_t va = 0;
 	cs_diag d;
-	cr_assert(cs_mem_alloc(e->mem, "", size, 4096, &va, &d), "%s", d.msg);
+	cr_assert(cs_mem_alloc(e->tb.mem, "", size, 4096, &va, &d), "%s", d.msg);
 	return va;
 }
 
 void h_write(h_env *e, uint64_t va, const void *src, size_t len)
 {
 	uint64_t f;
-	cr_assert(cs_mem_write(e->mem, va, src, len, &f));
+	cr_assert(cs_mem_write(e->tb.mem, va, src, len, &f));
 }
 
 void h_read(h_env *e, uint64_t va, void *dst, size_t len)
 {
 	uint64_t f;
-	cr_assert(cs_mem_read(e->mem, va, dst, len, &f));
+	cr_assert(cs_mem_read(e->tb.mem, va, dst, len, &f));
 }
 
 cs_ptx_program *h_parse(const char *text, cs_diag *d)
@@ -89,15 +72,17 @@ char *h_read_source(const char *relpath, size_t *len)
 	return buf;
 }
 
-/* Every mapped byte of e's memory, region by region (NULL: out of memory). */
+/* Every mapped byte of e's memory, region by region. */
 static uint8_t *snapshot(h_env *e, size_t *len)
 {
+	cs_mem *mem = e->tb.mem;
 	size_t n = 0;
-	for (size_t i = 0; i < cs_mem_region_count(e->mem); i++)
-		n += cs_mem_region(e->mem, i)->size;
+	for (size_t i = 0; i < cs_mem_region_count(mem); i++)
+		n += cs_mem_region(mem, i)->size;
 	uint8_t *b = malloc(n ? n : 1), *q = b;
-	for (size_t i = 0; b && i < cs_mem_region_count(e->mem); i++) {
-		const cs_region *r = cs_mem_region(e->mem, i);
+	cr_assert(b);
+	for (size_t i = 0; i < cs_mem_region_count(mem); i++) {
+		const cs_region *r = cs_mem_region(mem, i);
 		h_read(e, r->va, q, r->size);
 		q += r->size;
 	}
@@ -107,57 +92,71 @@ static uint8_t *snapshot(h_env *e, size_t *len)
 
 static void restore(h_env *e, const uint8_t *b)
 {
-	for (size_t i = 0; i < cs_mem_region_count(e->mem); i++) {
-		const cs_region *r = cs_mem_region(e->mem, i);
+	for (size_t i = 0; i < cs_mem_region_count(e->tb.mem); i++) {
+		const cs_region *r = cs_mem_region(e->tb.mem, i);
 		h_write(e, r->va, b, r->size);
 		b += r->size;
 	}
 }
 
-static bool noted_atomic_order(const h_env *e, size_t from)
+/* Forgets the records from index `from` on. */
+static void forget_records(test_trace *t, size_t from)
 {
-	for (size_t i = from; i < e->nevents; i++)
-		if (e->events[i].kind == CS_EV_ATOMIC_ORDER)
-			return true;
-	return false;
+	for (size_t i = from; i < t->n; i++)
+		free(t->recs[i].detail);
+	t->n = from;
+}
+
+static bool same_record(const test_record *a, const test_record *b)
+{
+	return a->ev.kind == b->ev.kind && a->ev.addr == b->ev.addr &&
+	       a->ev.value == b->ev.value && a->ev.aux == b->ev.aux &&
+	       !strcmp(a->detail ? a->detail : "", b->detail ? b->detail : "");
 }
 
 /* The launch on 4, 2 and then 1 host threads from the same memory: results,
  * counts, outcome and trace records must be equal byte for byte, unless the
- * run says the order of its atomics matters (then each must say so). What
- * stays is the run on one thread. */
+ * run on 1 says the order of its atomics matters (then each must say so).
+ * What stays is the run on one thread. */
 static cs_grid_result run_threads_alike(h_env *e, const cs_ptx_program *p, size_t entry,
 					cs_ptx_launch *l, const char *name)
 {
 	static const unsigned counts[] = { 4, 2, 1 };
-	size_t len, first = e->nevents;
-	uint8_t *before = snapshot(e, &len), *after[3] = { NULL };
-	cr_assert(before);
+	test_trace *t = &e->tb.trace;
+	size_t len, first = t->n;
+	uint8_t *before = snapshot(e, &len), *after[3];
 	cs_grid_result out[3];
-	size_t nev[3];
-	cs_event ev[3][H_MAX_EVENTS];
-	char det[3][H_MAX_EVENTS][256];
+	test_record *recs[2] = { NULL, NULL };
+	size_t nrec[3];
 	for (unsigned k = 0; k < 3; k++) {
 		if (k)
 			restore(e, before);
-		e->nevents = first;
 		l->threads = counts[k];
-		cs_ptx_run(p, entry, l, &e->bus, &out[k]);
+		cs_ptx_run(p, entry, l, &e->tb.bus, &out[k]);
 		size_t n;
 		after[k] = snapshot(e, &n);
-		cr_assert(after[k]);
-		nev[k] = e->nevents;
-		memcpy(ev[k], e->events, sizeof(ev[k]));
-		memcpy(det[k], e->details, sizeof(det[k]));
+		nrec[k] = t->n - first;
+		if (k < 2) { /* keep a copy, then forget them */
+			recs[k] = calloc(nrec[k] + 1, sizeof(test_record));
+			cr_assert(recs[k]);
+			for (size_t i = 0; i < nrec[k]; i++) {
+				recs[k][i] = t->recs[first + i];
+				recs[k][i].detail = t->recs[first + i].detail
+							    ? strdup(t->recs[first + i].detail) : NULL;
+			}
+			forget_records(t, first);
+		}
 	}
-	bool noted = noted_atomic_order(e, first);
+	bool noted = false;
+	for (size_t i = first; i < t->n; i++)
+		noted |= t->recs[i].ev.kind == CS_EV_ATOMIC_ORDER;
 	for (unsigned k = 0; k < 2; k++) {
 		cr_assert_eq(out[k].outcome, out[2].outcome, "%s on %u threads: outcome %d, on 1: %d (%s)",
 			     name, counts[k], out[k].outcome, out[2].outcome, out[k].diag.msg);
 		if (noted) {
 			bool also = false;
-			for (size_t i = first; i < nev[k]; i++)
-				also |= ev[k][i].kind == CS_EV_ATOMIC_ORDER;
+			for (size_t i = 0; i < nrec[k]; i++)
+				also |= recs[k][i].ev.kind == CS_EV_ATOMIC_ORDER;
 			cr_assert(also, "%s: the atomic-order note on 1 thread, not on %u", name, counts[k]);
 			continue;
 		}
@@ -169,15 +168,18 @@ static cs_grid_result run_threads_alike(h_env *e, const cs_ptx_program *p, size_
 		cr_assert_eq(out[k].fault_va, out[2].fault_va);
 		cr_assert(memcmp(after[k], after[2], len) == 0,
 			  "%s on %u threads left other bytes in memory than on 1", name, counts[k]);
-		cr_assert_eq(nev[k], nev[2], "%s on %u threads: %zu trace records, on 1: %zu", name,
-			     counts[k], nev[k], nev[2]);
-		for (size_t i = first; i < nev[k]; i++) {
-			const cs_event *a = &ev[k][i], *b = &ev[2][i];
-			cr_assert(a->kind == b->kind && a->addr == b->addr && a->value == b->value &&
-				  a->aux == b->aux && !strcmp(det[k][i], det[2][i]),
+		cr_assert_eq(nrec[k], nrec[2], "%s on %u threads: %zu trace records, on 1: %zu", name,
+			     counts[k], nrec[k], nrec[2]);
+		for (size_t i = 0; i < nrec[k]; i++)
+			cr_assert(same_record(&recs[k][i], &t->recs[first + i]),
 				  "%s on %u threads: trace record %zu differs: %s / %s", name, counts[k], i,
-				  det[k][i], det[2][i]);
-		}
+				  recs[k][i].detail ? recs[k][i].detail : "",
+				  t->recs[first + i].detail ? t->recs[first + i].detail : "");
+	}
+	for (unsigned k = 0; k < 2; k++) {
+		for (size_t i = 0; i < nrec[k]; i++)
+			free(recs[k][i].detail);
+		free(recs[k]);
 	}
 	free(before);
 	for (unsigned k = 0; k < 3; k++)
@@ -216,7 +218,7 @@ cs_grid_result h_run(h_env *e, const cs_ptx_program *p, const char *name, const 
 	cs_grid_result out;
 	if (e->threads) {
 		l.threads = e->threads;
-		cs_ptx_run(p, entry, &l, &e->bus, &out);
+		cs_ptx_run(p, entry, &l, &e->tb.bus, &out);
 		return out;
 	}
 	return run_threads_alike(e, p, entry, &l, name);

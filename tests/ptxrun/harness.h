@@ -1,23 +1,17 @@
-/* Test harness for the ptxrun suite: a memory, a bus with a recording trace
- * sink, PTX loading and kernel launches with packed parameters. */
+/* Test harness for the ptxrun suite: the suites' shared bus (tests/common: a
+ * memory, the trace recorder), PTX loading and kernel launches with packed
+ * parameters. */
 #ifndef CS_TEST_PTX_HARNESS_H
 #define CS_TEST_PTX_HARNESS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chainsim/mem.h"
+#include "bus.h"
 #include "chainsim/ptx.h"
 
-enum { H_MAX_EVENTS = 64 };
-
 typedef struct h_env {
-	cs_mem *mem;
-	cs_bus bus;
-	uint64_t now;
-	cs_event events[H_MAX_EVENTS];
-	char details[H_MAX_EVENTS][256];
-	size_t nevents;
+	test_bus tb; /* memory, clock and the records (tb.trace) */
 	/* what h_run launches with (h_init: single precision, no race detector,
 	 * warps in order) */
 	cs_ptx_approx approx;

@@ -294,7 +294,7 @@ Test(control, endless_loop_ends_at_the_budget)
 	l.block[1] = l.block[2] = 1;
 	l.max_thread_instructions = 100000;
 	cs_grid_result r;
-	cs_ptx_run(p, 0, &l, &e.bus, &r);
+	cs_ptx_run(p, 0, &l, &e.tb.bus, &r);
 	cr_assert_eq(r.outcome, CS_GRID_BUDGET);
 	cr_expect(strstr(r.diag.msg, "budget"), "%s", r.diag.msg);
 	cr_expect_eq(r.diag.line, 7); /* the bra */
@@ -525,9 +525,9 @@ static cs_grid_result shared_slot_run(h_env *e, const char *mid, uint32_t out[64
 static size_t races_of(const h_env *e, const cs_event **first)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < e->nevents; i++)
-		if (e->events[i].kind == CS_EV_RACE && n++ == 0)
-			*first = &e->events[i];
+	for (size_t i = 0; i < e->tb.trace.n; i++)
+		if (e->tb.trace.recs[i].ev.kind == CS_EV_RACE && n++ == 0)
+			*first = &e->tb.trace.recs[i].ev;
 	return n;
 }
 
@@ -629,8 +629,9 @@ static size_t global_races(const char *body, uint32_t ctas)
 				 (uint64_t[]){ vo, 0, 64 }, 3);
 	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
 	size_t n = 0;
-	for (size_t i = 0; i < e.nevents; i++)
-		n += e.events[i].kind == CS_EV_RACE && strstr(e.events[i].detail, "global-memory race");
+	for (size_t i = 0; i < e.tb.trace.n; i++)
+		n += e.tb.trace.recs[i].ev.kind == CS_EV_RACE &&
+		     strstr(e.tb.trace.recs[i].ev.detail, "global-memory race");
 	h_fini(&e);
 	cs_ptx_program_free(p);
 	return n;

@@ -40,14 +40,14 @@ Test(fault, unmapped_store_names_cta_thread_line_address)
 	cr_expect(strstr(r.diag.msg, "0xdead0008"), "%s", r.diag.msg);
 	cr_expect_eq(r.ctas_executed, 1);
 	/* the trace: CTAs [0,1) ran, then the fault */
-	cr_assert_eq(e.nevents, 2);
-	cr_expect_eq(e.events[0].kind, CS_EV_CTA_RANGE);
-	cr_expect_eq(e.events[0].aux, 1);
-	cr_expect_eq(e.events[1].kind, CS_EV_FAULT);
-	cr_expect_eq(e.events[1].addr, 0xdead0008ull);
-	cr_expect_eq(e.events[1].value, CS_ACCESS_WRITE);
-	cr_expect_eq(e.events[1].unit, CS_UNIT_SM);
-	cr_expect_eq(e.events[1].launch, 7);
+	cr_assert_eq(e.tb.trace.n, 2);
+	cr_expect_eq(e.tb.trace.recs[0].ev.kind, CS_EV_CTA_RANGE);
+	cr_expect_eq(e.tb.trace.recs[0].ev.aux, 1);
+	cr_expect_eq(e.tb.trace.recs[1].ev.kind, CS_EV_FAULT);
+	cr_expect_eq(e.tb.trace.recs[1].ev.addr, 0xdead0008ull);
+	cr_expect_eq(e.tb.trace.recs[1].ev.value, CS_ACCESS_WRITE);
+	cr_expect_eq(e.tb.trace.recs[1].ev.unit, CS_UNIT_SM);
+	cr_expect_eq(e.tb.trace.recs[1].ev.launch, 7);
 	/* lanes 0..4 of the faulting warp stored before lane 5 faulted; CTA 2 never ran */
 	uint32_t out[1024];
 	h_read(&e, vo, out, sizeof(out));
@@ -97,19 +97,19 @@ Test(fault, bad_launches_are_errors)
 	l.block[0] = 2048;
 	l.block[1] = l.block[2] = 1;
 	cs_grid_result r;
-	cs_ptx_run(p, 0, &l, &e.bus, &r);
+	cs_ptx_run(p, 0, &l, &e.tb.bus, &r);
 	cr_expect_eq(r.outcome, CS_GRID_ERROR);
 	l.block[0] = 32;
-	cs_ptx_run(p, 0, &l, &e.bus, &r); /* no params for a kernel that takes 16 bytes */
+	cs_ptx_run(p, 0, &l, &e.tb.bus, &r); /* no params for a kernel that takes 16 bytes */
 	cr_expect_eq(r.outcome, CS_GRID_ERROR);
 	cr_expect(strstr(r.diag.msg, "parameter"), "%s", r.diag.msg);
-	cs_ptx_run(p, 5, &l, &e.bus, &r);
+	cs_ptx_run(p, 5, &l, &e.tb.bus, &r);
 	cr_expect_eq(r.outcome, CS_GRID_ERROR);
 	uint8_t params[16] = { 0 };
 	l.params = params;
 	l.param_bytes = sizeof(params);
 	l.dynamic_shared_bytes = 64u << 20; /* beyond the model's limit */
-	cs_ptx_run(p, 0, &l, &e.bus, &r);
+	cs_ptx_run(p, 0, &l, &e.tb.bus, &r);
 	cr_expect_eq(r.outcome, CS_GRID_ERROR);
 	cr_expect(strstr(r.diag.msg, "shared memory"), "%s", r.diag.msg);
 	h_fini(&e);

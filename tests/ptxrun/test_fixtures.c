@@ -320,29 +320,29 @@ Test(fixtures, float_atomics_note_that_order_matters)
 					 (uint32_t[]){ 256, 1, 1 }, 0, (uint64_t[]){ vx, vo, N }, 3);
 		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s: %s", archs[a], r.diag.msg);
 		size_t notes = 0;
-		for (size_t i = 0; i < e.nevents; i++) {
-			if (e.events[i].kind != CS_EV_ATOMIC_ORDER)
+		for (size_t i = 0; i < e.tb.trace.n; i++) {
+			if (e.tb.trace.recs[i].ev.kind != CS_EV_ATOMIC_ORDER)
 				continue;
 			notes++;
-			cr_expect_eq(e.events[i].aux, atom_line, "%s", e.details[i]);
-			cr_expect(strstr(e.details[i], "reduce_sum") && strstr(e.details[i], "adds floats"),
-				  "%s", e.details[i]);
+			cr_expect_eq(e.tb.trace.recs[i].ev.aux, atom_line, "%s", e.tb.trace.recs[i].ev.detail);
+			cr_expect(strstr(e.tb.trace.recs[i].ev.detail, "reduce_sum") && strstr(e.tb.trace.recs[i].ev.detail, "adds floats"),
+				  "%s", e.tb.trace.recs[i].ev.detail);
 		}
 		cr_expect_eq(notes, 1, "%s: %zu atomic-order notes for reduce_sum", archs[a], notes);
-		size_t before = e.nevents;
+		size_t before = e.tb.trace.n;
 		uint64_t vu = put(&e, xu, sizeof(xu)), vs = h_alloc(&e, 8);
 		r = h_run(&e, p, "reduce_u32", (uint32_t[]){ N / 128, 1, 1 }, (uint32_t[]){ 128, 1, 1 }, 0,
 			  (uint64_t[]){ vu, vs, vs + 4, N }, 4);
 		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s: %s", archs[a], r.diag.msg);
-		for (size_t i = before; i < e.nevents; i++)
-			cr_expect_neq(e.events[i].kind, CS_EV_ATOMIC_ORDER, "%s: %s", archs[a], e.details[i]);
+		for (size_t i = before; i < e.tb.trace.n; i++)
+			cr_expect_neq(e.tb.trace.recs[i].ev.kind, CS_EV_ATOMIC_ORDER, "%s: %s", archs[a], e.tb.trace.recs[i].ev.detail);
 		/* one CTA: no other CTA to race with, no note */
-		before = e.nevents;
+		before = e.tb.trace.n;
 		r = h_run(&e, p, "reduce_sum", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 256, 1, 1 }, 0,
 			  (uint64_t[]){ vx, vo, N }, 3);
 		cr_assert_eq(r.outcome, CS_GRID_EXECUTED);
-		for (size_t i = before; i < e.nevents; i++)
-			cr_expect_neq(e.events[i].kind, CS_EV_ATOMIC_ORDER, "%s", e.details[i]);
+		for (size_t i = before; i < e.tb.trace.n; i++)
+			cr_expect_neq(e.tb.trace.recs[i].ev.kind, CS_EV_ATOMIC_ORDER, "%s", e.tb.trace.recs[i].ev.detail);
 		h_fini(&e);
 		cs_ptx_program_free(p);
 	}
@@ -368,7 +368,7 @@ static cs_grid_result run_raw(h_env *e, const cs_ptx_program *p, const char *nam
 	l.param_bytes = len;
 	l.approx = e->approx;
 	cs_grid_result r;
-	cs_ptx_run(p, entry, &l, &e->bus, &r);
+	cs_ptx_run(p, entry, &l, &e->tb.bus, &r);
 	return r;
 }
 
@@ -797,20 +797,20 @@ Test(fixtures, device_printf_and_assert)
 					 (uint32_t[]){ 32, 1, 1 }, 0, (uint64_t[]){ vx, 128, 128 }, 3);
 		expect_ran(&r, archs[k], "block_summary");
 		unsigned printed = 0;
-		for (size_t i = 0; i < e.nevents; i++) {
-			if (e.events[i].kind != CS_EV_PRINTF)
+		for (size_t i = 0; i < e.tb.trace.n; i++) {
+			if (e.tb.trace.recs[i].ev.kind != CS_EV_PRINTF)
 				continue;
 			char want[128];
 			unsigned b = printed++;
 			snprintf(want, sizeof(want), "block %u: x[%u]=%.3f n=128 big\n", b, b * 32,
 				 (double)x[b * 32]);
-			cr_expect_str_eq(e.events[i].detail, want, "%s", archs[k]);
-			cr_expect_eq(e.events[i].value, b, "%s: CTA of printf %u", archs[k], b);
-			cr_expect_eq(e.events[i].aux, 0, "%s: thread of printf %u", archs[k], b);
+			cr_expect_str_eq(e.tb.trace.recs[i].ev.detail, want, "%s", archs[k]);
+			cr_expect_eq(e.tb.trace.recs[i].ev.value, b, "%s: CTA of printf %u", archs[k], b);
+			cr_expect_eq(e.tb.trace.recs[i].ev.aux, 0, "%s: thread of printf %u", archs[k], b);
 		}
 		cr_expect_eq(printed, 4, "%s: %u printf records", archs[k], printed);
 
-		e.nevents = 0;
+		test_trace_clear(&e.tb.trace);
 		long long big = -1234567890123ll;
 		r = h_run(&e, p, "format_zoo", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
 			  (uint64_t[]){ vx, (uint64_t)big }, 2);
@@ -820,9 +820,9 @@ Test(fixtures, device_printf_and_assert)
 			 "[%5d|%-5d|%05u|%x|%X|%#o|%c|%lld|%llu|%.2f|%10.4e|%g|%s|%%|%*d]\n", -42, 42, 7u,
 			 0xbeefu, 0xbeefu, 8u, 'Z', big, (unsigned long long)big * 3ull, (double)x[0],
 			 (double)x[1], (double)x[2], "text", 6, 99);
-		cr_assert_eq(e.nevents, 2, "%s: %zu records", archs[k], e.nevents); /* printf, CTA range */
-		cr_expect_eq(e.events[0].kind, CS_EV_PRINTF);
-		cr_expect_str_eq(e.events[0].detail, want, "%s", archs[k]);
+		cr_assert_eq(e.tb.trace.n, 2, "%s: %zu records", archs[k], e.tb.trace.n); /* printf, CTA range */
+		cr_expect_eq(e.tb.trace.recs[0].ev.kind, CS_EV_PRINTF);
+		cr_expect_str_eq(e.tb.trace.recs[0].ev.detail, want, "%s", archs[k]);
 
 		/* n != expect_n: every thread fails the assertion; the first stops the grid */
 		r = h_run(&e, p, "block_summary", (uint32_t[]){ 4, 1, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
@@ -877,11 +877,13 @@ Test(fixtures, racy_softmax_shows_its_race)
 			else
 				cr_expect_gt(bad, ROWS * COLS / 2, "%s in order: only %u wrong", archs[k], bad);
 			size_t races = 0;
-			for (size_t i = 0; i < e.nevents; i++)
-				if (e.events[i].kind == CS_EV_RACE) {
+			for (size_t i = 0; i < e.tb.trace.n; i++)
+				if (e.tb.trace.recs[i].ev.kind == CS_EV_RACE) {
 					races++;
-					cr_expect(strstr(e.events[i].detail, "softmax_shared_slot: shared-memory race at offset 0x0"),
-						  "%s: %s", archs[k], e.events[i].detail);
+					cr_expect(strstr(e.tb.trace.recs[i].ev.detail,
+							 "softmax_shared_slot: shared-memory race at "
+							 "offset 0x0"),
+						  "%s: %s", archs[k], e.tb.trace.recs[i].ev.detail);
 				}
 			cr_expect_gt(races, 0, "%s %s: no race reported", archs[k],
 				     reverse ? "reversed" : "in order");
@@ -970,8 +972,9 @@ Test(fixtures, tensor_core_tiles)
 							  "%s form %d tile %d C[%d][%d] = %g, want %g", archs[k], form,
 							  t, i, j, got, want);
 					}
-			for (size_t i = 0; i < e.nevents; i++)
-				cr_expect_neq(e.events[i].kind, CS_EV_RACE, "%s: %s", archs[k], e.events[i].detail);
+			for (size_t i = 0; i < e.tb.trace.n; i++)
+				cr_expect_neq(e.tb.trace.recs[i].ev.kind, CS_EV_RACE, "%s: %s",
+					      archs[k], e.tb.trace.recs[i].ev.detail);
 			h_fini(&e);
 		}
 		cs_ptx_program_free(p);

@@ -151,7 +151,7 @@ static void try_run(const cs_ptx_program *p, h_env *e, uint64_t buf)
 		l.param_bytes = pb;
 		l.max_thread_instructions = 200000;
 		cs_grid_result r;
-		cs_ptx_run(p, k, &l, &e->bus, &r);
+		cs_ptx_run(p, k, &l, &e->tb.bus, &r);
 		cr_assert(r.outcome == CS_GRID_EXECUTED || r.outcome == CS_GRID_FAULT ||
 			  r.outcome == CS_GRID_ERROR);
 		if (r.outcome != CS_GRID_EXECUTED)

@@ -177,7 +177,7 @@ Test(parse, nvcc_style_constructs_accepted_and_run)
 	l.params = params;
 	l.param_bytes = sizeof(params);
 	cs_grid_result r;
-	cs_ptx_run(p, e, &l, &env.bus, &r);
+	cs_ptx_run(p, e, &l, &env.tb.bus, &r);
 	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
 	uint32_t out[32][8];
 	h_read(&env, vo, out, sizeof(out));

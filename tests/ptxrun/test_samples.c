@@ -78,11 +78,11 @@ Test(samples, vadd)
 	 * and every thread the reconverged ret */
 	cr_expect_eq(r.thread_instructions, 1024ull * 10 + 1000ull * 11 + 1024ull);
 	/* one CTA range record */
-	cr_assert_eq(e.nevents, 1);
-	cr_expect_eq(e.events[0].kind, CS_EV_CTA_RANGE);
-	cr_expect_eq(e.events[0].value, 0);
-	cr_expect_eq(e.events[0].aux, 4);
-	cr_expect_eq(e.events[0].launch, 7);
+	cr_assert_eq(e.tb.trace.n, 1);
+	cr_expect_eq(e.tb.trace.recs[0].ev.kind, CS_EV_CTA_RANGE);
+	cr_expect_eq(e.tb.trace.recs[0].ev.value, 0);
+	cr_expect_eq(e.tb.trace.recs[0].ev.aux, 4);
+	cr_expect_eq(e.tb.trace.recs[0].ev.launch, 7);
 	h_fini(&e);
 	cs_ptx_program_free(p);
 }
@@ -306,7 +306,7 @@ Test(samples, module_variables_at_loader_addresses)
 	l.var_va = var_va;
 	l.var_count = 2;
 	cs_grid_result r;
-	cs_ptx_run(p, entry, &l, &e.bus, &r);
+	cs_ptx_run(p, entry, &l, &e.tb.bus, &r);
 	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
 	uint32_t counter;
 	h_read(&e, var_va[0], &counter, 4);
@@ -337,7 +337,7 @@ Test(samples, port_read_write_fallback)
 	cs_ptx_program *p = load_samples();
 	h_env e;
 	h_init(&e);
-	e.bus.mem.span = no_span;
+	e.tb.bus.mem.span = no_span;
 	enum { N = 300 };
 	int x[N];
 	long long total = 0;

@@ -51,11 +51,11 @@ Test(threads, trace_records_commit_in_cta_order)
 				 (uint64_t[]){ 200000 }, 1);
 	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
 	size_t races = 0;
-	for (size_t i = 0; i < e.nevents; i++)
-		if (e.events[i].kind == CS_EV_RACE) {
+	for (size_t i = 0; i < e.tb.trace.n; i++)
+		if (e.tb.trace.recs[i].ev.kind == CS_EV_RACE) {
 			races++;
-			cr_expect_eq(e.events[i].value, 0, "the race of CTA %llu: %s",
-				     (unsigned long long)e.events[i].value, e.details[i]);
+			cr_expect_eq(e.tb.trace.recs[i].ev.value, 0, "the race of CTA %llu: %s",
+				     (unsigned long long)e.tb.trace.recs[i].ev.value, e.tb.trace.recs[i].ev.detail);
 		}
 	cr_expect_eq(races, 1);
 	h_fini(&e);
@@ -109,7 +109,7 @@ Test(threads, wall_time_stops_a_one_thread_loop)
 	l.max_wall_ns = 200 * 1000 * 1000;
 	cs_grid_result r;
 	double t0 = now_s();
-	cs_ptx_run(p, 0, &l, &e.bus, &r);
+	cs_ptx_run(p, 0, &l, &e.tb.bus, &r);
 	double took = now_s() - t0;
 	cr_assert_eq(r.outcome, CS_GRID_BUDGET, "%s", r.diag.msg);
 	cr_expect(strstr(r.diag.msg, "wall-time budget of 0.2 s"), "%s", r.diag.msg);
@@ -134,7 +134,7 @@ Test(threads, wall_time_stops_a_grid_of_2_31_ctas)
 		l.threads = threads;
 		cs_grid_result r;
 		double t0 = now_s();
-		cs_ptx_run(p, 0, &l, &e.bus, &r);
+		cs_ptx_run(p, 0, &l, &e.tb.bus, &r);
 		double took = now_s() - t0;
 		cr_assert_eq(r.outcome, CS_GRID_BUDGET, "%s", r.diag.msg);
 		cr_expect(strstr(r.diag.msg, "of 2147483647 CTAs"), "%s", r.diag.msg);
@@ -168,7 +168,7 @@ Test(threads, the_instruction_budget_stops_at_the_same_cta)
 	for (unsigned threads = 1; threads <= 4; threads++) {
 		l.threads = threads;
 		cs_grid_result r;
-		cs_ptx_run(p, entry, &l, &e.bus, &r);
+		cs_ptx_run(p, entry, &l, &e.tb.bus, &r);
 		cr_assert_eq(r.outcome, CS_GRID_BUDGET, "%s", r.diag.msg);
 		cr_expect(strstr(r.diag.msg, "ran past its budget of 5000 thread-instructions"), "%s",
 			  r.diag.msg);

@@ -150,22 +150,63 @@ Test(repl, channel_on_deadlock_names_the_releases)
 	cli_free(&o);
 }
 
+/* Over the whole command list as `help` prints it: each command and alias
+ * has a usage (an alias the same as its command), and each one is a command
+ * the session runs (bare, it may want arguments, but it is never unknown). */
 Test(repl, help_for_every_command)
 {
 	cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", "help", NULL });
-	cr_expect_eq(o.status, 0, "%s", o.err);
-	static const char *const cmds[] = { "step", "next", "continue", "until", "break", "delete",
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	gchar **lines = g_strsplit(o.out, "\n", -1);
+	for (gchar **l = lines; *l; l++)
+		if (g_str_has_prefix(*l, "  ") && (*l)[2] != ' ')
+			g_ptr_array_add(names, g_strndup(*l + 2, strcspn(*l + 2, " ")));
+	g_strfreev(lines);
+	cr_assert_geq(names->len, 19, "help lists %u commands:\n%s", names->len, o.out);
+	static const char *const must[] = { "step", "next", "continue", "until", "break", "delete",
 					    "stages", "why", "channel", "qmd", "x", "set", "list",
-					    "trace", "restart", "help" };
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		cr_expect(strstr(o.out, cmds[i]), "help lacks %s", cmds[i]);
-		char line[32];
-		snprintf(line, sizeof(line), "help %s", cmds[i]);
+					    "trace", "restart", "help", "complete", "quit", "echo" };
+	for (size_t i = 0; i < sizeof(must) / sizeof(must[0]); i++) {
+		bool found = false;
+		for (guint k = 0; k < names->len; k++)
+			found |= !strcmp(g_ptr_array_index(names, k), must[i]);
+		cr_expect(found, "help lacks %s", must[i]);
+	}
+	size_t checked = 0;
+	for (guint k = 0; k < names->len; k++) {
+		const char *name = g_ptr_array_index(names, k);
+		char *line = g_strdup_printf("help %s", name);
 		cli_out h = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", line, NULL });
 		cr_expect_eq(h.status, 0, "%s: %s", line, h.err);
-		cr_expect(strstr(h.out, "usage: "), "%s:\n%s", line, h.out);
+		cr_expect(strstr(h.out, "\nusage: "), "%s:\n%s", line, h.out);
+		checked++;
+		const char *also = strstr(h.out, "  also: ");
+		if (also) {
+			gchar *words = g_strndup(also + 8, strcspn(also + 8, "\n"));
+			gchar **aliases = g_strsplit(words, " ", -1);
+			for (gchar **al = aliases; *al; al++) {
+				char *aline = g_strdup_printf("help %s", *al);
+				cli_out ah = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", aline,
+										   NULL });
+				const char *usage = strstr(h.out, "usage: "), *ausage = strstr(ah.out, "usage: ");
+				cr_expect(ausage && !strcmp(usage, ausage), "%s differs from %s:\n%s", aline, line,
+					  ah.out);
+				checked++;
+				cli_free(&ah);
+				g_free(aline);
+			}
+			g_strfreev(aliases);
+			g_free(words);
+		}
 		cli_free(&h);
+		cli_out bare = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", name, NULL });
+		cr_expect_null(strstr(bare.err, "unknown command"), "%s: %s", name, bare.err);
+		cli_free(&bare);
+		g_free(line);
 	}
+	cr_expect_geq(checked, 23, "only %zu names checked", checked);
+	g_ptr_array_free(names, TRUE);
 	cli_free(&o);
 }
 

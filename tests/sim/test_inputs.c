@@ -96,6 +96,45 @@ Test(inputs, the_reader_takes_regular_files_up_to_the_cap)
 	cr_expect(strstr(d.msg, "more than the limit of 8 bytes"), "%s", d.msg);
 }
 
+/* "-" is standard input, a pipe here: read to its end, the cap checked while
+ * reading, and messages call it <stdin>. */
+static bool read_piped(const char *text, size_t cap, char **bytes, size_t *len, cs_diag *d)
+{
+	int p[2];
+	cr_assert(pipe(p) == 0);
+	cr_assert(write(p[1], text, strlen(text)) == (ssize_t)strlen(text));
+	close(p[1]);
+	int saved = dup(STDIN_FILENO);
+	cr_assert(saved >= 0 && dup2(p[0], STDIN_FILENO) == STDIN_FILENO);
+	close(p[0]);
+	bool ok = cs_file_read(CS_FILE_STDIN, cap, "it", bytes, len, d);
+	cr_assert(dup2(saved, STDIN_FILENO) == STDIN_FILENO);
+	close(saved);
+	return ok;
+}
+
+Test(inputs, the_reader_takes_standard_input_up_to_the_cap)
+{
+	char *bytes;
+	size_t len;
+	cs_diag d;
+	cs_diag_clear(&d);
+	cr_expect(read_piped("0123456789", 10, &bytes, &len, &d), "%s", d.msg);
+	cr_expect_eq(len, 10);
+	cr_expect_eq(memcmp(bytes, "0123456789", 11), 0);
+	free(bytes);
+	cr_expect(!read_piped("0123456789", 9, &bytes, &len, &d));
+	cr_expect(strstr(d.msg, "it: more than the limit of 9 bytes"), "%s", d.msg);
+	cr_expect_str_eq(d.file, "<stdin>");
+	/* past the first 4 KiB buffer, which must grow */
+	char *many = g_strnfill(10000, 'y');
+	cr_expect(read_piped(many, 10000, &bytes, &len, &d), "%s", d.msg);
+	cr_expect_eq(len, 10000);
+	free(bytes);
+	cr_expect(!read_piped(many, 9999, &bytes, &len, &d));
+	g_free(many);
+}
+
 Test(inputs, scenario_readers_refuse_devices_folders_and_big_files, .timeout = 300)
 {
 	expect_refused((const char *const[]){ "run", "/dev/zero", NULL },

@@ -17,6 +17,7 @@
 
 #include "battery.h"
 #include "chainsim/device.h"
+#include "chainsim/file.h"
 #include "chainsim/mem.h"
 #include "chainsim/report.h"
 #include "chainsim/scenario.h"
@@ -224,27 +225,16 @@ static char *find_dir(const char *given, FILE *err)
  * numbers unchanged, so diagnostics still point into the file). */
 static char *read_with_arch(const char *path, cs_arch arch, size_t *len, FILE *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		fprintf(err, "chainsim battery: %s: %s\n", path, strerror(errno));
+	char *in = NULL;
+	size_t n = 0;
+	cs_diag d;
+	cs_diag_clear(&d);
+	if (!cs_file_read(path, CS_FILE_MAX_TEXT, "the scenario", &in, &n, &d)) {
+		char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 8];
+		cs_diag_format(&d, msg, sizeof(msg));
+		fprintf(err, "chainsim battery: %s\n", msg);
 		return NULL;
 	}
-	size_t cap = 1 << 16, n = 0;
-	char *in = malloc(cap);
-	for (;;) {
-		if (!in)
-			break;
-		n += fread(in + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		char *ni = realloc(in, cap *= 2);
-		if (!ni) {
-			free(in);
-			in = NULL;
-		}
-		in = ni;
-	}
-	fclose(f);
 	const char *name = cs_arch_get(arch)->name;
 	char *text = in ? malloc(n + strlen(name) + 8) : NULL;
 	if (!text) {

@@ -1,0 +1,63 @@
+/* The shared recorder keeps every record, in order, each with its detail,
+ * however far its array grows; the bus wires memory, clock and recorder. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bus.h"
+
+static void emit(test_bus *b, cs_event_kind kind, const char *detail)
+{
+	cs_event ev = cs_event_make(kind, CS_STAGE_FE_EXEC, CS_UNIT_FE, 0);
+	ev.detail = detail;
+	cs_trace_emit(&b->bus.trace, &ev);
+}
+
+Test(common, every_record_and_its_detail_outlive_the_array_growing)
+{
+	test_bus b;
+	test_bus_init(&b, 49, CS_TRACE_CHAIN);
+	emit(&b, CS_EV_FAULT, "the first");
+	const char *first = b.trace.recs[0].ev.detail;
+	cr_assert_str_eq(first, "the first");
+	char text[32];
+	for (unsigned i = 1; i < 5000; i++) {
+		b.now = i;
+		snprintf(text, sizeof(text), "record %u", i);
+		emit(&b, i % 2 ? CS_EV_METHOD : CS_EV_FAULT, text); /* text is reused: copied */
+	}
+	cr_assert_eq(b.trace.n, 5000, "none dropped");
+	cr_expect_str_eq(b.trace.recs[0].ev.detail, "the first", "the detail moved with the array");
+	cr_expect_str_eq(first, "the first", "the detail's own copy does not move");
+	cr_expect_str_eq(b.trace.recs[4999].detail, "record 4999");
+	cr_expect_eq(b.trace.recs[4999].ev.seq, 4999);
+	cr_expect_eq(b.trace.recs[4999].ev.time_ns, 4999);
+	cr_expect_eq(test_trace_count(&b.trace, CS_EV_FAULT), 2500);
+	cr_expect_str_eq(test_trace_nth(&b.trace, CS_EV_METHOD, 2)->detail, "record 5");
+	cr_expect_str_eq(test_trace_nth(&b.trace, CS_EV_METHOD, 2)->ev.detail, "record 5",
+			 "the record's event carries its own copy, not the emitter's buffer");
+	cr_expect_null(test_trace_nth(&b.trace, CS_EV_METHOD, 2500));
+	emit(&b, CS_EV_FAULT, NULL);
+	cr_expect_null(b.trace.recs[5000].ev.detail, "no detail stays no detail");
+	test_trace_clear(&b.trace);
+	emit(&b, CS_EV_METHOD, "after");
+	cr_expect_eq(b.trace.n, 1);
+	cr_expect_eq(b.trace.recs[0].ev.seq, 5001, "seq goes on after a clear");
+	test_bus_fini(&b);
+}
+
+Test(common, the_bus_reaches_real_memory)
+{
+	test_bus b;
+	test_bus_init(&b, 49, CS_TRACE_CHAIN);
+	cs_diag d;
+	cr_assert(cs_mem_map(b.mem, "x", 0x100000, 0x1000, &d), "%s", d.msg);
+	uint32_t v = 0xfeedf00d, back = 0;
+	uint64_t fault = 0;
+	cr_assert(b.bus.mem.write(b.bus.mem.ctx, 0x100010, &v, 4, &fault));
+	cr_assert(cs_mem_read(b.mem, 0x100010, &back, 4, &fault));
+	cr_expect_eq(back, v);
+	cr_expect_not(b.bus.mem.read(b.bus.mem.ctx, 0x900000, &back, 4, &fault));
+	cr_expect_eq(fault, 0x900000);
+	test_bus_fini(&b);
+}
