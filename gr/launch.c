@@ -227,18 +227,21 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 	case CS_GRID_UNKNOWN_CODE:
 	case CS_GRID_ERROR:
 	case CS_GRID_UNSUPPORTED:
+	case CS_GRID_BUDGET:
 	default: {
 		static const char *const what[] = {
 			[CS_GRID_NO_EXECUTOR] = "no executor",
 			[CS_GRID_UNKNOWN_CODE] = "unknown code",
 			[CS_GRID_ERROR] = "executor error",
 			[CS_GRID_UNSUPPORTED] = "beyond the simulator",
+			[CS_GRID_BUDGET] = "stopped at the executor's budget",
 		};
 		static const cs_cause cause[] = {
 			[CS_GRID_NO_EXECUTOR] = CS_CAUSE_NO_EXECUTOR,
 			[CS_GRID_UNKNOWN_CODE] = CS_CAUSE_CODE_UNKNOWN,
 			[CS_GRID_ERROR] = CS_CAUSE_GRID_NOT_RUN,
 			[CS_GRID_UNSUPPORTED] = CS_CAUSE_CODE_UNSUPPORTED,
+			[CS_GRID_BUDGET] = CS_CAUSE_GRID_BUDGET,
 		};
 		unsigned o = (unsigned)r.outcome;
 		const char *w = o < sizeof(what) / sizeof(what[0]) && what[o] ? what[o]

@@ -21,6 +21,7 @@
 
 #include "chainsim/device.h"
 #include "chainsim/file.h"
+#include "chainsim/ptxrun.h"
 #include "chainsim/report.h"
 #include "chainsim/scenario.h"
 
@@ -246,6 +247,7 @@ static bool shard_auto(unsigned *k, unsigned *n, char *why, size_t whylen)
 
 typedef struct case_run_opts {
 	bool no_exec, trace_methods;
+	uint64_t threads, budget_instructions, budget_ns; /* 0: the defaults */
 } case_run_opts;
 
 /* The `# run:` lines: options for this case. False with a located reason. */
@@ -267,12 +269,20 @@ static bool read_run_lines(const char *path, const char *text, case_run_opts *o,
 					o->no_exec = true;
 				} else if (!strcmp(*w, "--trace-methods")) {
 					o->trace_methods = true;
+				} else if (!strncmp(*w, "--threads=", 10)) {
+					ok = cs_opt_count(*w + 10, 1, CS_PTX_THREADS_MAX, &o->threads);
+				} else if (!strncmp(*w, "--budget-instructions=", 22)) {
+					ok = cs_opt_count(*w + 22, 1, UINT64_MAX, &o->budget_instructions);
+				} else if (!strncmp(*w, "--budget-seconds=", 17)) {
+					ok = cs_opt_seconds(*w + 17, &o->budget_ns);
 				} else {
-					snprintf(why, whylen, "%s:%u: '# run:' option '%s' is not one "
-						 "conform knows (--no-exec, --trace-methods)",
-						 path, line, *w);
 					ok = false;
 				}
+				if (!ok)
+					snprintf(why, whylen, "%s:%u: '# run:' option '%s' is not one "
+						 "conform knows (--no-exec, --trace-methods, --threads=N, "
+						 "--budget-instructions=N, --budget-seconds=S) with a "
+						 "valid value", path, line, *w);
 			}
 			g_strfreev(words);
 			g_free(opts);
@@ -332,6 +342,10 @@ static int run_case(const char *path, const conform_opts *co, char *why, size_t 
 		cs_scenario_free(s);
 		return d.status == CS_ERR_UNAVAILABLE ? CS_EXIT_UNAVAILABLE : CS_EXIT_INTERNAL;
 	}
+	cs_ptx_runtime *rt = cs_device_ptx(dev);
+	/* cases running side by side (--jobs) each take one host thread for CTAs */
+	cs_ptx_runtime_set_threads(rt, ro.threads ? (unsigned)ro.threads : co->jobs > 1 ? 1 : 0);
+	cs_ptx_runtime_set_budget(rt, ro.budget_instructions, ro.budget_ns);
 	cs_diag_clear(&d);
 	int rc = CS_EXIT_OK;
 	if (!cs_scenario_execute(s, dev, &d)) {

@@ -1,5 +1,7 @@
 /* chainsim run FILE: run a scenario through the launch chain on the simulator
  * and report the chain (docs/chain.md, docs/json.md). */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@ static void run_usage(FILE *out)
 	fprintf(out,
 		"usage: chainsim run FILE [--json] [--trace OUT] [--no-exec] [--trace-methods]\n"
 		"                         [--approx-ulp=max] [--races=MODE] [--schedule=ORDER]\n"
+		"                         [--threads=N] [--budget-instructions=N] [--budget-seconds=S]\n"
 		"       chainsim run FILE.cap [--json] [--no-exec] [--results OUT]\n"
 		"\n"
 		"Runs the .chain scenario FILE on the simulator and prints the launch chain:\n"
@@ -38,6 +41,14 @@ static void run_usage(FILE *out)
 		"                   error (a shared-memory race breaks stage 9), off\n"
 		"  --schedule=ORDER the order warps run between barriers: in-order (the default),\n"
 		"                   reverse, random:SEED\n"
+		"  --threads=N      host threads that run each grid's CTAs (1..256; the default\n"
+		"                   is one per online core). Results are the same for every N,\n"
+		"                   except where atomics several CTAs race on make the order\n"
+		"                   matter: an atomic-order finding names those\n"
+		"  --budget-instructions=N  thread-instructions the scenario's kernels may run\n"
+		"                   in all (default 2^36)\n"
+		"  --budget-seconds=S  wall time the scenario's kernels may run in all (default\n"
+		"                   5); a budget stop is cause grid-budget, not a verdict\n"
 		"  --version        print chainsim's version\n"
 		"\n"
 		"exit status: with expect lines in FILE, 0 when every one held (an expected\n"
@@ -85,6 +96,32 @@ static bool parse_races(const char *v, cs_ptx_races *out, bool *global)
 	return true;
 }
 
+bool cs_opt_count(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	if (*v < '0' || *v > '9')
+		return false;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (errno || *end || n < lo || n > hi)
+		return false;
+	*out = n;
+	return true;
+}
+
+bool cs_opt_seconds(const char *v, uint64_t *ns)
+{
+	char *end;
+	if (*v < '0' || *v > '9')
+		return false;
+	errno = 0;
+	double s = strtod(v, &end);
+	if (errno || *end || !(s > 0) || s > 1e6)
+		return false;
+	*ns = (uint64_t)(s * 1e9);
+	return *ns > 0;
+}
+
 static bool parse_schedule(const char *v, cs_ptx_schedule *out, uint64_t *seed)
 {
 	char *end;
@@ -103,7 +140,7 @@ static bool parse_schedule(const char *v, cs_ptx_schedule *out, uint64_t *seed)
 }
 
 enum { OPT_JSON = 0x200, OPT_NO_EXEC, OPT_TRACE_METHODS, OPT_TRACE, OPT_APPROX_ULP, OPT_RACES,
-       OPT_SCHEDULE, OPT_RESULTS };
+       OPT_THREADS, OPT_BUDGET_INSTRUCTIONS, OPT_BUDGET_SECONDS, OPT_SCHEDULE, OPT_RESULTS };
 
 static const struct option run_options[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -115,6 +152,9 @@ static const struct option run_options[] = {
 	{ "approx-ulp", required_argument, NULL, OPT_APPROX_ULP },
 	{ "races", required_argument, NULL, OPT_RACES },
 	{ "schedule", required_argument, NULL, OPT_SCHEDULE },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "budget-instructions", required_argument, NULL, OPT_BUDGET_INSTRUCTIONS },
+	{ "budget-seconds", required_argument, NULL, OPT_BUDGET_SECONDS },
 	{ "results", required_argument, NULL, OPT_RESULTS },
 	{ 0 },
 };
@@ -141,6 +181,7 @@ int cs_cmd_run(int argc, char **argv)
 	bool races_global = false;
 	cs_ptx_schedule schedule = CS_PTX_SCHEDULE_IN_ORDER;
 	uint64_t seed = 0;
+	uint64_t threads = 0, budget_instructions = 0, budget_ns = 0;
 	cs_cli_begin();
 	for (int c, li = -1; (c = getopt_long(argc, argv, ":h", run_options, &li)) != -1; li = -1) {
 		if (c >= OPT_TRACE_METHODS && c <= OPT_SCHEDULE)
@@ -184,6 +225,27 @@ int cs_cmd_run(int argc, char **argv)
 			if (!parse_schedule(optarg, &schedule, &seed)) {
 				fprintf(stderr, "chainsim run: --schedule=%s: expected in-order, reverse or "
 						"random:SEED\n", optarg);
+				return CS_EXIT_INPUT;
+			}
+			break;
+		case OPT_THREADS:
+			if (!cs_opt_count(optarg, 1, CS_PTX_THREADS_MAX, &threads)) {
+				fprintf(stderr, "chainsim run: --threads=%s: expected a whole number "
+						"from 1 to %u\n", optarg, CS_PTX_THREADS_MAX);
+				return CS_EXIT_INPUT;
+			}
+			break;
+		case OPT_BUDGET_INSTRUCTIONS:
+			if (!cs_opt_count(optarg, 1, UINT64_MAX, &budget_instructions)) {
+				fprintf(stderr, "chainsim run: --budget-instructions=%s: expected a "
+						"whole number above 0\n", optarg);
+				return CS_EXIT_INPUT;
+			}
+			break;
+		case OPT_BUDGET_SECONDS:
+			if (!cs_opt_seconds(optarg, &budget_ns)) {
+				fprintf(stderr, "chainsim run: --budget-seconds=%s: expected seconds "
+						"above 0 (at most 1e6), e.g. 2.5\n", optarg);
 				return CS_EXIT_INPUT;
 			}
 			break;
@@ -263,6 +325,8 @@ int cs_cmd_run(int argc, char **argv)
 	cs_ptx_runtime_set_approx(rt, approx);
 	cs_ptx_runtime_set_races(rt, races, races_global);
 	cs_ptx_runtime_set_schedule(rt, schedule, seed);
+	cs_ptx_runtime_set_threads(rt, (unsigned)threads);
+	cs_ptx_runtime_set_budget(rt, budget_instructions, budget_ns);
 	cs_diag_clear(&d);
 	bool ok = cs_scenario_execute(s, dev, &d);
 	int rc = CS_EXIT_OK;

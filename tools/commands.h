@@ -34,4 +34,10 @@ int cs_cmd_diff(int argc, char **argv);    /* tools/cmd_diff.c */
 int cs_cmd_conform(int argc, char **argv); /* tools/cmd_conform.c */
 int cs_cmd_reduce(int argc, char **argv);  /* tools/cmd_reduce.c */
 
+/* Values of the executor's options, for run and conform's `# run:` lines
+ * (tools/cmd_run.c): a whole decimal number in [lo, hi]; seconds above 0 (at
+ * most 1e6) as nanoseconds. */
+bool cs_opt_count(const char *v, uint64_t lo, uint64_t hi, uint64_t *out);
+bool cs_opt_seconds(const char *v, uint64_t *ns);
+
 #endif

@@ -111,6 +111,9 @@ typedef enum cs_grid_outcome {
 	CS_GRID_UNSUPPORTED,   /* the kernel uses what the executor cannot run: a limit
 				  of the simulator, not the guest's fault (stage 9 is
 				  not observable) */
+	CS_GRID_BUDGET,        /* the executor stopped the grid at its thread-instruction
+				  or wall-time budget: whether it completes is not
+				  observable here (a limit of the simulator, not a verdict) */
 } cs_grid_outcome;
 
 typedef struct cs_grid_result {

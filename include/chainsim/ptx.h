@@ -9,9 +9,16 @@
  * cs_ptx_run executes one entry over a grid: warps of 32 threads with active
  * masks, reconvergence at the immediate post-dominator (a per-warp divergence
  * stack), CTAs advancing through bar.sync, shared memory per CTA, local memory
- * per thread, global memory through bus->mem. Deterministic: CTAs run in linear
- * order (x fastest), warps in index order (or the launch's cs_ptx_schedule),
- * lanes in lane order.
+ * per thread, global memory through bus->mem. Deterministic: warps run in index
+ * order (or the launch's cs_ptx_schedule), lanes in lane order; CTAs run on
+ * several host threads (cs_ptx_launch.threads) in chunks of consecutive CTAs,
+ * and commit in linear order (x fastest): trace records, counts, budgets and
+ * the CTA that ends a grid are those of one thread running the CTAs in order.
+ * Results are the same on any number of threads, except where atomics that
+ * several CTAs run make the order matter (float additions, inc/dec, and atom
+ * whose old value the kernel reads): a CS_EV_ATOMIC_ORDER finding names each.
+ * After a fault or a stop, CTAs past the one that ended the grid may have
+ * written memory when threads > 1 (their records and counts are dropped).
  *
  * Address spaces as the executor models them:
  *   .global  the VA in bus->mem (generic addresses outside the windows below);
@@ -46,8 +53,11 @@
  *
  * Choices the PTX ISA leaves to the machine, as modelled: integer division by
  * zero gives all ones and remainder by zero the dividend; every memory access
- * must be aligned to its full (vector) size or it faults; shared memory starts
- * zeroed for a run (a CTA sees what the previous CTA left, deterministically);
+ * must be aligned to its full (vector) size or it faults; the first CTA of
+ * each chunk starts from zeroed registers, shared and local memory, the others
+ * from what the CTA before them left (a chunk is max(1, min(64, CTAs / 256))
+ * consecutive CTAs: it depends on the grid alone); %clock counts from the
+ * CTA's start, %globaltimer is the bus clock plus the CTA's thread-instructions;
  * bar.sync waits for whole warps (the .aligned form) and counts the threads
  * that passed bar.arrive.
  */
@@ -139,9 +149,12 @@ CS_API bool cs_ptx_var_info(const cs_ptx_program *p, size_t i, cs_ptx_var *out);
 /* Where cvta.param puts a kernel's parameter block in the generic space
  * (read-only; a grid-constant parameter taken by address). */
 #define CS_PTX_PARAM_WINDOW 0x00007c0000000000ull
-/* Default budget of thread-instructions per run (an endless loop ends as
- * CS_GRID_ERROR, not a hang). */
+/* Default budgets of a run: thread-instructions and wall time (an endless
+ * loop or an enormous grid ends as CS_GRID_BUDGET, not a hang). */
 #define CS_PTX_BUDGET_DEFAULT (1ull << 36)
+#define CS_PTX_WALL_DEFAULT_NS (5ull * 1000 * 1000 * 1000)
+/* The most host threads one run uses for its CTAs. */
+#define CS_PTX_THREADS_MAX 256u
 /* The most shared memory per CTA and local memory per thread a launch may ask
  * for (above any GPU's limits; a larger request is CS_GRID_ERROR). */
 #define CS_PTX_SHARED_MAX (16u << 20)
@@ -176,7 +189,8 @@ typedef enum cs_ptx_races {
 typedef enum cs_ptx_schedule {
 	CS_PTX_SCHEDULE_IN_ORDER = 0,
 	CS_PTX_SCHEDULE_REVERSE,
-	CS_PTX_SCHEDULE_RANDOM, /* a permutation per CTA and barrier round, from schedule_seed */
+	CS_PTX_SCHEDULE_RANDOM, /* a permutation per CTA and barrier round (counted from the
+				   CTA's start), from schedule_seed */
 } cs_ptx_schedule;
 
 /* Everything the executor needs from the QMD. */
@@ -198,12 +212,19 @@ typedef struct cs_ptx_launch {
 				    two barriers, touching a byte, one writing */
 	cs_ptx_schedule schedule;
 	uint64_t schedule_seed;
+	/* Host threads that run the grid's CTAs in parallel (0: one per online
+	 * core, at most CS_PTX_THREADS_MAX; races_global runs on one). */
+	unsigned threads;
+	uint64_t max_wall_ns;    /* wall-time budget, 0: CS_PTX_WALL_DEFAULT_NS */
 } cs_ptx_launch;
 
 /* Runs the grid through bus->mem; fills out: EXECUTED with CTAs and
  * thread-instructions, or FAULT naming CTA, thread, PTX line and address (also
- * in out->fault_va, and a CS_EV_FAULT record), or ERROR (bad launch, budget
- * spent, barrier deadlock). Thread-instructions count, for every instruction a
+ * in out->fault_va, and a CS_EV_FAULT record), or ERROR (bad launch, barrier
+ * deadlock), or BUDGET: the thread-instructions of the CTAs committed so far
+ * passed max_thread_instructions (checked in CTA order, and inside a CTA that
+ * alone passes it), or the run passed max_wall_ns of wall time (where it stops
+ * then depends on the clock). Thread-instructions count, for every instruction a
  * warp issues, each thread active in the warp at that point, including threads
  * whose guard predicate is false (as hardware issues them). Emits one
  * CS_EV_CTA_RANGE record [0, CTAs completed) into bus->trace. out->kernel is

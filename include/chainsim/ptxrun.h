@@ -156,6 +156,16 @@ CS_API void cs_ptx_runtime_set_approx(cs_ptx_runtime *rt, cs_ptx_approx mode);
 CS_API void cs_ptx_runtime_set_races(cs_ptx_runtime *rt, cs_ptx_races mode, bool global);
 /* The order warps run in between barriers (in-order unless set). */
 CS_API void cs_ptx_runtime_set_schedule(cs_ptx_runtime *rt, cs_ptx_schedule schedule, uint64_t seed);
+/* Host threads that run each grid's CTAs (0, the default: one per online
+ * core). Results do not depend on it, but for the order of atomics that
+ * several CTAs race on, which a CS_EV_ATOMIC_ORDER finding names. */
+CS_API void cs_ptx_runtime_set_threads(cs_ptx_runtime *rt, unsigned threads);
+/* The budgets of the runtime's scenario, summed over its launches:
+ * thread-instructions and wall time in the executor (0: CS_PTX_BUDGET_DEFAULT,
+ * CS_PTX_WALL_DEFAULT_NS). A launch that spends the rest answers
+ * CS_GRID_BUDGET, as does every launch after it. */
+CS_API void cs_ptx_runtime_set_budget(cs_ptx_runtime *rt, uint64_t thread_instructions,
+				      uint64_t wall_ns);
 
 /* The port (ctx = rt). run_grid outcomes:
  *  - program unmapped: CS_GRID_FAULT with fault_va;

@@ -105,7 +105,11 @@ typedef enum cs_event_kind {
 	CS_EV_RACE,            /* stage 9: a data race the executor found (a finding, not a
 				  break). addr = the byte (a shared-memory offset), value =
 				  the CTA's linear index; detail names the kernel, both PTX
-				  lines and accesses, and the two warps */
+				  lines and accesses, and the two warps; aux = the two PTX
+				  lines (earlier << 32 | later) */
+	CS_EV_ATOMIC_ORDER,    /* stage 9: a finding, not a break: an atomic that several
+				  CTAs ran makes the result depend on the order the CTAs
+				  ran in. aux = its PTX line; detail says which and why */
 	CS_EV_KIND_COUNT
 } cs_event_kind;
 

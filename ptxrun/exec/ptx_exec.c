@@ -17,10 +17,14 @@
 #include <fenv.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/sysinfo.h>
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
@@ -68,8 +72,27 @@ typedef struct global_cell {
 	uint16_t write_warp, read_warp;
 } global_cell;
 #define RACE_NO_CTA UINT32_MAX
-enum { R_OK, R_FAULT, R_ERROR };
+/* A CTA's outcome; R_ABANDONED: stopped because an earlier CTA already ended
+ * the grid (its result is never committed). */
+enum { R_OK, R_FAULT, R_ERROR, R_BUDGET, R_ABANDONED };
 
+/* A trace record a worker holds back until its CTA commits (in CTA order). */
+typedef struct held_event {
+	cs_event ev;
+	char *detail;
+} held_event;
+
+typedef struct held_events {
+	held_event *v;
+	size_t n, cap;
+	bool lost; /* a record could not be held: out of memory */
+} held_events;
+
+typedef struct grid grid;
+
+/* One worker's state: the CTA it runs now, with that CTA's warps, shared and
+ * local memory (every CTA starts from zeroed registers and memory, so a result
+ * does not depend on which worker ran the CTA before). */
 typedef struct run {
 	const cs_ptx_program *p;
 	const ptx_func *f;
@@ -88,7 +111,15 @@ typedef struct run {
 	warp *warps;
 	uint32_t nwarps, nthreads;
 	uint32_t cta[3];
-	uint64_t tinstr, budget;
+	uint64_t cta_index;   /* linear */
+	uint64_t tinstr;      /* spent by this CTA */
+	uint64_t budget;      /* the next check of the budgets (budget_spent) */
+	uint64_t cta_budget;  /* the most one CTA may spend: the launch's budget */
+	grid *g;
+	cs_bus wbus;          /* bus as this worker sees it: memory locked when
+				 workers share it, trace records held per CTA */
+	held_events held;
+	bool shared_memory;   /* other workers run too: global atomics take the lock */
 	bool hw_fma;
 	bool approx_max; /* approximate results at the edge of their bound */
 	/* the shared-memory race detector (NULL shadow when off) */
@@ -173,19 +204,34 @@ static void set_fault(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va, 
 	va_end(ap);
 }
 
+static void set_stop(run *R, int status, warp *w, uint32_t pc, const char *fmt, va_list ap)
+{
+	if (R->status != R_OK)
+		return;
+	R->status = status;
+	R->fault_warp = w ? w->id : 0;
+	R->fault_lane = 0;
+	R->fault_pc = pc;
+	vsnprintf(R->why, sizeof(R->why), fmt, ap);
+}
+
 static void set_error(run *R, warp *w, uint32_t pc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static void set_error(run *R, warp *w, uint32_t pc, const char *fmt, ...)
 {
-	if (R->status != R_OK)
-		return;
-	R->status = R_ERROR;
-	R->fault_warp = w ? w->id : 0;
-	R->fault_lane = 0;
-	R->fault_pc = pc;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(R->why, sizeof(R->why), fmt, ap);
+	set_stop(R, R_ERROR, w, pc, fmt, ap);
+	va_end(ap);
+}
+
+static void set_budget_stop(run *R, warp *w, uint32_t pc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void set_budget_stop(run *R, warp *w, uint32_t pc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	set_stop(R, R_BUDGET, w, pc, fmt, ap);
 	va_end(ap);
 }
 
@@ -376,6 +422,236 @@ static void retire_lanes(warp *w, uint32_t lanes)
 		w->stk[i].mask &= ~lanes;
 }
 
+/* ---- the grid's shared state ---------------------------------------------- */
+
+/* Workers claim chunks of consecutive CTAs in linear order and run them in
+ * parallel; each finished CTA waits in a window slot until every earlier CTA
+ * has finished, and commits in CTA order: its held trace records go out, its
+ * thread-instructions count toward the launch's budget, and the first CTA that
+ * failed ends the grid. So the trace, the counts and the outcome are those of
+ * one worker running the CTAs in order, whatever the number of workers.
+ * A chunk's first CTA starts from zeroed registers and memory, the others from
+ * what the CTA before them left: the chunk size depends on the grid alone, so
+ * what a CTA sees does not depend on the workers, and zeroing costs little
+ * beside many small CTAs (tests/ptxrun bench_ptx, ptx.vadd). */
+enum { WINDOW = 1024, CHUNK_MAX = 64, BUDGET_STEP = 1u << 20 };
+#define ATOM_NO_CTA UINT64_MAX
+#define ATOM_SEVERAL_CTAS (UINT64_MAX - 1)
+#define ATOM_ORDER_FREE (UINT64_MAX - 2) /* not an atomic whose order matters */
+
+typedef struct cta_slot {
+	bool ready;
+	int status;
+	uint64_t tinstr;
+	uint32_t cta[3];
+	uint64_t fault_va;
+	int fault_access;
+	uint32_t fault_warp, fault_lane, fault_pc;
+	char why[256];
+	held_events held;
+} cta_slot;
+
+struct grid {
+	const cs_ptx_program *p;
+	const ptx_func *f;
+	const cs_ptx_launch *l;
+	const cs_bus *bus;       /* the caller's: its trace gets the committed records */
+	uint64_t nctas, budget;
+	uint64_t chunk;          /* CTAs a worker claims at once */
+	struct timespec deadline;
+	uint8_t *module;         /* the private module image, shared by the workers */
+	uint64_t module_size;
+	pthread_mutex_t lock;    /* claims, the window and the commit */
+	pthread_cond_t moved;    /* the commit advanced or the grid ended */
+	pthread_mutex_t mem_lock; /* the caller's memory port, global atomics
+				     (recursive: an atomic's address translation
+				     may reach the port) */
+	uint64_t next;           /* the next CTA to claim */
+	_Atomic uint64_t end;    /* CTAs from here on are not run: one failed before */
+	uint64_t commit;         /* CTAs committed */
+	cta_slot *window;
+	bool finished;
+	bool wall_stop;          /* claims stopped at the wall-time budget */
+	cta_slot final;          /* the CTA that ended the grid */
+	uint64_t done, tinstr;   /* committed: CTAs completed, thread-instructions */
+	uint32_t race_pairs[RACE_PAIRS_MAX][2];
+	uint32_t nrace_pairs;
+	uint64_t *atom_cta;      /* per instruction: the CTA that ran an atomic whose
+				    result depends on the order of CTAs (ATOM_NO_CTA: none
+				    yet, ATOM_SEVERAL_CTAS: more than one), ATOM_ORDER_FREE
+				    for every other; NULL when the grid has none */
+};
+
+static bool past_deadline(const grid *G)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > G->deadline.tv_sec ||
+	       (now.tv_sec == G->deadline.tv_sec && now.tv_nsec >= G->deadline.tv_nsec);
+}
+
+/* The slow side of the budget check at every branch: the CTA's own budget,
+ * the wall clock, and whether an earlier CTA ended the grid; else the next
+ * check comes BUDGET_STEP thread-instructions later. */
+static bool budget_spent(run *R, warp *w, uint32_t pc, uint64_t ti)
+{
+	uint64_t spent = R->tinstr + ti;
+	if (spent > R->cta_budget) {
+		set_budget_stop(R, w, pc, "ran past its budget of %" PRIu64 " thread-instructions",
+				R->cta_budget);
+		return true;
+	}
+	if (R->cta_index >= atomic_load_explicit(&R->g->end, memory_order_relaxed)) {
+		R->status = R_ABANDONED;
+		return true;
+	}
+	if (past_deadline(R->g)) {
+		set_budget_stop(R, w, pc, "ran past its wall-time budget of %.3g s",
+				(double)(R->g->l->max_wall_ns ? R->g->l->max_wall_ns
+							      : CS_PTX_WALL_DEFAULT_NS) / 1e9);
+		return true;
+	}
+	R->budget = spent + BUDGET_STEP < R->cta_budget ? spent + BUDGET_STEP : R->cta_budget;
+	return false;
+}
+
+static bool atomic_adds_floats(const ptx_ins *in)
+{
+	ptx_type t = (ptx_type)in->t1;
+	return in->aux2 == AO_ADD && (t == T_F32 || t == T_F64 || t == T_F16 || t == T_BF16 ||
+				      t == T_F16X2 || t == T_BF16X2);
+}
+
+/* Atomics outside shared memory whose effect depends on the order CTAs run
+ * in: float additions (not associative), inc/dec with a bound, and those whose
+ * old value the kernel reads (exch and cas always). nvcc writes atom with a
+ * destination it never reads for a plain atomicAdd: a destination register no
+ * other instruction names is taken as unread (an operand that merely equals
+ * its number counts as a read, erring toward the note). NULL when none. */
+static uint64_t *atomic_order_table(const cs_ptx_program *p, bool *ok)
+{
+	uint8_t *named = calloc(p->nslots + 1, 1);
+	uint64_t *t = malloc((p->ncode ? p->ncode : 1) * sizeof(uint64_t));
+	bool any = false;
+	for (uint32_t pc = 0; named && pc < p->ncode; pc++) {
+		const ptx_ins *in = &p->code[pc];
+		for (unsigned k = 0; k < 6; k++)
+			if (in->o[k] < p->nslots && !(in->op == OP_ATOM && k == 1))
+				named[in->o[k]] = 1;
+	}
+	for (uint32_t pc = 0; named && t && pc < p->ncode; pc++) {
+		const ptx_ins *in = &p->code[pc];
+		bool atomic = (in->op == OP_ATOM || in->op == OP_RED) && in->aux != SP_SHARED;
+		bool reads_old = in->op == OP_ATOM && in->o[1] < p->nslots && named[in->o[1]];
+		bool matters = atomic && (atomic_adds_floats(in) || in->aux2 == AO_INC ||
+					  in->aux2 == AO_DEC || in->aux2 == AO_CAS ||
+					  in->aux2 == AO_EXCH || reads_old);
+		t[pc] = matters ? ATOM_NO_CTA : ATOM_ORDER_FREE;
+		any |= matters;
+	}
+	*ok = named && t;
+	free(named);
+	if (!*ok || !any) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* Around a warp's atomic outside shared memory: other workers' atomics wait,
+ * and the instruction is noted when CTAs of the grid race on its order. */
+static void atomics_begin(run *R, uint32_t pc)
+{
+	grid *G = R->g;
+	if (R->shared_memory)
+		pthread_mutex_lock(&G->mem_lock);
+	if (G->atom_cta && G->atom_cta[pc] != ATOM_ORDER_FREE) {
+		uint64_t *first = &G->atom_cta[pc];
+		if (*first == ATOM_NO_CTA)
+			*first = R->cta_index;
+		else if (*first != R->cta_index)
+			*first = ATOM_SEVERAL_CTAS;
+	}
+}
+
+static void atomics_end(run *R, bool held)
+{
+	if (held && R->shared_memory)
+		pthread_mutex_unlock(&R->g->mem_lock);
+}
+
+/* The caller's memory port behind the grid's lock, for workers sharing it
+ * (the simulator's memory creates pages on first touch). */
+static uint8_t *locked_span(void *ctx, uint64_t va, uint64_t len)
+{
+	grid *G = ctx;
+	pthread_mutex_lock(&G->mem_lock);
+	uint8_t *q = G->bus->mem.span(G->bus->mem.ctx, va, len);
+	pthread_mutex_unlock(&G->mem_lock);
+	return q;
+}
+
+static bool locked_read(void *ctx, uint64_t va, void *dst, size_t len, uint64_t *fault_va)
+{
+	grid *G = ctx;
+	pthread_mutex_lock(&G->mem_lock);
+	bool ok = G->bus->mem.read(G->bus->mem.ctx, va, dst, len, fault_va);
+	pthread_mutex_unlock(&G->mem_lock);
+	return ok;
+}
+
+static bool locked_write(void *ctx, uint64_t va, const void *src, size_t len, uint64_t *fault_va)
+{
+	grid *G = ctx;
+	pthread_mutex_lock(&G->mem_lock);
+	bool ok = G->bus->mem.write(G->bus->mem.ctx, va, src, len, fault_va);
+	pthread_mutex_unlock(&G->mem_lock);
+	return ok;
+}
+
+static bool locked_mapped(void *ctx, uint64_t va, uint64_t len)
+{
+	grid *G = ctx;
+	pthread_mutex_lock(&G->mem_lock);
+	bool ok = G->bus->mem.mapped(G->bus->mem.ctx, va, len);
+	pthread_mutex_unlock(&G->mem_lock);
+	return ok;
+}
+
+/* The worker's trace sink: records wait with their CTA until it commits. */
+static void hold_event(void *ctx, const cs_event *ev)
+{
+	run *R = ctx;
+	held_events *h = &R->held;
+	if (h->n == h->cap) {
+		size_t ncap = h->cap ? 2 * h->cap : 16;
+		held_event *nv = realloc(h->v, ncap * sizeof(*nv));
+		if (!nv) {
+			h->lost = true;
+			return;
+		}
+		h->v = nv;
+		h->cap = ncap;
+	}
+	char *detail = ev->detail ? strdup(ev->detail) : NULL;
+	if (ev->detail && !detail) {
+		h->lost = true;
+		return;
+	}
+	h->v[h->n].ev = *ev;
+	h->v[h->n].ev.detail = NULL;
+	h->v[h->n].detail = detail;
+	h->n++;
+}
+
+static void held_free(held_events *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		free(h->v[i].detail);
+	free(h->v);
+	*h = (held_events){ 0 };
+}
+
 /* ---- the warp loop ------------------------------------------------------- */
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -505,26 +781,39 @@ static uint64_t cta_linear(const run *R)
 	return R->cta[0] + (uint64_t)R->l->grid[0] * (R->cta[1] + (uint64_t)R->l->grid[1] * R->cta[2]);
 }
 
+/* Whether the pair of PTX lines is new to pairs (then remembered): only the
+ * first RACE_PAIRS_MAX distinct pairs are. The worker filters its own races
+ * so, and the grid again at commit, in CTA order: what a worker drops was
+ * seen earlier in CTA order, so the reports do not depend on the workers. */
+static bool race_pair_new(uint32_t pairs[RACE_PAIRS_MAX][2], uint32_t *n, uint32_t other_line,
+			  uint32_t line)
+{
+	for (uint32_t i = 0; i < *n; i++)
+		if (pairs[i][0] == other_line && pairs[i][1] == line)
+			return false;
+	if (*n == RACE_PAIRS_MAX)
+		return false;
+	pairs[*n][0] = other_line;
+	pairs[*n][1] = line;
+	(*n)++;
+	return true;
+}
+
 /* Reports a race between the access at pc and an earlier one at other_pc,
  * once per pair of PTX lines; false when it stops the grid. */
 static bool race_report(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t other_pc, uint64_t at,
 			const char *msg)
 {
 	uint32_t line = R->p->lines[pc], other_line = R->p->lines[other_pc];
-	for (uint32_t i = 0; i < R->nrace_pairs; i++)
-		if (R->race_pairs[i][0] == other_line && R->race_pairs[i][1] == line)
-			return true;
-	if (R->nrace_pairs < RACE_PAIRS_MAX) {
-		R->race_pairs[R->nrace_pairs][0] = other_line;
-		R->race_pairs[R->nrace_pairs][1] = line;
-		R->nrace_pairs++;
-	}
+	if (!race_pair_new(R->race_pairs, &R->nrace_pairs, other_line, line))
+		return true;
 	char detail[CS_DIAG_MSG_MAX + 128];
 	snprintf(detail, sizeof(detail), "%s: %s", R->f->name, msg);
 	cs_event ev = cs_event_make(CS_EV_RACE, CS_STAGE_GR_DISPATCH, CS_UNIT_SM, R->l->channel);
 	ev.launch = R->l->launch;
 	ev.addr = at;
 	ev.value = cta_linear(R);
+	ev.aux = (uint64_t)other_line << 32 | line;
 	ev.detail = detail;
 	cs_trace_emit(&R->bus->trace, &ev);
 	if (R->races != CS_PTX_RACES_ERROR)
@@ -1485,6 +1774,9 @@ static int warp_run(run *R, warp *w)
 					    .aux = in->aux2 == AO_MIN ? FO_MIN
 						   : in->aux2 == AO_MAX ? FO_MAX : FO_ADD };
 			uint64_t vmask = esz == 8 ? UINT64_MAX : ((uint64_t)1 << (esz * 8)) - 1;
+			bool held = m && space != SP_SHARED;
+			if (held)
+				atomics_begin(R, pc);
 			FOR_LANES(m, {
 				uint64_t va = Bs[l] + off;
 				if (space == SP_SHARED)
@@ -1492,8 +1784,10 @@ static int warp_run(run *R, warp *w)
 				uint8_t tmp[32];
 				bool port = false;
 				uint8_t *q = xlate(R, w, space, va, esz, l, pc, CS_ACCESS_ATOMIC, tmp, &port);
-				if (!q)
+				if (!q) {
+					atomics_end(R, held);
 					goto fault;
+				}
 				uint64_t old = load_elem(q, t, esz) & vmask, v = V[l] & vmask, nv;
 				if (half) {
 					nv = ptx_alu_flt(&half_op, old, v, 0);
@@ -1533,11 +1827,14 @@ static int warp_run(run *R, warp *w)
 				default: nv = old ^ v; break;
 				}
 				memcpy(q, &nv, esz);
-				if (port && !port_write(R, w, l, pc, va, q, esz, CS_ACCESS_ATOMIC))
+				if (port && !port_write(R, w, l, pc, va, q, esz, CS_ACCESS_ATOMIC)) {
+					atomics_end(R, held);
 					goto fault;
+				}
 				if (Dd)
 					Dd[l] = old;
 			});
+			atomics_end(R, held);
 			break;
 		}
 		case OP_CARRY: {
@@ -1734,11 +2031,8 @@ static int warp_run(run *R, warp *w)
 		case OP_BRA: {
 			uint32_t tgt = (uint32_t)in->imm;
 			uint32_t nt = mask & ~m;
-			if (R->tinstr + ti > R->budget) {
-				set_error(R, w, pc, "ran past its budget of %" PRIu64 " thread-instructions",
-					  R->budget);
+			if (R->tinstr + ti > R->budget && budget_spent(R, w, pc, ti))
 				goto stop;
-			}
 			if (!nt) {
 				pc = tgt;
 			} else if (!m) {
@@ -2106,7 +2400,263 @@ static void free_run(run *R)
 	free(R->gcells);
 	free(R->shared);
 	free(R->local);
-	free(R->module);
+	held_free(&R->held);
+}
+
+/* A worker's own CTA state, modelled on proto (the launch's checked sizes). */
+static bool worker_init(run *R, const run *proto, grid *G, bool shared_memory)
+{
+	*R = *proto;
+	R->g = G;
+	R->shared_memory = shared_memory;
+	R->wbus = *G->bus;
+	if (shared_memory) {
+		R->wbus.mem = (cs_mem_port){ .ctx = G,
+					     .span = G->bus->mem.span ? locked_span : NULL,
+					     .read = G->bus->mem.read ? locked_read : NULL,
+					     .write = G->bus->mem.write ? locked_write : NULL,
+					     .mapped = G->bus->mem.mapped ? locked_mapped : NULL };
+	}
+	R->wbus.trace = (cs_trace_sink){ .ctx = R, .emit = hold_event, .level = G->bus->trace.level };
+	R->bus = &R->wbus;
+	R->shared = calloc(R->shared_size ? R->shared_size : 1, 1);
+	R->local = calloc((size_t)R->local_size * R->nwarps * PTX_WARP + 1, 1);
+	R->warps = calloc(R->nwarps, sizeof(warp));
+	R->order = calloc(R->nwarps, sizeof(uint32_t));
+	if (R->races != CS_PTX_RACES_OFF && R->shared_size)
+		R->shadow = calloc(R->shared_size, sizeof(race_cell));
+	bool ok = R->shared && R->local && R->warps && R->order &&
+		  (R->races == CS_PTX_RACES_OFF || !R->shared_size || R->shadow);
+	for (uint32_t i = 0; ok && i < R->nwarps; i++) {
+		warp *w = &R->warps[i];
+		w->id = i;
+		w->r = calloc((size_t)R->p->nslots * PTX_WARP, sizeof(uint64_t));
+		w->pr = calloc(R->p->npreds + 1, sizeof(uint32_t));
+		w->stk = malloc(16 * sizeof(sentry));
+		w->cap = 16;
+		/* mappings do not change during a run: the translations stay valid */
+		memset(w->tlb_tag, 0xff, sizeof(w->tlb_tag));
+		ok = w->r && w->pr && w->stk;
+	}
+	return ok;
+}
+
+/* CTA `index`, from zeroed registers, shared and local memory when fresh. */
+static void cta_begin(run *R, uint64_t index, bool fresh)
+{
+	const cs_ptx_launch *l = R->l;
+	R->cta_index = index;
+	R->cta[0] = (uint32_t)(index % l->grid[0]);
+	R->cta[1] = (uint32_t)(index / l->grid[0] % l->grid[1]);
+	R->cta[2] = (uint32_t)(index / ((uint64_t)l->grid[0] * l->grid[1]));
+	for (uint32_t i = 0; i < R->nwarps; i++)
+		R->warps[i].clock = 0;
+	R->round = 0; /* a random schedule follows the CTA, not the worker's history */
+	if (fresh) {
+		for (uint32_t i = 0; i < R->nwarps; i++) {
+			memset(R->warps[i].r, 0, (size_t)R->p->nslots * PTX_WARP * sizeof(uint64_t));
+			memset(R->warps[i].pr, 0, (R->p->npreds + 1) * sizeof(uint32_t));
+		}
+		memset(R->shared, 0, R->shared_size);
+		memset(R->local, 0, (size_t)R->local_size * R->nwarps * PTX_WARP);
+		fill_slots(R);
+	}
+	set_cta(R);
+	R->status = R_OK;
+	R->why[0] = '\0';
+	R->tinstr = 0;
+	R->budget = BUDGET_STEP < R->cta_budget ? BUDGET_STEP : R->cta_budget;
+}
+
+static void slot_take(cta_slot *s, run *R)
+{
+	s->status = R->status;
+	if (R->held.lost && s->status == R_OK) {
+		s->status = R_ERROR;
+		snprintf(R->why, sizeof(R->why), "out of memory holding the CTA's trace records");
+	}
+	s->tinstr = R->tinstr;
+	memcpy(s->cta, R->cta, sizeof(s->cta));
+	s->fault_va = R->fault_va;
+	s->fault_access = R->fault_access;
+	s->fault_warp = R->fault_warp;
+	s->fault_lane = R->fault_lane;
+	s->fault_pc = R->fault_pc;
+	memcpy(s->why, R->why, sizeof(s->why));
+	s->held = R->held;
+	R->held = (held_events){ 0 };
+}
+
+/* No CTA from v on starts; those running stop at their next budget check. */
+static void end_lower(grid *G, uint64_t v)
+{
+	uint64_t end = atomic_load(&G->end);
+	while (v < end && !atomic_compare_exchange_weak(&G->end, &end, v))
+		;
+}
+
+static void grid_end_at(grid *G, const cta_slot *s)
+{
+	G->final = *s;
+	G->final.held = (held_events){ 0 };
+	G->finished = true;
+	end_lower(G, G->commit);
+}
+
+/* Commits the finished CTAs that follow the committed ones (G->lock held). */
+static void commit_ready(grid *G)
+{
+	while (!G->finished && G->commit < G->nctas) {
+		cta_slot *s = &G->window[G->commit % WINDOW];
+		if (!s->ready) {
+			if (G->commit >= atomic_load(&G->end) && G->wall_stop) {
+				/* claims stopped at the wall-time budget: the grid ends here */
+				const uint32_t *gd = G->l->grid;
+				cta_slot stop = { .status = R_BUDGET, .fault_pc = G->f->start,
+						  .cta = { (uint32_t)(G->commit % gd[0]),
+							   (uint32_t)(G->commit / gd[0] % gd[1]),
+							   (uint32_t)(G->commit / ((uint64_t)gd[0] * gd[1])) } };
+				snprintf(stop.why, sizeof(stop.why),
+					 "stopped by its wall-time budget of %.3g s after %" PRIu64
+					 " of %" PRIu64 " CTAs", (double)(G->l->max_wall_ns ? G->l->max_wall_ns
+						: CS_PTX_WALL_DEFAULT_NS) / 1e9, G->commit, G->nctas);
+				grid_end_at(G, &stop);
+			}
+			break;
+		}
+		for (size_t i = 0; i < s->held.n; i++) {
+			held_event *h = &s->held.v[i];
+			if (h->ev.kind == CS_EV_RACE &&
+			    !race_pair_new(G->race_pairs, &G->nrace_pairs, (uint32_t)(h->ev.aux >> 32),
+					   (uint32_t)h->ev.aux))
+				continue;
+			h->ev.detail = h->detail;
+			cs_trace_emit(&G->bus->trace, &h->ev);
+		}
+		held_free(&s->held);
+		s->ready = false;
+		G->tinstr += s->tinstr;
+		if (s->status != R_OK) {
+			grid_end_at(G, s);
+			break;
+		}
+		G->done++;
+		G->commit++;
+		if (G->tinstr > G->budget) {
+			cta_slot stop = *s;
+			stop.status = R_BUDGET;
+			stop.fault_warp = 0;
+			stop.fault_lane = 0;
+			stop.fault_pc = G->f->start;
+			snprintf(stop.why, sizeof(stop.why),
+				 "ran past its budget of %" PRIu64 " thread-instructions", G->budget);
+			grid_end_at(G, &stop);
+		}
+	}
+	if (G->commit == G->nctas)
+		G->finished = true;
+}
+
+/* A worker: claims a chunk of CTAs while the window has room, runs them and
+ * commits what it can. */
+static void *worker_main(void *arg)
+{
+	run *R = arg;
+	grid *G = R->g;
+	pthread_mutex_lock(&G->lock);
+	for (;;) {
+		while (!G->finished && G->next < atomic_load(&G->end) &&
+		       G->next + G->chunk > G->commit + WINDOW)
+			pthread_cond_wait(&G->moved, &G->lock);
+		if (G->finished || G->next >= atomic_load(&G->end))
+			break;
+		if (past_deadline(G)) {
+			G->wall_stop = true;
+			end_lower(G, G->next);
+			commit_ready(G);
+			pthread_cond_broadcast(&G->moved);
+			break;
+		}
+		uint64_t first = G->next;
+		uint64_t count = G->nctas - first < G->chunk ? G->nctas - first : G->chunk;
+		G->next += count;
+		pthread_mutex_unlock(&G->lock);
+		uint64_t taken = 0;
+		for (uint64_t c = first; c < first + count; c++) {
+			if (c >= atomic_load(&G->end))
+				break;
+			cta_begin(R, c, c == first);
+			cta_run(R);
+			if (R->status == R_ABANDONED) {
+				held_free(&R->held);
+				break;
+			}
+			slot_take(&G->window[c % WINDOW], R);
+			taken++;
+			if (R->status != R_OK) {
+				end_lower(G, c + 1);
+				break;
+			}
+		}
+		pthread_mutex_lock(&G->lock);
+		for (uint64_t i = 0; i < taken; i++)
+			G->window[(first + i) % WINDOW].ready = true;
+		commit_ready(G);
+		pthread_cond_broadcast(&G->moved);
+	}
+	pthread_mutex_unlock(&G->lock);
+	return NULL;
+}
+
+/* Workers for a grid: one per online core unless the launch says, never more
+ * than CTAs; one when the global race detector must see the CTAs in order. */
+static unsigned worker_count(const cs_ptx_launch *l, uint64_t nctas, uint64_t regfile)
+{
+	unsigned n = l->threads;
+	if (!n) {
+		int cores = get_nprocs();
+		n = cores > 0 ? (unsigned)cores : 1;
+	}
+	if (n > CS_PTX_THREADS_MAX)
+		n = CS_PTX_THREADS_MAX;
+	if (n > nctas)
+		n = (unsigned)nctas;
+	if (l->races != CS_PTX_RACES_OFF && l->races_global)
+		n = 1;
+	/* every worker holds a CTA's register file */
+	uint64_t by_memory = regfile ? CS_PTX_REGFILE_MAX / regfile : n;
+	if (n > by_memory)
+		n = by_memory ? (unsigned)by_memory : 1;
+	return n ? n : 1;
+}
+
+/* One finding per atomic instruction that CTAs raced on: its result depends
+ * on the order the CTAs ran in, which --threads changes. */
+static void emit_order_notes(const grid *G)
+{
+	if (!G->atom_cta)
+		return;
+	for (uint32_t pc = 0; pc < G->p->ncode; pc++) {
+		if (G->atom_cta[pc] != ATOM_SEVERAL_CTAS)
+			continue;
+		const ptx_ins *in = &G->p->code[pc];
+		bool flt = atomic_adds_floats(in);
+		char detail[CS_DIAG_MSG_MAX];
+		snprintf(detail, sizeof(detail),
+			 "%s: the %s at PTX line %u ran in several CTAs and %s, so the result "
+			 "depends on the order the CTAs run in (CTAs run in parallel; --threads 1 "
+			 "runs them in CTA order)", G->f->name, in->op == OP_ATOM ? "atom" : "red",
+			 G->p->lines[pc], flt ? "adds floats (not associative)"
+			 : in->op == OP_ATOM ? "returns the old value to each thread"
+					     : "increments or decrements with a bound");
+		cs_event ev = cs_event_make(CS_EV_ATOMIC_ORDER, CS_STAGE_GR_DISPATCH, CS_UNIT_SM,
+					    G->l->channel);
+		ev.launch = G->l->launch;
+		ev.value = 0;
+		ev.aux = G->p->lines[pc];
+		ev.detail = detail;
+		cs_trace_emit(&G->bus->trace, &ev);
+	}
 }
 
 static void fail(cs_grid_result *out, cs_grid_outcome oc, const char *name, const char *fmt, ...)
@@ -2121,6 +2671,37 @@ static void fail(cs_grid_result *out, cs_grid_outcome oc, const char *name, cons
 	out->outcome = oc;
 	cs_diag_at_text(&out->diag, oc == CS_GRID_FAULT ? CS_ERR_FAULT : CS_ERR_UNSUPPORTED, name, 0,
 			0, "%s", msg);
+}
+
+/* Runs the grid's CTAs on the workers; the outcome is in G. */
+static bool run_workers(grid *G, const run *proto, unsigned nworkers)
+{
+	run *workers = calloc(nworkers, sizeof(run));
+	pthread_t *tids = calloc(nworkers, sizeof(pthread_t));
+	bool ok = workers && tids;
+	unsigned ready = 0;
+	for (; ok && ready < nworkers; ready++)
+		if (!worker_init(&workers[ready], proto, G, nworkers > 1)) {
+			free_run(&workers[ready]);
+			break;
+		}
+	if (ok && ready > 0) {
+		unsigned started = 1;
+		for (unsigned i = 1; i < ready; i++)
+			if (pthread_create(&tids[i], NULL, worker_main, &workers[i]) == 0)
+				started = i + 1;
+			else
+				break;
+		/* the caller's thread is worker 0; the workers that did start suffice */
+		worker_main(&workers[0]);
+		for (unsigned i = 1; i < started; i++)
+			pthread_join(tids[i], NULL);
+	}
+	for (unsigned i = 0; workers && i < ready; i++)
+		free_run(&workers[i]);
+	free(workers);
+	free(tids);
+	return ok && ready > 0;
 }
 
 void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
@@ -2176,7 +2757,7 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	R.local_size = p->local_bytes;
 	R.params = l->params;
 	R.param_bytes = l->param_bytes;
-	R.budget = l->max_thread_instructions ? l->max_thread_instructions : CS_PTX_BUDGET_DEFAULT;
+	R.cta_budget = l->max_thread_instructions ? l->max_thread_instructions : CS_PTX_BUDGET_DEFAULT;
 	R.hw_fma = PTX_HAVE_FMA_PATH && cpu_has_fma();
 	R.approx_max = l->approx == CS_PTX_APPROX_MAX;
 	/* far above any GPU's (228 KiB shared per CTA, 512 KiB local per thread),
@@ -2196,87 +2777,101 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 		     regfile, CS_PTX_REGFILE_MAX);
 		return;
 	}
-	R.shared = calloc(R.shared_size ? R.shared_size : 1, 1);
-	R.local = calloc((size_t)R.local_size * R.nwarps * PTX_WARP + 1, 1);
-	R.warps = calloc(R.nwarps, sizeof(warp));
-	R.order = calloc(R.nwarps, sizeof(uint32_t));
 	R.races = l->races;
 	R.schedule = l->schedule;
 	R.schedule_seed = l->schedule_seed;
-	if (R.races != CS_PTX_RACES_OFF && R.shared_size)
-		R.shadow = calloc(R.shared_size, sizeof(race_cell));
 	R.races_global = R.races != CS_PTX_RACES_OFF && l->races_global;
-	R.race_on = R.shadow || R.races_global;
-	bool ok = R.shared && R.local && R.warps && R.order &&
-		  (R.races == CS_PTX_RACES_OFF || !R.shared_size || R.shadow);
+	R.race_on = (R.races != CS_PTX_RACES_OFF && R.shared_size) || R.races_global;
+
+	grid G;
+	memset(&G, 0, sizeof(G));
+	G.p = p;
+	G.f = R.f;
+	G.l = l;
+	G.bus = bus;
+	G.nctas = ctas;
+	G.budget = R.cta_budget;
+	G.chunk = ctas / 256 < 1 ? 1 : ctas / 256 > CHUNK_MAX ? CHUNK_MAX : ctas / 256;
+	atomic_init(&G.end, ctas);
+	uint64_t wall = l->max_wall_ns ? l->max_wall_ns : CS_PTX_WALL_DEFAULT_NS;
+	clock_gettime(CLOCK_MONOTONIC, &G.deadline);
+	G.deadline.tv_sec += (time_t)(wall / 1000000000u);
+	G.deadline.tv_nsec += (long)(wall % 1000000000u);
+	if (G.deadline.tv_nsec >= 1000000000L) {
+		G.deadline.tv_sec++;
+		G.deadline.tv_nsec -= 1000000000L;
+	}
+	G.window = calloc(WINDOW, sizeof(cta_slot));
+	bool ok = G.window != NULL;
+	if (ok && ctas > 1)
+		G.atom_cta = atomic_order_table(p, &ok);
 	if (ok && !l->var_va && p->module_bytes) {
-		R.module_size = ((uint64_t)p->module_bytes + CS_PAGE_SIZE - 1) & ~(uint64_t)(CS_PAGE_SIZE - 1);
-		R.module = aligned_alloc(CS_PAGE_SIZE, R.module_size);
-		ok = R.module != NULL;
+		G.module_size = ((uint64_t)p->module_bytes + CS_PAGE_SIZE - 1) & ~(uint64_t)(CS_PAGE_SIZE - 1);
+		G.module = aligned_alloc(CS_PAGE_SIZE, G.module_size);
+		ok = G.module != NULL;
 		if (ok) {
-			memset(R.module, 0, R.module_size);
+			memset(G.module, 0, G.module_size);
 			for (size_t i = 0; i < p->nvars; i++)
-				memcpy(R.module + p->vars[i].offset, p->vars[i].init, p->vars[i].size);
+				memcpy(G.module + p->vars[i].offset, p->vars[i].init, p->vars[i].size);
 		}
 	}
-	for (uint32_t i = 0; ok && i < R.nwarps; i++) {
-		warp *w = &R.warps[i];
-		w->id = i;
-		w->r = calloc((size_t)p->nslots * PTX_WARP, sizeof(uint64_t));
-		w->pr = calloc(p->npreds + 1, sizeof(uint32_t));
-		w->stk = malloc(16 * sizeof(sentry));
-		w->cap = 16;
-		/* mappings do not change during a run: the translations stay valid */
-		memset(w->tlb_tag, 0xff, sizeof(w->tlb_tag));
-		ok = w->r && w->pr && w->stk;
-	}
+	R.module = G.module;
+	R.module_size = G.module_size;
+	pthread_mutexattr_t ma;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&G.mem_lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	pthread_mutex_init(&G.lock, NULL);
+	pthread_cond_init(&G.moved, NULL);
+	if (ok)
+		ok = run_workers(&G, &R, worker_count(l, ctas, regfile));
+	for (uint32_t i = 0; G.window && i < WINDOW; i++)
+		held_free(&G.window[i].held);
+	free(G.window);
+	pthread_cond_destroy(&G.moved);
+	pthread_mutex_destroy(&G.lock);
+	pthread_mutex_destroy(&G.mem_lock);
 	if (!ok) {
-		free_run(&R);
+		free(G.atom_cta);
+		free(G.module);
 		fail(out, CS_GRID_ERROR, p->name, "launch of %s: out of memory", R.f->name);
 		return;
 	}
-	fill_slots(&R);
-	uint64_t done = 0;
-	for (uint32_t z = 0; z < l->grid[2] && R.status == R_OK; z++)
-		for (uint32_t y = 0; y < l->grid[1] && R.status == R_OK; y++)
-			for (uint32_t x = 0; x < l->grid[0] && R.status == R_OK; x++) {
-				R.cta[0] = x;
-				R.cta[1] = y;
-				R.cta[2] = z;
-				set_cta(&R);
-				if (cta_run(&R) == R_OK)
-					done++;
-				if (R.status == R_OK && R.tinstr > R.budget)
-					set_error(&R, &R.warps[0], R.f->start,
-						  "ran past its budget of %" PRIu64 " thread-instructions",
-						  R.budget);
-			}
-	emit_range(&R, 0, done);
-	out->ctas_executed = done;
-	out->thread_instructions = R.tinstr;
-	if (R.status == R_OK) {
-		out->outcome = CS_GRID_EXECUTED;
-		free_run(&R);
+	emit_range(&R, 0, G.done);
+	emit_order_notes(&G);
+	free(G.atom_cta);
+	free(G.module);
+	out->ctas_executed = G.done;
+	out->thread_instructions = G.tinstr;
+	const cta_slot *s = &G.final;
+	if (!G.finished) {
+		fail(out, CS_GRID_ERROR, p->name, "internal: %s ended with %" PRIu64 " of %" PRIu64
+		     " CTAs committed", R.f->name, G.commit, ctas);
 		return;
 	}
-	uint32_t t = R.fault_warp * PTX_WARP + R.fault_lane;
+	if (s->status == R_OK) {
+		out->outcome = CS_GRID_EXECUTED;
+		return;
+	}
+	uint32_t t = s->fault_warp * PTX_WARP + s->fault_lane;
 	uint32_t bx = l->block[0], by = l->block[1];
-	uint32_t line = R.fault_pc < p->ncode ? p->lines[R.fault_pc] : 0;
+	uint32_t line = s->fault_pc < p->ncode ? p->lines[s->fault_pc] : 0;
 	char msg[CS_DIAG_MSG_MAX];
 	snprintf(msg, sizeof(msg), "%s: CTA (%u,%u,%u) thread (%u,%u,%u) at PTX line %u: %s",
-		 R.f->name, R.cta[0], R.cta[1], R.cta[2], t % bx, (t / bx) % by, t / (bx * by), line,
-		 R.why);
-	out->outcome = R.status == R_FAULT ? CS_GRID_FAULT : CS_GRID_ERROR;
-	cs_diag_at_text(&out->diag, R.status == R_FAULT ? CS_ERR_FAULT : CS_ERR_UNSUPPORTED, p->name,
+		 R.f->name, s->cta[0], s->cta[1], s->cta[2], t % bx, (t / bx) % by, t / (bx * by),
+		 line, s->why);
+	out->outcome = s->status == R_FAULT ? CS_GRID_FAULT
+		     : s->status == R_BUDGET ? CS_GRID_BUDGET : CS_GRID_ERROR;
+	cs_diag_at_text(&out->diag, s->status == R_FAULT ? CS_ERR_FAULT : CS_ERR_UNSUPPORTED, p->name,
 			line, 1, "%s", msg);
-	if (R.status == R_FAULT) {
-		out->fault_va = R.fault_va;
+	if (s->status == R_FAULT) {
+		out->fault_va = s->fault_va;
 		cs_event ev = cs_event_make(CS_EV_FAULT, CS_STAGE_GR_DISPATCH, CS_UNIT_SM, l->channel);
 		ev.launch = l->launch;
-		ev.addr = R.fault_va;
-		ev.value = (uint64_t)R.fault_access;
+		ev.addr = s->fault_va;
+		ev.value = (uint64_t)s->fault_access;
 		ev.detail = msg;
 		cs_trace_emit(&bus->trace, &ev);
 	}
-	free_run(&R);
 }

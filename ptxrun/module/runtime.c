@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "chainsim/ptx.h"
 #include "module_internal.h"
@@ -44,6 +45,10 @@ struct cs_ptx_runtime {
 	bool races_global;
 	cs_ptx_schedule schedule;
 	uint64_t schedule_seed;
+	unsigned threads;
+	/* the budgets of the runtime's scenario, and what its launches spent */
+	uint64_t budget_instructions, budget_wall_ns;
+	uint64_t spent_instructions, spent_wall_ns;
 };
 
 cs_ptx_runtime *cs_ptx_runtime_new(cs_arch arch)
@@ -96,6 +101,20 @@ void cs_ptx_runtime_set_schedule(cs_ptx_runtime *rt, cs_ptx_schedule schedule, u
 	}
 }
 
+void cs_ptx_runtime_set_threads(cs_ptx_runtime *rt, unsigned threads)
+{
+	if (rt)
+		rt->threads = threads;
+}
+
+void cs_ptx_runtime_set_budget(cs_ptx_runtime *rt, uint64_t thread_instructions, uint64_t wall_ns)
+{
+	if (rt) {
+		rt->budget_instructions = thread_instructions;
+		rt->budget_wall_ns = wall_ns;
+	}
+}
+
 bool cs_ptx_runtime_add(cs_ptx_runtime *rt, cs_module *m, cs_diag *d)
 {
 	if (!rt || !m) {
@@ -137,6 +156,36 @@ static void set_outcome(cs_grid_result *out, cs_grid_outcome oc, cs_status st, c
 	va_start(ap, fmt);
 	vsnprintf(out->diag.msg, sizeof(out->diag.msg), fmt, ap);
 	va_end(ap);
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Runs a launch on what is left of the scenario's budgets and counts what it
+ * spent; a launch after they ran out stops before its first CTA. */
+static void run_budgeted(cs_ptx_runtime *rt, const cs_ptx_program *prog, size_t entry,
+			 cs_ptx_launch *l, const cs_bus *bus, cs_grid_result *out)
+{
+	uint64_t instr = rt->budget_instructions ? rt->budget_instructions : CS_PTX_BUDGET_DEFAULT;
+	uint64_t wall = rt->budget_wall_ns ? rt->budget_wall_ns : CS_PTX_WALL_DEFAULT_NS;
+	if (rt->spent_instructions >= instr || rt->spent_wall_ns >= wall) {
+		memset(out, 0, sizeof(*out));
+		set_outcome(out, CS_GRID_BUDGET, CS_ERR_UNSUPPORTED,
+			    "the scenario's budget (%" PRIu64 " thread-instructions, %.3g s of wall "
+			    "time) was spent by earlier launches", instr, (double)wall / 1e9);
+		return;
+	}
+	l->threads = rt->threads;
+	l->max_thread_instructions = instr - rt->spent_instructions;
+	l->max_wall_ns = wall - rt->spent_wall_ns;
+	uint64_t t0 = monotonic_ns();
+	cs_ptx_run(prog, entry, l, bus, out);
+	rt->spent_wall_ns += monotonic_ns() - t0;
+	rt->spent_instructions += out->thread_instructions;
 }
 
 /* The kernel whose SASS is at va, or false. *compared gets the most bytes
@@ -335,7 +384,7 @@ static bool run_ptx_text(cs_ptx_runtime *rt, const cs_bus *bus, const cs_grid_la
 	l.launch = g->launch;
 	l.shared_window = g->shared_window;
 	l.local_window = g->local_window;
-	cs_ptx_run(t->prog, entry, &l, bus, out);
+	run_budgeted(rt, t->prog, entry, &l, bus, out);
 	free(params);
 	return true;
 }
@@ -527,7 +576,7 @@ static void run_grid(void *ctx, const cs_bus *bus, const cs_grid_launch *g, cs_g
 	l.races_global = rt->races_global;
 	l.schedule = rt->schedule;
 	l.schedule_seed = rt->schedule_seed;
-	cs_ptx_run(rm->prog, entry, &l, bus, out);
+	run_budgeted(rt, rm->prog, entry, &l, bus, out);
 	if (!out->kernel[0])
 		snprintf(out->kernel, sizeof(out->kernel), "%s", k->name);
 	free(params);

@@ -389,7 +389,8 @@ cs_report *cs_report_judge(const cs_report_input *in)
 			r->counters[C_DEADLOCKS]++;
 			break;
 		case CS_EV_PRINTF:
-		case CS_EV_RACE: {
+		case CS_EV_RACE:
+		case CS_EV_ATOMIC_ORDER: {
 			bool out = e->kind == CS_EV_PRINTF;
 			cs_report_note n = { .launch = e->launch, .cta = e->value,
 					     .thread = out ? e->aux : 0,

@@ -192,7 +192,7 @@ void jg_stage_launch(judge *j, const lslot *s, cs_chain *c)
 				det += sizeof(prefix) - 1;
 			cs_cause cause = j->in->no_executor ? CS_CAUSE_NO_EXECUTOR
 				       : e->cause ? (cs_cause)e->cause : CS_CAUSE_GRID_NOT_RUN;
-			bool limit = cause == CS_CAUSE_CODE_UNSUPPORTED;
+			bool limit = cause == CS_CAUSE_CODE_UNSUPPORTED || cause == CS_CAUSE_GRID_BUDGET;
 			jg_row(c, 9, limit ? CS_STAGE_NOT_OBSERVABLE : CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE,
 			     s->not_run, "dispatched, not executed: %s", det);
 			switch (cause) {
@@ -213,6 +213,13 @@ void jg_stage_launch(judge *j, const lslot *s, cs_chain *c)
 				     "%s was dispatched to program 0x%llx, and the simulator cannot execute "
 				     "it: %s. This is a limit of the simulator, not a fault of the guest: "
 				     "whether the grid runs is not observable here.", ln, X(prog), det);
+				break;
+			case CS_CAUSE_GRID_BUDGET:
+				jg_why(j, 9, cause,
+				     "%s was dispatched to program 0x%llx, and the executor stopped it at "
+				     "its budget: %s. This is a limit of the simulator, not a verdict: "
+				     "whether the grid completes is not observable here (raise the budget "
+				     "with --budget-instructions or --budget-seconds).", ln, X(prog), det);
 				break;
 			default:
 				jg_why(j, 9, cause, "%s was dispatched to program 0x%llx but not "

@@ -72,6 +72,121 @@ char *h_read_source(const char *relpath, size_t *len)
 	return buf;
 }
 
+/* Every mapped byte of e's memory, region by region. */
+static uint8_t *snapshot(h_env *e, size_t *len)
+{
+	cs_mem *mem = e->tb.mem;
+	size_t n = 0;
+	for (size_t i = 0; i < cs_mem_region_count(mem); i++)
+		n += cs_mem_region(mem, i)->size;
+	uint8_t *b = malloc(n ? n : 1), *q = b;
+	cr_assert(b);
+	for (size_t i = 0; i < cs_mem_region_count(mem); i++) {
+		const cs_region *r = cs_mem_region(mem, i);
+		h_read(e, r->va, q, r->size);
+		q += r->size;
+	}
+	*len = n;
+	return b;
+}
+
+static void restore(h_env *e, const uint8_t *b)
+{
+	for (size_t i = 0; i < cs_mem_region_count(e->tb.mem); i++) {
+		const cs_region *r = cs_mem_region(e->tb.mem, i);
+		h_write(e, r->va, b, r->size);
+		b += r->size;
+	}
+}
+
+/* Forgets the records from index `from` on. */
+static void forget_records(test_trace *t, size_t from)
+{
+	for (size_t i = from; i < t->n; i++)
+		free(t->recs[i].detail);
+	t->n = from;
+}
+
+static bool same_record(const test_record *a, const test_record *b)
+{
+	return a->ev.kind == b->ev.kind && a->ev.addr == b->ev.addr &&
+	       a->ev.value == b->ev.value && a->ev.aux == b->ev.aux &&
+	       !strcmp(a->detail ? a->detail : "", b->detail ? b->detail : "");
+}
+
+/* The launch on 4, 2 and then 1 host threads from the same memory: results,
+ * counts, outcome and trace records must be equal byte for byte, unless the
+ * run on 1 says the order of its atomics matters (then each must say so).
+ * What stays is the run on one thread. */
+static cs_grid_result run_threads_alike(h_env *e, const cs_ptx_program *p, size_t entry,
+					cs_ptx_launch *l, const char *name)
+{
+	static const unsigned counts[] = { 4, 2, 1 };
+	test_trace *t = &e->tb.trace;
+	size_t len, first = t->n;
+	uint8_t *before = snapshot(e, &len), *after[3];
+	cs_grid_result out[3];
+	test_record *recs[2] = { NULL, NULL };
+	size_t nrec[3];
+	for (unsigned k = 0; k < 3; k++) {
+		if (k)
+			restore(e, before);
+		l->threads = counts[k];
+		cs_ptx_run(p, entry, l, &e->tb.bus, &out[k]);
+		size_t n;
+		after[k] = snapshot(e, &n);
+		nrec[k] = t->n - first;
+		if (k < 2) { /* keep a copy, then forget them */
+			recs[k] = calloc(nrec[k] + 1, sizeof(test_record));
+			cr_assert(recs[k]);
+			for (size_t i = 0; i < nrec[k]; i++) {
+				recs[k][i] = t->recs[first + i];
+				recs[k][i].detail = t->recs[first + i].detail
+							    ? strdup(t->recs[first + i].detail) : NULL;
+			}
+			forget_records(t, first);
+		}
+	}
+	bool noted = false;
+	for (size_t i = first; i < t->n; i++)
+		noted |= t->recs[i].ev.kind == CS_EV_ATOMIC_ORDER;
+	for (unsigned k = 0; k < 2; k++) {
+		cr_assert_eq(out[k].outcome, out[2].outcome, "%s on %u threads: outcome %d, on 1: %d (%s)",
+			     name, counts[k], out[k].outcome, out[2].outcome, out[k].diag.msg);
+		if (noted) {
+			bool also = false;
+			for (size_t i = 0; i < nrec[k]; i++)
+				also |= recs[k][i].ev.kind == CS_EV_ATOMIC_ORDER;
+			cr_assert(also, "%s: the atomic-order note on 1 thread, not on %u", name, counts[k]);
+			continue;
+		}
+		cr_assert_eq(out[k].ctas_executed, out[2].ctas_executed, "%s on %u threads: CTAs", name,
+			     counts[k]);
+		cr_assert_eq(out[k].thread_instructions, out[2].thread_instructions,
+			     "%s on %u threads: thread-instructions", name, counts[k]);
+		cr_assert_str_eq(out[k].diag.msg, out[2].diag.msg, "%s on %u threads", name, counts[k]);
+		cr_assert_eq(out[k].fault_va, out[2].fault_va);
+		cr_assert(memcmp(after[k], after[2], len) == 0,
+			  "%s on %u threads left other bytes in memory than on 1", name, counts[k]);
+		cr_assert_eq(nrec[k], nrec[2], "%s on %u threads: %zu trace records, on 1: %zu", name,
+			     counts[k], nrec[k], nrec[2]);
+		for (size_t i = 0; i < nrec[k]; i++)
+			cr_assert(same_record(&recs[k][i], &t->recs[first + i]),
+				  "%s on %u threads: trace record %zu differs: %s / %s", name, counts[k], i,
+				  recs[k][i].detail ? recs[k][i].detail : "",
+				  t->recs[first + i].detail ? t->recs[first + i].detail : "");
+	}
+	for (unsigned k = 0; k < 2; k++) {
+		for (size_t i = 0; i < nrec[k]; i++)
+			free(recs[k][i].detail);
+		free(recs[k]);
+	}
+	free(before);
+	for (unsigned k = 0; k < 3; k++)
+		free(after[k]);
+	return out[2];
+}
+
 cs_grid_result h_run(h_env *e, const cs_ptx_program *p, const char *name, const uint32_t grid[3],
 		     const uint32_t block[3], uint32_t dyn_shared, const uint64_t *args, size_t nargs)
 {
@@ -100,9 +215,16 @@ cs_grid_result h_run(h_env *e, const cs_ptx_program *p, const char *name, const 
 	l.races_global = e->races_global;
 	l.schedule = e->schedule;
 	l.schedule_seed = e->schedule_seed;
+	/* the suite's time limit bounds it: a loaded or sanitizer build must not
+	 * turn a slow launch into a budget stop */
+	l.max_wall_ns = 600ull * 1000 * 1000 * 1000;
 	cs_grid_result out;
-	cs_ptx_run(p, entry, &l, &e->tb.bus, &out);
-	return out;
+	if (e->threads) {
+		l.threads = e->threads;
+		cs_ptx_run(p, entry, &l, &e->tb.bus, &out);
+		return out;
+	}
+	return run_threads_alike(e, p, entry, &l, name);
 }
 
 char *h_kernel(const char *decls, const char *body)

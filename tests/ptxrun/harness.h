@@ -19,6 +19,8 @@ typedef struct h_env {
 	bool races_global;
 	cs_ptx_schedule schedule;
 	uint64_t schedule_seed;
+	/* host threads; 0: h_run runs on 4, 2 and 1 and asserts the same results */
+	unsigned threads;
 } h_env;
 
 void h_init(h_env *e);

@@ -295,7 +295,7 @@ Test(control, endless_loop_ends_at_the_budget)
 	l.max_thread_instructions = 100000;
 	cs_grid_result r;
 	cs_ptx_run(p, 0, &l, &e.tb.bus, &r);
-	cr_assert_eq(r.outcome, CS_GRID_ERROR);
+	cr_assert_eq(r.outcome, CS_GRID_BUDGET);
 	cr_expect(strstr(r.diag.msg, "budget"), "%s", r.diag.msg);
 	cr_expect_eq(r.diag.line, 7); /* the bra */
 	h_fini(&e);

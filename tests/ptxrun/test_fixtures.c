@@ -282,6 +282,72 @@ Test(fixtures, reductions_with_atomics)
 	}
 }
 
+/* reduce_sum's one float atomicAdd per CTA makes the sum depend on the order
+ * the CTAs run in: the run says so (atomic-order finding at the atom's PTX
+ * line); reduce_u32's integer atomics, whose old values nvcc's atom never
+ * reads, are exact in any order and get no note (h_run also checks that they
+ * compute the same bytes on 1, 2 and 4 threads). */
+Test(fixtures, float_atomics_note_that_order_matters)
+{
+	enum { N = 4096 };
+	static float xf[N];
+	static uint32_t xu[N];
+	for (int i = 0; i < N; i++) {
+		xf[i] = 1.0f / (float)(i + 1);
+		xu[i] = (uint32_t)i * 2654435761u >> 12;
+	}
+	for (int a = 0; a < 3; a++) {
+		cs_ptx_program *p = load("reduce", archs[a]);
+		size_t len;
+		char *text = h_read_source(a == 0 ? "fixtures/kernels/out/reduce.sm_80.ptx"
+					   : a == 1 ? "fixtures/kernels/out/reduce.sm_90.ptx"
+						    : "fixtures/kernels/out/reduce.sm_100.ptx", &len);
+		cr_assert(text);
+		/* the PTX line of the float atom, found in nvcc's text */
+		unsigned line = 1, atom_line = 0;
+		for (const char *q = text; *q; q++) {
+			if (*q == '\n')
+				line++;
+			else if (!atom_line && !strncmp(q, "atom.global.add.f32", 19))
+				atom_line = line;
+		}
+		free(text);
+		cr_assert(atom_line, "%s: no atom.global.add.f32 in reduce", archs[a]);
+		h_env e;
+		h_init(&e);
+		uint64_t vx = put(&e, xf, sizeof(xf)), vo = h_alloc(&e, 16);
+		cs_grid_result r = h_run(&e, p, "reduce_sum", (uint32_t[]){ 16, 1, 1 },
+					 (uint32_t[]){ 256, 1, 1 }, 0, (uint64_t[]){ vx, vo, N }, 3);
+		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s: %s", archs[a], r.diag.msg);
+		size_t notes = 0;
+		for (size_t i = 0; i < e.tb.trace.n; i++) {
+			if (e.tb.trace.recs[i].ev.kind != CS_EV_ATOMIC_ORDER)
+				continue;
+			notes++;
+			cr_expect_eq(e.tb.trace.recs[i].ev.aux, atom_line, "%s", e.tb.trace.recs[i].ev.detail);
+			cr_expect(strstr(e.tb.trace.recs[i].ev.detail, "reduce_sum") && strstr(e.tb.trace.recs[i].ev.detail, "adds floats"),
+				  "%s", e.tb.trace.recs[i].ev.detail);
+		}
+		cr_expect_eq(notes, 1, "%s: %zu atomic-order notes for reduce_sum", archs[a], notes);
+		size_t before = e.tb.trace.n;
+		uint64_t vu = put(&e, xu, sizeof(xu)), vs = h_alloc(&e, 8);
+		r = h_run(&e, p, "reduce_u32", (uint32_t[]){ N / 128, 1, 1 }, (uint32_t[]){ 128, 1, 1 }, 0,
+			  (uint64_t[]){ vu, vs, vs + 4, N }, 4);
+		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s: %s", archs[a], r.diag.msg);
+		for (size_t i = before; i < e.tb.trace.n; i++)
+			cr_expect_neq(e.tb.trace.recs[i].ev.kind, CS_EV_ATOMIC_ORDER, "%s: %s", archs[a], e.tb.trace.recs[i].ev.detail);
+		/* one CTA: no other CTA to race with, no note */
+		before = e.tb.trace.n;
+		r = h_run(&e, p, "reduce_sum", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 256, 1, 1 }, 0,
+			  (uint64_t[]){ vx, vo, N }, 3);
+		cr_assert_eq(r.outcome, CS_GRID_EXECUTED);
+		for (size_t i = before; i < e.tb.trace.n; i++)
+			cr_expect_neq(e.tb.trace.recs[i].ev.kind, CS_EV_ATOMIC_ORDER, "%s", e.tb.trace.recs[i].ev.detail);
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
+}
+
 /* ---- issue 10: the PTX nvcc emits for everyday CUDA ----------------------- */
 
 /* Launch with a raw parameter block (struct parameters by value). */

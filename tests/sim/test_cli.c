@@ -275,3 +275,122 @@ Test(cli, printf_output_and_race_findings_are_reported)
 		  "%s", o.out);
 	cli_free(&o);
 }
+
+/* ---- the executor's threads and budgets ---------------------------------- */
+
+static cli_out run_json(const char *const *args)
+{
+	cli_out o = run_cli(args);
+	cr_assert(o.out && o.out[0] == '{', "stderr: %s\nstdout: %s", o.err, o.out);
+	return o;
+}
+
+/* The same JSON and trace on 1, 2 and 3 host threads, for multi-CTA kernels
+ * with printf, races and atomics. */
+Test(cli, threads_change_nothing_in_the_report)
+{
+	static const char *const cases[] = { "complete-blackwell-reduce-multi-cta.chain",
+					     "device-printf.chain", "race-shared.chain" };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text[3], *trace[3];
+		gsize tlen[3];
+		for (int t = 0; t < 3; t++) {
+			char opt[32], *path = g_strdup_printf("%s/cli-threads-%d-%d.json", g_get_tmp_dir(),
+							       (int)getpid(), t);
+			snprintf(opt, sizeof(opt), "--threads=%d", t + 1);
+			cli_out o = run_json((const char *const[]){ "--json", opt, "--trace", path,
+								    cases[i], NULL });
+			text[t] = o.out;
+			g_free(o.err);
+			cr_assert(g_file_get_contents(path, &trace[t], &tlen[t], NULL), "%s", path);
+			g_unlink(path);
+			g_free(path);
+		}
+		for (int t = 1; t < 3; t++) {
+			cr_expect_str_eq(text[t], text[0], "%s: --threads=%d", cases[i], t + 1);
+			cr_expect(tlen[t] == tlen[0] && !memcmp(trace[t], trace[0], tlen[0]),
+				  "%s: the trace differs on --threads=%d", cases[i], t + 1);
+		}
+		for (int t = 0; t < 3; t++) {
+			g_free(text[t]);
+			g_free(trace[t]);
+		}
+	}
+}
+
+/* reduce_sum adds floats atomically from 4 CTAs: the report says the order
+ * matters, as a finding of the launch. */
+Test(cli, float_atomics_are_a_finding)
+{
+	cli_out o = run_cli((const char *const[]){ "complete-blackwell-reduce-multi-cta.chain", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.out, "finding: launch 0, CTA 0: reduce_sum: the atom at PTX line"),
+		  "%s", o.out);
+	cr_expect(strstr(o.out, "adds floats (not associative), so the result depends on the order"),
+		  "%s", o.out);
+	cli_free(&o);
+}
+
+Test(cli, bad_thread_and_budget_values_exit_2)
+{
+	static const char *const bad[][2] = {
+		{ "--threads=0", "expected a whole number from 1 to 256" },
+		{ "--threads=257", "expected a whole number from 1 to 256" },
+		{ "--threads=2x", "expected a whole number" },
+		{ "--threads=", "expected a whole number" },
+		{ "--budget-instructions=0", "expected a whole number above 0" },
+		{ "--budget-instructions=-5", "expected a whole number above 0" },
+		{ "--budget-instructions=99999999999999999999", "expected a whole number" },
+		{ "--budget-seconds=0", "expected seconds above 0" },
+		{ "--budget-seconds=nan", "expected seconds above 0" },
+		{ "--budget-seconds=1e99", "expected seconds above 0" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cli_out o = run_cli((const char *const[]){ bad[i][0], "host-only.chain", NULL });
+		cr_expect_eq(o.status, 2, "%s: %d", bad[i][0], o.status);
+		cr_expect(strstr(o.err, bad[i][1]), "%s: %s", bad[i][0], o.err);
+		cli_free(&o);
+	}
+}
+
+/* A grid of 2^31 - 1 CTAs stops at a lowered instruction budget, named as a
+ * budget stop: stage 9 not observable, exit 3 without expect lines. */
+Test(cli, a_budget_stop_is_named_not_a_verdict)
+{
+	cli_out o = run_cli((const char *const[]){ "--budget-instructions=100000",
+						   "../sim/budget/grid-budget.chain", NULL });
+	cr_expect_eq(o.status, 0, "the file's expect lines hold: %s %s", o.out, o.err);
+	cr_expect(strstr(o.out, "not observable from stage 9 (gr-dispatch) [grid-budget]"), "%s",
+		  o.out);
+	cr_expect(strstr(o.out, "ran past its budget of 100000 thread-instructions"), "%s", o.out);
+	cli_free(&o);
+}
+
+/* The budget counts over the scenario: the second launch gets what the
+ * first left. */
+Test(cli, the_budget_counts_per_scenario)
+{
+	cli_out o = run_json((const char *const[]){ "--json", "--budget-instructions=6000",
+						    "../sim/budget/two-launches.chain", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.out, "\"cause\" : \"grid-budget\""), "%s", o.out);
+	cr_expect(strstr(o.out, "ran past its budget of 368 thread-instructions"), "%s", o.out);
+	cli_free(&o);
+	/* either launch alone fits */
+	o = run_json((const char *const[]){ "--json", "--budget-instructions=5632",
+					    "../sim/budget/two-launches.chain", NULL });
+	cr_expect(strstr(o.out, "the scenario's budget (5632 thread-instructions"), "%s", o.out);
+	cli_free(&o);
+}
+
+/* With the default budgets the 2^31-CTA grid stops by wall time in seconds. */
+Test(cli, by_default_a_huge_grid_stops_in_seconds, .timeout = 60)
+{
+	gint64 t0 = g_get_monotonic_time();
+	cli_out o = run_cli((const char *const[]){ "../sim/budget/grid-budget.chain", NULL });
+	double took = (double)(g_get_monotonic_time() - t0) / 1e6;
+	cr_expect_eq(o.status, 0, "%s %s", o.out, o.err);
+	cr_expect(strstr(o.out, "stopped by its wall-time budget of 5 s after"), "%s", o.out);
+	cr_expect(took < 20, "took %.1f s", took);
+	cli_free(&o);
+}

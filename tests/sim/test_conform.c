@@ -244,6 +244,42 @@ Test(conform, run_lines_are_honoured_and_unknown_ones_refused)
 	g_free(src);
 }
 
+/* two-launches expects its second launch stopped at the budget: it passes
+ * only with its `# run: --budget-instructions=6000`; a bad value is refused. */
+Test(conform, run_lines_set_the_executor_budget_and_threads)
+{
+	cli_out o = conform(NULL, (const char *const[]){ "--jobs", "2",
+							 "tests/sim/budget/two-launches.chain",
+							 "tests/sim/budget/grid-budget.chain", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.out);
+	cr_expect(strstr(o.out, "SUMMARY: 2 cases: 2 pass"), "%s", o.out);
+	cli_free(&o);
+	char *src = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "tests", "sim", "budget",
+				     "two-launches.chain", NULL);
+	gchar *text = NULL;
+	cr_assert(g_file_get_contents(src, &text, NULL, NULL));
+	char *dir = g_strdup_printf("%s/tests/sim/budget/tmp-%d", getenv("CHAINSIM_SOURCE_ROOT"),
+				    (int)getpid());
+	cr_assert(g_mkdir_with_parents(dir, 0700) == 0);
+	char *bad = g_build_filename(dir, "badbudget.chain", NULL);
+	GString *edited = g_string_new(text);
+	g_string_replace(edited, "# run: --budget-instructions=6000",
+			 "# run: --threads=2 --budget-instructions=0", 1);
+	cr_assert(g_file_set_contents(bad, edited->str, -1, NULL));
+	o = conform(NULL, (const char *const[]){ bad, NULL });
+	g_unlink(bad);
+	g_rmdir(dir);
+	cr_expect_eq(o.status, 1, "%s", o.out);
+	cr_expect(strstr(o.out, "'# run:' option '--budget-instructions=0' is not one conform knows"),
+		  "%s", o.out);
+	cli_free(&o);
+	g_string_free(edited, TRUE);
+	g_free(bad);
+	g_free(dir);
+	g_free(text);
+	g_free(src);
+}
+
 Test(conform, a_case_without_expect_is_refused)
 {
 	char *src = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "tests", "conformance",
