@@ -475,3 +475,40 @@ Test(tensor, cp_async_lands_at_its_wait)
 	expect_stop(r, CS_GRID_ERROR, "cp.async copies in flight");
 	expect_parse_error("\tcp.async.wait_group %r1;\n", CS_ERR_INPUT, 24, 22, "integer constant");
 }
+
+/* ldmatrix per the PTX ISA: lanes 8i..8i+7 give the rows of matrix i; lane l
+ * receives row l/4, columns 2(l%4) and +1 of each matrix, or with .trans
+ * column l/4, rows 2(l%4) and +1. Elements here are their own index. */
+Test(tensor, ldmatrix_rows_and_transpose)
+{
+	static uint16_t in[256];
+	static uint32_t out[32 * 8];
+	for (int i = 0; i < 256; i++)
+		in[i] = (uint16_t)i;
+	cs_grid_result r = h_run_body(".shared .align 16 .b8 sh[512];",
+				      "\tmov.u32 %r20, sh;\n\tshl.b32 %r21, %r2, 4;\n\tadd.u32 %r22, %r20, %r21;\n"
+				      "\tmul.wide.u32 %rd6, %r2, 16;\n\tadd.s64 %rd7, %rd2, %rd6;\n"
+				      "\tld.global.v4.b32 {%r30,%r31,%r32,%r33}, [%rd7];\n"
+				      "\tst.shared.v4.b32 [%r22], {%r30,%r31,%r32,%r33};\n"
+				      "\tbar.warp.sync -1;\n"
+				      "\tldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r10,%r11,%r12,%r13}, [%r22];\n"
+				      "\tldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r14,%r15}, [%r22];\n"
+				      "\tmul.wide.u32 %rd6, %r2, 32;\n\tadd.s64 %rd7, %rd1, %rd6;\n"
+				      "\tst.global.v4.b32 [%rd7], {%r10,%r11,%r12,%r13};\n"
+				      "\tst.global.v2.b32 [%rd7+16], {%r14,%r15};\n",
+				      32, in, sizeof(in), out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	for (unsigned l = 0; l < 32; l++) {
+		unsigned g = l / 4, t = l % 4;
+		for (unsigned i = 0; i < 4; i++) {
+			uint32_t want = (i * 64 + 2 * t * 8 + g) | (i * 64 + (2 * t + 1) * 8 + g) << 16;
+			cr_expect_eq(out[l * 8 + i], want, "x4.trans lane %u matrix %u: 0x%08x, want 0x%08x",
+				     l, i, out[l * 8 + i], want);
+		}
+		for (unsigned i = 0; i < 2; i++) {
+			uint32_t want = (i * 64 + g * 8 + 2 * t) | (i * 64 + g * 8 + 2 * t + 1) << 16;
+			cr_expect_eq(out[l * 8 + 4 + i], want, "x2 lane %u matrix %u: 0x%08x, want 0x%08x",
+				     l, i, out[l * 8 + 4 + i], want);
+		}
+	}
+}
