@@ -1941,10 +1941,11 @@ done:
 	R->tinstr += ti;
 	w->clock += ti;
 	w->state = W_DONE;
-	/* copies no wait covered land as their warp ends */
-	for (unsigned l = 0; l < PTX_WARP; l++)
-		w->groups[l]++;
-	async_land(R, w, FULL, 0);
+	if (w->ncopies) { /* copies no wait covered land as their warp ends */
+		for (unsigned l = 0; l < PTX_WARP; l++)
+			w->groups[l]++;
+		async_land(R, w, FULL, 0);
+	}
 	return W_DONE;
 lost:
 	set_error(R, w, pc, "internal: a divergence entry lost its reconvergence point");

@@ -512,3 +512,51 @@ Test(tensor, ldmatrix_rows_and_transpose)
 		}
 	}
 }
+
+/* Warp 0 copies in[t] to sh[t] with cp.async and never waits; warp 1 reads
+ * sh after a barrier. Waiting at the barrier (mode 0) lands nothing, so the
+ * reader sees zeros when it runs first; exiting (mode 1) lands the copies. */
+static void run_unwaited(uint32_t mode, cs_ptx_schedule sched, uint32_t *out)
+{
+	char *src = h_kernel(".shared .align 16 .b8 sh[128];",
+			     "\tmov.u32 %r20, sh;\n\tand.b32 %r21, %r2, 31;\n\tshl.b32 %r21, %r21, 2;\n"
+			     "\tadd.u32 %r22, %r20, %r21;\n\tld.global.u32 %r25, [%rd2+128];\n"
+			     "\tsetp.ge.u32 %p1, %r2, 32;\n\t@%p1 bra $Lreader;\n"
+			     "\tcp.async.ca.shared.global [%r22], [%rd5], 4;\n"
+			     "\tsetp.eq.u32 %p2, %r25, 1;\n\t@%p2 exit;\n"
+			     "\tbar.sync 0;\n\texit;\n"
+			     "$Lreader:\n\tbar.sync 0;\n\tld.shared.b32 %r30, [%r22];\n"
+			     "\tst.global.b32 [%rd4+-128], %r30;\n");
+	cs_diag d;
+	cs_ptx_program *p = cs_ptx_parse(src, strlen(src), "unwaited.ptx", &d);
+	cr_assert(p, "%s", d.msg);
+	free(src);
+	uint32_t in[33];
+	for (int i = 0; i < 32; i++)
+		in[i] = 0x2000u + (uint32_t)i;
+	in[32] = mode;
+	h_env e;
+	h_init(&e);
+	e.schedule = sched;
+	uint64_t vin = put(&e, in, sizeof(in)), vout = h_alloc(&e, 32 * 4);
+	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 64, 1, 1 }, 0,
+				 (uint64_t[]){ vout, vin, 64 }, 3);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	h_read(&e, vout, out, 32 * 4);
+	h_fini(&e);
+	cs_ptx_program_free(p);
+}
+
+Test(tensor, cp_async_without_wait_shows)
+{
+	uint32_t out[32];
+	run_unwaited(0, CS_PTX_SCHEDULE_REVERSE, out);
+	for (int t = 0; t < 32; t++)
+		cr_expect_eq(out[t], 0, "lane %d read 0x%x before the copy was waited for", t, out[t]);
+	run_unwaited(1, CS_PTX_SCHEDULE_IN_ORDER, out);
+	for (int t = 0; t < 32; t++)
+		cr_expect_eq(out[t], 0x2000u + (uint32_t)t, "lane %d: the exited warp's copy", t);
+	run_unwaited(1, CS_PTX_SCHEDULE_REVERSE, out);
+	for (int t = 0; t < 32; t++)
+		cr_expect_eq(out[t], 0x2000u + (uint32_t)t, "lane %d: the exited warp's copy (reverse)", t);
+}
