@@ -513,10 +513,27 @@ Test(tensor, ldmatrix_rows_and_transpose)
 	}
 }
 
-/* Warp 0 copies in[t] to sh[t] with cp.async and never waits; warp 1 reads
- * sh after a barrier. Waiting at the barrier (mode 0) lands nothing, so the
- * reader sees zeros when it runs first; exiting (mode 1) lands the copies. */
-static void run_unwaited(uint32_t mode, cs_ptx_schedule sched, uint32_t *out)
+/* Warp 0 (line 31 of the kernel) copies in[t] to sh[t] with cp.async; warp 1
+ * reads sh. Mode 0: warp 0 waits at a barrier, not for its copies, so the
+ * reader sees zeros when it runs first; mode 1: warp 0 exits before the
+ * barrier, which lands its copies; mode 2: warp 0 waits for its copies and
+ * warp 1 skips the barrier. */
+/* A race was reported whose write is the cp.async at PTX line `line` (the
+ * copy's bytes landing count as its write). */
+static void expect_race_write_at(const h_env *e, unsigned line)
+{
+	char want[64];
+	snprintf(want, sizeof(want), "wrote it at PTX line %u", line);
+	size_t races = 0;
+	for (size_t i = 0; i < e->nevents; i++)
+		if (e->events[i].kind == CS_EV_RACE) {
+			races++;
+			cr_expect(strstr(e->events[i].detail, want), "'%s' not in: %s", want, e->events[i].detail);
+		}
+	cr_expect_gt(races, 0, "no race reported");
+}
+
+static void run_unwaited(uint32_t mode, cs_ptx_schedule sched, uint32_t *out, h_env *e)
 {
 	char *src = h_kernel(".shared .align 16 .b8 sh[128];",
 			     "\tmov.u32 %r20, sh;\n\tand.b32 %r21, %r2, 31;\n\tshl.b32 %r21, %r21, 2;\n"
@@ -524,8 +541,10 @@ static void run_unwaited(uint32_t mode, cs_ptx_schedule sched, uint32_t *out)
 			     "\tsetp.ge.u32 %p1, %r2, 32;\n\t@%p1 bra $Lreader;\n"
 			     "\tcp.async.ca.shared.global [%r22], [%rd5], 4;\n"
 			     "\tsetp.eq.u32 %p2, %r25, 1;\n\t@%p2 exit;\n"
+			     "\tsetp.eq.u32 %p3, %r25, 2;\n\t@%p3 cp.async.wait_all;\n"
 			     "\tbar.sync 0;\n\texit;\n"
-			     "$Lreader:\n\tbar.sync 0;\n\tld.shared.b32 %r30, [%r22];\n"
+			     "$Lreader:\n\tsetp.eq.u32 %p3, %r25, 2;\n\t@!%p3 bar.sync 0;\n"
+			     "\tld.shared.b32 %r30, [%r22];\n"
 			     "\tst.global.b32 [%rd4+-128], %r30;\n");
 	cs_diag d;
 	cs_ptx_program *p = cs_ptx_parse(src, strlen(src), "unwaited.ptx", &d);
@@ -535,28 +554,39 @@ static void run_unwaited(uint32_t mode, cs_ptx_schedule sched, uint32_t *out)
 	for (int i = 0; i < 32; i++)
 		in[i] = 0x2000u + (uint32_t)i;
 	in[32] = mode;
-	h_env e;
-	h_init(&e);
-	e.schedule = sched;
-	uint64_t vin = put(&e, in, sizeof(in)), vout = h_alloc(&e, 32 * 4);
-	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 64, 1, 1 }, 0,
+	h_init(e);
+	e->schedule = sched;
+	e->races = CS_PTX_RACES_REPORT;
+	uint64_t vin = put(e, in, sizeof(in)), vout = h_alloc(e, 32 * 4);
+	cs_grid_result r = h_run(e, p, "k", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 64, 1, 1 }, 0,
 				 (uint64_t[]){ vout, vin, 64 }, 3);
 	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
-	h_read(&e, vout, out, 32 * 4);
-	h_fini(&e);
+	h_read(e, vout, out, 32 * 4);
 	cs_ptx_program_free(p);
 }
 
 Test(tensor, cp_async_without_wait_shows)
 {
 	uint32_t out[32];
-	run_unwaited(0, CS_PTX_SCHEDULE_REVERSE, out);
+	h_env e;
+	run_unwaited(0, CS_PTX_SCHEDULE_REVERSE, out, &e);
 	for (int t = 0; t < 32; t++)
 		cr_expect_eq(out[t], 0, "lane %d read 0x%x before the copy was waited for", t, out[t]);
-	run_unwaited(1, CS_PTX_SCHEDULE_IN_ORDER, out);
+	/* and the copy, landing as warp 0 ends, races with that read */
+	expect_race_write_at(&e, 31);
+	h_fini(&e);
+	run_unwaited(1, CS_PTX_SCHEDULE_IN_ORDER, out, &e);
 	for (int t = 0; t < 32; t++)
 		cr_expect_eq(out[t], 0x2000u + (uint32_t)t, "lane %d: the exited warp's copy", t);
-	run_unwaited(1, CS_PTX_SCHEDULE_REVERSE, out);
+	expect_no_race(&e, "sm_90", "exited");
+	h_fini(&e);
+	run_unwaited(1, CS_PTX_SCHEDULE_REVERSE, out, &e);
 	for (int t = 0; t < 32; t++)
 		cr_expect_eq(out[t], 0x2000u + (uint32_t)t, "lane %d: the exited warp's copy (reverse)", t);
+	expect_no_race(&e, "sm_90", "exited, reverse");
+	h_fini(&e);
+	/* waited for, but read by another warp with no barrier between */
+	run_unwaited(2, CS_PTX_SCHEDULE_IN_ORDER, out, &e);
+	expect_race_write_at(&e, 31);
+	h_fini(&e);
 }
