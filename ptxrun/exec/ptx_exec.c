@@ -855,14 +855,15 @@ static bool mma_run(run *R, warp *w, uint32_t pc, uint32_t m, const ptx_mma *mm)
 /* wmma.load / wmma.store: the warp moves one matrix at one address and
  * stride (the same in every lane), each row (column, for .col) starting at a
  * multiple of the fragment's size in bytes (PTX ISA, Matrix Storage for WMMA). */
-static bool wmma_ldst(run *R, warp *w, uint32_t pc, uint32_t m, const ptx_wmma *wm)
+static bool wmma_ldst(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m,
+		      const ptx_wmma *wm)
 {
 	bool load = wm->frag != WM_D;
 	const char *what = load ? "wmma.load" : "wmma.store";
 	if (!whole_warp(R, w, pc, m, what))
 		return false;
 	uint64_t *r = w->r;
-	const uint64_t *Bs = REG(wm->base), *Ss = wm->stride != PTX_NONE ? REG(wm->stride) : NULL;
+	const uint64_t *Bs = REG(in->o[0]), *Ss = in->o[1] != PTX_NONE ? REG(in->o[1]) : NULL;
 	for (unsigned l = 1; l < PTX_WARP; l++)
 		if (Bs[l] != Bs[0] || (Ss && (uint32_t)Ss[l] != (uint32_t)Ss[0])) {
 			set_error(R, w, pc, "%s: lane %u's address or stride differs from lane 0's "
@@ -1773,7 +1774,7 @@ static int warp_run(run *R, warp *w)
 				goto stop;
 			break;
 		case OP_WMMA_LDST:
-			if (!wmma_ldst(R, w, pc, m, &p->wmmas[in->imm]))
+			if (!wmma_ldst(R, w, in, pc, m, &p->wmmas[in->imm]))
 				goto stop;
 			break;
 		case OP_CVT_TF32:

@@ -864,10 +864,12 @@ static bool build_wmma_ldst(pp *P, stmt *s, ptx_ins *ins, bool load)
 	}
 	if (!mma_fragment(P, s, load ? 0 : 1, w.nregs, load, w.regs))
 		return false;
-	w.base = m->mbase;
+	/* base and stride stay in the instruction, where linking resolves
+	 * constant slots (a symbol's address, an immediate stride) */
 	w.off = m->moff;
-	w.stride = PTX_NONE;
-	if (s->nops == 3 && !src(P, s, 2, T_U32, &w.stride))
+	ins->o[0] = m->mbase;
+	ins->o[1] = PTX_NONE;
+	if (s->nops == 3 && !src(P, s, 2, T_U32, &ins->o[1]))
 		return false;
 	cs_ptx_program *p = P->p;
 	if (p->nwmmas == p->cap_wmmas) {

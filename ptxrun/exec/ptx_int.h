@@ -84,7 +84,7 @@ typedef enum ptx_op {
 	OP_CP_ASYNC_GROUP, /* cp.async.commit_group / wait_group imm / wait_all: aux CPG_* */
 	OP_LDMATRIX,     /* ldmatrix: aux matrices, aux2 1 = .trans, space in t2; d in o1.. */
 	OP_MMA,          /* mma.sync, wmma.mma: operands in p->mmas[imm] */
-	OP_WMMA_LDST,    /* wmma.load / wmma.store: operands in p->wmmas[imm] */
+	OP_WMMA_LDST,    /* wmma.load / wmma.store: address o0, stride o1, the rest in p->wmmas[imm] */
 	OP_CVT_TF32,     /* cvt.{rna,rn,rz}.tf32.f32: rounding in aux2 */
 	OP_BAR, OP_BAR_RED, OP_MEMBAR,
 	/* control */
@@ -275,8 +275,8 @@ typedef struct ptx_wmma {
 	uint8_t space;               /* SP_GENERIC, SP_GLOBAL or SP_SHARED */
 	uint8_t nregs;
 	uint32_t regs[MMA_FRAG_MAX];
-	uint32_t base, stride;       /* slots; stride PTX_NONE: the matrix's own width */
-	int64_t off;
+	int64_t off;                 /* added to the address in the instruction's o[0]; o[1]
+					is the stride's slot, PTX_NONE for the matrix's width */
 } ptx_wmma;
 
 /* The CFG pass: sets each divergent-capable branch's reconvergence pc (o[1]). */

@@ -306,6 +306,18 @@ Test(tensor, wmma_load_store_layouts_and_stride)
 	for (int i = 0; i < 16; i++)
 		for (int j = 0; j < 16; j++)
 			cr_expect_eq(out[j * 16 + i], in[i * 24 + 8 + j], "C[%d][%d]", i, j);
+	/* an immediate stride, and the stored side at a shared variable's address */
+	memset(out, 0, sizeof(out));
+	r = h_run_body(".shared .align 32 .b8 sh[1024];",
+		       "\twmma.load.c.sync.aligned.row.m16n16k16.global.f32 " F8 ", [%rd2+32], 24;\n"
+		       "\twmma.store.d.sync.aligned.col.m16n16k16.shared.f32 [sh], " F8 ";\n"
+		       "\twmma.load.c.sync.aligned.row.m16n16k16.shared.f32 " F8 ", [sh];\n"
+		       "\twmma.store.d.sync.aligned.row.m16n16k16.f32 [%rd1], " F8 ", 16;\n",
+		       32, in, sizeof(in), out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	for (int i = 0; i < 16; i++)
+		for (int j = 0; j < 16; j++)
+			cr_expect_eq(out[j * 16 + i], in[i * 24 + 8 + j], "C[%d][%d] (immediate stride)", i, j);
 }
 
 static void expect_stop(cs_grid_result r, int outcome, const char *needle)
@@ -589,4 +601,46 @@ Test(tensor, cp_async_without_wait_shows)
 	run_unwaited(2, CS_PTX_SCHEDULE_IN_ORDER, out, &e);
 	expect_race_write_at(&e, 31);
 	h_fini(&e);
+}
+
+/* The accumulator paths nvcc's wmma kernels above do not take: an f16 C
+ * loaded from memory (m16n16k16) and an f32 C at tf32's m16n16k8 from shared
+ * memory, each passed through wmma.mma with zero A and B and stored: D must
+ * be C, bit for bit. */
+#define ZERO_R8                                                                            \
+	"\tmov.b32 %r10, 0;\n\tmov.b32 %r11, 0;\n\tmov.b32 %r12, 0;\n\tmov.b32 %r13, 0;\n" \
+	"\tmov.b32 %r14, 0;\n\tmov.b32 %r15, 0;\n\tmov.b32 %r16, 0;\n\tmov.b32 %r17, 0;\n"
+Test(tensor, wmma_accumulators_from_memory)
+{
+	static uint16_t h[256], hout[256];
+	static float f[256], fout[256];
+	uint32_t s = 9;
+	for (int i = 0; i < 256; i++) {
+		h[i] = h_f16_bits(frand(&s) * 100.0f);
+		f[i] = frand(&s) * 1e3f;
+	}
+	cs_grid_result r = h_run_body("", ZERO_R8
+		"\twmma.load.c.sync.aligned.col.m16n16k16.global.f16 {%r20,%r21,%r22,%r23}, [%rd2];\n"
+		"\twmma.mma.sync.aligned.col.row.m16n16k16.f16.f16 {%r24,%r25,%r26,%r27}, " R8 ", " R8
+		", {%r20,%r21,%r22,%r23};\n"
+		"\twmma.store.d.sync.aligned.col.m16n16k16.global.f16 [%rd1], {%r24,%r25,%r26,%r27};\n",
+		32, h, sizeof(h), hout, sizeof(hout));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	cr_expect_arr_eq(hout, h, sizeof(h), "f16 C through wmma.mma");
+	/* the shared copy comes first: each lane moves 8 floats */
+	r = h_run_body(".shared .align 32 .b8 sh[1024];", ZERO_R8
+		"\tmov.u32 %r40, sh;\n\tshl.b32 %r41, %r2, 5;\n\tadd.u32 %r42, %r40, %r41;\n"
+		"\tmul.wide.u32 %rd6, %r2, 32;\n\tadd.s64 %rd7, %rd2, %rd6;\n"
+		"\tld.global.v4.b32 {%r30,%r31,%r32,%r33}, [%rd7];\n"
+		"\tst.shared.v4.b32 [%r42], {%r30,%r31,%r32,%r33};\n"
+		"\tld.global.v4.b32 {%r30,%r31,%r32,%r33}, [%rd7+16];\n"
+		"\tst.shared.v4.b32 [%r42+16], {%r30,%r31,%r32,%r33};\n"
+		"\tbar.warp.sync -1;\n"
+		"\twmma.load.c.sync.aligned.row.m16n16k8.shared.f32 " F8 ", [sh];\n"
+		"\twmma.mma.sync.aligned.row.row.m16n16k8.f32.tf32.tf32.f32 " F8 ", {%r10,%r11,%r12,%r13}, "
+		"{%r14,%r15,%r16,%r17}, " F8 ";\n"
+		"\twmma.store.d.sync.aligned.row.m16n16k8.global.f32 [%rd1], " F8 ";\n",
+		32, f, sizeof(f), fout, sizeof(fout));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	cr_expect_arr_eq(fout, f, sizeof(f), "f32 C at m16n16k8 through wmma.mma");
 }
