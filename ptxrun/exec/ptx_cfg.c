@@ -93,11 +93,14 @@ bool ptx_cfg_reconverge(cs_ptx_program *p, ptx_func *f, cs_diag *d)
 			s[0] = block_of[(uint32_t)in->imm - f->start];
 			if (guarded)
 				s[1] = fall;
-		} else if (in->op == OP_RET || in->op == OP_EXIT || in->op == OP_TRAP) {
+		} else if (in->op == OP_RET || in->op == OP_EXIT) {
 			s[0] = g.nb;
 			if (guarded)
 				s[1] = fall;
 		} else {
+			/* trap stops the grid, so its lanes reconverge nowhere: taken as
+			 * falling through, it keeps a switch's `default: trap` (as in
+			 * __pipeline_memcpy_async) from moving the switch's join to the exit */
 			s[0] = fall;
 		}
 		if (s[1] == s[0])

@@ -9,6 +9,7 @@
  * index order until they block at a barrier or exit; a barrier opens when every
  * live thread of the CTA (or the count given) has arrived. */
 #include "ptx_alu.h"
+#include "ptx_mma.h"
 #include "ptx_printf.h"
 #include "ptx_int.h"
 
@@ -37,6 +38,16 @@ typedef struct sentry {
 	uint32_t pc, rpc, mask, call;
 } sentry;
 
+/* A cp.async in flight: its source bytes, read at issue, land in shared
+ * memory at the wait that covers its group (or when its warp ends). */
+typedef struct async_copy {
+	uint32_t dst, pc;  /* shared offset (checked at issue); the cp.async's pc */
+	uint32_t group;    /* the lane's committed-group count at issue */
+	uint8_t lane, size;
+	uint8_t bytes[16];
+} async_copy;
+enum { ASYNC_MAX = 1u << 16 }; /* copies in flight per warp */
+
 typedef struct warp {
 	uint64_t *r;
 	uint32_t *pr;
@@ -49,6 +60,9 @@ typedef struct warp {
 	uint64_t clock;
 	uint64_t tlb_tag[TLB_N];
 	uint8_t *tlb_ptr[TLB_N];
+	async_copy *copies;       /* cp.async in flight, in issue order */
+	uint32_t ncopies, cap_copies;
+	uint32_t groups[PTX_WARP]; /* cp.async groups each lane has committed */
 } warp;
 
 enum { W_READY, W_BARRIER, W_DONE };
@@ -1005,13 +1019,70 @@ static bool race_check(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t
 	return true;
 }
 
+/* ---- cp.async ------------------------------------------------------------ */
+
+static bool async_issue(run *R, warp *w, uint32_t pc, unsigned lane, uint32_t dst,
+			const uint8_t *bytes, unsigned size)
+{
+	if (w->ncopies == w->cap_copies) {
+		uint32_t cap = w->cap_copies ? w->cap_copies * 2 : 64;
+		async_copy *grown = cap <= ASYNC_MAX ? realloc(w->copies, cap * sizeof(*grown)) : NULL;
+		if (!grown) {
+			set_error(R, w, pc, "more than %u cp.async copies in flight in warp %u (no "
+				  "cp.async.wait_group or wait_all covers them)", w->cap_copies, w->id);
+			return false;
+		}
+		w->copies = grown;
+		w->cap_copies = cap;
+	}
+	async_copy *c = &w->copies[w->ncopies++];
+	c->dst = dst;
+	c->pc = pc;
+	c->group = w->groups[lane];
+	c->lane = (uint8_t)lane;
+	c->size = (uint8_t)size;
+	memcpy(c->bytes, bytes, size);
+	return true;
+}
+
+/* Lands, in issue order, the copies of the lanes in m whose group is older
+ * than the newest `keep` groups the lane has committed; the rest stay. */
+static bool async_land(run *R, warp *w, uint32_t m, uint64_t keep)
+{
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < w->ncopies; i++) {
+		async_copy *c = &w->copies[i];
+		if (!(m >> c->lane & 1) || (uint64_t)c->group + keep >= w->groups[c->lane]) {
+			w->copies[kept++] = *c;
+			continue;
+		}
+		if (R->race_on && !race_check_bytes(R, w, c->lane, c->pc, SP_SHARED, c->dst, c->size, true))
+			return false;
+		memcpy(R->shared + c->dst, c->bytes, c->size);
+	}
+	w->ncopies = kept;
+	return true;
+}
+
 /* ---- matrix instructions ------------------------------------------------- */
+
+/* ldmatrix and the tensor-core instructions are warp-wide (.sync.aligned):
+ * every lane of the warp executes them together, or the result is undefined. */
+static bool whole_warp(run *R, warp *w, uint32_t pc, uint32_t m, const char *what)
+{
+	if (m == FULL)
+		return true;
+	set_error(R, w, pc, "%s needs all 32 lanes of the warp, and lanes 0x%08x execute it", what, m);
+	return false;
+}
 
 /* ldmatrix.m8n8.x{1,2,4}{.trans}.b16: matrix i's eight rows of 16 bytes are
  * at the addresses lanes 8i..8i+7 hold; each lane gets, per matrix, the two
  * b16 elements (row lane/4, columns 2(lane%4) and +1), or the transposed pair. */
 static bool ldmatrix(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
 {
+	if (!whole_warp(R, w, pc, m, "ldmatrix"))
+		return false;
 	uint64_t *r = w->r;
 	const uint64_t *Bs = REG(in->o[0]);
 	for (unsigned i = 0; i < in->aux; i++) {
@@ -1041,74 +1112,100 @@ static bool ldmatrix(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m
 	return true;
 }
 
-/* One element of an mma fragment register as a float. */
-static float mma_elem(uint64_t reg, unsigned half, int type)
+static void frag_read(const uint64_t *r, const uint32_t *regs, unsigned n, ptx_frag *f)
 {
-	switch (type) {
-	case MMA_F16: return ptx_half_to_float((uint16_t)(reg >> (16 * half)));
-	case MMA_BF16: return ptx_bf16_to_float((uint16_t)(reg >> (16 * half)));
-	case MMA_TF32: return ptx_f32(reg & 0xffffe000u); /* the 19 bits tf32 keeps */
-	default: return ptx_f32(reg);
-	}
+	for (unsigned j = 0; j < n; j++)
+		for (unsigned l = 0; l < PTX_WARP; l++)
+			f->v[j][l] = (uint32_t)REG(regs[j])[l];
 }
 
-/* mma.sync.aligned.m16n8kK.row.col: the warp's fragments gathered into A
- * (16 x K), B (K x 8) and C (16 x 8) per the PTX ISA's layouts, D = A B + C
- * with exact products summed in double and rounded once to D's type, and
- * scattered back. */
-static void mma_sync(uint64_t *r, const ptx_mma *mm, uint32_t m)
+static void frag_write(uint64_t *r, const uint32_t *regs, unsigned n, const ptx_frag *f)
 {
-	float A[16][16], B[16][8], Cm[16][8];
-	unsigned k = mm->k;
-	bool tf32 = mm->ab_type == MMA_TF32;
-	for (unsigned l = 0; l < PTX_WARP; l++) {
-		unsigned g = l / 4, t = l % 4;
-		for (unsigned j = 0; j < mm->na; j++) {
-			uint64_t v = REG(mm->a[j])[l];
-			if (tf32) { /* a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4) */
-				A[g + 8 * (j & 1)][t + 4 * (j >> 1)] = mma_elem(v, 0, MMA_TF32);
+	for (unsigned j = 0; j < n; j++)
+		for (unsigned l = 0; l < PTX_WARP; l++)
+			REG(regs[j])[l] = f->v[j][l];
+}
+
+/* mma.sync / wmma.mma: D is written after every read, so it may be C. */
+static bool mma_run(run *R, warp *w, uint32_t pc, uint32_t m, const ptx_mma *mm)
+{
+	if (!whole_warp(R, w, pc, m, mm->wmma ? "wmma.mma" : "mma.sync"))
+		return false;
+	uint64_t *r = w->r;
+	ptx_frag a, b, c, d;
+	frag_read(r, mm->a, mm->na, &a);
+	frag_read(r, mm->b, mm->nb, &b);
+	frag_read(r, mm->c, mm->nc, &c);
+	ptx_mma_compute(mm, &a, &b, &c, &d);
+	frag_write(r, mm->d, mm->nd, &d);
+	return true;
+}
+
+/* wmma.load / wmma.store: the warp moves one matrix at one address and
+ * stride (the same in every lane), each row (column, for .col) starting at a
+ * multiple of the fragment's size in bytes (PTX ISA, Matrix Storage for WMMA). */
+static bool wmma_ldst(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m,
+		      const ptx_wmma *wm)
+{
+	bool load = wm->frag != WM_D;
+	const char *what = load ? "wmma.load" : "wmma.store";
+	if (!whole_warp(R, w, pc, m, what))
+		return false;
+	uint64_t *r = w->r;
+	const uint64_t *Bs = REG(in->o[0]), *Ss = in->o[1] != PTX_NONE ? REG(in->o[1]) : NULL;
+	for (unsigned l = 1; l < PTX_WARP; l++)
+		if (Bs[l] != Bs[0] || (Ss && (uint32_t)Ss[l] != (uint32_t)Ss[0])) {
+			set_error(R, w, pc, "%s: lane %u's address or stride differs from lane 0's "
+				  "(the warp moves one matrix)", what, l);
+			return false;
+		}
+	unsigned rows, cols, esz;
+	ptx_wmma_shape(wm, &rows, &cols, &esz);
+	unsigned nlines = wm->col ? cols : rows, len = wm->col ? rows : cols;
+	uint64_t stride = Ss ? (uint32_t)Ss[0] : len;
+	uint64_t base = Bs[0] + (uint64_t)wm->off;
+	unsigned align = wm->nregs * 4u;
+	uint32_t mat[16 * 16];
+	ptx_frag f;
+	if (!load) {
+		frag_read(r, wm->regs, wm->nregs, &f);
+		ptx_wmma_from_frag(wm, &f, mat);
+	}
+	for (unsigned i = 0; i < nlines; i++) {
+		uint64_t line = base + i * stride * esz;
+		if (wm->space == SP_SHARED)
+			line = (uint32_t)line;
+		if (line % align) {
+			set_fault(R, w, 0, pc, line, load ? CS_ACCESS_READ : CS_ACCESS_WRITE,
+				  "misaligned %s: %s %u starts at 0x%" PRIx64 ", not a multiple of the "
+				  "fragment's %u bytes", what, wm->col ? "column" : "row", i, line, align);
+			return false;
+		}
+		if (R->race_on && !race_check_bytes(R, w, 0, pc, wm->space, line, len * esz, !load))
+			return false;
+		for (unsigned e = 0; e < len; e++) {
+			uint64_t va = line + e * esz;
+			uint32_t *v = &mat[wm->col ? e * cols + i : i * cols + e];
+			uint8_t tmp[32];
+			bool port = false;
+			uint8_t *q = xlate(R, w, wm->space, va, esz, 0, pc,
+					   load ? CS_ACCESS_READ : CS_ACCESS_WRITE, tmp, &port);
+			if (!q)
+				return false;
+			if (load) {
+				*v = (uint32_t)load_elem(q, T_B32, esz);
 				continue;
 			}
-			/* a pair per register: rows g / g+8 alternate, then columns +8 */
-			for (unsigned h = 0; h < 2; h++)
-				A[g + 8 * (j & 1)][2 * t + h + 8 * (j >> 1)] = mma_elem(v, h, mm->ab_type);
-		}
-		for (unsigned j = 0; j < mm->nb; j++) {
-			uint64_t v = REG(mm->b[j])[l];
-			if (tf32) { /* b0 (t, g), b1 (t+4, g) */
-				B[t + 4 * j][g] = mma_elem(v, 0, MMA_TF32);
-				continue;
-			}
-			for (unsigned h = 0; h < 2; h++)
-				B[2 * t + h + 8 * j][g] = mma_elem(v, h, mm->ab_type);
-		}
-		/* C and D: c0, c1 at row g, c2, c3 at row g+8, columns 2t and 2t+1 */
-		for (unsigned e = 0; e < 4; e++) {
-			uint64_t v = REG(mm->c[mm->c_type == MMA_F32 ? e : e / 2])[l];
-			Cm[g + 8 * (e / 2)][2 * t + (e & 1)] =
-				mma_elem(v, mm->c_type == MMA_F32 ? 0 : e & 1, mm->c_type);
+			memcpy(q, v, esz); /* little-endian: the low bytes */
+			if (port && !port_write(R, w, 0, pc, va, q, esz, CS_ACCESS_WRITE))
+				return false;
 		}
 	}
-	float Dm[16][8];
-	for (unsigned i = 0; i < 16; i++)
-		for (unsigned j = 0; j < 8; j++) {
-			double acc = Cm[i][j];
-			for (unsigned q = 0; q < k; q++)
-				acc += (double)A[i][q] * (double)B[q][j];
-			Dm[i][j] = (float)acc;
-		}
-	/* written after every read: D may be the same registers as C */
-	FOR_LANES(m, {
-		unsigned g = l / 4, t = l % 4;
-		if (mm->cd_type == MMA_F32) {
-			for (unsigned e = 0; e < 4; e++)
-				REG(mm->d[e])[l] = ptx_bits32(Dm[g + 8 * (e / 2)][2 * t + (e & 1)]);
-		} else {
-			for (unsigned j = 0; j < 2; j++)
-				REG(mm->d[j])[l] = (uint32_t)ptx_float_to_half(Dm[g + 8 * j][2 * t]) |
-						   (uint32_t)ptx_float_to_half(Dm[g + 8 * j][2 * t + 1]) << 16;
-		}
-	});
+	if (load) {
+		ptx_wmma_to_frag(wm, mat, &f);
+		frag_write(r, wm->regs, wm->nregs, &f);
+	}
+	return true;
 }
 
 /* ---- device printf and assert ------------------------------------------- */
@@ -1933,7 +2030,6 @@ static int warp_run(run *R, warp *w)
 			break;
 		}
 		case OP_CP_ASYNC: {
-			/* copied at once: the commit/wait groups then have nothing to wait for */
 			const uint64_t *Ds = REG(in->o[0]), *Ss = REG(in->o[1]);
 			const uint64_t *N = in->o[2] != PTX_NONE ? REG(in->o[2]) : NULL;
 			uint64_t soff = REG(in->o[3])[0];
@@ -1950,22 +2046,36 @@ static int warp_run(run *R, warp *w)
 						goto fault;
 					memcpy(buf, q, from_src);
 				}
-				if (R->race_on && (!race_check_bytes(R, w, l, pc, SP_GLOBAL, sva, from_src, false) ||
-						   !race_check_bytes(R, w, l, pc, SP_SHARED, dva, size, true)))
+				if (R->race_on && !race_check_bytes(R, w, l, pc, SP_GLOBAL, sva, from_src, false))
 					goto stop;
-				uint8_t *q = xlate(R, w, SP_SHARED, dva, size, l, pc, CS_ACCESS_WRITE, tmp, &port);
-				if (!q)
+				/* the destination is checked now; the bytes land at the wait */
+				if (!xlate(R, w, SP_SHARED, dva, size, l, pc, CS_ACCESS_WRITE, tmp, &port))
 					goto fault;
-				memcpy(q, buf, size);
+				if (!async_issue(R, w, pc, l, (uint32_t)dva, buf, size))
+					goto stop;
 			});
 			break;
 		}
+		case OP_CP_ASYNC_GROUP:
+			if (in->aux != CPG_WAIT)
+				FOR_LANES(m, w->groups[l]++); /* wait_all commits, then waits for all */
+			if (in->aux != CPG_COMMIT && !async_land(R, w, m, in->aux == CPG_WAIT ? (uint64_t)in->imm : 0))
+				goto stop;
+			break;
 		case OP_LDMATRIX:
 			if (!ldmatrix(R, w, in, pc, m))
 				goto stop;
 			break;
 		case OP_MMA:
-			mma_sync(r, &p->mmas[in->imm], m);
+			if (!mma_run(R, w, pc, m, &p->mmas[in->imm]))
+				goto stop;
+			break;
+		case OP_WMMA_LDST:
+			if (!wmma_ldst(R, w, in, pc, m, &p->wmmas[in->imm]))
+				goto stop;
+			break;
+		case OP_CVT_TF32:
+			FOR_LANES(m, D[l] = ptx_tf32_round((uint32_t)A[l], in->aux2));
 			break;
 		case OP_WARPSYNC:
 			/* bar.warp.sync: the warp's lanes run in lockstep here; what the
@@ -2126,6 +2236,11 @@ done:
 	R->tinstr += ti;
 	w->clock += ti;
 	w->state = W_DONE;
+	if (w->ncopies) { /* copies no wait covered land as their warp ends */
+		for (unsigned l = 0; l < PTX_WARP; l++)
+			w->groups[l]++;
+		async_land(R, w, FULL, 0);
+	}
 	return W_DONE;
 lost:
 	set_error(R, w, pc, "internal: a divergence entry lost its reconvergence point");
@@ -2153,6 +2268,8 @@ static void warp_start(run *R, warp *w)
 	w->stk[0].mask = live;
 	w->stk[0].call = PTX_NONE;
 	w->sp = 1;
+	w->ncopies = 0;
+	memset(w->groups, 0, sizeof(w->groups));
 }
 
 static uint32_t live_threads(const run *R)
@@ -2392,6 +2509,7 @@ static void free_run(run *R)
 			free(R->warps[i].r);
 			free(R->warps[i].pr);
 			free(R->warps[i].stk);
+			free(R->warps[i].copies);
 		}
 	}
 	free(R->warps);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_MODS = 16, MAX_OPNDS = 8, MAX_LIST = 32 };
+enum { MAX_MODS = 16, MAX_OPNDS = 8, MAX_LIST = 32, MAX_VEC = 8 /* a wmma fragment */ };
 
 typedef enum okind { OK_REG = 1, OK_PRED, OK_IMM, OK_MEM, OK_VEC, OK_NAME, OK_LIST, OK_SINK,
 		     OK_CLOCK } okind;
@@ -27,12 +27,12 @@ typedef struct opnd {
 	int mspace;         /* OK_MEM: space the symbol implies, -1 none */
 	uint32_t mbase;     /* OK_MEM base slot */
 	int64_t moff;
-	uint32_t vec[4];    /* OK_VEC: slots (PTX_NONE for `_`) */
+	uint32_t vec[MAX_VEC]; /* OK_VEC: slots (PTX_NONE for `_`) */
 	bool vec_pred;
 	int nvec;
-	bool vec_is_imm[4]; /* OK_VEC element k is an immediate (`{0, %rs1}`): */
-	int vec_immk[4];    /* its kind and value as for OK_IMM, made a slot by */
-	uint64_t vec_imm[4]; /* vec_src once the element type is known */
+	bool vec_is_imm[MAX_VEC]; /* OK_VEC element k is an immediate (`{0, %rs1}`): */
+	int vec_immk[MAX_VEC];    /* its kind and value as for OK_IMM, made a slot by */
+	uint64_t vec_imm[MAX_VEC]; /* vec_src once the element type is known */
 	ptx_tok *list;      /* OK_LIST names, in the statement's list storage */
 	int nlist;
 	int clock;          /* OK_CLOCK: 0 %clock, 1 %clock64, 2 %globaltimer */
@@ -339,8 +339,8 @@ static bool parse_operand(pp *P, stmt *st, opnd *o)
 		pp_next(P);
 		o->kind = OK_VEC;
 		for (;;) {
-			if (o->nvec >= 4) {
-				pp_err(P, &P->t, CS_ERR_UNSUPPORTED, "vectors longer than 4");
+			if (o->nvec >= MAX_VEC) {
+				pp_err(P, &P->t, CS_ERR_UNSUPPORTED, "vectors longer than %d", MAX_VEC);
 				return false;
 			}
 			if (!parse_vector_element(P, o))
@@ -708,70 +708,29 @@ static bool build_arith(pp *P, stmt *s, ptx_ins *ins, int nsrc)
 	return true;
 }
 
-/* One fragment of mma.sync: n registers in a vector operand. */
+/* One fragment of mma.sync or wmma: n registers in a vector operand. */
 static bool mma_fragment(pp *P, stmt *s, int i, int n, bool written, uint32_t *regs)
 {
 	opnd *o = &s->o[i];
 	if (o->kind != OK_VEC || o->nvec != n || o->vec_pred || (written && !vec_dst(P, s, i))) {
 		if (!P->failed)
-			pp_err(P, &o->at, CS_ERR_INPUT, "operand %d of mma takes %d registers", i + 1, n);
+			pp_err(P, &o->at, CS_ERR_INPUT, "operand %d of %s takes %d registers", i + 1,
+			       s->base, n);
 		return false;
 	}
 	for (int k = 0; k < n; k++) {
 		regs[k] = o->vec[k];
 		if (regs[k] == PTX_NONE || (written && regs[k] < SR_COUNT)) {
-			pp_err(P, &o->at, CS_ERR_INPUT, "operand %d of mma: element %d is not a register",
-			       i + 1, k);
+			pp_err(P, &o->at, CS_ERR_INPUT, "operand %d of %s: element %d is not a register",
+			       i + 1, s->base, k);
 			return false;
 		}
 	}
 	return true;
 }
 
-/* mma.sync.aligned.m16n8k{8,16}.row.col.dtype.atype.btype.ctype d, a, b, c for
- * f16 and bf16 inputs (k 8 or 16) and tf32 inputs (k 8), f32 or f16 D and C. */
-static bool build_mma(pp *P, stmt *s, ptx_ins *ins)
+static bool add_mma(pp *P, const ptx_mma *mm, ptx_ins *ins)
 {
-	take(s, ".sync");
-	take(s, ".aligned");
-	int k = take(s, ".m16n8k16") ? 16 : take(s, ".m16n8k8") ? 8 : 0;
-	bool layout = take(s, ".row") && take(s, ".col");
-	ptx_mma mm;
-	memset(&mm, 0, sizeof(mm));
-	int ty[4];
-	for (int i = 0; i < 4; i++) {
-		ptx_type t = i < s->ntypes ? s->types[i] : T_NONE;
-		ty[i] = t == T_F16 ? MMA_F16 : t == T_BF16 ? MMA_BF16 : t == T_F32 ? MMA_F32 : -1;
-	}
-	/* .tf32 is no type the lexer knows: a modifier */
-	bool tf32 = take(s, ".tf32") && take(s, ".tf32");
-	if (tf32 && s->ntypes == 2) {
-		ty[3] = ty[1];
-		ty[1] = ty[2] = MMA_TF32;
-	}
-	bool half_in = ty[1] == ty[2] && (ty[1] == MMA_F16 || ty[1] == MMA_BF16);
-	bool ok = k && layout && s->ntypes == (tf32 ? 2 : 4) && (half_in || (tf32 && k == 8)) &&
-		  (ty[0] == MMA_F32 || (ty[0] == MMA_F16 && ty[1] == MMA_F16)) &&
-		  (ty[3] == MMA_F32 || (ty[3] == MMA_F16 && ty[1] == MMA_F16));
-	if (!ok) {
-		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED,
-		       "this mma form (the model runs mma.sync.aligned.m16n8k{8,16}.row.col with "
-		       "f16/bf16 inputs, or m16n8k8 with tf32, and f32 or f16 D and C)");
-		return false;
-	}
-	if (!nops(P, s, 4, 4))
-		return false;
-	mm.k = (uint8_t)k;
-	mm.cd_type = (uint8_t)ty[0];
-	mm.ab_type = (uint8_t)ty[1];
-	mm.c_type = (uint8_t)ty[3];
-	mm.nd = ty[0] == MMA_F32 ? 4 : 2;
-	mm.nc = ty[3] == MMA_F32 ? 4 : 2;
-	mm.na = tf32 || k == 16 ? 4 : 2;
-	mm.nb = tf32 || k == 16 ? 2 : 1;
-	if (!mma_fragment(P, s, 0, mm.nd, true, mm.d) || !mma_fragment(P, s, 1, mm.na, false, mm.a) ||
-	    !mma_fragment(P, s, 2, mm.nb, false, mm.b) || !mma_fragment(P, s, 3, mm.nc, false, mm.c))
-		return false;
 	cs_ptx_program *p = P->p;
 	if (p->nmmas == p->cap_mmas) {
 		size_t cap = p->cap_mmas ? p->cap_mmas * 2 : 16;
@@ -783,10 +742,177 @@ static bool build_mma(pp *P, stmt *s, ptx_ins *ins)
 		p->mmas = grown;
 		p->cap_mmas = cap;
 	}
-	p->mmas[p->nmmas] = mm;
+	p->mmas[p->nmmas] = *mm;
 	ins->op = OP_MMA;
 	ins->imm = (int64_t)p->nmmas++;
 	return true;
+}
+
+static int mma_type(ptx_type t)
+{
+	return t == T_F16 ? MMA_F16 : t == T_BF16 ? MMA_BF16 : t == T_F32 ? MMA_F32 : -1;
+}
+
+/* mma.sync.aligned.m16n8k{8,16}.row.col.dtype.atype.btype.ctype d, a, b, c for
+ * f16 and bf16 inputs (k 8 or 16) and tf32 inputs (k 8), f32 or f16 D and C;
+ * wmma.mma.sync.aligned.alayout.blayout.m16n16k16.dtype.ctype (f16 inputs),
+ * .m16n16k16.f32.bf16.bf16.f32 and .m16n16k8.f32.tf32.tf32.f32. */
+static bool build_mma(pp *P, stmt *s, ptx_ins *ins, bool wmma)
+{
+	take(s, ".sync");
+	take(s, ".aligned");
+	int k = take(s, wmma ? ".m16n16k16" : ".m16n8k16") ? 16
+		: take(s, wmma ? ".m16n16k8" : ".m16n8k8") ? 8 : 0;
+	/* wmma's fragments are in the model's own layout whatever the memory
+	 * layout, so any .row/.col pair goes */
+	static const char *const layouts[] = { ".row", ".col" };
+	bool layout = wmma ? take_one(s, layouts, 2) >= 0 && take_one(s, layouts, 2) >= 0
+			   : take(s, ".row") && take(s, ".col");
+	ptx_mma mm;
+	memset(&mm, 0, sizeof(mm));
+	int ty[4] = { -1, -1, -1, -1 };
+	/* .tf32 is no type the lexer knows: a modifier */
+	bool tf32 = take(s, ".tf32") && take(s, ".tf32");
+	bool f16_form = wmma && !tf32 && s->ntypes == 2; /* wmma.mma...dtype.ctype */
+	if (tf32 && s->ntypes == 2) {
+		ty[0] = mma_type(s->types[0]);
+		ty[1] = ty[2] = MMA_TF32;
+		ty[3] = mma_type(s->types[1]);
+	} else if (f16_form) {
+		ty[0] = mma_type(s->types[0]);
+		ty[1] = ty[2] = MMA_F16;
+		ty[3] = mma_type(s->types[1]);
+	} else if (!tf32 && s->ntypes == 4) {
+		for (int i = 0; i < 4; i++)
+			ty[i] = mma_type(s->types[i]);
+	}
+	bool half_in = ty[1] == ty[2] && (ty[1] == MMA_F16 || ty[1] == MMA_BF16) &&
+		       (!wmma || k == 16) && (!wmma || f16_form == (ty[1] == MMA_F16));
+	bool ok = k && layout && (half_in || (ty[1] == MMA_TF32 && k == 8)) &&
+		  (ty[0] == MMA_F32 || (ty[0] == MMA_F16 && ty[1] == MMA_F16)) &&
+		  (ty[3] == MMA_F32 || (ty[3] == MMA_F16 && ty[1] == MMA_F16));
+	if (!ok) {
+		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, wmma
+		       ? "this wmma.mma form (the model runs m16n16k16 with f16 inputs and f32 or f16 "
+			 "D and C, m16n16k16.f32.bf16.bf16.f32 and m16n16k8.f32.tf32.tf32.f32)"
+		       : "this mma form (the model runs mma.sync.aligned.m16n8k{8,16}.row.col with "
+			 "f16/bf16 inputs, or m16n8k8 with tf32, and f32 or f16 D and C)");
+		return false;
+	}
+	if (!nops(P, s, 4, 4))
+		return false;
+	mm.wmma = wmma;
+	mm.k = (uint8_t)k;
+	mm.cd_type = (uint8_t)ty[0];
+	mm.ab_type = (uint8_t)ty[1];
+	mm.c_type = (uint8_t)ty[3];
+	/* per the PTX ISA's fragment tables: a .b32 register holds two f16/bf16
+	 * elements or one tf32/f32; an f16 wmma A or B has eight regardless */
+	unsigned cd_per_reg = ty[0] == MMA_F16 ? 2 : 1, c_per_reg = ty[3] == MMA_F16 ? 2 : 1;
+	unsigned ab_per_reg = ty[1] == MMA_TF32 ? 1 : 2, n = wmma ? 16 : 8;
+	mm.nd = (uint8_t)(16 * n / PTX_WARP / cd_per_reg);
+	mm.nc = (uint8_t)(16 * n / PTX_WARP / c_per_reg);
+	mm.na = (uint8_t)(wmma && ty[1] == MMA_F16 ? 8 : 16 * k / PTX_WARP / ab_per_reg);
+	mm.nb = (uint8_t)(wmma && ty[1] == MMA_F16 ? 8 : k * n / PTX_WARP / ab_per_reg);
+	if (!mma_fragment(P, s, 0, mm.nd, true, mm.d) || !mma_fragment(P, s, 1, mm.na, false, mm.a) ||
+	    !mma_fragment(P, s, 2, mm.nb, false, mm.b) || !mma_fragment(P, s, 3, mm.nc, false, mm.c))
+		return false;
+	return add_mma(P, &mm, ins);
+}
+
+/* wmma.load.{a,b,c}.sync.aligned.{row,col}.shape{.ss}.type r, [p]{, stride}
+ * and wmma.store.d.sync.aligned.{row,col}.shape{.ss}.type [p], r{, stride}:
+ * f16 A/B/C/D, bf16 A/B, f32 C/D at m16n16k16; tf32 A/B, f32 C/D at m16n16k8. */
+static bool build_wmma_ldst(pp *P, stmt *s, ptx_ins *ins, bool load)
+{
+	static const char *const frags[] = { ".a", ".b", ".c", ".d" };
+	static const char *const layouts[] = { ".row", ".col" };
+	int frag = take_one(s, frags, 4);
+	take(s, ".sync");
+	take(s, ".aligned");
+	int col = take_one(s, layouts, 2);
+	int k = take(s, ".m16n16k16") ? 16 : take(s, ".m16n16k8") ? 8 : 0;
+	int space = take(s, ".global") ? SP_GLOBAL
+		    : take(s, ".shared") || take(s, ".shared::cta") ? SP_SHARED : SP_GENERIC;
+	bool tf32 = take(s, ".tf32");
+	int type = tf32 && s->ntypes == 0 ? MMA_TF32 : !tf32 && s->ntypes == 1 ? mma_type(s->types[0]) : -1;
+	bool ab = frag == WM_A || frag == WM_B;
+	bool ok = frag >= 0 && type >= 0 && (load ? frag != WM_D : frag == WM_D) && col >= 0 && k &&
+		  (ab ? (type == MMA_TF32) == (k == 8) && type != MMA_F32
+		      : type == MMA_F32 || (type == MMA_F16 && k == 16));
+	if (!ok) {
+		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED,
+		       "this wmma.%s form (the model runs .m16n16k16 with f16 A/B/C/D, bf16 A/B and "
+		       "f32 C/D, and .m16n16k8 with tf32 A/B and f32 C/D)", load ? "load" : "store");
+		return false;
+	}
+	if (!nops(P, s, 2, 3))
+		return false;
+	ptx_wmma w;
+	memset(&w, 0, sizeof(w));
+	w.frag = (uint8_t)frag;
+	w.type = (uint8_t)type;
+	w.k = (uint8_t)k;
+	w.col = (uint8_t)col;
+	w.space = (uint8_t)space;
+	/* registers per fragment, per the PTX ISA's tables */
+	w.nregs = type == MMA_F16 ? (ab ? 8 : 4) : type == MMA_BF16 || type == MMA_TF32 ? 4 : 8;
+	opnd *m = &s->o[load ? 1 : 0];
+	if (m->kind != OK_MEM) {
+		pp_err(P, &m->at, CS_ERR_INPUT, "operand %d of wmma needs an address [..]", load ? 2 : 1);
+		return false;
+	}
+	if (!mma_fragment(P, s, load ? 0 : 1, w.nregs, load, w.regs))
+		return false;
+	/* base and stride stay in the instruction, where linking resolves
+	 * constant slots (a symbol's address, an immediate stride) */
+	w.off = m->moff;
+	ins->o[0] = m->mbase;
+	ins->o[1] = PTX_NONE;
+	if (s->nops == 3 && !src(P, s, 2, T_U32, &ins->o[1]))
+		return false;
+	cs_ptx_program *p = P->p;
+	if (p->nwmmas == p->cap_wmmas) {
+		size_t cap = p->cap_wmmas ? p->cap_wmmas * 2 : 16;
+		ptx_wmma *grown = realloc(p->wmmas, cap * sizeof(*grown));
+		if (!grown) {
+			pp_err(P, NULL, CS_ERR_NOMEM, "out of memory");
+			return false;
+		}
+		p->wmmas = grown;
+		p->cap_wmmas = cap;
+	}
+	p->wmmas[p->nwmmas] = w;
+	ins->op = OP_WMMA_LDST;
+	ins->imm = (int64_t)p->nwmmas++;
+	return true;
+}
+
+static bool build_wmma(pp *P, stmt *s, ptx_ins *ins)
+{
+	if (take(s, ".mma"))
+		return build_mma(P, s, ins, true);
+	if (take(s, ".load"))
+		return build_wmma_ldst(P, s, ins, true);
+	if (take(s, ".store"))
+		return build_wmma_ldst(P, s, ins, false);
+	pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "wmma other than .load, .store and .mma");
+	return false;
+}
+
+/* cvt.{rna,rn,rz}.tf32.f32 d, a: what __float_to_tf32 compiles to. */
+static bool build_cvt_tf32(pp *P, stmt *s, ptx_ins *ins, int rnd)
+{
+	if ((rnd != RND_RNA && rnd != RND_RN && rnd != RND_RZ) || s->ntypes != 1 ||
+	    s->types[0] != T_F32) {
+		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "cvt to tf32 other than .rna/.rn/.rz from .f32");
+		return false;
+	}
+	if (!nops(P, s, 2, 2))
+		return false;
+	ins->op = OP_CVT_TF32;
+	ins->aux2 = (uint8_t)rnd;
+	return dst(P, s, 0, &ins->o[0]) && src(P, s, 1, T_F32, &ins->o[1]);
 }
 
 /* add.cc / addc / sub.cc / subc / mad.cc / madc: integer arithmetic through
@@ -844,7 +970,7 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		if (s->o[1].kind == OK_VEC) {
 			ins->op = OP_PACK;
 			ins->aux = (uint8_t)s->o[1].nvec;
-			if (s->o[1].vec_pred || s->o[1].nvec < 2)
+			if (s->o[1].vec_pred || s->o[1].nvec < 2 || s->o[1].nvec > 4)
 				goto bad_vec;
 			for (int k = 0; k < s->o[1].nvec; k++) {
 				ins->o[1 + k] = vec_src(P, &s->o[1], k, vec_elem_type(t, s->o[1].nvec));
@@ -861,7 +987,7 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 			ins->aux = (uint8_t)s->o[0].nvec;
 			if (!vec_dst(P, s, 0))
 				return false;
-			if (s->o[0].vec_pred || s->o[0].nvec < 2)
+			if (s->o[0].vec_pred || s->o[0].nvec < 2 || s->o[0].nvec > 4)
 				goto bad_vec;
 			for (int k = 0; k < s->o[0].nvec; k++)
 				ins->o[1 + k] = s->o[0].vec[k];
@@ -1014,14 +1140,28 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 	}
 	if (!strcmp(b, "cp")) {
 		/* cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}:
-		 * the model copies at once, which the commit/wait groups allow */
+		 * the source is read at issue, shared memory written at the wait
+		 * that covers the copy's group */
 		if (!take(s, ".async")) {
 			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "cp without .async");
 			return false;
 		}
-		if (take(s, ".commit_group") || take(s, ".wait_group") || take(s, ".wait_all")) {
-			ins->op = OP_NOP;
-			return nops(P, s, 0, 1);
+		static const char *const groups[] = { ".commit_group", ".wait_group", ".wait_all" };
+		int grp = take_one(s, groups, 3);
+		if (grp >= 0) {
+			ins->op = OP_CP_ASYNC_GROUP;
+			ins->aux = (uint8_t)grp;
+			if (!nops(P, s, grp == CPG_WAIT, grp == CPG_WAIT))
+				return false;
+			if (grp == CPG_WAIT) {
+				if (s->o[0].kind != OK_IMM || s->o[0].immk != 0 || s->o[0].imm > UINT32_MAX) {
+					pp_err(P, &s->o[0].at, CS_ERR_INPUT,
+					       "cp.async.wait_group takes an integer constant");
+					return false;
+				}
+				ins->imm = (int64_t)s->o[0].imm;
+			}
+			return true;
 		}
 		bool cg = take(s, ".cg");
 		if (!cg)
@@ -1093,7 +1233,9 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		return nm == 1 && dst(P, s, 0, &ins->o[1]);
 	}
 	if (!strcmp(b, "mma"))
-		return build_mma(P, s, ins);
+		return build_mma(P, s, ins, false);
+	if (!strcmp(b, "wmma"))
+		return build_wmma(P, s, ins);
 	if (!strcmp(b, "mul") || !strcmp(b, "mad") || !strcmp(b, "fma")) {
 		bool mad = b[0] != 'm' || b[1] == 'a';
 		bool lo = take(s, ".lo"), hi = take(s, ".hi"), wide = take(s, ".wide");
@@ -1439,6 +1581,8 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		return pred_dst(P, s, 0, &ins->o[0]) && src(P, s, 1, t, &ins->o[1]);
 	}
 	/* ---- conversions ---- */
+	if (!strcmp(b, "cvt") && take(s, ".tf32"))
+		return build_cvt_tf32(P, s, ins, take_rnd(s));
 	if (!strcmp(b, "cvt")) {
 		bool ftz = take(s, ".ftz"), sat = take(s, ".sat");
 		bool relu = take(s, ".relu");
@@ -2024,7 +2168,7 @@ bool pp_instruction(pp *P)
 		"st", "atom", "red", "shfl", "vote", "activemask", "bar", "barrier", "membar",
 		"fence", "redux", "nanosleep", "prefetch", "prefetchu", "pmevent", "bra", "ret", "exit",
 		"trap", "call", "addc", "subc", "madc", "mul24", "mad24", "shf", "isspacep", "match",
-		"brx", "cp", "ldmatrix", "mma",
+		"brx", "cp", "ldmatrix", "mma", "wmma",
 	};
 	bool is_known = false;
 	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)

@@ -81,8 +81,11 @@ typedef enum ptx_op {
 	/* warp */
 	OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_REDUX, OP_MATCH, OP_WARPSYNC,
 	OP_CP_ASYNC,     /* cp.async: shared [o0 + imm] <- [o1 + const o3], aux bytes, o2 src-size */
+	OP_CP_ASYNC_GROUP, /* cp.async.commit_group / wait_group imm / wait_all: aux CPG_* */
 	OP_LDMATRIX,     /* ldmatrix: aux matrices, aux2 1 = .trans, space in t2; d in o1.. */
-	OP_MMA,          /* mma.sync: operands in p->mmas[imm] */
+	OP_MMA,          /* mma.sync, wmma.mma: operands in p->mmas[imm] */
+	OP_WMMA_LDST,    /* wmma.load / wmma.store: address o0, stride o1, the rest in p->wmmas[imm] */
+	OP_CVT_TF32,     /* cvt.{rna,rn,rz}.tf32.f32: rounding in aux2 */
 	OP_BAR, OP_BAR_RED, OP_MEMBAR,
 	/* control */
 	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP,
@@ -105,6 +108,8 @@ enum {
 enum { SHF_RIGHT = 1, SHF_CLAMP = 2 };
 /* OP_CARRY forms; the flag is the carry for add and mad, the borrow for sub. */
 enum { CA_ADD, CA_SUB, CA_MADLO, CA_MADHI };
+/* OP_CP_ASYNC_GROUP forms. */
+enum { CPG_COMMIT, CPG_WAIT, CPG_WAIT_ALL };
 /* OP_MATCH modes. */
 enum { MA_ANY, MA_ALL };
 enum {
@@ -242,19 +247,37 @@ struct cs_ptx_program {
 	ptx_mvar *vars;
 	size_t nvars, cap_vars;
 	uint32_t module_bytes;
-	struct ptx_mma *mmas;        /* mma.sync operand lists (OP_MMA's imm) */
+	struct ptx_mma *mmas;        /* mma operand lists (OP_MMA's imm) */
 	size_t nmmas, cap_mmas;
+	struct ptx_wmma *wmmas;      /* wmma.load/store operands (OP_WMMA_LDST's imm) */
+	size_t nwmmas, cap_wmmas;
 };
 
-/* mma.sync.aligned.m16n8kK: the fragment registers of D, A, B and C, per the
- * PTX ISA's fragment layouts (groupID = lane / 4, threadID_in_group = lane % 4). */
+/* mma.sync.aligned.m16n8kK and wmma.mma.sync m16n16kK: the fragment registers
+ * of D, A, B and C; ptx_mma.c owns their layouts. */
 enum { MMA_F16 = 0, MMA_BF16, MMA_TF32, MMA_F32 };
+enum { MMA_FRAG_MAX = 8 };
 typedef struct ptx_mma {
+	uint8_t wmma;                /* 1: wmma.mma (m16n16), 0: mma.sync (m16n8) */
 	uint8_t k;                   /* 8 or 16 */
 	uint8_t ab_type, cd_type, c_type; /* MMA_*: A and B; D; C */
 	uint8_t nd, na, nb, nc;      /* registers in each fragment */
-	uint32_t d[4], a[4], b[4], c[4];
+	uint32_t d[MMA_FRAG_MAX], a[MMA_FRAG_MAX], b[MMA_FRAG_MAX], c[MMA_FRAG_MAX];
 } ptx_mma;
+
+/* wmma.load.{a,b,c} / wmma.store.d: one matrix between memory and a fragment. */
+enum { WM_A, WM_B, WM_C, WM_D };
+typedef struct ptx_wmma {
+	uint8_t frag;                /* WM_* */
+	uint8_t type;                /* MMA_*: the element type in memory */
+	uint8_t k;                   /* 16, or 8 for tf32 */
+	uint8_t col;                 /* 1: column-major in memory */
+	uint8_t space;               /* SP_GENERIC, SP_GLOBAL or SP_SHARED */
+	uint8_t nregs;
+	uint32_t regs[MMA_FRAG_MAX];
+	int64_t off;                 /* added to the address in the instruction's o[0]; o[1]
+					is the stride's slot, PTX_NONE for the matrix's width */
+} ptx_wmma;
 
 /* The CFG pass: sets each divergent-capable branch's reconvergence pc (o[1]). */
 bool ptx_cfg_reconverge(cs_ptx_program *p, ptx_func *f, cs_diag *d);

@@ -1519,6 +1519,7 @@ void cs_ptx_program_free(cs_ptx_program *p)
 	free(p->vars);
 	free(p->calls);
 	free(p->mmas);
+	free(p->wmmas);
 	free(p->funcs);
 	free(p->entries);
 	free(p->consts);

@@ -162,7 +162,9 @@ static void try_run(const cs_ptx_program *p, h_env *e, uint64_t buf)
 Test(fuzz, mutated_samples_return_cleanly, .timeout = 300)
 {
 	static const char *files[] = { "tests/ptxrun/ptx/samples_sm90.ptx",
-				       "tests/ptxrun/ptx/samples_sm80.ptx" };
+				       "tests/ptxrun/ptx/samples_sm80.ptx",
+				       "fixtures/kernels/out/wmma.sm_80.ptx",
+				       "fixtures/kernels/out/tcgemm.sm_90.ptx" };
 	rng r = { 0x9e3779b97f4a7c15ull };
 	size_t parsed = 0, rejected = 0;
 	h_env e;

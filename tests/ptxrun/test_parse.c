@@ -223,9 +223,14 @@ Test(parse, known_gaps_pinned)
 {
 	/* packed half math beyond add/sub/mul/fma/neg/abs/min/max */
 	expect_error(HDR K0 "\tex2.approx.f16x2 %r1, %r2;\n}\n", CS_ERR_UNSUPPORTED, 8, 2, "packed");
-	/* wmma, and mma shapes the model does not run */
-	expect_error(HDR K0 "\twmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1,%r2,%r3,%r4}, [%r5];\n}\n",
-		     CS_ERR_UNSUPPORTED, 8, 2, "wmma");
+	/* wmma and mma shapes and types the model does not run */
+	expect_error(HDR K0 "\twmma.load.a.sync.aligned.row.m32n8k16.f16 {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r8}, [%r9];\n}\n",
+		     CS_ERR_UNSUPPORTED, 8, 2, "wmma.load form");
+	expect_error(HDR K0 "\twmma.mma.sync.aligned.row.col.m16n16k16.s32.s8.s8.s32 {%r1}, {%r2}, {%r3}, {%r4};\n}\n",
+		     CS_ERR_UNSUPPORTED, 8, 2, "wmma.mma form");
+	expect_error(HDR K0 "\twmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r8}, "
+		     "{%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r8}, {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r8}, {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r8};\n}\n",
+		     CS_ERR_UNSUPPORTED, 8, 2, ".satfinite");
 	expect_error(HDR K0 "\tmma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%r1}, {%r2}, {%r3}, {%r4};\n}\n",
 		     CS_ERR_UNSUPPORTED, 8, 2, "mma form");
 	expect_error(HDR K0 "\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r1}, {%r2}, {%r3}, {%r4};\n}\n",
