@@ -48,8 +48,8 @@ static void expect_ran(const cs_grid_result *r, const char *arch, const char *wh
 
 static void expect_no_race(const h_env *e, const char *arch, const char *what)
 {
-	for (size_t i = 0; i < e->nevents; i++)
-		cr_expect_neq(e->events[i].kind, CS_EV_RACE, "%s %s: %s", arch, what, e->events[i].detail);
+	for (size_t i = 0; i < e->tb.trace.n; i++)
+		cr_expect_neq(e->tb.trace.recs[i].ev.kind, CS_EV_RACE, "%s %s: %s", arch, what, e->tb.trace.recs[i].ev.detail);
 }
 
 /* f32 bits rounded to tf32 (10 mantissa bits), ties away from zero: what
@@ -537,10 +537,10 @@ static void expect_race_write_at(const h_env *e, unsigned line)
 	char want[64];
 	snprintf(want, sizeof(want), "wrote it at PTX line %u", line);
 	size_t races = 0;
-	for (size_t i = 0; i < e->nevents; i++)
-		if (e->events[i].kind == CS_EV_RACE) {
+	for (size_t i = 0; i < e->tb.trace.n; i++)
+		if (e->tb.trace.recs[i].ev.kind == CS_EV_RACE) {
 			races++;
-			cr_expect(strstr(e->events[i].detail, want), "'%s' not in: %s", want, e->events[i].detail);
+			cr_expect(strstr(e->tb.trace.recs[i].ev.detail, want), "'%s' not in: %s", want, e->tb.trace.recs[i].ev.detail);
 		}
 	cr_expect_gt(races, 0, "no race reported");
 }
