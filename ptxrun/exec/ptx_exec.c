@@ -118,12 +118,13 @@ typedef struct run {
 /* ---- fused multiply-add ------------------------------------------------- */
 
 /* fmaf through libm costs a call per lane on a baseline x86-64 build; where the
- * CPU has FMA, a lane loop compiled for it uses the instruction (the same
- * correctly rounded result). */
+ * CPU has FMA (and AVX2, which every x86 FMA design but one has), a lane loop
+ * compiled for it uses the instruction (the same correctly rounded result). */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define PTX_HAVE_FMA_PATH 1
-__attribute__((target("fma"))) static void fma_f32_lanes_hw(uint64_t *D, const uint64_t *A,
-							       const uint64_t *B, const uint64_t *C)
+#define PTX_TARGET_FMA __attribute__((target("avx2,fma")))
+__attribute__((target("avx2,fma"))) static void fma_f32_lanes_hw(uint64_t *D, const uint64_t *A,
+								    const uint64_t *B, const uint64_t *C)
 {
 	for (unsigned l = 0; l < PTX_WARP; l++) {
 		float v = __builtin_fmaf(ptx_f32(A[l]), ptx_f32(B[l]), ptx_f32(C[l]));
@@ -134,10 +135,11 @@ __attribute__((target("fma"))) static void fma_f32_lanes_hw(uint64_t *D, const u
 static bool cpu_has_fma(void)
 {
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("fma");
+	return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
 }
 #else
 #define PTX_HAVE_FMA_PATH 0
+#define PTX_TARGET_FMA
 static void fma_f32_lanes_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C)
 {
 	for (unsigned l = 0; l < PTX_WARP; l++) {
@@ -424,6 +426,203 @@ static inline void fma_f32_lanes(const run *R, uint32_t m, uint64_t *D, const ui
 		float v = fmaf(ptx_f32(A[l]), ptx_f32(B[l]), ptx_f32(C[l]));
 		D[l] = ptx_canon32(v);
 	});
+}
+
+/* ---- fused runs of shared loads and fmas (OP_LD_SHARED_FMA) ------------ */
+
+/* Eight lanes at a time, so that a build for AVX2 keeps each in one register. */
+typedef uint32_t lane8u __attribute__((vector_size(32)));
+typedef float lane8f __attribute__((vector_size(32)));
+enum { LANES8 = PTX_WARP / 8 };
+/* How the addresses of 8 lanes lie: anywhere, 8 consecutive words, or one word. */
+enum { G_GATHER, G_CONTIG, G_UNIFORM };
+
+/* A full warp's address register as 32-bit shared offsets, each group of 8
+ * lanes classified once for every load of the run. */
+typedef struct shared_row {
+	uint32_t at[PTX_WARP];
+	uint8_t kind[LANES8];
+} shared_row;
+
+/* Whether every lane's address plus every offset in [0, max_off] (all multiples
+ * of 4) is an aligned word inside lim bytes of shared memory. */
+static bool shared_row_of(shared_row *s, const uint64_t *Bs, uint64_t max_off, uint32_t lim)
+{
+	uint32_t hi = 0, low_bits = 0;
+	for (unsigned l = 0; l < PTX_WARP; l++) {
+		s->at[l] = (uint32_t)Bs[l];
+		hi = s->at[l] > hi ? s->at[l] : hi;
+		low_bits |= s->at[l] & 3;
+	}
+	if (low_bits || (uint64_t)hi + max_off + 4 > lim)
+		return false;
+	for (unsigned g = 0; g < LANES8; g++) {
+		const uint32_t *a = s->at + 8 * g;
+		bool contig = true, uniform = true;
+		for (unsigned k = 1; k < 8; k++) {
+			contig &= a[k] == a[0] + 4 * k;
+			uniform &= a[k] == a[0];
+		}
+		s->kind[g] = uniform ? G_UNIFORM : contig ? G_CONTIG : G_GATHER;
+	}
+	return true;
+}
+
+static inline __attribute__((always_inline)) void load8(lane8u *v, const uint8_t *sh,
+							 const uint32_t *at, int kind, uint32_t off)
+{
+	if (kind == G_CONTIG) {
+		memcpy(v, sh + at[0] + off, sizeof(*v));
+	} else if (kind == G_UNIFORM) {
+		uint32_t x;
+		memcpy(&x, sh + at[0] + off, 4);
+		*v = (lane8u){ x, x, x, x, x, x, x, x };
+	} else {
+		for (unsigned k = 0; k < 8; k++) {
+			uint32_t x;
+			memcpy(&x, sh + at[k] + off, 4);
+			(*v)[k] = x;
+		}
+	}
+}
+
+/* 8 lanes of a 64-bit register row; an arithmetic result's NaNs made canonical. */
+static inline __attribute__((always_inline)) void store8(uint64_t *D, const lane8u *v, bool canon)
+{
+	for (unsigned k = 0; k < 8; k++) {
+		uint32_t u = (*v)[k];
+		bool nan = (u & 0x7fffffffu) > 0x7f800000u;
+		D[k] = canon && nan ? 0x7fffffffu : u;
+	}
+}
+
+/* One group of 8 lanes through the whole run, for a run whose intermediate
+ * results are all dead: with the address kinds constant here, each load is one
+ * vector load, one broadcast or 8 scalar loads. */
+static inline __attribute__((always_inline)) void shared_fma_group(
+	lane8f *acc, const uint8_t *sh, const shared_row *x, int kx, const shared_row *y, int ky,
+	unsigned g, const uint32_t *off1, const uint32_t *off2, uint32_t n)
+{
+	for (uint32_t t = 0; t < n; t++) {
+		lane8u a, b;
+		load8(&a, sh, x->at + 8 * g, kx, off1[t]);
+		load8(&b, sh, y->at + 8 * g, ky, off2[t]);
+		lane8f fa = (lane8f)a, fb = (lane8f)b;
+		for (unsigned k = 0; k < 8; k++)
+			(*acc)[k] = __builtin_fmaf(fa[k], fb[k], (*acc)[k]);
+	}
+}
+
+/* The run of n triples at in for a full warp whose addresses x and y checked,
+ * at the offsets off1 and off2. The accumulator stays in lanes across the
+ * run: an fma's NaN stays a NaN, so making it canonical when stored gives the
+ * bits each single fma would. */
+static inline __attribute__((always_inline)) void shared_fma_run_lanes(
+	uint64_t *r, const ptx_ins *in, uint32_t n, const shared_row *x, const shared_row *y,
+	const uint8_t *sh, const uint32_t *off1, const uint32_t *off2, bool all_dead)
+{
+	lane8f acc[LANES8];
+	const uint64_t *C = REG(in[2].o[3]);
+	for (unsigned l = 0; l < PTX_WARP; l++)
+		acc[l / 8][l % 8] = ptx_f32(C[l]);
+	if (all_dead) {
+		for (unsigned g = 0; g < LANES8; g++) {
+#define GROUP_CASE(kx_, ky_)                                                                \
+	case (kx_) * 3 + (ky_):                                                             \
+		shared_fma_group(&acc[g], sh, x, kx_, y, ky_, g, off1, off2, n);            \
+		break
+			switch (x->kind[g] * 3 + y->kind[g]) {
+			GROUP_CASE(G_GATHER, G_GATHER);
+			GROUP_CASE(G_GATHER, G_CONTIG);
+			GROUP_CASE(G_GATHER, G_UNIFORM);
+			GROUP_CASE(G_CONTIG, G_GATHER);
+			GROUP_CASE(G_CONTIG, G_CONTIG);
+			GROUP_CASE(G_CONTIG, G_UNIFORM);
+			GROUP_CASE(G_UNIFORM, G_GATHER);
+			GROUP_CASE(G_UNIFORM, G_CONTIG);
+			default:
+				shared_fma_group(&acc[g], sh, x, G_UNIFORM, y, G_UNIFORM, g, off1, off2, n);
+				break;
+			}
+#undef GROUP_CASE
+		}
+		const ptx_ins *fma = in + 3 * (n - 1) + 2;
+		for (unsigned g = 0; g < LANES8; g++) {
+			lane8u d = (lane8u)acc[g];
+			store8(REG(fma->o[0]) + 8 * g, &d, true);
+		}
+		return;
+	}
+	for (uint32_t t = 0; t < n; t++) {
+		const ptx_ins *ld1 = in + 3 * t, *ld2 = ld1 + 1, *fma = ld1 + 2;
+		bool keep1 = !(ld1->flags & F_DEAD_DEST), keep2 = !(ld2->flags & F_DEAD_DEST);
+		bool keep_d = t + 1 == n || !(fma->flags & F_DEAD_DEST);
+		for (unsigned g = 0; g < LANES8; g++) {
+			lane8u a, b;
+			load8(&a, sh, x->at + 8 * g, x->kind[g], off1[t]);
+			load8(&b, sh, y->at + 8 * g, y->kind[g], off2[t]);
+			lane8f fa = (lane8f)a, fb = (lane8f)b;
+			for (unsigned k = 0; k < 8; k++)
+				acc[g][k] = __builtin_fmaf(fa[k], fb[k], acc[g][k]);
+			if (keep1)
+				store8(REG(ld1->o[1]) + 8 * g, &a, false);
+			if (keep2)
+				store8(REG(ld2->o[1]) + 8 * g, &b, false);
+			if (keep_d) {
+				lane8u d = (lane8u)acc[g];
+				store8(REG(fma->o[0]) + 8 * g, &d, true);
+			}
+		}
+	}
+}
+
+PTX_TARGET_FMA static void shared_fma_run_hw(uint64_t *r, const ptx_ins *in, uint32_t n,
+					     const shared_row *x, const shared_row *y,
+					     const uint8_t *sh, const uint32_t *off1,
+					     const uint32_t *off2, bool all_dead)
+{
+	shared_fma_run_lanes(r, in, n, x, y, sh, off1, off2, all_dead);
+}
+
+static void shared_fma_run_sw(uint64_t *r, const ptx_ins *in, uint32_t n, const shared_row *x,
+			      const shared_row *y, const uint8_t *sh, const uint32_t *off1,
+			      const uint32_t *off2, bool all_dead)
+{
+	shared_fma_run_lanes(r, in, n, x, y, sh, off1, off2, all_dead);
+}
+
+/* Runs the fused run at in for a full warp at once; false (nothing done) when
+ * an address is misaligned or outside shared memory, or an offset is unusual,
+ * so that the instructions run one by one and the right one faults. */
+static bool shared_fma_run(const run *R, uint64_t *r, const ptx_ins *in)
+{
+	uint32_t n = in->o[5], lim = (uint32_t)R->shared_size;
+	uint32_t off1[PTX_FUSED_RUN_MAX], off2[PTX_FUSED_RUN_MAX];
+	uint64_t max1 = 0, max2 = 0;
+	bool all_dead = true;
+	if (n > PTX_FUSED_RUN_MAX)
+		return false;
+	for (uint32_t t = 0; t < n; t++) {
+		const ptx_ins *ld1 = in + 3 * t, *ld2 = ld1 + 1, *fma = ld1 + 2;
+		uint64_t o1 = (uint64_t)ld1->imm, o2 = (uint64_t)ld2->imm;
+		if (o1 > lim || o2 > lim || ((o1 | o2) & 3))
+			return false;
+		off1[t] = (uint32_t)o1;
+		off2[t] = (uint32_t)o2;
+		max1 = o1 > max1 ? o1 : max1;
+		max2 = o2 > max2 ? o2 : max2;
+		all_dead &= (ld1->flags & ld2->flags & F_DEAD_DEST) &&
+			    (t + 1 == n || (fma->flags & F_DEAD_DEST));
+	}
+	shared_row x, y;
+	if (!shared_row_of(&x, REG(in->o[0]), max1, lim) ||
+	    !shared_row_of(&y, REG(in[1].o[0]), max2, lim))
+		return false;
+	if (R->hw_fma)
+		shared_fma_run_hw(r, in, n, &x, &y, R->shared, off1, off2, all_dead);
+	else
+		shared_fma_run_sw(r, in, n, &x, &y, R->shared, off1, off2, all_dead);
+	return true;
 }
 
 /* Packs 32 flags of 0 or 1, one byte per lane, into a lane mask: each
@@ -1282,23 +1481,19 @@ static int warp_run(run *R, warp *w)
 		}
 		/* ---- memory ---- */
 		case OP_LD_SHARED_FMA: {
-			if (R->race_on && (!race_check(R, w, in, pc, m, false) ||
-					   !race_check(R, w, in + 1, pc + 1, m, false)))
-				goto stop;
-			/* all three at once for a full warp whose loads are all in bounds;
-			 * otherwise the head runs as the plain load it is */
-			const ptx_ins *ld2 = in + 1, *fma = in + 2;
-			const uint64_t *base1 = REG(in->o[0]), *base2 = REG(ld2->o[0]);
-			uint32_t off1 = (uint32_t)in->imm, off2 = (uint32_t)ld2->imm;
-			uint32_t lim = (uint32_t)R->shared_size;
-			if (m == FULL && shared_lanes_ok(m, base1, off1, lim) &&
-			    shared_lanes_ok(m, base2, off2, lim)) {
-				load_shared_lanes(m, REG(in->o[1]), base1, off1, R->shared);
-				load_shared_lanes(m, REG(ld2->o[1]), base2, off2, R->shared);
-				fma_f32_lanes(R, m, REG(fma->o[0]), REG(fma->o[1]), REG(fma->o[2]),
-					      REG(fma->o[3]));
-				ti += 2 * npop;
-				pc += 2; /* and the loop's pc++ passes the fma */
+			uint32_t n = in->o[5];
+			if (R->race_on) {
+				for (uint32_t t = 0; t < 2 * n; t++) {
+					const ptx_ins *ld = in + t + t / 2;
+					if (!race_check(R, w, ld, pc + (uint32_t)(ld - in), m, false))
+						goto stop;
+				}
+			}
+			/* the whole run at once for a full warp whose loads are all in
+			 * bounds; otherwise the head runs as the plain load it is */
+			if (m == FULL && shared_fma_run(R, r, in)) {
+				ti += (3 * n - 1) * npop;
+				pc += 3 * n - 1; /* and the loop's pc++ passes the last fma */
 				break;
 			}
 		}
