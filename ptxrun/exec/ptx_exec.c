@@ -15,6 +15,9 @@
 #include "chainsim/trace.h"
 
 #include <fenv.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -123,6 +126,7 @@ typedef struct run {
 #if defined(__x86_64__) && defined(__GNUC__)
 #define PTX_HAVE_FMA_PATH 1
 #define PTX_TARGET_FMA __attribute__((target("avx2,fma")))
+#define PTX_CLONE_AVX2 __attribute__((target_clones("arch=x86-64-v3", "default")))
 __attribute__((target("avx2,fma"))) static void fma_f32_lanes_hw(uint64_t *D, const uint64_t *A,
 								    const uint64_t *B, const uint64_t *C)
 {
@@ -140,6 +144,7 @@ static bool cpu_has_fma(void)
 #else
 #define PTX_HAVE_FMA_PATH 0
 #define PTX_TARGET_FMA
+#define PTX_CLONE_AVX2
 static void fma_f32_lanes_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C)
 {
 	for (unsigned l = 0; l < PTX_WARP; l++) {
@@ -446,24 +451,26 @@ typedef struct shared_row {
 
 /* Whether every lane's address plus every offset in [0, max_off] (all multiples
  * of 4) is an aligned word inside lim bytes of shared memory. */
-static bool shared_row_of(shared_row *s, const uint64_t *Bs, uint64_t max_off, uint32_t lim)
+static inline bool shared_row_of(shared_row *s, const uint64_t *Bs, uint64_t max_off,
+				 uint32_t lim)
 {
 	uint32_t hi = 0, low_bits = 0;
 	for (unsigned l = 0; l < PTX_WARP; l++) {
-		s->at[l] = (uint32_t)Bs[l];
-		hi = s->at[l] > hi ? s->at[l] : hi;
-		low_bits |= s->at[l] & 3;
+		uint32_t a = (uint32_t)Bs[l];
+		s->at[l] = a;
+		hi = a > hi ? a : hi;
+		low_bits |= a;
 	}
-	if (low_bits || (uint64_t)hi + max_off + 4 > lim)
+	if ((low_bits & 3) || (uint64_t)hi + max_off + 4 > lim)
 		return false;
 	for (unsigned g = 0; g < LANES8; g++) {
 		const uint32_t *a = s->at + 8 * g;
-		bool contig = true, uniform = true;
-		for (unsigned k = 1; k < 8; k++) {
-			contig &= a[k] == a[0] + 4 * k;
-			uniform &= a[k] == a[0];
+		uint32_t not_contig = 0, not_uniform = 0;
+		for (unsigned k = 0; k < 8; k++) {
+			not_contig |= a[k] ^ (a[0] + 4 * k);
+			not_uniform |= a[k] ^ a[0];
 		}
-		s->kind[g] = uniform ? G_UNIFORM : contig ? G_CONTIG : G_GATHER;
+		s->kind[g] = !not_uniform ? G_UNIFORM : !not_contig ? G_CONTIG : G_GATHER;
 	}
 	return true;
 }
@@ -594,7 +601,7 @@ static void shared_fma_run_sw(uint64_t *r, const ptx_ins *in, uint32_t n, const 
 /* Runs the fused run at in for a full warp at once; false (nothing done) when
  * an address is misaligned or outside shared memory, or an offset is unusual,
  * so that the instructions run one by one and the right one faults. */
-static bool shared_fma_run(const run *R, uint64_t *r, const ptx_ins *in)
+static inline bool shared_fma_run(const run *R, uint64_t *r, const ptx_ins *in)
 {
 	uint32_t n = in->o[5], lim = (uint32_t)R->shared_size;
 	uint32_t off1[PTX_FUSED_RUN_MAX], off2[PTX_FUSED_RUN_MAX];
@@ -625,17 +632,26 @@ static bool shared_fma_run(const run *R, uint64_t *r, const ptx_ins *in)
 	return true;
 }
 
-/* Packs 32 flags of 0 or 1, one byte per lane, into a lane mask: each
- * multiply gathers 8 bytes' low bits into the top byte without carries. */
+/* Packs 32 flags of 0 or 0xff, one byte per lane, into a lane mask: x86-64
+ * has a byte movemask in its baseline; elsewhere each multiply gathers 8
+ * bytes' low bits into the top byte without carries. */
 static inline uint32_t lane_bits(const uint8_t flags[PTX_WARP])
 {
+#if defined(__SSE2__)
+	__m128i lo, hi;
+	memcpy(&lo, flags, 16);
+	memcpy(&hi, flags + 16, 16);
+	return (uint32_t)_mm_movemask_epi8(lo) | (uint32_t)_mm_movemask_epi8(hi) << 16;
+#else
 	uint32_t v = 0;
 	for (unsigned k = 0; k < PTX_WARP / 8; k++) {
 		uint64_t x;
 		memcpy(&x, flags + 8 * k, 8);
+		x &= 0x0101010101010101ull;
 		v |= (uint32_t)((x * 0x0102040810204080ull) >> 56) << (8 * k);
 	}
 	return v;
+#endif
 }
 
 /* Constant slots (and the zero slot) hold the same value in every lane. */
@@ -1137,7 +1153,7 @@ static bool in_space(const run *R, int sp, uint64_t va)
 	}
 }
 
-static int warp_run(run *R, warp *w)
+PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 {
 	const cs_ptx_program *p = R->p;
 	const ptx_ins *code = p->code;
@@ -1388,7 +1404,7 @@ static int warp_run(run *R, warp *w)
 				uint8_t c[PTX_WARP];
 #define SETP32(type_, op_)                                                                  \
 	for (unsigned l = 0; l < PTX_WARP; l++)                                             \
-		c[l] = (type_)(uint32_t)A[l] op_ (type_)(uint32_t)B[l]
+		c[l] = (uint8_t)-((type_)(uint32_t)A[l] op_ (type_)(uint32_t)B[l])
 #define SETP32_CASES(type_)                                                                 \
 	switch (cmp) {                                                                      \
 	case CMP_EQ: SETP32(type_, ==); break;                                              \
