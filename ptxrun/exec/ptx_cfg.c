@@ -234,6 +234,13 @@ uint8_t *ptx_cfg_slot_uses(const cs_ptx_program *p)
 	return uses;
 }
 
+/* An offset a fused run takes: word aligned, and small enough that the
+ * executor's 32-bit address arithmetic cannot wrap. */
+static bool fused_offset(int64_t imm)
+{
+	return imm >= 0 && imm < INT32_MAX && !(imm & 3);
+}
+
 /* ld.shared.b32 a, [x+i]; ld.shared.b32 b, [y+j]; fma.rn.f32 d, a, b, c (or b, a)
  * at in, inside one block, in the shape the executor runs as one step: the two
  * loaded registers distinct and each read once by the fma, c not one of them,
@@ -242,7 +249,8 @@ static bool is_fma_triple(const ptx_ins *in, const uint8_t *leader)
 {
 	const ptx_ins *ld2 = in + 1, *fma = in + 2;
 	if (!is_shared_load32(in) || !is_shared_load32(ld2) || fma->op != OP_FMA_F32 ||
-	    fma->guard != PTX_NONE || leader[1] || leader[2])
+	    fma->guard != PTX_NONE || leader[1] || leader[2] || !fused_offset(in->imm) ||
+	    !fused_offset(ld2->imm))
 		return false;
 	uint32_t a = in->o[1], b = ld2->o[1], x = in->o[0], y = ld2->o[0];
 	bool reads_ab = (fma->o[1] == a && fma->o[2] == b) || (fma->o[1] == b && fma->o[2] == a);
@@ -278,10 +286,9 @@ bool ptx_cfg_fuse(cs_ptx_program *p, const ptx_func *f, const uint8_t *uses, cs_
 		       is_fma_triple(in + 3 * len, leader + i + 3 * len) &&
 		       fma_triples_chain(in + 3 * (len - 1), in + 3 * len))
 			len++;
-		for (uint32_t k = 0; k < len; k++) {
+		uint32_t max1 = 0, max2 = 0, all_dead = 1;
+		for (uint32_t k = len; k-- > 0;) {
 			ptx_ins *t = in + 3 * k;
-			t->op = OP_LD_SHARED_FMA;
-			t->o[5] = len - k;
 			/* each loaded register: written here, read by this fma only;
 			 * each fma result but the last: read by the next fma only */
 			if (uses[t->o[1]] == 2)
@@ -290,6 +297,15 @@ bool ptx_cfg_fuse(cs_ptx_program *p, const ptx_func *f, const uint8_t *uses, cs_
 				t[1].flags |= F_DEAD_DEST;
 			if (k + 1 < len && uses[t[2].o[0]] == 2)
 				t[2].flags |= F_DEAD_DEST;
+			max1 = (uint32_t)t->imm > max1 ? (uint32_t)t->imm : max1;
+			max2 = (uint32_t)t[1].imm > max2 ? (uint32_t)t[1].imm : max2;
+			all_dead &= (t->flags & t[1].flags & F_DEAD_DEST) &&
+				    (k + 1 == len || (t[2].flags & F_DEAD_DEST));
+			t->op = OP_LD_SHARED_FMA;
+			t->o[2] = max1;
+			t->o[3] = max2;
+			t->o[4] = all_dead;
+			t->o[5] = len - k;
 		}
 		i += 3 * len;
 	}

@@ -599,36 +599,24 @@ static void shared_fma_run_sw(uint64_t *r, const ptx_ins *in, uint32_t n, const 
 }
 
 /* Runs the fused run at in for a full warp at once; false (nothing done) when
- * an address is misaligned or outside shared memory, or an offset is unusual,
- * so that the instructions run one by one and the right one faults. */
+ * an address is misaligned or outside shared memory, so that the instructions
+ * run one by one and the right one faults. */
 static inline bool shared_fma_run(const run *R, uint64_t *r, const ptx_ins *in)
 {
 	uint32_t n = in->o[5], lim = (uint32_t)R->shared_size;
 	uint32_t off1[PTX_FUSED_RUN_MAX], off2[PTX_FUSED_RUN_MAX];
-	uint64_t max1 = 0, max2 = 0;
-	bool all_dead = true;
-	if (n > PTX_FUSED_RUN_MAX)
+	shared_row x, y;
+	if (n > PTX_FUSED_RUN_MAX || !shared_row_of(&x, REG(in->o[0]), in->o[2], lim) ||
+	    !shared_row_of(&y, REG(in[1].o[0]), in->o[3], lim))
 		return false;
 	for (uint32_t t = 0; t < n; t++) {
-		const ptx_ins *ld1 = in + 3 * t, *ld2 = ld1 + 1, *fma = ld1 + 2;
-		uint64_t o1 = (uint64_t)ld1->imm, o2 = (uint64_t)ld2->imm;
-		if (o1 > lim || o2 > lim || ((o1 | o2) & 3))
-			return false;
-		off1[t] = (uint32_t)o1;
-		off2[t] = (uint32_t)o2;
-		max1 = o1 > max1 ? o1 : max1;
-		max2 = o2 > max2 ? o2 : max2;
-		all_dead &= (ld1->flags & ld2->flags & F_DEAD_DEST) &&
-			    (t + 1 == n || (fma->flags & F_DEAD_DEST));
+		off1[t] = (uint32_t)in[3 * t].imm;
+		off2[t] = (uint32_t)in[3 * t + 1].imm;
 	}
-	shared_row x, y;
-	if (!shared_row_of(&x, REG(in->o[0]), max1, lim) ||
-	    !shared_row_of(&y, REG(in[1].o[0]), max2, lim))
-		return false;
 	if (R->hw_fma)
-		shared_fma_run_hw(r, in, n, &x, &y, R->shared, off1, off2, all_dead);
+		shared_fma_run_hw(r, in, n, &x, &y, R->shared, off1, off2, in->o[4]);
 	else
-		shared_fma_run_sw(r, in, n, &x, &y, R->shared, off1, off2, all_dead);
+		shared_fma_run_sw(r, in, n, &x, &y, R->shared, off1, off2, in->o[4]);
 	return true;
 }
 
@@ -692,14 +680,27 @@ static inline bool lanes_in_one_page(const uint64_t *Bs, uint64_t off)
 	return !diff;
 }
 
-/* The loads lanes_in_one_page cleared, from the page at pg. */
+/* The loads lanes_in_one_page cleared, from the page at pg: 8 lanes that
+ * read 8 consecutive words (a coalesced access) as one copy. */
 static inline void load_page_lanes(uint64_t *D, const uint64_t *Bs, uint64_t off,
 				   const uint8_t *pg)
 {
-	for (unsigned l = 0; l < PTX_WARP; l++) {
-		uint32_t v;
-		memcpy(&v, pg + ((Bs[l] + off) & (CS_PAGE_SIZE - 1)), 4);
-		D[l] = v;
+	for (unsigned g = 0; g < PTX_WARP; g += 8) {
+		uint64_t not_contig = 0;
+		for (unsigned k = 0; k < 8; k++)
+			not_contig |= Bs[g + k] ^ (Bs[g] + 4 * k);
+		if (!not_contig) {
+			uint32_t v[8];
+			memcpy(v, pg + ((Bs[g] + off) & (CS_PAGE_SIZE - 1)), sizeof(v));
+			for (unsigned k = 0; k < 8; k++)
+				D[g + k] = v[k];
+			continue;
+		}
+		for (unsigned k = 0; k < 8; k++) {
+			uint32_t v;
+			memcpy(&v, pg + ((Bs[g + k] + off) & (CS_PAGE_SIZE - 1)), 4);
+			D[g + k] = v;
+		}
 	}
 }
 

@@ -91,9 +91,12 @@ typedef enum ptx_op {
 	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP,
 	/* fused: the head of ld.shared.b32, ld.shared.b32, fma.rn.f32 inside one
 	 * block (the tiled matmul's inner step); a plain ld.shared otherwise, and
-	 * the other two stay in place. o[5] counts the triples from this one to the
-	 * end of its run: triples whose loads use the same two address registers
-	 * and whose fmas chain through their accumulator, run as one */
+	 * the other two stay in place. A run of such triples whose loads use the
+	 * same two address registers and whose fmas chain through their
+	 * accumulator runs as one; from this triple to the run's end, o[5] counts
+	 * the triples, o[2] and o[3] are the largest offsets of the first and the
+	 * second loads (each a multiple of 4 below 2^31), and o[4] is 1 when no
+	 * intermediate result is read outside the run (see F_DEAD_DEST) */
 	OP_LD_SHARED_FMA,
 	OP_COUNT
 } ptx_op;
