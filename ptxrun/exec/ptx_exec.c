@@ -30,6 +30,7 @@
 #endif
 
 #define FULL 0xffffffffu
+#define LOW32 0xffffffffull
 enum { TLB_N = 32, STACK_MAX = 4096, NBAR = 16 };
 
 typedef struct sentry {
@@ -690,8 +691,8 @@ static inline void load_page_lanes(uint64_t *D, const uint64_t *Bs, uint64_t off
 		for (unsigned k = 0; k < 8; k++)
 			not_contig |= Bs[g + k] ^ (Bs[g] + 4 * k);
 		if (!not_contig) {
-			uint32_t v[8];
-			memcpy(v, pg + ((Bs[g] + off) & (CS_PAGE_SIZE - 1)), sizeof(v));
+			lane8u v; /* one vector load (an array is stored and reloaded) */
+			memcpy(&v, pg + ((Bs[g] + off) & (CS_PAGE_SIZE - 1)), sizeof(v));
 			for (unsigned k = 0; k < 8; k++)
 				D[g + k] = v[k];
 			continue;
@@ -1242,9 +1243,11 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			break;
 		}
 		/* ---- integer fast paths ---- */
-		case OP_ADD32: FOR_LANES(m, D[l] = (uint32_t)(A[l] + B[l])); break;
+		/* 32-bit results as the low half of 64-bit arithmetic: the lanes stay
+		 * 64 bits wide, which vectorizes without narrowing and widening */
+		case OP_ADD32: FOR_LANES(m, D[l] = (A[l] + B[l]) & LOW32); break;
 		case OP_ADD64: FOR_LANES(m, D[l] = A[l] + B[l]); break;
-		case OP_SUB32: FOR_LANES(m, D[l] = (uint32_t)(A[l] - B[l])); break;
+		case OP_SUB32: FOR_LANES(m, D[l] = (A[l] - B[l]) & LOW32); break;
 		case OP_SUB64: FOR_LANES(m, D[l] = A[l] - B[l]); break;
 		case OP_MULLO32: FOR_LANES(m, D[l] = (uint32_t)((uint32_t)A[l] * (uint32_t)B[l])); break;
 		case OP_MULLO64: FOR_LANES(m, D[l] = A[l] * B[l]); break;
@@ -1300,9 +1303,9 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				D[l] = (uint64_t)((int64_t)A[l] >> (n >= 64 ? 63 : n));
 			});
 			break;
-		case OP_AND32: FOR_LANES(m, D[l] = (uint32_t)(A[l] & B[l])); break;
-		case OP_OR32: FOR_LANES(m, D[l] = (uint32_t)(A[l] | B[l])); break;
-		case OP_XOR32: FOR_LANES(m, D[l] = (uint32_t)(A[l] ^ B[l])); break;
+		case OP_AND32: FOR_LANES(m, D[l] = A[l] & B[l] & LOW32); break;
+		case OP_OR32: FOR_LANES(m, D[l] = (A[l] | B[l]) & LOW32); break;
+		case OP_XOR32: FOR_LANES(m, D[l] = (A[l] ^ B[l]) & LOW32); break;
 		case OP_AND64: FOR_LANES(m, D[l] = A[l] & B[l]); break;
 		case OP_OR64: FOR_LANES(m, D[l] = A[l] | B[l]); break;
 		case OP_XOR64: FOR_LANES(m, D[l] = A[l] ^ B[l]); break;
@@ -1403,9 +1406,13 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				/* every lane (the result is masked below), one loop per operator
 				 * so that each vectorizes */
 				uint8_t c[PTX_WARP];
+				/* compared as 64-bit values that order as the 32-bit ones do: a
+				 * signed one in the high half, an unsigned one zero-extended */
+				unsigned sh = t == T_S32 ? 32 : 0;
+				uint64_t lo = t == T_S32 ? UINT64_MAX : LOW32;
 #define SETP32(type_, op_)                                                                  \
 	for (unsigned l = 0; l < PTX_WARP; l++)                                             \
-		c[l] = (uint8_t)-((type_)(uint32_t)A[l] op_ (type_)(uint32_t)B[l])
+		c[l] = (uint8_t)-((int64_t)((A[l] & lo) << sh) op_ (int64_t)((B[l] & lo) << sh))
 #define SETP32_CASES(type_)                                                                 \
 	switch (cmp) {                                                                      \
 	case CMP_EQ: SETP32(type_, ==); break;                                              \
@@ -1415,10 +1422,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 	case CMP_GT: SETP32(type_, >); break;                                               \
 	default: SETP32(type_, >=); break;                                                  \
 	}
-				if (t == T_S32)
-					SETP32_CASES(int32_t)
-				else
-					SETP32_CASES(uint32_t)
+				SETP32_CASES(int64_t)
 #undef SETP32_CASES
 #undef SETP32
 				v = lane_bits(c);
