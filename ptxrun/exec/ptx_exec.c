@@ -670,6 +670,30 @@ static inline bool shared_lanes_ok(uint32_t m, const uint64_t *Bs, uint32_t off,
 	return !bad;
 }
 
+/* The stores shared_lanes_ok cleared, for a full warp: 8 lanes that write 8
+ * consecutive words as one copy. Lanes go in order, so where two write one
+ * word the higher lane's value stays, as lane by lane. */
+static inline void store_shared_warp(uint8_t *sh, const uint64_t *Bs, uint32_t off,
+				     const uint64_t *S)
+{
+	for (unsigned g = 0; g < PTX_WARP; g += 8) {
+		uint32_t not_contig = 0;
+		for (unsigned k = 0; k < 8; k++)
+			not_contig |= (uint32_t)Bs[g + k] ^ ((uint32_t)Bs[g] + 4 * k);
+		if (!not_contig) {
+			lane8u v;
+			for (unsigned k = 0; k < 8; k++)
+				v[k] = (uint32_t)S[g + k];
+			memcpy(sh + (uint32_t)(Bs[g] + off), &v, sizeof(v));
+			continue;
+		}
+		for (unsigned k = 0; k < 8; k++) {
+			uint32_t v = (uint32_t)S[g + k];
+			memcpy(sh + (uint32_t)(Bs[g + k] + off), &v, 4);
+		}
+	}
+}
+
 /* Whether a full warp's 4-byte accesses all lie in lane 0's page, aligned
  * (each address agrees with lane 0's in the page number and the low 2 bits,
  * and lane 0's are zero). */
@@ -1623,6 +1647,10 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				const uint64_t *S = REG(in->o[1]);
 				uint8_t *sh = R->shared;
 				if (shared_lanes_ok(m, Bs, (uint32_t)off, (uint32_t)R->shared_size)) {
+					if (m == FULL) {
+						store_shared_warp(sh, Bs, (uint32_t)off, S);
+						break;
+					}
 					FOR_LANES(m, {
 						uint32_t v = (uint32_t)S[l];
 						memcpy(sh + (uint32_t)(Bs[l] + off), &v, 4);

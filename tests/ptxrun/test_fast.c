@@ -457,3 +457,27 @@ Test(fast, shared_fma_run_faults_at_its_line)
 	h_fini(&e);
 	cs_ptx_program_free(p);
 }
+
+/* Full-warp shared stores where lanes share a word: lane order, so the highest
+ * lane of each four writing one word leaves its value (the executor's rule for
+ * a conflict the PTX ISA leaves open), and consecutive words in a group of 8
+ * go together. */
+Test(fast, shared_store_conflicts_keep_lane_order)
+{
+	const char *body =
+		"\tmov.u32 %r8, s;\n\tshr.u32 %r9, %r2, 2;\n\tshl.b32 %r9, %r9, 2;\n"
+		"\tadd.s32 %r10, %r8, %r9;\n\tst.shared.u32 [%r10], %r2;\n"
+		"\tshl.b32 %r11, %r2, 2;\n\tadd.s32 %r12, %r8, %r11;\n"
+		"\tst.shared.u32 [%r12+128], %r2;\n\tbar.sync 0;\n"
+		"\tld.shared.u32 %r13, [%r10];\n\tld.shared.u32 %r14, [%r12+128];\n"
+		"\tshl.b32 %r14, %r14, 8;\n\tor.b32 %r15, %r13, %r14;\n"
+		"\tst.global.u32 [%rd4], %r15;\n";
+	uint32_t out[64];
+	cs_grid_result r = h_run_body(".shared .align 4 .b8 s[512];", body, 64, NULL, 0, out,
+				      sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	for (unsigned t = 0; t < 64; t++) {
+		uint32_t want = ((t / 4) * 4 + 3) | (t << 8);
+		cr_expect_eq(out[t], want, "thread %u: %#x, want %#x", t, out[t], want);
+	}
+}
