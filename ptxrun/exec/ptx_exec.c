@@ -1434,20 +1434,17 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				 * signed one in the high half, an unsigned one zero-extended */
 				unsigned sh = t == T_S32 ? 32 : 0;
 				uint64_t lo = t == T_S32 ? UINT64_MAX : LOW32;
-#define SETP32(type_, op_)                                                                  \
+#define SETP32(op_)                                                                         \
 	for (unsigned l = 0; l < PTX_WARP; l++)                                             \
 		c[l] = (uint8_t)-((int64_t)((A[l] & lo) << sh) op_ (int64_t)((B[l] & lo) << sh))
-#define SETP32_CASES(type_)                                                                 \
-	switch (cmp) {                                                                      \
-	case CMP_EQ: SETP32(type_, ==); break;                                              \
-	case CMP_NE: SETP32(type_, !=); break;                                              \
-	case CMP_LT: SETP32(type_, <); break;                                               \
-	case CMP_LE: SETP32(type_, <=); break;                                              \
-	case CMP_GT: SETP32(type_, >); break;                                               \
-	default: SETP32(type_, >=); break;                                                  \
-	}
-				SETP32_CASES(int64_t)
-#undef SETP32_CASES
+				switch (cmp) {
+				case CMP_EQ: SETP32(==); break;
+				case CMP_NE: SETP32(!=); break;
+				case CMP_LT: SETP32(<); break;
+				case CMP_LE: SETP32(<=); break;
+				case CMP_GT: SETP32(>); break;
+				default: SETP32(>=); break;
+				}
 #undef SETP32
 				v = lane_bits(c);
 			} else {
