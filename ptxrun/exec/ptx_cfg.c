@@ -207,7 +207,68 @@ static bool is_shared_load32(const ptx_ins *in)
 	       in->o[1] != PTX_NONE;
 }
 
-bool ptx_cfg_fuse(cs_ptx_program *p, const ptx_func *f, cs_diag *d)
+uint8_t *ptx_cfg_slot_uses(const cs_ptx_program *p)
+{
+	uint8_t *uses = calloc(p->nslots ? p->nslots : 1, 1);
+	if (!uses)
+		return NULL;
+#define COUNT_USE(slot_)                                          \
+	do {                                                      \
+		uint32_t s_ = (slot_);                            \
+		if (s_ < p->nslots && uses[s_] < UINT8_MAX)       \
+			uses[s_]++;                               \
+	} while (0)
+	for (size_t i = 0; i < p->ncode; i++) {
+		for (unsigned k = 0; k < 6; k++)
+			COUNT_USE(p->code[i].o[k]);
+		COUNT_USE(p->code[i].guard);
+	}
+	/* mma.sync keeps its fragment registers beside the instruction */
+	for (size_t i = 0; i < p->nmmas; i++) {
+		const ptx_mma *mm = &p->mmas[i];
+		for (unsigned k = 0; k < 4; k++) {
+			COUNT_USE(mm->d[k]);
+			COUNT_USE(mm->a[k]);
+			COUNT_USE(mm->b[k]);
+			COUNT_USE(mm->c[k]);
+		}
+	}
+#undef COUNT_USE
+	return uses;
+}
+
+/* An offset a fused run takes: word aligned, and small enough that the
+ * executor's 32-bit address arithmetic cannot wrap. */
+static bool fused_offset(int64_t imm)
+{
+	return imm >= 0 && imm < INT32_MAX && !(imm & 3);
+}
+
+/* ld.shared.b32 a, [x+i]; ld.shared.b32 b, [y+j]; fma.rn.f32 d, a, b, c (or b, a)
+ * at in, inside one block, in the shape the executor runs as one step: the two
+ * loaded registers distinct and each read once by the fma, c not one of them,
+ * and no result overwriting an address register. */
+static bool is_fma_triple(const ptx_ins *in, const uint8_t *leader)
+{
+	const ptx_ins *ld2 = in + 1, *fma = in + 2;
+	if (!is_shared_load32(in) || !is_shared_load32(ld2) || fma->op != OP_FMA_F32 ||
+	    fma->guard != PTX_NONE || leader[1] || leader[2] || !fused_offset(in->imm) ||
+	    !fused_offset(ld2->imm))
+		return false;
+	uint32_t a = in->o[1], b = ld2->o[1], x = in->o[0], y = ld2->o[0];
+	bool reads_ab = (fma->o[1] == a && fma->o[2] == b) || (fma->o[1] == b && fma->o[2] == a);
+	return a != b && reads_ab && fma->o[3] != a && fma->o[3] != b && a != x && a != y &&
+	       b != x && b != y && fma->o[0] != x && fma->o[0] != y;
+}
+
+/* Whether the triple at next continues the run of the one at in: the same
+ * address registers, and its fma accumulates onto in's result. */
+static bool fma_triples_chain(const ptx_ins *in, const ptx_ins *next)
+{
+	return next->o[0] == in->o[0] && next[1].o[0] == in[1].o[0] && next[2].o[3] == in[2].o[0];
+}
+
+bool ptx_cfg_fuse(cs_ptx_program *p, const ptx_func *f, const uint8_t *uses, cs_diag *d)
 {
 	uint32_t n = f->end - f->start;
 	uint8_t *leader = calloc(n + 1, 1);
@@ -216,17 +277,40 @@ bool ptx_cfg_fuse(cs_ptx_program *p, const ptx_func *f, cs_diag *d)
 		return false;
 	}
 	mark_leaders(p, f, leader);
-	for (uint32_t i = 0; i + 2 < n; i++) {
+	for (uint32_t i = 0; i + 2 < n;) {
 		ptx_ins *in = &p->code[f->start + i];
-		const ptx_ins *ld2 = in + 1, *fma = in + 2;
-		/* the executor checks both loads' addresses before either loads, so
-		 * the second's address must not be the first's result */
-		if (is_shared_load32(in) && is_shared_load32(ld2) && ld2->o[0] != in->o[1] &&
-		    fma->op == OP_FMA_F32 && fma->guard == PTX_NONE && !leader[i + 1] &&
-		    !leader[i + 2]) {
-			in->op = OP_LD_SHARED_FMA;
-			i += 2;
+		if (!is_fma_triple(in, leader + i)) {
+			i++;
+			continue;
 		}
+		/* the run: no branch lands inside it, so it is entered at its head */
+		uint32_t len = 1;
+		while (len < PTX_FUSED_RUN_MAX && i + 3 * len + 2 < n && !leader[i + 3 * len] &&
+		       is_fma_triple(in + 3 * len, leader + i + 3 * len) &&
+		       fma_triples_chain(in + 3 * (len - 1), in + 3 * len))
+			len++;
+		uint32_t max1 = 0, max2 = 0, all_dead = 1;
+		for (uint32_t k = len; k-- > 0;) {
+			ptx_ins *t = in + 3 * k;
+			/* each loaded register: written here, read by this fma only;
+			 * each fma result but the last: read by the next fma only */
+			if (uses[t->o[1]] == 2)
+				t->flags |= F_DEAD_DEST;
+			if (uses[t[1].o[1]] == 2)
+				t[1].flags |= F_DEAD_DEST;
+			if (k + 1 < len && uses[t[2].o[0]] == 2)
+				t[2].flags |= F_DEAD_DEST;
+			max1 = (uint32_t)t->imm > max1 ? (uint32_t)t->imm : max1;
+			max2 = (uint32_t)t[1].imm > max2 ? (uint32_t)t[1].imm : max2;
+			all_dead &= (t->flags & t[1].flags & F_DEAD_DEST) &&
+				    (k + 1 == len || (t[2].flags & F_DEAD_DEST));
+			t->op = OP_LD_SHARED_FMA;
+			t->o[2] = max1;
+			t->o[3] = max2;
+			t->o[4] = all_dead;
+			t->o[5] = len - k;
+		}
+		i += 3 * len;
 	}
 	free(leader);
 	return true;

@@ -16,6 +16,9 @@
 #include "chainsim/trace.h"
 
 #include <fenv.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -32,6 +35,7 @@
 #endif
 
 #define FULL 0xffffffffu
+#define LOW32 0xffffffffull
 enum { TLB_N = 32, STACK_MAX = 4096, NBAR = 16 };
 
 typedef struct sentry {
@@ -163,12 +167,14 @@ typedef struct run {
 /* ---- fused multiply-add ------------------------------------------------- */
 
 /* fmaf through libm costs a call per lane on a baseline x86-64 build; where the
- * CPU has FMA, a lane loop compiled for it uses the instruction (the same
- * correctly rounded result). */
+ * CPU has FMA (and AVX2, which every x86 FMA design but one has), a lane loop
+ * compiled for it uses the instruction (the same correctly rounded result). */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define PTX_HAVE_FMA_PATH 1
-__attribute__((target("fma"))) static void fma_f32_lanes_hw(uint64_t *D, const uint64_t *A,
-							       const uint64_t *B, const uint64_t *C)
+#define PTX_TARGET_FMA __attribute__((target("avx2,fma")))
+#define PTX_CLONE_AVX2 __attribute__((target_clones("arch=x86-64-v3", "default")))
+__attribute__((target("avx2,fma"))) static void fma_f32_lanes_hw(uint64_t *D, const uint64_t *A,
+								    const uint64_t *B, const uint64_t *C)
 {
 	for (unsigned l = 0; l < PTX_WARP; l++) {
 		float v = __builtin_fmaf(ptx_f32(A[l]), ptx_f32(B[l]), ptx_f32(C[l]));
@@ -179,10 +185,12 @@ __attribute__((target("fma"))) static void fma_f32_lanes_hw(uint64_t *D, const u
 static bool cpu_has_fma(void)
 {
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("fma");
+	return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
 }
 #else
 #define PTX_HAVE_FMA_PATH 0
+#define PTX_TARGET_FMA
+#define PTX_CLONE_AVX2
 static void fma_f32_lanes_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C)
 {
 	for (unsigned l = 0; l < PTX_WARP; l++) {
@@ -716,17 +724,213 @@ static inline void fma_f32_lanes(const run *R, uint32_t m, uint64_t *D, const ui
 	});
 }
 
-/* Packs 32 flags of 0 or 1, one byte per lane, into a lane mask: each
- * multiply gathers 8 bytes' low bits into the top byte without carries. */
+/* ---- fused runs of shared loads and fmas (OP_LD_SHARED_FMA) ------------ */
+
+/* Eight lanes at a time, so that a build for AVX2 keeps each in one register. */
+typedef uint32_t lane8u __attribute__((vector_size(32)));
+typedef float lane8f __attribute__((vector_size(32)));
+enum { LANES8 = PTX_WARP / 8 };
+/* How the addresses of 8 lanes lie: anywhere, 8 consecutive words, or one word. */
+enum { G_GATHER, G_CONTIG, G_UNIFORM };
+
+/* A full warp's address register as 32-bit shared offsets, each group of 8
+ * lanes classified once for every load of the run. */
+typedef struct shared_row {
+	uint32_t at[PTX_WARP];
+	uint8_t kind[LANES8];
+} shared_row;
+
+/* Whether every lane's address plus every offset in [0, max_off] (all multiples
+ * of 4) is an aligned word inside lim bytes of shared memory. */
+static inline bool shared_row_of(shared_row *s, const uint64_t *Bs, uint64_t max_off,
+				 uint32_t lim)
+{
+	uint32_t hi = 0, low_bits = 0;
+	for (unsigned l = 0; l < PTX_WARP; l++) {
+		uint32_t a = (uint32_t)Bs[l];
+		s->at[l] = a;
+		hi = a > hi ? a : hi;
+		low_bits |= a;
+	}
+	if ((low_bits & 3) || (uint64_t)hi + max_off + 4 > lim)
+		return false;
+	for (unsigned g = 0; g < LANES8; g++) {
+		const uint32_t *a = s->at + 8 * g;
+		uint32_t not_contig = 0, not_uniform = 0;
+		for (unsigned k = 0; k < 8; k++) {
+			not_contig |= a[k] ^ (a[0] + 4 * k);
+			not_uniform |= a[k] ^ a[0];
+		}
+		s->kind[g] = !not_uniform ? G_UNIFORM : !not_contig ? G_CONTIG : G_GATHER;
+	}
+	return true;
+}
+
+static inline __attribute__((always_inline)) void load8(lane8u *v, const uint8_t *sh,
+							 const uint32_t *at, int kind, uint32_t off)
+{
+	if (kind == G_CONTIG) {
+		memcpy(v, sh + at[0] + off, sizeof(*v));
+	} else if (kind == G_UNIFORM) {
+		uint32_t x;
+		memcpy(&x, sh + at[0] + off, 4);
+		*v = (lane8u){ x, x, x, x, x, x, x, x };
+	} else {
+		for (unsigned k = 0; k < 8; k++) {
+			uint32_t x;
+			memcpy(&x, sh + at[k] + off, 4);
+			(*v)[k] = x;
+		}
+	}
+}
+
+/* 8 lanes of a 64-bit register row; an arithmetic result's NaNs made canonical. */
+static inline __attribute__((always_inline)) void store8(uint64_t *D, const lane8u *v, bool canon)
+{
+	for (unsigned k = 0; k < 8; k++) {
+		uint32_t u = (*v)[k];
+		bool nan = (u & 0x7fffffffu) > 0x7f800000u;
+		D[k] = canon && nan ? 0x7fffffffu : u;
+	}
+}
+
+/* One group of 8 lanes through the whole run, for a run whose intermediate
+ * results are all dead: with the address kinds constant here, each load is one
+ * vector load, one broadcast or 8 scalar loads. */
+static inline __attribute__((always_inline)) void shared_fma_group(
+	lane8f *acc, const uint8_t *sh, const shared_row *x, int kx, const shared_row *y, int ky,
+	unsigned g, const uint32_t *off1, const uint32_t *off2, uint32_t n)
+{
+	for (uint32_t t = 0; t < n; t++) {
+		lane8u a, b;
+		load8(&a, sh, x->at + 8 * g, kx, off1[t]);
+		load8(&b, sh, y->at + 8 * g, ky, off2[t]);
+		lane8f fa = (lane8f)a, fb = (lane8f)b;
+		for (unsigned k = 0; k < 8; k++)
+			(*acc)[k] = __builtin_fmaf(fa[k], fb[k], (*acc)[k]);
+	}
+}
+
+/* The run of n triples at in for a full warp whose addresses x and y checked,
+ * at the offsets off1 and off2. The accumulator stays in lanes across the
+ * run: an fma's NaN stays a NaN, so making it canonical when stored gives the
+ * bits each single fma would. */
+static inline __attribute__((always_inline)) void shared_fma_run_lanes(
+	uint64_t *r, const ptx_ins *in, uint32_t n, const shared_row *x, const shared_row *y,
+	const uint8_t *sh, const uint32_t *off1, const uint32_t *off2, bool all_dead)
+{
+	lane8f acc[LANES8];
+	const uint64_t *C = REG(in[2].o[3]);
+	for (unsigned l = 0; l < PTX_WARP; l++)
+		acc[l / 8][l % 8] = ptx_f32(C[l]);
+	if (all_dead) {
+		for (unsigned g = 0; g < LANES8; g++) {
+#define GROUP_CASE(kx_, ky_)                                                                \
+	case (kx_) * 3 + (ky_):                                                             \
+		shared_fma_group(&acc[g], sh, x, kx_, y, ky_, g, off1, off2, n);            \
+		break
+			switch (x->kind[g] * 3 + y->kind[g]) {
+			GROUP_CASE(G_GATHER, G_GATHER);
+			GROUP_CASE(G_GATHER, G_CONTIG);
+			GROUP_CASE(G_GATHER, G_UNIFORM);
+			GROUP_CASE(G_CONTIG, G_GATHER);
+			GROUP_CASE(G_CONTIG, G_CONTIG);
+			GROUP_CASE(G_CONTIG, G_UNIFORM);
+			GROUP_CASE(G_UNIFORM, G_GATHER);
+			GROUP_CASE(G_UNIFORM, G_CONTIG);
+			default:
+				shared_fma_group(&acc[g], sh, x, G_UNIFORM, y, G_UNIFORM, g, off1, off2, n);
+				break;
+			}
+#undef GROUP_CASE
+		}
+		const ptx_ins *fma = in + 3 * (n - 1) + 2;
+		for (unsigned g = 0; g < LANES8; g++) {
+			lane8u d = (lane8u)acc[g];
+			store8(REG(fma->o[0]) + 8 * g, &d, true);
+		}
+		return;
+	}
+	for (uint32_t t = 0; t < n; t++) {
+		const ptx_ins *ld1 = in + 3 * t, *ld2 = ld1 + 1, *fma = ld1 + 2;
+		bool keep1 = !(ld1->flags & F_DEAD_DEST), keep2 = !(ld2->flags & F_DEAD_DEST);
+		bool keep_d = t + 1 == n || !(fma->flags & F_DEAD_DEST);
+		for (unsigned g = 0; g < LANES8; g++) {
+			lane8u a, b;
+			load8(&a, sh, x->at + 8 * g, x->kind[g], off1[t]);
+			load8(&b, sh, y->at + 8 * g, y->kind[g], off2[t]);
+			lane8f fa = (lane8f)a, fb = (lane8f)b;
+			for (unsigned k = 0; k < 8; k++)
+				acc[g][k] = __builtin_fmaf(fa[k], fb[k], acc[g][k]);
+			if (keep1)
+				store8(REG(ld1->o[1]) + 8 * g, &a, false);
+			if (keep2)
+				store8(REG(ld2->o[1]) + 8 * g, &b, false);
+			if (keep_d) {
+				lane8u d = (lane8u)acc[g];
+				store8(REG(fma->o[0]) + 8 * g, &d, true);
+			}
+		}
+	}
+}
+
+PTX_TARGET_FMA static void shared_fma_run_hw(uint64_t *r, const ptx_ins *in, uint32_t n,
+					     const shared_row *x, const shared_row *y,
+					     const uint8_t *sh, const uint32_t *off1,
+					     const uint32_t *off2, bool all_dead)
+{
+	shared_fma_run_lanes(r, in, n, x, y, sh, off1, off2, all_dead);
+}
+
+static void shared_fma_run_sw(uint64_t *r, const ptx_ins *in, uint32_t n, const shared_row *x,
+			      const shared_row *y, const uint8_t *sh, const uint32_t *off1,
+			      const uint32_t *off2, bool all_dead)
+{
+	shared_fma_run_lanes(r, in, n, x, y, sh, off1, off2, all_dead);
+}
+
+/* Runs the fused run at in for a full warp at once; false (nothing done) when
+ * an address is misaligned or outside shared memory, so that the instructions
+ * run one by one and the right one faults. */
+static inline bool shared_fma_run(const run *R, uint64_t *r, const ptx_ins *in)
+{
+	uint32_t n = in->o[5], lim = (uint32_t)R->shared_size;
+	uint32_t off1[PTX_FUSED_RUN_MAX], off2[PTX_FUSED_RUN_MAX];
+	shared_row x, y;
+	if (n > PTX_FUSED_RUN_MAX || !shared_row_of(&x, REG(in->o[0]), in->o[2], lim) ||
+	    !shared_row_of(&y, REG(in[1].o[0]), in->o[3], lim))
+		return false;
+	for (uint32_t t = 0; t < n; t++) {
+		off1[t] = (uint32_t)in[3 * t].imm;
+		off2[t] = (uint32_t)in[3 * t + 1].imm;
+	}
+	if (R->hw_fma)
+		shared_fma_run_hw(r, in, n, &x, &y, R->shared, off1, off2, in->o[4]);
+	else
+		shared_fma_run_sw(r, in, n, &x, &y, R->shared, off1, off2, in->o[4]);
+	return true;
+}
+
+/* Packs 32 flags of 0 or 0xff, one byte per lane, into a lane mask: x86-64
+ * has a byte movemask in its baseline; elsewhere each multiply gathers 8
+ * bytes' low bits into the top byte without carries. */
 static inline uint32_t lane_bits(const uint8_t flags[PTX_WARP])
 {
+#if defined(__SSE2__)
+	__m128i lo, hi;
+	memcpy(&lo, flags, 16);
+	memcpy(&hi, flags + 16, 16);
+	return (uint32_t)_mm_movemask_epi8(lo) | (uint32_t)_mm_movemask_epi8(hi) << 16;
+#else
 	uint32_t v = 0;
 	for (unsigned k = 0; k < PTX_WARP / 8; k++) {
 		uint64_t x;
 		memcpy(&x, flags + 8 * k, 8);
+		x &= 0x0101010101010101ull;
 		v |= (uint32_t)((x * 0x0102040810204080ull) >> 56) << (8 * k);
 	}
 	return v;
+#endif
 }
 
 /* Constant slots (and the zero slot) hold the same value in every lane. */
@@ -756,6 +960,30 @@ static inline bool shared_lanes_ok(uint32_t m, const uint64_t *Bs, uint32_t off,
 	return !bad;
 }
 
+/* The stores shared_lanes_ok cleared, for a full warp: 8 lanes that write 8
+ * consecutive words as one copy. Lanes go in order, so where two write one
+ * word the higher lane's value stays, as lane by lane. */
+static inline void store_shared_warp(uint8_t *sh, const uint64_t *Bs, uint32_t off,
+				     const uint64_t *S)
+{
+	for (unsigned g = 0; g < PTX_WARP; g += 8) {
+		uint32_t not_contig = 0;
+		for (unsigned k = 0; k < 8; k++)
+			not_contig |= (uint32_t)Bs[g + k] ^ ((uint32_t)Bs[g] + 4 * k);
+		if (!not_contig) {
+			lane8u v;
+			for (unsigned k = 0; k < 8; k++)
+				v[k] = (uint32_t)S[g + k];
+			memcpy(sh + (uint32_t)(Bs[g] + off), &v, sizeof(v));
+			continue;
+		}
+		for (unsigned k = 0; k < 8; k++) {
+			uint32_t v = (uint32_t)S[g + k];
+			memcpy(sh + (uint32_t)(Bs[g + k] + off), &v, 4);
+		}
+	}
+}
+
 /* Whether a full warp's 4-byte accesses all lie in lane 0's page, aligned
  * (each address agrees with lane 0's in the page number and the low 2 bits,
  * and lane 0's are zero). */
@@ -767,14 +995,27 @@ static inline bool lanes_in_one_page(const uint64_t *Bs, uint64_t off)
 	return !diff;
 }
 
-/* The loads lanes_in_one_page cleared, from the page at pg. */
+/* The loads lanes_in_one_page cleared, from the page at pg: 8 lanes that
+ * read 8 consecutive words (a coalesced access) as one copy. */
 static inline void load_page_lanes(uint64_t *D, const uint64_t *Bs, uint64_t off,
 				   const uint8_t *pg)
 {
-	for (unsigned l = 0; l < PTX_WARP; l++) {
-		uint32_t v;
-		memcpy(&v, pg + ((Bs[l] + off) & (CS_PAGE_SIZE - 1)), 4);
-		D[l] = v;
+	for (unsigned g = 0; g < PTX_WARP; g += 8) {
+		uint64_t not_contig = 0;
+		for (unsigned k = 0; k < 8; k++)
+			not_contig |= Bs[g + k] ^ (Bs[g] + 4 * k);
+		if (!not_contig) {
+			lane8u v; /* one vector load (an array is stored and reloaded) */
+			memcpy(&v, pg + ((Bs[g] + off) & (CS_PAGE_SIZE - 1)), sizeof(v));
+			for (unsigned k = 0; k < 8; k++)
+				D[g + k] = v[k];
+			continue;
+		}
+		for (unsigned k = 0; k < 8; k++) {
+			uint32_t v;
+			memcpy(&v, pg + ((Bs[g + k] + off) & (CS_PAGE_SIZE - 1)), 4);
+			D[g + k] = v;
+		}
 	}
 }
 
@@ -1324,7 +1565,7 @@ static bool in_space(const run *R, int sp, uint64_t va)
 	}
 }
 
-static int warp_run(run *R, warp *w)
+PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 {
 	const cs_ptx_program *p = R->p;
 	const ptx_ins *code = p->code;
@@ -1412,9 +1653,11 @@ static int warp_run(run *R, warp *w)
 			break;
 		}
 		/* ---- integer fast paths ---- */
-		case OP_ADD32: FOR_LANES(m, D[l] = (uint32_t)(A[l] + B[l])); break;
+		/* 32-bit results as the low half of 64-bit arithmetic: the lanes stay
+		 * 64 bits wide, which vectorizes without narrowing and widening */
+		case OP_ADD32: FOR_LANES(m, D[l] = (A[l] + B[l]) & LOW32); break;
 		case OP_ADD64: FOR_LANES(m, D[l] = A[l] + B[l]); break;
-		case OP_SUB32: FOR_LANES(m, D[l] = (uint32_t)(A[l] - B[l])); break;
+		case OP_SUB32: FOR_LANES(m, D[l] = (A[l] - B[l]) & LOW32); break;
 		case OP_SUB64: FOR_LANES(m, D[l] = A[l] - B[l]); break;
 		case OP_MULLO32: FOR_LANES(m, D[l] = (uint32_t)((uint32_t)A[l] * (uint32_t)B[l])); break;
 		case OP_MULLO64: FOR_LANES(m, D[l] = A[l] * B[l]); break;
@@ -1470,9 +1713,9 @@ static int warp_run(run *R, warp *w)
 				D[l] = (uint64_t)((int64_t)A[l] >> (n >= 64 ? 63 : n));
 			});
 			break;
-		case OP_AND32: FOR_LANES(m, D[l] = (uint32_t)(A[l] & B[l])); break;
-		case OP_OR32: FOR_LANES(m, D[l] = (uint32_t)(A[l] | B[l])); break;
-		case OP_XOR32: FOR_LANES(m, D[l] = (uint32_t)(A[l] ^ B[l])); break;
+		case OP_AND32: FOR_LANES(m, D[l] = A[l] & B[l] & LOW32); break;
+		case OP_OR32: FOR_LANES(m, D[l] = (A[l] | B[l]) & LOW32); break;
+		case OP_XOR32: FOR_LANES(m, D[l] = (A[l] ^ B[l]) & LOW32); break;
 		case OP_AND64: FOR_LANES(m, D[l] = A[l] & B[l]); break;
 		case OP_OR64: FOR_LANES(m, D[l] = A[l] | B[l]); break;
 		case OP_XOR64: FOR_LANES(m, D[l] = A[l] ^ B[l]); break;
@@ -1573,23 +1816,21 @@ static int warp_run(run *R, warp *w)
 				/* every lane (the result is masked below), one loop per operator
 				 * so that each vectorizes */
 				uint8_t c[PTX_WARP];
-#define SETP32(type_, op_)                                                                  \
+				/* compared as 64-bit values that order as the 32-bit ones do: a
+				 * signed one in the high half, an unsigned one zero-extended */
+				unsigned sh = t == T_S32 ? 32 : 0;
+				uint64_t lo = t == T_S32 ? UINT64_MAX : LOW32;
+#define SETP32(op_)                                                                         \
 	for (unsigned l = 0; l < PTX_WARP; l++)                                             \
-		c[l] = (type_)(uint32_t)A[l] op_ (type_)(uint32_t)B[l]
-#define SETP32_CASES(type_)                                                                 \
-	switch (cmp) {                                                                      \
-	case CMP_EQ: SETP32(type_, ==); break;                                              \
-	case CMP_NE: SETP32(type_, !=); break;                                              \
-	case CMP_LT: SETP32(type_, <); break;                                               \
-	case CMP_LE: SETP32(type_, <=); break;                                              \
-	case CMP_GT: SETP32(type_, >); break;                                               \
-	default: SETP32(type_, >=); break;                                                  \
-	}
-				if (t == T_S32)
-					SETP32_CASES(int32_t)
-				else
-					SETP32_CASES(uint32_t)
-#undef SETP32_CASES
+		c[l] = (uint8_t)-((int64_t)((A[l] & lo) << sh) op_ (int64_t)((B[l] & lo) << sh))
+				switch (cmp) {
+				case CMP_EQ: SETP32(==); break;
+				case CMP_NE: SETP32(!=); break;
+				case CMP_LT: SETP32(<); break;
+				case CMP_LE: SETP32(<=); break;
+				case CMP_GT: SETP32(>); break;
+				default: SETP32(>=); break;
+				}
 #undef SETP32
 				v = lane_bits(c);
 			} else {
@@ -1668,23 +1909,19 @@ static int warp_run(run *R, warp *w)
 		}
 		/* ---- memory ---- */
 		case OP_LD_SHARED_FMA: {
-			if (R->race_on && (!race_check(R, w, in, pc, m, false) ||
-					   !race_check(R, w, in + 1, pc + 1, m, false)))
-				goto stop;
-			/* all three at once for a full warp whose loads are all in bounds;
-			 * otherwise the head runs as the plain load it is */
-			const ptx_ins *ld2 = in + 1, *fma = in + 2;
-			const uint64_t *base1 = REG(in->o[0]), *base2 = REG(ld2->o[0]);
-			uint32_t off1 = (uint32_t)in->imm, off2 = (uint32_t)ld2->imm;
-			uint32_t lim = (uint32_t)R->shared_size;
-			if (m == FULL && shared_lanes_ok(m, base1, off1, lim) &&
-			    shared_lanes_ok(m, base2, off2, lim)) {
-				load_shared_lanes(m, REG(in->o[1]), base1, off1, R->shared);
-				load_shared_lanes(m, REG(ld2->o[1]), base2, off2, R->shared);
-				fma_f32_lanes(R, m, REG(fma->o[0]), REG(fma->o[1]), REG(fma->o[2]),
-					      REG(fma->o[3]));
-				ti += 2 * npop;
-				pc += 2; /* and the loop's pc++ passes the fma */
+			uint32_t n = in->o[5];
+			if (R->race_on) {
+				for (uint32_t t = 0; t < 2 * n; t++) {
+					const ptx_ins *ld = in + t + t / 2;
+					if (!race_check(R, w, ld, pc + (uint32_t)(ld - in), m, false))
+						goto stop;
+				}
+			}
+			/* the whole run at once for a full warp whose loads are all in
+			 * bounds; otherwise the head runs as the plain load it is */
+			if (m == FULL && shared_fma_run(R, r, in)) {
+				ti += (3 * n - 1) * npop;
+				pc += 3 * n - 1; /* and the loop's pc++ passes the last fma */
 				break;
 			}
 		}
@@ -1793,6 +2030,10 @@ static int warp_run(run *R, warp *w)
 				const uint64_t *S = REG(in->o[1]);
 				uint8_t *sh = R->shared;
 				if (shared_lanes_ok(m, Bs, (uint32_t)off, (uint32_t)R->shared_size)) {
+					if (m == FULL) {
+						store_shared_warp(sh, Bs, (uint32_t)off, S);
+						break;
+					}
 					FOR_LANES(m, {
 						uint32_t v = (uint32_t)S[l];
 						memcpy(sh + (uint32_t)(Bs[l] + off), &v, 4);

@@ -14,6 +14,9 @@
 
 #define PTX_NONE UINT32_MAX
 #define PTX_WARP 32
+/* The most fma triples one OP_LD_SHARED_FMA run holds (a longer sequence is
+ * split into runs of this). */
+#define PTX_FUSED_RUN_MAX 64
 
 /* Value types as PTX spells them. */
 typedef enum ptx_type {
@@ -91,7 +94,12 @@ typedef enum ptx_op {
 	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP,
 	/* fused: the head of ld.shared.b32, ld.shared.b32, fma.rn.f32 inside one
 	 * block (the tiled matmul's inner step); a plain ld.shared otherwise, and
-	 * the other two stay in place */
+	 * the other two stay in place. A run of such triples whose loads use the
+	 * same two address registers and whose fmas chain through their
+	 * accumulator runs as one; from this triple to the run's end, o[5] counts
+	 * the triples, o[2] and o[3] are the largest offsets of the first and the
+	 * second loads (each a multiple of 4 below 2^31), and o[4] is 1 when no
+	 * intermediate result is read outside the run (see F_DEAD_DEST) */
 	OP_LD_SHARED_FMA,
 	OP_COUNT
 } ptx_op;
@@ -147,6 +155,8 @@ enum {
 	F_CARRY_IN = 1u << 10, /* addc/subc/madc: adds (subtracts) the carry flag */
 	F_CARRY_OUT = 1u << 11, /* .cc: writes the carry flag */
 	F_MEMBER_MASK = 1u << 12, /* .sync warp op: o[5] is its member mask */
+	F_DEAD_DEST = 1u << 13, /* fused run: the destination is read only inside the
+				   run, so a whole run need not write it back */
 };
 
 typedef struct ptx_ins {
@@ -281,9 +291,14 @@ typedef struct ptx_wmma {
 
 /* The CFG pass: sets each divergent-capable branch's reconvergence pc (o[1]). */
 bool ptx_cfg_reconverge(cs_ptx_program *p, ptx_func *f, cs_diag *d);
+/* How often each slot appears as an operand anywhere in the program
+ * (saturating at 255; predicate indices count too, which only errs high).
+ * NULL when out of memory; the caller frees it. */
+uint8_t *ptx_cfg_slot_uses(const cs_ptx_program *p);
 /* Marks runs of instructions the executor runs as one (OP_LD_SHARED_FMA);
- * none spans a block boundary, so no branch lands inside one. */
-bool ptx_cfg_fuse(cs_ptx_program *p, const ptx_func *f, cs_diag *d);
+ * none spans a block boundary, so no branch lands inside one. uses is
+ * ptx_cfg_slot_uses' count. */
+bool ptx_cfg_fuse(cs_ptx_program *p, const ptx_func *f, const uint8_t *uses, cs_diag *d);
 
 /* f16 / bf16 conversions (round to nearest even). */
 float ptx_half_to_float(uint16_t h);

@@ -1420,26 +1420,34 @@ static bool link_program(pp *P)
 			if (ins->o[k] != PTX_NONE && (ins->o[k] & PP_CONST_TAG))
 				ins->o[k] = p->const_base + (ins->o[k] & ~PP_CONST_TAG);
 	}
+	uint8_t *uses = ptx_cfg_slot_uses(p);
+	if (!uses) {
+		pp_err(P, NULL, CS_ERR_NOMEM, "out of memory");
+		return false;
+	}
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		ptx_func *f = &p->funcs[i];
 		if (!f->defined || f->refusal)
 			continue;
 		cs_diag why;
 		cs_diag_clear(&why);
-		if (!ptx_cfg_reconverge(p, f, &why) || !ptx_cfg_fuse(p, f, &why)) {
+		if (!ptx_cfg_reconverge(p, f, &why) || !ptx_cfg_fuse(p, f, uses, &why)) {
 			if (why.status == CS_ERR_NOMEM) {
 				*P->d = why;
 				P->failed = true;
+				free(uses);
 				return false;
 			}
 			f->refusal = malloc(sizeof(*f->refusal));
 			if (!f->refusal) {
 				pp_err(P, NULL, CS_ERR_NOMEM, "out of memory");
+				free(uses);
 				return false;
 			}
 			*f->refusal = why;
 		}
 	}
+	free(uses);
 	return true;
 }
 

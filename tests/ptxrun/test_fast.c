@@ -213,3 +213,271 @@ Test(fast, param_loads_vector_and_signed)
 	h_fini(&e);
 	cs_ptx_program_free(p);
 }
+
+/* ---- fused runs of shared loads and fmas -------------------------------- */
+
+/* Where thread t's two address registers point (word indices into s): each
+ * way a group of 8 lanes can lie (consecutive words, one word, anywhere) and
+ * a warp that mixes them. */
+enum { AT_CONTIG, AT_UNIFORM, AT_GATHER, AT_MIXED, AT_KINDS };
+static const char *const at_name[AT_KINDS] = { "contig", "uniform", "gather", "mixed" };
+
+static unsigned at_word(int kind, unsigned t)
+{
+	switch (kind) {
+	case AT_CONTIG: return t & 15;
+	case AT_UNIFORM: return (t >> 3) & 15;
+	case AT_GATHER: return (t * 5) & 15;
+	default: {
+		unsigned g = (t >> 3) & 3;
+		return g == 0 ? (t & 7) : g == 1 ? 2 : (t * 5) & 15;
+	}
+	}
+}
+
+/* PTX that computes, for each thread t of a 64-thread block, the word index
+ * into %r10 / %r11 for at_word(kind, t) (by the same formulas). */
+static void at_ptx(char *b, size_t cap, int kind, const char *dst)
+{
+	switch (kind) {
+	case AT_CONTIG:
+		snprintf(b, cap, "\tand.b32 %s, %%r2, 15;\n", dst);
+		break;
+	case AT_UNIFORM:
+		snprintf(b, cap, "\tshr.u32 %s, %%r2, 3;\n\tand.b32 %s, %s, 15;\n", dst, dst, dst);
+		break;
+	case AT_GATHER:
+		snprintf(b, cap, "\tmul.lo.u32 %s, %%r2, 5;\n\tand.b32 %s, %s, 15;\n", dst, dst, dst);
+		break;
+	default:
+		snprintf(b, cap,
+			 "\tshr.u32 %%r20, %%r2, 3;\n\tand.b32 %%r20, %%r20, 3;\n"
+			 "\tmul.lo.u32 %s, %%r2, 5;\n\tand.b32 %s, %s, 15;\n"
+			 "\tsetp.eq.u32 %%p1, %%r20, 1;\n\t@%%p1 mov.u32 %s, 2;\n"
+			 "\tand.b32 %%r21, %%r2, 7;\n\tsetp.eq.u32 %%p2, %%r20, 0;\n"
+			 "\t@%%p2 mov.u32 %s, %%r21;\n",
+			 dst, dst, dst, dst, dst);
+		break;
+	}
+}
+
+/* The offsets (in words) of triple k's two loads. */
+static unsigned off1_word(unsigned k) { return k % 16; }
+static unsigned off2_word(unsigned k) { return (3 * k) % 16; }
+
+enum { RUN_THREADS_MAX = 64, RUN_TRIPLES_MAX = 80 };
+
+typedef struct run_case {
+	int kx, ky;        /* address kinds of the first and the second loads */
+	unsigned triples;
+	bool read_later;   /* triple 1's first loaded value and fma result stored too */
+	bool split;        /* a branch target after triple 2 cuts the run */
+	unsigned threads;
+} run_case;
+
+/* A kernel: s[t] = in[t]; bar; acc = 0.5; then `triples` of
+ * ld.shared a, [x + 4*off1]; ld.shared b, [y + 4*off2]; fma acc = a*b + acc,
+ * each with registers of its own; out[t] = acc (and the read_later values at
+ * out[64 + t] and out[128 + t]). */
+static char *run_kernel(const run_case *c)
+{
+	size_t cap = 256 * (size_t)c->triples + 4096;
+	char *s = malloc(cap), ax[512], ay[512];
+	at_ptx(ax, sizeof(ax), c->kx, "%r10");
+	at_ptx(ay, sizeof(ay), c->ky, "%r11");
+	int n = snprintf(s, cap,
+			 ".version 9.0\n.target sm_90\n.address_size 64\n"
+			 ".visible .entry k(.param .u64 k_out, .param .u64 k_in)\n{\n"
+			 "\t.reg .pred %%p<4>;\n\t.reg .b32 %%r<32>;\n\t.reg .b64 %%rd<8>;\n"
+			 "\t.reg .f32 %%f<4>;\n\t.reg .f32 %%a<%u>;\n\t.reg .f32 %%b<%u>;\n"
+			 "\t.reg .f32 %%d<%u>;\n\t.shared .align 4 .b8 s[256];\n"
+			 "\tld.param.u64 %%rd1, [k_out];\n\tld.param.u64 %%rd2, [k_in];\n"
+			 "\tmov.u32 %%r2, %%tid.x;\n\tmul.wide.u32 %%rd3, %%r2, 4;\n"
+			 "\tadd.s64 %%rd4, %%rd1, %%rd3;\n\tadd.s64 %%rd5, %%rd2, %%rd3;\n"
+			 "\tld.global.f32 %%f1, [%%rd5];\n\tmov.u32 %%r8, s;\n\tshl.b32 %%r9, %%r2, 2;\n"
+			 "\tadd.s32 %%r12, %%r8, %%r9;\n\tst.shared.f32 [%%r12], %%f1;\n\tbar.sync 0;\n"
+			 "%s%s\tshl.b32 %%r10, %%r10, 2;\n\tadd.s32 %%r10, %%r10, %%r8;\n"
+			 "\tshl.b32 %%r11, %%r11, 2;\n\tadd.s32 %%r11, %%r11, %%r8;\n"
+			 "\tmov.f32 %%d0, 0f3F000000;\n",
+			 c->triples + 1, c->triples + 1, c->triples + 1, ax, ay);
+	for (unsigned k = 1; k <= c->triples; k++) {
+		if (c->split && k == 3)
+			n += snprintf(s + n, cap - (size_t)n, "\tbra.uni $L_cut;\n$L_cut:\n");
+		n += snprintf(s + n, cap - (size_t)n,
+			      "\tld.shared.f32 %%a%u, [%%r10+%u];\n\tld.shared.f32 %%b%u, [%%r11+%u];\n"
+			      "\tfma.rn.f32 %%d%u, %%b%u, %%a%u, %%d%u;\n",
+			      k, 4 * off1_word(k - 1), k, 4 * off2_word(k - 1), k, k, k, k - 1);
+	}
+	n += snprintf(s + n, cap - (size_t)n, "\tst.global.f32 [%%rd4], %%d%u;\n", c->triples);
+	if (c->read_later)
+		n += snprintf(s + n, cap - (size_t)n,
+			      "\tst.global.f32 [%%rd4+256], %%a1;\n\tst.global.f32 [%%rd4+512], %%d1;\n");
+	snprintf(s + n, cap - (size_t)n, "\tret;\n}\n");
+	return s;
+}
+
+/* Inputs: small exact values, and two NaNs with payloads of their own (a
+ * signalling one and a negative quiet one) that arithmetic must make canonical. */
+static uint32_t run_input(unsigned i)
+{
+	if (i == 5)
+		return 0x7fa00001u;
+	if (i == 6)
+		return 0xffc00123u;
+	return h_b((float)((int)((i * 7) % 13) - 6) * 0.375f);
+}
+
+static uint32_t canon(float f)
+{
+	return f != f ? 0x7fffffffu : h_b(f);
+}
+
+/* Runs the case and checks every thread's result against fmaf done here;
+ * returns the thread-instruction count. */
+static uint64_t check_run(const run_case *c)
+{
+	char *src = run_kernel(c);
+	cs_diag d;
+	cs_ptx_program *p = h_parse(src, &d);
+	free(src);
+	cr_assert(p);
+	h_env e;
+	h_init(&e);
+	uint32_t in[RUN_THREADS_MAX], out[3 * RUN_THREADS_MAX];
+	for (unsigned i = 0; i < RUN_THREADS_MAX; i++)
+		in[i] = run_input(i);
+	uint64_t vin = h_alloc(&e, sizeof(in)), vout = h_alloc(&e, sizeof(out));
+	h_write(&e, vin, in, sizeof(in));
+	uint64_t args[] = { vout, vin };
+	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ 1, 1, 1 },
+				 (uint32_t[]){ c->threads, 1, 1 }, 0, args, 2);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	h_read(&e, vout, out, sizeof(out));
+	for (unsigned t = 0; t < c->threads; t++) {
+		/* a thread reads only words its block stored (s[0..threads)) */
+		float acc = 0.5f, a1 = 0, d1 = 0;
+		for (unsigned k = 0; k < c->triples; k++) {
+			float a = h_f(in[at_word(c->kx, t) + off1_word(k)]);
+			float b = h_f(in[at_word(c->ky, t) + off2_word(k)]);
+			acc = fmaf(b, a, acc);
+			if (k == 0) {
+				a1 = a;
+				d1 = acc;
+			}
+		}
+		cr_expect_eq(out[t], canon(acc), "%s/%s, %u triples, %u threads: thread %u %#x, want %#x",
+			     at_name[c->kx], at_name[c->ky], c->triples, c->threads, t, out[t],
+			     canon(acc));
+		if (c->read_later) {
+			cr_expect_eq(out[64 + t], h_b(a1), "thread %u: loaded %#x, want %#x", t,
+				     out[64 + t], h_b(a1));
+			cr_expect_eq(out[128 + t], canon(d1), "thread %u: first fma %#x, want %#x", t,
+				     out[128 + t], canon(d1));
+		}
+	}
+	h_fini(&e);
+	cs_ptx_program_free(p);
+	return r.thread_instructions;
+}
+
+/* Every pair of address kinds, in full warps (one step per run) and in a
+ * partial warp (instruction by instruction), give fmaf's bits; NaNs come out
+ * canonical. */
+Test(fast, shared_fma_run_every_address_kind)
+{
+	for (int kx = 0; kx < AT_KINDS; kx++)
+		for (int ky = 0; ky < AT_KINDS; ky++)
+			for (unsigned threads = 40; threads <= 64; threads += 24) {
+				run_case c = { .kx = kx, .ky = ky, .triples = 16, .threads = threads };
+				check_run(&c);
+			}
+}
+
+/* A loaded value and an fma result read after the run are still written. */
+Test(fast, shared_fma_run_keeps_what_is_read_later)
+{
+	for (int k = 0; k < AT_KINDS; k++) {
+		run_case c = { .kx = k, .ky = (k + 1) % AT_KINDS, .triples = 8, .read_later = true,
+			       .threads = 64 };
+		check_run(&c);
+	}
+}
+
+/* A run longer than one step takes, and one cut by a branch target: the same
+ * results, and the count differs by the branch alone. */
+Test(fast, shared_fma_run_long_and_cut)
+{
+	run_case c = { .kx = AT_CONTIG, .ky = AT_UNIFORM, .triples = RUN_TRIPLES_MAX,
+		       .threads = 64 };
+	check_run(&c);
+	c.triples = 12;
+	uint64_t whole = check_run(&c);
+	c.split = true;
+	uint64_t cut = check_run(&c);
+	cr_expect_eq(whole + 64, cut, "%llu vs %llu", (unsigned long long)whole,
+		     (unsigned long long)cut);
+}
+
+/* One lane's address in the middle of a run is out of bounds: the fault
+ * names that load's line and thread. */
+Test(fast, shared_fma_run_faults_at_its_line)
+{
+	run_case c = { .kx = AT_CONTIG, .ky = AT_CONTIG, .triples = 6, .threads = 32 };
+	char *src = run_kernel(&c);
+	/* thread 9's second address (byte 36) moves 184 bytes up to 220, so triple
+	 * 4's offset of 36 bytes takes it to 256, past the end (triples 1 to 3, at
+	 * offsets up to 24, stay inside) */
+	const char *at = "\tmov.f32 %d0, 0f3F000000;\n";
+	char *cut = strstr(src, at);
+	cr_assert(cut);
+	const char *bump = "\tsetp.eq.u32 %p3, %r2, 9;\n\t@%p3 add.s32 %r11, %r11, 184;\n";
+	size_t head = (size_t)(cut - src), len = strlen(src) + strlen(bump) + 1;
+	char *mod = malloc(len);
+	snprintf(mod, len, "%.*s%s%s", (int)head, src, bump, cut);
+	free(src);
+	/* the fault's line: triple 4's second load */
+	const char *ld = strstr(mod, "ld.shared.f32 %b4,");
+	cr_assert(ld);
+	unsigned want = 1;
+	for (const char *q = mod; q < ld; q++)
+		want += *q == '\n';
+	cs_diag d;
+	cs_ptx_program *p = h_parse(mod, &d);
+	free(mod);
+	cr_assert(p);
+	h_env e;
+	h_init(&e);
+	uint64_t vin = h_alloc(&e, 256), vout = h_alloc(&e, 256);
+	uint64_t args[] = { vout, vin };
+	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
+				 args, 2);
+	cr_assert_eq(r.outcome, CS_GRID_FAULT, "%s", r.diag.msg);
+	cr_expect(strstr(r.diag.msg, "thread (9,0,0)"), "%s", r.diag.msg);
+	cr_expect_eq(r.diag.line, want, "line %u, want %u: %s", r.diag.line, want, r.diag.msg);
+	h_fini(&e);
+	cs_ptx_program_free(p);
+}
+
+/* Full-warp shared stores where lanes share a word: lane order, so the highest
+ * lane of each four writing one word leaves its value (the executor's rule for
+ * a conflict the PTX ISA leaves open), and consecutive words in a group of 8
+ * go together. */
+Test(fast, shared_store_conflicts_keep_lane_order)
+{
+	const char *body =
+		"\tmov.u32 %r8, s;\n\tshr.u32 %r9, %r2, 2;\n\tshl.b32 %r9, %r9, 2;\n"
+		"\tadd.s32 %r10, %r8, %r9;\n\tst.shared.u32 [%r10], %r2;\n"
+		"\tshl.b32 %r11, %r2, 2;\n\tadd.s32 %r12, %r8, %r11;\n"
+		"\tst.shared.u32 [%r12+128], %r2;\n\tbar.sync 0;\n"
+		"\tld.shared.u32 %r13, [%r10];\n\tld.shared.u32 %r14, [%r12+128];\n"
+		"\tshl.b32 %r14, %r14, 8;\n\tor.b32 %r15, %r13, %r14;\n"
+		"\tst.global.u32 [%rd4], %r15;\n";
+	uint32_t out[64];
+	cs_grid_result r = h_run_body(".shared .align 4 .b8 s[512];", body, 64, NULL, 0, out,
+				      sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	for (unsigned t = 0; t < 64; t++) {
+		uint32_t want = ((t / 4) * 4 + 3) | (t << 8);
+		cr_expect_eq(out[t], want, "thread %u: %#x, want %#x", t, out[t], want);
+	}
+}
