@@ -144,7 +144,6 @@ cs_fe *cs_fe_new(cs_arch arch, const cs_bus *bus, const cs_engine_port *engines)
 				fe->host_assumed |= 1ull << (off >> 2);
 		}
 	}
-	fe->sem_addr_hi_mask = cs_class_has(fe->host_cls, CS_CF_ADDR_UPPER_25) ? 0x1ffffffu : 0xffu;
 	fe->has_extended_base = arch >= CS_ARCH_HOPPER;
 	return fe;
 }

@@ -56,7 +56,6 @@ struct cs_fe {
 	const cs_class_desc *host;
 	const cs_method_desc *host_method[CS_PB_HOST_METHODS / 4]; /* NULL: not in the class */
 	uint64_t host_assumed;  /* bit per host method slot in the table by assumption */
-	uint32_t sem_addr_hi_mask;
 	bool has_extended_base;
 	cs_bus bus;
 	cs_engine_port eng;
