@@ -106,6 +106,13 @@ typedef enum cs_event_kind {
 				  break). addr = the byte (a shared-memory offset), value =
 				  the CTA's linear index; detail names the kernel, both PTX
 				  lines and accesses, and the two warps */
+	/* forwarding (stage 3) */
+	CS_EV_VIEW_MAP,        /* a window of the host's view: addr = guest, aux = host,
+				  value = bytes */
+	CS_EV_HOST_EDIT,       /* stage 3: one forwarding edit. subch = its cs_forward_edit,
+				  gp_entry = the guest's ring slot, addr = guest, aux = host,
+				  value = the edit's value, method = the method edited;
+				  cause set when the edit is wrong; detail says what */
 	CS_EV_KIND_COUNT
 } cs_event_kind;
 
