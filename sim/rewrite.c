@@ -58,6 +58,9 @@ struct cs_rewrite {
 	bool relocate;
 	char keep[RW_MAX_KEEP][RW_NAME_MAX];
 	unsigned nkeep;
+	char skew[RW_MAX_KEEP][RW_NAME_MAX];
+	int64_t skew_delta[RW_MAX_KEEP];
+	unsigned nskew;
 	rw_rule *rules;
 	unsigned nrules;
 	uint32_t *prelude;
@@ -109,6 +112,15 @@ bool cs_rewrite_keep_guest(cs_rewrite *rw, const char *addr)
 	if (!cs_rewrite_addr_known(addr) || rw->nkeep == RW_MAX_KEEP)
 		return false;
 	snprintf(rw->keep[rw->nkeep++], RW_NAME_MAX, "%s", addr);
+	return true;
+}
+
+bool cs_rewrite_skew(cs_rewrite *rw, const char *addr, int64_t delta)
+{
+	if (!cs_rewrite_addr_known(addr) || rw->nskew == RW_MAX_KEEP)
+		return false;
+	snprintf(rw->skew[rw->nskew], RW_NAME_MAX, "%s", addr);
+	rw->skew_delta[rw->nskew++] = delta;
 	return true;
 }
 
@@ -188,8 +200,13 @@ static const cs_class_desc *class_desc(uint32_t cls)
 static bool relocated(const cs_rewrite *rw, cs_forward *fw, const char *addr, uint64_t guest,
 		      uint64_t *host)
 {
-	return rw->relocate && !kept(rw, addr) &&
-	       cs_device_guest_to_host(cs_forward_device(fw), guest, host);
+	if (!rw->relocate || kept(rw, addr) ||
+	    !cs_device_guest_to_host(cs_forward_device(fw), guest, host))
+		return false;
+	for (unsigned i = 0; i < rw->nskew; i++)
+		if (strcmp(rw->skew[i], addr) == 0)
+			*host += (uint64_t)rw->skew_delta[i];
+	return true;
 }
 
 static void note(cs_forward *fw, cs_forward_edit edit, uint64_t guest, uint64_t host,
@@ -343,11 +360,13 @@ static bool relocate_pcas(rw_entry *e, rw_subch *s, const cs_field_desc *f, size
 	if (!e->rw->relocate || kept(e->rw, "QMD") ||
 	    !cs_device_guest_to_host(cs_forward_device(e->fw), guest, &host))
 		return true;
-	if (qmd_copy(e->rw, e->fw, cs_class_qmd_major(s->cls), guest, 0, &host, d) == QMD_FAILED)
+	qmd_copy_result r = qmd_copy(e->rw, e->fw, cs_class_qmd_major(s->cls), guest, 0, &host, d);
+	if (r == QMD_FAILED)
 		return false;
 	e->out[pos] = cs_field_addr_put(f, e->out[pos], host);
 	e->edited = true;
-	note(e->fw, CS_EDIT_RELOCATE, guest, host, 0, method, "QMD");
+	if (r == QMD_UNREADABLE) /* a copy was noted as such; this is the window's address */
+		note(e->fw, CS_EDIT_RELOCATE, guest, host, 0, method, "QMD");
 	return true;
 }
 

@@ -95,7 +95,17 @@ void jg_stage_submit(judge *j, cs_chain *c)
 		jg_why(j, 2, CS_CAUSE_NO_SUBMIT, "the guest never wrote GP_PUT nor rang the doorbell: add "
 			   "`gpfifo` entries and a `submit`");
 	}
-	if (fwd != NONE) {
+	size_t wrong = NONE; /* the first forwarding edit the device found wrong */
+	for (size_t i = 0; i < j->n && wrong == NONE; i++)
+		if (j->ev[i].kind == CS_EV_HOST_EDIT && j->ev[i].cause)
+			wrong = i;
+	if (wrong != NONE) {
+		const cs_event *e = &j->ev[wrong];
+		jg_row(c, 3, CS_STAGE_NOT_FIRED, CS_AUTHOR_HOST, wrong, "%s",
+		     jg_detail(e) ? jg_detail(e) : "a wrong edit");
+		jg_why(j, 3, (cs_cause)e->cause, "%s: the host forwarded something that is not the "
+		       "relocated copy of what the guest built.", jg_detail(e) ? jg_detail(e) : "");
+	} else if (fwd != NONE) {
 		const cs_event *e = &j->ev[fwd];
 		jg_row(c, 3, CS_STAGE_FIRED, CS_AUTHOR_HOST, fwd, "%s",
 		     jg_detail(e) ? jg_detail(e) : "forwarded");

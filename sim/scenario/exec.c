@@ -143,6 +143,15 @@ static bool rewrite_line(scn_exec *x, cs_rewrite *rw, const scn_rline *rl)
 		g_free(dw);
 		return ok || scn_fail_at(x, rl->loc, "prelude: the push block cannot be read");
 	}
+	case SCN_RW_SKEW:
+		if (!scn_eval(x, rl->value, &v))
+			return false;
+		if (!cs_rewrite_skew(rw, rl->addrs[0], (int64_t)v))
+			return scn_fail_at(x, rl->addr_locs[0],
+					   "skew: unknown address '%s'; expected PUSHBUFFER or an "
+					   "address the class and QMD tables name (docs/scenario.md)",
+					   rl->addrs[0]);
+		return true;
 	case SCN_RW_SPLIT:
 		if (!scn_eval(x, rl->value, &v))
 			return false;

@@ -714,8 +714,18 @@ static bool parse_rewrite_line(lx *l, scn_rline *rl)
 		rl->kind = SCN_RW_SPLIT;
 		return (rl->value = lx_expr_word(l, "the most dwords an entry keeps")) && lx_done(l);
 	}
-	return lx_fail_at(l, kw, "unknown rewrite line '%.*s'; expected relocate, keep, drop, "
-			  "replace, prelude, split or end", (int)n, w);
+	if (word_is(w, n, "skew")) {
+		rl->kind = SCN_RW_SKEW;
+		rl->naddrs = 1;
+		rl->addrs = scn_alloc(l->s, sizeof(char *));
+		rl->addr_locs = scn_alloc(l->s, sizeof(scn_loc));
+		lx_skip(l);
+		rl->addr_locs[0] = (scn_loc){ l->lineno, lx_col(l) };
+		return (rl->addrs[0] = lx_ident(l, "an address name")) &&
+		       (rl->value = lx_expr_word(l, "the delta in bytes")) && lx_done(l);
+	}
+	return lx_fail_at(l, kw, "unknown rewrite line '%.*s'; expected relocate, keep, skew, "
+			  "drop, replace, prelude, split or end", (int)n, w);
 }
 
 static bool parse_push_line(lx *l, scn_pline *pl, cs_scenario *s)

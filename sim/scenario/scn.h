@@ -141,6 +141,7 @@ typedef enum scn_rline_kind {
 	SCN_RW_REPLACE,      /* replace SUBCH|* METHOD VALUE */
 	SCN_RW_PRELUDE,      /* prelude PUSH */
 	SCN_RW_SPLIT,        /* split DWORDS */
+	SCN_RW_SKEW,         /* skew ADDR DELTA */
 } scn_rline_kind;
 
 typedef struct scn_rline {
@@ -149,7 +150,8 @@ typedef struct scn_rline {
 	uint32_t subch;      /* 8: any subchannel */
 	char *method;
 	scn_loc method_loc;
-	scn_expr *value;     /* replace: the data; split: dwords; prelude: the push's NAME */
+	scn_expr *value;     /* replace: the data; split: dwords; prelude: the push's NAME;
+				skew: the delta (a negative one written -N) */
 	char **addrs;        /* keep */
 	scn_loc *addr_locs;
 	unsigned naddrs;
