@@ -882,6 +882,7 @@ bool cs_device_submit(cs_device *dev, uint32_t ch, cs_diag *d)
 	char text[128];
 	ev = cs_event_make(CS_EV_HOST_FORWARD, CS_STAGE_HOST_FORWARD, CS_UNIT_HOST, c->fe_id);
 	ev.value = (put - old) & (c->entries - 1u);
+	ev.aux = CS_HOST_FORWARD_RING;
 	if (dev->forward) {
 		snprintf(text, sizeof(text), "forwarded %u guest entries as %llu host entries, %u edits",
 			 guest_entries, (unsigned long long)ev.value, edits);

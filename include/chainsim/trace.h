@@ -21,6 +21,10 @@ extern "C" {
 /* In a host CS_EV_SEM_RELEASE's aux: RELEASE_WFI was set, so the release is
  * ordered after all work the channel handed to its engines before it. */
 #define CS_SEM_RELEASE_AFTER_WFI (1ull << 32)
+/* In the device's own CS_EV_HOST_FORWARD's aux: value is the count of entries
+ * it put on the host's ring. A record without it (a forwarding layer's own
+ * account, recorded by hand) counts no entries. */
+#define CS_HOST_FORWARD_RING 1ull
 
 /* The unit that produced a record, finer than its author. */
 typedef enum cs_unit {
@@ -47,7 +51,8 @@ typedef enum cs_event_kind {
 				  value = dwords (or bytes for a QMD, aux = qmd major), detail says what */
 	CS_EV_GP_PUT,          /* stage 2: GP_PUT written. value = new GP_PUT, aux = old */
 	CS_EV_DOORBELL,        /* stage 2: doorbell rung. value = channel's work-submit token */
-	CS_EV_HOST_FORWARD,    /* stage 3: host forwarded entries. value = entries, detail = rewrite */
+	CS_EV_HOST_FORWARD,    /* stage 3: host forwarded entries. value = entries, detail = rewrite,
+				  aux = CS_HOST_FORWARD_RING on the device's own record */
 	/* front end */
 	CS_EV_GP_FETCH,        /* stage 4: entry fetched. gp_entry, addr = pb address, value = length
 				  in dwords, aux = raw entry (hi << 32 | lo) */

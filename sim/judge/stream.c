@@ -67,7 +67,8 @@ void jg_stage_submit(judge *j, cs_chain *c)
 			}
 		} else if (e->kind == CS_EV_DOORBELL && bell == NONE) {
 			bell = i;
-		} else if (e->kind == CS_EV_HOST_FORWARD && e->value && fwd == NONE) {
+		} else if (e->kind == CS_EV_HOST_FORWARD && e->value && e->aux == CS_HOST_FORWARD_RING &&
+			   fwd == NONE) {
 			fwd = i;
 		}
 	}
@@ -298,7 +299,8 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 			binds++;
 			break;
 		case CS_EV_HOST_FORWARD:
-			forwarded += e->value;
+			if (e->aux == CS_HOST_FORWARD_RING)
+				forwarded += e->value;
 			break;
 		case CS_EV_FAULT:
 			if (e->unit == CS_UNIT_FE && e->stage == CS_STAGE_FE_FETCH && fetch_fault == NONE)
@@ -318,7 +320,7 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 		const cs_event *e = &j->ev[i];
 		if (e->channel >= NCH)
 			continue;
-		if (e->kind == CS_EV_HOST_FORWARD)
+		if (e->kind == CS_EV_HOST_FORWARD && e->aux == CS_HOST_FORWARD_RING)
 			fwd[e->channel] += e->value;
 		else if (e->kind == CS_EV_GP_FETCH || e->kind == CS_EV_GP_CONTROL)
 			got[e->channel]++;
