@@ -37,6 +37,8 @@ typedef struct rw_rule {
 typedef struct rw_addr {
 	const char *name;
 	uint64_t guest;
+	unsigned seen;         /* parts written so far (by index into part[]) */
+	uint64_t noted_guest, noted_host; /* the last relocation noted, not noted twice */
 	struct {
 		const cs_field_desc *f;
 		size_t pos;
@@ -315,8 +317,20 @@ static rw_addr *addr_slot(rw_subch *s, const char *name)
 	return a;
 }
 
-static void relocate_part(rw_entry *e, rw_subch *s, const cs_field_desc *f, size_t pos,
-			  bool immediate, uint32_t method)
+/* How many address parts the class has for the address named addr. */
+static unsigned parts_of(const cs_class_desc *cd, const char *addr)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < cd->nmethods; i++)
+		for (unsigned k = 0; k < cd->methods[i].nfields; k++) {
+			const cs_field_desc *f = &cd->methods[i].fields[k];
+			n += f->kind == CS_FIELD_ADDRESS && strcmp(f->addr, addr) == 0;
+		}
+	return n;
+}
+
+static void relocate_part(rw_entry *e, rw_subch *s, const cs_class_desc *cd,
+			  const cs_field_desc *f, size_t pos, bool immediate, uint32_t method)
 {
 	rw_addr *a = addr_slot(s, f->addr);
 	if (!a)
@@ -335,6 +349,7 @@ static void relocate_part(rw_entry *e, rw_subch *s, const cs_field_desc *f, size
 	a->part[p].f = f;
 	a->part[p].pos = immediate ? SIZE_MAX : pos;
 	a->part[p].entry = e->rw->serial;
+	a->seen |= 1u << p;
 	uint64_t host;
 	if (!relocated(e->rw, e->fw, f->addr, a->guest, &host))
 		return;
@@ -348,8 +363,13 @@ static void relocate_part(rw_entry *e, rw_subch *s, const cs_field_desc *f, size
 			e->edited = true;
 		}
 	}
-	if (f->addr_shift < 32) /* the low part completes the address: one note */
+	/* noted once every part was written: before that the address is not whole */
+	bool whole = (unsigned)__builtin_popcount(a->seen) >= parts_of(cd, f->addr);
+	if (whole && (a->guest != a->noted_guest || host != a->noted_host)) {
 		note(e->fw, CS_EDIT_RELOCATE, a->guest, host, 0, method, f->addr);
+		a->noted_guest = a->guest;
+		a->noted_host = host;
+	}
 }
 
 /* SEND_PCAS_A: the QMD in memory is copied into the host's, relocated. */
@@ -437,7 +457,7 @@ static bool one_method(rw_entry *e, const cs_pb_item *it, size_t pos, cs_diag *d
 	if (f && strcmp(f->addr, "QMD") == 0)
 		return immediate || relocate_pcas(e, s, f, pos, it->method, d);
 	if (f)
-		relocate_part(e, s, f, pos, immediate, it->method);
+		relocate_part(e, s, cd, f, pos, immediate, it->method);
 	if (md && strcmp(md->name, "SET_INLINE_QMD_ADDRESS_A") == 0)
 		s->inline_a = e->out[pos];
 	if (md && strcmp(md->name, "LOAD_INLINE_QMD_DATA") == 0) {
@@ -523,35 +543,13 @@ static bool forward_plain(cs_rewrite *rw, cs_forward *fw, const cs_gp_entry *g, 
 	return submit_slice(rw, fw, g, host_pb, g->length, d);
 }
 
-bool cs_rewrite_forward(void *ctx, cs_forward *fw, uint32_t lo, uint32_t hi, cs_diag *d)
+/* One entry's dwords edited and submitted. src: the dwords when they are not
+ * in the guest's memory (the prelude), else NULL (read at g->addr). */
+static bool rewrite_entry(cs_rewrite *rw, cs_forward *fw, uint32_t ch, const cs_gp_entry *gp,
+			  const uint32_t *src, uint32_t lo, uint32_t hi, cs_diag *d)
 {
-	cs_rewrite *rw = ctx;
 	cs_device *dev = cs_forward_device(fw);
-	uint32_t ch = cs_forward_channel(fw);
-	if (ch >= CS_FE_MAX_CHANNELS) {
-		cs_diag_set(d, CS_ERR_INTERNAL, "channel %u beyond the rewrite's %d", ch,
-			    CS_FE_MAX_CHANNELS);
-		return false;
-	}
-	rw->serial++;
-	cs_gp_entry g = cs_gp_decode(lo, hi);
-	if (rw->prelude && !rw->prelude_sent) {
-		uint64_t at;
-		if (!host_copy(rw, fw, rw->prelude, rw->nprelude * 4, "prelude", &at, d))
-			return false;
-		cs_gp_entry p = { .addr = at, .length = (uint32_t)rw->nprelude };
-		uint32_t plo, phi;
-		cs_gp_encode(&p, &plo, &phi);
-		if (!cs_forward_submit(fw, plo, phi, d))
-			return false;
-		note(fw, CS_EDIT_INSERT, 0, at, rw->nprelude, CS_NONE32, "prelude");
-		rw->prelude_sent = true;
-	}
-	if (g.length == 0)
-		return cs_forward_submit(fw, lo, hi, d);
-	bool work = rw->nrules || rw->split || (rw->relocate && !kept(rw, "PUSHBUFFER"));
-	if (!work)
-		return forward_plain(rw, fw, &g, lo, hi, d);
+	cs_gp_entry g = *gp;
 	rw_entry e = { .rw = rw, .fw = fw, .ch = ch, .guest_pb = g.addr, .header_pos = SIZE_MAX };
 	size_t n = g.length;
 	uint32_t *guest = malloc(n * 4);
@@ -566,7 +564,9 @@ bool cs_rewrite_forward(void *ctx, cs_forward *fw, uint32_t lo, uint32_t hi, cs_
 		ok = false;
 		goto done;
 	}
-	if (!cs_mem_read(cs_device_mem(dev), g.addr, guest, n * 4, NULL)) {
+	if (src) {
+		memcpy(guest, src, n * 4);
+	} else if (!cs_mem_read(cs_device_mem(dev), g.addr, guest, n * 4, NULL)) {
 		ok = forward_plain(rw, fw, &g, lo, hi, d); /* the front end will say where */
 		goto done;
 	}
@@ -604,7 +604,7 @@ bool cs_rewrite_forward(void *ctx, cs_forward *fw, uint32_t lo, uint32_t hi, cs_
 	 * diagnoses it where the guest put it. The guest's pushbuffer is also what
 	 * the host forwards when asked to keep it (a bug written on purpose): its
 	 * edits then cannot go anywhere the entry points. */
-	if (dec.failed || (!e.edited && !rw->split) || kept(rw, "PUSHBUFFER")) {
+	if (!src && (dec.failed || (!e.edited && !rw->split) || kept(rw, "PUSHBUFFER"))) {
 		ok = forward_plain(rw, fw, &g, lo, hi, d);
 		goto done;
 	}
@@ -632,7 +632,9 @@ bool cs_rewrite_forward(void *ctx, cs_forward *fw, uint32_t lo, uint32_t hi, cs_
 	} else {
 		uint64_t at;
 		ok = host_copy(rw, fw, body, nbody * 4, "pb", &at, d);
-		if (ok)
+		if (ok && src)
+			note(fw, CS_EDIT_INSERT, 0, at, nbody, CS_NONE32, "prelude");
+		else if (ok)
 			note(fw, CS_EDIT_COPY, g.addr, at, nbody * 4, CS_NONE32, "pushbuffer");
 		ok = ok && submit_split(rw, fw, &g, at, starts, nstarts, nbody, d);
 	}
@@ -645,4 +647,31 @@ done:
 	free(pos);
 	free(starts);
 	return ok;
+}
+
+bool cs_rewrite_forward(void *ctx, cs_forward *fw, uint32_t lo, uint32_t hi, cs_diag *d)
+{
+	cs_rewrite *rw = ctx;
+	uint32_t ch = cs_forward_channel(fw);
+	if (ch >= CS_FE_MAX_CHANNELS) {
+		cs_diag_set(d, CS_ERR_INTERNAL, "channel %u beyond the rewrite's %d", ch,
+			    CS_FE_MAX_CHANNELS);
+		return false;
+	}
+	rw->serial++;
+	if (rw->prelude && !rw->prelude_sent) {
+		/* the prelude is the guest's text: relocated and edited like an entry */
+		cs_gp_entry p = { .addr = 0, .length = (uint32_t)rw->nprelude };
+		rw->prelude_sent = true;
+		if (!rewrite_entry(rw, fw, ch, &p, rw->prelude, 0, 0, d))
+			return false;
+		rw->serial++;
+	}
+	cs_gp_entry g = cs_gp_decode(lo, hi);
+	if (g.length == 0)
+		return cs_forward_submit(fw, lo, hi, d);
+	bool work = rw->nrules || rw->split || (rw->relocate && !kept(rw, "PUSHBUFFER"));
+	if (!work)
+		return forward_plain(rw, fw, &g, lo, hi, d);
+	return rewrite_entry(rw, fw, ch, &g, NULL, lo, hi, d);
 }

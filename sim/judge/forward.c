@@ -52,6 +52,8 @@ static const char *fault_subject(const cs_event *e)
 		return "inline-to-memory write";
 	if (e->unit == CS_UNIT_COPY)
 		return "copy address";
+	if (e->unit == CS_UNIT_FE)
+		return "semaphore address";
 	return "address";
 }
 

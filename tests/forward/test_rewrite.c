@@ -1,0 +1,168 @@
+/* The rewrite library's edits, each through a scenario's rewrite block (the
+ * same library): what the run shows, and the stage-3 record of the edit. And
+ * every mistake in a map line or a rewrite block is a located error. */
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chainsim/device.h"
+#include "chainsim/gr.h"
+#include "chainsim/report.h"
+#include "chainsim/scenario.h"
+
+typedef struct run {
+	cs_scenario *s;
+	cs_device *dev;
+	cs_report *r;
+	bool ok;
+	char msg[512];
+} run;
+
+static run run_text(const char *text)
+{
+	run out = { 0 };
+	cs_diag d;
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	cr_assert_not_null(root, "CHAINSIM_SOURCE_ROOT is not set (run through meson test)");
+	out.s = cs_scenario_parse(text, strlen(text), "rw.chain", root, &d);
+	cr_assert_not_null(out.s, "%s", d.msg);
+	cs_device_config cfg = { .arch = cs_scenario_arch(out.s) };
+	out.dev = cs_device_new(&cfg, &d);
+	cr_assert_not_null(out.dev);
+	out.ok = cs_scenario_execute(out.s, out.dev, &d);
+	cs_diag_format(&d, out.msg, sizeof(out.msg));
+	if (out.ok)
+		out.r = cs_report_build(out.dev);
+	return out;
+}
+
+static void run_free(run *r)
+{
+	cs_report_free(r->r);
+	cs_device_free(r->dev);
+	cs_scenario_free(r->s);
+}
+
+static void all_held(const run *r)
+{
+	for (size_t i = 0; i < cs_scenario_expect_count(r->s); i++) {
+		const cs_expect_outcome *o = cs_scenario_expect(r->s, i);
+		cr_expect(o->held, "line %u: %s: %s", o->line, o->text, o->detail);
+	}
+}
+
+/* The HOST_EDIT records of one edit kind. */
+static size_t edits(const run *r, cs_forward_edit kind, uint32_t method)
+{
+	size_t n, k = 0;
+	const cs_event *ev = cs_device_events(r->dev, &n);
+	for (size_t i = 0; i < n; i++)
+		k += ev[i].kind == CS_EV_HOST_EDIT && ev[i].subch == (uint32_t)kind &&
+		     (method == CS_NONE32 || ev[i].method == method);
+	return k;
+}
+
+#define WINDOWS "map guest 0x300000000 host 0x300000000 size 0x3000\n" \
+		"map guest 0x200000000 host 0x5000000000 size 0x10000000\n"
+#define VADD "module m fixtures/kernels/out/vadd.nocompress.fatbin\n" \
+	     "alloc a 256 at=0x300000000\nalloc b 256 at=0x300001000\n" \
+	     "alloc c 256 at=0x300002000\n"
+
+Test(rewrite, drop_the_schedule_breaks_at_stage_7)
+{
+	run r = run_text("arch hopper\n" VADD WINDOWS
+			 "rewrite\n  relocate\n  drop 1 SEND_SIGNALING_PCAS2_B\nend\n"
+			 "push pb\n  launch m.vadd grid=1 block=32 args=a,b,c,4 path=pcas name=L\nend\n"
+			 "gpfifo pb\nsubmit\nwait L.sem == 1\n");
+	cr_assert(r.ok, "%s", r.msg);
+	cr_expect_eq(r.r->overall.first_break, CS_STAGE_QMD_READ, "%s", r.r->overall.diagnosis);
+	cr_expect_eq(r.r->overall.cause, CS_CAUSE_NO_SCHEDULE);
+	cr_expect_eq(edits(&r, CS_EDIT_DROP, CS_GR_SEND_SIGNALING_PCAS2_B), 1);
+	run_free(&r);
+}
+
+Test(rewrite, replace_a_payload)
+{
+	run r = run_text("arch hopper\nalloc sem 16\n"
+			 "map guest 0x200000000 host 0x5000000000 size 0x100000\n"
+			 "rewrite\n  relocate\n  replace 0 SEM_PAYLOAD_LO 7\nend\n"
+			 "push pb\n  release sem 1\nend\n"
+			 "gpfifo pb\nsubmit\nwait sem == 7\nexpect mem sem u32 7\n");
+	cr_assert(r.ok, "%s", r.msg);
+	all_held(&r);
+	cr_expect_eq(r.r->overall.first_break, CS_STAGE_NONE, "%s", r.r->overall.diagnosis);
+	cr_expect_eq(edits(&r, CS_EDIT_REPLACE, CS_NONE32), 1);
+	run_free(&r);
+}
+
+Test(rewrite, prelude_runs_before_the_guest_entries)
+{
+	run r = run_text("arch hopper\nalloc sem 16\nalloc first 16\n"
+			 "map guest 0x200000000 host 0x5000000000 size 0x100000\n"
+			 "push pre\n  release first 5\nend\n"
+			 "rewrite\n  relocate\n  prelude pre\nend\n"
+			 "push pb\n  release sem 1\nend\n"
+			 "gpfifo pb\nsubmit\nwait sem == 1\nexpect mem first u32 5\n");
+	cr_assert(r.ok, "%s", r.msg);
+	all_held(&r);
+	cr_expect_eq(edits(&r, CS_EDIT_INSERT, CS_NONE32), 1);
+	uint64_t fetched = 0;
+	cr_assert(cs_report_counter(r.r, "entries", &fetched));
+	cr_expect_eq(fetched, 2, "the prelude and the guest's entry");
+	run_free(&r);
+}
+
+Test(rewrite, split_long_entries_at_method_boundaries)
+{
+	run r = run_text("arch hopper\nalloc s1 16\nalloc s2 16\nalloc s3 16\n"
+			 "map guest 0x200000000 host 0x5000000000 size 0x100000\n"
+			 "rewrite\n  relocate\n  split 8\nend\n"
+			 "push pb\n  release s1 1\n  release s2 2\n  release s3 3\nend\n"
+			 "gpfifo pb\nsubmit\nwait s3 == 3\n"
+			 "expect mem s1 u32 1\nexpect mem s2 u32 2\n");
+	cr_assert(r.ok, "%s", r.msg);
+	all_held(&r);
+	uint64_t fetched = 0;
+	cr_assert(cs_report_counter(r.r, "entries", &fetched));
+	cr_expect_eq(fetched, 3, "18 dwords in pieces of at most 8 at method boundaries");
+	cr_expect_eq(edits(&r, CS_EDIT_SPLIT, CS_NONE32), 1);
+	cr_expect_eq(r.r->overall.first_break, CS_STAGE_NONE, "%s", r.r->overall.diagnosis);
+	run_free(&r);
+}
+
+/* Hostile input: each mistake is an error naming its line and column. */
+Test(rewrite, mistakes_are_located_errors)
+{
+	static const struct {
+		const char *text;
+		const char *want;
+	} cases[] = {
+		{ "arch hopper\nmap guest 0x200000010 host 0x5000000000 size 0x1000\n",
+		  "rw.chain:2:1: map: map guest 0x200000010 host 0x5000000000 size 0x1000: the "
+		  "addresses and the size must be non-zero multiples of 4 KiB" },
+		{ "arch hopper\nmap guest 0x200000000 host 0x5000000000 size 0x1000\n"
+		  "map guest 0x300000000 host 0x5000000000 size 0x1000\n",
+		  "rw.chain:3:1: map: map guest 0x300000000 host 0x5000000000 size 0x1000 overlaps" },
+		{ "arch hopper\nmap guest 0x200000000 host 0x100000000 size 0x1000\n",
+		  "overlaps the device's channel area" },
+		{ "arch ampere\nmap guest 0x200000000 host 0xfff000000000000 size 0x1000\n",
+		  "beyond the 49-bit address space" },
+		{ "arch hopper\nrewrite\n  keep PUSHBUFFER BOGUS\nend\n",
+		  "rw.chain:3:19: keep: unknown address 'BOGUS'" },
+		{ "arch hopper\nrewrite\n  drop * NO_SUCH_METHOD\nend\n",
+		  "rw.chain:3:10: no method 'NO_SUCH_METHOD' in hopper's host, compute or copy class" },
+		{ "arch hopper\nrewrite\n  skew QMDX 0x100\nend\n",
+		  "rw.chain:3:8: skew: unknown address 'QMDX'" },
+		{ "arch hopper\nalloc x 16\nrewrite\n  prelude x\nend\n",
+		  "rw.chain:4:11: prelude: expected the name of a push block" },
+		{ "arch hopper\nrewrite\n  split 1\nend\n", "rw.chain:3:9: split: 1 dwords out of range" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run r = run_text(cases[i].text);
+		cr_expect(!r.ok, "case %zu ran", i);
+		cr_expect(strstr(r.msg, cases[i].want) != NULL, "case %zu: got '%s', want '%s'", i,
+			  r.msg, cases[i].want);
+		run_free(&r);
+	}
+}
