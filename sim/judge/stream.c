@@ -111,8 +111,15 @@ void jg_stage_submit(judge *j, cs_chain *c)
 		jg_row(c, 3, CS_STAGE_FIRED, CS_AUTHOR_HOST, fwd, "%s",
 		     jg_detail(e) ? jg_detail(e) : "forwarded");
 	} else {
-		jg_row(c, 3, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
-		jg_why(j, 3, CS_CAUSE_NO_FORWARD, "the host forwarded no GPFIFO entry onto its ring");
+		size_t none = NONE; /* the device's record of a forward that put nothing on the ring */
+		for (size_t i = 0; i < j->n && none == NONE; i++)
+			if (j->ev[i].kind == CS_EV_HOST_FORWARD && j->ev[i].aux == CS_HOST_FORWARD_RING)
+				none = i;
+		const char *what = none != NONE ? jg_detail(&j->ev[none]) : NULL;
+		jg_row(c, 3, CS_STAGE_NOT_FIRED, none != NONE ? CS_AUTHOR_HOST : CS_AUTHOR_NONE, none,
+		       "%s", what ? what : "-");
+		jg_why(j, 3, CS_CAUSE_NO_FORWARD, "the host forwarded no GPFIFO entry onto its ring%s%s%s",
+		       what ? " (" : "", what ? what : "", what ? ")" : "");
 	}
 }
 
