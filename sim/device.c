@@ -728,6 +728,11 @@ uint32_t cs_forward_entry(const cs_forward *fw)
 	return fw->guest_slot;
 }
 
+uint32_t cs_forward_submitted(const cs_forward *fw)
+{
+	return fw->nout;
+}
+
 bool cs_forward_submit(cs_forward *fw, uint32_t lo, uint32_t hi, cs_diag *d)
 {
 	if (fw->nout == fw->room) {

@@ -178,6 +178,8 @@ typedef struct cs_forward_note_in {
 CS_API cs_device *cs_forward_device(cs_forward *fw);
 CS_API uint32_t cs_forward_channel(const cs_forward *fw);
 CS_API uint32_t cs_forward_entry(const cs_forward *fw); /* the guest's ring slot */
+/* Entries the host submitted so far in this submission's forwarding. */
+CS_API uint32_t cs_forward_submitted(const cs_forward *fw);
 /* The host submits an entry; false (d set) when the ring has no room. */
 CS_API bool cs_forward_submit(cs_forward *fw, uint32_t lo, uint32_t hi, cs_diag *d);
 /* Record an edit as stage-3 evidence. */
