@@ -44,6 +44,8 @@ typedef struct dev_channel {
 	uint32_t entries;
 	uint32_t guest_put;     /* next slot the guest writes */
 	uint32_t submitted_put; /* GP_PUT as last written to USERD */
+	uint32_t guest_gp_put;  /* GP_PUT as the guest last wrote it: its own entries
+				   submitted, which the forwarding may turn into more or fewer */
 } dev_channel;
 
 struct cs_device {
@@ -359,10 +361,9 @@ bool cs_device_map_host(cs_device *dev, uint64_t guest, uint64_t host, uint64_t 
 	}
 	for (unsigned i = 0; i < dev->nwindows; i++) {
 		const dev_window *w = &dev->windows[i];
-		if (ranges_overlap(host, size, w->host, w->size) ||
-		    ranges_overlap(guest, size, w->guest, w->size)) {
-			cs_diag_set(d, CS_ERR_INPUT, "map guest 0x%llx host 0x%llx size 0x%llx overlaps "
-				    "the window guest 0x%llx host 0x%llx size 0x%llx",
+		if (ranges_overlap(host, size, w->host, w->size)) {
+			cs_diag_set(d, CS_ERR_INPUT, "map guest 0x%llx host 0x%llx size 0x%llx: its host "
+				    "range overlaps the window guest 0x%llx host 0x%llx size 0x%llx",
 				    (unsigned long long)guest, (unsigned long long)host,
 				    (unsigned long long)size, (unsigned long long)w->guest,
 				    (unsigned long long)w->host, (unsigned long long)w->size);
@@ -746,6 +747,18 @@ bool cs_forward_submit(cs_forward *fw, uint32_t lo, uint32_t hi, cs_diag *d)
 	return true;
 }
 
+/* Whether some window shows guest address guest at host address host (a
+ * guest page may be seen through several windows). */
+static bool window_alias(const cs_device *dev, uint64_t guest, uint64_t host)
+{
+	for (unsigned i = 0; i < dev->nwindows; i++) {
+		const dev_window *w = &dev->windows[i];
+		if (guest - w->guest < w->size && host == w->host + (guest - w->guest))
+			return true;
+	}
+	return false;
+}
+
 void cs_forward_note(cs_forward *fw, const cs_forward_note_in *n)
 {
 	cs_device *dev = fw->dev;
@@ -761,7 +774,7 @@ void cs_forward_note(cs_forward *fw, const cs_forward_note_in *n)
 	uint64_t want;
 	switch (n->edit) {
 	case CS_EDIT_RELOCATE:
-		if (cs_device_guest_to_host(dev, n->guest, &want) && want != n->host) {
+		if (cs_device_guest_to_host(dev, n->guest, &want) && !window_alias(dev, n->guest, n->host)) {
 			ev.cause = CS_CAUSE_FORWARD_MISRELOCATED;
 			snprintf(text, sizeof(text), "entry %u's %s at guest 0x%llx was relocated to "
 				 "0x%llx, but the host's view holds it at 0x%llx", fw->guest_slot, what,
@@ -861,13 +874,14 @@ bool cs_device_submit(cs_device *dev, uint32_t ch, cs_diag *d)
 	dev_channel *c = &dev->channels[ch];
 	uint32_t old = 0;
 	cs_mem_read(dev->mem, c->userd_va + CS_USERD_GP_PUT, &old, 4, NULL);
-	uint32_t guest_put = c->guest_put;
-	uint32_t guest_entries = (guest_put - c->submitted_put) & (c->entries - 1u);
+	uint32_t guest_entries = (c->guest_put - c->submitted_put) & (c->entries - 1u);
+	uint32_t guest_old = c->guest_gp_put;
+	c->guest_gp_put = (guest_old + guest_entries) & (c->entries - 1u);
 
 	cs_event ev = cs_event_make(CS_EV_GP_PUT, CS_STAGE_GUEST_SUBMIT, CS_UNIT_GUEST, c->fe_id);
 	ev.addr = c->userd_va + CS_USERD_GP_PUT;
-	ev.value = guest_put;
-	ev.aux = old;
+	ev.value = c->guest_gp_put;
+	ev.aux = guest_old;
 	store_event(dev, &ev);
 
 	ev = cs_event_make(CS_EV_DOORBELL, CS_STAGE_GUEST_SUBMIT, CS_UNIT_GUEST, c->fe_id);

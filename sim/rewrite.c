@@ -13,7 +13,7 @@
 #include "chainsim/pushbuf.h"
 
 enum {
-	RW_MAX_KEEP = 32,
+	RW_MAX_KEEP = 24,      /* at least every name cs_rewrite_addr_known knows */
 	RW_NAME_MAX = 64,
 	RW_ADDRS = 8,          /* addresses in flight per subchannel */
 	RW_PARTS = 4,          /* parts of one address */
@@ -81,6 +81,8 @@ static const char *const known_addrs[] = {
 	"INLINE_QMD", "LOCAL_MEMORY", "COPY_SRC", "COPY_DST", "COPY_SEMAPHORE", "PROGRAM",
 	"CONSTANT_BUFFER", "RELEASE0", "RELEASE1", "DEPENDENT_QMD",
 };
+_Static_assert(sizeof(known_addrs) / sizeof(known_addrs[0]) <= RW_MAX_KEEP,
+	       "a keep or skew row per known address fits");
 
 cs_rewrite *cs_rewrite_new(void)
 {
@@ -109,23 +111,6 @@ bool cs_rewrite_addr_known(const char *addr)
 	return false;
 }
 
-bool cs_rewrite_keep_guest(cs_rewrite *rw, const char *addr)
-{
-	if (!cs_rewrite_addr_known(addr) || rw->nkeep == RW_MAX_KEEP)
-		return false;
-	snprintf(rw->keep[rw->nkeep++], RW_NAME_MAX, "%s", addr);
-	return true;
-}
-
-bool cs_rewrite_skew(cs_rewrite *rw, const char *addr, int64_t delta)
-{
-	if (!cs_rewrite_addr_known(addr) || rw->nskew == RW_MAX_KEEP)
-		return false;
-	snprintf(rw->skew[rw->nskew], RW_NAME_MAX, "%s", addr);
-	rw->skew_delta[rw->nskew++] = delta;
-	return true;
-}
-
 static bool kept(const cs_rewrite *rw, const char *addr)
 {
 	for (unsigned i = 0; i < rw->nkeep; i++)
@@ -133,6 +118,29 @@ static bool kept(const cs_rewrite *rw, const char *addr)
 			return true;
 	return false;
 }
+
+bool cs_rewrite_keep_guest(cs_rewrite *rw, const char *addr)
+{
+	if (!cs_rewrite_addr_known(addr))
+		return false;
+	if (!kept(rw, addr)) /* at most one row per known name: the table never fills */
+		snprintf(rw->keep[rw->nkeep++], RW_NAME_MAX, "%s", addr);
+	return true;
+}
+
+bool cs_rewrite_skew(cs_rewrite *rw, const char *addr, int64_t delta)
+{
+	if (!cs_rewrite_addr_known(addr))
+		return false;
+	unsigned i = 0;
+	while (i < rw->nskew && strcmp(rw->skew[i], addr) != 0)
+		i++;
+	if (i == rw->nskew) /* a new name; a known one takes the new delta */
+		snprintf(rw->skew[rw->nskew++], RW_NAME_MAX, "%s", addr);
+	rw->skew_delta[i] = delta;
+	return true;
+}
+
 
 static bool add_rule(cs_rewrite *rw, const rw_rule *r)
 {

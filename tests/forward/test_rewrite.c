@@ -131,6 +131,44 @@ Test(rewrite, split_long_entries_at_method_boundaries)
 	run_free(&r);
 }
 
+/* A prelude adds a host entry to the first submission only: the guest's GP_PUT
+ * (stage 2) counts the guest's own entries, submission after submission. */
+Test(rewrite, guest_gp_put_counts_the_guests_entries)
+{
+	run r = run_text("arch hopper\nalloc s1 16\nalloc s2 16\nalloc first 16\n"
+			 "map guest 0x200000000 host 0x5000000000 size 0x100000\n"
+			 "push pre\n  release first 5\nend\n"
+			 "rewrite\n  relocate\n  prelude pre\nend\n"
+			 "push p1\n  release s1 1\nend\npush p2\n  release s2 2\nend\n"
+			 "gpfifo p1\nsubmit\ngpfifo p2\nsubmit\nwait s2 == 2\n");
+	cr_assert(r.ok, "%s", r.msg);
+	cr_expect_eq(r.r->overall.first_break, CS_STAGE_NONE, "%s", r.r->overall.diagnosis);
+	size_t n, k = 0;
+	const cs_event *ev = cs_device_events(r.dev, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].kind != CS_EV_GP_PUT)
+			continue;
+		cr_expect_eq(ev[i].aux, k, "submission %zu: from %llu", k, (unsigned long long)ev[i].aux);
+		cr_expect_eq(ev[i].value, k + 1);
+		k++;
+	}
+	cr_expect_eq(k, 2);
+	run_free(&r);
+}
+
+/* One guest range seen through two windows: relocating to either is right. */
+Test(rewrite, a_guest_range_may_have_two_windows)
+{
+	run r = run_text("arch hopper\nalloc sem 16\n"
+			 "map guest 0x200000000 host 0x5000000000 size 0x100000\n"
+			 "map guest 0x200000000 host 0x6000000000 size 0x100000\n"
+			 "rewrite\n  relocate\n  skew SEM_ADDR 0x1000000000\nend\n"
+			 "push pb\n  release sem 1\nend\ngpfifo pb\nsubmit\nwait sem == 1\n");
+	cr_assert(r.ok, "%s", r.msg);
+	cr_expect_eq(r.r->overall.first_break, CS_STAGE_NONE, "%s", r.r->overall.diagnosis);
+	run_free(&r);
+}
+
 /* Hostile input: each mistake is an error naming its line and column. */
 Test(rewrite, mistakes_are_located_errors)
 {
@@ -143,7 +181,8 @@ Test(rewrite, mistakes_are_located_errors)
 		  "addresses and the size must be non-zero multiples of 4 KiB" },
 		{ "arch hopper\nmap guest 0x200000000 host 0x5000000000 size 0x1000\n"
 		  "map guest 0x300000000 host 0x5000000000 size 0x1000\n",
-		  "rw.chain:3:1: map: map guest 0x300000000 host 0x5000000000 size 0x1000 overlaps" },
+		  "rw.chain:3:1: map: map guest 0x300000000 host 0x5000000000 size 0x1000: its host "
+		  "range overlaps" },
 		{ "arch hopper\nmap guest 0x200000000 host 0x100000000 size 0x1000\n",
 		  "overlaps the device's channel area" },
 		{ "arch ampere\nmap guest 0x200000000 host 0xfff000000000000 size 0x1000\n",
