@@ -13,7 +13,7 @@
 #include "chainsim/pushbuf.h"
 
 enum {
-	RW_MAX_KEEP = 24,      /* at least every name cs_rewrite_addr_known knows */
+	RW_MAX_KEEP = 24,      /* more than the tables' address names (17 today) */
 	RW_NAME_MAX = 64,
 	RW_ADDRS = 8,          /* addresses in flight per subchannel */
 	RW_PARTS = 4,          /* parts of one address */
@@ -74,16 +74,6 @@ struct cs_rewrite {
 	rw_subch sub[CS_FE_MAX_CHANNELS][8];
 };
 
-/* The names cs_rewrite_keep_guest accepts: the pushbuffer, then every address
- * of the tables (checked against them in the forward suite). */
-static const char *const known_addrs[] = {
-	"PUSHBUFFER", "SEM_ADDR", "SEMAPHORE", "MEM_OP_TARGET", "I2M_DST", "REPORT", "QMD",
-	"INLINE_QMD", "LOCAL_MEMORY", "COPY_SRC", "COPY_DST", "COPY_SEMAPHORE", "PROGRAM",
-	"CONSTANT_BUFFER", "RELEASE0", "RELEASE1", "DEPENDENT_QMD",
-};
-_Static_assert(sizeof(known_addrs) / sizeof(known_addrs[0]) <= RW_MAX_KEEP,
-	       "a keep or skew row per known address fits");
-
 cs_rewrite *cs_rewrite_new(void)
 {
 	return calloc(1, sizeof(cs_rewrite));
@@ -103,11 +93,36 @@ void cs_rewrite_relocate(cs_rewrite *rw, bool on)
 	rw->relocate = on;
 }
 
+static bool class_names(const cs_class_desc *cd, const char *addr)
+{
+	cs_addr_part parts[32];
+	unsigned n = cd ? cs_class_addr_parts(cd, parts, 32) : 0;
+	for (unsigned i = 0; i < n && i < 32; i++)
+		if (strcmp(parts[i].field->addr, addr) == 0)
+			return true;
+	return false;
+}
+
+/* Known: the pushbuffer, or an address some class or QMD table names. */
 bool cs_rewrite_addr_known(const char *addr)
 {
-	for (size_t i = 0; i < sizeof(known_addrs) / sizeof(known_addrs[0]); i++)
-		if (strcmp(known_addrs[i], addr) == 0)
+	if (strcmp(addr, "PUSHBUFFER") == 0)
+		return true;
+	for (int a = 0; a < CS_ARCH_COUNT; a++) {
+		const cs_arch_info *ai = cs_arch_get((cs_arch)a);
+		if (ai && (class_names(cs_fe_host_class(ai->host_class), addr) ||
+			   class_names(cs_gr_class(ai->compute_class), addr) ||
+			   class_names(cs_gr_class(ai->copy_class), addr)))
 			return true;
+	}
+	for (unsigned major = 3; major <= 5; major++) {
+		const cs_qmd_layout *l = cs_qmd_layout_of(major);
+		const cs_qmd_field *af[8];
+		unsigned n = l ? cs_qmd_addr_fields(l, af, 8) : 0;
+		for (unsigned i = 0; i < n && i < 8; i++)
+			if (strcmp(af[i]->addr, addr) == 0)
+				return true;
+	}
 	return false;
 }
 
@@ -123,8 +138,11 @@ bool cs_rewrite_keep_guest(cs_rewrite *rw, const char *addr)
 {
 	if (!cs_rewrite_addr_known(addr))
 		return false;
-	if (!kept(rw, addr)) /* at most one row per known name: the table never fills */
-		snprintf(rw->keep[rw->nkeep++], RW_NAME_MAX, "%s", addr);
+	if (kept(rw, addr))
+		return true;
+	if (rw->nkeep == RW_MAX_KEEP)
+		return false;
+	snprintf(rw->keep[rw->nkeep++], RW_NAME_MAX, "%s", addr);
 	return true;
 }
 
@@ -135,6 +153,8 @@ bool cs_rewrite_skew(cs_rewrite *rw, const char *addr, int64_t delta)
 	unsigned i = 0;
 	while (i < rw->nskew && strcmp(rw->skew[i], addr) != 0)
 		i++;
+	if (i == rw->nskew && rw->nskew == RW_MAX_KEEP)
+		return false;
 	if (i == rw->nskew) /* a new name; a known one takes the new delta */
 		snprintf(rw->skew[rw->nskew++], RW_NAME_MAX, "%s", addr);
 	rw->skew_delta[i] = delta;

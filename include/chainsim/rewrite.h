@@ -35,13 +35,15 @@ CS_API void cs_rewrite_free(cs_rewrite *rw);
  * is left as it is. */
 CS_API void cs_rewrite_relocate(cs_rewrite *rw, bool on);
 /* Leave the address `addr` (one of the names above) in the guest's view:
- * how a test writes a forwarding bug on purpose. False for an unknown name. */
+ * how a test writes a forwarding bug on purpose. False for an unknown name
+ * (or more names than there are). */
 CS_API bool cs_rewrite_keep_guest(cs_rewrite *rw, const char *addr);
 /* Relocate `addr` to its window's host address plus delta: a wrong base, as a
  * forwarding bug written on purpose (the judge names it forward-misrelocated).
  * False for an unknown name. */
 CS_API bool cs_rewrite_skew(cs_rewrite *rw, const char *addr, int64_t delta);
-/* Whether addr is a name cs_rewrite_keep_guest knows. */
+/* Whether addr is a name cs_rewrite_keep_guest knows: PUSHBUFFER or an
+ * address some class or QMD table names. */
 CS_API bool cs_rewrite_addr_known(const char *addr);
 
 /* One method as a predicate or an edit sees it. */

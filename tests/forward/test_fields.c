@@ -11,6 +11,7 @@
 #include "chainsim/device.h"
 #include "chainsim/fe.h"
 #include "chainsim/gr.h"
+#include "chainsim/rewrite.h"
 #include "chainsim/scenario.h"
 
 enum { MAX_ADDRS = 16 };
@@ -267,4 +268,35 @@ Test(fields, address_widths_per_class)
 	cr_assert_eq(n, 6, "SEMAPHOREA/B, MEM_OP_A/B, SEM_ADDR_LO/HI: %u", n);
 	for (unsigned i = 0; i < n; i++)
 		cr_expect(strncmp(parts[i].field->name, "PDB", 3) != 0);
+}
+
+/* The rewrite library knows exactly the tables' address names (and the
+ * pushbuffer): every name of every class and QMD table, nothing else. */
+Test(fields, rewrite_knows_the_tables_addresses)
+{
+	static const uint32_t classes[] = { 0xC56F, 0xC86F, 0xC96F, 0xC6C0, 0xC7C0, 0xC9C0,
+					    0xCBC0, 0xCDC0, 0xCEC0, 0xC6B5, 0xC7B5, 0xC8B5, 0xC9B5 };
+	unsigned names = 0;
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
+		cs_addr_part parts[32];
+		unsigned n = cs_class_addr_parts(class_of(classes[i]), parts, 32);
+		cr_assert_leq(n, 32);
+		for (unsigned k = 0; k < n; k++) {
+			cr_expect(cs_rewrite_addr_known(parts[k].field->addr), "%04X %s.%s: %s",
+				  classes[i], parts[k].method->name, parts[k].field->name,
+				  parts[k].field->addr);
+			names++;
+		}
+	}
+	for (unsigned major = 3; major <= 5; major++) {
+		const cs_qmd_field *af[8];
+		unsigned n = cs_qmd_addr_fields(cs_qmd_layout_of(major), af, 8);
+		for (unsigned k = 0; k < n; k++)
+			cr_expect(cs_rewrite_addr_known(af[k]->addr), "V0%u %s", major, af[k]->name);
+	}
+	cr_expect_gt(names, 40);
+	cr_expect(cs_rewrite_addr_known("PUSHBUFFER"));
+	cr_expect(!cs_rewrite_addr_known("PDB"));
+	cr_expect(!cs_rewrite_addr_known("QMD_ADDRESS_SHIFTED8"));
+	cr_expect(!cs_rewrite_addr_known(""));
 }
