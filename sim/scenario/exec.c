@@ -78,6 +78,23 @@ static bool do_gpfifo(scn_exec *x, const scn_dir *dir)
 	return true;
 }
 
+/* alloc NAME SIZE host=H: the allocation's pages seen by the host at H. */
+static bool alloc_window(scn_exec *x, const scn_dir *dir)
+{
+	uint64_t host;
+	if (!scn_eval(x, dir->host_at, &host))
+		return false;
+	const scn_sym *sym = scn_symbol(x->s, dir->name);
+	if (!sym)
+		return scn_fail_at(x, dir->loc, "internal error: alloc '%s' was not placed", dir->name);
+	uint64_t pages = (sym->size + CS_PAGE_SIZE - 1) & ~(uint64_t)(CS_PAGE_SIZE - 1);
+	cs_diag dd;
+	cs_diag_clear(&dd);
+	if (!cs_device_map_host(DEV(x), sym->va, host, pages, &dd))
+		return scn_fail_with(x, dir->host_at->loc, "alloc host=", &dd);
+	return true;
+}
+
 static bool do_map(scn_exec *x, const scn_dir *dir)
 {
 	uint64_t guest, host, size;
@@ -197,6 +214,8 @@ static bool do_directive(scn_exec *x, const scn_dir *dir)
 	bool handled;
 	if (!scn_exec_memory(x, dir, &handled))
 		return false;
+	if (handled && dir->kind == SCN_D_ALLOC && dir->host_at)
+		return alloc_window(x, dir);
 	if (handled)
 		return true;
 	switch (dir->kind) {

@@ -1131,14 +1131,16 @@ static bool parse_directive(lx *l, scn_dir *dir, bool *arch_seen, uint32_t *arch
 			kv k = { 0 };
 			if (!lx_key(l, &k))
 				return false;
-			bool is_align = !strcmp(k.key, "align");
-			if (!is_align && strcmp(k.key, "at") != 0)
-				return lx_fail_at(l, k.key_pos,
-						  "unknown alloc key '%s'; expected align= or at=", k.key);
+			bool is_align = !strcmp(k.key, "align"), is_host = !strcmp(k.key, "host");
+			if (!is_align && !is_host && strcmp(k.key, "at") != 0)
+				return lx_fail_at(l, k.key_pos, "unknown alloc key '%s'; expected align=, "
+						  "at= or host=", k.key);
 			if (!lx_kv_values(l, &k, 1))
 				return false;
 			if (is_align)
 				dir->align = k.vals[0];
+			else if (is_host)
+				dir->host_at = k.vals[0];
 			else
 				dir->at = k.vals[0];
 		}
@@ -1393,6 +1395,7 @@ static bool check_dir(namecheck *nc, const scn_dir *dir, cs_diag *d)
 	CHECK(dir->size);
 	CHECK(dir->align);
 	CHECK(dir->at);
+	CHECK(dir->host_at);
 	CHECK(dir->len);
 	CHECK(dir->byte);
 	CHECK(dir->value);

@@ -173,6 +173,7 @@ typedef struct scn_dir {
 	scn_loc name_loc;
 	scn_expr *addr;        /* NAME[+OFF] target, gpfifo address, wait address */
 	scn_expr *size, *align, *at, *len, *byte, *value, *count, *seed;
+	scn_expr *host_at;     /* alloc host=H: the host's view of it (a window) */
 	scn_expr *entries;
 	scn_type type;
 	bool has_type;

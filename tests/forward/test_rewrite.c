@@ -156,6 +156,20 @@ Test(rewrite, guest_gp_put_counts_the_guests_entries)
 	run_free(&r);
 }
 
+/* A window per allocation: alloc host=H. */
+Test(rewrite, alloc_host_maps_one_allocation)
+{
+	run r = run_text("arch hopper\nalloc sem 16 host=0x5000000000\n"
+			 "push pb\n  release sem 1\nend\n"
+			 "map guest pb host 0x5000001000 size 0x1000\n"
+			 "rewrite\n  relocate\nend\n"
+			 "gpfifo pb\nsubmit\nwait sem == 1\n");
+	cr_assert(r.ok, "%s", r.msg);
+	cr_expect_eq(cs_device_window_count(r.dev), 2);
+	cr_expect_eq(r.r->overall.first_break, CS_STAGE_NONE, "%s", r.r->overall.diagnosis);
+	run_free(&r);
+}
+
 /* One guest range seen through two windows: relocating to either is right. */
 Test(rewrite, a_guest_range_may_have_two_windows)
 {
