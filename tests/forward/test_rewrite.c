@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chainsim/capture.h"
 #include "chainsim/device.h"
 #include "chainsim/gr.h"
 #include "chainsim/report.h"
@@ -217,5 +218,35 @@ Test(rewrite, mistakes_are_located_errors)
 		cr_expect(strstr(r.msg, cases[i].want) != NULL, "case %zu: got '%s', want '%s'", i,
 			  r.msg, cases[i].want);
 		run_free(&r);
+	}
+}
+
+/* A capture holds the guest's view only: a scenario with a host view or a
+ * rewrite that edits is refused by export, never exported without them. */
+Test(rewrite, export_refuses_what_a_capture_cannot_hold)
+{
+	static const char *const texts[] = {
+		"arch hopper\nalloc sem 16\nmap guest 0x200000000 host 0x5000000000 size 0x100000\n"
+		"rewrite\n  relocate\nend\npush pb\n  release sem 1\nend\ngpfifo pb\nsubmit\n",
+		"arch hopper\nalloc sem 16\nrewrite\n  replace 0 SEM_PAYLOAD_LO 7\nend\n"
+		"push pb\n  release sem 1\nend\ngpfifo pb\nsubmit\n",
+		"arch hopper\nalloc sem 16\npush pb\n  release sem 1\nend\ngpfifo pb\nsubmit\n",
+	};
+	for (size_t i = 0; i < 3; i++) {
+		cs_diag d;
+		cs_scenario *s = cs_scenario_parse(texts[i], strlen(texts[i]), "x.chain", ".", &d);
+		cr_assert_not_null(s, "%s", d.msg);
+		cs_device_config cfg = { .arch = CS_ARCH_HOPPER };
+		cs_device *dev = cs_device_new(&cfg, &d);
+		cs_capture_writer *w = cs_capture_writer_new(CS_ARCH_HOPPER);
+		cs_diag_clear(&d);
+		bool ok = cs_capture_export(s, dev, w, &d);
+		if (i < 2)
+			cr_expect(!ok && strstr(d.msg, "cannot be exported"), "case %zu: %s", i, d.msg);
+		else
+			cr_expect(ok, "the plain scenario exports: %s", d.msg);
+		cs_capture_writer_free(w);
+		cs_device_free(dev);
+		cs_scenario_free(s);
 	}
 }
