@@ -479,8 +479,10 @@ static bool one_method(rw_entry *e, const cs_pb_item *it, size_t pos, cs_diag *d
 			return true;
 		}
 	}
-	if (it->method == 0) /* SET_OBJECT: the class the subchannel's methods go to */
-		s->cls = e->out[pos] & 0xffffu;
+	if (md && strcmp(md->name, "SET_OBJECT") == 0) /* the class the subchannel's methods go to */
+		for (unsigned k = 0; k < md->nfields; k++)
+			if (strcmp(md->fields[k].name, "NVCLASS") == 0)
+				s->cls = cs_field_get(&md->fields[k], e->out[pos]);
 	const cs_field_desc *f = cs_method_addr_field(md);
 	if (f && strcmp(f->addr, "QMD") == 0)
 		return immediate || relocate_pcas(e, s, f, pos, it->method, d);

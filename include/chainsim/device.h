@@ -45,7 +45,10 @@ CS_API cs_mem *cs_device_mem(cs_device *dev);
 CS_API const cs_bus *cs_device_bus(const cs_device *dev);
 CS_API uint64_t cs_device_now(const cs_device *dev);
 
-/* Stamp and store a record (the guest side uses it for stages 1-3). */
+/* Stamp and store a record (the guest side uses it for stages 1-3). A
+ * forwarding layer that records its edits by hand (CS_EV_HOST_EDIT, or a
+ * CS_EV_HOST_FORWARD without CS_HOST_FORWARD_RING) adds evidence; only the
+ * device's own record counts the entries on the host's ring. */
 CS_API void cs_device_record(cs_device *dev, const cs_event *ev);
 CS_API size_t cs_device_event_count(const cs_device *dev);
 /* False once the trace store stopped: a limit (CS_ERR_INPUT) or a failed
@@ -125,7 +128,9 @@ CS_API size_t cs_device_addr_name(const cs_device *dev, uint64_t va, char *buf, 
 /* Map host [host, host + size) onto the bytes of guest [guest, guest + size):
  * all three 4 KiB aligned, size > 0, within the arch's address width; host
  * ranges may overlap neither each other, the channel area nor the host's own
- * memory, guest ranges may not overlap each other. Records a CS_EV_VIEW_MAP. */
+ * memory; guest ranges may (a guest page seen at two host addresses; the
+ * first window holding a guest address is where cs_device_guest_to_host
+ * puts it). Records a CS_EV_VIEW_MAP. */
 CS_API bool cs_device_map_host(cs_device *dev, uint64_t guest, uint64_t host, uint64_t size,
 			       cs_diag *d);
 CS_API unsigned cs_device_window_count(const cs_device *dev);

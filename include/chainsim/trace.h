@@ -79,7 +79,9 @@ typedef enum cs_event_kind {
 	CS_EV_QMD_SCHEDULE,    /* stage 6: the schedule request. value = PCAS action, aux = path */
 	CS_EV_QMD_READ,        /* stage 7: the engine read and accepted the QMD. addr = QMD VA,
 				  value = major version */
-	CS_EV_QMD_REJECT,      /* stage 7: rejected; detail names field and value */
+	CS_EV_QMD_REJECT,      /* stage 7: rejected; detail names field and value; aux = the
+				  unmapped program or constant bank address the QMD names, 0
+				  when the rejection is about no address */
 	CS_EV_CTX_LOAD,        /* stage 8: context valid at dispatch; detail summarizes it */
 	CS_EV_CTX_BAD,         /* stage 8: context invalid; detail says why */
 	CS_EV_DISPATCH,        /* stage 9 begun: addr = program VA, value = CTAs in the grid */

@@ -37,9 +37,12 @@ static bool guest_window(const judge *j, uint64_t va, uint64_t *host)
 	return false;
 }
 
-/* What a fault record shows was being accessed. */
+/* What a fault or rejection record shows was being accessed. */
 static const char *fault_subject(const cs_event *e)
 {
+	if (e->kind == CS_EV_QMD_REJECT) /* gr/launch.c names a constant bank first */
+		return e->cause == CS_CAUSE_CODE_UNMAPPED ? "QMD's program address"
+							  : "QMD's constant bank address";
 	if (e->unit == CS_UNIT_FE && e->value == CS_ACCESS_FETCH)
 		return "pushbuffer";
 	if (e->stage == CS_STAGE_QMD_INSTALL || e->stage == CS_STAGE_QMD_READ)
@@ -57,17 +60,27 @@ static const char *fault_subject(const cs_event *e)
 	return "address";
 }
 
-/* The first fault at an address only the guest's view maps (for a launch
- * chain, one of that launch or of no launch), or NONE. */
+/* The address a record shows the engines could not reach: a fault's, or the
+ * program or constant bank a rejected QMD names; 0 for other records. */
+static uint64_t unreached_addr(const cs_event *e)
+{
+	if (e->kind == CS_EV_FAULT)
+		return e->addr;
+	if (e->kind == CS_EV_QMD_REJECT)
+		return e->aux;
+	return 0;
+}
+
+/* The first such record at an address only the guest's view maps (for a
+ * launch chain, one of that launch or of no launch), or NONE. */
 static size_t unrelocated_fault(const judge *j, uint32_t launch)
 {
 	for (size_t i = 0; i < j->n; i++) {
 		const cs_event *e = &j->ev[i];
-		uint64_t host;
-		if (e->kind != CS_EV_FAULT || (launch != CS_NONE32 && e->launch != CS_NONE32 &&
-					       e->launch != launch))
+		uint64_t host, at = unreached_addr(e);
+		if (!at || (launch != CS_NONE32 && e->launch != CS_NONE32 && e->launch != launch))
 			continue;
-		if (!host_maps(j, e->addr) && guest_window(j, e->addr, &host))
+		if (!host_maps(j, at) && guest_window(j, at, &host))
 			return i;
 	}
 	return NONE;
@@ -81,8 +94,8 @@ static void attribute(const judge *j, cs_chain *c)
 	if (f == NONE)
 		return;
 	const cs_event *e = &j->ev[f];
-	uint64_t host = 0;
-	guest_window(j, e->addr, &host);
+	uint64_t host = 0, at = unreached_addr(e);
+	guest_window(j, at, &host);
 	char entry[48] = "the stream";
 	if (e->gp_entry != CS_NONE32)
 		snprintf(entry, sizeof(entry), "entry %u", e->gp_entry);
@@ -92,7 +105,7 @@ static void attribute(const judge *j, cs_chain *c)
 	snprintf(c->diagnosis, sizeof(c->diagnosis),
 		 "%s's %s at guest 0x%llx was forwarded unrelocated, left in the guest's view: the "
 		 "host's view does not map it (its window holds it at 0x%llx), so %.600s", entry, fault_subject(e),
-		 X(e->addr), X(host), was);
+		 X(at), X(host), was);
 	c->cause = CS_CAUSE_FORWARD_UNRELOCATED;
 	c->break_event = f;
 }

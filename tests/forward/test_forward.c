@@ -163,6 +163,36 @@ Test(forward, library_relocation_completes_the_pcas_launch)
 	cs_rewrite_free(rw);
 }
 
+/* Each QMD address the library is told to leave in the guest's view is named
+ * as the break's cause, with what it was. */
+Test(forward, each_qmd_address_left_behind_is_named)
+{
+	static const struct {
+		const char *keep;
+		cs_stage stage;
+		const char *said;
+	} cases[] = {
+		{ "PROGRAM", CS_STAGE_QMD_READ, "QMD's program address at guest 0x" },
+		{ "CONSTANT_BUFFER", CS_STAGE_QMD_READ, "QMD's constant bank address at guest 0x" },
+		{ "RELEASE0", CS_STAGE_ENGINE_RELEASE, "release address at guest 0x" },
+		{ "QMD", CS_STAGE_QMD_INSTALL, "QMD address at guest 0x" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cs_rewrite *rw = cs_rewrite_new();
+		cs_rewrite_relocate(rw, true);
+		cr_assert(cs_rewrite_keep_guest(rw, cases[i].keep));
+		run r = run_text(pcas_launch, "tests/forward/pcas.chain", cs_rewrite_forward, rw);
+		cr_expect_eq(r.r->overall.first_break, cases[i].stage, "keep %s: break at %d: %s",
+			     cases[i].keep, (int)r.r->overall.first_break, r.r->overall.diagnosis);
+		cr_expect_eq(r.r->overall.cause, CS_CAUSE_FORWARD_UNRELOCATED, "keep %s: %s",
+			     cases[i].keep, cs_cause_key(r.r->overall.cause));
+		cr_expect(strstr(r.r->overall.diagnosis, cases[i].said) != NULL, "keep %s: %s",
+			  cases[i].keep, r.r->overall.diagnosis);
+		run_free(&r);
+		cs_rewrite_free(rw);
+	}
+}
+
 /* A rewrite recorded by hand, correctly (the records a forwarding layer adds
  * for an identity forward), never breaks a correct stream. */
 static void note_by_hand(void *ctx, uint32_t ch)
