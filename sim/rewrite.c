@@ -573,6 +573,23 @@ static bool forward_plain(cs_rewrite *rw, cs_forward *fw, const cs_gp_entry *g, 
 	return submit_slice(rw, fw, g, host_pb, g->length, d);
 }
 
+/* Whether the dwords decode without a malformed header. */
+static bool well_formed(const uint32_t *dw, size_t n)
+{
+	cs_pb_decoder dec;
+	cs_pb_decoder_init(&dec, false);
+	size_t fed = 0;
+	while (fed < n && !dec.failed) {
+		cs_pb_item chunk[RW_DECODE_CHUNK];
+		size_t used = 0;
+		cs_pb_decode(&dec, dw + fed, n - fed, chunk, RW_DECODE_CHUNK, &used, NULL);
+		if (used == 0)
+			break;
+		fed += used;
+	}
+	return !dec.failed;
+}
+
 /* One entry's dwords edited and submitted. src: the dwords when they are not
  * in the guest's memory (the prelude), else NULL (read at g->addr). */
 static bool rewrite_entry(cs_rewrite *rw, cs_forward *fw, uint32_t ch, const cs_gp_entry *gp,
@@ -601,6 +618,12 @@ static bool rewrite_entry(cs_rewrite *rw, cs_forward *fw, uint32_t ch, const cs_
 		goto done;
 	}
 	memcpy(e.out, guest, n * 4);
+	/* A malformed stream is the guest's: forwarded untouched, so the front end
+	 * diagnoses it where the guest put it; found before any edit is noted. */
+	if (!src && !well_formed(guest, n)) {
+		ok = forward_plain(rw, fw, &g, lo, hi, d);
+		goto done;
+	}
 
 	/* decode, edit in place */
 	cs_pb_decoder dec;
@@ -630,11 +653,10 @@ static bool rewrite_entry(cs_rewrite *rw, cs_forward *fw, uint32_t ch, const cs_
 			break;
 		fed += used;
 	}
-	/* A malformed stream is the guest's: forwarded untouched, so the front end
-	 * diagnoses it where the guest put it. The guest's pushbuffer is also what
+	/* Unedited, the entry goes on as it is. The guest's pushbuffer is also what
 	 * the host forwards when asked to keep it (a bug written on purpose): its
 	 * edits then cannot go anywhere the entry points. */
-	if (!src && (dec.failed || (!e.edited && !rw->split) || kept(rw, "PUSHBUFFER"))) {
+	if (!src && ((!e.edited && !rw->split) || kept(rw, "PUSHBUFFER"))) {
 		ok = forward_plain(rw, fw, &g, lo, hi, d);
 		goto done;
 	}

@@ -9,7 +9,9 @@
 #include "chainsim/capture.h"
 #include "chainsim/device.h"
 #include "chainsim/gr.h"
+#include "chainsim/pushbuf.h"
 #include "chainsim/report.h"
+#include "chainsim/rewrite.h"
 #include "chainsim/scenario.h"
 
 typedef struct run {
@@ -249,4 +251,105 @@ Test(rewrite, export_refuses_what_a_capture_cannot_hold)
 		cs_device_free(dev);
 		cs_scenario_free(s);
 	}
+}
+
+/* Hostile streams: random dwords (some shaped like method headers, some like
+ * address methods) forwarded through every rewrite rule at once. Whatever the
+ * bytes, the run ends with a verdict, never a crash, and every entry the
+ * front end fetched is one the host forwarded. */
+static uint32_t next_rand(uint64_t *state)
+{
+	return (uint32_t)(cs_scenario_rand_next(state) >> 32);
+}
+
+Test(rewrite, random_streams_never_crash_the_rewrite, .timeout = 120)
+{
+	uint64_t state = 12;
+	size_t relocations = 0, drops = 0, splits = 0;
+	static const uint32_t methods[] = { 0x000, 0x008, 0x05c, 0x060, 0x06c, 0x010, 0x014, 0x028,
+					    0x02c, 0x188, 0x18c, 0x1b0, 0x1b4, 0x2b4, 0x2c0,
+					    0x318, 0x31c, 0x320, 0x400, 0x404, 0x1b00 };
+	for (int round = 0; round < 150; round++) {
+		cs_diag d;
+		cs_device_config cfg = { .arch = round % 2 ? CS_ARCH_HOPPER : CS_ARCH_AMPERE };
+		cs_device *dev = cs_device_new(&cfg, &d);
+		cr_assert_not_null(dev);
+		uint64_t va;
+		cr_assert(cs_mem_alloc(cs_device_mem(dev), "pb", 0x4000, 4096, &va, &d));
+		cr_assert(cs_device_map_host(dev, 0x200000000ull, 0x5000000000ull, 0x100000, &d));
+		cs_rewrite *rw = cs_rewrite_new();
+		cs_rewrite_relocate(rw, true);
+		cs_rewrite_drop_named(rw, 8, "NOP");
+		cs_rewrite_replace_named(rw, 8, "SEM_PAYLOAD_LO", 3);
+		cs_rewrite_split(rw, 2 + next_rand(&state) % 16);
+		uint32_t pre[] = { cs_pb_inc(1, 0, 1), 0xCBC0 };
+		cs_rewrite_prelude(rw, pre, 2);
+		cs_device_set_forward(dev, cs_rewrite_forward, rw);
+		/* headers of address-carrying methods with their data (addresses in the
+		 * guest's window or random), one dword in 20 random instead */
+		uint32_t dw[512];
+		uint32_t n = 0, want = 1 + next_rand(&state) % 500;
+		static const cs_secop ops[] = { CS_SECOP_INC, CS_SECOP_NONINC, CS_SECOP_IMMD,
+						CS_SECOP_ONEINC };
+		while (n < want) {
+			uint32_t r = next_rand(&state);
+			if (r % 20 == 0) {
+				dw[n++] = next_rand(&state);
+				continue;
+			}
+			cs_secop op = ops[(r >> 5) % 4];
+			uint32_t count = op == CS_SECOP_IMMD ? (r >> 8) % 8 : 1 + (r >> 8) % 5;
+			dw[n++] = cs_pb_header(op, count, (r >> 12) % 8, methods[(r >> 16) % 21]);
+			for (uint32_t k = 0; op != CS_SECOP_IMMD && k < count && n < 512; k++) {
+				uint32_t v = next_rand(&state);
+				dw[n++] = v % 3 == 0 ? 0x2u : v % 3 == 1 ? 0x200u + (v & 0xff00u) : v;
+			}
+		}
+		cr_assert(cs_mem_write(cs_device_mem(dev), va, dw, 4ull * n, NULL));
+		cs_gp_entry e = { .addr = va, .length = n };
+		uint32_t lo, hi;
+		cs_gp_encode(&e, &lo, &hi);
+		cr_assert(cs_device_gpfifo_push(dev, 0, lo, hi, &d));
+		cs_diag_clear(&d);
+		cs_device_submit(dev, 0, &d); /* a forwarding error is a diag, not a crash */
+		cs_device_finish(dev);
+		cs_report *r = cs_report_build(dev);
+		cr_assert_not_null(r, "round %d: no report", round);
+		size_t nev, fetched = 0, forwarded = 0;
+		const cs_event *ev = cs_device_events(dev, &nev);
+		for (size_t i = 0; i < nev; i++) {
+			fetched += ev[i].kind == CS_EV_GP_FETCH || ev[i].kind == CS_EV_GP_CONTROL;
+			if (ev[i].kind == CS_EV_HOST_FORWARD && ev[i].aux == CS_HOST_FORWARD_RING)
+				forwarded += ev[i].value;
+			if (ev[i].kind == CS_EV_HOST_EDIT) {
+				relocations += ev[i].subch == CS_EDIT_RELOCATE;
+				drops += ev[i].subch == CS_EDIT_DROP;
+				splits += ev[i].subch == CS_EDIT_SPLIT;
+			}
+		}
+		cr_expect_leq(fetched, forwarded, "round %d", round);
+		cs_report_free(r);
+		cs_rewrite_free(rw);
+		cs_device_free(dev);
+	}
+	/* the streams reached the rules, not only the decoder's refusal */
+	cr_expect_gt(relocations, 50, "%zu relocations", relocations);
+	cr_expect_gt(drops, 10, "%zu drops", drops);
+	cr_expect_gt(splits, 10, "%zu splits", splits);
+}
+
+/* A malformed pushbuffer is forwarded as the guest wrote it (moved into the
+ * host's view): no edit is noted for it, and the front end names the header. */
+Test(rewrite, malformed_stream_is_forwarded_untouched)
+{
+	run r = run_text("arch hopper\nalloc sem 16\n"
+			 "map guest 0x200000000 host 0x5000000000 size 0x100000\n"
+			 "rewrite\n  relocate\n  drop * NOP\nend\n"
+			 "push pb\n  inc 0 NOP 0\n  raw 0x40000000\n  release sem 1\nend\n"
+			 "gpfifo pb\nsubmit\nwait sem == 1\n");
+	cr_assert(r.ok, "%s", r.msg);
+	cr_expect_eq(edits(&r, CS_EDIT_DROP, CS_NONE32), 0);
+	cr_expect_eq(edits(&r, CS_EDIT_RELOCATE, CS_NONE32), 1, "the pushbuffer only");
+	cr_expect_eq(r.r->overall.cause, CS_CAUSE_PB_MALFORMED, "%s", r.r->overall.diagnosis);
+	run_free(&r);
 }
