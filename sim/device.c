@@ -688,6 +688,7 @@ struct cs_forward {
 	cs_device *dev;
 	dev_channel *c;
 	uint32_t guest_slot;
+	uint32_t remaining;     /* guest entries of this submission after this one */
 	uint32_t *out;          /* the host's entries, (lo, hi) pairs */
 	uint32_t nout, room;
 	uint32_t edits;
@@ -727,6 +728,11 @@ uint32_t cs_forward_channel(const cs_forward *fw)
 uint32_t cs_forward_entry(const cs_forward *fw)
 {
 	return fw->guest_slot;
+}
+
+uint32_t cs_forward_remaining(const cs_forward *fw)
+{
+	return fw->remaining;
 }
 
 uint32_t cs_forward_submitted(const cs_forward *fw)
@@ -850,6 +856,7 @@ static bool forward_entries(cs_device *dev, dev_channel *c, uint32_t *edits, cs_
 	bool ok = true;
 	for (uint32_t k = 0; k < n && ok; k++) {
 		fw.guest_slot = (c->submitted_put + k) & mask;
+		fw.remaining = n - 1 - k;
 		ok = dev->forward(dev->forward_ctx, &fw, in[2 * k], in[2 * k + 1], d);
 	}
 	if (ok) {

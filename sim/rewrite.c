@@ -69,6 +69,15 @@ struct cs_rewrite {
 	size_t nprelude;
 	bool prelude_sent;
 	uint32_t split;
+	/* merge: the edited dwords of this submission's entries so far, and where
+	 * each method header starts in them, put on the ring as one entry at its end */
+	bool merge;
+	uint32_t *held;
+	size_t nheld, cap_held;
+	size_t *held_starts;
+	size_t nheld_starts, cap_starts;
+	unsigned held_entries;
+	cs_gp_entry held_first;
 	uint64_t serial;           /* entries seen, to age positions */
 	unsigned copies;           /* host buffers made, for their names */
 	rw_subch sub[CS_FE_MAX_CHANNELS][8];
@@ -85,6 +94,8 @@ void cs_rewrite_free(cs_rewrite *rw)
 		return;
 	free(rw->rules);
 	free(rw->prelude);
+	free(rw->held);
+	free(rw->held_starts);
 	free(rw);
 }
 
@@ -216,6 +227,11 @@ bool cs_rewrite_prelude(cs_rewrite *rw, const uint32_t *dw, size_t n)
 void cs_rewrite_split(cs_rewrite *rw, uint32_t max_dwords)
 {
 	rw->split = max_dwords;
+}
+
+void cs_rewrite_merge(cs_rewrite *rw, bool on)
+{
+	rw->merge = on;
 }
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -573,6 +589,61 @@ static bool forward_plain(cs_rewrite *rw, cs_forward *fw, const cs_gp_entry *g, 
 	return submit_slice(rw, fw, g, host_pb, g->length, d);
 }
 
+/* Hold an entry's edited dwords for the merged entry. */
+static bool merge_hold(cs_rewrite *rw, const cs_gp_entry *g, const uint32_t *body, size_t n,
+		       const size_t *starts, size_t nstarts, cs_diag *d)
+{
+	if (rw->nheld + n > CS_GP_MAX_LENGTH) {
+		cs_diag_set(d, CS_ERR_INPUT, "merging entries past the %u dwords an entry holds",
+			    CS_GP_MAX_LENGTH);
+		return false;
+	}
+	if (rw->nheld + n > rw->cap_held) {
+		size_t cap = (rw->nheld + n) * 2;
+		uint32_t *h = realloc(rw->held, cap * 4);
+		if (!h)
+			goto nomem;
+		rw->held = h;
+		rw->cap_held = cap;
+	}
+	if (rw->nheld_starts + nstarts > rw->cap_starts) {
+		size_t cap = (rw->nheld_starts + nstarts) * 2 + 1;
+		size_t *h = realloc(rw->held_starts, cap * sizeof(*h));
+		if (!h)
+			goto nomem;
+		rw->held_starts = h;
+		rw->cap_starts = cap;
+	}
+	for (size_t k = 0; k < nstarts; k++)
+		rw->held_starts[rw->nheld_starts++] = rw->nheld + starts[k];
+	memcpy(rw->held + rw->nheld, body, n * 4);
+	rw->nheld += n;
+	if (!rw->held_entries++)
+		rw->held_first = *g;
+	return true;
+nomem:
+	cs_diag_set(d, CS_ERR_NOMEM, "out of memory merging entries");
+	return false;
+}
+
+/* The held entries as one, into the host's memory and onto the ring. */
+static bool merge_flush(cs_rewrite *rw, cs_forward *fw, cs_diag *d)
+{
+	if (!rw->held_entries)
+		return true;
+	uint64_t at;
+	bool ok = host_copy(rw, fw, rw->held, rw->nheld * 4, "merged", &at, d);
+	if (ok) {
+		note(fw, CS_EDIT_MERGE, rw->held_first.addr, at, rw->held_entries, CS_NONE32,
+		     "entries merged");
+		ok = submit_split(rw, fw, &rw->held_first, at, rw->held_starts, rw->nheld_starts,
+				  rw->nheld, d);
+	}
+	rw->nheld = rw->nheld_starts = 0;
+	rw->held_entries = 0;
+	return ok;
+}
+
 /* Whether the dwords decode without a malformed header. */
 static bool well_formed(const uint32_t *dw, size_t n)
 {
@@ -621,7 +692,7 @@ static bool rewrite_entry(cs_rewrite *rw, cs_forward *fw, uint32_t ch, const cs_
 	/* A malformed stream is the guest's: forwarded untouched, so the front end
 	 * diagnoses it where the guest put it; found before any edit is noted. */
 	if (!src && !well_formed(guest, n)) {
-		ok = forward_plain(rw, fw, &g, lo, hi, d);
+		ok = merge_flush(rw, fw, d) && forward_plain(rw, fw, &g, lo, hi, d);
 		goto done;
 	}
 
@@ -656,8 +727,8 @@ static bool rewrite_entry(cs_rewrite *rw, cs_forward *fw, uint32_t ch, const cs_
 	/* Unedited, the entry goes on as it is. The guest's pushbuffer is also what
 	 * the host forwards when asked to keep it (a bug written on purpose): its
 	 * edits then cannot go anywhere the entry points. */
-	if (!src && ((!e.edited && !rw->split) || kept(rw, "PUSHBUFFER"))) {
-		ok = forward_plain(rw, fw, &g, lo, hi, d);
+	if (!src && ((!e.edited && !rw->split && !rw->merge) || kept(rw, "PUSHBUFFER"))) {
+		ok = merge_flush(rw, fw, d) && forward_plain(rw, fw, &g, lo, hi, d);
 		goto done;
 	}
 	bool dropped = false;
@@ -681,6 +752,8 @@ static bool rewrite_entry(cs_rewrite *rw, cs_forward *fw, uint32_t ch, const cs_
 	}
 	if (nbody == 0) {
 		note(fw, CS_EDIT_DROP, g.addr, 0, 0, CS_NONE32, "entry (every method dropped)");
+	} else if (rw->merge && !src) {
+		ok = merge_hold(rw, &g, body, nbody, starts, nstarts, d);
 	} else {
 		uint64_t at;
 		ok = host_copy(rw, fw, body, nbody * 4, "pb", &at, d);
@@ -720,10 +793,17 @@ bool cs_rewrite_forward(void *ctx, cs_forward *fw, uint32_t lo, uint32_t hi, cs_
 		rw->serial++;
 	}
 	cs_gp_entry g = cs_gp_decode(lo, hi);
-	if (g.length == 0)
-		return cs_forward_submit(fw, lo, hi, d);
-	bool work = rw->nrules || rw->split || (rw->relocate && !kept(rw, "PUSHBUFFER"));
-	if (!work)
-		return forward_plain(rw, fw, &g, lo, hi, d);
-	return rewrite_entry(rw, fw, ch, &g, NULL, lo, hi, d);
+	bool ok;
+	bool work = rw->nrules || rw->split || rw->merge ||
+		    (rw->relocate && !kept(rw, "PUSHBUFFER"));
+	if (g.length == 0) /* a control entry keeps its place: what was held goes first */
+		ok = merge_flush(rw, fw, d) && cs_forward_submit(fw, lo, hi, d);
+	else if (!work)
+		ok = forward_plain(rw, fw, &g, lo, hi, d);
+	else
+		ok = rewrite_entry(rw, fw, ch, &g, NULL, lo, hi, d);
+	/* the submission's last guest entry: the merged entry goes on the ring */
+	if (ok && rw->merge && cs_forward_remaining(fw) == 0)
+		ok = merge_flush(rw, fw, d);
+	return ok;
 }

@@ -183,6 +183,9 @@ typedef struct cs_forward_note_in {
 CS_API cs_device *cs_forward_device(cs_forward *fw);
 CS_API uint32_t cs_forward_channel(const cs_forward *fw);
 CS_API uint32_t cs_forward_entry(const cs_forward *fw); /* the guest's ring slot */
+/* The guest's entries of this submission after the one being forwarded (0 at
+ * its last: a layer that holds entries back puts them on the ring then). */
+CS_API uint32_t cs_forward_remaining(const cs_forward *fw);
 /* Entries the host submitted so far in this submission's forwarding. */
 CS_API uint32_t cs_forward_submitted(const cs_forward *fw);
 /* The host submits an entry; false (d set) when the ring has no room. */

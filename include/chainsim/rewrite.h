@@ -69,6 +69,10 @@ CS_API bool cs_rewrite_replace_named(cs_rewrite *rw, uint32_t subch, const char 
 CS_API bool cs_rewrite_prelude(cs_rewrite *rw, const uint32_t *dw, size_t n);
 /* Split entries longer than max_dwords at method boundaries. */
 CS_API void cs_rewrite_split(cs_rewrite *rw, uint32_t max_dwords);
+/* Merge the entries of each submission into one (a control entry, or one
+ * forwarded as the guest wrote it, keeps its place between merged runs);
+ * with split, the merged entry is split again. */
+CS_API void cs_rewrite_merge(cs_rewrite *rw, bool on);
 
 /* The forwarding hook applying rw (pass rw as ctx to cs_device_set_forward).
  * A stream it cannot decode (a malformed header) is forwarded as it is. */

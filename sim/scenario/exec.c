@@ -169,6 +169,9 @@ static bool rewrite_line(scn_exec *x, cs_rewrite *rw, const scn_rline *rl)
 					   "address the class and QMD tables name (docs/scenario.md)",
 					   rl->addrs[0]);
 		return true;
+	case SCN_RW_MERGE:
+		cs_rewrite_merge(rw, true);
+		return true;
 	case SCN_RW_SPLIT:
 		if (!scn_eval(x, rl->value, &v))
 			return false;

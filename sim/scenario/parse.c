@@ -714,6 +714,10 @@ static bool parse_rewrite_line(lx *l, scn_rline *rl)
 		rl->kind = SCN_RW_SPLIT;
 		return (rl->value = lx_expr_word(l, "the most dwords an entry keeps")) && lx_done(l);
 	}
+	if (word_is(w, n, "merge")) {
+		rl->kind = SCN_RW_MERGE;
+		return lx_done(l);
+	}
 	if (word_is(w, n, "skew")) {
 		rl->kind = SCN_RW_SKEW;
 		rl->naddrs = 1;
@@ -725,7 +729,7 @@ static bool parse_rewrite_line(lx *l, scn_rline *rl)
 		       (rl->value = lx_expr_word(l, "the delta in bytes")) && lx_done(l);
 	}
 	return lx_fail_at(l, kw, "unknown rewrite line '%.*s'; expected relocate, keep, skew, "
-			  "drop, replace, prelude, split or end", (int)n, w);
+			  "drop, replace, prelude, split, merge or end", (int)n, w);
 }
 
 static bool parse_push_line(lx *l, scn_pline *pl, cs_scenario *s)

@@ -142,6 +142,7 @@ typedef enum scn_rline_kind {
 	SCN_RW_PRELUDE,      /* prelude PUSH */
 	SCN_RW_SPLIT,        /* split DWORDS */
 	SCN_RW_SKEW,         /* skew ADDR DELTA */
+	SCN_RW_MERGE,        /* merge */
 } scn_rline_kind;
 
 typedef struct scn_rline {

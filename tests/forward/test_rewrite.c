@@ -282,6 +282,7 @@ Test(rewrite, random_streams_never_crash_the_rewrite, .timeout = 120)
 		cs_rewrite_drop_named(rw, 8, "NOP");
 		cs_rewrite_replace_named(rw, 8, "SEM_PAYLOAD_LO", 3);
 		cs_rewrite_split(rw, 2 + next_rand(&state) % 16);
+		cs_rewrite_merge(rw, round % 3 == 0);
 		uint32_t pre[] = { cs_pb_inc(1, 0, 1), 0xCBC0 };
 		cs_rewrite_prelude(rw, pre, 2);
 		cs_device_set_forward(dev, cs_rewrite_forward, rw);
@@ -351,5 +352,24 @@ Test(rewrite, malformed_stream_is_forwarded_untouched)
 	cr_expect_eq(edits(&r, CS_EDIT_DROP, CS_NONE32), 0);
 	cr_expect_eq(edits(&r, CS_EDIT_RELOCATE, CS_NONE32), 1, "the pushbuffer only");
 	cr_expect_eq(r.r->overall.cause, CS_CAUSE_PB_MALFORMED, "%s", r.r->overall.diagnosis);
+	run_free(&r);
+}
+
+Test(rewrite, merge_a_submissions_entries_into_one)
+{
+	run r = run_text("arch hopper\nalloc s1 16\nalloc s2 16\nalloc s3 16\n"
+			 "map guest 0x200000000 host 0x5000000000 size 0x100000\n"
+			 "rewrite\n  relocate\n  merge\nend\n"
+			 "push p1\n  release s1 1\nend\npush p2\n  release s2 2\nend\n"
+			 "push p3\n  release s3 3\nend\n"
+			 "gpfifo p1\ngpfifo p2\nsubmit\ngpfifo p3\nsubmit\nwait s3 == 3\n"
+			 "expect mem s1 u32 1\nexpect mem s2 u32 2\n");
+	cr_assert(r.ok, "%s", r.msg);
+	all_held(&r);
+	cr_expect_eq(r.r->overall.first_break, CS_STAGE_NONE, "%s", r.r->overall.diagnosis);
+	uint64_t fetched = 0;
+	cr_assert(cs_report_counter(r.r, "entries", &fetched));
+	cr_expect_eq(fetched, 2, "two submissions, one host entry each");
+	cr_expect_eq(edits(&r, CS_EDIT_MERGE, CS_NONE32), 2);
 	run_free(&r);
 }
