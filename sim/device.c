@@ -49,9 +49,12 @@ typedef struct dev_channel {
 } dev_channel;
 
 struct cs_device {
+	/* the host's view, first: the memory port reads these on every access */
+	cs_mem *mem;
+	dev_window *windows;      /* none: one view, the host sees the guest's addresses */
+	unsigned nwindows;
 	cs_device_config cfg;
 	const cs_arch_info *arch;
-	cs_mem *mem;
 	uint64_t now_ns;
 	cs_bus bus;
 
@@ -75,8 +78,6 @@ struct cs_device {
 	dev_channel *channels;
 	uint32_t nchannels;
 
-	dev_window *windows;      /* none: one view, the host sees the guest's addresses */
-	unsigned nwindows;
 	uint64_t host_next;       /* the next cs_device_host_alloc address */
 	cs_forward_fn forward;
 	void *forward_ctx;
