@@ -274,10 +274,10 @@ static fe_exec sem_release(cs_fe *fe, fe_chan *c, const cs_pb_item *it, const se
 	unsigned span = q->timestamp ? 16 : size;
 	uint64_t fva;
 	cs_access acc = q->op == CS_FE_SEM_REDUCTION ? CS_ACCESS_ATOMIC : CS_ACCESS_WRITE;
-	if (q->addr + span < q->addr || !fe->bus.mem.mapped(fe->bus.mem.ctx, q->addr, span)) {
+	if (q->addr + span < q->addr || !fe->bus->mem.mapped(fe->bus->mem.ctx, q->addr, span)) {
 		fva = q->addr;
 		for (unsigned i = 0; i < span; i++)
-			if (!fe->bus.mem.mapped(fe->bus.mem.ctx, q->addr + i, 1)) {
+			if (!fe->bus->mem.mapped(fe->bus->mem.ctx, q->addr + i, 1)) {
 				fva = q->addr + i;
 				break;
 			}

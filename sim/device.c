@@ -49,12 +49,11 @@ typedef struct dev_channel {
 } dev_channel;
 
 struct cs_device {
-	/* the host's view, first: the memory port reads these on every access */
+	cs_device_config cfg;
+	const cs_arch_info *arch;
 	cs_mem *mem;
 	dev_window *windows;      /* none: one view, the host sees the guest's addresses */
 	unsigned nwindows;
-	cs_device_config cfg;
-	const cs_arch_info *arch;
 	uint64_t now_ns;
 	cs_bus bus;
 
@@ -208,7 +207,7 @@ const cs_event *cs_device_events(const cs_device *dev, size_t *n)
 
 /* Where host-view address va lives in the backing store (*at), and how many
  * bytes from va on stay in that piece (*run); false when the host's view does
- * not map va. One view (no window): every address is itself. */
+ * not map va. (Only with windows: with none the bus has the memory's port.) */
 static bool host_locate(const cs_device *dev, uint64_t va, uint64_t *at, uint64_t *run)
 {
 	for (unsigned i = 0; i < dev->nwindows; i++) {
@@ -262,8 +261,6 @@ static bool host_first_unmapped(const cs_device *dev, uint64_t va, uint64_t len,
 static uint8_t *host_span(void *ctx, uint64_t va, uint64_t len)
 {
 	cs_device *dev = ctx;
-	if (!dev->nwindows)
-		return cs_mem_span(dev->mem, va, len);
 	uint64_t at, run;
 	if (!host_locate(dev, va, &at, &run) || run < len)
 		return NULL;
@@ -272,11 +269,8 @@ static uint8_t *host_span(void *ctx, uint64_t va, uint64_t len)
 
 static bool host_mapped(void *ctx, uint64_t va, uint64_t len)
 {
-	cs_device *dev = ctx;
 	uint64_t bad;
-	if (!dev->nwindows)
-		return cs_mem_mapped(dev->mem, va, len);
-	return !host_first_unmapped(dev, va, len, &bad);
+	return !host_first_unmapped(ctx, va, len, &bad);
 }
 
 /* Reads and writes go piece by piece; a write checks every byte first, so a
@@ -313,18 +307,12 @@ static bool host_access(cs_device *dev, uint64_t va, uint8_t *rd, const uint8_t 
 
 static bool host_read(void *ctx, uint64_t va, void *dst, size_t len, uint64_t *fault_va)
 {
-	cs_device *dev = ctx;
-	if (!dev->nwindows)
-		return cs_mem_read(dev->mem, va, dst, len, fault_va);
-	return host_access(dev, va, dst, NULL, len, fault_va);
+	return host_access(ctx, va, dst, NULL, len, fault_va);
 }
 
 static bool host_write(void *ctx, uint64_t va, const void *src, size_t len, uint64_t *fault_va)
 {
-	cs_device *dev = ctx;
-	if (!dev->nwindows)
-		return cs_mem_write(dev->mem, va, src, len, fault_va);
-	return host_access(dev, va, NULL, src, len, fault_va);
+	return host_access(ctx, va, NULL, src, len, fault_va);
 }
 
 static bool ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
@@ -378,6 +366,10 @@ bool cs_device_map_host(cs_device *dev, uint64_t guest, uint64_t host, uint64_t 
 	}
 	dev->windows = nw;
 	dev->windows[dev->nwindows++] = (dev_window){ guest, host, size };
+	/* from now on the front end and the engines (which read the bus) see the
+	 * host's view */
+	dev->bus.mem = (cs_mem_port){ .ctx = dev, .span = host_span, .read = host_read,
+				      .write = host_write, .mapped = host_mapped };
 	cs_event ev = cs_event_make(CS_EV_VIEW_MAP, CS_STAGE_NONE, CS_UNIT_HOST, CS_NONE32);
 	ev.addr = guest;
 	ev.aux = host;
@@ -456,9 +448,8 @@ cs_device *cs_device_new(const cs_device_config *cfg, cs_diag *d)
 	dev->mem = cs_mem_new(ai->va_bits);
 	if (!dev->mem)
 		goto nomem;
-	/* the host's view: the guest's addresses until a window is mapped */
-	dev->bus.mem = (cs_mem_port){ .ctx = dev, .span = host_span, .read = host_read,
-				      .write = host_write, .mapped = host_mapped };
+	/* one view until a window is mapped: the memory itself, nothing between */
+	dev->bus.mem = cs_mem_port_of(dev->mem);
 	dev->bus.trace = (cs_trace_sink){ .ctx = dev, .emit = sink_emit,
 					  .level = cfg->trace_level };
 	dev->bus.now_ns = &dev->now_ns;
