@@ -101,3 +101,54 @@ size_t cs_method_format_fields(const cs_method_desc *m, uint32_t data, char *buf
 	}
 	return used < len ? used : (len ? len - 1 : 0);
 }
+
+unsigned cs_class_addr_parts(const cs_class_desc *cls, cs_addr_part *out, unsigned max)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < cls->nmethods; i++) {
+		const cs_method_desc *m = &cls->methods[i];
+		for (unsigned j = 0; j < m->nfields; j++) {
+			if (m->fields[j].kind != CS_FIELD_ADDRESS)
+				continue;
+			if (n < max)
+				out[n] = (cs_addr_part){ m, &m->fields[j] };
+			n++;
+		}
+	}
+	return n;
+}
+
+const cs_field_desc *cs_method_addr_field(const cs_method_desc *m)
+{
+	for (unsigned j = 0; m && j < m->nfields; j++)
+		if (m->fields[j].kind == CS_FIELD_ADDRESS)
+			return &m->fields[j];
+	return NULL;
+}
+
+const cs_field_desc *cs_class_addr_field(const cs_class_desc *cls, const char *addr,
+					 uint32_t offset)
+{
+	const cs_method_desc *m = cs_class_method_at(cls, offset, NULL);
+	for (unsigned j = 0; m && j < m->nfields; j++)
+		if (m->fields[j].kind == CS_FIELD_ADDRESS && strcmp(m->fields[j].addr, addr) == 0)
+			return &m->fields[j];
+	return NULL;
+}
+
+unsigned cs_class_addr_bits(const cs_class_desc *cls, const char *addr)
+{
+	unsigned top = 0;
+	for (unsigned i = 0; i < cls->nmethods; i++) {
+		const cs_method_desc *m = &cls->methods[i];
+		for (unsigned j = 0; j < m->nfields; j++) {
+			const cs_field_desc *f = &m->fields[j];
+			if (f->kind != CS_FIELD_ADDRESS || strcmp(f->addr, addr) != 0)
+				continue;
+			unsigned end = f->addr_shift + cs_field_width(f);
+			if (end > top)
+				top = end;
+		}
+	}
+	return top;
+}

@@ -41,6 +41,8 @@ const char *cs_event_kind_name(cs_event_kind kind)
 	case CS_EV_PRINTF: return "printf";
 	case CS_EV_RACE: return "race";
 	case CS_EV_ATOMIC_ORDER: return "atomic-order";
+	case CS_EV_VIEW_MAP: return "view-map";
+	case CS_EV_HOST_EDIT: return "host-edit";
 	case CS_EV_KIND_COUNT: break;
 	}
 	return "?";

@@ -82,7 +82,7 @@ static uint64_t first_unmapped(const cs_fe *fe, uint64_t va, uint64_t len)
 	while (p < end) {
 		uint64_t next = (p | (CS_PAGE_SIZE - 1)) + 1;
 		uint64_t n = (next < end ? next : end) - p;
-		if (!fe->bus.mem.mapped(fe->bus.mem.ctx, p, n))
+		if (!fe->bus->mem.mapped(fe->bus->mem.ctx, p, n))
 			return p;
 		if (next == 0)
 			break;
@@ -97,7 +97,7 @@ bool fe_read(cs_fe *fe, uint64_t va, void *dst, size_t len, uint64_t *fault_va)
 		*fault_va = va;
 		return false;
 	}
-	return fe->bus.mem.read(fe->bus.mem.ctx, va, dst, len, fault_va);
+	return fe->bus->mem.read(fe->bus->mem.ctx, va, dst, len, fault_va);
 }
 
 bool fe_write(cs_fe *fe, uint64_t va, const void *src, size_t len, uint64_t *fault_va)
@@ -106,7 +106,7 @@ bool fe_write(cs_fe *fe, uint64_t va, const void *src, size_t len, uint64_t *fau
 		*fault_va = va;
 		return false;
 	}
-	return fe->bus.mem.write(fe->bus.mem.ctx, va, src, len, fault_va);
+	return fe->bus->mem.write(fe->bus->mem.ctx, va, src, len, fault_va);
 }
 
 /* ---- object ------------------------------------------------------------- */
@@ -125,7 +125,7 @@ cs_fe *cs_fe_new(cs_arch arch, const cs_bus *bus, const cs_engine_port *engines)
 	fe->arch = arch;
 	fe->host = host;
 	fe->host_cls = ai->host_class;
-	fe->bus = *bus;
+	fe->bus = bus;
 	fe->now = bus->now_ns ? bus->now_ns : &fe->own_clock;
 	fe->tracing = bus->trace.emit != NULL;
 	fe->trace_all = fe->tracing && bus->trace.level == CS_TRACE_ALL;
@@ -144,7 +144,6 @@ cs_fe *cs_fe_new(cs_arch arch, const cs_bus *bus, const cs_engine_port *engines)
 				fe->host_assumed |= 1ull << (off >> 2);
 		}
 	}
-	fe->sem_addr_hi_mask = cs_class_has(fe->host_cls, CS_CF_ADDR_UPPER_25) ? 0x1ffffffu : 0xffu;
 	fe->has_extended_base = arch >= CS_ARCH_HOPPER;
 	return fe;
 }
@@ -363,7 +362,7 @@ static bool fetch_entry(cs_fe *fe, fe_chan *c)
 		fe_emit(fe, &ev);
 	}
 	uint64_t bytes = 4ull * c->entry.length;
-	if (!fe->bus.mem.mapped(fe->bus.mem.ctx, c->pb_va, bytes)) {
+	if (!fe->bus->mem.mapped(fe->bus->mem.ctx, c->pb_va, bytes)) {
 		uint64_t bad = first_unmapped(fe, c->pb_va, bytes);
 		cs_event ev = fe_event(c, CS_EV_FAULT, CS_STAGE_FE_FETCH);
 		ev.addr = bad;
@@ -409,8 +408,8 @@ static bool decode_more(cs_fe *fe, fe_chan *c)
 	if (ndw > page_left)
 		ndw = (uint32_t)page_left;
 	const uint32_t *dw = NULL;
-	if (fe->bus.mem.span)
-		dw = (const uint32_t *)(const void *)fe->bus.mem.span(fe->bus.mem.ctx, va, 4ull * ndw);
+	if (fe->bus->mem.span)
+		dw = (const uint32_t *)(const void *)fe->bus->mem.span(fe->bus->mem.ctx, va, 4ull * ndw);
 	if (!dw) {
 		uint64_t fva;
 		if (!fe_read(fe, va, c->bounce, 4ull * ndw, &fva)) {

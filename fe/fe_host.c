@@ -274,10 +274,10 @@ static fe_exec sem_release(cs_fe *fe, fe_chan *c, const cs_pb_item *it, const se
 	unsigned span = q->timestamp ? 16 : size;
 	uint64_t fva;
 	cs_access acc = q->op == CS_FE_SEM_REDUCTION ? CS_ACCESS_ATOMIC : CS_ACCESS_WRITE;
-	if (q->addr + span < q->addr || !fe->bus.mem.mapped(fe->bus.mem.ctx, q->addr, span)) {
+	if (q->addr + span < q->addr || !fe->bus->mem.mapped(fe->bus->mem.ctx, q->addr, span)) {
 		fva = q->addr;
 		for (unsigned i = 0; i < span; i++)
-			if (!fe->bus.mem.mapped(fe->bus.mem.ctx, q->addr + i, 1)) {
+			if (!fe->bus->mem.mapped(fe->bus->mem.ctx, q->addr + i, 1)) {
 				fva = q->addr + i;
 				break;
 			}
@@ -366,7 +366,7 @@ static fe_exec semaphored(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 {
 	uint32_t d = it->data;
 	sem_req q = {
-		.addr = ((uint64_t)(c->legacy_a & 0xffu) << 32) | (c->legacy_b & ~3u),
+		.addr = ((uint64_t)c->legacy_a << 32) | c->legacy_b,
 		.payload = c->legacy_c,
 		.timestamp = ((d >> 24) & 1u) == 0, /* RELEASE_SIZE 0 = 16BYTE */
 		.is_signed = (d >> 31) == 0,
@@ -396,6 +396,13 @@ static fe_exec semaphored(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 }
 
 /* ---- dispatch --------------------------------------------------------------- */
+
+/* The address bits a semaphore address method carries, by the class table's
+ * field (its width differs per host class). */
+static uint64_t addr_part(const cs_method_desc *md, uint32_t data)
+{
+	return cs_field_addr_bits(cs_method_addr_field(md), data);
+}
 
 fe_exec fe_host_method(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 {
@@ -451,10 +458,10 @@ fe_exec fe_host_method(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 			host_op(fe, c, it, md, false);
 		return FE_EXEC_OK;
 	case CS_FE_M_SEM_ADDR_LO:
-		c->sem_addr_lo = it->data & ~3u;
+		c->sem_addr_lo = (uint32_t)addr_part(md, it->data);
 		return FE_EXEC_OK;
 	case CS_FE_M_SEM_ADDR_HI:
-		c->sem_addr_hi = it->data & fe->sem_addr_hi_mask;
+		c->sem_addr_hi = (uint32_t)(addr_part(md, it->data) >> 32);
 		return FE_EXEC_OK;
 	case CS_FE_M_SEM_PAYLOAD_LO:
 		c->payload_lo = it->data;
@@ -465,10 +472,10 @@ fe_exec fe_host_method(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 	case CS_FE_M_SEM_EXECUTE:
 		return sem_execute(fe, c, it);
 	case CS_FE_M_SEMAPHOREA:
-		c->legacy_a = it->data;
+		c->legacy_a = (uint32_t)(addr_part(md, it->data) >> 32);
 		return FE_EXEC_OK;
 	case CS_FE_M_SEMAPHOREB:
-		c->legacy_b = it->data;
+		c->legacy_b = (uint32_t)addr_part(md, it->data);
 		return FE_EXEC_OK;
 	case CS_FE_M_SEMAPHOREC:
 		c->legacy_c = it->data;

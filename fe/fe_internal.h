@@ -56,9 +56,8 @@ struct cs_fe {
 	const cs_class_desc *host;
 	const cs_method_desc *host_method[CS_PB_HOST_METHODS / 4]; /* NULL: not in the class */
 	uint64_t host_assumed;  /* bit per host method slot in the table by assumption */
-	uint32_t sem_addr_hi_mask;
 	bool has_extended_base;
-	cs_bus bus;
+	const cs_bus *bus;       /* the device's: its memory port may change (a host view) */
 	cs_engine_port eng;
 	bool has_eng;
 	bool tracing, trace_all;
@@ -74,7 +73,7 @@ struct cs_fe {
 static inline void fe_emit(const cs_fe *fe, const cs_event *ev)
 {
 	if (fe->tracing)
-		fe->bus.trace.emit(fe->bus.trace.ctx, ev);
+		fe->bus->trace.emit(fe->bus->trace.ctx, ev);
 }
 
 /* VA of an item's dword (the data dword; the header for an immediate). */

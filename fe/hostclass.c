@@ -11,11 +11,15 @@
 #undef CS_HV
 
 /* field sets */
-#define CS_F(name, hi, lo, vset) { name, hi, lo, hv_##vset, CS_LEN(hv_##vset) }
+#define CS_F(name, hi, lo, kind, vset) \
+	{ name, hi, lo, hv_##vset, CS_LEN(hv_##vset), CS_FIELD_##kind, NULL, 0 }
+#define CS_FA(name, hi, lo, addr, shift) \
+	{ name, hi, lo, hv_none, CS_LEN(hv_none), CS_FIELD_ADDRESS, #addr, shift }
 #define CS_HFS(fset, ...) static const cs_field_desc hf_##fset[] = { __VA_ARGS__ };
 #include "hostclass.def"
 #undef CS_HFS
 #undef CS_F
+#undef CS_FA
 
 /* methods, filtered per class by the Y/A/N columns */
 #define CS_IF_Y(...) __VA_ARGS__

@@ -66,8 +66,8 @@ static cs_engine_result i2m_launch(cs_gr *gr, gr_compute *st, const cs_method_ca
 	if (completion == 3)
 		return gr_stop(gr, c, CS_STAGE_FE_EXEC, CS_UNIT_COMPUTE, CS_NONE32, CS_ERR_INPUT,
 			       why, "LAUNCH_DMA (I2M) COMPLETION_TYPE=3 is reserved");
-	uint32_t upper_mask = cs_class_has(c->cls, CS_CF_ADDR_UPPER_25) ? 0x1ffffffu : 0x1ffffu;
-	uint64_t dst = ((uint64_t)(st->offset_out_upper & upper_mask) << 32) | st->offset_out;
+	uint64_t dst = gr_addr_bits(c->cls, CS_GR_OFFSET_OUT_UPPER, st->offset_out_upper) |
+		       gr_addr_bits(c->cls, CS_GR_OFFSET_OUT, st->offset_out);
 	uint64_t lines = st->line_count;
 	uint64_t total = (uint64_t)st->line_length * lines;
 	st->i2m_dst = dst;
@@ -134,8 +134,8 @@ static cs_engine_result report_semaphore(cs_gr *gr, gr_compute *st, const cs_met
 {
 	uint32_t op = c->data & 3u, reduction = (c->data >> 3) & 1u;
 	bool one_word = (c->data >> 28) & 1u;
-	uint32_t upper_mask = cs_class_has(c->cls, CS_CF_ADDR_UPPER_25) ? 0x1ffffffu : 0xffu;
-	uint64_t addr = ((uint64_t)(st->report_a & upper_mask) << 32) | st->report_b;
+	uint64_t addr = gr_addr_bits(c->cls, CS_GR_SET_REPORT_SEMAPHORE_A, st->report_a) |
+			gr_addr_bits(c->cls, CS_GR_SET_REPORT_SEMAPHORE_B, st->report_b);
 	if (op == 3)
 		return gr_stop(gr, c, CS_STAGE_ENGINE_RELEASE, CS_UNIT_COMPUTE, CS_NONE32,
 			       CS_ERR_FAULT, why,
@@ -232,7 +232,10 @@ unsigned cs_gr_inline_qmd_dwords(uint32_t cls, uint32_t addr_a)
 
 uint32_t cs_gr_inline_qmd_upper(uint32_t cls, uint32_t addr_a)
 {
-	return cs_class_has(cls, CS_CF_INLINE_QMD_SIZE) ? addr_a & 0x1ffu : addr_a;
+	const cs_class_desc *d = cs_gr_class(cls);
+	const cs_method_desc *m = d ? cs_class_method_at(d, CS_GR_SET_INLINE_QMD_ADDRESS_A, NULL) : NULL;
+	const cs_field_desc *f = cs_method_addr_field(m);
+	return f ? cs_field_get(f, addr_a) : addr_a;
 }
 
 static cs_engine_result inline_qmd_data(cs_gr *gr, gr_subch *s, const cs_method_call *c,
@@ -330,8 +333,14 @@ cs_engine_result gr_compute_method(cs_gr *gr, gr_subch *s, const cs_method_call 
 	case CS_GR_LOAD_INLINE_DATA: return i2m_data(gr, st, c, why);
 	case CS_GR_SET_SHADER_SHARED_MEMORY_WINDOW_A: st->shared_window_a = c->data; return CS_ENGINE_OK;
 	case CS_GR_SET_SHADER_SHARED_MEMORY_WINDOW_B: st->shared_window_b = c->data; return CS_ENGINE_OK;
-	case CS_GR_SET_SHADER_LOCAL_MEMORY_A: st->local_a = c->data; st->local_set = true; return CS_ENGINE_OK;
-	case CS_GR_SET_SHADER_LOCAL_MEMORY_B: st->local_b = c->data; st->local_set = true; return CS_ENGINE_OK;
+	case CS_GR_SET_SHADER_LOCAL_MEMORY_A:
+		st->local_a = (uint32_t)(gr_addr_bits(c->cls, m, c->data) >> 32);
+		st->local_set = true;
+		return CS_ENGINE_OK;
+	case CS_GR_SET_SHADER_LOCAL_MEMORY_B:
+		st->local_b = (uint32_t)gr_addr_bits(c->cls, m, c->data);
+		st->local_set = true;
+		return CS_ENGINE_OK;
 	case CS_GR_SET_SHADER_LOCAL_MEMORY_WINDOW_A: st->local_window_a = c->data; return CS_ENGINE_OK;
 	case CS_GR_SET_SHADER_LOCAL_MEMORY_WINDOW_B: st->local_window_b = c->data; return CS_ENGINE_OK;
 	case CS_GR_SEND_PCAS_A:

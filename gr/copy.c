@@ -98,9 +98,10 @@ static cs_engine_result launch_dma(cs_gr *gr, gr_copy *st, const cs_method_call 
 			       why, "copy engine LAUNCH_DMA SEMAPHORE_REDUCTION_ENABLE is not "
 				    "modelled; nothing was copied");
 
-	uint32_t mask = gr_copy_upper_mask(c->cls);
-	uint64_t src = ((uint64_t)(st->in_upper & mask) << 32) | st->in_lower;
-	uint64_t dst = ((uint64_t)(st->out_upper & mask) << 32) | st->out_lower;
+	uint64_t src = gr_addr_bits(c->cls, CS_CE_OFFSET_IN_UPPER, st->in_upper) |
+		       gr_addr_bits(c->cls, CS_CE_OFFSET_IN_LOWER, st->in_lower);
+	uint64_t dst = gr_addr_bits(c->cls, CS_CE_OFFSET_OUT_UPPER, st->out_upper) |
+		       gr_addr_bits(c->cls, CS_CE_OFFSET_OUT_LOWER, st->out_lower);
 	uint64_t len = st->line_length;
 	uint64_t lines = multi ? st->line_count : 1;
 	uint64_t pin = multi ? st->pitch_in : 0, pout = multi ? st->pitch_out : 0;
@@ -145,7 +146,8 @@ static cs_engine_result launch_dma(cs_gr *gr, gr_copy *st, const cs_method_call 
 
 	if (sem_type == 0)
 		return CS_ENGINE_OK;
-	uint64_t sem = ((uint64_t)(st->sem_a & mask) << 32) | st->sem_b;
+	uint64_t sem = gr_addr_bits(c->cls, CS_CE_SET_SEMAPHORE_A, st->sem_a) |
+		       gr_addr_bits(c->cls, CS_CE_SET_SEMAPHORE_B, st->sem_b);
 	uint64_t payload = st->payload;
 	if (payload_two)
 		payload |= (uint64_t)st->payload_upper << 32;

@@ -8,11 +8,18 @@
 
 /* The modelled QMD fields, in table order (gr/qmd_fields.def). */
 typedef enum gr_qf {
-#define CS_QMD_ID(id) GR_QF_##id,
+#define CS_QMD_ID(id, kind, addr) GR_QF_##id,
 #include "qmd_fields.def"
 #undef CS_QMD_ID
 	GR_QF_COUNT
 } gr_qf;
+
+/* Each field's cs_field_kind, by id: GR_QK_PROGRAM_ADDRESS... */
+enum {
+#define CS_QMD_ID(id, kind, addr) GR_QK_##id = CS_FIELD_##kind,
+#include "qmd_fields.def"
+#undef CS_QMD_ID
+};
 
 /* The field of a layout by id; NULL when the version lacks it. */
 static inline const cs_qmd_field *gr_qmd_f(const cs_qmd_layout *l, gr_qf id)
@@ -20,11 +27,14 @@ static inline const cs_qmd_field *gr_qmd_f(const cs_qmd_layout *l, gr_qf id)
 	return (unsigned)id < l->nfields ? &l->fields[id] : NULL;
 }
 
-/* The copy engine's OFFSET_*_UPPER and SET_SEMAPHORE_A hold address bits
- * 48:32 on C6B5/C7B5 and 56:32 from C8B5 on. */
-static inline uint32_t gr_copy_upper_mask(uint32_t cls)
+/* The address bits a method's data carries, read through the class table's
+ * address field (upper widths differ per class); 0 when it carries none. */
+static inline uint64_t gr_addr_bits(uint32_t cls, uint32_t method, uint32_t data)
 {
-	return cs_class_has(cls, CS_CF_ADDR_UPPER_25) ? 0x1ffffffu : 0x1ffffu;
+	const cs_class_desc *d = cs_gr_class(cls);
+	const cs_method_desc *m = d ? cs_class_method_at(d, method, NULL) : NULL;
+	const cs_field_desc *f = cs_method_addr_field(m);
+	return f ? cs_field_addr_bits(f, data) : 0;
 }
 
 /* Raw bit access across a dword array (no bounds beyond the layout's size). */

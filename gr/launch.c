@@ -66,6 +66,18 @@ typedef enum launch_end {
 	END_FOLLOW,   /* the grid ran; follow the dependent QMD */
 } launch_end;
 
+/* The address a rejected QMD names that the memory does not map, in the order
+ * cs_qmd_check looks: a valid constant bank, then (code-unmapped) the program;
+ * 0 when the rejection is about no address. */
+static uint64_t unmapped_target(const cs_qmd_info *in, cs_cause refused, const cs_mem_port *m)
+{
+	for (unsigned i = 0; i < CS_CBANK_COUNT; i++)
+		if ((in->cbank_valid & (1u << i)) && in->cbank_size[i] &&
+		    !m->mapped(m->ctx, in->cbank_addr[i], in->cbank_size[i]))
+			return in->cbank_addr[i];
+	return refused == CS_CAUSE_CODE_UNMAPPED ? in->program : 0;
+}
+
 static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, uint64_t qmd_va,
 			     cs_gr_launch_path path, uint32_t action, const char *how,
 			     cs_qmd_info *in, uint32_t *launch_out, cs_diag *why)
@@ -120,6 +132,7 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 		ev.cause = refused;
 		ev.addr = qmd_va;
 		ev.value = in->major;
+		ev.aux = unmapped_target(in, refused, m);
 		gr_emit(gr, &ev, "%s", reason);
 		gr_stop(gr, c, CS_STAGE_QMD_READ, CS_UNIT_COMPUTE, id, CS_ERR_INPUT, why,
 			"the compute engine rejected the QMD at 0x%" PRIx64 " (launch %" PRIu32

@@ -12,7 +12,16 @@
 #include "gr_internal.h"
 
 #define NELEM(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
-#define CS_QMD_FIELD(id, hi, lo, sh, cnt, str) [GR_QF_##id] = { #id, hi, lo, sh, cnt, str },
+/* The address each ADDRESS field holds, by id ("NONE" for the others). */
+#define CS_QMD_ID(id, kind, addr) [GR_QF_##id] = #addr,
+static const char qmd_addr_names[GR_QF_COUNT][24] = {
+#include "qmd_fields.def"
+};
+#undef CS_QMD_ID
+
+#define CS_QMD_FIELD(id, hi, lo, sh, cnt, str)                                       \
+	[GR_QF_##id] = { #id, hi, lo, sh, cnt, str, (cs_field_kind)GR_QK_##id,          \
+			 (int)GR_QK_##id == (int)CS_FIELD_ADDRESS ? qmd_addr_names[GR_QF_##id] : NULL },
 
 static const cs_qmd_field v03_fields[] = {
 #include "qmd_v03.def"
@@ -38,6 +47,19 @@ static const cs_qmd_layout qmd_layouts[] = {
 	{ 5, 0, "V05_00", 384, "NVIDIA/open-gpu-doc classes/compute/clcdc0qmd.h (QMDV05_00)",
 	  v05_fields, NELEM(v05_fields) },
 };
+
+unsigned cs_qmd_addr_fields(const cs_qmd_layout *l, const cs_qmd_field **out, unsigned max)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < l->nfields; i++) {
+		if (l->fields[i].kind != CS_FIELD_ADDRESS)
+			continue;
+		if (n < max)
+			out[n] = &l->fields[i];
+		n++;
+	}
+	return n;
+}
 
 const cs_qmd_layout *cs_qmd_layout_of(unsigned major)
 {

@@ -163,7 +163,7 @@ bool cs_gr_copy_methods(const cs_gr_copy_opts *o, cs_gr_seq *out, cs_diag *d)
 		cs_diag_set(d, CS_ERR_INPUT, "subchannel %u out of range (0..7)", o->subch);
 		return false;
 	}
-	uint64_t lim = ((uint64_t)gr_copy_upper_mask(cls) + 1) << 32;
+	uint64_t lim = 1ull << cs_class_addr_bits(cs_gr_class(cls), "COPY_DST");
 	if (o->dst >= lim || o->src >= lim || (o->release && o->sem_addr >= lim)) {
 		cs_diag_set(d, CS_ERR_INPUT, "copy address beyond the %u bits class %04X takes",
 			    (unsigned)__builtin_ctzll(lim), cls);

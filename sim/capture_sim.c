@@ -308,6 +308,20 @@ bool cs_capture_export_reading(cs_scenario *s, cs_device *dev, cs_capture_writer
 	bool ok = cs_scenario_execute_tapped(s, dev, &tap, &sd);
 	if (!ok && !e.failed)
 		*d = sd;
+	/* A capture holds the guest's memory and entries only: what a host view
+	 * and a forwarding's edits made of them would be lost, so it is refused. */
+	size_t nev;
+	const cs_event *ev = cs_device_events(dev, &nev);
+	bool edited = false;
+	for (size_t i = 0; i < nev && !edited; i++)
+		edited = ev[i].kind == CS_EV_HOST_EDIT;
+	if (ok && !e.failed && (cs_device_window_count(dev) || edited)) {
+		cs_diag_set(d, CS_ERR_INPUT, "%s: the scenario %s; a capture holds only the guest's "
+			    "view and its entries, so it cannot be exported", cs_scenario_name(s),
+			    edited ? "rewrites what the host forwards (rewrite)"
+				   : "maps a host view (map, alloc host=)");
+		ok = false;
+	}
 	if (ok && !e.failed) {
 		sync_guest(&e); /* the guest's last writes, after its last action */
 		add_readbacks(&e);

@@ -32,6 +32,11 @@ typedef struct arena_chunk {
 	char data[];
 } arena_chunk;
 
+/* A window of the host's view onto the guest's bytes. */
+typedef struct dev_window {
+	uint64_t guest, host, size;
+} dev_window;
+
 typedef struct dev_channel {
 	char name[CHANNEL_NAME_MAX];
 	uint32_t fe_id;
@@ -39,12 +44,16 @@ typedef struct dev_channel {
 	uint32_t entries;
 	uint32_t guest_put;     /* next slot the guest writes */
 	uint32_t submitted_put; /* GP_PUT as last written to USERD */
+	uint32_t guest_gp_put;  /* GP_PUT as the guest last wrote it: its own entries
+				   submitted, which the forwarding may turn into more or fewer */
 } dev_channel;
 
 struct cs_device {
 	cs_device_config cfg;
 	const cs_arch_info *arch;
 	cs_mem *mem;
+	dev_window *windows;      /* none: one view, the host sees the guest's addresses */
+	unsigned nwindows;
 	uint64_t now_ns;
 	cs_bus bus;
 
@@ -67,6 +76,10 @@ struct cs_device {
 
 	dev_channel *channels;
 	uint32_t nchannels;
+
+	uint64_t host_next;       /* the next cs_device_host_alloc address */
+	cs_forward_fn forward;
+	void *forward_ctx;
 	bool budget_out;          /* the last run ended on its entry budget, work left */
 	bool deadlock_recorded;   /* deadlock records exist ... */
 	size_t last_deadlock_mark;/* ... and nevents was this right after them */
@@ -190,6 +203,228 @@ const cs_event *cs_device_events(const cs_device *dev, size_t *n)
 	return dev->events;
 }
 
+/* ---- the host's view ---------------------------------------------------------- */
+
+/* Where host-view address va lives in the backing store (*at), and how many
+ * bytes from va on stay in that piece (*run); false when the host's view does
+ * not map va. (Only with windows: with none the bus has the memory's port.) */
+static bool host_locate(const cs_device *dev, uint64_t va, uint64_t *at, uint64_t *run)
+{
+	for (unsigned i = 0; i < dev->nwindows; i++) {
+		const dev_window *w = &dev->windows[i];
+		if (va - w->host < w->size) {
+			*at = w->guest + (va - w->host);
+			*run = w->size - (va - w->host);
+			return true;
+		}
+	}
+	uint64_t chan_end = CS_DEVICE_CHANNEL_BASE + (uint64_t)dev->nchannels * CS_DEVICE_CHANNEL_STRIDE;
+	if (va >= CS_DEVICE_CHANNEL_BASE && va < chan_end) {
+		*at = va;
+		*run = chan_end - va;
+		return true;
+	}
+	if (va >= CS_DEVICE_HOST_BASE && va < dev->host_next) {
+		*at = va;
+		*run = dev->host_next - va;
+		return true;
+	}
+	return false;
+}
+
+/* The first host-view byte of [va, va + len) that is not mapped; false when
+ * every byte is. */
+static bool host_first_unmapped(const cs_device *dev, uint64_t va, uint64_t len, uint64_t *bad)
+{
+	while (len) {
+		uint64_t at, run;
+		if (!host_locate(dev, va, &at, &run)) {
+			*bad = va;
+			return true;
+		}
+		uint64_t n = run < len ? run : len;
+		for (uint64_t off = 0; off < n;) {
+			uint64_t page_left = CS_PAGE_SIZE - ((at + off) & (CS_PAGE_SIZE - 1));
+			uint64_t k = page_left < n - off ? page_left : n - off;
+			if (!cs_mem_mapped(dev->mem, at + off, k)) {
+				*bad = va + off;
+				return true;
+			}
+			off += k;
+		}
+		va += n;
+		len -= n;
+	}
+	return false;
+}
+
+static uint8_t *host_span(void *ctx, uint64_t va, uint64_t len)
+{
+	cs_device *dev = ctx;
+	uint64_t at, run;
+	if (!host_locate(dev, va, &at, &run) || run < len)
+		return NULL;
+	return cs_mem_span(dev->mem, at, len);
+}
+
+static bool host_mapped(void *ctx, uint64_t va, uint64_t len)
+{
+	uint64_t bad;
+	return !host_first_unmapped(ctx, va, len, &bad);
+}
+
+/* Reads and writes go piece by piece; a write checks every byte first, so a
+ * failed write writes nothing. */
+static bool host_access(cs_device *dev, uint64_t va, uint8_t *rd, const uint8_t *wr, size_t len,
+			uint64_t *fault_va)
+{
+	uint64_t bad;
+	if (host_first_unmapped(dev, va, len, &bad)) {
+		if (fault_va)
+			*fault_va = bad;
+		return false;
+	}
+	while (len) {
+		uint64_t at, run;
+		host_locate(dev, va, &at, &run);
+		size_t n = run < len ? (size_t)run : len;
+		uint64_t f;
+		bool ok = rd ? cs_mem_read(dev->mem, at, rd, n, &f) : cs_mem_write(dev->mem, at, wr, n, &f);
+		if (!ok) {
+			if (fault_va)
+				*fault_va = va + (f - at);
+			return false;
+		}
+		va += n;
+		len -= n;
+		if (rd)
+			rd += n;
+		else
+			wr += n;
+	}
+	return true;
+}
+
+static bool host_read(void *ctx, uint64_t va, void *dst, size_t len, uint64_t *fault_va)
+{
+	return host_access(ctx, va, dst, NULL, len, fault_va);
+}
+
+static bool host_write(void *ctx, uint64_t va, const void *src, size_t len, uint64_t *fault_va)
+{
+	return host_access(ctx, va, NULL, src, len, fault_va);
+}
+
+static bool ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+bool cs_device_map_host(cs_device *dev, uint64_t guest, uint64_t host, uint64_t size, cs_diag *d)
+{
+	uint64_t mask = CS_PAGE_SIZE - 1;
+	uint64_t top = dev->arch->va_bits >= 64 ? UINT64_MAX : (1ull << dev->arch->va_bits);
+	if (size == 0 || ((guest | host | size) & mask)) {
+		cs_diag_set(d, CS_ERR_INPUT, "map guest 0x%llx host 0x%llx size 0x%llx: the addresses "
+			    "and the size must be non-zero multiples of 4 KiB",
+			    (unsigned long long)guest, (unsigned long long)host,
+			    (unsigned long long)size);
+		return false;
+	}
+	if (guest >= top || host >= top || size > top - guest || size > top - host) {
+		cs_diag_set(d, CS_ERR_INPUT, "map guest 0x%llx host 0x%llx size 0x%llx: beyond the "
+			    "%u-bit address space of %s", (unsigned long long)guest,
+			    (unsigned long long)host, (unsigned long long)size, dev->arch->va_bits,
+			    dev->arch->name);
+		return false;
+	}
+	uint64_t chan_span = (uint64_t)CS_FE_MAX_CHANNELS * CS_DEVICE_CHANNEL_STRIDE;
+	if (ranges_overlap(host, size, CS_DEVICE_CHANNEL_BASE, chan_span) ||
+	    ranges_overlap(host, size, CS_DEVICE_HOST_BASE, top - CS_DEVICE_HOST_BASE)) {
+		cs_diag_set(d, CS_ERR_INPUT, "map host 0x%llx size 0x%llx overlaps the device's "
+			    "channel area (0x%llx) or the host's own memory (0x%llx and up)",
+			    (unsigned long long)host, (unsigned long long)size,
+			    (unsigned long long)CS_DEVICE_CHANNEL_BASE,
+			    (unsigned long long)CS_DEVICE_HOST_BASE);
+		return false;
+	}
+	for (unsigned i = 0; i < dev->nwindows; i++) {
+		const dev_window *w = &dev->windows[i];
+		if (ranges_overlap(host, size, w->host, w->size)) {
+			cs_diag_set(d, CS_ERR_INPUT, "map guest 0x%llx host 0x%llx size 0x%llx: its host "
+				    "range overlaps the window guest 0x%llx host 0x%llx size 0x%llx",
+				    (unsigned long long)guest, (unsigned long long)host,
+				    (unsigned long long)size, (unsigned long long)w->guest,
+				    (unsigned long long)w->host, (unsigned long long)w->size);
+			return false;
+		}
+	}
+	dev_window *nw = realloc(dev->windows, (dev->nwindows + 1) * sizeof(*nw));
+	if (!nw) {
+		cs_diag_set(d, CS_ERR_NOMEM, "out of memory adding a window");
+		return false;
+	}
+	dev->windows = nw;
+	dev->windows[dev->nwindows++] = (dev_window){ guest, host, size };
+	/* from now on the front end and the engines (which read the bus) see the
+	 * host's view */
+	dev->bus.mem = (cs_mem_port){ .ctx = dev, .span = host_span, .read = host_read,
+				      .write = host_write, .mapped = host_mapped };
+	cs_event ev = cs_event_make(CS_EV_VIEW_MAP, CS_STAGE_NONE, CS_UNIT_HOST, CS_NONE32);
+	ev.addr = guest;
+	ev.aux = host;
+	ev.value = size;
+	store_event(dev, &ev);
+	return true;
+}
+
+unsigned cs_device_window_count(const cs_device *dev)
+{
+	return dev->nwindows;
+}
+
+bool cs_device_guest_to_host(const cs_device *dev, uint64_t guest, uint64_t *host)
+{
+	for (unsigned i = 0; i < dev->nwindows; i++) {
+		const dev_window *w = &dev->windows[i];
+		if (guest - w->guest < w->size) {
+			*host = w->host + (guest - w->guest);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool cs_device_host_to_guest(const cs_device *dev, uint64_t host, uint64_t *guest)
+{
+	for (unsigned i = 0; i < dev->nwindows; i++) {
+		const dev_window *w = &dev->windows[i];
+		if (host - w->host < w->size) {
+			*guest = w->guest + (host - w->host);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool cs_device_host_alloc(cs_device *dev, const char *name, uint64_t size, uint64_t *va,
+			  cs_diag *d)
+{
+	if (!dev->host_next)
+		dev->host_next = CS_DEVICE_HOST_BASE;
+	uint64_t at = dev->host_next;
+	if (size == 0 || size > CS_MEM_MAX_MAPPED) {
+		cs_diag_set(d, CS_ERR_INPUT, "host memory '%s': size %llu is not in 1..%llu", name,
+			    (unsigned long long)size, (unsigned long long)CS_MEM_MAX_MAPPED);
+		return false;
+	}
+	if (!cs_mem_map(dev->mem, name, at, size, d))
+		return false;
+	dev->host_next = at + ((size + CS_PAGE_SIZE - 1) & ~(uint64_t)(CS_PAGE_SIZE - 1));
+	*va = at;
+	return true;
+}
+
 /* ---- construction ------------------------------------------------------------ */
 
 cs_device *cs_device_new(const cs_device_config *cfg, cs_diag *d)
@@ -213,6 +448,7 @@ cs_device *cs_device_new(const cs_device_config *cfg, cs_diag *d)
 	dev->mem = cs_mem_new(ai->va_bits);
 	if (!dev->mem)
 		goto nomem;
+	/* one view until a window is mapped: the memory itself, nothing between */
 	dev->bus.mem = cs_mem_port_of(dev->mem);
 	dev->bus.trace = (cs_trace_sink){ .ctx = dev, .emit = sink_emit,
 					  .level = cfg->trace_level };
@@ -260,6 +496,7 @@ void cs_device_free(cs_device *dev)
 		dev->arena = n;
 	}
 	free(dev->channels);
+	free(dev->windows);
 	free(dev);
 }
 
@@ -437,6 +674,196 @@ bool cs_device_gpfifo_push(cs_device *dev, uint32_t ch, uint32_t lo, uint32_t hi
 	return true;
 }
 
+/* ---- forwarding (stage 3) ------------------------------------------------------- */
+
+struct cs_forward {
+	cs_device *dev;
+	dev_channel *c;
+	uint32_t guest_slot;
+	uint32_t remaining;     /* guest entries of this submission after this one */
+	uint32_t *out;          /* the host's entries, (lo, hi) pairs */
+	uint32_t nout, room;
+	uint32_t edits;
+};
+
+void cs_device_set_forward(cs_device *dev, cs_forward_fn fn, void *ctx)
+{
+	dev->forward = fn;
+	dev->forward_ctx = ctx;
+}
+
+const char *cs_forward_edit_name(cs_forward_edit e)
+{
+	switch (e) {
+	case CS_EDIT_RELOCATE: return "relocate";
+	case CS_EDIT_DROP: return "drop";
+	case CS_EDIT_INSERT: return "insert";
+	case CS_EDIT_REPLACE: return "replace";
+	case CS_EDIT_PATCH: return "patch";
+	case CS_EDIT_SPLIT: return "split";
+	case CS_EDIT_MERGE: return "merge";
+	case CS_EDIT_COPY: return "copy";
+	}
+	return "?";
+}
+
+cs_device *cs_forward_device(cs_forward *fw)
+{
+	return fw->dev;
+}
+
+uint32_t cs_forward_channel(const cs_forward *fw)
+{
+	return fw->c->fe_id;
+}
+
+uint32_t cs_forward_entry(const cs_forward *fw)
+{
+	return fw->guest_slot;
+}
+
+uint32_t cs_forward_remaining(const cs_forward *fw)
+{
+	return fw->remaining;
+}
+
+uint32_t cs_forward_submitted(const cs_forward *fw)
+{
+	return fw->nout;
+}
+
+bool cs_forward_submit(cs_forward *fw, uint32_t lo, uint32_t hi, cs_diag *d)
+{
+	if (fw->nout == fw->room) {
+		cs_diag_set(d, CS_ERR_INPUT, "channel '%s': the forwarding submitted more than the %u "
+			    "entries its ring has room for", fw->c->name, fw->room);
+		return false;
+	}
+	fw->out[2 * fw->nout] = lo;
+	fw->out[2 * fw->nout + 1] = hi;
+	fw->nout++;
+	return true;
+}
+
+/* Whether some window shows guest address guest at host address host (a
+ * guest page may be seen through several windows). */
+static bool window_alias(const cs_device *dev, uint64_t guest, uint64_t host)
+{
+	for (unsigned i = 0; i < dev->nwindows; i++) {
+		const dev_window *w = &dev->windows[i];
+		if (guest - w->guest < w->size && host == w->host + (guest - w->guest))
+			return true;
+	}
+	return false;
+}
+
+void cs_forward_note(cs_forward *fw, const cs_forward_note_in *n)
+{
+	cs_device *dev = fw->dev;
+	char text[256];
+	const char *what = n->what ? n->what : cs_forward_edit_name(n->edit);
+	cs_event ev = cs_event_make(CS_EV_HOST_EDIT, CS_STAGE_HOST_FORWARD, CS_UNIT_HOST, fw->c->fe_id);
+	ev.subch = (uint32_t)n->edit;
+	ev.gp_entry = fw->guest_slot;
+	ev.addr = n->guest;
+	ev.aux = n->host;
+	ev.value = n->value;
+	ev.method = n->method;
+	uint64_t want;
+	switch (n->edit) {
+	case CS_EDIT_RELOCATE:
+		if (cs_device_guest_to_host(dev, n->guest, &want) && !window_alias(dev, n->guest, n->host)) {
+			ev.cause = CS_CAUSE_FORWARD_MISRELOCATED;
+			snprintf(text, sizeof(text), "entry %u's %s at guest 0x%llx was relocated to "
+				 "0x%llx, but the host's view holds it at 0x%llx", fw->guest_slot, what,
+				 (unsigned long long)n->guest, (unsigned long long)n->host,
+				 (unsigned long long)want);
+		} else {
+			snprintf(text, sizeof(text), "entry %u's %s: guest 0x%llx -> host 0x%llx",
+				 fw->guest_slot, what, (unsigned long long)n->guest,
+				 (unsigned long long)n->host);
+		}
+		break;
+	case CS_EDIT_DROP:
+		snprintf(text, sizeof(text), "entry %u: dropped %s (data at guest 0x%llx)",
+			 fw->guest_slot, what, (unsigned long long)n->guest);
+		break;
+	case CS_EDIT_INSERT:
+		snprintf(text, sizeof(text), "entry %u: inserted %s of %llu dwords at host 0x%llx",
+			 fw->guest_slot, what, (unsigned long long)n->value,
+			 (unsigned long long)n->host);
+		break;
+	case CS_EDIT_REPLACE:
+		snprintf(text, sizeof(text), "entry %u: %s's data replaced by 0x%llx", fw->guest_slot,
+			 what, (unsigned long long)n->value);
+		break;
+	case CS_EDIT_PATCH:
+		snprintf(text, sizeof(text), "entry %u: QMD at guest 0x%llx: %s = 0x%llx",
+			 fw->guest_slot, (unsigned long long)n->guest, what,
+			 (unsigned long long)n->value);
+		break;
+	case CS_EDIT_COPY:
+		snprintf(text, sizeof(text), "entry %u: the %s at guest 0x%llx (%llu bytes) rewritten "
+			 "into host memory at 0x%llx", fw->guest_slot, what,
+			 (unsigned long long)n->guest, (unsigned long long)n->value,
+			 (unsigned long long)n->host);
+		break;
+	case CS_EDIT_SPLIT:
+	case CS_EDIT_MERGE:
+	default:
+		snprintf(text, sizeof(text), "entry %u: %s (%llu)", fw->guest_slot, what,
+			 (unsigned long long)n->value);
+		break;
+	}
+	ev.detail = text;
+	store_event(dev, &ev);
+	fw->edits++;
+}
+
+/* Hand the guest's new entries [submitted_put, guest_put) to the hook and put
+ * what it submits in their place on the ring; *edits counts its notes. */
+static bool forward_entries(cs_device *dev, dev_channel *c, uint32_t *edits, cs_diag *d)
+{
+	uint32_t mask = c->entries - 1u;
+	uint32_t n = (c->guest_put - c->submitted_put) & mask;
+	cs_fe_channel_info info;
+	if (!cs_fe_channel_info_get(dev->fe, c->fe_id, &info)) {
+		cs_diag_set(d, CS_ERR_INTERNAL, "the front end lost channel '%s'", c->name);
+		return false;
+	}
+	/* the ring holds entries - 1; the front end still owns [GP_GET, submitted) */
+	uint32_t room = mask - ((c->submitted_put - info.gp_get) & mask);
+	uint32_t *in = malloc(((size_t)n + 1) * 8);
+	uint32_t *out = malloc(((size_t)room + 1) * 8);
+	if (!in || !out) {
+		free(in);
+		free(out);
+		cs_diag_set(d, CS_ERR_NOMEM, "out of memory forwarding %u entries", n);
+		return false;
+	}
+	for (uint32_t k = 0; k < n; k++)
+		cs_mem_read(dev->mem, c->ring_va + (uint64_t)((c->submitted_put + k) & mask) * 8u,
+			    &in[2 * k], 8, NULL);
+	cs_forward fw = { .dev = dev, .c = c, .out = out, .room = room };
+	bool ok = true;
+	for (uint32_t k = 0; k < n && ok; k++) {
+		fw.guest_slot = (c->submitted_put + k) & mask;
+		fw.remaining = n - 1 - k;
+		ok = dev->forward(dev->forward_ctx, &fw, in[2 * k], in[2 * k + 1], d);
+	}
+	if (ok) {
+		for (uint32_t k = 0; k < fw.nout; k++)
+			cs_mem_write(dev->mem,
+				     c->ring_va + (uint64_t)((c->submitted_put + k) & mask) * 8u,
+				     &out[2 * k], 8, NULL);
+		c->guest_put = (c->submitted_put + fw.nout) & mask;
+		*edits = fw.edits;
+	}
+	free(in);
+	free(out);
+	return ok;
+}
+
 bool cs_device_submit(cs_device *dev, uint32_t ch, cs_diag *d)
 {
 	if (ch >= dev->nchannels) {
@@ -446,6 +873,23 @@ bool cs_device_submit(cs_device *dev, uint32_t ch, cs_diag *d)
 	dev_channel *c = &dev->channels[ch];
 	uint32_t old = 0;
 	cs_mem_read(dev->mem, c->userd_va + CS_USERD_GP_PUT, &old, 4, NULL);
+	uint32_t guest_entries = (c->guest_put - c->submitted_put) & (c->entries - 1u);
+	uint32_t guest_old = c->guest_gp_put;
+	c->guest_gp_put = (guest_old + guest_entries) & (c->entries - 1u);
+
+	cs_event ev = cs_event_make(CS_EV_GP_PUT, CS_STAGE_GUEST_SUBMIT, CS_UNIT_GUEST, c->fe_id);
+	ev.addr = c->userd_va + CS_USERD_GP_PUT;
+	ev.value = c->guest_gp_put;
+	ev.aux = guest_old;
+	store_event(dev, &ev);
+
+	ev = cs_event_make(CS_EV_DOORBELL, CS_STAGE_GUEST_SUBMIT, CS_UNIT_GUEST, c->fe_id);
+	ev.value = c->fe_id; /* the work-submit token: the channel's id */
+	store_event(dev, &ev);
+
+	uint32_t edits = 0;
+	if (dev->forward && !forward_entries(dev, c, &edits, d))
+		return false;
 	uint32_t put = c->guest_put;
 	if (!cs_mem_write(dev->mem, c->userd_va + CS_USERD_GP_PUT, &put, 4, NULL)) {
 		cs_diag_set(d, CS_ERR_INTERNAL, "channel '%s': USERD is not mapped", c->name);
@@ -453,19 +897,17 @@ bool cs_device_submit(cs_device *dev, uint32_t ch, cs_diag *d)
 	}
 	c->submitted_put = put;
 
-	cs_event ev = cs_event_make(CS_EV_GP_PUT, CS_STAGE_GUEST_SUBMIT, CS_UNIT_GUEST, c->fe_id);
-	ev.addr = c->userd_va + CS_USERD_GP_PUT;
-	ev.value = put;
-	ev.aux = old;
-	store_event(dev, &ev);
-
-	ev = cs_event_make(CS_EV_DOORBELL, CS_STAGE_GUEST_SUBMIT, CS_UNIT_GUEST, c->fe_id);
-	ev.value = c->fe_id; /* the work-submit token: the channel's id */
-	store_event(dev, &ev);
-
+	char text[128];
 	ev = cs_event_make(CS_EV_HOST_FORWARD, CS_STAGE_HOST_FORWARD, CS_UNIT_HOST, c->fe_id);
 	ev.value = (put - old) & (c->entries - 1u);
-	ev.detail = "identity (no rewrite)";
+	ev.aux = CS_HOST_FORWARD_RING;
+	if (dev->forward) {
+		snprintf(text, sizeof(text), "forwarded %u guest entries as %llu host entries, %u edits",
+			 guest_entries, (unsigned long long)ev.value, edits);
+		ev.detail = text;
+	} else {
+		ev.detail = "identity (no rewrite)";
+	}
 	store_event(dev, &ev);
 
 	cs_fe_doorbell(dev->fe, c->fe_id);

@@ -40,6 +40,8 @@ prepare() { # DIR
 	: >"$dir/list"
 	for f in tests/conformance/*.chain; do
 		b=$(basename "$f" .chain)
+		# a host view or a rewrite has no capture: the hardware replays the guest's view
+		grep -q '^# capture: refused' "$f" && continue
 		kind=""
 		json=$("$chainsim" run --json "$f" 2>/dev/null)
 		if [[ $json == *'"result" : "complete"'* ]]; then

@@ -30,7 +30,6 @@ typedef enum cs_class_kind {
 /* What distinguishes one class from another of its kind (base/classes.def);
  * behaviour checks a flag, never a class id. */
 typedef enum cs_class_feature {
-	CS_CF_ADDR_UPPER_25 = 1u << 0,   /* address upper fields hold bits 56:32 */
 	CS_CF_INLINE_QMD_SIZE = 1u << 1, /* SET_INLINE_QMD_ADDRESS_A INLINE_SIZE (384-byte QMD) */
 	CS_CF_PAYLOAD_UPPER = 1u << 2,   /* copy semaphores take 64-bit payloads */
 	CS_CF_SEM_OPS_PUBLIC = 1u << 3,  /* every SEM_EXECUTE OPERATION is in the public header */

@@ -15,11 +15,25 @@
 extern "C" {
 #endif
 
+/* What a field's value means. An address part is a slice of a GPU virtual
+ * address (never a physical one): value v stands for address bits v << shift,
+ * and the parts sharing one address name make up that address together. */
+typedef enum cs_field_kind {
+	CS_FIELD_NUMBER = 0, /* a plain number */
+	CS_FIELD_ENUM,       /* named values (values/nvalues) */
+	CS_FIELD_COUNT,      /* a count or a size */
+	CS_FIELD_FLAG,       /* one bit that turns something on or off */
+	CS_FIELD_ADDRESS,    /* a part of the virtual address named by addr */
+} cs_field_kind;
+
 typedef struct cs_field_desc {
 	const char *name;          /* "OPERATION" */
 	uint8_t hi, lo;            /* bit range within the method's data dword */
 	const char *const *values; /* value names indexed by value (NULL entries allowed) */
 	unsigned nvalues;          /* length of values, 0 for a plain number */
+	cs_field_kind kind;
+	const char *addr;          /* CS_FIELD_ADDRESS: the address ("SEMAPHORE", "QMD"...) */
+	uint8_t addr_shift;        /* CS_FIELD_ADDRESS: value v is address bits v << addr_shift */
 } cs_field_desc;
 
 typedef struct cs_method_desc {
@@ -57,6 +71,44 @@ static inline uint32_t cs_field_get(const cs_field_desc *f, uint32_t data)
 	uint32_t mask = width >= 32 ? 0xffffffffu : ((1u << width) - 1u);
 	return (data >> f->lo) & mask;
 }
+
+/* The address bits an address-part field contributes: its value << addr_shift. */
+static inline uint64_t cs_field_addr_bits(const cs_field_desc *f, uint32_t data)
+{
+	return (uint64_t)cs_field_get(f, data) << f->addr_shift;
+}
+/* data with field f replaced by address bits [addr_shift, addr_shift + width)
+ * of addr; the bits below and above are other parts' (cs_class_addr_bits). */
+static inline uint32_t cs_field_addr_put(const cs_field_desc *f, uint32_t data, uint64_t addr)
+{
+	unsigned width = (unsigned)(f->hi - f->lo + 1);
+	uint32_t mask = width >= 32 ? 0xffffffffu : ((1u << width) - 1u);
+	uint32_t v = (uint32_t)(addr >> f->addr_shift) & mask;
+	return (data & ~(mask << f->lo)) | (v << f->lo);
+}
+/* The number of address bits the field holds (its width). */
+static inline unsigned cs_field_width(const cs_field_desc *f)
+{
+	return (unsigned)(f->hi - f->lo + 1);
+}
+
+/* One address-part field of a class: the method (and its element) carrying it. */
+typedef struct cs_addr_part {
+	const cs_method_desc *method;
+	const cs_field_desc *field;
+} cs_addr_part;
+/* The address-part fields of a class, in table order: fills up to max of out
+ * and returns how many there are. */
+CS_API unsigned cs_class_addr_parts(const cs_class_desc *cls, cs_addr_part *out, unsigned max);
+/* The part of address `addr` carried by method offset `offset` (element 0 of an
+ * array method), or NULL. */
+CS_API const cs_field_desc *cs_class_addr_field(const cs_class_desc *cls, const char *addr,
+						 uint32_t offset);
+/* The first address-part field whose method is at offset, or NULL. */
+CS_API const cs_field_desc *cs_method_addr_field(const cs_method_desc *m);
+/* The highest address bit plus one that the parts of `addr` in cls can hold
+ * (e.g. 57 when an upper part holds bits 56:32); 0 when cls has no such address. */
+CS_API unsigned cs_class_addr_bits(const cs_class_desc *cls, const char *addr);
 
 #ifdef __cplusplus
 }

@@ -45,7 +45,10 @@ CS_API cs_mem *cs_device_mem(cs_device *dev);
 CS_API const cs_bus *cs_device_bus(const cs_device *dev);
 CS_API uint64_t cs_device_now(const cs_device *dev);
 
-/* Stamp and store a record (the guest side uses it for stages 1-3). */
+/* Stamp and store a record (the guest side uses it for stages 1-3). A
+ * forwarding layer that records its edits by hand (CS_EV_HOST_EDIT, or a
+ * CS_EV_HOST_FORWARD without CS_HOST_FORWARD_RING) adds evidence; only the
+ * device's own record counts the entries on the host's ring. */
 CS_API void cs_device_record(cs_device *dev, const cs_event *ev);
 CS_API size_t cs_device_event_count(const cs_device *dev);
 /* False once the trace store stopped: a limit (CS_ERR_INPUT) or a failed
@@ -112,6 +115,83 @@ CS_API struct cs_gr *cs_device_gr(cs_device *dev);
  * ("chainsim.ch0.userd"). Writes NUL-terminated text into buf (truncated to
  * len) and returns the length snprintf would have written. */
 CS_API size_t cs_device_addr_name(const cs_device *dev, uint64_t va, char *buf, size_t len);
+
+/* ---- two address spaces: the guest's view and the host's -----------------
+ * The scenario and cs_device_mem are the guest's view: the guest builds its
+ * memory there. Without a window the front end and the engines see the same
+ * addresses (one view, as before). From the first window on they run in the
+ * host's view, which maps only: each window's host range (aliasing the same
+ * bytes as its guest range), the device's channel rings and USERDs, and the
+ * host's own memory (cs_device_host_alloc). A guest address the host did not
+ * relocate faults there, unless a window maps it at the same address. */
+#define CS_DEVICE_HOST_BASE 0xf000000000ull /* below the 40 bits a GPFIFO entry holds */
+/* Map host [host, host + size) onto the bytes of guest [guest, guest + size):
+ * all three 4 KiB aligned, size > 0, within the arch's address width; host
+ * ranges may overlap neither each other, the channel area nor the host's own
+ * memory; guest ranges may (a guest page seen at two host addresses; the
+ * first window holding a guest address is where cs_device_guest_to_host
+ * puts it). Records a CS_EV_VIEW_MAP. */
+CS_API bool cs_device_map_host(cs_device *dev, uint64_t guest, uint64_t host, uint64_t size,
+			       cs_diag *d);
+CS_API unsigned cs_device_window_count(const cs_device *dev);
+/* Where a guest address is in the host's view (false when no window holds
+ * it), and the reverse. */
+CS_API bool cs_device_guest_to_host(const cs_device *dev, uint64_t guest, uint64_t *host);
+CS_API bool cs_device_host_to_guest(const cs_device *dev, uint64_t host, uint64_t *guest);
+/* Memory of the host's own (a forwarding layer's preludes and copies),
+ * placed at or above CS_DEVICE_HOST_BASE and seen at that address by the front
+ * end and the engines; write it through cs_device_mem. */
+CS_API bool cs_device_host_alloc(cs_device *dev, const char *name, uint64_t size, uint64_t *va,
+				 cs_diag *d);
+
+/* ---- the forwarding hook (stage 3) -----------------------------------------
+ * Between guest-submit and fe-fetch: on cs_device_submit the hook sees each
+ * GPFIFO entry the guest submitted, with the guest's memory, and hands the
+ * host's entries to cs_forward_submit (none, one or several per guest entry).
+ * Each edit it makes is recorded with cs_forward_note as stage-3 evidence
+ * (CS_EV_HOST_EDIT), which the judge checks: a relocation to anything but the
+ * host's view of the guest address is the break's cause. Without a hook the
+ * host forwards every entry as it is ("identity (no rewrite)"). */
+typedef struct cs_forward cs_forward;
+typedef bool (*cs_forward_fn)(void *ctx, cs_forward *fw, uint32_t lo, uint32_t hi,
+			      cs_diag *d);
+CS_API void cs_device_set_forward(cs_device *dev, cs_forward_fn fn, void *ctx);
+
+typedef enum cs_forward_edit {
+	CS_EDIT_RELOCATE = 1, /* an address: guest -> host (what names it: "pushbuffer",
+				 "QMD", "I2M_DST", "RELEASE0"...) */
+	CS_EDIT_DROP,         /* a method dropped: guest = its data dword's address */
+	CS_EDIT_INSERT,       /* a prelude inserted: host = where, value = dwords */
+	CS_EDIT_REPLACE,      /* a method's data replaced: value = new data */
+	CS_EDIT_PATCH,        /* a QMD field patched: what = field, value = new value */
+	CS_EDIT_SPLIT,        /* an entry split: value = host entries made of it */
+	CS_EDIT_MERGE,        /* entries merged: value = guest entries in it */
+	CS_EDIT_COPY,         /* guest bytes rewritten into the host's memory: guest ->
+				 host, value = bytes ("pushbuffer", "QMD") */
+} cs_forward_edit;
+CS_API const char *cs_forward_edit_name(cs_forward_edit e); /* "relocate", ... */
+
+typedef struct cs_forward_note_in {
+	cs_forward_edit edit;
+	uint64_t guest;      /* the guest's address (RELOCATE, DROP, PATCH: the QMD's) */
+	uint64_t host;       /* the host's address (RELOCATE, INSERT) */
+	uint64_t value;
+	uint32_t method;     /* byte offset of the method edited, CS_NONE32 when none */
+	const char *what;    /* a short name; may be NULL */
+} cs_forward_note_in;
+
+CS_API cs_device *cs_forward_device(cs_forward *fw);
+CS_API uint32_t cs_forward_channel(const cs_forward *fw);
+CS_API uint32_t cs_forward_entry(const cs_forward *fw); /* the guest's ring slot */
+/* The guest's entries of this submission after the one being forwarded (0 at
+ * its last: a layer that holds entries back puts them on the ring then). */
+CS_API uint32_t cs_forward_remaining(const cs_forward *fw);
+/* Entries the host submitted so far in this submission's forwarding. */
+CS_API uint32_t cs_forward_submitted(const cs_forward *fw);
+/* The host submits an entry; false (d set) when the ring has no room. */
+CS_API bool cs_forward_submit(cs_forward *fw, uint32_t lo, uint32_t hi, cs_diag *d);
+/* Record an edit as stage-3 evidence. */
+CS_API void cs_forward_note(cs_forward *fw, const cs_forward_note_in *note);
 
 /* Steppers (the REPL): fn is called before each method the front end executes,
  * on the thread that runs the device; NULL removes it. */

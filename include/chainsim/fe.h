@@ -205,7 +205,9 @@ enum {
 	CS_FE_SUBCHANNELS = 8,
 };
 
-/* bus and engines are copied (their ctx pointers must outlive the fe).
+/* engines is copied; bus is not: the fe reads it (its memory port may change,
+ * as the device's does when a host view is mapped), so it and the ctx
+ * pointers in both must outlive the fe.
  * bus->now_ns may be NULL: the fe then keeps its own clock. engines may be
  * NULL: a SET_OBJECT of an engine class is then accepted and any non-host
  * method stops the channel ("no engine wired"). Returns NULL on a bad arch, a

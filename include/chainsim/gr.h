@@ -150,6 +150,9 @@ typedef struct cs_qmd_field {
 	uint8_t shift;     /* 0, or N for a field stored >> N */
 	uint8_t count;     /* 1, or the number of array elements */
 	uint16_t stride;   /* bits between array elements */
+	cs_field_kind kind;/* CS_FIELD_ADDRESS: the whole GPU virtual address `addr` */
+	const char *addr;  /* "PROGRAM", "CONSTANT_BUFFER", "RELEASE0", "RELEASE1",
+			      "DEPENDENT_QMD"; NULL unless an address */
 } cs_qmd_field;
 
 typedef struct cs_qmd_layout {
@@ -164,6 +167,10 @@ typedef struct cs_qmd_layout {
 
 /* The layout of QMD major version 3, 4 or 5; NULL otherwise. */
 CS_API const cs_qmd_layout *cs_qmd_layout_of(unsigned major);
+/* The address fields of a layout, in table order: fills up to max of out and
+ * returns how many there are (each may be an array: CONSTANT_BUFFER_ADDR(i)). */
+CS_API unsigned cs_qmd_addr_fields(const cs_qmd_layout *l, const cs_qmd_field **out,
+				   unsigned max);
 /* Size in bytes of a major version's QMD (0 when unknown). */
 CS_API unsigned cs_qmd_size(unsigned major);
 /* A field by name, "NAME" or "NAME(i)" for an array element (*index gets i). */

@@ -21,6 +21,10 @@ extern "C" {
 /* In a host CS_EV_SEM_RELEASE's aux: RELEASE_WFI was set, so the release is
  * ordered after all work the channel handed to its engines before it. */
 #define CS_SEM_RELEASE_AFTER_WFI (1ull << 32)
+/* In the device's own CS_EV_HOST_FORWARD's aux: value is the count of entries
+ * it put on the host's ring. A record without it (a forwarding layer's own
+ * account, recorded by hand) counts no entries. */
+#define CS_HOST_FORWARD_RING 1ull
 
 /* The unit that produced a record, finer than its author. */
 typedef enum cs_unit {
@@ -47,7 +51,8 @@ typedef enum cs_event_kind {
 				  value = dwords (or bytes for a QMD, aux = qmd major), detail says what */
 	CS_EV_GP_PUT,          /* stage 2: GP_PUT written. value = new GP_PUT, aux = old */
 	CS_EV_DOORBELL,        /* stage 2: doorbell rung. value = channel's work-submit token */
-	CS_EV_HOST_FORWARD,    /* stage 3: host forwarded entries. value = entries, detail = rewrite */
+	CS_EV_HOST_FORWARD,    /* stage 3: host forwarded entries. value = entries, detail = rewrite,
+				  aux = CS_HOST_FORWARD_RING on the device's own record */
 	/* front end */
 	CS_EV_GP_FETCH,        /* stage 4: entry fetched. gp_entry, addr = pb address, value = length
 				  in dwords, aux = raw entry (hi << 32 | lo) */
@@ -74,7 +79,9 @@ typedef enum cs_event_kind {
 	CS_EV_QMD_SCHEDULE,    /* stage 6: the schedule request. value = PCAS action, aux = path */
 	CS_EV_QMD_READ,        /* stage 7: the engine read and accepted the QMD. addr = QMD VA,
 				  value = major version */
-	CS_EV_QMD_REJECT,      /* stage 7: rejected; detail names field and value */
+	CS_EV_QMD_REJECT,      /* stage 7: rejected; detail names field and value; aux = the
+				  unmapped program or constant bank address the QMD names, 0
+				  when the rejection is about no address */
 	CS_EV_CTX_LOAD,        /* stage 8: context valid at dispatch; detail summarizes it */
 	CS_EV_CTX_BAD,         /* stage 8: context invalid; detail says why */
 	CS_EV_DISPATCH,        /* stage 9 begun: addr = program VA, value = CTAs in the grid */
@@ -110,6 +117,13 @@ typedef enum cs_event_kind {
 	CS_EV_ATOMIC_ORDER,    /* stage 9: a finding, not a break: an atomic that several
 				  CTAs ran makes the result depend on the order the CTAs
 				  ran in. aux = its PTX line; detail says which and why */
+	/* forwarding (stage 3) */
+	CS_EV_VIEW_MAP,        /* a window of the host's view: addr = guest, aux = host,
+				  value = bytes */
+	CS_EV_HOST_EDIT,       /* stage 3: one forwarding edit. subch = its cs_forward_edit,
+				  gp_entry = the guest's ring slot, addr = guest, aux = host,
+				  value = the edit's value, method = the method edited;
+				  cause set when the edit is wrong; detail says what */
 	CS_EV_KIND_COUNT
 } cs_event_kind;
 

@@ -347,6 +347,7 @@ cs_report *cs_report_judge(const cs_report_input *in)
 	}
 	jg_attribute_consequences(j, r, o);
 	finish_chain(j, o);
+	jg_attribute_forwarding(j, r);
 
 	/* Counters and assumptions. */
 	r->ncounters = C_COUNT;

@@ -117,4 +117,8 @@ void jg_attribute_consequences(judge *j, cs_report *r, cs_chain *o);
 /* Whether launch s's QMD names addr as a release (read from the device's memory). */
 bool jg_launch_would_release(const judge *j, const lslot *s, uint64_t addr);
 
+/* A break at an address only the guest's view maps is the forwarding's
+ * (forward.c): its cause and diagnosis say so. */
+void jg_attribute_forwarding(const judge *j, cs_report *r);
+
 #endif

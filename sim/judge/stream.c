@@ -67,7 +67,8 @@ void jg_stage_submit(judge *j, cs_chain *c)
 			}
 		} else if (e->kind == CS_EV_DOORBELL && bell == NONE) {
 			bell = i;
-		} else if (e->kind == CS_EV_HOST_FORWARD && e->value && fwd == NONE) {
+		} else if (e->kind == CS_EV_HOST_FORWARD && e->value && e->aux == CS_HOST_FORWARD_RING &&
+			   fwd == NONE) {
 			fwd = i;
 		}
 	}
@@ -95,13 +96,30 @@ void jg_stage_submit(judge *j, cs_chain *c)
 		jg_why(j, 2, CS_CAUSE_NO_SUBMIT, "the guest never wrote GP_PUT nor rang the doorbell: add "
 			   "`gpfifo` entries and a `submit`");
 	}
-	if (fwd != NONE) {
+	size_t wrong = NONE; /* the first forwarding edit the device found wrong */
+	for (size_t i = 0; i < j->n && wrong == NONE; i++)
+		if (j->ev[i].kind == CS_EV_HOST_EDIT && j->ev[i].cause)
+			wrong = i;
+	if (wrong != NONE) {
+		const cs_event *e = &j->ev[wrong];
+		jg_row(c, 3, CS_STAGE_NOT_FIRED, CS_AUTHOR_HOST, wrong, "%s",
+		     jg_detail(e) ? jg_detail(e) : "a wrong edit");
+		jg_why(j, 3, (cs_cause)e->cause, "%s: the host forwarded something that is not the "
+		       "relocated copy of what the guest built.", jg_detail(e) ? jg_detail(e) : "");
+	} else if (fwd != NONE) {
 		const cs_event *e = &j->ev[fwd];
 		jg_row(c, 3, CS_STAGE_FIRED, CS_AUTHOR_HOST, fwd, "%s",
 		     jg_detail(e) ? jg_detail(e) : "forwarded");
 	} else {
-		jg_row(c, 3, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
-		jg_why(j, 3, CS_CAUSE_NO_FORWARD, "the host forwarded no GPFIFO entry onto its ring");
+		size_t none = NONE; /* the device's record of a forward that put nothing on the ring */
+		for (size_t i = 0; i < j->n && none == NONE; i++)
+			if (j->ev[i].kind == CS_EV_HOST_FORWARD && j->ev[i].aux == CS_HOST_FORWARD_RING)
+				none = i;
+		const char *what = none != NONE ? jg_detail(&j->ev[none]) : NULL;
+		jg_row(c, 3, CS_STAGE_NOT_FIRED, none != NONE ? CS_AUTHOR_HOST : CS_AUTHOR_NONE, none,
+		       "%s", what ? what : "-");
+		jg_why(j, 3, CS_CAUSE_NO_FORWARD, "the host forwarded no GPFIFO entry onto its ring%s%s%s",
+		       what ? " (" : "", what ? what : "", what ? ")" : "");
 	}
 }
 
@@ -288,7 +306,8 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 			binds++;
 			break;
 		case CS_EV_HOST_FORWARD:
-			forwarded += e->value;
+			if (e->aux == CS_HOST_FORWARD_RING)
+				forwarded += e->value;
 			break;
 		case CS_EV_FAULT:
 			if (e->unit == CS_UNIT_FE && e->stage == CS_STAGE_FE_FETCH && fetch_fault == NONE)
@@ -308,7 +327,7 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 		const cs_event *e = &j->ev[i];
 		if (e->channel >= NCH)
 			continue;
-		if (e->kind == CS_EV_HOST_FORWARD)
+		if (e->kind == CS_EV_HOST_FORWARD && e->aux == CS_HOST_FORWARD_RING)
 			fwd[e->channel] += e->value;
 		else if (e->kind == CS_EV_GP_FETCH || e->kind == CS_EV_GP_CONTROL)
 			got[e->channel]++;

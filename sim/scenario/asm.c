@@ -1193,7 +1193,7 @@ bool scn_assemble(cs_scenario *s, cs_mem *mem, cs_diag *d)
 		bool handled;
 		if (!scn_exec_memory(&x, dir, &handled))
 			return false;
-		if (!handled)
+		if (!handled || dir->host_at)
 			return scn_fail_at(&x, dir->loc, "'%s' needs a device", dir->text);
 	}
 	return true;

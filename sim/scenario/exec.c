@@ -8,7 +8,10 @@
 #include "chainsim/device.h"
 #include "chainsim/ptxrun.h"
 #include "chainsim/pushbuf.h"
+#include "chainsim/fe.h"
+#include "chainsim/gr.h"
 #include "chainsim/report.h"
+#include "chainsim/rewrite.h"
 #include "../report_fit.h"
 #include "scn.h"
 
@@ -75,6 +78,138 @@ static bool do_gpfifo(scn_exec *x, const scn_dir *dir)
 	return true;
 }
 
+/* alloc NAME SIZE host=H: the allocation's pages seen by the host at H. */
+static bool alloc_window(scn_exec *x, const scn_dir *dir)
+{
+	uint64_t host;
+	if (!scn_eval(x, dir->host_at, &host))
+		return false;
+	const scn_sym *sym = scn_symbol(x->s, dir->name);
+	if (!sym)
+		return scn_fail_at(x, dir->loc, "internal error: alloc '%s' was not placed", dir->name);
+	uint64_t pages = (sym->size + CS_PAGE_SIZE - 1) & ~(uint64_t)(CS_PAGE_SIZE - 1);
+	cs_diag dd;
+	cs_diag_clear(&dd);
+	if (!cs_device_map_host(DEV(x), sym->va, host, pages, &dd))
+		return scn_fail_with(x, dir->host_at->loc, "alloc host=", &dd);
+	return true;
+}
+
+static bool do_map(scn_exec *x, const scn_dir *dir)
+{
+	uint64_t guest, host, size;
+	if (!scn_eval(x, dir->lo, &guest) || !scn_eval(x, dir->hi, &host) ||
+	    !scn_eval(x, dir->size, &size))
+		return false;
+	cs_diag dd;
+	cs_diag_clear(&dd);
+	if (!cs_device_map_host(DEV(x), guest, host, size, &dd))
+		return scn_fail_with(x, dir->loc, "map", &dd);
+	return true;
+}
+
+/* Whether one of the arch's host, compute or copy classes has the method. */
+static bool method_known(const cs_arch_info *ai, const char *name)
+{
+	const cs_class_desc *cls[] = { cs_fe_host_class(ai->host_class),
+				       cs_gr_class(ai->compute_class), cs_gr_class(ai->copy_class) };
+	uint32_t off;
+	for (size_t i = 0; i < sizeof(cls) / sizeof(cls[0]); i++)
+		if (cls[i] && cs_class_method_named(cls[i], name, &off))
+			return true;
+	return false;
+}
+
+static bool rewrite_line(scn_exec *x, cs_rewrite *rw, const scn_rline *rl)
+{
+	uint64_t v;
+	switch (rl->kind) {
+	case SCN_RW_RELOCATE:
+		cs_rewrite_relocate(rw, true);
+		return true;
+	case SCN_RW_KEEP:
+		for (unsigned i = 0; i < rl->naddrs; i++)
+			if (!cs_rewrite_keep_guest(rw, rl->addrs[i]))
+				return scn_fail_at(x, rl->addr_locs[i],
+						   "keep: unknown address '%s'; expected PUSHBUFFER or an "
+						   "address the class and QMD tables name (docs/scenario.md)",
+						   rl->addrs[i]);
+		return true;
+	case SCN_RW_DROP:
+	case SCN_RW_REPLACE: {
+		if (!method_known(x->ai, rl->method))
+			return scn_fail_at(x, rl->method_loc, "no method '%s' in %s's host, compute or "
+					   "copy class", rl->method, x->ai->name);
+		uint32_t data = 0;
+		if (rl->kind == SCN_RW_REPLACE && !scn_eval32(x, rl->value, &data))
+			return false;
+		bool ok = rl->kind == SCN_RW_DROP ? cs_rewrite_drop_named(rw, rl->subch, rl->method)
+						  : cs_rewrite_replace_named(rw, rl->subch, rl->method, data);
+		return ok || scn_fail_at(x, rl->loc, "out of memory adding a rewrite rule");
+	}
+	case SCN_RW_PRELUDE: {
+		if (!scn_eval(x, rl->value, &v))
+			return false;
+		scn_sym *sym = sym_at(x, v);
+		if (!sym || !sym->is_push || sym->va != v || sym->dwords == 0)
+			return scn_fail_at(x, rl->value->loc, "prelude: expected the name of a push "
+					   "block with methods");
+		uint32_t *dw = g_new(uint32_t, sym->dwords);
+		bool ok = cs_mem_read(x->mem, sym->va, dw, 4ull * sym->dwords, NULL) &&
+			  cs_rewrite_prelude(rw, dw, sym->dwords);
+		g_free(dw);
+		return ok || scn_fail_at(x, rl->loc, "prelude: the push block cannot be read");
+	}
+	case SCN_RW_SKEW:
+		if (!scn_eval(x, rl->value, &v))
+			return false;
+		if (!cs_rewrite_skew(rw, rl->addrs[0], (int64_t)v))
+			return scn_fail_at(x, rl->addr_locs[0],
+					   "skew: unknown address '%s'; expected PUSHBUFFER or an "
+					   "address the class and QMD tables name (docs/scenario.md)",
+					   rl->addrs[0]);
+		return true;
+	case SCN_RW_MERGE:
+		cs_rewrite_merge(rw, true);
+		return true;
+	case SCN_RW_SPLIT:
+		if (!scn_eval(x, rl->value, &v))
+			return false;
+		if (v < 2 || v > CS_GP_MAX_LENGTH)
+			return scn_fail_at(x, rl->value->loc, "split: %llu dwords out of range (2..%u)",
+					   (unsigned long long)v, CS_GP_MAX_LENGTH);
+		cs_rewrite_split(rw, (uint32_t)v);
+		return true;
+	}
+	return scn_fail_at(x, rl->loc, "internal error: unknown rewrite line");
+}
+
+static void rewrite_free(struct cs_rewrite *rw)
+{
+	cs_rewrite_free(rw);
+}
+
+/* The block's rules replace the last block's; the device applies them to
+ * every entry submitted from here on. */
+static bool do_rewrite(scn_exec *x, const scn_dir *dir)
+{
+	cs_rewrite *rw = cs_rewrite_new();
+	if (!rw)
+		return scn_fail_at(x, dir->loc, "out of memory creating the rewrite");
+	for (unsigned i = 0; i < dir->nrlines; i++) {
+		if (!rewrite_line(x, rw, &dir->rlines[i])) {
+			cs_rewrite_free(rw);
+			return false;
+		}
+	}
+	if (x->s->rewrite)
+		x->s->rewrite_free(x->s->rewrite);
+	x->s->rewrite = rw;
+	x->s->rewrite_free = rewrite_free;
+	cs_device_set_forward(DEV(x), cs_rewrite_forward, rw);
+	return true;
+}
+
 static bool do_directive(scn_exec *x, const scn_dir *dir)
 {
 	cs_diag dd;
@@ -82,6 +217,8 @@ static bool do_directive(scn_exec *x, const scn_dir *dir)
 	bool handled;
 	if (!scn_exec_memory(x, dir, &handled))
 		return false;
+	if (handled && dir->kind == SCN_D_ALLOC && dir->host_at)
+		return alloc_window(x, dir);
 	if (handled)
 		return true;
 	switch (dir->kind) {
@@ -99,6 +236,10 @@ static bool do_directive(scn_exec *x, const scn_dir *dir)
 	}
 	case SCN_D_GPFIFO:
 		return do_gpfifo(x, dir);
+	case SCN_D_MAP:
+		return do_map(x, dir);
+	case SCN_D_REWRITE:
+		return do_rewrite(x, dir);
 	case SCN_D_GPFIFO_RAW: {
 		uint32_t lo, hi;
 		if (!scn_eval32(x, dir->lo, &lo) || !scn_eval32(x, dir->hi, &hi))

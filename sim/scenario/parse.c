@@ -636,6 +636,102 @@ static bool parse_launch(lx *l, scn_pline *pl, unsigned index)
 	return true;
 }
 
+/* One line of a rewrite block: relocate | keep ADDR... | drop SUBCH METHOD |
+ * replace SUBCH METHOD VALUE | prelude PUSH | split DWORDS. */
+static bool parse_rewrite_line(lx *l, scn_rline *rl)
+{
+	lx_skip(l);
+	rl->loc = (scn_loc){ l->lineno, lx_col(l) };
+	size_t kw = l->pos;
+	const char *w;
+	size_t n = lx_peek_word(l, &w);
+	l->pos += n;
+	if (word_is(w, n, "relocate")) {
+		rl->kind = SCN_RW_RELOCATE;
+		return lx_done(l);
+	}
+	if (word_is(w, n, "keep")) {
+		rl->kind = SCN_RW_KEEP;
+		GPtrArray *names = g_ptr_array_new();
+		GArray *locs = g_array_new(FALSE, FALSE, sizeof(scn_loc));
+		while (!lx_end(l)) {
+			lx_skip(l);
+			scn_loc at = { l->lineno, lx_col(l) };
+			char *a = lx_ident(l, "an address name");
+			if (!a) {
+				g_ptr_array_free(names, TRUE);
+				g_array_free(locs, TRUE);
+				return false;
+			}
+			g_ptr_array_add(names, a); /* checked against the library's by the executor */
+			g_array_append_val(locs, at);
+		}
+		bool none = names->len == 0;
+		rl->naddrs = names->len;
+		rl->addrs = scn_alloc(l->s, sizeof(char *) * (names->len + 1));
+		rl->addr_locs = scn_alloc(l->s, sizeof(scn_loc) * (names->len + 1));
+		if (!none) {
+			memcpy(rl->addrs, names->pdata, sizeof(char *) * names->len);
+			memcpy(rl->addr_locs, locs->data, sizeof(scn_loc) * names->len);
+		}
+		g_ptr_array_free(names, TRUE);
+		g_array_free(locs, TRUE);
+		if (none)
+			return lx_fail_at(l, l->pos, "expected at least one address name after 'keep'");
+		return true;
+	}
+	if (word_is(w, n, "drop") || word_is(w, n, "replace")) {
+		rl->kind = word_is(w, n, "drop") ? SCN_RW_DROP : SCN_RW_REPLACE;
+		lx_skip(l);
+		if (l->pos < l->len && l->line[l->pos] == '*') {
+			rl->subch = 8;
+			l->pos++;
+			if (!lx_need_sep(l, "'*'"))
+				return false;
+		} else {
+			size_t at = l->pos;
+			scn_expr *e = lx_expr_word(l, "a subchannel (0..7) or '*'");
+			if (!e)
+				return false;
+			if (e->kind != SCN_EX_NUM || e->num > 7)
+				return lx_fail_at(l, at, "expected a subchannel number 0..7 or '*'");
+			rl->subch = (uint32_t)e->num;
+		}
+		lx_skip(l);
+		rl->method_loc = (scn_loc){ l->lineno, lx_col(l) };
+		rl->method = lx_ident(l, "a method name");
+		if (!rl->method)
+			return false;
+		if (rl->kind == SCN_RW_REPLACE && !(rl->value = lx_expr_word(l, "the new data")))
+			return false;
+		return lx_done(l);
+	}
+	if (word_is(w, n, "prelude")) {
+		rl->kind = SCN_RW_PRELUDE;
+		return (rl->value = lx_expr_word(l, "a push block's name")) && lx_done(l);
+	}
+	if (word_is(w, n, "split")) {
+		rl->kind = SCN_RW_SPLIT;
+		return (rl->value = lx_expr_word(l, "the most dwords an entry keeps")) && lx_done(l);
+	}
+	if (word_is(w, n, "merge")) {
+		rl->kind = SCN_RW_MERGE;
+		return lx_done(l);
+	}
+	if (word_is(w, n, "skew")) {
+		rl->kind = SCN_RW_SKEW;
+		rl->naddrs = 1;
+		rl->addrs = scn_alloc(l->s, sizeof(char *));
+		rl->addr_locs = scn_alloc(l->s, sizeof(scn_loc));
+		lx_skip(l);
+		rl->addr_locs[0] = (scn_loc){ l->lineno, lx_col(l) };
+		return (rl->addrs[0] = lx_ident(l, "an address name")) &&
+		       (rl->value = lx_expr_word(l, "the delta in bytes")) && lx_done(l);
+	}
+	return lx_fail_at(l, kw, "unknown rewrite line '%.*s'; expected relocate, keep, skew, "
+			  "drop, replace, prelude, split, merge or end", (int)n, w);
+}
+
 static bool parse_push_line(lx *l, scn_pline *pl, cs_scenario *s)
 {
 	const char *w;
@@ -1039,14 +1135,16 @@ static bool parse_directive(lx *l, scn_dir *dir, bool *arch_seen, uint32_t *arch
 			kv k = { 0 };
 			if (!lx_key(l, &k))
 				return false;
-			bool is_align = !strcmp(k.key, "align");
-			if (!is_align && strcmp(k.key, "at") != 0)
-				return lx_fail_at(l, k.key_pos,
-						  "unknown alloc key '%s'; expected align= or at=", k.key);
+			bool is_align = !strcmp(k.key, "align"), is_host = !strcmp(k.key, "host");
+			if (!is_align && !is_host && strcmp(k.key, "at") != 0)
+				return lx_fail_at(l, k.key_pos, "unknown alloc key '%s'; expected align=, "
+						  "at= or host=", k.key);
 			if (!lx_kv_values(l, &k, 1))
 				return false;
 			if (is_align)
 				dir->align = k.vals[0];
+			else if (is_host)
+				dir->host_at = k.vals[0];
 			else
 				dir->at = k.vals[0];
 		}
@@ -1160,11 +1258,30 @@ static bool parse_directive(lx *l, scn_dir *dir, bool *arch_seen, uint32_t *arch
 		dir->kind = SCN_D_RANDOM;
 		return parse_random(l, dir);
 	}
+	if (word_is(w, n, "map")) {
+		dir->kind = SCN_D_MAP;
+		if (!lx_accept(l, "guest"))
+			return lx_fail_at(l, l->pos, "expected 'guest' (map guest G host H size S)");
+		if (!(dir->lo = lx_expr_word(l, "the guest's address")))
+			return false;
+		if (!lx_accept(l, "host"))
+			return lx_fail_at(l, l->pos, "expected 'host' after the guest's address");
+		if (!(dir->hi = lx_expr_word(l, "the host's address")))
+			return false;
+		if (!lx_accept(l, "size"))
+			return lx_fail_at(l, l->pos, "expected 'size' after the host's address");
+		return (dir->size = lx_expr_word(l, "a size in bytes")) && lx_done(l);
+	}
+	if (word_is(w, n, "rewrite")) {
+		dir->kind = SCN_D_REWRITE;
+		return lx_done(l);
+	}
 	if (word_is(w, n, "end"))
-		return lx_fail_at(l, kw_pos, "'end' outside a push block");
+		return lx_fail_at(l, kw_pos, "'end' outside a push or rewrite block");
 	return lx_fail_at(l, kw_pos,
 			  "unknown directive '%.*s'; expected arch, channel, alloc, data, fill, "
-			  "load, module, qmd, push, gpfifo, gpfifo-raw, submit, wait, expect or random",
+			  "load, module, qmd, push, gpfifo, gpfifo-raw, submit, wait, expect, random, "
+			  "map or rewrite",
 			  (int)n, w);
 }
 
@@ -1282,6 +1399,7 @@ static bool check_dir(namecheck *nc, const scn_dir *dir, cs_diag *d)
 	CHECK(dir->size);
 	CHECK(dir->align);
 	CHECK(dir->at);
+	CHECK(dir->host_at);
 	CHECK(dir->len);
 	CHECK(dir->byte);
 	CHECK(dir->value);
@@ -1297,6 +1415,8 @@ static bool check_dir(namecheck *nc, const scn_dir *dir, cs_diag *d)
 	for (unsigned i = 0; i < dir->nkvs; i++)
 		for (unsigned j = 0; j < dir->kvs[i].nvals; j++)
 			CHECK(dir->kvs[i].vals[j]);
+	for (unsigned i = 0; i < dir->nrlines; i++)
+		CHECK(dir->rlines[i].value);
 	for (unsigned i = 0; i < dir->nlines; i++)
 		if (!check_pline(nc, &dir->lines[i], d))
 			return false;
@@ -1339,6 +1459,8 @@ static char *dir_text(cs_scenario *s, const char *line, size_t len)
 
 static void scenario_free_parts(cs_scenario *s)
 {
+	if (s->rewrite)
+		s->rewrite_free(s->rewrite);
 	if (s->pool)
 		g_ptr_array_free(s->pool, TRUE);
 	if (s->defs)
@@ -1364,6 +1486,9 @@ cs_scenario *cs_scenario_parse(const char *text, size_t len, const char *name,
 	scn_dir *push = NULL; /* the open push block (index kept: dirs may move) */
 	size_t push_index = 0;
 	GArray *lines = NULL;
+	scn_dir *rw_dir = NULL; /* the open rewrite block, likewise */
+	size_t rw_index = 0;
+	GArray *rlines = NULL;
 	uint32_t lineno = 0;
 	size_t pos = 0;
 	bool ok = true;
@@ -1401,6 +1526,28 @@ cs_scenario *cs_scenario_parse(const char *text, size_t len, const char *name,
 		lx l = { .s = s, .line = line, .len = llen, .pos = 0, .lineno = lineno, .d = d };
 		if (lx_end(&l))
 			continue;
+		if (rw_dir) {
+			rw_dir = &s->dirs[rw_index];
+			const char *w;
+			size_t n = lx_peek_word(&l, &w);
+			if (word_is(w, n, "end")) {
+				l.pos += n;
+				ok = lx_done(&l);
+				rw_dir->nrlines = rlines->len;
+				rw_dir->rlines = scn_alloc(s, sizeof(scn_rline) * (rlines->len ? rlines->len : 1));
+				if (rlines->len)
+					memcpy(rw_dir->rlines, rlines->data, sizeof(scn_rline) * rlines->len);
+				g_array_free(rlines, TRUE);
+				rlines = NULL;
+				rw_dir = NULL;
+				continue;
+			}
+			scn_rline rl = { 0 };
+			ok = parse_rewrite_line(&l, &rl);
+			if (ok)
+				g_array_append_val(rlines, rl);
+			continue;
+		}
 		if (push) {
 			push = &s->dirs[push_index];
 			const char *w;
@@ -1448,7 +1595,20 @@ cs_scenario *cs_scenario_parse(const char *text, size_t len, const char *name,
 			push_index = s->ndirs - 1;
 			lines = g_array_new(FALSE, TRUE, sizeof(scn_pline));
 		}
+		if (ok && dir->kind == SCN_D_REWRITE) {
+			rw_dir = dir;
+			rw_index = s->ndirs - 1;
+			rlines = g_array_new(FALSE, TRUE, sizeof(scn_rline));
+		}
 	}
+	if (ok && rw_dir) {
+		rw_dir = &s->dirs[rw_index];
+		cs_diag_at_text(d, CS_ERR_INPUT, s->name, rw_dir->loc.line, rw_dir->loc.col,
+				"expected 'end' to close the rewrite block before the end of the file");
+		ok = false;
+	}
+	if (rlines)
+		g_array_free(rlines, TRUE);
 	if (ok && push) {
 		push = &s->dirs[push_index];
 		cs_diag_at_text(d, CS_ERR_INPUT, s->name, push->loc.line, push->loc.col,

@@ -129,7 +129,34 @@ typedef enum scn_dir_kind {
 	SCN_D_EXPECT_COMPLETE,
 	SCN_D_EXPECT_CAUSE,    /* expect cause KEY: the first break's cause key */
 	SCN_D_RANDOM,
+	SCN_D_MAP,             /* map guest G host H size S: lo, hi, size */
+	SCN_D_REWRITE,         /* rewrite ... end: rlines */
 } scn_dir_kind;
+
+/* One line of a rewrite block (include/chainsim/rewrite.h). */
+typedef enum scn_rline_kind {
+	SCN_RW_RELOCATE = 0, /* relocate */
+	SCN_RW_KEEP,         /* keep ADDR... (left in the guest's view) */
+	SCN_RW_DROP,         /* drop SUBCH|* METHOD */
+	SCN_RW_REPLACE,      /* replace SUBCH|* METHOD VALUE */
+	SCN_RW_PRELUDE,      /* prelude PUSH */
+	SCN_RW_SPLIT,        /* split DWORDS */
+	SCN_RW_SKEW,         /* skew ADDR DELTA */
+	SCN_RW_MERGE,        /* merge */
+} scn_rline_kind;
+
+typedef struct scn_rline {
+	scn_rline_kind kind;
+	scn_loc loc;
+	uint32_t subch;      /* 8: any subchannel */
+	char *method;
+	scn_loc method_loc;
+	scn_expr *value;     /* replace: the data; split: dwords; prelude: the push's NAME;
+				skew: the delta (a negative one written -N) */
+	char **addrs;        /* keep */
+	scn_loc *addr_locs;
+	unsigned naddrs;
+} scn_rline;
 
 typedef struct scn_qmd_kv {
 	char *key;
@@ -147,6 +174,7 @@ typedef struct scn_dir {
 	scn_loc name_loc;
 	scn_expr *addr;        /* NAME[+OFF] target, gpfifo address, wait address */
 	scn_expr *size, *align, *at, *len, *byte, *value, *count, *seed;
+	scn_expr *host_at;     /* alloc host=H: the host's view of it (a window) */
 	scn_expr *entries;
 	scn_type type;
 	bool has_type;
@@ -169,6 +197,8 @@ typedef struct scn_dir {
 	bool has_min, has_max;
 	scn_expr *imin, *imax; /* random u32 */
 	scn_expr *lo, *hi;     /* gpfifo-raw */
+	scn_rline *rlines;     /* rewrite */
+	unsigned nrlines;
 	scn_expr *tol;         /* expect mem f32 tol= (extension), a float */
 	double ftol;
 	bool has_tol;
@@ -212,6 +242,10 @@ struct cs_scenario {
 	GArray *outcomes; /* cs_expect_outcome */
 	unsigned launches;
 	unsigned copies;
+	/* the last rewrite block's rules, applied by the device, and how they are
+	 * freed (set by the executor, so the parser links without the device) */
+	struct cs_rewrite *rewrite;
+	void (*rewrite_free)(struct cs_rewrite *rw);
 };
 
 void *scn_alloc(cs_scenario *s, size_t size);

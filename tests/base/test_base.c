@@ -57,8 +57,10 @@ Test(stage, names_and_parse)
 }
 
 static const char *const ops[] = { "ACQUIRE", "RELEASE" };
-static const cs_field_desc exec_fields[] = { { "OPERATION", 2, 0, ops, 2 },
-					     { "PAYLOAD_SIZE", 24, 24, NULL, 0 } };
+static const cs_field_desc exec_fields[] = {
+	{ "OPERATION", 2, 0, ops, 2, CS_FIELD_ENUM, NULL, 0 },
+	{ "PAYLOAD_SIZE", 24, 24, NULL, 0, CS_FIELD_NUMBER, NULL, 0 },
+};
 static const cs_method_desc methods[] = {
 	{ "NOP", 0x8, 1, 4, NULL, 0 },
 	{ "SEM_EXECUTE", 0x6c, 1, 4, exec_fields, 2 },

@@ -18,6 +18,7 @@
 #include "chainsim/pushbuf.h"
 #include "chainsim/registry.h"
 #include "chainsim/report.h"
+#include "chainsim/rewrite.h"
 #include "chainsim/scenario.h"
 #include "chainsim/stage.h"
 #include "chainsim/trace.h"

@@ -28,6 +28,34 @@ static inline bool corpus_no_exec(const char *path)
 	return yes;
 }
 
+/* Whether the file says export refuses it (a host view or a rewrite, which a
+ * capture cannot hold); export_refused() checks that it does. */
+static inline bool corpus_capture_refused(const char *path)
+{
+	gchar *text = NULL;
+	bool yes = g_file_get_contents(path, &text, NULL, NULL) &&
+		   strstr(text, "\n# capture: refused");
+	g_free(text);
+	return yes;
+}
+
+static inline void expect_export_refused(const char *path)
+{
+	cs_diag d;
+	cs_diag_clear(&d);
+	cs_scenario *s = cs_scenario_load(path, &d);
+	cr_assert(s, "%s: %s", path, d.msg);
+	cs_device_config cfg = { .arch = cs_scenario_arch(s) };
+	cs_device *dev = cs_device_new(&cfg, &d);
+	cs_capture_writer *w = cs_capture_writer_new(cs_scenario_arch(s));
+	cr_assert(dev && w);
+	cr_expect(!cs_capture_export(s, dev, w, &d) && strstr(d.msg, "cannot be exported"),
+		  "%s: export was not refused (%s)", path, d.msg);
+	cs_capture_writer_free(w);
+	cs_device_free(dev);
+	cs_scenario_free(s);
+}
+
 /* The capture of scenario PATH; *len its size. g_free the result. */
 static inline uint8_t *export_image(const char *path, size_t *len)
 {

@@ -133,7 +133,6 @@ Test(corpus, every_file_holds_and_every_rule_is_covered, .timeout = 120)
 	 * tests cover their rules). */
 	static const struct { const char *key, *why; } unreachable[] = {
 		{ "no-doorbell", "the scenario's submit always rings the doorbell" },
-		{ "no-forward", "the host forwards by identity: no scenario has a rewrite yet" },
 		{ "not-fetched", "needs a device whose run budget ends (sim-device covers it)" },
 		{ "acquire-blocked", "a blocked channel at the end of a scenario is a deadlock" },
 		{ "entry-unfinished", "the front end finishes or stops every entry it fetches" },

@@ -55,15 +55,16 @@ static GArray *fences(const char *doc, const char *lang)
 	return out;
 }
 
-Test(docs, scenario_md_examples_run_and_hold)
+/* Every ```chain block of docs/NAME runs and holds (at least min of them). */
+static void examples_run_and_hold(const char *doc_name, guint min)
 {
-	char *doc = read_doc("scenario.md");
+	char *doc = read_doc(doc_name);
 	GArray *fs = fences(doc, "chain");
-	cr_assert_geq(fs->len, 20, "docs/scenario.md: only %u examples", fs->len);
+	cr_assert_geq(fs->len, min, "docs/%s: only %u examples", doc_name, fs->len);
 	for (guint i = 0; i < fs->len; i++) {
 		fence *f = &g_array_index(fs, fence, i);
 		char name[64];
-		snprintf(name, sizeof(name), "docs/scenario.md:%u", f->line);
+		snprintf(name, sizeof(name), "docs/%s:%u", doc_name, f->line);
 		cs_diag d;
 		cs_diag_clear(&d);
 		cs_scenario *s = cs_scenario_parse(f->text, strlen(f->text), name,
@@ -99,6 +100,16 @@ Test(docs, scenario_md_examples_run_and_hold)
 		g_free(g_array_index(fs, fence, i).text);
 	g_array_free(fs, TRUE);
 	g_free(doc);
+}
+
+Test(docs, scenario_md_examples_run_and_hold)
+{
+	examples_run_and_hold("scenario.md", 20);
+}
+
+Test(docs, forwarding_md_examples_run_and_hold)
+{
+	examples_run_and_hold("forwarding.md", 2);
 }
 
 /* Every member path of a JSON value ("first_break.evidence.addr",

@@ -37,6 +37,7 @@ static void prelude(seq *s)
 	add(s, CS_EV_DOORBELL, CS_STAGE_GUEST_SUBMIT, CS_UNIT_GUEST);
 	e = add(s, CS_EV_HOST_FORWARD, CS_STAGE_HOST_FORWARD, CS_UNIT_HOST);
 	e->value = 1;
+	e->aux = CS_HOST_FORWARD_RING;
 	e->detail = "identity (no rewrite)";
 	e = add(s, CS_EV_GP_FETCH, CS_STAGE_FE_FETCH, CS_UNIT_FE);
 	e->gp_entry = 0;
