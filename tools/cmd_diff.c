@@ -3,6 +3,7 @@
  * results file from a GPU machine (chainsim-hw) with the simulator's replay of
  * the same capture, stage by stage where hardware can observe them. Both name
  * the first divergence. */
+#include <glib.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,11 +26,16 @@ static void diff_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: chainsim diff [--json] A B\n"
+		"       chainsim diff [--json] [--rewrite-a FILE] [--rewrite-b FILE] SCENARIO\n"
 		"       chainsim diff --hw-results FILE CAPTURE\n"
 		"\n"
 		"With two scenarios, runs both (every method recorded), prints their chains\n"
 		"side by side and the first divergence: the lowest stage whose trace records\n"
 		"differ, with the entry, method index, address and both values (docs/diff.md).\n"
+		"\n"
+		"With --rewrite-a and/or --rewrite-b, runs one scenario twice, each time with\n"
+		"the rewrite ... end block of that file in place of the scenario's own (a side\n"
+		"without one runs the scenario as written), and compares the two runs.\n"
 		"\n"
 		"With --hw-results, replays CAPTURE on the simulator and compares its\n"
 		"observables with FILE, the results chainsim-hw wrote for the same capture:\n"
@@ -37,10 +43,13 @@ static void diff_usage(FILE *out)
 		"and host semaphores), 9 (the memory the scenario expects), 10 (engine\n"
 		"releases), 11 (waits). Prints one line per stage and the first divergence.\n"
 		"\n"
-		"  --json             two scenarios: print one object instead (docs/json.md)\n"
+		"  --json             two runs of scenarios: print one object instead (docs/json.md)\n"
+		"  --rewrite-a FILE   run A under FILE's rewrite block\n"
+		"  --rewrite-b FILE   run B under FILE's rewrite block\n"
 		"  --hw-results FILE  the results chainsim-hw wrote\n"
 		"  --version          print chainsim's version\n"
-		"One of the files may be -, standard input; an option's value follows it or an\n"
+		"One of the files (a scenario, a rewrite, results or a capture) may be -,\n"
+		"standard input; an option's value follows it or an\n"
 		"'='.\n"
 		"\n"
 		"exit status: 0 they agree, 1 they diverge, 2 bad input or usage (a scenario\n"
@@ -48,12 +57,20 @@ static void diff_usage(FILE *out)
 		"or one for another capture), 4 internal error.\n");
 }
 
-/* ---- two scenarios ------------------------------------------------------------ */
+/* The file name without its directory ("standard input" for -). */
+static const char *base_name(const char *path)
+{
+	const char *name = cs_file_name(path), *slash = strrchr(name, '/');
+	return slash ? slash + 1 : name;
+}
+
+/* ---- two scenarios, or one under two rewrites ---------------------------------- */
 
 typedef struct scenario_run {
 	cs_scenario *scenario;
 	cs_device *dev;
 	cs_report *report;
+	char label[2 * CS_DIAG_FILE_MAX + 16];
 } scenario_run;
 
 static void scenario_run_free(scenario_run *r)
@@ -63,13 +80,177 @@ static void scenario_run_free(scenario_run *r)
 	cs_scenario_free(r->scenario);
 }
 
-/* Run FILE with every method recorded, so that a method's data can diverge. */
-static int run_scenario(const char *file, scenario_run *r)
+/* A file's text as read. */
+typedef struct file_text {
+	const char *path;
+	char *text;
+	size_t len;
+} file_text;
+
+/* A rewrite file spliced into a scenario: the composed text's lines
+ * [at, at + lines) are the file's, the lines after them the scenario's from
+ * line `at` on. */
+typedef struct splice {
+	const char *rw_path;
+	uint32_t at, lines;
+} splice;
+
+/* The line's first word (after stripping a comment: a '#' outside a quoted
+ * path) in *w, and its length; 0 for a line without one. */
+static size_t first_word(const char *line, size_t len, const char **w)
+{
+	bool quoted = false;
+	for (size_t i = 0; i < len; i++) {
+		if (line[i] == '"')
+			quoted = !quoted;
+		else if (line[i] == '#' && !quoted) {
+			len = i;
+			break;
+		}
+	}
+	size_t a = 0;
+	while (a < len && (line[a] == ' ' || line[a] == '\t' || line[a] == '\r'))
+		a++;
+	size_t b = a;
+	while (b < len && line[b] != ' ' && line[b] != '\t' && line[b] != '\r')
+		b++;
+	*w = line + a;
+	return b - a;
+}
+
+static bool word_is(const char *w, size_t n, const char *kw)
+{
+	return n == strlen(kw) && !memcmp(w, kw, n);
+}
+
+/* The next line of text at *pos, without its newline; false at the end. */
+static bool next_line(const char *text, size_t len, size_t *pos, const char **line, size_t *n)
+{
+	if (*pos >= len)
+		return false;
+	const char *nl = memchr(text + *pos, '\n', len - *pos);
+	*line = text + *pos;
+	*n = nl ? (size_t)(nl - *line) : len - *pos;
+	*pos += *n + (nl != NULL);
+	return true;
+}
+
+/* A rewrite file holds one `rewrite ... end` block and nothing else (blank
+ * lines and comments aside); the lines inside are checked when the composed
+ * scenario parses. */
+static bool check_rewrite_file(const file_text *rw)
+{
+	const char *line, *w;
+	size_t n, wn, pos = 0;
+	uint32_t lineno = 0, opened = 0, closed = 0;
+	while (next_line(rw->text, rw->len, &pos, &line, &n)) {
+		lineno++;
+		if (!(wn = first_word(line, n, &w)))
+			continue;
+		const char *problem = NULL;
+		if (closed)
+			problem = "expected nothing after the rewrite block's 'end'";
+		else if (!opened && !word_is(w, wn, "rewrite"))
+			problem = "expected a 'rewrite' line first: a rewrite file holds one "
+				  "rewrite ... end block (docs/scenario.md)";
+		else if (!opened)
+			opened = lineno;
+		else if (word_is(w, wn, "end"))
+			closed = lineno;
+		if (problem) {
+			fprintf(stderr, "chainsim diff: %s:%" PRIu32 ":%zu: %s\n",
+				cs_file_name(rw->path), lineno, (size_t)(w - line) + 1, problem);
+			return false;
+		}
+	}
+	if (closed)
+		return true;
+	if (opened)
+		fprintf(stderr, "chainsim diff: %s:%" PRIu32 ":1: expected 'end' to close the rewrite "
+				"block before the end of the file\n", cs_file_name(rw->path), opened);
+	else
+		fprintf(stderr, "chainsim diff: %s: holds no rewrite block\n", cs_file_name(rw->path));
+	return false;
+}
+
+/* The scenario with its own rewrite blocks replaced by the rewrite file's:
+ * the file's block goes where the scenario's first block was, else before its
+ * first `submit`, else at its end; the scenario's blocks become blank lines,
+ * so that its lines keep their numbers, shifted by the spliced ones. */
+static GString *compose(const file_text *scn, const file_text *rw, splice *sp)
+{
+	GString *out = g_string_sized_new(scn->len + rw->len + 2);
+	const char *line, *w;
+	size_t n, wn, pos = 0;
+	uint32_t lineno = 0;
+	bool in_push = false, in_rewrite = false, placed = false;
+	sp->rw_path = rw->path;
+	sp->lines = 0;
+	for (size_t i = 0; i < rw->len; i++)
+		sp->lines += rw->text[i] == '\n';
+	bool rw_open_last = rw->len && rw->text[rw->len - 1] != '\n';
+	sp->lines += rw_open_last;
+	while (next_line(scn->text, scn->len, &pos, &line, &n)) {
+		lineno++;
+		wn = first_word(line, n, &w);
+		bool top = !in_push && !in_rewrite;
+		bool block_start = top && word_is(w, wn, "rewrite");
+		if (!placed && (block_start || (top && word_is(w, wn, "submit")))) {
+			sp->at = lineno;
+			g_string_append_len(out, rw->text, (gssize)rw->len);
+			if (rw_open_last)
+				g_string_append_c(out, '\n');
+			placed = true;
+		}
+		if (block_start || in_rewrite) {
+			in_rewrite = !(in_rewrite && word_is(w, wn, "end"));
+			g_string_append_c(out, '\n');
+			continue;
+		}
+		if (top && word_is(w, wn, "push"))
+			in_push = true;
+		else if (in_push && word_is(w, wn, "end"))
+			in_push = false;
+		g_string_append_len(out, line, (gssize)n);
+		g_string_append_c(out, '\n');
+	}
+	if (!placed) {
+		sp->at = lineno + 1;
+		g_string_append_len(out, rw->text, (gssize)rw->len);
+	}
+	return out;
+}
+
+/* A diagnosis located in the composed text, moved to the file its line came
+ * from. */
+static void unsplice(const splice *sp, cs_diag *d)
+{
+	if (d->line < sp->at)
+		return;
+	if (d->line < sp->at + sp->lines) {
+		snprintf(d->file, sizeof(d->file), "%s", cs_file_name(sp->rw_path));
+		d->line -= sp->at - 1;
+	} else {
+		d->line -= sp->lines;
+	}
+}
+
+/* Run the scenario, under the rewrite file's block when rw is not NULL, with
+ * every method recorded, so that a method's data can diverge. */
+static int run_scenario(const file_text *scn, const file_text *rw, scenario_run *r)
 {
 	char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
 	cs_diag d;
 	cs_diag_clear(&d);
-	r->scenario = cs_scenario_load(file, &d);
+	splice sp = { 0 };
+	GString *composed = rw ? compose(scn, rw, &sp) : NULL;
+	const char *name = cs_file_name(scn->path);
+	snprintf(r->label, sizeof(r->label), "%s%s%s", base_name(scn->path), rw ? " under " : "",
+		 rw ? base_name(rw->path) : "");
+	r->scenario = composed ? cs_scenario_parse(composed->str, composed->len, name, NULL, &d)
+			       : cs_scenario_parse(scn->text, scn->len, name, NULL, &d);
+	if (composed)
+		g_string_free(composed, TRUE);
 	if (r->scenario) {
 		cs_device_config cfg = { .arch = cs_scenario_arch(r->scenario),
 					 .trace_level = CS_TRACE_ALL };
@@ -80,31 +261,50 @@ static int run_scenario(const char *file, scenario_run *r)
 	if (r->report)
 		return CS_EXIT_OK;
 	if (d.status == CS_OK) {
-		fprintf(stderr, "chainsim diff: %s: out of memory judging the chain\n", file);
+		fprintf(stderr, "chainsim diff: %s: out of memory judging the chain\n", r->label);
 		return CS_EXIT_INTERNAL;
 	}
+	if (rw && !strcmp(d.file, name))
+		unsplice(&sp, &d);
 	cs_diag_format(&d, msg, sizeof(msg));
 	fprintf(stderr, "chainsim diff: %s\n", msg);
 	return d.status == CS_ERR_INTERNAL || d.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL
 								       : CS_EXIT_INPUT;
 }
 
-/* The file name without its directory ("standard input" for -). */
-static const char *base_name(const char *path)
+static bool read_text(const char *path, const char *what, file_text *t)
 {
-	const char *name = cs_file_name(path), *slash = strrchr(name, '/');
-	return slash ? slash + 1 : name;
+	cs_diag d;
+	cs_diag_clear(&d);
+	t->path = path;
+	if (cs_file_read(path, CS_FILE_MAX_TEXT, what, &t->text, &t->len, &d))
+		return true;
+	char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
+	cs_diag_format(&d, msg, sizeof(msg));
+	fprintf(stderr, "chainsim diff: %s\n", msg);
+	return false;
 }
 
-static int diff_scenarios(const char *file_a, const char *file_b, bool json)
+/* Scenarios file_a and file_b; or, with file_b NULL, scenario file_a on both
+ * sides, each under its rewrite file (rw_a, rw_b), a side without one as the
+ * scenario is written. */
+static int diff_scenarios(const char *file_a, const char *file_b, const char *rw_a,
+			  const char *rw_b, bool json)
 {
+	file_text ta = { 0 }, tb = { 0 }, wa = { 0 }, wb = { 0 };
 	scenario_run ra = { 0 }, rb = { 0 };
-	int rc = run_scenario(file_a, &ra);
+	int rc = CS_EXIT_INPUT;
+	if (!read_text(file_a, "cannot read the scenario", &ta) ||
+	    (file_b && !read_text(file_b, "cannot read the scenario", &tb)) ||
+	    (rw_a && (!read_text(rw_a, "cannot read the rewrite", &wa) || !check_rewrite_file(&wa))) ||
+	    (rw_b && (!read_text(rw_b, "cannot read the rewrite", &wb) || !check_rewrite_file(&wb))))
+		goto out;
+	rc = run_scenario(&ta, rw_a ? &wa : NULL, &ra);
 	if (rc == CS_EXIT_OK)
-		rc = run_scenario(file_b, &rb);
+		rc = run_scenario(file_b ? &tb : &ta, rw_b ? &wb : NULL, &rb);
 	if (rc == CS_EXIT_OK) {
-		cs_diff_run a = { .label = base_name(file_a), .dev = ra.dev, .report = ra.report };
-		cs_diff_run b = { .label = base_name(file_b), .dev = rb.dev, .report = rb.report };
+		cs_diff_run a = { .label = ra.label, .dev = ra.dev, .report = ra.report };
+		cs_diff_run b = { .label = rb.label, .dev = rb.dev, .report = rb.report };
 		cs_diff df;
 		cs_diff_runs(&a, &b, &df);
 		if (json) {
@@ -118,8 +318,13 @@ static int diff_scenarios(const char *file_a, const char *file_b, bool json)
 			rc = df.diverged ? CS_EXIT_BROKEN : CS_EXIT_OK;
 		}
 	}
+out:
 	scenario_run_free(&ra);
 	scenario_run_free(&rb);
+	free(ta.text);
+	free(tb.text);
+	free(wa.text);
+	free(wb.text);
 	return rc;
 }
 
@@ -316,12 +521,14 @@ static const struct option diff_options[] = {
 	CS_CLI_VERSION_OPTION,
 	{ "hw-results", required_argument, NULL, 'r' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "rewrite-a", required_argument, NULL, 'a' },
+	{ "rewrite-b", required_argument, NULL, 'b' },
 	{ 0 },
 };
 
 int cs_cmd_diff(int argc, char **argv)
 {
-	const char *hwfile = NULL;
+	const char *hwfile = NULL, *rw_a = NULL, *rw_b = NULL;
 	bool json = false;
 	cs_cli_begin();
 	for (int c; (c = getopt_long(argc, argv, ":h", diff_options, NULL)) != -1;) {
@@ -337,29 +544,48 @@ int cs_cmd_diff(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
+		case 'a':
+			rw_a = optarg;
+			break;
+		case 'b':
+			rw_b = optarg;
+			break;
 		default:
 			return cs_cli_bad_option("diff", c, argv, diff_usage);
 		}
 	}
 	int nfiles = argc - optind;
 	char **files = argv + optind;
-	bool scenarios = !hwfile && nfiles == 2;
-	if (nfiles > 2 || (hwfile && nfiles > 1)) {
-		fprintf(stderr, "chainsim diff: '%s' is one file too many\n", files[hwfile ? 1 : 2]);
+	bool rewrites = rw_a || rw_b;
+	if (hwfile && rewrites) {
+		fprintf(stderr, "chainsim diff: --hw-results and --rewrite-%c do not go together\n",
+			rw_a ? 'a' : 'b');
 		return CS_EXIT_INPUT;
 	}
-	if (!scenarios && (!hwfile || nfiles != 1 || json)) {
-		fprintf(stderr, "chainsim diff: needs two scenarios A B, or --hw-results FILE and "
-				"one CAPTURE (without --json)\n");
+	int want = rewrites || hwfile ? 1 : 2;
+	if (nfiles > want) {
+		fprintf(stderr, "chainsim diff: '%s' is one file too many\n", files[want]);
+		return CS_EXIT_INPUT;
+	}
+	if (nfiles < want || (hwfile && json)) {
+		fprintf(stderr, "chainsim diff: needs two scenarios A B, one SCENARIO with "
+				"--rewrite-a/--rewrite-b, or --hw-results FILE and one CAPTURE (without "
+				"--json)\n");
 		diff_usage(stderr);
 		return CS_EXIT_INPUT;
 	}
-	const char *second = scenarios ? files[1] : hwfile;
-	if (!strcmp(files[0], CS_FILE_STDIN) && !strcmp(second, CS_FILE_STDIN)) {
-		fprintf(stderr, "chainsim diff: standard input (-) can give %s, not both\n",
-			scenarios ? "A or B" : "the results or the capture");
-		return CS_EXIT_INPUT;
-	}
-	return scenarios ? diff_scenarios(files[0], files[1], json)
-			 : diff_hw_results(hwfile, files[0]);
+	const char *inputs[] = { files[0], want == 2 ? files[1] : hwfile, rw_a, rw_b };
+	const char *names[] = { hwfile ? "the capture" : want == 2 ? "A" : "the scenario",
+				hwfile ? "the results" : "B", "--rewrite-a", "--rewrite-b" };
+	for (size_t i = 0; i < 4; i++)
+		for (size_t j = i + 1; j < 4; j++)
+			if (inputs[i] && inputs[j] && !strcmp(inputs[i], CS_FILE_STDIN) &&
+			    !strcmp(inputs[j], CS_FILE_STDIN)) {
+				fprintf(stderr, "chainsim diff: standard input (-) can give %s or %s, "
+						"not both\n", names[i], names[j]);
+				return CS_EXIT_INPUT;
+			}
+	if (hwfile)
+		return diff_hw_results(hwfile, files[0]);
+	return diff_scenarios(files[0], want == 2 ? files[1] : NULL, rw_a, rw_b, json);
 }

@@ -231,3 +231,96 @@ Test(diff_cli, bad_input_exits_2_with_its_location)
 	cr_expect_eq(o.status, 2);
 	cli_free(&o);
 }
+
+/* ---- one scenario under two rewrites ------------------------------------------ */
+
+Test(diff_rewrite, an_address_kept_unrelocated_diverges_at_stage_3)
+{
+	cli_out o = diff_cli((const char *const[]){ "--rewrite-a", "relocate.rewrite", "--rewrite-b",
+						    "keep-sem.rewrite", "forward.chain", NULL });
+	cr_expect_eq(o.status, 1, "stderr: %s", o.err);
+	cr_expect(strstr(o.out, "diff A forward.chain under relocate.rewrite vs B forward.chain "
+				"under keep-sem.rewrite\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "B: break at stage 5 (fe-exec) [forward-unrelocated]"), "%s", o.out);
+	cr_expect(strstr(o.out, "first divergence at stage 3 (host-forward), record 0"), "%s", o.out);
+	/* A relocated the semaphore's address; B's first edit is the pushbuffer's */
+	cr_expect(strstr(o.out, "A forward.chain under relocate.rewrite: host-edit by host, entry 0"),
+		  "%s", o.out);
+	cr_expect(strstr(o.out, "SEM_ADDR: guest 0x200000000 -> host 0x5000000000"), "%s", o.out);
+	cr_expect(strstr(o.out, "B forward.chain under keep-sem.rewrite: host-edit by host, entry 0"),
+		  "%s", o.out);
+	cli_free(&o);
+}
+
+Test(diff_rewrite, a_replaced_release_payload_shows_both_values_in_json)
+{
+	cli_out o = diff_cli((const char *const[]){ "--json", "--rewrite-a", "relocate.rewrite",
+						    "--rewrite-b", "payload.rewrite", "forward.chain",
+						    NULL });
+	cr_expect_eq(o.status, 1, "stderr: %s", o.err);
+	JsonParser *p = json_parser_new();
+	cr_assert(json_parser_load_from_data(p, o.out, -1, NULL), "not JSON: %s", o.out);
+	JsonObject *root = json_node_get_object(json_parser_get_root(p));
+	cr_expect_str_eq(member_str(json_object_get_object_member(root, "b"), "label"),
+			 "forward.chain under payload.rewrite");
+	JsonObject *fd = json_object_get_object_member(root, "first_divergence");
+	cr_assert_not_null(fd);
+	cr_expect_eq(json_object_get_int_member(fd, "stage"), 3);
+	JsonObject *a = json_object_get_object_member(fd, "a");
+	JsonObject *b = json_object_get_object_member(fd, "b");
+	cr_assert(a && b);
+	cr_expect(strstr(member_str(a, "detail"), "rewritten into host memory"), "%s", o.out);
+	cr_expect_str_eq(member_str(b, "method"), "SEM_PAYLOAD_LO");
+	cr_expect_str_eq(member_str(b, "value"), "0x2");
+	cr_expect(strstr(member_str(b, "detail"), "SEM_PAYLOAD_LO's data replaced by 0x2"), "%s",
+		  o.out);
+	g_object_unref(p);
+	cli_free(&o);
+}
+
+Test(diff_rewrite, the_same_rewrite_twice_exits_0)
+{
+	cli_out o = diff_cli((const char *const[]){ "--rewrite-a", "relocate.rewrite", "--rewrite-b",
+						    "relocate.rewrite", "forward.chain", NULL });
+	cr_expect_eq(o.status, 0, "stderr: %s\n%s", o.err, o.out);
+	cr_expect(strstr(o.out, "no divergence"), "%s", o.out);
+	cli_free(&o);
+	/* the scenario's own block is the same relocation */
+	o = diff_cli((const char *const[]){ "--rewrite-b", "relocate.rewrite", "forward.chain", NULL });
+	cr_expect_eq(o.status, 0, "stderr: %s\n%s", o.err, o.out);
+	cli_free(&o);
+}
+
+Test(diff_rewrite, a_scenario_without_a_rewrite_takes_it_before_its_submit)
+{
+	cli_out o = diff_cli(
+		(const char *const[]){ "--rewrite-b", "relocate.rewrite", "forward-plain.chain", NULL });
+	cr_expect_eq(o.status, 1, "stderr: %s", o.err);
+	cr_expect(strstr(o.out, "A: break at stage 4 (fe-fetch) [forward-unrelocated]\nB: complete\n"),
+		  "%s", o.out);
+	cli_free(&o);
+}
+
+Test(diff_rewrite, bad_rewrites_exit_2_located_in_their_file)
+{
+	cli_out o = diff_cli(
+		(const char *const[]){ "--rewrite-a", "bad-keep.rewrite", "forward.chain", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "bad-keep.rewrite:4:8: keep: unknown address 'NOPE'"), "%s", o.err);
+	cli_free(&o);
+	o = diff_cli((const char *const[]){ "--rewrite-b", "trailing.rewrite", "forward.chain", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "trailing.rewrite:4:1: expected nothing after the rewrite block's "
+				"'end'"), "%s", o.err);
+	cli_free(&o);
+	o = diff_cli((const char *const[]){ "--rewrite-b", "forward.chain", "forward.chain", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "forward.chain:3:1: expected a 'rewrite' line first"), "%s", o.err);
+	cli_free(&o);
+	/* the scenario's own lines after the spliced block keep their numbers */
+	o = diff_cli((const char *const[]){ "--rewrite-a", "relocate.rewrite",
+					    "forward-bad-wait.chain", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "forward-bad-wait.chain:14:6: unknown name 'nosuch'"), "%s", o.err);
+	cli_free(&o);
+}

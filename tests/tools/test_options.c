@@ -246,6 +246,8 @@ Test(diff, version_help_and_either_input_from_standard_input)
 {
 	expect_version("diff");
 	expect_help("diff", "usage: chainsim diff [--json] A B\n"
+			    "       chainsim diff [--json] [--rewrite-a FILE] [--rewrite-b FILE] "
+			    "SCENARIO\n"
 			    "       chainsim diff --hw-results FILE CAPTURE\n");
 	char *cap = export_capture(), *results = cli_tmp_path(".results");
 	char *results_eq = g_strdup_printf("--results=%s", results);
@@ -266,7 +268,7 @@ Test(diff, version_help_and_either_input_from_standard_input)
 	cr_expect(strstr(r.out, "vs <stdin> (sim"), "%s", r.out);
 	cli_result_free(&r);
 	expect_fails(cli_run(cap, ARGS("diff", "--hw-results", "-", "-")), 2,
-		     "standard input (-) can give the results or the capture, not both");
+		     "standard input (-) can give the capture or the results, not both");
 	expect_fails(cli_run(NULL, ARGS("diff", cap, "--hw-results")), 2,
 		     "chainsim diff: --hw-results needs a value");
 	g_unlink(cap);
@@ -289,7 +291,12 @@ Test(diff, two_scenarios_one_of_them_from_standard_input)
 	expect_fails(cli_run(good, ARGS("diff", "-", "-")), 2,
 		     "standard input (-) can give A or B, not both");
 	expect_fails(cli_run(NULL, ARGS("diff", "--json", "--hw-results=x", "y")), 2,
-		     "needs two scenarios A B, or --hw-results FILE and one CAPTURE");
+		     "needs two scenarios A B, one SCENARIO with --rewrite-a/--rewrite-b, or "
+		     "--hw-results FILE and one CAPTURE");
+	expect_fails(cli_run(good, ARGS("diff", "--rewrite-a", "-", "--rewrite-b", "-", good)), 2,
+		     "standard input (-) can give --rewrite-a or --rewrite-b, not both");
+	expect_fails(cli_run(NULL, ARGS("diff", "--rewrite-a", good, good, good)), 2,
+		     "one file too many");
 	expect_fails(cli_run(NULL, ARGS("diff", good, good, good)), 2, "one file too many");
 	g_free(good);
 }
