@@ -243,6 +243,27 @@ static void add_faults(JsonBuilder *b, const cs_device *dev)
 	json_builder_end_array(b);
 }
 
+/* Every forwarding edit (stage 3), in trace order. */
+static void add_edits(JsonBuilder *b, const cs_report *r, const cs_device *dev)
+{
+	json_builder_begin_array(b);
+	for (size_t i = 0; i < r->nedits; i++) {
+		const cs_report_edit *e = &r->edits[i];
+		json_builder_begin_object(b);
+		add_int(b, "record", (int64_t)e->event);
+		add_str(b, "edit", cs_forward_edit_name(e->edit));
+		add_opt(b, "gp_entry", e->entry);
+		add_hex(b, "guest", e->guest);
+		add_addr_name(b, "guest_name", dev, e->guest);
+		add_hex(b, "host", e->host);
+		add_hex(b, "value", e->value);
+		add_str(b, "cause", e->cause ? cs_cause_key(e->cause) : NULL);
+		add_str(b, "text", e->text);
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+}
+
 char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_meta *meta)
 {
 	/* After an input error the partial run's chain would blame the guest for
@@ -305,6 +326,12 @@ char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_m
 	json_builder_set_member_name(b, "faults");
 	if (dev)
 		add_faults(b, dev);
+	else
+		json_builder_add_null_value(b);
+
+	json_builder_set_member_name(b, "edits");
+	if (r)
+		add_edits(b, r, dev);
 	else
 		json_builder_add_null_value(b);
 

@@ -7,8 +7,24 @@
 
 #include "report_fit.h"
 
-static void print_chain_rows(const cs_chain *c, FILE *out)
+/* Under stage 3: the forwarding layer's first edits, then how many more. */
+static void print_edits(const cs_report *r, FILE *out)
 {
+	for (size_t i = 0; i < r->nedits && i < CS_REPORT_EDITS_SHOWN; i++) {
+		const cs_report_edit *e = &r->edits[i];
+		fprintf(out, "    %s: %s%s%s%s\n", cs_forward_edit_name(e->edit), e->text,
+			e->cause ? " [" : "", e->cause ? cs_cause_key(e->cause) : "",
+			e->cause ? "]" : "");
+	}
+	if (r->nedits > CS_REPORT_EDITS_SHOWN)
+		fprintf(out, "    and %zu more edit%s (--trace records every one)\n",
+			r->nedits - CS_REPORT_EDITS_SHOWN,
+			r->nedits - CS_REPORT_EDITS_SHOWN == 1 ? "" : "s");
+}
+
+static void print_chain_rows(const cs_report *rep, FILE *out)
+{
+	const cs_chain *c = &rep->overall;
 	fprintf(out, " #  %-15s %-14s %-10s %s\n", "stage", "status", "author", "evidence");
 	for (int s = 1; s <= CS_STAGE_COUNT; s++) {
 		const cs_stage_row *r = &c->rows[s];
@@ -18,6 +34,8 @@ static void print_chain_rows(const cs_chain *c, FILE *out)
 			r->evidence[0] ? cs_report_fit(r->evidence, sizeof(r->evidence), fit,
 						       sizeof(fit))
 				       : "-");
+		if (s == CS_STAGE_HOST_FORWARD)
+			print_edits(rep, out);
 	}
 }
 
@@ -26,7 +44,7 @@ void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *
 	const cs_arch_info *ai = cs_arch_get(r->arch);
 	fprintf(out, "%s  %s  %zu launch%s\n", meta && meta->file ? meta->file : "-",
 		ai ? ai->name : "?", r->nlaunches, r->nlaunches == 1 ? "" : "es");
-	print_chain_rows(&r->overall, out);
+	print_chain_rows(r, out);
 	char fit[CS_DIAGNOSIS_MAX + 8];
 	if (r->overall.first_break != CS_STAGE_NONE)
 		fprintf(out, "break at stage %d (%s) [%s]: %s\n", (int)r->overall.first_break,

@@ -51,6 +51,20 @@ typedef struct cs_report_note {
 	const char *text;  /* points into the device's trace */
 } cs_report_note;
 
+/* One edit the forwarding layer made (a stage-3 CS_EV_HOST_EDIT record), as
+ * the record says it. */
+typedef struct cs_report_edit {
+	size_t event;            /* the record's index in the trace */
+	cs_forward_edit edit;
+	uint32_t entry;          /* the guest's ring slot, CS_NONE32 when none */
+	uint64_t guest, host, value;
+	cs_cause cause;          /* CS_CAUSE_NONE unless the judge found the edit wrong */
+	const char *text;        /* what it did; points into the device's trace */
+} cs_report_edit;
+
+/* How many edits the text report lists under stage 3 before "and N more". */
+enum { CS_REPORT_EDITS_SHOWN = 8 };
+
 typedef struct cs_report {
 	cs_arch arch;
 	cs_chain overall;               /* the chain of the scenario as a whole */
@@ -69,6 +83,9 @@ typedef struct cs_report {
 	/* the executor's findings (data races): facts about the kernel, not breaks */
 	size_t nfindings;
 	cs_report_note *findings;
+	/* every forwarding edit, in trace order */
+	size_t nedits;
+	cs_report_edit *edits;
 	bool has_launch;                /* the scenario meant to launch (else 6-9 are n/a) */
 } cs_report;
 

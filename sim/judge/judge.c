@@ -351,7 +351,7 @@ cs_report *cs_report_judge(const cs_report_input *in)
 
 	/* Counters and assumptions. */
 	r->ncounters = C_COUNT;
-	size_t cap_as = 0, cap_out = 0, cap_find = 0;
+	size_t cap_as = 0, cap_out = 0, cap_find = 0, cap_edits = 0;
 	bool nomem = false;
 	for (size_t i = 0; i < j->n; i++) {
 		const cs_event *e = &j->ev[i];
@@ -400,6 +400,23 @@ cs_report *cs_report_judge(const cs_report_input *in)
 				       out ? &r->noutput : &r->nfindings,
 				       out ? &cap_out : &cap_find, &n))
 				nomem = true;
+			break;
+		}
+		case CS_EV_HOST_EDIT: {
+			if (r->nedits == cap_edits) {
+				size_t nc = cap_edits ? cap_edits * 2 : 8;
+				cs_report_edit *na = realloc(r->edits, nc * sizeof(*na));
+				if (!na) {
+					nomem = true;
+					break;
+				}
+				r->edits = na;
+				cap_edits = nc;
+			}
+			r->edits[r->nedits++] = (cs_report_edit){
+				.event = i, .edit = (cs_forward_edit)e->subch, .entry = e->gp_entry,
+				.guest = e->addr, .host = e->aux, .value = e->value,
+				.cause = (cs_cause)e->cause, .text = e->detail ? e->detail : "" };
 			break;
 		}
 		case CS_EV_ASSUMPTION: {
@@ -463,6 +480,7 @@ void cs_report_free(cs_report *r)
 	free(r->assumptions);
 	free(r->output);
 	free(r->findings);
+	free(r->edits);
 	free(r);
 }
 

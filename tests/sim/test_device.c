@@ -347,7 +347,7 @@ Test(device, json_has_exactly_the_design_keys)
 	JsonObject *root = json_node_get_object(json_parser_get_root(p));
 	/* the design's eight, then schema 1's additions (docs/json.md) */
 	static const char *const keys[] = { "arch", "result", "chain", "first_break",
-					    "launches", "expectations", "faults", "counters",
+					    "launches", "expectations", "faults", "edits", "counters",
 					    "schema_version", "file", "error", "assumptions",
 					    "not_observable", "findings", "output" };
 	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };

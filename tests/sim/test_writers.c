@@ -81,8 +81,8 @@ static void expect_exact_keys(JsonObject *obj, const char *what, const char *con
 
 static const char *const top_keys[] = { "schema_version", "file", "arch", "result", "error",
 					"chain", "first_break", "not_observable", "launches",
-					"expectations", "faults", "counters", "assumptions",
-					"findings", "output" };
+					"expectations", "faults", "edits", "counters",
+					"assumptions", "findings", "output" };
 enum { NTOP = sizeof(top_keys) / sizeof(top_keys[0]) };
 static const char *const row_keys[] = { "stage", "name", "status", "author", "evidence" };
 static const char *const break_keys[] = { "stage", "name", "cause", "diagnosis", "evidence",
@@ -90,6 +90,8 @@ static const char *const break_keys[] = { "stage", "name", "cause", "diagnosis",
 static const char *const fault_keys[] = { "seq", "stage", "unit", "access", "addr", "addr_name",
 					  "channel", "launch", "gp_entry", "method_index",
 					  "detail" };
+static const char *const edit_keys[] = { "record", "edit", "gp_entry", "guest", "guest_name",
+					 "host", "value", "cause", "text" };
 
 static void check_chain(JsonArray *chain, const char *what)
 {
@@ -117,7 +119,8 @@ Test(writers, json_schema_1_every_field_always_present)
 {
 	static const char *const files[] = { "complete-hopper-pcas.chain", "earlier-fault.chain",
 					     "host-only.chain", "deadlock.chain",
-					     "two-launches-two-paths.chain", "release-fault.chain" };
+					     "two-launches-two-paths.chain", "release-fault.chain",
+					     "forward-misrelocated.chain" };
 	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
 		run_out o = run_scenario(files[f], NULL, CS_TRACE_CHAIN);
 		JsonParser *p = parse(o.json);
@@ -142,6 +145,10 @@ Test(writers, json_schema_1_every_field_always_present)
 		cr_assert_not_null(fs);
 		for (guint i = 0; i < json_array_get_length(fs); i++)
 			expect_exact_keys(json_array_get_object_element(fs, i), files[f], fault_keys, 11);
+		JsonArray *es = json_object_get_array_member(root, "edits");
+		cr_assert_not_null(es);
+		for (guint i = 0; i < json_array_get_length(es); i++)
+			expect_exact_keys(json_array_get_object_element(es, i), files[f], edit_keys, 9);
 		cr_expect_not_null(json_object_get_object_member(root, "counters"));
 		cr_expect_not_null(json_object_get_array_member(root, "assumptions"));
 		/* "-" is the table's filler, never a JSON value: null instead */
@@ -522,6 +529,58 @@ Test(writers, a_kernel_the_simulator_cannot_run_is_not_observable_in_json_and_tr
 	cr_expect_not_null(mark, "no marker for the stage that cannot be judged");
 	cr_expect_null(find_ev(evs, "i", "break:"));
 	g_array_free(evs, TRUE);
+	g_object_unref(p);
+	run_free(&o);
+}
+
+/* The forwarding layer's edits without --trace: the text lists the first
+ * CS_REPORT_EDITS_SHOWN under stage 3 and counts the rest, the JSON every one,
+ * a wrong edit with its cause. */
+Test(writers, forwarding_edits_in_the_text_and_the_json)
+{
+	run_out o = run_scenario("forward-relocated.chain", NULL, CS_TRACE_CHAIN);
+	cr_assert_eq(o.r->nedits, 9, "%zu edits", o.r->nedits);
+	const char *row3 = strstr(o.text, "\n 3  host-forward"), *row4 = strstr(o.text, "\n 4  fe-fetch");
+	cr_assert(row3 && row4 && row3 < row4, "%s", o.text);
+	unsigned lines = 0;
+	for (const char *p = strchr(row3 + 1, '\n'); p && p < row4; p = strchr(p + 1, '\n'))
+		lines++;
+	/* eight edits and the count of the rest */
+	cr_expect_eq(lines, CS_REPORT_EDITS_SHOWN + 1, "%s", o.text);
+	cr_expect(strstr(o.text, "\n    relocate: entry 0's I2M_DST: guest 0x200001210 -> host "
+				 "0x5000001210\n"), "%s", o.text);
+	cr_expect(strstr(o.text, "\n    and 1 more edit (--trace records every one)\n 4  fe-fetch"),
+		  "%s", o.text);
+	JsonParser *p = parse(o.json);
+	JsonObject *root = json_node_get_object(json_parser_get_root(p));
+	JsonArray *es = json_object_get_array_member(root, "edits");
+	cr_assert_eq(json_array_get_length(es), 9);
+	JsonObject *last = json_array_get_object_element(es, 8);
+	cr_expect_str_eq(json_object_get_string_member(last, "edit"), "copy");
+	cr_expect(strstr(json_object_get_string_member(last, "text"), "the pushbuffer"), "%s",
+		  o.json);
+	g_object_unref(p);
+	run_free(&o);
+
+	o = run_scenario("forward-misrelocated.chain", NULL, CS_TRACE_CHAIN);
+	cr_expect(strstr(o.text, "\n    relocate: entry 0's RELEASE0_ADDRESS at guest 0x200002000 was "
+				 "relocated to 0x5000002100, but the host's view holds it at "
+				 "0x5000002000 [forward-misrelocated]\n"), "%s", o.text);
+	cr_expect_null(strstr(o.text, "more edit"), "%s", o.text);
+	p = parse(o.json);
+	root = json_node_get_object(json_parser_get_root(p));
+	es = json_object_get_array_member(root, "edits");
+	unsigned wrong = 0;
+	for (guint i = 0; i < json_array_get_length(es); i++) {
+		JsonObject *e = json_array_get_object_element(es, i);
+		if (json_node_is_null(json_object_get_member(e, "cause")))
+			continue;
+		wrong++;
+		cr_expect_str_eq(json_object_get_string_member(e, "cause"), "forward-misrelocated");
+		cr_expect_str_eq(json_object_get_string_member(e, "guest_name"), "L.sem");
+		cr_expect_str_eq(json_object_get_string_member(e, "host"), "0x5000002100");
+	}
+	cr_expect_eq(wrong, 1);
 	g_object_unref(p);
 	run_free(&o);
 }
