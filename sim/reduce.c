@@ -16,9 +16,11 @@
 typedef enum line_class {
 	LINE_FIXED = 0, /* arch, end: kept while their block is */
 	LINE_METHOD,    /* a push line */
+	LINE_REWRITE,   /* a rewrite line (relocate, keep, drop...) */
 	LINE_ENTRY,     /* gpfifo, gpfifo-raw, submit, wait */
 	LINE_DATA,      /* data, fill, load, random */
-	LINE_OTHER,     /* alloc, qmd, module, channel, push (the whole block) */
+	LINE_OTHER,     /* alloc, qmd, module, channel, map, push and rewrite (the whole
+			   block) */
 	LINE_DIFFERENCE /* between: a line one scenario has and the other has not */
 } line_class;
 
@@ -27,7 +29,7 @@ typedef struct rline {
 	const char *file;  /* the name of the file it came from */
 	uint32_t lineno;   /* its line there */
 	line_class cls;
-	int32_t block;     /* the index of its push line, -1 outside a block */
+	int32_t block;     /* the index of its push or rewrite line, -1 outside a block */
 	/* A unit is "applied" while it is part of the candidate; a left-out line of
 	 * between mode (a line BAD deleted) is emitted when NOT applied. */
 	bool applied;
@@ -416,6 +418,7 @@ bool cs_reduce_goal_parse(const char *text, cs_reduce_goal *goal, cs_diag *d)
 static void add_scenario_lines(reducer *r, char **lines, size_t n, const char *file)
 {
 	int32_t open_block = -1;
+	line_class inside = LINE_METHOD; /* the class of the open block's lines */
 	for (size_t i = 0; i < n; i++) {
 		size_t wn;
 		const char *w = first_word(lines[i], &wn);
@@ -427,10 +430,11 @@ static void add_scenario_lines(reducer *r, char **lines, size_t n, const char *f
 			l.cls = LINE_FIXED;
 			open_block = -1;
 		} else if (open_block >= 0) {
-			l.cls = LINE_METHOD;
-		} else if (word_is(w, wn, "push")) {
+			l.cls = inside;
+		} else if (word_is(w, wn, "push") || word_is(w, wn, "rewrite")) {
 			l.cls = LINE_OTHER;
 			l.block = open_block = (int32_t)r->lines->len;
+			inside = word_is(w, wn, "push") ? LINE_METHOD : LINE_REWRITE;
 		} else if (word_is(w, wn, "arch") || word_is(w, wn, "end")) {
 			l.cls = LINE_FIXED;
 		} else if (word_is(w, wn, "gpfifo") || word_is(w, wn, "gpfifo-raw") ||

@@ -55,8 +55,9 @@ typedef struct cs_reduce_result {
 } cs_reduce_result;
 
 /* Shrink text (a scenario) by ddmin over its lines in phases: methods (push
- * lines), entries (gpfifo, gpfifo-raw, submit, wait), data (data, fill, load,
- * random), then the rest (alloc, qmd, module, channel, whole push blocks),
+ * lines), rewrite lines, entries (gpfifo, gpfifo-raw, submit, wait), data
+ * (data, fill, load, random), then the rest (alloc, qmd, module, channel, map,
+ * whole push and rewrite blocks),
  * repeated until a round removes nothing. Comments and expect lines are
  * dropped; the goal's own expect lines end the output. False with d set only
  * for bad input (text that does not parse or stops on an error while it runs,

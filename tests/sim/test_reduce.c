@@ -121,6 +121,68 @@ Test(reduce, dropping_the_schedule_action_breaks_at_stage_7)
 	g_free(dir);
 }
 
+/* Reduce a case of tests/sim/reduce/ to its goal; the result must run and
+ * break that way. */
+static cs_reduce_result reduce_case(const char *name, const char *goal)
+{
+	size_t len;
+	char *text = read_case(name, &len), *dir = case_path("");
+	cs_reduce_opts o = { .name = name, .base_dir = dir };
+	cs_diag d;
+	cs_diag_clear(&d);
+	cr_assert(cs_reduce_goal_parse(goal, &o.goal, &d), "%s", d.msg);
+	cs_reduce_result r;
+	cr_assert(cs_reduce_scenario(text, len, &o, &r, &d), "%s", d.msg);
+	cr_assert(r.held, "%s", name);
+	cs_cause cause;
+	bool held;
+	cr_expect_eq(run_text(r.text, dir, &cause, &held), o.goal.stage, "%s", r.text);
+	cr_expect_eq(cause, o.goal.cause);
+	cr_expect(held, "the reduced scenario's own expect lines fail:\n%s", r.text);
+	free(text);
+	g_free(dir);
+	return r;
+}
+
+/* The lines between `rewrite` and its `end`, or -1 when the text has no
+ * rewrite block. */
+static int rewrite_block_lines(const char *text)
+{
+	const char *open = strstr(text, "\nrewrite\n");
+	if (!open)
+		return -1;
+	const char *end = strstr(open, "\nend\n");
+	cr_assert_not_null(end, "the rewrite block lost its end:\n%s", text);
+	int n = 0;
+	for (const char *p = open + 1; (p = strchr(p, '\n')) && p < end; p++)
+		n++;
+	return n;
+}
+
+Test(reduce, a_rewrite_block_keeps_its_shape_and_loses_lines_one_by_one)
+{
+	cs_reduce_result r = reduce_case("rewrite-keep.chain", "break 5 cause forward-unrelocated");
+	int inner = rewrite_block_lines(r.text);
+	/* the forwarding bug needs a rewrite: 1..2 of its 5 lines are left */
+	cr_expect(inner >= 1 && inner <= 2, "%d rewrite lines left:\n%s", inner, r.text);
+	cr_expect_null(strstr(r.text, "split"), "%s", r.text);
+	cr_expect_null(strstr(r.text, "merge"), "%s", r.text);
+	cr_expect_null(strstr(r.text, "other"), "%s", r.text);
+	cs_reduce_result_clear(&r);
+}
+
+Test(reduce, a_rewrite_block_the_break_does_not_need_goes_whole)
+{
+	cs_reduce_result r = reduce_case("rewrite-unneeded.chain", "break 11 cause wait-unmet");
+	cr_expect_eq(rewrite_block_lines(r.text), -1, "%s", r.text);
+	cr_expect_null(strstr(r.text, "relocate"), "%s", r.text);
+	unsigned ends = 0;
+	for (const char *p = r.text; (p = strstr(p, "\nend\n")); p++)
+		ends++;
+	cr_expect_eq(ends, 1, "only the push block's end is left:\n%s", r.text);
+	cs_reduce_result_clear(&r);
+}
+
 Test(reduce, between_names_the_dropped_schedule_method_as_the_difference)
 {
 	size_t glen, blen;
