@@ -11,10 +11,10 @@
 #undef CS_HV
 
 /* field sets */
-#define CS_F(name, hi, lo, kind, vset) \
-	{ name, hi, lo, hv_##vset, CS_LEN(hv_##vset), CS_FIELD_##kind, NULL, 0 }
-#define CS_FA(name, hi, lo, addr, shift) \
-	{ name, hi, lo, hv_none, CS_LEN(hv_none), CS_FIELD_ADDRESS, #addr, shift }
+#define CS_F(fset, name, hi, lo, kind, vset) \
+	{ #name, hi, lo, hv_##vset, CS_LEN(hv_##vset), CS_FIELD_##kind, NULL, 0 }
+#define CS_FA(fset, name, hi, lo, addr, shift) \
+	{ #name, hi, lo, hv_none, CS_LEN(hv_none), CS_FIELD_ADDRESS, #addr, shift }
 #define CS_HFS(fset, ...) static const cs_field_desc hf_##fset[] = { __VA_ARGS__ };
 #include "hostclass.def"
 #undef CS_HFS

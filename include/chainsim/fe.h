@@ -97,8 +97,6 @@ typedef enum cs_fe_red_op {
 #define CS_FE_SEM_REDUCTION_SHIFT 27
 #define CS_FE_SEM_REDUCTION_MASK 0xfu
 #define CS_FE_SEM_FORMAT_UNSIGNED (1u << 31)
-/* SEMAPHORED's RELEASE_WFI (clc36f.h) is inverted: 0 = EN, 1 = DIS. */
-#define CS_FE_SEMAPHORED_RELEASE_WFI_DIS (1u << 20)
 
 /* Encode a SEM_EXECUTE data dword (for builders and tests). */
 static inline uint32_t cs_fe_sem_execute(cs_fe_sem_op op, bool payload64, bool timestamp,
