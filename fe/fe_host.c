@@ -126,7 +126,7 @@ static void note_assumption(cs_fe *fe, fe_chan *c, const cs_pb_item *it, const c
 
 static fe_exec set_object(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 {
-	uint32_t cls = FE_GET(set_object, NVCLASS, it->data);
+	uint32_t cls = cs_fe_set_object_class(it->data);
 	const char *arch = cs_arch_get(fe->arch)->name;
 	char compute[96], copy[96];
 	cs_class_list_for(fe->arch, CS_CLASS_COMPUTE, compute, sizeof(compute));

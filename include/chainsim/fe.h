@@ -37,6 +37,9 @@ CS_API const cs_class_desc *cs_fe_host_class(uint32_t cls);
  * time a channel executes such a method. False for C56F and unknown methods. */
 CS_API bool cs_fe_host_method_assumed(uint32_t cls, uint32_t offset);
 
+/* The class a SET_OBJECT data dword binds (its NVCLASS field). */
+CS_API uint32_t cs_fe_set_object_class(uint32_t data);
+
 /* Host method byte offsets (the same in C56F, C86F and C96F). */
 enum {
 	CS_FE_M_SET_OBJECT = 0x000,
