@@ -88,15 +88,18 @@ uint32_t cs_fe_set_object_class(uint32_t data)
 	return FE_GET(set_object, NVCLASS, data);
 }
 
+uint32_t cs_fe_sem_execute_op(uint32_t data)
+{
+	return FE_GET(sem_execute, OPERATION, data);
+}
+
 bool cs_fe_host_method_assumed(uint32_t cls, uint32_t offset)
 {
-	unsigned col;
-	switch (cls) {
-	case 0xC56F: col = 0; break;
-	case 0xC86F: col = 1; break;
-	case 0xC96F: col = 2; break;
-	default: return false;
-	}
+	/* host_classes[] is in the .def's column order: C56F, C86F, C96F */
+	const cs_class_desc *d = cs_fe_host_class(cls);
+	if (!d)
+		return false;
+	unsigned col = (unsigned)(d - host_classes);
 	for (unsigned i = 0; i < CS_LEN(host_basis); i++)
 		if (host_basis[i].offset == offset && host_basis[i].assumed[col])
 			return true;

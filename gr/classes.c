@@ -123,27 +123,44 @@ static const cs_method_desc m_copy_v3[] = {
 #undef SEL_ALL
 #undef CS_GR_M
 
-#define CLASS(id, name, src, tbl) { id, name, "NVIDIA/open-gpu-doc " src, tbl, NELEM(tbl) }
+/* A class's method table and its per-CTA shared memory limit in KiB (0 for
+ * copy classes). The public class headers do not state the limits; they are
+ * the CUDA programming guide's per-block maxima (compute capability 8.0: 163
+ * KiB usable of 164; 8.6/8.9: 99 KiB usable of 100; 9.0 and 10.x: 227 KiB),
+ * so every figure is marked assumed. */
+typedef struct gr_class_row {
+	cs_class_desc desc;
+	uint32_t shared_kib;
+} gr_class_row;
 
-static const cs_class_desc gr_classes[] = {
-	CLASS(0xC6C0, "AMPERE_COMPUTE_A", "classes/compute/clc6c0.h", m_compute_v1),
-	CLASS(0xC7C0, "AMPERE_COMPUTE_B", "classes/compute/clc7c0.h", m_compute_v1),
-	CLASS(0xC9C0, "ADA_COMPUTE_A", "classes/compute/clc9c0.h", m_compute_v1),
-	CLASS(0xCBC0, "HOPPER_COMPUTE_A", "classes/compute/clcbc0.h", m_compute_v2),
-	CLASS(0xCDC0, "BLACKWELL_COMPUTE_A", "classes/compute/clcdc0.h", m_compute_v2),
-	CLASS(0xCEC0, "BLACKWELL_COMPUTE_B", "classes/compute/clcec0.h", m_compute_v2),
-	CLASS(0xC6B5, "AMPERE_DMA_COPY_A", "classes/dma-copy/clc6b5.h", m_copy_v1),
-	CLASS(0xC7B5, "AMPERE_DMA_COPY_B", "classes/dma-copy/clc7b5.h", m_copy_v2),
-	CLASS(0xC8B5, "HOPPER_DMA_COPY_A", "classes/dma-copy/clc8b5.h", m_copy_v3),
-	CLASS(0xC9B5, "BLACKWELL_DMA_COPY_A", "classes/dma-copy/clc9b5.h", m_copy_v3),
+#define CLASS(id, name, src, tbl, kib) \
+	{ { id, name, "NVIDIA/open-gpu-doc " src, tbl, NELEM(tbl) }, kib }
+
+static const gr_class_row gr_classes[] = {
+	CLASS(0xC6C0, "AMPERE_COMPUTE_A", "classes/compute/clc6c0.h", m_compute_v1, 164),
+	CLASS(0xC7C0, "AMPERE_COMPUTE_B", "classes/compute/clc7c0.h", m_compute_v1, 100),
+	CLASS(0xC9C0, "ADA_COMPUTE_A", "classes/compute/clc9c0.h", m_compute_v1, 100),
+	CLASS(0xCBC0, "HOPPER_COMPUTE_A", "classes/compute/clcbc0.h", m_compute_v2, 227),
+	CLASS(0xCDC0, "BLACKWELL_COMPUTE_A", "classes/compute/clcdc0.h", m_compute_v2, 227),
+	CLASS(0xCEC0, "BLACKWELL_COMPUTE_B", "classes/compute/clcec0.h", m_compute_v2, 227),
+	CLASS(0xC6B5, "AMPERE_DMA_COPY_A", "classes/dma-copy/clc6b5.h", m_copy_v1, 0),
+	CLASS(0xC7B5, "AMPERE_DMA_COPY_B", "classes/dma-copy/clc7b5.h", m_copy_v2, 0),
+	CLASS(0xC8B5, "HOPPER_DMA_COPY_A", "classes/dma-copy/clc8b5.h", m_copy_v3, 0),
+	CLASS(0xC9B5, "BLACKWELL_DMA_COPY_A", "classes/dma-copy/clc9b5.h", m_copy_v3, 0),
 };
+
+static const gr_class_row *gr_class_row_of(uint32_t cls)
+{
+	for (unsigned i = 0; i < NELEM(gr_classes); i++)
+		if (gr_classes[i].desc.id == cls)
+			return &gr_classes[i];
+	return NULL;
+}
 
 const cs_class_desc *cs_gr_class(uint32_t cls)
 {
-	for (unsigned i = 0; i < NELEM(gr_classes); i++)
-		if (gr_classes[i].id == cls)
-			return &gr_classes[i];
-	return NULL;
+	const gr_class_row *r = gr_class_row_of(cls);
+	return r ? &r->desc : NULL;
 }
 
 /* ---- names and limits ----------------------------------------------------------- */
@@ -189,22 +206,11 @@ const char *cs_dep_action_name(uint32_t action)
 	}
 }
 
-/* Per-CTA shared memory limits. The public class headers do not state them;
- * they are the CUDA programming guide's per-block maxima (compute capability
- * 8.0: 163 KiB usable of 164; 8.6/8.9: 99 KiB usable of 100; 9.0 and 10.x:
- * 227 KiB), so every figure is marked assumed. */
+/* Per-CTA shared memory limits: the class row's (assumed) figure. */
 uint32_t cs_gr_shared_limit(uint32_t cls, bool *assumed)
 {
-	uint32_t limit;
-	switch (cls) {
-	case 0xC6C0: limit = 164u * 1024u; break;
-	case 0xC7C0:
-	case 0xC9C0: limit = 100u * 1024u; break;
-	case 0xCBC0:
-	case 0xCDC0:
-	case 0xCEC0: limit = 227u * 1024u; break;
-	default: limit = 0; break;
-	}
+	const gr_class_row *r = gr_class_row_of(cls);
+	uint32_t limit = r ? r->shared_kib * 1024u : 0;
 	if (assumed)
 		*assumed = limit != 0;
 	return limit;

@@ -185,9 +185,14 @@ static void assumption(cs_gr *gr, const cs_method_call *c, cs_stage stage, const
 	gr_emit(gr, &ev, "%s", text);
 }
 
+uint32_t cs_gr_pcas2_action(uint32_t data)
+{
+	return GR_GET(send_signaling_pcas2_b, PCAS_ACTION, data);
+}
+
 static cs_engine_result pcas2(cs_gr *gr, gr_subch *s, const cs_method_call *c, cs_diag *why)
 {
-	uint32_t action = GR_GET(send_signaling_pcas2_b, PCAS_ACTION, c->data);
+	uint32_t action = cs_gr_pcas2_action(c->data);
 	const char *name = cs_pcas2_action_name(action);
 	if (!cs_pcas2_action_valid(c->cls, action)) {
 		/* a named action is reserved only on some classes: say which */

@@ -39,6 +39,8 @@ CS_API bool cs_fe_host_method_assumed(uint32_t cls, uint32_t offset);
 
 /* The class a SET_OBJECT data dword binds (its NVCLASS field). */
 CS_API uint32_t cs_fe_set_object_class(uint32_t data);
+/* The OPERATION field of a SEM_EXECUTE data dword (cs_fe_sem_op). */
+CS_API uint32_t cs_fe_sem_execute_op(uint32_t data);
 
 /* Host method byte offsets (the same in C56F, C86F and C96F). */
 enum {

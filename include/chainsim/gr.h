@@ -102,6 +102,8 @@ CS_API const char *cs_pcas2_action_name(uint32_t action);
 CS_API bool cs_pcas2_action_valid(uint32_t cls, uint32_t action);
 /* Whether the action schedules the QMD (2, 3, 9, 0xA). */
 CS_API bool cs_pcas2_action_schedules(uint32_t action);
+/* The PCAS_ACTION field of a SEND_SIGNALING_PCAS2_B data dword. */
+CS_API uint32_t cs_gr_pcas2_action(uint32_t data);
 
 /* Dependent-QMD action (QMD field DEPENDENT_QMD0_ACTION). */
 typedef enum cs_dep_action {
