@@ -1,6 +1,6 @@
 /* The host class: methods below 0x100 on every subchannel (SET_OBJECT, NOP,
  * MEM_OP, SET_REFERENCE, WFI, semaphores). Semantics from clc56f.h; C86F and
- * C96F keep them (fe/hostclass.def; docs/hardware.md). */
+ * C96F keep them (include/chainsim/hostclass.def; docs/hardware.md). */
 #include "fe_internal.h"
 
 #include <inttypes.h>

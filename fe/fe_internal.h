@@ -5,13 +5,13 @@
 
 #include "chainsim/fe.h"
 
-/* Each host method field's bit range, by field set and name (fe/hostclass.def):
+/* Each host method field's bit range, by field set and name (include/chainsim/hostclass.def):
  * FE_F_<fset>_<NAME>_HI and _LO. */
 enum {
 #define CS_F(fs, name, hi, lo, kind, vset) FE_F_##fs##_##name##_HI = hi, FE_F_##fs##_##name##_LO = lo
 #define CS_FA(fs, name, hi, lo, addr, shift) CS_F(fs, name, hi, lo, ADDRESS, none)
 #define CS_HFS(fs, ...) __VA_ARGS__,
-#include "hostclass.def"
+#include "chainsim/hostclass.def"
 #undef CS_HFS
 #undef CS_FA
 #undef CS_F

@@ -1,4 +1,4 @@
-/* The host class descriptors, generated from fe/hostclass.def. */
+/* The host class descriptors, generated from include/chainsim/hostclass.def. */
 #include <stddef.h>
 
 #include "fe_internal.h"
@@ -7,7 +7,7 @@
 
 /* value names */
 #define CS_HV(set, ...) static const char *const hv_##set[] = { __VA_ARGS__ };
-#include "hostclass.def"
+#include "chainsim/hostclass.def"
 #undef CS_HV
 
 /* field sets */
@@ -16,7 +16,7 @@
 #define CS_FA(fset, name, hi, lo, addr, shift) \
 	{ #name, hi, lo, hv_none, CS_LEN(hv_none), CS_FIELD_ADDRESS, #addr, shift }
 #define CS_HFS(fset, ...) static const cs_field_desc hf_##fset[] = { __VA_ARGS__ };
-#include "hostclass.def"
+#include "chainsim/hostclass.def"
 #undef CS_HFS
 #undef CS_F
 #undef CS_FA
@@ -29,19 +29,19 @@
 
 #define CS_HM(NAME, off, n, stride, fset, c56, c86, c96) CS_IF_##c56(CS_MDESC(NAME, off, n, stride, fset))
 static const cs_method_desc hm_c56f[] = {
-#include "hostclass.def"
+#include "chainsim/hostclass.def"
 };
 #undef CS_HM
 
 #define CS_HM(NAME, off, n, stride, fset, c56, c86, c96) CS_IF_##c86(CS_MDESC(NAME, off, n, stride, fset))
 static const cs_method_desc hm_c86f[] = {
-#include "hostclass.def"
+#include "chainsim/hostclass.def"
 };
 #undef CS_HM
 
 #define CS_HM(NAME, off, n, stride, fset, c56, c86, c96) CS_IF_##c96(CS_MDESC(NAME, off, n, stride, fset))
 static const cs_method_desc hm_c96f[] = {
-#include "hostclass.def"
+#include "chainsim/hostclass.def"
 };
 #undef CS_HM
 
@@ -56,7 +56,7 @@ typedef struct host_row_basis {
 #define CS_HM(NAME, off, n, stride, fset, c56, c86, c96) \
 	{ off, { CS_ASSUMED_##c56, CS_ASSUMED_##c86, CS_ASSUMED_##c96 } },
 static const host_row_basis host_basis[] = {
-#include "hostclass.def"
+#include "chainsim/hostclass.def"
 };
 #undef CS_HM
 

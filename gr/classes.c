@@ -1,5 +1,5 @@
-/* The compute and copy class tables, generated from gr/compute.def and
- * gr/copy.def, with the field decoders the printers and the REPL use. */
+/* The compute and copy class tables, generated from include/chainsim/compute.def and
+ * include/chainsim/copy.def, with the field decoders the printers and the REPL use. */
 #include <stddef.h>
 
 #include "chainsim/gr.h"
@@ -76,7 +76,7 @@ enum {
 #define SEL_PRE_H KEEP
 #define SEL_H_UP DROP
 static const cs_method_desc m_compute_v1[] = {
-#include "compute.def"
+#include "chainsim/compute.def"
 };
 #undef SEL_PRE_H
 #undef SEL_H_UP
@@ -85,7 +85,7 @@ static const cs_method_desc m_compute_v1[] = {
 #define SEL_PRE_H DROP
 #define SEL_H_UP KEEP
 static const cs_method_desc m_compute_v2[] = {
-#include "compute.def"
+#include "chainsim/compute.def"
 };
 #undef SEL_PRE_H
 #undef SEL_H_UP
@@ -96,7 +96,7 @@ static const cs_method_desc m_compute_v2[] = {
 #define SEL_U17 KEEP
 #define SEL_U25 DROP
 static const cs_method_desc m_copy_v1[] = {
-#include "copy.def"
+#include "chainsim/copy.def"
 };
 #undef SEL_C6
 #undef SEL_C7_UP
@@ -105,7 +105,7 @@ static const cs_method_desc m_copy_v1[] = {
 #define SEL_C6 DROP
 #define SEL_C7_UP KEEP
 static const cs_method_desc m_copy_v2[] = {
-#include "copy.def"
+#include "chainsim/copy.def"
 };
 #undef SEL_U17
 #undef SEL_U25
@@ -114,7 +114,7 @@ static const cs_method_desc m_copy_v2[] = {
 #define SEL_U17 DROP
 #define SEL_U25 KEEP
 static const cs_method_desc m_copy_v3[] = {
-#include "copy.def"
+#include "chainsim/copy.def"
 };
 #undef SEL_C6
 #undef SEL_C7_UP

@@ -66,7 +66,7 @@ CS_API size_t cs_method_format_fields(const cs_method_desc *m, uint32_t data, ch
 		size_t len);
 /* Bits hi:lo of a data dword, and value v placed at bits hi:lo. Compile-time
  * when hi and lo are: the accessors each module generates from its field
- * tables (gr/fields.def, fe/hostclass.def) are built on these. */
+ * tables (gr/fields.def, include/chainsim/hostclass.def) are built on these. */
 #define CS_BITS_MASK(hi, lo) (0xffffffffu >> (31u - (unsigned)(hi) + (unsigned)(lo)))
 #define CS_BITS_GET(data, hi, lo) (((uint32_t)(data) >> (lo)) & CS_BITS_MASK(hi, lo))
 #define CS_BITS_PUT(hi, lo, v) (((uint32_t)(v) & CS_BITS_MASK(hi, lo)) << (lo))

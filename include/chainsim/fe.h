@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 /* ===================================================================== */
-/* Host class tables (fe/hostclass.def, one X-macro table for C56F, C86F  */
+/* Host class tables (include/chainsim/hostclass.def, one X-macro table for C56F, C86F  */
 /* and C96F with per-class differences).                                 */
 /* ===================================================================== */
 
@@ -42,31 +42,20 @@ CS_API uint32_t cs_fe_set_object_class(uint32_t data);
 /* The OPERATION field of a SEM_EXECUTE data dword (cs_fe_sem_op). */
 CS_API uint32_t cs_fe_sem_execute_op(uint32_t data);
 
-/* Host method byte offsets (the same in C56F, C86F and C96F). */
+/* Host method byte offsets (the same in C56F, C86F and C96F), generated from
+ * include/chainsim/hostclass.def: CS_FE_M_<NAME> for every row C56F has (the
+ * row that only widens SEM_ADDR_HI for C86F and C96F adds no constant). */
+#define CS_FE_IN_Y(...) __VA_ARGS__
+#define CS_FE_IN_A(...) __VA_ARGS__
+#define CS_FE_IN_N(...)
+#define CS_HM(NAME, off, n, stride, fset, c56, c86, c96) CS_FE_IN_##c56(CS_FE_M_##NAME = off,)
 enum {
-	CS_FE_M_SET_OBJECT = 0x000,
-	CS_FE_M_ILLEGAL = 0x004,
-	CS_FE_M_NOP = 0x008,
-	CS_FE_M_SEMAPHOREA = 0x010, /* legacy semaphore A..D (C56F only) */
-	CS_FE_M_SEMAPHOREB = 0x014,
-	CS_FE_M_SEMAPHOREC = 0x018,
-	CS_FE_M_SEMAPHORED = 0x01c,
-	CS_FE_M_NON_STALL_INTERRUPT = 0x020,
-	CS_FE_M_FB_FLUSH = 0x024,   /* C56F only, deprecated */
-	CS_FE_M_MEM_OP_A = 0x028,
-	CS_FE_M_MEM_OP_B = 0x02c,
-	CS_FE_M_MEM_OP_C = 0x030,
-	CS_FE_M_MEM_OP_D = 0x034,
-	CS_FE_M_SET_REFERENCE = 0x050,
-	CS_FE_M_SEM_ADDR_LO = 0x05c,
-	CS_FE_M_SEM_ADDR_HI = 0x060,
-	CS_FE_M_SEM_PAYLOAD_LO = 0x064,
-	CS_FE_M_SEM_PAYLOAD_HI = 0x068,
-	CS_FE_M_SEM_EXECUTE = 0x06c,
-	CS_FE_M_WFI = 0x078,
-	CS_FE_M_YIELD = 0x080,
-	CS_FE_M_CLEAR_FAULTED = 0x084,
+#include "chainsim/hostclass.def"
 };
+#undef CS_HM
+#undef CS_FE_IN_Y
+#undef CS_FE_IN_A
+#undef CS_FE_IN_N
 
 /* SEM_EXECUTE.OPERATION (bits 2:0). */
 typedef enum cs_fe_sem_op {
