@@ -33,6 +33,12 @@ static const char *const v_pcas2_action[16] = {
 };
 static const char *const v_inline_size[] = { "INLINE_256", "INLINE_384" };
 static const char *const v_report_op[] = { "RELEASE", NULL, NULL, "TRAP" };
+static const char *const v_report_exec_op[] = { "RELEASE", "ACQUIRE", "REPORT_ONLY", "TRAP" };
+static const char *const v_struct_size_4_1_2[] = { "SEMAPHORE_FOUR_WORDS", "SEMAPHORE_ONE_WORD",
+						   "SEMAPHORE_TWO_WORDS" };
+static const char *const v_unsigned_signed[] = { "UNSIGNED", "SIGNED" };
+static const char *const v_trap_type[] = { "TRAP_NONE", "TRAP_UNCONDITIONAL", "TRAP_CONDITIONAL",
+					   "TRAP_CONDITIONAL_EXT" };
 static const char *const v_ce_transfer[] = { "NONE", "PIPELINED", "NON_PIPELINED" };
 static const char *const v_ce_sem_type[] = { "NONE", "RELEASE_ONE_WORD_SEMAPHORE",
 					     "RELEASE_FOUR_WORD_SEMAPHORE",
@@ -75,20 +81,24 @@ enum {
 #define SEL_ALL KEEP
 #define SEL_PRE_H KEEP
 #define SEL_H_UP DROP
+#define SEL_H_NEW DROP
 static const cs_method_desc m_compute_v1[] = {
 #include "chainsim/compute.def"
 };
 #undef SEL_PRE_H
 #undef SEL_H_UP
+#undef SEL_H_NEW
 
 /* CBC0, CDC0, CEC0 */
 #define SEL_PRE_H DROP
 #define SEL_H_UP KEEP
+#define SEL_H_NEW KEEP
 static const cs_method_desc m_compute_v2[] = {
 #include "chainsim/compute.def"
 };
 #undef SEL_PRE_H
 #undef SEL_H_UP
+#undef SEL_H_NEW
 
 /* C6B5 */
 #define SEL_C6 KEEP

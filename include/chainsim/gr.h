@@ -42,6 +42,7 @@ CS_API const cs_class_desc *cs_gr_class(uint32_t cls);
 #define CS_GR_IN_ALL CS_GR_KEEP_
 #define CS_GR_IN_PRE_H CS_GR_KEEP_
 #define CS_GR_IN_H_UP CS_GR_DROP_
+#define CS_GR_IN_H_NEW CS_GR_KEEP_
 enum {
 #include "chainsim/compute.def"
 };
@@ -58,6 +59,7 @@ enum {
 #undef CS_GR_IN_ALL
 #undef CS_GR_IN_PRE_H
 #undef CS_GR_IN_H_UP
+#undef CS_GR_IN_H_NEW
 #undef CS_GR_IN_C6
 #undef CS_GR_IN_C7_UP
 #undef CS_GR_IN_U17
