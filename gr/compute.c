@@ -240,11 +240,12 @@ unsigned cs_gr_inline_qmd_dwords(uint32_t cls, uint32_t addr_a)
 		       : 64;
 }
 
-/* Where SET_INLINE_QMD_ADDRESS_A/B put the inline QMD. */
-static uint64_t inline_qmd_va(const gr_subch *s)
+/* Where SET_INLINE_QMD_ADDRESS_A/B put the inline QMD, from A's upper part
+ * (cs_gr_inline_qmd_upper: its width is the class's) and B. */
+static uint64_t inline_qmd_va(const gr_subch *s, uint64_t upper)
 {
-	return gr_addr_bits(s->cls, CS_GR_SET_INLINE_QMD_ADDRESS_A, s->c.inline_a) |
-	       gr_addr_bits(s->cls, CS_GR_SET_INLINE_QMD_ADDRESS_B, s->c.inline_b);
+	return (upper << GR_F_inline_qmd_a_v2_QMD_ADDRESS_SHIFTED8_UPPER_SHIFT) |
+	       GR_ADDR_GET(inline_qmd_b, QMD_ADDRESS_SHIFTED8_LOWER, s->c.inline_b);
 }
 
 uint32_t cs_gr_inline_qmd_upper(uint32_t cls, uint32_t addr_a)
@@ -290,7 +291,7 @@ static cs_engine_result inline_qmd_data(cs_gr *gr, gr_subch *s, const cs_method_
 			       CS_ERR_INPUT, why,
 			       "SET_INLINE_QMD_ADDRESS_A upper bits 0x%" PRIx64
 			       " put the QMD beyond 64 bits of address", upper);
-	uint64_t qmd_va = inline_qmd_va(s);
+	uint64_t qmd_va = inline_qmd_va(s, upper);
 	const cs_mem_port *m = &gr->bus->mem;
 	for (unsigned k = 0; k < n; k++) {
 		if (!s->c.inline_have[k])
@@ -433,7 +434,7 @@ static void finish_inline(cs_gr *gr, gr_subch *s)
 			got = k + 1;
 	cs_event ev = gr_event(CS_EV_INLINE_QMD_SHORT, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, o,
 			       CS_NONE32);
-	ev.addr = inline_qmd_va(s);
+	ev.addr = inline_qmd_va(s, cs_gr_inline_qmd_upper(s->cls, s->c.inline_a));
 	ev.value = got;
 	ev.aux = need;
 	ev.cause = CS_CAUSE_INLINE_QMD_INCOMPLETE;
