@@ -126,7 +126,7 @@ static void note_assumption(cs_fe *fe, fe_chan *c, const cs_pb_item *it, const c
 
 static fe_exec set_object(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 {
-	uint32_t cls = cs_fe_set_object_class(it->data);
+	uint32_t cls = CS_FE_GET(set_object, NVCLASS, it->data);
 	const char *arch = cs_arch_get(fe->arch)->name;
 	char compute[96], copy[96];
 	cs_class_list_for(fe->arch, CS_CLASS_COMPUTE, compute, sizeof(compute));
@@ -330,13 +330,13 @@ static fe_exec sem_execute(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 {
 	uint32_t d = it->data;
 	sem_req q = {
-		.op = FE_GET(sem_execute, OPERATION, d),
+		.op = CS_FE_GET(sem_execute, OPERATION, d),
 		.addr = ((uint64_t)c->sem_addr_hi << 32) | c->sem_addr_lo,
-		.is64 = FE_GET(sem_execute, PAYLOAD_SIZE, d),            /* 64BIT */
-		.timestamp = FE_GET(sem_execute, RELEASE_TIMESTAMP, d),
-		.is_signed = FE_GET(sem_execute, REDUCTION_FORMAT, d) == 0, /* SIGNED */
-		.red = FE_GET(sem_execute, REDUCTION, d),
-		.wfi = FE_GET(sem_execute, RELEASE_WFI, d),
+		.is64 = CS_FE_GET(sem_execute, PAYLOAD_SIZE, d),            /* 64BIT */
+		.timestamp = CS_FE_GET(sem_execute, RELEASE_TIMESTAMP, d),
+		.is_signed = CS_FE_GET(sem_execute, REDUCTION_FORMAT, d) == 0, /* SIGNED */
+		.red = CS_FE_GET(sem_execute, REDUCTION, d),
+		.wfi = CS_FE_GET(sem_execute, RELEASE_WFI, d),
 	};
 	q.payload = q.is64 ? ((uint64_t)c->payload_hi << 32) | c->payload_lo : c->payload_lo;
 	if (q.op > CS_FE_SEM_REDUCTION) {
@@ -368,13 +368,13 @@ static fe_exec semaphored(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 	sem_req q = {
 		.addr = ((uint64_t)c->legacy_a << 32) | c->legacy_b,
 		.payload = c->legacy_c,
-		.timestamp = FE_GET(semaphored, RELEASE_SIZE, d) == 0, /* 16BYTE */
-		.is_signed = FE_GET(semaphored, FORMAT, d) == 0,        /* SIGNED */
-		.red = FE_GET(semaphored, REDUCTION, d),
+		.timestamp = CS_FE_GET(semaphored, RELEASE_SIZE, d) == 0, /* 16BYTE */
+		.is_signed = CS_FE_GET(semaphored, FORMAT, d) == 0,        /* SIGNED */
+		.red = CS_FE_GET(semaphored, REDUCTION, d),
 		.legacy = true,
-		.wfi = FE_GET(semaphored, RELEASE_WFI, d) == 0,         /* EN */
+		.wfi = CS_FE_GET(semaphored, RELEASE_WFI, d) == 0,         /* EN */
 	};
-	uint32_t op = FE_GET(semaphored, OPERATION, d);
+	uint32_t op = CS_FE_GET(semaphored, OPERATION, d);
 	switch (op) {
 	case 1: q.op = CS_FE_SEM_ACQUIRE; q.timestamp = false; break;
 	case 2: q.op = CS_FE_SEM_RELEASE; break;

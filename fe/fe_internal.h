@@ -5,21 +5,6 @@
 
 #include "chainsim/fe.h"
 
-/* Each host method field's bit range, by field set and name (include/chainsim/hostclass.def):
- * FE_F_<fset>_<NAME>_HI and _LO. */
-enum {
-#define CS_F(fs, name, hi, lo, kind, vset) FE_F_##fs##_##name##_HI = hi, FE_F_##fs##_##name##_LO = lo
-#define CS_FA(fs, name, hi, lo, addr, shift) CS_F(fs, name, hi, lo, ADDRESS, none)
-#define CS_HFS(fs, ...) __VA_ARGS__,
-#include "chainsim/hostclass.def"
-#undef CS_HFS
-#undef CS_FA
-#undef CS_F
-};
-
-/* Field NAME of field set fs in a host method's data dword. */
-#define FE_GET(fs, name, data) CS_BITS_GET(data, FE_F_##fs##_##name##_HI, FE_F_##fs##_##name##_LO)
-
 enum { FE_ITEMS = 512, FE_BOUNCE_DWORDS = CS_PAGE_SIZE / 4 };
 
 typedef enum fe_exec {

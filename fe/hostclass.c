@@ -1,7 +1,7 @@
 /* The host class descriptors, generated from include/chainsim/hostclass.def. */
-#include <stddef.h>
+#include "chainsim/fe.h"
 
-#include "fe_internal.h"
+#include <stddef.h>
 
 #define CS_LEN(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 
@@ -81,16 +81,6 @@ const cs_class_desc *cs_fe_host_class(uint32_t cls)
 		if (host_classes[i].id == cls)
 			return &host_classes[i];
 	return NULL;
-}
-
-uint32_t cs_fe_set_object_class(uint32_t data)
-{
-	return FE_GET(set_object, NVCLASS, data);
-}
-
-uint32_t cs_fe_sem_execute_op(uint32_t data)
-{
-	return FE_GET(sem_execute, OPERATION, data);
 }
 
 bool cs_fe_host_method_assumed(uint32_t cls, uint32_t offset)

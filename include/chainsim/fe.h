@@ -37,10 +37,23 @@ CS_API const cs_class_desc *cs_fe_host_class(uint32_t cls);
  * time a channel executes such a method. False for C56F and unknown methods. */
 CS_API bool cs_fe_host_method_assumed(uint32_t cls, uint32_t offset);
 
-/* The class a SET_OBJECT data dword binds (its NVCLASS field). */
-CS_API uint32_t cs_fe_set_object_class(uint32_t data);
-/* The OPERATION field of a SEM_EXECUTE data dword (cs_fe_sem_op). */
-CS_API uint32_t cs_fe_sem_execute_op(uint32_t data);
+/* Each host method field's bit range, by field set and name
+ * (include/chainsim/hostclass.def): CS_FE_F_<fset>_<NAME>_HI and _LO.
+ * CS_FE_GET reads field NAME of a data dword; CS_FE_PUT places value v in it
+ * (OR the puts of one dword together). */
+enum {
+#define CS_F(fs, name, hi, lo, kind, vset) \
+	CS_FE_F_##fs##_##name##_HI = hi, CS_FE_F_##fs##_##name##_LO = lo
+#define CS_FA(fs, name, hi, lo, addr, shift) CS_F(fs, name, hi, lo, ADDRESS, none)
+#define CS_HFS(fs, ...) __VA_ARGS__,
+#include "chainsim/hostclass.def"
+#undef CS_HFS
+#undef CS_FA
+#undef CS_F
+};
+#define CS_FE_GET(fs, name, data) \
+	CS_BITS_GET(data, CS_FE_F_##fs##_##name##_HI, CS_FE_F_##fs##_##name##_LO)
+#define CS_FE_PUT(fs, name, v) CS_BITS_PUT(CS_FE_F_##fs##_##name##_HI, CS_FE_F_##fs##_##name##_LO, v)
 
 /* Host method byte offsets (the same in C56F, C86F and C96F), generated from
  * include/chainsim/hostclass.def: CS_FE_M_<NAME> for every row C56F has (the
@@ -82,24 +95,15 @@ typedef enum cs_fe_red_op {
 	CS_FE_RED_DEC = 7, /* v == 0 || v > payload ? payload : v - 1 */
 } cs_fe_red_op;
 
-/* SEM_EXECUTE bits (clc56f.h). Note REDUCTION_FORMAT: 0 = SIGNED, 1 = UNSIGNED. */
-#define CS_FE_SEM_OPERATION_MASK 0x7u
-#define CS_FE_SEM_ACQUIRE_SWITCH_TSG (1u << 12)
-#define CS_FE_SEM_RELEASE_WFI (1u << 20)
-#define CS_FE_SEM_PAYLOAD_64 (1u << 24)
-#define CS_FE_SEM_TIMESTAMP (1u << 25)
-#define CS_FE_SEM_REDUCTION_SHIFT 27
-#define CS_FE_SEM_REDUCTION_MASK 0xfu
-#define CS_FE_SEM_FORMAT_UNSIGNED (1u << 31)
-
 /* Encode a SEM_EXECUTE data dword (for builders and tests). */
 static inline uint32_t cs_fe_sem_execute(cs_fe_sem_op op, bool payload64, bool timestamp,
 					 bool release_wfi, cs_fe_red_op red, bool is_unsigned)
 {
-	return ((uint32_t)op & CS_FE_SEM_OPERATION_MASK) | (release_wfi ? CS_FE_SEM_RELEASE_WFI : 0u) |
-	       (payload64 ? CS_FE_SEM_PAYLOAD_64 : 0u) | (timestamp ? CS_FE_SEM_TIMESTAMP : 0u) |
-	       (((uint32_t)red & CS_FE_SEM_REDUCTION_MASK) << CS_FE_SEM_REDUCTION_SHIFT) |
-	       (is_unsigned ? CS_FE_SEM_FORMAT_UNSIGNED : 0u);
+	return CS_FE_PUT(sem_execute, OPERATION, op) | CS_FE_PUT(sem_execute, RELEASE_WFI, release_wfi) |
+	       CS_FE_PUT(sem_execute, PAYLOAD_SIZE, payload64 /* 64BIT */) |
+	       CS_FE_PUT(sem_execute, RELEASE_TIMESTAMP, timestamp) |
+	       CS_FE_PUT(sem_execute, REDUCTION, red) |
+	       CS_FE_PUT(sem_execute, REDUCTION_FORMAT, is_unsigned /* UNSIGNED */);
 }
 
 CS_API const char *cs_fe_sem_op_name(uint32_t op);  /* "ACQ_STRICT_GEQ"; "?" when out of range */

@@ -28,7 +28,7 @@ static const char *launchlike(uint32_t cls, uint32_t method, uint32_t data)
 		if (method == CS_CE_LAUNCH_DMA)
 			return "copy";
 	} else if (method == CS_FE_M_SEM_EXECUTE) {
-		return cs_fe_sem_execute_op(data) == CS_FE_SEM_RELEASE ? "semaphore release" : "semaphore acquire";
+		return CS_FE_GET(sem_execute, OPERATION, data) == CS_FE_SEM_RELEASE ? "semaphore release" : "semaphore acquire";
 	}
 	return NULL;
 }
@@ -61,12 +61,12 @@ static void scan_entry(const judge *j, uint32_t bound[8], uint64_t pb, uint32_t 
 			uint32_t mi = index++;
 			if (same_entry && mi <= after) {
 				if (it->method == 0 && it->subch < 8)
-					bound[it->subch] = cs_fe_set_object_class(it->data);
+					bound[it->subch] = CS_FE_GET(set_object, NVCLASS, it->data);
 				continue;
 			}
 			u->methods++;
 			if (it->method == 0 && it->subch < 8)
-				bound[it->subch] = cs_fe_set_object_class(it->data);
+				bound[it->subch] = CS_FE_GET(set_object, NVCLASS, it->data);
 			uint32_t cls = it->method < CS_PB_HOST_METHODS ? 0 : bound[it->subch & 7u];
 			const char *what = launchlike(cls, it->method, it->data);
 			if (what && !u->found) {

@@ -72,7 +72,7 @@ static void describe(dis *ds, uint32_t op, uint32_t subch, uint32_t m, const uin
 		bool named = cs_registry_method_label(ds->arch, ds->bind.cls[subch], subch, mi, label,
 						      sizeof(label), &md);
 		if (mi == 0) {
-			const char *cn = cs_class_name(cs_fe_set_object_class(data[i]));
+			const char *cn = cs_class_name(CS_FE_GET(set_object, NVCLASS, data[i]));
 			comment_add(c, "%sSET_OBJECT %s", c->len ? "; " : "",
 				    cn ? cn : "(unknown class)");
 			continue;

@@ -401,7 +401,7 @@ Test(docs, no_code_compares_class_ids)
 }
 
 /* Method and QMD fields are read and written by name: through the accessors
- * generated from the field tables (GR_GET/GR_PUT from gr/fields.def, FE_GET
+ * generated from the field tables (GR_GET/GR_PUT from gr/fields.def, CS_FE_GET
  * from include/chainsim/hostclass.def, cs_qmd_* from gr/qmd_v0*.def), never by shifting
  * and masking a data dword by hand. The scan looks for a shift followed by a
  * mask, a method data dword shifted or masked by a constant, and single-bit
