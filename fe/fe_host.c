@@ -1,6 +1,6 @@
 /* The host class: methods below 0x100 on every subchannel (SET_OBJECT, NOP,
  * MEM_OP, SET_REFERENCE, WFI, semaphores). Semantics from clc56f.h; C86F and
- * C96F keep them (fe/hostclass.def; docs/hardware.md). */
+ * C96F keep them (include/chainsim/hostclass.def; docs/hardware.md). */
 #include "fe_internal.h"
 
 #include <inttypes.h>
@@ -126,7 +126,7 @@ static void note_assumption(cs_fe *fe, fe_chan *c, const cs_pb_item *it, const c
 
 static fe_exec set_object(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 {
-	uint32_t cls = it->data & 0xffffu;
+	uint32_t cls = CS_FE_GET(set_object, NVCLASS, it->data);
 	const char *arch = cs_arch_get(fe->arch)->name;
 	char compute[96], copy[96];
 	cs_class_list_for(fe->arch, CS_CLASS_COMPUTE, compute, sizeof(compute));
@@ -330,13 +330,13 @@ static fe_exec sem_execute(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 {
 	uint32_t d = it->data;
 	sem_req q = {
-		.op = d & CS_FE_SEM_OPERATION_MASK,
+		.op = CS_FE_GET(sem_execute, OPERATION, d),
 		.addr = ((uint64_t)c->sem_addr_hi << 32) | c->sem_addr_lo,
-		.is64 = (d & CS_FE_SEM_PAYLOAD_64) != 0,
-		.timestamp = (d & CS_FE_SEM_TIMESTAMP) != 0,
-		.is_signed = (d & CS_FE_SEM_FORMAT_UNSIGNED) == 0,
-		.red = (d >> CS_FE_SEM_REDUCTION_SHIFT) & CS_FE_SEM_REDUCTION_MASK,
-		.wfi = (d & CS_FE_SEM_RELEASE_WFI) != 0,
+		.is64 = CS_FE_GET(sem_execute, PAYLOAD_SIZE, d),            /* 64BIT */
+		.timestamp = CS_FE_GET(sem_execute, RELEASE_TIMESTAMP, d),
+		.is_signed = CS_FE_GET(sem_execute, REDUCTION_FORMAT, d) == 0, /* SIGNED */
+		.red = CS_FE_GET(sem_execute, REDUCTION, d),
+		.wfi = CS_FE_GET(sem_execute, RELEASE_WFI, d),
 	};
 	q.payload = q.is64 ? ((uint64_t)c->payload_hi << 32) | c->payload_lo : c->payload_lo;
 	if (q.op > CS_FE_SEM_REDUCTION) {
@@ -368,13 +368,14 @@ static fe_exec semaphored(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 	sem_req q = {
 		.addr = ((uint64_t)c->legacy_a << 32) | c->legacy_b,
 		.payload = c->legacy_c,
-		.timestamp = ((d >> 24) & 1u) == 0, /* RELEASE_SIZE 0 = 16BYTE */
-		.is_signed = (d >> 31) == 0,
-		.red = (d >> 27) & 0xfu,
+		.timestamp = CS_FE_GET(semaphored, RELEASE_SIZE, d) == 0, /* 16BYTE */
+		.is_signed = CS_FE_GET(semaphored, FORMAT, d) == 0,        /* SIGNED */
+		.red = CS_FE_GET(semaphored, REDUCTION, d),
 		.legacy = true,
-		.wfi = (d & CS_FE_SEMAPHORED_RELEASE_WFI_DIS) == 0,
+		.wfi = CS_FE_GET(semaphored, RELEASE_WFI, d) == 0,         /* EN */
 	};
-	switch (d & 0x1fu) {
+	uint32_t op = CS_FE_GET(semaphored, OPERATION, d);
+	switch (op) {
 	case 1: q.op = CS_FE_SEM_ACQUIRE; q.timestamp = false; break;
 	case 2: q.op = CS_FE_SEM_RELEASE; break;
 	case 4: q.op = CS_FE_SEM_ACQ_CIRC_GEQ; q.timestamp = false; break;
@@ -384,7 +385,7 @@ static fe_exec semaphored(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 		fe_stop_for(fe, c, CS_STAGE_FE_EXEC, CS_CAUSE_SEM_OP_RESERVED, CS_ERR_INPUT, it,
 			"SEMAPHORED operation 0x%x is not one of 1 ACQUIRE, 2 RELEASE, 4 ACQ_GEQ, "
 			"8 ACQ_AND, 16 REDUCTION",
-			d & 0x1fu);
+			op);
 		return FE_EXEC_STOP;
 	}
 	if (q.op == CS_FE_SEM_REDUCTION && q.red > CS_FE_RED_DEC) {

@@ -1,4 +1,4 @@
-/* The host class descriptors, generated from fe/hostclass.def. */
+/* The host class descriptors, generated from include/chainsim/hostclass.def. */
 #include "chainsim/fe.h"
 
 #include <stddef.h>
@@ -7,16 +7,16 @@
 
 /* value names */
 #define CS_HV(set, ...) static const char *const hv_##set[] = { __VA_ARGS__ };
-#include "hostclass.def"
+#include "chainsim/hostclass.def"
 #undef CS_HV
 
 /* field sets */
-#define CS_F(name, hi, lo, kind, vset) \
-	{ name, hi, lo, hv_##vset, CS_LEN(hv_##vset), CS_FIELD_##kind, NULL, 0 }
-#define CS_FA(name, hi, lo, addr, shift) \
-	{ name, hi, lo, hv_none, CS_LEN(hv_none), CS_FIELD_ADDRESS, #addr, shift }
+#define CS_F(fset, name, hi, lo, kind, vset) \
+	{ #name, hi, lo, hv_##vset, CS_LEN(hv_##vset), CS_FIELD_##kind, NULL, 0 }
+#define CS_FA(fset, name, hi, lo, addr, shift) \
+	{ #name, hi, lo, hv_none, CS_LEN(hv_none), CS_FIELD_ADDRESS, #addr, shift }
 #define CS_HFS(fset, ...) static const cs_field_desc hf_##fset[] = { __VA_ARGS__ };
-#include "hostclass.def"
+#include "chainsim/hostclass.def"
 #undef CS_HFS
 #undef CS_F
 #undef CS_FA
@@ -29,19 +29,19 @@
 
 #define CS_HM(NAME, off, n, stride, fset, c56, c86, c96) CS_IF_##c56(CS_MDESC(NAME, off, n, stride, fset))
 static const cs_method_desc hm_c56f[] = {
-#include "hostclass.def"
+#include "chainsim/hostclass.def"
 };
 #undef CS_HM
 
 #define CS_HM(NAME, off, n, stride, fset, c56, c86, c96) CS_IF_##c86(CS_MDESC(NAME, off, n, stride, fset))
 static const cs_method_desc hm_c86f[] = {
-#include "hostclass.def"
+#include "chainsim/hostclass.def"
 };
 #undef CS_HM
 
 #define CS_HM(NAME, off, n, stride, fset, c56, c86, c96) CS_IF_##c96(CS_MDESC(NAME, off, n, stride, fset))
 static const cs_method_desc hm_c96f[] = {
-#include "hostclass.def"
+#include "chainsim/hostclass.def"
 };
 #undef CS_HM
 
@@ -56,7 +56,7 @@ typedef struct host_row_basis {
 #define CS_HM(NAME, off, n, stride, fset, c56, c86, c96) \
 	{ off, { CS_ASSUMED_##c56, CS_ASSUMED_##c86, CS_ASSUMED_##c96 } },
 static const host_row_basis host_basis[] = {
-#include "hostclass.def"
+#include "chainsim/hostclass.def"
 };
 #undef CS_HM
 
@@ -85,13 +85,11 @@ const cs_class_desc *cs_fe_host_class(uint32_t cls)
 
 bool cs_fe_host_method_assumed(uint32_t cls, uint32_t offset)
 {
-	unsigned col;
-	switch (cls) {
-	case 0xC56F: col = 0; break;
-	case 0xC86F: col = 1; break;
-	case 0xC96F: col = 2; break;
-	default: return false;
-	}
+	/* host_classes[] is in the .def's column order: C56F, C86F, C96F */
+	const cs_class_desc *d = cs_fe_host_class(cls);
+	if (!d)
+		return false;
+	unsigned col = (unsigned)(d - host_classes);
 	for (unsigned i = 0; i < CS_LEN(host_basis); i++)
 		if (host_basis[i].offset == offset && host_basis[i].assumed[col])
 			return true;

@@ -81,10 +81,10 @@ size_t cs_pb_decode(cs_pb_decoder *dec, const uint32_t *dw, size_t n, cs_pb_item
 			idx++;
 			continue;
 		}
-		uint32_t hop = h >> 29;
-		uint32_t count = (h >> 16) & 0x1fffu;
-		uint8_t hsub = (uint8_t)((h >> 13) & 7u);
-		uint32_t method = (h & 0xfffu) << 2;
+		uint32_t hop = cs_pb_secop(h);
+		uint32_t count = cs_pb_count(h);
+		uint8_t hsub = (uint8_t)cs_pb_subch(h);
+		uint32_t method = cs_pb_method(h);
 		if (hop == CS_SECOP_IMMD) {
 			if (report)
 				out[k++] = (cs_pb_item){ idx, h, (uint16_t)method, hsub, CS_PB_ITEM_HEADER };

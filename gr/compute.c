@@ -45,8 +45,9 @@ static uint64_t i2m_addr(const gr_compute *st, uint64_t off)
 static cs_engine_result i2m_launch(cs_gr *gr, gr_compute *st, const cs_method_call *c,
 				   cs_diag *why)
 {
-	uint32_t layout = c->data & 1u, completion = (c->data >> 4) & 3u;
-	uint32_t reduction = (c->data >> 1) & 1u;
+	uint32_t layout = GR_GET(i2m_launch_dma, DST_MEMORY_LAYOUT, c->data);
+	uint32_t completion = GR_GET(i2m_launch_dma, COMPLETION_TYPE, c->data);
+	uint32_t reduction = GR_GET(i2m_launch_dma, REDUCTION_ENABLE, c->data);
 	if (st->i2m_active)
 		return gr_stop(gr, c, CS_STAGE_FE_EXEC, CS_UNIT_COMPUTE, CS_NONE32, CS_ERR_INPUT,
 			       why,
@@ -132,8 +133,9 @@ static cs_engine_result i2m_data(cs_gr *gr, gr_compute *st, const cs_method_call
 static cs_engine_result report_semaphore(cs_gr *gr, gr_compute *st, const cs_method_call *c,
 					 cs_diag *why)
 {
-	uint32_t op = c->data & 3u, reduction = (c->data >> 3) & 1u;
-	bool one_word = (c->data >> 28) & 1u;
+	uint32_t op = GR_GET(report_semaphore_d, OPERATION, c->data);
+	uint32_t reduction = GR_GET(report_semaphore_d, REDUCTION_ENABLE, c->data);
+	bool one_word = GR_GET(report_semaphore_d, STRUCTURE_SIZE, c->data);
 	uint64_t addr = gr_addr_bits(c->cls, CS_GR_SET_REPORT_SEMAPHORE_A, st->report_a) |
 			gr_addr_bits(c->cls, CS_GR_SET_REPORT_SEMAPHORE_B, st->report_b);
 	if (op == 3)
@@ -164,7 +166,7 @@ static cs_engine_result pcas_schedule(cs_gr *gr, gr_subch *s, const cs_method_ca
 		return gr_stop_for(gr, c, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, CS_NONE32,
 				   CS_CAUSE_QMD_ADDR_UNMAPPED, CS_ERR_INPUT, why,
 				   "%s schedules a QMD, but SEND_PCAS_A never named one", how);
-	uint64_t qmd_va = (uint64_t)s->c.pcas_a << 8;
+	uint64_t qmd_va = GR_ADDR_GET(send_pcas_a, QMD_ADDRESS_SHIFTED8, s->c.pcas_a);
 	return gr_launch(gr, s, c, qmd_va, CS_GR_PATH_PCAS, action, how, why);
 }
 
@@ -183,9 +185,14 @@ static void assumption(cs_gr *gr, const cs_method_call *c, cs_stage stage, const
 	gr_emit(gr, &ev, "%s", text);
 }
 
+uint32_t cs_gr_pcas2_action(uint32_t data)
+{
+	return GR_GET(send_signaling_pcas2_b, PCAS_ACTION, data);
+}
+
 static cs_engine_result pcas2(cs_gr *gr, gr_subch *s, const cs_method_call *c, cs_diag *why)
 {
-	uint32_t action = c->data & 0xfu;
+	uint32_t action = cs_gr_pcas2_action(c->data);
 	const char *name = cs_pcas2_action_name(action);
 	if (!cs_pcas2_action_valid(c->cls, action)) {
 		/* a named action is reserved only on some classes: say which */
@@ -202,7 +209,7 @@ static cs_engine_result pcas2(cs_gr *gr, gr_subch *s, const cs_method_call *c, c
 		return pcas_schedule(gr, s, c, action, how, why);
 	s->c.pcas_have_action = true;
 	s->c.pcas_last_action = action;
-	uint64_t qmd_va = (uint64_t)s->c.pcas_a << 8;
+	uint64_t qmd_va = GR_ADDR_GET(send_pcas_a, QMD_ADDRESS_SHIFTED8, s->c.pcas_a);
 	switch (action) {
 	case CS_PCAS2_NOP:
 		return CS_ENGINE_OK;
@@ -227,7 +234,18 @@ static cs_engine_result pcas2(cs_gr *gr, gr_subch *s, const cs_method_call *c, c
 
 unsigned cs_gr_inline_qmd_dwords(uint32_t cls, uint32_t addr_a)
 {
-	return cs_class_has(cls, CS_CF_INLINE_QMD_SIZE) && ((addr_a >> 30) & 1u) ? 96 : 64;
+	return cs_class_has(cls, CS_CF_INLINE_QMD_SIZE) &&
+			       GR_GET(inline_qmd_a_v2, INLINE_SIZE, addr_a) /* INLINE_384 */
+		       ? 96
+		       : 64;
+}
+
+/* Where SET_INLINE_QMD_ADDRESS_A/B put the inline QMD, from A's upper part
+ * (cs_gr_inline_qmd_upper: its width is the class's) and B. */
+static uint64_t inline_qmd_va(const gr_subch *s, uint64_t upper)
+{
+	return (upper << GR_F_inline_qmd_a_v2_QMD_ADDRESS_SHIFTED8_UPPER_SHIFT) |
+	       GR_ADDR_GET(inline_qmd_b, QMD_ADDRESS_SHIFTED8_LOWER, s->c.inline_b);
 }
 
 uint32_t cs_gr_inline_qmd_upper(uint32_t cls, uint32_t addr_a)
@@ -273,7 +291,7 @@ static cs_engine_result inline_qmd_data(cs_gr *gr, gr_subch *s, const cs_method_
 			       CS_ERR_INPUT, why,
 			       "SET_INLINE_QMD_ADDRESS_A upper bits 0x%" PRIx64
 			       " put the QMD beyond 64 bits of address", upper);
-	uint64_t qmd_va = ((upper << 32) | s->c.inline_b) << 8;
+	uint64_t qmd_va = inline_qmd_va(s, upper);
 	const cs_mem_port *m = &gr->bus->mem;
 	for (unsigned k = 0; k < n; k++) {
 		if (!s->c.inline_have[k])
@@ -351,7 +369,8 @@ cs_engine_result gr_compute_method(cs_gr *gr, gr_subch *s, const cs_method_call 
 		st->pcas_have_action = false;
 		return CS_ENGINE_OK;
 	case CS_GR_SEND_SIGNALING_PCAS_B: {
-		bool inval = c->data & 1u, sched = (c->data >> 1) & 1u;
+		bool inval = GR_GET(send_signaling_pcas_b, INVALIDATE, c->data);
+		bool sched = GR_GET(send_signaling_pcas_b, SCHEDULE, c->data);
 		if (inval)
 			cache_record(gr, c, "SEND_SIGNALING_PCAS_B INVALIDATE: the cached QMD is dropped");
 		if (sched)
@@ -415,8 +434,7 @@ static void finish_inline(cs_gr *gr, gr_subch *s)
 			got = k + 1;
 	cs_event ev = gr_event(CS_EV_INLINE_QMD_SHORT, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, o,
 			       CS_NONE32);
-	uint64_t upper = cs_gr_inline_qmd_upper(s->cls, s->c.inline_a);
-	ev.addr = ((upper << 32) | s->c.inline_b) << 8;
+	ev.addr = inline_qmd_va(s, cs_gr_inline_qmd_upper(s->cls, s->c.inline_a));
 	ev.value = got;
 	ev.aux = need;
 	ev.cause = CS_CAUSE_INLINE_QMD_INCOMPLETE;
@@ -430,7 +448,7 @@ static void finish_pcas(cs_gr *gr, gr_subch *s)
 {
 	const cs_method_call *o = &s->c.pcas_origin;
 	s->c.pcas_pending = false;
-	uint64_t qmd_va = (uint64_t)s->c.pcas_a << 8;
+	uint64_t qmd_va = GR_ADDR_GET(send_pcas_a, QMD_ADDRESS_SHIFTED8, s->c.pcas_a);
 	unsigned bytes = cs_qmd_size(cs_class_qmd_major(s->cls));
 	const cs_mem_port *m = &gr->bus->mem;
 	if (!m->mapped(m->ctx, qmd_va, bytes))

@@ -71,11 +71,17 @@ static cs_engine_result launch_dma(cs_gr *gr, gr_copy *st, const cs_method_call 
 				   cs_diag *why)
 {
 	uint32_t d = c->data;
-	uint32_t transfer = d & 3u, sem_type = (d >> 3) & 3u;
-	bool src_pitch = (d >> 7) & 1u, dst_pitch = (d >> 8) & 1u, multi = (d >> 9) & 1u;
-	bool remap = (d >> 10) & 1u, src_phys = (d >> 12) & 1u, dst_phys = (d >> 13) & 1u;
-	bool sem_reduction = (d >> 19) & 1u;
-	bool payload_two = has_payload_upper(c->cls) && ((d >> 27) & 1u);
+	uint32_t transfer = GR_GET(ce_launch_dma_v2, DATA_TRANSFER_TYPE, d);
+	uint32_t sem_type = GR_GET(ce_launch_dma_v2, SEMAPHORE_TYPE, d);
+	bool src_pitch = GR_GET(ce_launch_dma_v2, SRC_MEMORY_LAYOUT, d);
+	bool dst_pitch = GR_GET(ce_launch_dma_v2, DST_MEMORY_LAYOUT, d);
+	bool multi = GR_GET(ce_launch_dma_v2, MULTI_LINE_ENABLE, d);
+	bool remap = GR_GET(ce_launch_dma_v2, REMAP_ENABLE, d);
+	bool src_phys = GR_GET(ce_launch_dma_v2, SRC_TYPE, d);
+	bool dst_phys = GR_GET(ce_launch_dma_v2, DST_TYPE, d);
+	bool sem_reduction = GR_GET(ce_launch_dma_v2, SEMAPHORE_REDUCTION_ENABLE, d);
+	bool payload_two = has_payload_upper(c->cls) &&
+			   GR_GET(ce_launch_dma_v2, SEMAPHORE_PAYLOAD_SIZE, d) /* TWO_WORD */;
 
 	if (transfer == 3)
 		return gr_stop(gr, c, CS_STAGE_FE_EXEC, CS_UNIT_COPY, CS_NONE32, CS_ERR_INPUT, why,

@@ -21,6 +21,28 @@ enum {
 #undef CS_QMD_ID
 };
 
+/* Each method field's bit range, by field set and name (gr/fields.def):
+ * GR_F_<fset>_<NAME>_HI and _LO, and an address part's _SHIFT. */
+enum {
+#define CS_GF(fs, name, hi, lo, kind, v) GR_F_##fs##_##name##_HI = hi, GR_F_##fs##_##name##_LO = lo
+#define CS_GFA(fs, name, hi, lo, addr, shift) \
+	CS_GF(fs, name, hi, lo, ADDRESS, none), GR_F_##fs##_##name##_SHIFT = shift
+#define CS_GFS(fs, ...) __VA_ARGS__,
+#include "fields.def"
+#undef CS_GFS
+#undef CS_GFA
+#undef CS_GF
+};
+
+/* Field NAME of field set fs in a method's data dword, and value v as that
+ * field's bits (OR the puts of one dword together). */
+#define GR_GET(fs, name, data) CS_BITS_GET(data, GR_F_##fs##_##name##_HI, GR_F_##fs##_##name##_LO)
+#define GR_PUT(fs, name, v) CS_BITS_PUT(GR_F_##fs##_##name##_HI, GR_F_##fs##_##name##_LO, v)
+/* Address part NAME of fs: the part of GPU virtual address addr it carries,
+ * as that field's bits; and the address bits a data dword's part stands for. */
+#define GR_ADDR_PUT(fs, name, addr) GR_PUT(fs, name, (uint64_t)(addr) >> GR_F_##fs##_##name##_SHIFT)
+#define GR_ADDR_GET(fs, name, data) ((uint64_t)GR_GET(fs, name, data) << GR_F_##fs##_##name##_SHIFT)
+
 /* The field of a layout by id; NULL when the version lacks it. */
 static inline const cs_qmd_field *gr_qmd_f(const cs_qmd_layout *l, gr_qf id)
 {

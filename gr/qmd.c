@@ -34,9 +34,10 @@ static const cs_qmd_field v05_fields[] = {
 };
 #undef CS_QMD_FIELD
 
-/* V03_00 has no QMD_TYPE, the last id, so its table is one shorter. */
-_Static_assert(NELEM(v03_fields) == GR_QF_COUNT - 1, "V03_00 table is dense");
-_Static_assert(NELEM(v04_fields) == GR_QF_COUNT, "V04_00 table is dense");
+/* The ids a version lacks come last: V03_00 has neither QMD_TYPE nor
+ * SYNC_DOMAIN_ID, V04_00 no SYNC_DOMAIN_ID (not modelled there). */
+_Static_assert(NELEM(v03_fields) == GR_QF_COUNT - 2, "V03_00 table is dense");
+_Static_assert(NELEM(v04_fields) == GR_QF_COUNT - 1, "V04_00 table is dense");
 _Static_assert(NELEM(v05_fields) == GR_QF_COUNT, "V05_00 table is dense");
 
 static const cs_qmd_layout qmd_layouts[] = {

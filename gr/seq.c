@@ -98,7 +98,10 @@ bool cs_gr_launch_methods(const cs_gr_launch_opts *o, cs_gr_seq *out, cs_diag *d
 				    o->local_addr);
 			return false;
 		}
-		const uint32_t ab[2] = { (uint32_t)(o->local_addr >> 32), (uint32_t)o->local_addr };
+		const uint32_t ab[2] = {
+			GR_ADDR_PUT(local_memory_a_25, ADDRESS_UPPER, o->local_addr),
+			GR_ADDR_PUT(local_memory_b, ADDRESS_LOWER, o->local_addr),
+		};
 		if (!seq_add(out, o->subch, CS_GR_SET_SHADER_LOCAL_MEMORY_A, CS_SECOP_INC, ab, 2, d))
 			return false;
 	}
@@ -106,7 +109,8 @@ bool cs_gr_launch_methods(const cs_gr_launch_opts *o, cs_gr_seq *out, cs_diag *d
 	 * (INVALIDATE_SHADER_CACHES_NO_WFI CONSTANT=TRUE), so parameters written to
 	 * the constant bank are seen. */
 	if (o->invalidate_caches &&
-	    !seq_one(out, o->subch, CS_GR_INVALIDATE_SHADER_CACHES_NO_WFI, 1u << 12, d))
+	    !seq_one(out, o->subch, CS_GR_INVALIDATE_SHADER_CACHES_NO_WFI,
+			     GR_PUT(inv_shader_caches_no_wfi, CONSTANT, 1), d))
 		return false;
 	uint64_t shifted = o->qmd_addr >> 8;
 	if (o->path == CS_GR_PATH_PCAS) {
@@ -121,7 +125,8 @@ bool cs_gr_launch_methods(const cs_gr_launch_opts *o, cs_gr_seq *out, cs_diag *d
 			cs_diag_set(d, CS_ERR_INPUT, "PCAS action 0x%x is reserved on %04X", action, cls);
 			return false;
 		}
-		return seq_one(out, o->subch, CS_GR_SEND_PCAS_A, (uint32_t)shifted, d) &&
+		return seq_one(out, o->subch, CS_GR_SEND_PCAS_A,
+			       GR_ADDR_PUT(send_pcas_a, QMD_ADDRESS_SHIFTED8, o->qmd_addr), d) &&
 		       seq_add(out, o->subch, CS_GR_SEND_SIGNALING_PCAS2_B, CS_SECOP_IMMD, &action, 1,
 			       d);
 	}
@@ -136,7 +141,7 @@ bool cs_gr_launch_methods(const cs_gr_launch_opts *o, cs_gr_seq *out, cs_diag *d
 		return false;
 	}
 	unsigned ndw = o->qmd->layout->bytes / 4;
-	uint32_t a, b = (uint32_t)shifted;
+	uint32_t a, b = GR_ADDR_PUT(inline_qmd_b, QMD_ADDRESS_SHIFTED8_LOWER, o->qmd_addr);
 	if (cs_class_has(cls, CS_CF_INLINE_QMD_SIZE)) {
 		if (shifted >> 41) {
 			cs_diag_set(d, CS_ERR_INPUT,
@@ -144,9 +149,10 @@ bool cs_gr_launch_methods(const cs_gr_launch_opts *o, cs_gr_seq *out, cs_diag *d
 				    o->qmd_addr);
 			return false;
 		}
-		a = (uint32_t)(shifted >> 32) | (ndw == 96 ? 1u << 30 : 0u);
+		a = GR_ADDR_PUT(inline_qmd_a_v2, QMD_ADDRESS_SHIFTED8_UPPER, o->qmd_addr) |
+		    GR_PUT(inline_qmd_a_v2, INLINE_SIZE, ndw == 96 /* INLINE_384 */);
 	} else {
-		a = (uint32_t)(shifted >> 32);
+		a = GR_ADDR_PUT(inline_qmd_a_v1, QMD_ADDRESS_SHIFTED8_UPPER, o->qmd_addr);
 	}
 	uint32_t ab[2] = { a, b };
 	return seq_add(out, o->subch, CS_GR_SET_INLINE_QMD_ADDRESS_A, CS_SECOP_INC, ab, 2, d) &&
@@ -175,23 +181,34 @@ bool cs_gr_copy_methods(const cs_gr_copy_opts *o, cs_gr_seq *out, cs_diag *d)
 					     "SET_SEMAPHORE_PAYLOAD_UPPER (C7B5 or later), not %04X", cls);
 		return false;
 	}
-	uint32_t offs[4] = { (uint32_t)(o->src >> 32), (uint32_t)o->src, (uint32_t)(o->dst >> 32),
-			     (uint32_t)o->dst };
+	uint32_t offs[4] = {
+		GR_ADDR_PUT(ce_offset_in_upper_25, UPPER, o->src),
+		GR_ADDR_PUT(ce_offset_in_lower, VALUE, o->src),
+		GR_ADDR_PUT(ce_offset_out_upper_25, UPPER, o->dst),
+		GR_ADDR_PUT(ce_offset_out_lower, VALUE, o->dst),
+	};
 	uint32_t lines[2] = { o->len, 1 };
 	if (!seq_add(out, o->subch, CS_CE_OFFSET_IN_UPPER, CS_SECOP_INC, offs, 4, d) ||
 	    !seq_add(out, o->subch, CS_CE_LINE_LENGTH_IN, CS_SECOP_INC, lines, 2, d))
 		return false;
-	/* NON_PIPELINED transfer, pitch in and out, one line. */
-	uint32_t launch = 2u | (1u << 7) | (1u << 8);
+	/* One line, pitch in and out. */
+	uint32_t launch = GR_PUT(ce_launch_dma_v2, DATA_TRANSFER_TYPE, 2 /* NON_PIPELINED */) |
+			  GR_PUT(ce_launch_dma_v2, SRC_MEMORY_LAYOUT, 1 /* PITCH */) |
+			  GR_PUT(ce_launch_dma_v2, DST_MEMORY_LAYOUT, 1 /* PITCH */);
 	if (o->release) {
-		uint32_t sem[4] = { (uint32_t)(o->sem_addr >> 32), (uint32_t)o->sem_addr,
-				    (uint32_t)o->sem_payload, (uint32_t)(o->sem_payload >> 32) };
+		uint32_t sem[4] = {
+			GR_ADDR_PUT(ce_semaphore_a_25, UPPER, o->sem_addr),
+			GR_ADDR_PUT(ce_semaphore_b, LOWER, o->sem_addr),
+			(uint32_t)o->sem_payload,
+			(uint32_t)(o->sem_payload >> 32),
+		};
 		if (!seq_add(out, o->subch, CS_CE_SET_SEMAPHORE_A, CS_SECOP_INC, sem, wide ? 4 : 3, d))
 			return false;
-		launch |= 1u << 2;                             /* FLUSH_ENABLE */
-		launch |= (o->sem_timestamp ? 2u : 1u) << 3;   /* SEMAPHORE_TYPE */
+		/* RELEASE_FOUR_WORD_SEMAPHORE (with timestamp) or RELEASE_ONE_WORD_SEMAPHORE */
+		launch |= GR_PUT(ce_launch_dma_v2, FLUSH_ENABLE, 1) |
+			  GR_PUT(ce_launch_dma_v2, SEMAPHORE_TYPE, o->sem_timestamp ? 2 : 1);
 		if (wide)
-			launch |= 1u << 27;                    /* SEMAPHORE_PAYLOAD_SIZE TWO_WORD */
+			launch |= GR_PUT(ce_launch_dma_v2, SEMAPHORE_PAYLOAD_SIZE, 1 /* TWO_WORD */);
 	}
 	return seq_one(out, o->subch, CS_CE_LAUNCH_DMA, launch, d);
 }
@@ -212,8 +229,10 @@ bool cs_gr_i2m_methods(cs_arch arch, uint32_t subch, uint64_t dst, const uint32_
 			    CS_GR_SEQ_MAX_DATA - 8);
 		return false;
 	}
-	uint32_t hdr[4] = { n * 4u, 1, (uint32_t)(dst >> 32), (uint32_t)dst };
+	uint32_t hdr[4] = { n * 4u, 1, GR_ADDR_PUT(offset_out_upper_25, VALUE, dst),
+			    GR_ADDR_PUT(offset_out, VALUE, dst) };
 	return seq_add(out, subch, CS_GR_LINE_LENGTH_IN, CS_SECOP_INC, hdr, 4, d) &&
-	       seq_one(out, subch, CS_GR_LAUNCH_DMA, 1u /* DST_MEMORY_LAYOUT PITCH */, d) &&
+	       seq_one(out, subch, CS_GR_LAUNCH_DMA,
+			      GR_PUT(i2m_launch_dma, DST_MEMORY_LAYOUT, 1 /* PITCH */), d) &&
 	       seq_add(out, subch, CS_GR_LOAD_INLINE_DATA, CS_SECOP_NONINC, words, n, d);
 }

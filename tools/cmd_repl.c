@@ -580,7 +580,7 @@ static size_t pending_releases(rs_session *s, uint32_t ch, uint64_t addr, FILE *
 			case CS_FE_M_SEM_PAYLOAD_HI: payload = (payload & 0xffffffffull) | ((uint64_t)m[i].data << 32); break;
 			default: break;
 			}
-			uint32_t op = m[i].data & CS_FE_SEM_OPERATION_MASK;
+			uint32_t op = CS_FE_GET(sem_execute, OPERATION, m[i].data);
 			if (m[i].method != CS_FE_M_SEM_EXECUTE || sem_addr != addr ||
 			    (op != CS_FE_SEM_RELEASE && op != CS_FE_SEM_REDUCTION))
 				continue;

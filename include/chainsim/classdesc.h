@@ -64,6 +64,13 @@ CS_API bool cs_class_method_label(const cs_class_desc *cls, uint32_t offset, cha
  * Returns the length written (0 when the method has no fields). */
 CS_API size_t cs_method_format_fields(const cs_method_desc *m, uint32_t data, char *buf,
 		size_t len);
+/* Bits hi:lo of a data dword, and value v placed at bits hi:lo. Compile-time
+ * when hi and lo are: the accessors each module generates from its field
+ * tables (gr/fields.def, include/chainsim/hostclass.def) are built on these. */
+#define CS_BITS_MASK(hi, lo) (0xffffffffu >> (31u - (unsigned)(hi) + (unsigned)(lo)))
+#define CS_BITS_GET(data, hi, lo) (((uint32_t)(data) >> (lo)) & CS_BITS_MASK(hi, lo))
+#define CS_BITS_PUT(hi, lo, v) (((uint32_t)(v) & CS_BITS_MASK(hi, lo)) << (lo))
+
 /* The value of one field of a data dword. */
 static inline uint32_t cs_field_get(const cs_field_desc *f, uint32_t data)
 {

@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 /* ===================================================================== */
-/* Host class tables (fe/hostclass.def, one X-macro table for C56F, C86F  */
+/* Host class tables (include/chainsim/hostclass.def, one X-macro table for C56F, C86F  */
 /* and C96F with per-class differences).                                 */
 /* ===================================================================== */
 
@@ -37,31 +37,38 @@ CS_API const cs_class_desc *cs_fe_host_class(uint32_t cls);
  * time a channel executes such a method. False for C56F and unknown methods. */
 CS_API bool cs_fe_host_method_assumed(uint32_t cls, uint32_t offset);
 
-/* Host method byte offsets (the same in C56F, C86F and C96F). */
+/* Each host method field's bit range, by field set and name
+ * (include/chainsim/hostclass.def): CS_FE_F_<fset>_<NAME>_HI and _LO.
+ * CS_FE_GET reads field NAME of a data dword; CS_FE_PUT places value v in it
+ * (OR the puts of one dword together). */
 enum {
-	CS_FE_M_SET_OBJECT = 0x000,
-	CS_FE_M_ILLEGAL = 0x004,
-	CS_FE_M_NOP = 0x008,
-	CS_FE_M_SEMAPHOREA = 0x010, /* legacy semaphore A..D (C56F only) */
-	CS_FE_M_SEMAPHOREB = 0x014,
-	CS_FE_M_SEMAPHOREC = 0x018,
-	CS_FE_M_SEMAPHORED = 0x01c,
-	CS_FE_M_NON_STALL_INTERRUPT = 0x020,
-	CS_FE_M_FB_FLUSH = 0x024,   /* C56F only, deprecated */
-	CS_FE_M_MEM_OP_A = 0x028,
-	CS_FE_M_MEM_OP_B = 0x02c,
-	CS_FE_M_MEM_OP_C = 0x030,
-	CS_FE_M_MEM_OP_D = 0x034,
-	CS_FE_M_SET_REFERENCE = 0x050,
-	CS_FE_M_SEM_ADDR_LO = 0x05c,
-	CS_FE_M_SEM_ADDR_HI = 0x060,
-	CS_FE_M_SEM_PAYLOAD_LO = 0x064,
-	CS_FE_M_SEM_PAYLOAD_HI = 0x068,
-	CS_FE_M_SEM_EXECUTE = 0x06c,
-	CS_FE_M_WFI = 0x078,
-	CS_FE_M_YIELD = 0x080,
-	CS_FE_M_CLEAR_FAULTED = 0x084,
+#define CS_F(fs, name, hi, lo, kind, vset) \
+	CS_FE_F_##fs##_##name##_HI = hi, CS_FE_F_##fs##_##name##_LO = lo
+#define CS_FA(fs, name, hi, lo, addr, shift) CS_F(fs, name, hi, lo, ADDRESS, none)
+#define CS_HFS(fs, ...) __VA_ARGS__,
+#include "chainsim/hostclass.def"
+#undef CS_HFS
+#undef CS_FA
+#undef CS_F
 };
+#define CS_FE_GET(fs, name, data) \
+	CS_BITS_GET(data, CS_FE_F_##fs##_##name##_HI, CS_FE_F_##fs##_##name##_LO)
+#define CS_FE_PUT(fs, name, v) CS_BITS_PUT(CS_FE_F_##fs##_##name##_HI, CS_FE_F_##fs##_##name##_LO, v)
+
+/* Host method byte offsets (the same in C56F, C86F and C96F), generated from
+ * include/chainsim/hostclass.def: CS_FE_M_<NAME> for every row C56F has (the
+ * row that only widens SEM_ADDR_HI for C86F and C96F adds no constant). */
+#define CS_FE_IN_Y(...) __VA_ARGS__
+#define CS_FE_IN_A(...) __VA_ARGS__
+#define CS_FE_IN_N(...)
+#define CS_HM(NAME, off, n, stride, fset, c56, c86, c96) CS_FE_IN_##c56(CS_FE_M_##NAME = off,)
+enum {
+#include "chainsim/hostclass.def"
+};
+#undef CS_HM
+#undef CS_FE_IN_Y
+#undef CS_FE_IN_A
+#undef CS_FE_IN_N
 
 /* SEM_EXECUTE.OPERATION (bits 2:0). */
 typedef enum cs_fe_sem_op {
@@ -88,26 +95,15 @@ typedef enum cs_fe_red_op {
 	CS_FE_RED_DEC = 7, /* v == 0 || v > payload ? payload : v - 1 */
 } cs_fe_red_op;
 
-/* SEM_EXECUTE bits (clc56f.h). Note REDUCTION_FORMAT: 0 = SIGNED, 1 = UNSIGNED. */
-#define CS_FE_SEM_OPERATION_MASK 0x7u
-#define CS_FE_SEM_ACQUIRE_SWITCH_TSG (1u << 12)
-#define CS_FE_SEM_RELEASE_WFI (1u << 20)
-#define CS_FE_SEM_PAYLOAD_64 (1u << 24)
-#define CS_FE_SEM_TIMESTAMP (1u << 25)
-#define CS_FE_SEM_REDUCTION_SHIFT 27
-#define CS_FE_SEM_REDUCTION_MASK 0xfu
-#define CS_FE_SEM_FORMAT_UNSIGNED (1u << 31)
-/* SEMAPHORED's RELEASE_WFI (clc36f.h) is inverted: 0 = EN, 1 = DIS. */
-#define CS_FE_SEMAPHORED_RELEASE_WFI_DIS (1u << 20)
-
 /* Encode a SEM_EXECUTE data dword (for builders and tests). */
 static inline uint32_t cs_fe_sem_execute(cs_fe_sem_op op, bool payload64, bool timestamp,
 					 bool release_wfi, cs_fe_red_op red, bool is_unsigned)
 {
-	return ((uint32_t)op & CS_FE_SEM_OPERATION_MASK) | (release_wfi ? CS_FE_SEM_RELEASE_WFI : 0u) |
-	       (payload64 ? CS_FE_SEM_PAYLOAD_64 : 0u) | (timestamp ? CS_FE_SEM_TIMESTAMP : 0u) |
-	       (((uint32_t)red & CS_FE_SEM_REDUCTION_MASK) << CS_FE_SEM_REDUCTION_SHIFT) |
-	       (is_unsigned ? CS_FE_SEM_FORMAT_UNSIGNED : 0u);
+	return CS_FE_PUT(sem_execute, OPERATION, op) | CS_FE_PUT(sem_execute, RELEASE_WFI, release_wfi) |
+	       CS_FE_PUT(sem_execute, PAYLOAD_SIZE, payload64 /* 64BIT */) |
+	       CS_FE_PUT(sem_execute, RELEASE_TIMESTAMP, timestamp) |
+	       CS_FE_PUT(sem_execute, REDUCTION, red) |
+	       CS_FE_PUT(sem_execute, REDUCTION_FORMAT, is_unsigned /* UNSIGNED */);
 }
 
 CS_API const char *cs_fe_sem_op_name(uint32_t op);  /* "ACQ_STRICT_GEQ"; "?" when out of range */

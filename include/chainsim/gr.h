@@ -24,61 +24,48 @@ extern "C" {
 #endif
 
 /* ======================================================================
- * Class tables (gr/compute.def, gr/copy.def)
+ * Class tables (include/chainsim/compute.def, include/chainsim/copy.def)
  * ====================================================================== */
 
 /* The method table of a compute (C6C0, C7C0, C9C0, CBC0, CDC0, CEC0) or copy
  * (C6B5, C7B5, C8B5, C9B5) class; NULL for any other id. */
 CS_API const cs_class_desc *cs_gr_class(uint32_t cls);
 
-/* Method byte offsets the engine and the sequences use (one value for every
- * compute class C6C0..CEC0, and for every copy class C6B5..C9B5). */
+/* Method byte offsets, generated from the class tables: CS_GR_<NAME> from
+ * include/chainsim/compute.def, CS_CE_<NAME> from include/chainsim/copy.def.
+ * A method has one offset in every class that has it, so the rows that only
+ * narrow a field for later classes (H_UP, C7_UP's LAUNCH_DMA, U25) add no
+ * constant of their own. */
+#define CS_GR_KEEP_(...) __VA_ARGS__
+#define CS_GR_DROP_(...)
+#define CS_GR_M(when, name, off, cnt, str, f) CS_GR_IN_##when(CS_GR_##name = off,)
+#define CS_GR_IN_ALL CS_GR_KEEP_
+#define CS_GR_IN_PRE_H CS_GR_KEEP_
+#define CS_GR_IN_H_UP CS_GR_DROP_
+#define CS_GR_IN_H_NEW CS_GR_KEEP_
 enum {
-	CS_GR_WAIT_FOR_IDLE = 0x110,
-	CS_GR_LINE_LENGTH_IN = 0x180,
-	CS_GR_LINE_COUNT = 0x184,
-	CS_GR_OFFSET_OUT_UPPER = 0x188,
-	CS_GR_OFFSET_OUT = 0x18c,
-	CS_GR_PITCH_OUT = 0x190,
-	CS_GR_LAUNCH_DMA = 0x1b0,
-	CS_GR_LOAD_INLINE_DATA = 0x1b4,
-	CS_GR_INVALIDATE_SHADER_CACHES = 0x21c,
-	CS_GR_INVALIDATE_TEXTURE_HEADER_CACHE_NO_WFI = 0x244,
-	CS_GR_SET_QMD_VERSION = 0x288,
-	CS_GR_INVALIDATE_SKED_CACHES = 0x298,
-	CS_GR_SET_SHADER_SHARED_MEMORY_WINDOW_A = 0x2a0,
-	CS_GR_SET_SHADER_SHARED_MEMORY_WINDOW_B = 0x2a4,
-	CS_GR_SEND_PCAS_A = 0x2b4,
-	CS_GR_SEND_SIGNALING_PCAS_B = 0x2bc,
-	CS_GR_SEND_SIGNALING_PCAS2_B = 0x2c0,
-	CS_GR_SET_INLINE_QMD_ADDRESS_A = 0x318,
-	CS_GR_SET_INLINE_QMD_ADDRESS_B = 0x31c,
-	CS_GR_LOAD_INLINE_QMD_DATA = 0x320, /* + 4 i, i < 96 */
-	CS_GR_SET_SHADER_LOCAL_MEMORY_A = 0x790,
-	CS_GR_SET_SHADER_LOCAL_MEMORY_B = 0x794,
-	CS_GR_SET_SHADER_LOCAL_MEMORY_WINDOW_A = 0x7b0,
-	CS_GR_SET_SHADER_LOCAL_MEMORY_WINDOW_B = 0x7b4,
-	CS_GR_INVALIDATE_SAMPLER_CACHE_NO_WFI = 0x1424,
-	CS_GR_INVALIDATE_SHADER_CACHES_NO_WFI = 0x1698,
-	CS_GR_SET_REPORT_SEMAPHORE_A = 0x1b00,
-	CS_GR_SET_REPORT_SEMAPHORE_B = 0x1b04,
-	CS_GR_SET_REPORT_SEMAPHORE_C = 0x1b08,
-	CS_GR_SET_REPORT_SEMAPHORE_D = 0x1b0c,
-
-	CS_CE_SET_SEMAPHORE_A = 0x240,
-	CS_CE_SET_SEMAPHORE_B = 0x244,
-	CS_CE_SET_SEMAPHORE_PAYLOAD = 0x248,
-	CS_CE_SET_SEMAPHORE_PAYLOAD_UPPER = 0x24c, /* C7B5 and later */
-	CS_CE_LAUNCH_DMA = 0x300,
-	CS_CE_OFFSET_IN_UPPER = 0x400,
-	CS_CE_OFFSET_IN_LOWER = 0x404,
-	CS_CE_OFFSET_OUT_UPPER = 0x408,
-	CS_CE_OFFSET_OUT_LOWER = 0x40c,
-	CS_CE_PITCH_IN = 0x410,
-	CS_CE_PITCH_OUT = 0x414,
-	CS_CE_LINE_LENGTH_IN = 0x418,
-	CS_CE_LINE_COUNT = 0x41c,
+#include "chainsim/compute.def"
 };
+#undef CS_GR_M
+#define CS_GR_M(when, name, off, cnt, str, f) CS_GR_IN_##when(CS_CE_##name = off,)
+#define CS_GR_IN_C6 CS_GR_DROP_
+#define CS_GR_IN_C7_UP CS_GR_KEEP_
+#define CS_GR_IN_U17 CS_GR_KEEP_
+#define CS_GR_IN_U25 CS_GR_DROP_
+enum {
+#include "chainsim/copy.def"
+};
+#undef CS_GR_M
+#undef CS_GR_IN_ALL
+#undef CS_GR_IN_PRE_H
+#undef CS_GR_IN_H_UP
+#undef CS_GR_IN_H_NEW
+#undef CS_GR_IN_C6
+#undef CS_GR_IN_C7_UP
+#undef CS_GR_IN_U17
+#undef CS_GR_IN_U25
+#undef CS_GR_KEEP_
+#undef CS_GR_DROP_
 
 /* SEND_SIGNALING_PCAS2_B action (bits 3:0). */
 typedef enum cs_pcas2_action {
@@ -102,6 +89,8 @@ CS_API const char *cs_pcas2_action_name(uint32_t action);
 CS_API bool cs_pcas2_action_valid(uint32_t cls, uint32_t action);
 /* Whether the action schedules the QMD (2, 3, 9, 0xA). */
 CS_API bool cs_pcas2_action_schedules(uint32_t action);
+/* The PCAS_ACTION field of a SEND_SIGNALING_PCAS2_B data dword. */
+CS_API uint32_t cs_gr_pcas2_action(uint32_t data);
 
 /* Dependent-QMD action (QMD field DEPENDENT_QMD0_ACTION). */
 typedef enum cs_dep_action {

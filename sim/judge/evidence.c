@@ -18,7 +18,7 @@ static const char *launchlike(uint32_t cls, uint32_t method, uint32_t data)
 		if (method == CS_GR_SEND_PCAS_A || method == CS_GR_SET_INLINE_QMD_ADDRESS_A ||
 		    method == CS_GR_SET_INLINE_QMD_ADDRESS_B)
 			return "launch";
-		if (method == CS_GR_SEND_SIGNALING_PCAS2_B && cs_pcas2_action_schedules(data & 0xfu))
+		if (method == CS_GR_SEND_SIGNALING_PCAS2_B && cs_pcas2_action_schedules(cs_gr_pcas2_action(data)))
 			return "launch";
 		if (method == CS_GR_LAUNCH_DMA)
 			return "inline-to-memory write";
@@ -28,7 +28,7 @@ static const char *launchlike(uint32_t cls, uint32_t method, uint32_t data)
 		if (method == CS_CE_LAUNCH_DMA)
 			return "copy";
 	} else if (method == CS_FE_M_SEM_EXECUTE) {
-		return (data & 7u) == CS_FE_SEM_RELEASE ? "semaphore release" : "semaphore acquire";
+		return CS_FE_GET(sem_execute, OPERATION, data) == CS_FE_SEM_RELEASE ? "semaphore release" : "semaphore acquire";
 	}
 	return NULL;
 }
@@ -61,12 +61,12 @@ static void scan_entry(const judge *j, uint32_t bound[8], uint64_t pb, uint32_t 
 			uint32_t mi = index++;
 			if (same_entry && mi <= after) {
 				if (it->method == 0 && it->subch < 8)
-					bound[it->subch] = it->data & 0xffffu;
+					bound[it->subch] = CS_FE_GET(set_object, NVCLASS, it->data);
 				continue;
 			}
 			u->methods++;
 			if (it->method == 0 && it->subch < 8)
-				bound[it->subch] = it->data & 0xffffu;
+				bound[it->subch] = CS_FE_GET(set_object, NVCLASS, it->data);
 			uint32_t cls = it->method < CS_PB_HOST_METHODS ? 0 : bound[it->subch & 7u];
 			const char *what = launchlike(cls, it->method, it->data);
 			if (what && !u->found) {

@@ -208,7 +208,7 @@ static void diagnose_stop(judge *j, cs_stage s, const stopinfo *si)
 		     "the channel, so %s.", loc->gp_entry, ch, X(pb), X(len), X(f->addr), rest);
 		return;
 	}
-	uint32_t want_cls = (uint32_t)(st->value & 0xffffu);
+	uint32_t want_cls = CS_FE_GET(set_object, NVCLASS, (uint32_t)st->value);
 	if (!f && st->method == CS_FE_M_SET_OBJECT && st->unit == CS_UNIT_FE &&
 	    (!cs_class_valid_for(want_cls, j->in->arch) ||
 	     cs_class_kind_of(want_cls) == CS_CLASS_HOST ||

@@ -72,7 +72,7 @@ static void describe(dis *ds, uint32_t op, uint32_t subch, uint32_t m, const uin
 		bool named = cs_registry_method_label(ds->arch, ds->bind.cls[subch], subch, mi, label,
 						      sizeof(label), &md);
 		if (mi == 0) {
-			const char *cn = cs_class_name(data[i] & 0xffff);
+			const char *cn = cs_class_name(CS_FE_GET(set_object, NVCLASS, data[i]));
 			comment_add(c, "%sSET_OBJECT %s", c->len ? "; " : "",
 				    cn ? cn : "(unknown class)");
 			continue;
@@ -192,7 +192,7 @@ static void emit_raw(dis *ds, const uint32_t *w, size_t n, const char *why)
  * same dwords, else raw. */
 static void emit_group(dis *ds, uint32_t h, const uint32_t *data, uint32_t got)
 {
-	uint32_t op = h >> 29, count = cs_pb_count(h), subch = cs_pb_subch(h), m = cs_pb_method(h);
+	uint32_t op = cs_pb_secop(h), count = cs_pb_count(h), subch = cs_pb_subch(h), m = cs_pb_method(h);
 	GString *c = g_string_new(NULL);
 	char why[320];
 	if (h == 0) {
@@ -341,7 +341,7 @@ char *cs_scenario_disasm(const uint8_t *bytes, size_t len, const cs_disasm_opts 
 		uint32_t h = it->data;
 		size_t j = i + 1;
 		uint32_t got = 0;
-		bool immd = it->kind == CS_PB_ITEM_HEADER && (h >> 29) == CS_SECOP_IMMD;
+		bool immd = it->kind == CS_PB_ITEM_HEADER && cs_pb_secop(h) == CS_SECOP_IMMD;
 		while (j < nitems && items[j].kind == CS_PB_ITEM_METHOD) {
 			if (!immd)
 				data[got++] = items[j].data;

@@ -62,7 +62,7 @@ uint32_t cs_binding_class(const cs_binding *b, uint32_t subch)
 void cs_binding_note(cs_binding *b, uint32_t subch, uint32_t method, uint32_t data)
 {
 	if (subch < CS_REGISTRY_SUBCHANNELS && method == 0)
-		b->cls[subch] = data & 0xffffu;
+		b->cls[subch] = CS_FE_GET(set_object, NVCLASS, data);
 }
 
 /* A byte offset written as a number: decimal or 0x hex, a multiple of 4 up to

@@ -649,7 +649,7 @@ Test(fe, known_gaps_pinned)
 	uint64_t sub = rig_pb(r, p.dw, p.n);
 	pb_free(&p);
 	pb_release(&p, s, 9, cs_fe_sem_execute(CS_FE_SEM_RELEASE, false, true, true, 0, false) |
-				  CS_FE_SEM_ACQUIRE_SWITCH_TSG);
+				  CS_FE_PUT(sem_execute, ACQUIRE_SWITCH_TSG, 1));
 	uint64_t main_pb = rig_pb(r, p.dw, p.n);
 	cs_gp_entry e = { .addr = sub, .length = 2, .subroutine = true, .sync = true, .fetch_cond = true };
 	uint32_t lo, hi;

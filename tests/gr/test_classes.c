@@ -77,6 +77,16 @@ Test(gr_classes, field_decoders_name_values)
 	cr_expect_str_eq(b, "OPERATION=TRAP FLUSH_DISABLE=FALSE REDUCTION_ENABLE=FALSE "
 			    "REDUCTION_OP=RED_ADD REDUCTION_FORMAT=UNSIGNED_32 "
 			    "CONDITIONAL_TRAP=FALSE AWAKEN_ENABLE=FALSE STRUCTURE_SIZE=ONE_WORD");
+	/* REPORT_SEMAPHORE_EXECUTE (clcbc0.h 0x0168): CBC0 and later only */
+	uint32_t off = 0;
+	cr_expect_not(cs_class_method_named(cs_gr_class(0xC9C0), "REPORT_SEMAPHORE_EXECUTE", &off));
+	cr_assert(cs_class_method_named(cs_gr_class(0xCDC0), "REPORT_SEMAPHORE_EXECUTE", &off));
+	cr_expect_eq(off, CS_GR_REPORT_SEMAPHORE_EXECUTE);
+	cr_expect_eq(off, 0x168);
+	fmt(0xCBC0, "REPORT_SEMAPHORE_EXECUTE", 0x000015cb, b, sizeof(b));
+	cr_expect_str_eq(b, "OPERATION=TRAP AWAKEN_ENABLE=FALSE STRUCTURE_SIZE=SEMAPHORE_ONE_WORD "
+			    "FLUSH_DISABLE=FALSE REDUCTION_ENABLE=TRUE REDUCTION_OP=RED_INC "
+			    "REDUCTION_FORMAT=SIGNED PAYLOAD_SIZE64=TRUE TRAP_TYPE=TRAP_NONE");
 	fmt(0xCEC0, "INVALIDATE_SHADER_CACHES_NO_WFI", 0x1000, b, sizeof(b));
 	cr_expect_str_eq(b, "INSTRUCTION=FALSE GLOBAL_DATA=FALSE CONSTANT=TRUE");
 	fmt(0xC6C0, "LAUNCH_DMA", 0x1, b, sizeof(b));

@@ -43,6 +43,20 @@ Test(gr_qmd, layouts_have_size_name_and_source)
 	cr_expect_null(cs_qmd_field_named(cs_qmd_layout_of(3), "QMD_TYPE", NULL));
 	cr_expect_not_null(cs_qmd_field_named(cs_qmd_layout_of(4), "QMD_TYPE", NULL));
 	cr_expect_not_null(cs_qmd_field_named(cs_qmd_layout_of(5), "QMD_TYPE", NULL));
+	/* SYNC_DOMAIN_ID: clcdc0qmd.h MW(637:636), in V05_00's table only */
+	cr_expect_null(cs_qmd_field_named(cs_qmd_layout_of(4), "SYNC_DOMAIN_ID", NULL));
+	const cs_qmd_field *sd = cs_qmd_field_named(cs_qmd_layout_of(5), "SYNC_DOMAIN_ID", NULL);
+	cr_assert_not_null(sd);
+	cr_expect_eq(sd->hi, 637);
+	cr_expect_eq(sd->lo, 636);
+	cs_qmd q;
+	cs_diag d;
+	uint64_t v = 0;
+	cr_assert(cs_qmd_init(&q, 5, &d));
+	cr_assert(cs_qmd_set(&q, "SYNC_DOMAIN_ID", 2, &d));
+	cr_assert(cs_qmd_get(&q, "SYNC_DOMAIN_ID", &v, &d));
+	cr_expect_eq(v, 2);
+	cr_expect_eq((q.dw[19] >> 28) & 3u, 2); /* bits 637:636 = dword 19, bits 29:28 */
 }
 
 Test(gr_qmd, fields_are_inside_and_disjoint)

@@ -329,11 +329,20 @@ Test(docs, the_repository_points_only_at_its_own_documents)
 	cr_expect_gt(files, 100, "only %u files checked", files);
 }
 
-/* ---- one source for the classes ---------------------------------------------- */
+/* ---- one source for the classes and their fields ------------------------------------ */
 
-/* Behaviour asks the class table for a feature (cs_class_has) or a QMD version
- * (cs_class_qmd_major); no code outside the tables compares class ids. */
-static void no_class_id_compare(const char *root, const char *rel, GRegex *re, unsigned *files)
+/* A line the source scans below let through, and why. */
+typedef struct scan_allow {
+	const char *file; /* relative to the source root */
+	const char *text; /* a part of the line */
+	const char *why;
+	unsigned seen;
+} scan_allow;
+
+/* Every line of the .c and .h files under rel that matches re must be in
+ * allow; *files counts the files read. */
+static void scan_sources(const char *root, const char *rel, GRegex *re, scan_allow *allow,
+			 size_t nallow, const char *what, unsigned *files)
 {
 	char *path = g_build_filename(root, rel, NULL);
 	GDir *d = g_dir_open(path, 0, NULL);
@@ -343,15 +352,25 @@ static void no_class_id_compare(const char *root, const char *rel, GRegex *re, u
 		char *child = g_build_filename(rel, name, NULL);
 		char *abs = g_build_filename(root, child, NULL);
 		if (g_file_test(abs, G_FILE_TEST_IS_DIR)) {
-			no_class_id_compare(root, child, re, files);
+			scan_sources(root, child, re, allow, nallow, what, files);
 		} else if (g_str_has_suffix(name, ".c") || g_str_has_suffix(name, ".h")) {
 			char *text = NULL;
 			cr_assert(g_file_get_contents(abs, &text, NULL, NULL));
-			GMatchInfo *m = NULL;
-			if (g_regex_match(re, text, 0, &m))
-				cr_expect(false, "%s compares a class id: '%s'", child,
-					  g_match_info_fetch(m, 0));
-			g_match_info_free(m);
+			char **lines = g_strsplit(text, "\n", -1);
+			for (unsigned n = 0; lines[n]; n++) {
+				if (!g_regex_match(re, lines[n], 0, NULL))
+					continue;
+				bool ok = false;
+				for (size_t a = 0; a < nallow && !ok; a++)
+					if (strcmp(allow[a].file, child) == 0 &&
+					    strstr(lines[n], allow[a].text)) {
+						allow[a].seen++;
+						ok = true;
+					}
+				cr_expect(ok, "%s:%u %s: '%s'", child, n + 1, what,
+					  g_strstrip(lines[n]));
+			}
+			g_strfreev(lines);
 			g_free(text);
 			(*files)++;
 		}
@@ -362,17 +381,66 @@ static void no_class_id_compare(const char *root, const char *rel, GRegex *re, u
 	g_free(path);
 }
 
+/* Behaviour asks the class table for a feature (cs_class_has) or a QMD version
+ * (cs_class_qmd_major); no code outside the tables compares class ids. */
 Test(docs, no_code_compares_class_ids)
 {
 	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
 	/* (0xffff bounds a 16-bit field: not a class) */
-	GRegex *re = g_regex_new("\\bcls\\w*\\s*(==|!=|>=|<=|<|>)\\s*0x(?![fF]{4}\\b)[0-9A-Fa-f]{4}\\b",
-				 G_REGEX_MULTILINE, 0, NULL);
+	GRegex *re = g_regex_new("\\bcls\\w*\\s*(==|!=|>=|<=|<|>)\\s*0x(?![fF]{4}\\b)[0-9A-Fa-f]{4}\\b"
+				 "|(==|!=|>=|<=)\\s*0x[cC][0-9a-fA-F]{3}\\b"
+				 "|\\bcase\\s+0x[cC][0-9a-fA-F]{3}\\s*:",
+				 0, 0, NULL);
 	cr_assert_not_null(re);
 	unsigned files = 0;
 	static const char *const dirs[] = { "base", "fe", "gr", "sim", "ptxrun", "tools" };
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		no_class_id_compare(root, dirs[i], re, &files);
+		scan_sources(root, dirs[i], re, NULL, 0, "compares a class id", &files);
 	cr_expect_gt(files, 40, "only %u source files looked at", files);
+	g_regex_unref(re);
+}
+
+/* Method and QMD fields are read and written by name: through the accessors
+ * generated from the field tables (GR_GET/GR_PUT from gr/fields.def, CS_FE_GET
+ * from include/chainsim/hostclass.def, cs_qmd_* from gr/qmd_v0*.def), never by shifting
+ * and masking a data dword by hand. The scan looks for a shift followed by a
+ * mask, a method data dword shifted or masked by a constant, and single-bit
+ * constants combined into a dword. */
+Test(docs, no_hand_shifted_fields)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	GRegex *re = g_regex_new(">>\\s*\\d+\\s*\\)\\s*&\\s*(0x[0-9a-fA-F]+|\\d+)"
+				 "|\\b(d|data|\\w+->data|\\w+\\.data)\\s*(>>|<<|&)\\s*(0x[0-9a-fA-F]+|\\d+)"
+				 "|[|&]=?\\s*\\(?\\s*1u\\s*<<\\s*\\d+"
+				 "|1u\\s*<<\\s*\\d+\\s*\\)?\\s*\\|"
+				 "|\\?\\s*1u\\s*<<\\s*\\d+"
+				 "|\\|=\\s*\\(.*\\)\\s*<<\\s*\\d+",
+				 0, 0, NULL);
+	cr_assert_not_null(re);
+	scan_allow allow[] = {
+		{ "fe/fe.c", "(lo >> 8) & 0x1ffffu",
+		  "a GPFIFO control entry's operand (SET_PB_SEGMENT_EXTENDED_BASE), not a "
+		  "method's field: no table describes GP entries", 0 },
+		{ "gr/compute.c", "(uint8_t)(c->data >> 8)",
+		  "LOAD_INLINE_DATA's bytes, in memory order: data, not a field", 0 },
+		{ "gr/compute.c", "(uint8_t)(c->data >> 24)",
+		  "LOAD_INLINE_DATA's bytes, in memory order: data, not a field", 0 },
+		{ "sim/scenario/disasm.c", "h & (1u << 12)",
+		  "the reserved bit 12 of a pushbuffer method header (include/chainsim/pushbuf.h "
+		  "has no accessor for a bit that must be 0)", 0 },
+		{ "ptxrun/module/cubin.c", "(flags >> 8) & 0xffu",
+		  "the ELF header's e_flags SM number, not a method or QMD field", 0 },
+		{ "ptxrun/module/cubin.c", ">> 18) & 0x3fffu",
+		  "a kernel parameter's size in a cubin .nv.info KPARAM_INFO word, not a method or QMD field", 0 },
+	};
+	unsigned files = 0;
+	static const char *const dirs[] = { "fe", "gr", "sim", "ptxrun/module" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		scan_sources(root, dirs[i], re, allow, sizeof(allow) / sizeof(allow[0]),
+			     "shifts a field by hand", &files);
+	cr_expect_gt(files, 40, "only %u source files looked at", files);
+	for (size_t a = 0; a < sizeof(allow) / sizeof(allow[0]); a++)
+		cr_expect(allow[a].seen > 0, "allow-list entry %s '%s' matches nothing: drop it",
+			  allow[a].file, allow[a].text);
 	g_regex_unref(re);
 }
