@@ -200,6 +200,7 @@ Test(inputs, scenario_readers_refuse_devices_folders_and_big_files, .timeout = 3
 	g_free(o.err);
 }
 
+#ifdef CS_HAVE_GSP /* tests/meson.build names it when it is left out */
 Test(inputs, gsp_readers_refuse_devices_folders_and_nul_bytes, .timeout = 300)
 {
 	const char *fw = "fixtures/firmware/gsp-fixture.elf";
@@ -216,6 +217,7 @@ Test(inputs, gsp_readers_refuse_devices_folders_and_nul_bytes, .timeout = 300)
 	g_unlink(nul);
 	g_free(nul);
 }
+#endif
 
 /* Allocations: first fit as before (a gap is still filled), names found by
  * hash, and 200,000 `alloc` lines in well under the 30 s a scan per
