@@ -13,7 +13,9 @@ static const struct {
 	{ "run", cs_cmd_run, "run a scenario through the launch chain and report it" },
 	{ "disasm", cs_cmd_disasm, "turn raw pushbuffer bytes into scenario text" },
 	{ "battery", cs_cmd_battery, "run the acceptance battery of guest clients" },
+#ifdef CS_HAVE_GSP
 	{ "gsp", cs_cmd_gsp, "debug GSP RISC-V firmware on Unicorn" },
+#endif
 	{ "repl", cs_cmd_repl, "step a scenario's method stream through the device" },
 	{ "export", cs_cmd_export, "write a scenario's submission as a capture" },
 	{ "diff", cs_cmd_diff, "compare two runs (or a GPU's results with the simulator's)" },

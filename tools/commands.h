@@ -19,7 +19,7 @@ enum {
 int cs_cmd_run(int argc, char **argv);     /* tools/cmd_run.c */
 int cs_cmd_disasm(int argc, char **argv);  /* tools/cmd_disasm.c */
 int cs_cmd_battery(int argc, char **argv); /* tools/cmd_battery.c */
-int cs_cmd_gsp(int argc, char **argv);     /* tools/cmd_gsp.c */
+int cs_cmd_gsp(int argc, char **argv);     /* tools/cmd_gsp.c (-Dgsp) */
 int cs_cmd_repl(int argc, char **argv);    /* tools/cmd_repl.c, repl_stream.c */
 int cs_cmd_export(int argc, char **argv);  /* tools/cmd_export.c */
 /* tools/cmd_capture.c: run FILE.cap, given by its path, or as bytes already

@@ -200,6 +200,7 @@ Test(inputs, scenario_readers_refuse_devices_folders_and_big_files, .timeout = 3
 	g_free(o.err);
 }
 
+#ifdef CS_HAVE_GSP /* tests/meson.build names it when it is left out */
 Test(inputs, gsp_readers_refuse_devices_folders_and_nul_bytes, .timeout = 300)
 {
 	const char *fw = "fixtures/firmware/gsp-fixture.elf";
@@ -216,6 +217,7 @@ Test(inputs, gsp_readers_refuse_devices_folders_and_nul_bytes, .timeout = 300)
 	g_unlink(nul);
 	g_free(nul);
 }
+#endif
 
 /* Allocations: first fit as before (a gap is still filled), names found by
  * hash, and 200,000 `alloc` lines in well under the 30 s a scan per
@@ -350,7 +352,11 @@ Test(bounds, a_failed_trace_allocation_is_named, .timeout = 300)
 			       &err, &ws, NULL));
 	g_unlink(path);
 	cr_expect(WIFEXITED(ws) && WEXITSTATUS(ws) == 4, "status 0x%x: %s", ws, err);
-	cr_expect(strstr(err, "out of memory: growing the trace to"), "%s", err);
+	/* which allocation fails first depends on the binary's own footprint (a
+	 * build without gsp maps less): the records' growth or a record's detail */
+	cr_expect(strstr(err, "trace: out of memory: growing the trace to") ||
+			  strstr(err, "trace: out of memory: allocating "),
+		  "%s", err);
 	g_free(out);
 	g_free(err);
 	g_free(cmd);

@@ -484,6 +484,7 @@ Test(repl, the_transcript_from_every_spelling_and_standard_input)
 	g_free(script_eq);
 }
 
+#ifdef CS_HAVE_GSP
 Test(gsp, version_help_and_bad_options)
 {
 	expect_version("gsp");
@@ -535,3 +536,10 @@ Test(gsp, every_input_from_standard_input_and_both_spellings)
 	g_free(elf_path);
 	g_free(map_path);
 }
+#else
+/* -Dgsp=disabled: the command is not there, and says so. */
+Test(gsp, not_built)
+{
+	expect_fails(cli_run(NULL, ARGS("gsp", "--version")), 2, "chainsim: unknown command 'gsp'");
+}
+#endif

@@ -198,26 +198,30 @@ static char *find_dir(const char *given, FILE *err)
 		if (is_dir(buf))
 			return strdup(buf);
 	}
-	if (is_dir("fixtures/battery"))
-		return strdup("fixtures/battery");
-	/* the executable lives in BUILD/tools/: try ../../fixtures/battery */
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		for (int up = 0; up < 4; up++) {
-			char *slash = strrchr(exe, '/');
-			if (!slash)
-				break;
-			*slash = 0;
-			snprintf(buf, sizeof(buf), "%s/fixtures/battery", exe);
-			if (is_dir(buf))
-				return strdup(buf);
-		}
+	exe[n > 0 ? n : 0] = 0;
+	char *slash = strrchr(exe, '/');
+	/* installed: DATADIR/chainsim/battery, from BINDIR (tools/meson.build) */
+	if (CS_BINDIR_TO_DATA[0] == '/')
+		snprintf(buf, sizeof(buf), "%s/battery", CS_BINDIR_TO_DATA);
+	else
+		snprintf(buf, sizeof(buf), "%.*s/%s/battery", slash ? (int)(slash - exe) : 0, exe,
+			 CS_BINDIR_TO_DATA);
+	if ((CS_BINDIR_TO_DATA[0] == '/' || slash) && is_dir(buf))
+		return strdup(buf);
+	if (is_dir("fixtures/battery"))
+		return strdup("fixtures/battery");
+	/* the build tree's executable lives in BUILD/tools/: try ../../fixtures/battery */
+	for (int up = 0; up < 4 && slash; up++, slash = strrchr(exe, '/')) {
+		*slash = 0;
+		snprintf(buf, sizeof(buf), "%s/fixtures/battery", exe);
+		if (is_dir(buf))
+			return strdup(buf);
 	}
 	fprintf(err, "chainsim battery: cannot find fixtures/battery (looked at "
-		     "$CHAINSIM_SOURCE_ROOT, ./fixtures/battery and above the executable); "
-		     "give --dir\n");
+		     "$CHAINSIM_SOURCE_ROOT, %s/battery from the executable, ./fixtures/battery "
+		     "and above the executable); give --dir\n", CS_BINDIR_TO_DATA);
 	return NULL;
 }
 
