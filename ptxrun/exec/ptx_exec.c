@@ -461,6 +461,20 @@ enum { WINDOW = 1024, CHUNK_MAX = 64, BUDGET_STEP = 1u << 20 };
 #define ATOM_SEVERAL_CTAS (UINT64_MAX - 1)
 #define ATOM_ORDER_FREE (UINT64_MAX - 2) /* not an atomic whose order matters */
 
+/* Pages the workers of a grid have translated through the caller's memory
+ * port, shared without the lock: a slot is filled once, under mem_lock, its
+ * pointer first and then its tag (vpn + 1) with release; readers load the tag
+ * with acquire. Mappings do not change during a run, so a page's pointer
+ * stays valid (the warps' TLBs rely on the same). Only the first touch of a
+ * page per grid takes the lock: every lookup through the lock made the
+ * workers' lock cache line bounce between cores. */
+enum { PAGES_N = 4096, PAGES_PROBE = 16 };
+
+typedef struct page_slot {
+	_Atomic uint64_t tag; /* vpn + 1; 0 = empty */
+	uint8_t *base;
+} page_slot;
+
 typedef struct cta_slot {
 	bool ready;
 	int status;
@@ -488,6 +502,7 @@ struct grid {
 	pthread_mutex_t mem_lock; /* the caller's memory port, global atomics
 				     (recursive: an atomic's address translation
 				     may reach the port) */
+	page_slot *pages;        /* PAGES_N slots when workers share the port */
 	uint64_t next;           /* the next CTA to claim */
 	_Atomic uint64_t end;    /* CTAs from here on are not run: one failed before */
 	uint64_t commit;         /* CTAs committed */
@@ -602,13 +617,44 @@ static void atomics_end(run *R, bool held)
 		pthread_mutex_unlock(&R->g->mem_lock);
 }
 
-/* The caller's memory port behind the grid's lock, for workers sharing it
- * (the simulator's memory creates pages on first touch). */
+static size_t page_hash(uint64_t vpn)
+{
+	return (size_t)((vpn * 0x9e3779b97f4a7c15ull) >> 20) & (PAGES_N - 1);
+}
+
+/* The caller's memory port for workers sharing it (the simulator's memory
+ * creates pages on first touch): a page already in G->pages without the lock,
+ * else through the port behind the lock, noting a whole page it returns. */
 static uint8_t *locked_span(void *ctx, uint64_t va, uint64_t len)
 {
 	grid *G = ctx;
+	uint64_t vpn = va >> CS_PAGE_SHIFT, off = va & (CS_PAGE_SIZE - 1);
+	size_t h = page_hash(vpn);
+	if (len <= CS_PAGE_SIZE - off) {
+		for (unsigned i = 0; i < PAGES_PROBE; i++) {
+			page_slot *s = &G->pages[(h + i) & (PAGES_N - 1)];
+			uint64_t tag = atomic_load_explicit(&s->tag, memory_order_acquire);
+			if (tag == vpn + 1)
+				return s->base + off;
+			if (!tag)
+				break;
+		}
+	}
 	pthread_mutex_lock(&G->mem_lock);
 	uint8_t *q = G->bus->mem.span(G->bus->mem.ctx, va, len);
+	if (q && len == CS_PAGE_SIZE) {
+		for (unsigned i = 0; i < PAGES_PROBE; i++) {
+			page_slot *s = &G->pages[(h + i) & (PAGES_N - 1)];
+			uint64_t tag = atomic_load_explicit(&s->tag, memory_order_relaxed);
+			if (tag == vpn + 1)
+				break;
+			if (!tag) {
+				s->base = q;
+				atomic_store_explicit(&s->tag, vpn + 1, memory_order_release);
+				break;
+			}
+		}
+	}
 	pthread_mutex_unlock(&G->mem_lock);
 	return q;
 }
@@ -3160,8 +3206,13 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 		G.deadline.tv_sec++;
 		G.deadline.tv_nsec -= 1000000000L;
 	}
+	unsigned nworkers = worker_count(l, ctas, regfile);
 	G.window = calloc(WINDOW, sizeof(cta_slot));
 	bool ok = G.window != NULL;
+	if (ok && nworkers > 1) {
+		G.pages = calloc(PAGES_N, sizeof(page_slot));
+		ok = G.pages != NULL;
+	}
 	if (ok && ctas > 1)
 		G.atom_cta = atomic_order_table(p, &ok);
 	if (ok && !l->var_va && p->module_bytes) {
@@ -3184,10 +3235,11 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	pthread_mutex_init(&G.lock, NULL);
 	pthread_cond_init(&G.moved, NULL);
 	if (ok)
-		ok = run_workers(&G, &R, worker_count(l, ctas, regfile));
+		ok = run_workers(&G, &R, nworkers);
 	for (uint32_t i = 0; G.window && i < WINDOW; i++)
 		held_free(&G.window[i].held);
 	free(G.window);
+	free(G.pages);
 	pthread_cond_destroy(&G.moved);
 	pthread_mutex_destroy(&G.lock);
 	pthread_mutex_destroy(&G.mem_lock);

@@ -93,6 +93,35 @@ Test(threads, what_a_cta_finds_does_not_depend_on_the_threads)
 	cs_ptx_program_free(p);
 }
 
+/* Each CTA writes its threads' indices into a page of its own, 6000 pages:
+ * more than the grid's table of translated pages holds, and many share a
+ * slot's probe sequence; every word lands where one thread puts it (h_run
+ * compares 4, 2 and 1 threads). */
+Test(threads, ctas_on_many_pages_write_their_own)
+{
+	cs_ptx_program *p = parse(
+		".visible .entry k(.param .u64 k_out)\n{\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n"
+		"\tld.param.u64 %rd1, [k_out];\n\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %tid.x;\n"
+		"\tmad.lo.u32 %r3, %r1, 32, %r2;\n\tmul.wide.u32 %rd2, %r1, 4096;\n"
+		"\tmul.wide.u32 %rd3, %r2, 4;\n\tadd.s64 %rd4, %rd1, %rd2;\n"
+		"\tadd.s64 %rd5, %rd4, %rd3;\n\tst.global.u32 [%rd5], %r3;\n\tret;\n}\n");
+	h_env e;
+	h_init(&e);
+	enum { CTAS = 6000 };
+	uint64_t out = h_alloc(&e, (uint64_t)CTAS * 4096);
+	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ CTAS, 1, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
+				 (uint64_t[]){ out }, 1);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	uint32_t got[32];
+	for (uint32_t c = 0; c < CTAS; c++) {
+		h_read(&e, out + (uint64_t)c * 4096, got, sizeof(got));
+		for (uint32_t t = 0; t < 32; t++)
+			cr_assert_eq(got[t], c * 32 + t, "CTA %u thread %u", c, t);
+	}
+	h_fini(&e);
+	cs_ptx_program_free(p);
+}
+
 static const char endless[] = ".visible .entry k()\n{\n$L:\n\tbra.uni $L;\n}\n";
 
 Test(threads, wall_time_stops_a_one_thread_loop)
