@@ -72,6 +72,35 @@ char *h_read_source(const char *relpath, size_t *len)
 	return buf;
 }
 
+cs_ptx_program *h_load_fixture(const char *kernel, const char *arch)
+{
+	char rel[256];
+	snprintf(rel, sizeof(rel), "fixtures/kernels/out/%s.%s.ptx", kernel, arch);
+	size_t len;
+	char *text = h_read_source(rel, &len);
+	cr_assert(text, "cannot read %s", rel);
+	cs_diag d;
+	cs_ptx_program *p = cs_ptx_parse(text, len, rel, &d);
+	char buf[1024];
+	cs_diag_format(&d, buf, sizeof(buf));
+	cr_assert(p, "%s", buf);
+	free(text);
+	return p;
+}
+
+uint64_t h_put(h_env *e, const void *src, size_t bytes)
+{
+	uint64_t va = h_alloc(e, bytes);
+	h_write(e, va, src, bytes);
+	return va;
+}
+
+float h_frand(uint32_t *state)
+{
+	*state = *state * 1664525u + 1013904223u;
+	return (float)((*state >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
 /* Every mapped byte of e's memory, region by region. */
 static uint8_t *snapshot(h_env *e, size_t *len)
 {

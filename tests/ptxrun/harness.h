@@ -34,6 +34,12 @@ void h_read(h_env *e, uint64_t va, void *dst, size_t len);
 cs_ptx_program *h_parse(const char *text, cs_diag *d);
 /* Reads tests/ptxrun/ptx/<name> (or any path under the source root). */
 char *h_read_source(const char *relpath, size_t *len);
+/* Parses fixtures/kernels/out/<kernel>.<arch>.ptx; asserts it reads and parses. */
+cs_ptx_program *h_load_fixture(const char *kernel, const char *arch);
+/* A fresh region holding a copy of src; its VA. */
+uint64_t h_put(h_env *e, const void *src, size_t bytes);
+/* The next of a fixed pseudo-random sequence in [-1, 1), steps of 1/32768. */
+float h_frand(uint32_t *state);
 
 /* Runs entry `name` with grid/block and parameters packed per the entry's
  * layout from `args` (one uint64_t per parameter, truncated to its size). */

@@ -11,49 +11,20 @@
 
 static const char *archs[] = { "sm_80", "sm_90", "sm_100" };
 
-static cs_ptx_program *load(const char *kernel, const char *arch)
-{
-	char rel[256];
-	snprintf(rel, sizeof(rel), "fixtures/kernels/out/%s.%s.ptx", kernel, arch);
-	size_t len;
-	char *text = h_read_source(rel, &len);
-	cr_assert(text, "cannot read %s", rel);
-	cs_diag d;
-	cs_ptx_program *p = cs_ptx_parse(text, len, rel, &d);
-	char buf[1024];
-	cs_diag_format(&d, buf, sizeof(buf));
-	cr_assert(p, "%s", buf);
-	free(text);
-	return p;
-}
-
-static uint64_t put(h_env *e, const void *src, size_t bytes)
-{
-	uint64_t va = h_alloc(e, bytes);
-	h_write(e, va, src, bytes);
-	return va;
-}
-
-static float frand(uint32_t *s)
-{
-	*s = *s * 1664525u + 1013904223u;
-	return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
-
 Test(fixtures, vadd_all_archs)
 {
 	for (int a = 0; a < 3; a++) {
-		cs_ptx_program *p = load("vadd", archs[a]);
+		cs_ptx_program *p = h_load_fixture("vadd", archs[a]);
 		h_env e;
 		h_init(&e);
 		enum { N = 3000 };
 		static float x[N], y[N], z[N];
 		uint32_t s = 1;
 		for (int i = 0; i < N; i++) {
-			x[i] = frand(&s);
-			y[i] = frand(&s);
+			x[i] = h_frand(&s);
+			y[i] = h_frand(&s);
 		}
-		uint64_t vx = put(&e, x, sizeof(x)), vy = put(&e, y, sizeof(y)), vz = h_alloc(&e, sizeof(z));
+		uint64_t vx = h_put(&e, x, sizeof(x)), vy = h_put(&e, y, sizeof(y)), vz = h_alloc(&e, sizeof(z));
 		uint64_t args[] = { vx, vy, vz, N };
 		cs_grid_result r = h_run(&e, p, "vadd", (uint32_t[]){ (N + 255) / 256, 1, 1 },
 					 (uint32_t[]){ 256, 1, 1 }, 0, args, 4);
@@ -72,14 +43,14 @@ Test(fixtures, matmul_all_archs_with_ragged_edges)
 	static float A[N * N], B[N * N], C[N * N];
 	uint32_t s = 7;
 	for (int i = 0; i < N * N; i++) {
-		A[i] = frand(&s);
-		B[i] = frand(&s);
+		A[i] = h_frand(&s);
+		B[i] = h_frand(&s);
 	}
 	for (int a = 0; a < 3; a++) {
-		cs_ptx_program *p = load("matmul", archs[a]);
+		cs_ptx_program *p = h_load_fixture("matmul", archs[a]);
 		h_env e;
 		h_init(&e);
-		uint64_t va = put(&e, A, sizeof(A)), vb = put(&e, B, sizeof(B)), vc = h_alloc(&e, sizeof(C));
+		uint64_t va = h_put(&e, A, sizeof(A)), vb = h_put(&e, B, sizeof(B)), vc = h_alloc(&e, sizeof(C));
 		uint64_t args[] = { va, vb, vc, N };
 		cs_grid_result r = h_run(&e, p, "matmul", (uint32_t[]){ 3, 3, 1 }, (uint32_t[]){ 16, 16, 1 },
 					 0, args, 4);
@@ -108,12 +79,12 @@ Test(fixtures, softmax_rows_all_archs)
 	static float x[ROWS * COLS], y[ROWS * COLS];
 	uint32_t s = 3;
 	for (int i = 0; i < ROWS * COLS; i++)
-		x[i] = frand(&s) * 8.0f;
+		x[i] = h_frand(&s) * 8.0f;
 	for (int a = 0; a < 3; a++) {
-		cs_ptx_program *p = load("softmax", archs[a]);
+		cs_ptx_program *p = h_load_fixture("softmax", archs[a]);
 		h_env e;
 		h_init(&e);
-		uint64_t vx = put(&e, x, sizeof(x)), vy = h_alloc(&e, sizeof(y));
+		uint64_t vx = h_put(&e, x, sizeof(x)), vy = h_alloc(&e, sizeof(y));
 		uint64_t args[] = { vx, vy, ROWS, COLS };
 		cs_grid_result r = h_run(&e, p, "softmax_rows", (uint32_t[]){ 2, 1, 1 },
 					 (uint32_t[]){ 96, 1, 1 }, 0, args, 4);
@@ -143,16 +114,16 @@ Test(fixtures, attention_dh256_seq64)
 	static float q[SEQ * DH], k[SEQ * DH], v[SEQ * DH], out[SEQ * DH];
 	uint32_t s = 11;
 	for (int i = 0; i < SEQ * DH; i++) {
-		q[i] = frand(&s);
-		k[i] = frand(&s);
-		v[i] = frand(&s);
+		q[i] = h_frand(&s);
+		k[i] = h_frand(&s);
+		v[i] = h_frand(&s);
 	}
 	float scale = 1.0f / 16.0f;
 	for (int a = 0; a < 3; a++) {
-		cs_ptx_program *p = load("attention", archs[a]);
+		cs_ptx_program *p = h_load_fixture("attention", archs[a]);
 		h_env e;
 		h_init(&e);
-		uint64_t vq = put(&e, q, sizeof(q)), vk = put(&e, k, sizeof(k)), vv = put(&e, v, sizeof(v));
+		uint64_t vq = h_put(&e, q, sizeof(q)), vk = h_put(&e, k, sizeof(k)), vv = h_put(&e, v, sizeof(v));
 		uint64_t vo = h_alloc(&e, sizeof(out));
 		uint32_t sbits;
 		memcpy(&sbits, &scale, 4);
@@ -191,21 +162,21 @@ Test(fixtures, ffn_layer)
 	static float x[T * D], w1[D * F], b1[F], w2[F * D], b2[D], h[T * F], y[T * D];
 	uint32_t s = 5;
 	for (int i = 0; i < T * D; i++)
-		x[i] = frand(&s);
+		x[i] = h_frand(&s);
 	for (int i = 0; i < D * F; i++) {
-		w1[i] = frand(&s) * 0.2f;
-		w2[i] = frand(&s) * 0.2f;
+		w1[i] = h_frand(&s) * 0.2f;
+		w2[i] = h_frand(&s) * 0.2f;
 	}
 	for (int i = 0; i < F; i++)
-		b1[i] = frand(&s) * 0.1f;
+		b1[i] = h_frand(&s) * 0.1f;
 	for (int i = 0; i < D; i++)
-		b2[i] = frand(&s) * 0.1f;
+		b2[i] = h_frand(&s) * 0.1f;
 	for (int a = 0; a < 3; a++) {
-		cs_ptx_program *p = load("ffn", archs[a]);
+		cs_ptx_program *p = h_load_fixture("ffn", archs[a]);
 		h_env e;
 		h_init(&e);
-		uint64_t vx = put(&e, x, sizeof(x)), vw1 = put(&e, w1, sizeof(w1)), vb1 = put(&e, b1, sizeof(b1));
-		uint64_t vw2 = put(&e, w2, sizeof(w2)), vb2 = put(&e, b2, sizeof(b2));
+		uint64_t vx = h_put(&e, x, sizeof(x)), vw1 = h_put(&e, w1, sizeof(w1)), vb1 = h_put(&e, b1, sizeof(b1));
+		uint64_t vw2 = h_put(&e, w2, sizeof(w2)), vb2 = h_put(&e, b2, sizeof(b2));
 		uint64_t vh = h_alloc(&e, sizeof(h)), vy = h_alloc(&e, sizeof(y));
 		uint64_t up[] = { vx, vw1, vb1, vh, T, D, F };
 		cs_grid_result r = h_run(&e, p, "ffn_up", (uint32_t[]){ T * F / 128, 1, 1 },
@@ -249,7 +220,7 @@ Test(fixtures, reductions_with_atomics)
 	double fsum = 0;
 	uint32_t usum = 0, umax = 0;
 	for (int i = 0; i < N; i++) {
-		xf[i] = frand(&s);
+		xf[i] = h_frand(&s);
 		fsum += xf[i];
 		xu[i] = (s >> 4) & 0xfffff;
 		usum += xu[i];
@@ -257,10 +228,10 @@ Test(fixtures, reductions_with_atomics)
 			umax = xu[i];
 	}
 	for (int a = 0; a < 3; a++) {
-		cs_ptx_program *p = load("reduce", archs[a]);
+		cs_ptx_program *p = h_load_fixture("reduce", archs[a]);
 		h_env e;
 		h_init(&e);
-		uint64_t vx = put(&e, xf, sizeof(xf)), vo = h_alloc(&e, 16);
+		uint64_t vx = h_put(&e, xf, sizeof(xf)), vo = h_alloc(&e, 16);
 		uint64_t args[] = { vx, vo, N };
 		cs_grid_result r = h_run(&e, p, "reduce_sum", (uint32_t[]){ 8, 1, 1 },
 					 (uint32_t[]){ 256, 1, 1 }, 0, args, 3);
@@ -268,7 +239,7 @@ Test(fixtures, reductions_with_atomics)
 		float got;
 		h_read(&e, vo, &got, 4);
 		cr_expect(fabs(got - fsum) < 1e-3, "%s sum %.7g want %.7g", archs[a], got, fsum);
-		uint64_t vu = put(&e, xu, sizeof(xu)), vs = h_alloc(&e, 8), vm = vs + 4;
+		uint64_t vu = h_put(&e, xu, sizeof(xu)), vs = h_alloc(&e, 8), vm = vs + 4;
 		uint64_t ua[] = { vu, vs, vm, N };
 		r = h_run(&e, p, "reduce_u32", (uint32_t[]){ (N + 127) / 128, 1, 1 },
 			  (uint32_t[]){ 128, 1, 1 }, 0, ua, 4);
@@ -297,7 +268,7 @@ Test(fixtures, float_atomics_note_that_order_matters)
 		xu[i] = (uint32_t)i * 2654435761u >> 12;
 	}
 	for (int a = 0; a < 3; a++) {
-		cs_ptx_program *p = load("reduce", archs[a]);
+		cs_ptx_program *p = h_load_fixture("reduce", archs[a]);
 		size_t len;
 		char *text = h_read_source(a == 0 ? "fixtures/kernels/out/reduce.sm_80.ptx"
 					   : a == 1 ? "fixtures/kernels/out/reduce.sm_90.ptx"
@@ -315,7 +286,7 @@ Test(fixtures, float_atomics_note_that_order_matters)
 		cr_assert(atom_line, "%s: no atom.global.add.f32 in reduce", archs[a]);
 		h_env e;
 		h_init(&e);
-		uint64_t vx = put(&e, xf, sizeof(xf)), vo = h_alloc(&e, 16);
+		uint64_t vx = h_put(&e, xf, sizeof(xf)), vo = h_alloc(&e, 16);
 		cs_grid_result r = h_run(&e, p, "reduce_sum", (uint32_t[]){ 16, 1, 1 },
 					 (uint32_t[]){ 256, 1, 1 }, 0, (uint64_t[]){ vx, vo, N }, 3);
 		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s: %s", archs[a], r.diag.msg);
@@ -330,7 +301,7 @@ Test(fixtures, float_atomics_note_that_order_matters)
 		}
 		cr_expect_eq(notes, 1, "%s: %zu atomic-order notes for reduce_sum", archs[a], notes);
 		size_t before = e.tb.trace.n;
-		uint64_t vu = put(&e, xu, sizeof(xu)), vs = h_alloc(&e, 8);
+		uint64_t vu = h_put(&e, xu, sizeof(xu)), vs = h_alloc(&e, 8);
 		r = h_run(&e, p, "reduce_u32", (uint32_t[]){ N / 128, 1, 1 }, (uint32_t[]){ 128, 1, 1 }, 0,
 			  (uint64_t[]){ vu, vs, vs + 4, N }, 4);
 		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s: %s", archs[a], r.diag.msg);
@@ -384,16 +355,16 @@ Test(fixtures, bf16_gelu_and_residual)
 	static uint16_t in[N], out[N], a[N], b[N], sum[N];
 	uint32_t s = 3;
 	for (int i = 0; i < N; i++) {
-		in[i] = h_bf16_bits(4.0f * frand(&s));
-		a[i] = h_bf16_bits(frand(&s));
-		b[i] = h_bf16_bits(8.0f * frand(&s));
+		in[i] = h_bf16_bits(4.0f * h_frand(&s));
+		a[i] = h_bf16_bits(h_frand(&s));
+		b[i] = h_bf16_bits(8.0f * h_frand(&s));
 	}
 	for (int k = 0; k < 3; k++) {
-		cs_ptx_program *p = load("bf16", archs[k]);
+		cs_ptx_program *p = h_load_fixture("bf16", archs[k]);
 		h_env e;
 		h_init(&e);
-		uint64_t vin = put(&e, in, sizeof(in)), vout = h_alloc(&e, sizeof(out));
-		uint64_t va = put(&e, a, sizeof(a)), vb = put(&e, b, sizeof(b)), vs = h_alloc(&e, sizeof(sum));
+		uint64_t vin = h_put(&e, in, sizeof(in)), vout = h_alloc(&e, sizeof(out));
+		uint64_t va = h_put(&e, a, sizeof(a)), vb = h_put(&e, b, sizeof(b)), vs = h_alloc(&e, sizeof(sum));
 		cs_grid_result r = h_run(&e, p, "bf16_gelu_forward", (uint32_t[]){ (N + 127) / 128, 1, 1 },
 					 (uint32_t[]){ 128, 1, 1 }, 0, (uint64_t[]){ vout, vin, N }, 3);
 		expect_ran(&r, archs[k], "bf16_gelu_forward");
@@ -424,12 +395,12 @@ Test(fixtures, warpsize_and_cooperative_groups_rows)
 	static float x[ROWS * COLS], sums[ROWS], maxs[ROWS];
 	uint32_t s = 11;
 	for (int i = 0; i < ROWS * COLS; i++)
-		x[i] = frand(&s);
+		x[i] = h_frand(&s);
 	for (int k = 0; k < 3; k++) {
-		cs_ptx_program *p = load("warpsize", archs[k]);
+		cs_ptx_program *p = h_load_fixture("warpsize", archs[k]);
 		h_env e;
 		h_init(&e);
-		uint64_t vx = put(&e, x, sizeof(x)), vs = h_alloc(&e, sizeof(sums)),
+		uint64_t vx = h_put(&e, x, sizeof(x)), vs = h_alloc(&e, sizeof(sums)),
 			 vm = h_alloc(&e, sizeof(maxs));
 		/* 4 warps per block: rows 0..3 per CTA */
 		uint32_t grid[3] = { (ROWS + 3) / 4, 1, 1 }, block[3] = { 128, 1, 1 };
@@ -482,14 +453,14 @@ Test(fixtures, integer_idioms)
 	for (int i = 0; i < 32; i++)
 		x[i] = (i * 37) % 150 - 20;
 	for (int k = 0; k < 3; k++) {
-		cs_ptx_program *p = load("intops", archs[k]);
+		cs_ptx_program *p = h_load_fixture("intops", archs[k]);
 		h_env e;
 		h_init(&e);
-		uint64_t vhin = put(&e, hin, sizeof(hin)), vhout = h_alloc(&e, sizeof(hout));
-		uint64_t va = put(&e, a, sizeof(a)), vb = put(&e, b, sizeof(b)), vw = h_alloc(&e, sizeof(wout));
-		uint64_t vk = put(&e, keys, sizeof(keys)), vp = h_alloc(&e, sizeof(peers)),
+		uint64_t vhin = h_put(&e, hin, sizeof(hin)), vhout = h_alloc(&e, sizeof(hout));
+		uint64_t va = h_put(&e, a, sizeof(a)), vb = h_put(&e, b, sizeof(b)), vw = h_alloc(&e, sizeof(wout));
+		uint64_t vk = h_put(&e, keys, sizeof(keys)), vp = h_alloc(&e, sizeof(peers)),
 			 vall = h_alloc(&e, sizeof(all_same));
-		uint64_t vx = put(&e, x, sizeof(x)), vhw = h_alloc(&e, sizeof(hw)), vsp = h_alloc(&e, sizeof(sp));
+		uint64_t vx = h_put(&e, x, sizeof(x)), vhw = h_alloc(&e, sizeof(hw)), vsp = h_alloc(&e, sizeof(sp));
 		uint32_t g1[3] = { (N + 63) / 64, 1, 1 }, b64[3] = { 64, 1, 1 }, b32[3] = { 32, 1, 1 };
 		cs_grid_result r = h_run(&e, p, "hash_rotate", g1, b64, 0, (uint64_t[]){ vhin, vhout, N }, 3);
 		expect_ran(&r, archs[k], "hash_rotate");
@@ -581,12 +552,12 @@ Test(fixtures, packed_half_atomics)
 	static int idx[N];
 	uint32_t s = 17;
 	for (int i = 0; i < ROWS * COLS2 * 2; i++) {
-		float v = frand(&s);
+		float v = h_frand(&s);
 		dout_h[i] = h_f16_bits(v);
 		dout_b[i] = h_bf16_bits(v);
 	}
 	for (int i = 0; i < N; i++) {
-		float v = 0.25f * frand(&s);
+		float v = 0.25f * h_frand(&s);
 		val_h[i] = h_f16_bits(v);
 		val_b[i] = h_bf16_bits(v);
 		idx[i] = (i * 5) % BINS;
@@ -603,13 +574,13 @@ Test(fixtures, packed_half_atomics)
 		wacc_b[idx[i]] = h_bf16_round(wacc_b[idx[i]] + h_bf16_value(val_b[i]));
 	}
 	for (int k = 0; k < 3; k++) {
-		cs_ptx_program *p = load("halfatomic", archs[k]);
+		cs_ptx_program *p = h_load_fixture("halfatomic", archs[k]);
 		h_env e;
 		h_init(&e);
-		uint64_t vdh = put(&e, dout_h, sizeof(dout_h)), vdb = put(&e, dout_b, sizeof(dout_b));
+		uint64_t vdh = h_put(&e, dout_h, sizeof(dout_h)), vdb = h_put(&e, dout_b, sizeof(dout_b));
 		uint64_t vbh = h_alloc(&e, sizeof(dbias_h)), vbb = h_alloc(&e, sizeof(dbias_b));
-		uint64_t vidx = put(&e, idx, sizeof(idx)), vvh = put(&e, val_h, sizeof(val_h)),
-			 vvb = put(&e, val_b, sizeof(val_b));
+		uint64_t vidx = h_put(&e, idx, sizeof(idx)), vvh = h_put(&e, val_h, sizeof(val_h)),
+			 vvb = h_put(&e, val_b, sizeof(val_b));
 		uint64_t vah = h_alloc(&e, sizeof(acc_h)), vab = h_alloc(&e, sizeof(acc_b));
 		uint32_t grid[3] = { (COLS2 + 31) / 32, ROWS, 1 }, block[3] = { 32, 1, 1 };
 		cs_grid_result r = h_run(&e, p, "bias_grad_half2", grid, block, 0,
@@ -656,13 +627,13 @@ Test(fixtures, struct_parameters_by_value)
 	static float w[N], g[N], m[N], v[N], w0[N], m0[N], v0[N];
 	uint32_t s = 23;
 	for (int i = 0; i < N; i++) {
-		w0[i] = frand(&s);
-		g[i] = frand(&s);
-		m0[i] = 0.1f * frand(&s);
-		v0[i] = 0.05f * (frand(&s) + 1.0f);
+		w0[i] = h_frand(&s);
+		g[i] = h_frand(&s);
+		m0[i] = 0.1f * h_frand(&s);
+		v0[i] = 0.05f * (h_frand(&s) + 1.0f);
 	}
 	for (int k = 0; k < 3; k++) {
-		cs_ptx_program *p = load("structparam", archs[k]);
+		cs_ptx_program *p = h_load_fixture("structparam", archs[k]);
 		size_t entry;
 		cr_assert(cs_ptx_entry_find(p, "adamw_struct", &entry));
 		cs_ptx_param pi[4];
@@ -672,8 +643,8 @@ Test(fixtures, struct_parameters_by_value)
 		cr_expect_eq(pi[0].align, 8);
 		h_env e;
 		h_init(&e);
-		uint64_t vw = put(&e, w0, sizeof(w0)), vg = put(&e, g, sizeof(g)), vm = put(&e, m0, sizeof(m0)),
-			 vv = put(&e, v0, sizeof(v0));
+		uint64_t vw = h_put(&e, w0, sizeof(w0)), vg = h_put(&e, g, sizeof(g)), vm = h_put(&e, m0, sizeof(m0)),
+			 vv = h_put(&e, v0, sizeof(v0));
 		adam_params ap = { vw, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 3, N, 0 };
 		uint8_t block[64] = { 0 };
 		cr_assert_eq(sizeof(ap), 40);
@@ -736,14 +707,14 @@ Test(fixtures, fast_math_intrinsics)
 	static float x[N], out[8 * N], edge[8 * N];
 	uint32_t s = 29;
 	for (int i = 0; i < N; i++)
-		x[i] = 6.0f * frand(&s);
+		x[i] = 6.0f * h_frand(&s);
 	for (int k = 0; k < 3; k++) {
-		cs_ptx_program *p = load("approx", archs[k]);
+		cs_ptx_program *p = h_load_fixture("approx", archs[k]);
 		for (int mode = 0; mode < 2; mode++) {
 			h_env e;
 			h_init(&e);
 			e.approx = mode ? CS_PTX_APPROX_MAX : CS_PTX_APPROX_SINGLE;
-			uint64_t vx = put(&e, x, sizeof(x)), vo = h_alloc(&e, sizeof(out));
+			uint64_t vx = h_put(&e, x, sizeof(x)), vo = h_alloc(&e, sizeof(out));
 			cs_grid_result r = h_run(&e, p, "fast_math", (uint32_t[]){ N / 64, 1, 1 },
 						 (uint32_t[]){ 64, 1, 1 }, 0, (uint64_t[]){ vx, vo, N }, 3);
 			expect_ran(&r, archs[k], "fast_math");
@@ -789,10 +760,10 @@ Test(fixtures, device_printf_and_assert)
 	for (int i = 0; i < 128; i++)
 		x[i] = 0.5f * (float)i - 3.0f;
 	for (int k = 0; k < 3; k++) {
-		cs_ptx_program *p = load("deviceio", archs[k]);
+		cs_ptx_program *p = h_load_fixture("deviceio", archs[k]);
 		h_env e;
 		h_init(&e);
-		uint64_t vx = put(&e, x, sizeof(x));
+		uint64_t vx = h_put(&e, x, sizeof(x));
 		cs_grid_result r = h_run(&e, p, "block_summary", (uint32_t[]){ 4, 1, 1 },
 					 (uint32_t[]){ 32, 1, 1 }, 0, (uint64_t[]){ vx, 128, 128 }, 3);
 		expect_ran(&r, archs[k], "block_summary");
@@ -847,7 +818,7 @@ Test(fixtures, racy_softmax_shows_its_race)
 	static float x[ROWS * COLS], y[ROWS * COLS], want[ROWS * COLS];
 	uint32_t s = 31;
 	for (int i = 0; i < ROWS * COLS; i++)
-		x[i] = 4.0f * frand(&s);
+		x[i] = 4.0f * h_frand(&s);
 	for (int r = 0; r < ROWS; r++) {
 		double m = -INFINITY, sum = 0;
 		for (int c = 0; c < COLS; c++)
@@ -858,13 +829,13 @@ Test(fixtures, racy_softmax_shows_its_race)
 			want[r * COLS + c] = (float)(exp(x[r * COLS + c] - m) / sum);
 	}
 	for (int k = 0; k < 3; k++) {
-		cs_ptx_program *p = load("racy", archs[k]);
+		cs_ptx_program *p = h_load_fixture("racy", archs[k]);
 		for (int reverse = 0; reverse < 2; reverse++) {
 			h_env e;
 			h_init(&e);
 			e.races = CS_PTX_RACES_REPORT;
 			e.schedule = reverse ? CS_PTX_SCHEDULE_REVERSE : CS_PTX_SCHEDULE_IN_ORDER;
-			uint64_t vx = put(&e, x, sizeof(x)), vy = h_alloc(&e, sizeof(y));
+			uint64_t vx = h_put(&e, x, sizeof(x)), vy = h_alloc(&e, sizeof(y));
 			cs_grid_result r = h_run(&e, p, "softmax_shared_slot", (uint32_t[]){ ROWS, 1, 1 },
 						 (uint32_t[]){ 128, 1, 1 }, 0, (uint64_t[]){ vx, vy, COLS }, 3);
 			expect_ran(&r, archs[k], "softmax_shared_slot");
@@ -913,22 +884,22 @@ Test(fixtures, tensor_core_tiles)
 	static float af[TILES * 128], bf[TILES * 64], bias[8], c[TILES * 128];
 	uint32_t s = 37;
 	for (int i = 0; i < TILES * 256; i++) {
-		float v = frand(&s);
+		float v = h_frand(&s);
 		ah[i] = h_f16_bits(v);
 		ab[i] = h_bf16_bits(v);
 	}
 	for (int i = 0; i < TILES * 128; i++) {
-		float v = frand(&s);
+		float v = h_frand(&s);
 		bh[i] = h_f16_bits(v);
 		bb[i] = h_bf16_bits(v);
-		af[i] = frand(&s);
+		af[i] = h_frand(&s);
 	}
 	for (int i = 0; i < TILES * 64; i++)
-		bf[i] = frand(&s);
+		bf[i] = h_frand(&s);
 	for (int i = 0; i < 8; i++)
 		bias[i] = 0.125f * (float)i;
 	for (int k = 0; k < 3; k++) {
-		cs_ptx_program *p = load("tensorcore", archs[k]);
+		cs_ptx_program *p = h_load_fixture("tensorcore", archs[k]);
 		for (int form = 0; form < 3; form++) {
 			h_env e;
 			h_init(&e);
@@ -938,14 +909,14 @@ Test(fixtures, tensor_core_tiles)
 			uint32_t grid[3] = { TILES, 1, 1 }, block[3] = { 32, 1, 1 };
 			if (form == 0)
 				r = h_run(&e, p, "mma_f16_tile", grid, block, 0,
-					  (uint64_t[]){ put(&e, ah, sizeof(ah)), put(&e, bh, sizeof(bh)),
-							put(&e, bias, sizeof(bias)), vc }, 4);
+					  (uint64_t[]){ h_put(&e, ah, sizeof(ah)), h_put(&e, bh, sizeof(bh)),
+							h_put(&e, bias, sizeof(bias)), vc }, 4);
 			else if (form == 1)
 				r = h_run(&e, p, "mma_bf16_tile", grid, block, 0,
-					  (uint64_t[]){ put(&e, ab, sizeof(ab)), put(&e, bb, sizeof(bb)), vc }, 3);
+					  (uint64_t[]){ h_put(&e, ab, sizeof(ab)), h_put(&e, bb, sizeof(bb)), vc }, 3);
 			else
 				r = h_run(&e, p, "mma_tf32_tile", grid, block, 0,
-					  (uint64_t[]){ put(&e, af, sizeof(af)), put(&e, bf, sizeof(bf)), vc }, 3);
+					  (uint64_t[]){ h_put(&e, af, sizeof(af)), h_put(&e, bf, sizeof(bf)), vc }, 3);
 			expect_ran(&r, archs[k], form == 0 ? "mma_f16_tile" : form == 1 ? "mma_bf16_tile" : "mma_tf32_tile");
 			h_read(&e, vc, c, sizeof(c));
 			int K = form == 2 ? 8 : 16;
@@ -991,38 +962,38 @@ Test(fixtures, ml_idioms)
 		mean[ROWS], rstd[ROWS];
 	uint32_t s = 41;
 	for (int i = 0; i < 4 * N4; i++)
-		x4[i] = frand(&s);
+		x4[i] = h_frand(&s);
 	for (int i = 0; i < N; i++)
-		xs[i] = frand(&s);
+		xs[i] = h_frand(&s);
 	for (int i = 0; i < ROWS * COLS; i++)
-		xr[i] = 3.0f * frand(&s);
+		xr[i] = 3.0f * h_frand(&s);
 	for (int i = 0; i < COLS; i++) {
-		w[i] = 1.0f + 0.5f * frand(&s);
-		bsum[i] = 0.1f * frand(&s);
+		w[i] = 1.0f + 0.5f * h_frand(&s);
+		bsum[i] = 0.1f * h_frand(&s);
 	}
 	for (int k = 0; k < 3; k++) {
-		cs_ptx_program *p = load("idioms", archs[k]);
+		cs_ptx_program *p = h_load_fixture("idioms", archs[k]);
 		h_env e;
 		h_init(&e);
-		uint64_t vx4 = put(&e, x4, sizeof(x4)), vy4 = h_alloc(&e, sizeof(y4));
+		uint64_t vx4 = h_put(&e, x4, sizeof(x4)), vy4 = h_alloc(&e, sizeof(y4));
 		uint32_t sb;
 		float scale = -1.5f;
 		memcpy(&sb, &scale, 4);
 		cs_grid_result r = h_run(&e, p, "scale_float4", (uint32_t[]){ (N4 + 127) / 128, 1, 1 },
 					 (uint32_t[]){ 128, 1, 1 }, 0, (uint64_t[]){ vx4, vy4, sb, N4 }, 4);
 		expect_ran(&r, archs[k], "scale_float4");
-		uint64_t vxs = put(&e, xs, sizeof(xs)), vs = h_alloc(&e, sizeof(sums));
+		uint64_t vxs = h_put(&e, xs, sizeof(xs)), vs = h_alloc(&e, sizeof(sums));
 		r = h_run(&e, p, "block_sum_dynamic", (uint32_t[]){ (N + BLOCK - 1) / BLOCK, 1, 1 },
 			  (uint32_t[]){ BLOCK, 1, 1 }, BLOCK * 4, (uint64_t[]){ vxs, vs, N }, 3);
 		expect_ran(&r, archs[k], "block_sum_dynamic");
-		uint64_t vxr = put(&e, xr, sizeof(xr)), vyr = h_alloc(&e, sizeof(yr));
+		uint64_t vxr = h_put(&e, xr, sizeof(xr)), vyr = h_alloc(&e, sizeof(yr));
 		/* 8 warps per block, 11 rows: the second block's last 5 warps leave */
 		r = h_run(&e, p, "early_exit_rows", (uint32_t[]){ 2, 1, 1 }, (uint32_t[]){ 256, 1, 1 }, 0,
 			  (uint64_t[]){ vxr, vyr, ROWS, COLS }, 4);
 		expect_ran(&r, archs[k], "early_exit_rows");
 		uint64_t vln = h_alloc(&e, sizeof(ln)), vm = h_alloc(&e, sizeof(mean)),
 			 vr = h_alloc(&e, sizeof(rstd));
-		uint64_t vw = put(&e, w, sizeof(w)), vb = put(&e, bsum, sizeof(bsum));
+		uint64_t vw = h_put(&e, w, sizeof(w)), vb = h_put(&e, bsum, sizeof(bsum));
 		r = h_run(&e, p, "layernorm_forward", (uint32_t[]){ (ROWS + 3) / 4, 1, 1 },
 			  (uint32_t[]){ 128, 1, 1 }, 0, (uint64_t[]){ vln, vm, vr, vxr, vw, vb, ROWS, COLS }, 8);
 		expect_ran(&r, archs[k], "layernorm_forward");

@@ -12,35 +12,6 @@
 
 static const char *archs[] = { "sm_80", "sm_90", "sm_100" };
 
-static cs_ptx_program *load(const char *source, const char *arch)
-{
-	char rel[256];
-	snprintf(rel, sizeof(rel), "fixtures/kernels/out/%s.%s.ptx", source, arch);
-	size_t len;
-	char *text = h_read_source(rel, &len);
-	cr_assert(text, "cannot read %s", rel);
-	cs_diag d;
-	cs_ptx_program *p = cs_ptx_parse(text, len, rel, &d);
-	char buf[1024];
-	cs_diag_format(&d, buf, sizeof(buf));
-	cr_assert(p, "%s", buf);
-	free(text);
-	return p;
-}
-
-static uint64_t put(h_env *e, const void *src, size_t bytes)
-{
-	uint64_t va = h_alloc(e, bytes);
-	h_write(e, va, src, bytes);
-	return va;
-}
-
-static float frand(uint32_t *s)
-{
-	*s = *s * 1664525u + 1013904223u;
-	return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
-
 static void expect_ran(const cs_grid_result *r, const char *arch, const char *what)
 {
 	cr_assert_eq(r->outcome, CS_GRID_EXECUTED, "%s %s: %s", arch, what, r->diag.msg);
@@ -78,22 +49,22 @@ Test(tensor, wmma_kernels_all_archs)
 	static float af[M * KMAX], bf[KMAX * N], c0[M * N], c[M * N];
 	uint32_t s = 11;
 	for (int i = 0; i < M * KMAX; i++) {
-		float v = frand(&s);
+		float v = h_frand(&s);
 		ah[i] = h_f16_bits(v);
 		ab[i] = h_bf16_bits(v);
-		af[i] = frand(&s) * 3.0f;
+		af[i] = h_frand(&s) * 3.0f;
 	}
 	for (int i = 0; i < KMAX * N; i++) {
-		float v = frand(&s);
+		float v = h_frand(&s);
 		bh[i] = h_f16_bits(v);
 		bb[i] = h_bf16_bits(v);
-		bf[i] = frand(&s) * 3.0f;
+		bf[i] = h_frand(&s) * 3.0f;
 	}
 	for (int i = 0; i < M * N; i++)
-		c0[i] = frand(&s);
+		c0[i] = h_frand(&s);
 	const float scale = 0.75f;
 	for (int a = 0; a < 3; a++) {
-		cs_ptx_program *p = load("wmma", archs[a]);
+		cs_ptx_program *p = h_load_fixture("wmma", archs[a]);
 		for (int form = 0; form < 4; form++)
 			for (int ki = 0; ki < 2; ki++) {
 				int K = form == 3 ? ks[ki] - 8 : ks[ki]; /* tf32 steps by 8: 5 and 7 */
@@ -107,21 +78,21 @@ Test(tensor, wmma_kernels_all_archs)
 				cs_grid_result r;
 				if (form == 0)
 					r = h_run(&e, p, names[form], grid, block, 0,
-						  (uint64_t[]){ put(&e, ah, sizeof(ah)), put(&e, bh, sizeof(bh)),
-								put(&e, c0, sizeof(c0)), out, M, N, (uint64_t)K }, 7);
+						  (uint64_t[]){ h_put(&e, ah, sizeof(ah)), h_put(&e, bh, sizeof(bh)),
+								h_put(&e, c0, sizeof(c0)), out, M, N, (uint64_t)K }, 7);
 				else if (form == 1)
 					r = h_run(&e, p, names[form], grid, block, 0,
-						  (uint64_t[]){ put(&e, ah, sizeof(ah)), put(&e, bh, sizeof(bh)),
+						  (uint64_t[]){ h_put(&e, ah, sizeof(ah)), h_put(&e, bh, sizeof(bh)),
 								out, M, N, (uint64_t)K }, 6);
 				else if (form == 2) {
 					uint32_t sb;
 					memcpy(&sb, &scale, 4);
 					r = h_run(&e, p, names[form], grid, block, 0,
-						  (uint64_t[]){ put(&e, ab, sizeof(ab)), put(&e, bb, sizeof(bb)),
+						  (uint64_t[]){ h_put(&e, ab, sizeof(ab)), h_put(&e, bb, sizeof(bb)),
 								out, sb, M, N, (uint64_t)K }, 7);
 				} else
 					r = h_run(&e, p, names[form], grid, block, 0,
-						  (uint64_t[]){ put(&e, af, sizeof(af)), put(&e, bf, sizeof(bf)),
+						  (uint64_t[]){ h_put(&e, af, sizeof(af)), h_put(&e, bf, sizeof(bf)),
 								out, M, N, (uint64_t)K }, 6);
 				expect_ran(&r, archs[a], names[form]);
 				if (form == 1)
@@ -181,24 +152,24 @@ Test(tensor, pipelined_gemm_and_small_copies_all_archs)
 	static float c[M * N], x[ROWS * 64], sums[ROWS];
 	uint32_t s = 5;
 	for (int i = 0; i < M * K; i++)
-		a[i] = h_f16_bits(frand(&s));
+		a[i] = h_f16_bits(h_frand(&s));
 	for (int i = 0; i < K * N; i++)
-		b[i] = h_f16_bits(frand(&s));
+		b[i] = h_f16_bits(h_frand(&s));
 	for (int i = 0; i < ROWS * 128; i++)
-		ta[i] = h_f16_bits(frand(&s));
+		ta[i] = h_f16_bits(h_frand(&s));
 	for (int i = 0; i < ROWS * 64; i++)
-		tb[i] = h_f16_bits(frand(&s));
+		tb[i] = h_f16_bits(h_frand(&s));
 	for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++)
-		x[i] = frand(&s);
+		x[i] = h_frand(&s);
 	for (int k = 0; k < 3; k++) {
-		cs_ptx_program *p = load("tcgemm", archs[k]);
+		cs_ptx_program *p = h_load_fixture("tcgemm", archs[k]);
 		h_env e;
 		h_init(&e);
 		e.races = CS_PTX_RACES_REPORT;
 		uint64_t vc = h_alloc(&e, sizeof(c));
 		cs_grid_result r = h_run(&e, p, "tc_gemm_pipelined", (uint32_t[]){ N / 16, M / 32, 1 },
 					 (uint32_t[]){ 64, 1, 1 }, 0,
-					 (uint64_t[]){ put(&e, a, sizeof(a)), put(&e, b, sizeof(b)), vc, M, N, K }, 6);
+					 (uint64_t[]){ h_put(&e, a, sizeof(a)), h_put(&e, b, sizeof(b)), vc, M, N, K }, 6);
 		expect_ran(&r, archs[k], "tc_gemm_pipelined");
 		h_read(&e, vc, c, sizeof(c));
 		int bad = 0;
@@ -219,8 +190,8 @@ Test(tensor, pipelined_gemm_and_small_copies_all_archs)
 
 		uint64_t vs = h_alloc(&e, sizeof(sums)), vd = h_alloc(&e, sizeof(d));
 		r = h_run(&e, p, "cp_async_small", (uint32_t[]){ ROWS, 1, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
-			  (uint64_t[]){ put(&e, x, sizeof(x)), vs, NROW, put(&e, ta, sizeof(ta)),
-					put(&e, tb, sizeof(tb)), vd }, 6);
+			  (uint64_t[]){ h_put(&e, x, sizeof(x)), vs, NROW, h_put(&e, ta, sizeof(ta)),
+					h_put(&e, tb, sizeof(tb)), vd }, 6);
 		expect_ran(&r, archs[k], "cp_async_small");
 		h_read(&e, vs, sums, sizeof(sums));
 		h_read(&e, vd, d, sizeof(d));
@@ -569,7 +540,7 @@ static void run_unwaited(uint32_t mode, cs_ptx_schedule sched, uint32_t *out, h_
 	h_init(e);
 	e->schedule = sched;
 	e->races = CS_PTX_RACES_REPORT;
-	uint64_t vin = put(e, in, sizeof(in)), vout = h_alloc(e, 32 * 4);
+	uint64_t vin = h_put(e, in, sizeof(in)), vout = h_alloc(e, 32 * 4);
 	cs_grid_result r = h_run(e, p, "k", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 64, 1, 1 }, 0,
 				 (uint64_t[]){ vout, vin, 64 }, 3);
 	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
@@ -616,8 +587,8 @@ Test(tensor, wmma_accumulators_from_memory)
 	static float f[256], fout[256];
 	uint32_t s = 9;
 	for (int i = 0; i < 256; i++) {
-		h[i] = h_f16_bits(frand(&s) * 100.0f);
-		f[i] = frand(&s) * 1e3f;
+		h[i] = h_f16_bits(h_frand(&s) * 100.0f);
+		f[i] = h_frand(&s) * 1e3f;
 	}
 	cs_grid_result r = h_run_body("", ZERO_R8
 		"\twmma.load.c.sync.aligned.col.m16n16k16.global.f16 {%r20,%r21,%r22,%r23}, [%rd2];\n"
