@@ -10,52 +10,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct cli_out {
-	int status;
-	char *out, *err;
-} cli_out;
+#include "cli.h"
 
-static cli_out run_cli(const char *const *args)
+/* chainsim run ARGS... from tests/conformance */
+static test_cli_out run_cli(const char *const *args)
 {
-	const char *build = getenv("CHAINSIM_BUILD_ROOT");
 	const char *src = getenv("CHAINSIM_SOURCE_ROOT");
-	cr_assert(build && src, "run through meson test");
-	char *exe = g_build_filename(build, "tools", "chainsim", NULL);
+	cr_assert(src, "run through meson test");
 	char *dir = g_build_filename(src, "tests", "conformance", NULL);
-	GPtrArray *argv = g_ptr_array_new();
-	g_ptr_array_add(argv, exe);
-	g_ptr_array_add(argv, (gpointer) "run");
-	for (const char *const *a = args; *a; a++)
-		g_ptr_array_add(argv, (gpointer)*a);
-	g_ptr_array_add(argv, NULL);
-	cli_out o = { 0 };
-	int wait_status = 0;
-	GError *err = NULL;
-	cr_assert(g_spawn_sync(dir, (char **)argv->pdata, NULL, 0, NULL, NULL, &o.out, &o.err,
-			       &wait_status, &err),
-		  "cannot run %s: %s", exe, err ? err->message : "?");
-	cr_assert(WIFEXITED(wait_status), "chainsim did not exit normally");
-	o.status = WEXITSTATUS(wait_status);
-	g_ptr_array_free(argv, TRUE);
-	g_free(exe);
+	test_cli_out o = test_cli_run(dir, "run", args);
 	g_free(dir);
 	return o;
 }
 
-static void cli_free(cli_out *o)
-{
-	g_free(o->out);
-	g_free(o->err);
-}
-
 Test(cli, complete_chain_exits_0)
 {
-	cli_out o = run_cli((const char *const[]){ "host-only.chain", NULL });
+	test_cli_out o = run_cli((const char *const[]){ "host-only.chain", NULL });
 	cr_expect_eq(o.status, 0, "stderr: %s\nstdout: %s", o.err, o.out);
 	cr_expect(strstr(o.out, "host-only.chain  blackwell  0 launches"), "%s", o.out);
 	cr_expect(strstr(o.out, "chain complete"), "%s", o.out);
 	cr_expect(strstr(o.out, " 6  qmd-install     n/a"), "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 /* A file that states its expectations passes when they hold, an expected
@@ -84,51 +59,51 @@ static char *without_expect_lines(const char *name)
 
 Test(cli, an_expected_break_exits_0_an_unexpected_one_1)
 {
-	cli_out o = run_cli((const char *const[]){ "earlier-fault.chain", NULL });
+	test_cli_out o = run_cli((const char *const[]){ "earlier-fault.chain", NULL });
 	cr_expect_eq(o.status, 0, "expect break 5 held: %s", o.out);
 	cr_expect(strstr(o.out, "break at stage 5 (fe-exec)"), "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 	char *bare = without_expect_lines("earlier-fault.chain");
 	o = run_cli((const char *const[]){ bare, NULL });
 	g_unlink(bare);
 	cr_expect_eq(o.status, 1, "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 	g_free(bare);
 }
 
 Test(cli, break_exits_1_with_the_diagnosis)
 {
 	char *bare = without_expect_lines("earlier-fault.chain");
-	cli_out o = run_cli((const char *const[]){ bare, NULL });
+	test_cli_out o = run_cli((const char *const[]){ bare, NULL });
 	g_unlink(bare);
 	g_free(bare);
 	cr_expect_eq(o.status, 1);
 	cr_expect(strstr(o.out, "break at stage 5 (fe-exec)"), "%s", o.out);
 	cr_expect(strstr(o.out, "the launch at method 9 never reached the engine"), "%s", o.out);
 	cr_expect(strstr(o.out, "method 5 of entry 0 LAUNCH_DMA"), "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 Test(cli, usage_and_bad_input_exit_2)
 {
-	cli_out o = run_cli((const char *const[]){ NULL });
+	test_cli_out o = run_cli((const char *const[]){ NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, "usage:"));
-	cli_free(&o);
+	test_cli_free(&o);
 	o = run_cli((const char *const[]){ "--frob", "host-only.chain", NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, "unknown option '--frob'"), "%s", o.err);
-	cli_free(&o);
+	test_cli_free(&o);
 	o = run_cli((const char *const[]){ "no-such-file.chain", NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, "no-such-file.chain"), "%s", o.err);
-	cli_free(&o);
+	test_cli_free(&o);
 	char *bad = g_build_filename(g_get_tmp_dir(), "chainsim-cli-bad.chain", NULL);
 	cr_assert(g_file_set_contents(bad, "arch hopper\nalloc x 16\nfrobnicate 3\n", -1, NULL));
 	o = run_cli((const char *const[]){ bad, NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, ":3:1:"), "a located message: %s", o.err);
-	cli_free(&o);
+	test_cli_free(&o);
 	remove(bad);
 	g_free(bad);
 }
@@ -140,15 +115,15 @@ Test(cli, execution_error_prints_only_the_located_message)
 	char *bad = g_build_filename(g_get_tmp_dir(), "chainsim-cli-exec-bad.chain", NULL);
 	cr_assert(g_file_set_contents(bad, "arch hopper\npush p\n  inc 1 NOSUCH 3\nend\n", -1,
 				      NULL));
-	cli_out o = run_cli((const char *const[]){ bad, NULL });
+	test_cli_out o = run_cli((const char *const[]){ bad, NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, ":3:9: unknown method 'NOSUCH'"), "%s", o.err);
 	cr_expect_str_empty(o.out, "stdout: %s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 	o = run_cli((const char *const[]){ "--json", bad, NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.out, "\"result\" : \"error\""), "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 	remove(bad);
 	g_free(bad);
 }
@@ -157,7 +132,7 @@ Test(cli, json_on_a_parse_error_prints_the_object_and_exits_2)
 {
 	char *bad = g_build_filename(g_get_tmp_dir(), "chainsim-cli-json-bad.chain", NULL);
 	cr_assert(g_file_set_contents(bad, "arch hopper\nalloc x 16\nfrobnicate 3\n", -1, NULL));
-	cli_out o = run_cli((const char *const[]){ "--json", bad, NULL });
+	test_cli_out o = run_cli((const char *const[]){ "--json", bad, NULL });
 	cr_expect_eq(o.status, 2);
 	JsonParser *p = json_parser_new();
 	cr_assert(json_parser_load_from_data(p, o.out, -1, NULL), "stdout is not JSON: '%s'", o.out);
@@ -171,7 +146,7 @@ Test(cli, json_on_a_parse_error_prints_the_object_and_exits_2)
 	cr_expect(strstr(json_object_get_string_member(e, "message"), "frobnicate"));
 	cr_expect(JSON_NODE_HOLDS_NULL(json_object_get_member(root, "chain")));
 	g_object_unref(p);
-	cli_free(&o);
+	test_cli_free(&o);
 	/* a missing file too */
 	o = run_cli((const char *const[]){ "--json", "no-such-file.chain", NULL });
 	cr_expect_eq(o.status, 2);
@@ -181,7 +156,7 @@ Test(cli, json_on_a_parse_error_prints_the_object_and_exits_2)
 	cr_expect_str_eq(json_object_get_string_member(root, "result"), "error");
 	cr_expect_not_null(json_object_get_object_member(root, "error"));
 	g_object_unref(p);
-	cli_free(&o);
+	test_cli_free(&o);
 	/* an execution error: the located message, judged fields null */
 	cr_assert(g_file_set_contents(bad, "arch hopper\npush p\n  inc 1 NOSUCH 3\nend\n", -1, NULL));
 	o = run_cli((const char *const[]){ "--json", bad, NULL });
@@ -195,23 +170,23 @@ Test(cli, json_on_a_parse_error_prints_the_object_and_exits_2)
 	cr_expect_eq(json_object_get_int_member(e, "col"), 9);
 	cr_expect(JSON_NODE_HOLDS_NULL(json_object_get_member(root, "first_break")));
 	g_object_unref(p);
-	cli_free(&o);
+	test_cli_free(&o);
 	remove(bad);
 	g_free(bad);
 }
 
 Test(cli, help_exits_0)
 {
-	cli_out o = run_cli((const char *const[]){ "--help", NULL });
+	test_cli_out o = run_cli((const char *const[]){ "--help", NULL });
 	cr_expect_eq(o.status, 0);
 	cr_expect(strstr(o.out, "--no-exec"));
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 Test(cli, json_and_trace)
 {
 	char *trace = g_build_filename(g_get_tmp_dir(), "chainsim-cli-trace.json", NULL);
-	cli_out o = run_cli((const char *const[]){ "--json", "--trace", trace, "deadlock.chain", NULL });
+	test_cli_out o = run_cli((const char *const[]){ "--json", "--trace", trace, "deadlock.chain", NULL });
 	cr_expect_eq(o.status, 0, "its expect break 5 held");
 	JsonParser *p = json_parser_new();
 	cr_assert(json_parser_load_from_data(p, o.out, -1, NULL), "stdout is not JSON: %s", o.out);
@@ -225,7 +200,7 @@ Test(cli, json_and_trace)
 	p = json_parser_new();
 	cr_expect(json_parser_load_from_file(p, trace, NULL), "the trace is not JSON");
 	g_object_unref(p);
-	cli_free(&o);
+	test_cli_free(&o);
 	remove(trace);
 	g_free(trace);
 }
@@ -233,7 +208,7 @@ Test(cli, json_and_trace)
 Test(cli, no_exec_breaks_at_dispatch)
 {
 	/* The same complete scenario, with no executor: stage 9 breaks, never a pass. */
-	cli_out o = run_cli((const char *const[]){ "--no-exec", "--json", "complete-hopper-pcas.chain",
+	test_cli_out o = run_cli((const char *const[]){ "--no-exec", "--json", "complete-hopper-pcas.chain",
 						   NULL });
 	cr_expect_eq(o.status, 1);
 	JsonParser *p = json_parser_new();
@@ -244,7 +219,7 @@ Test(cli, no_exec_breaks_at_dispatch)
 	cr_expect_eq(json_object_get_int_member(fb, "stage"), 9);
 	cr_expect_str_eq(json_object_get_string_member(fb, "cause"), "no-executor");
 	g_object_unref(p);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 /* Code the simulator cannot run, and no expectations: the run cannot be judged
@@ -252,35 +227,35 @@ Test(cli, no_exec_breaks_at_dispatch)
 Test(cli, not_observable_exits_3)
 {
 	char *bare = without_expect_lines("code-unsupported.chain");
-	cli_out o = run_cli((const char *const[]){ bare, NULL });
+	test_cli_out o = run_cli((const char *const[]){ bare, NULL });
 	g_unlink(bare);
 	g_free(bare);
 	cr_expect_eq(o.status, 3, "%s", o.out);
 	cr_expect(strstr(o.out, "not observable from stage 9 (gr-dispatch) [code-unsupported]"), "%s",
 		  o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 /* A kernel's device printf lines and the executor's findings reach the report. */
 Test(cli, printf_output_and_race_findings_are_reported)
 {
-	cli_out o = run_cli((const char *const[]){ "device-printf.chain", NULL });
+	test_cli_out o = run_cli((const char *const[]){ "device-printf.chain", NULL });
 	cr_expect_eq(o.status, 0, "%s", o.out);
 	cr_expect(strstr(o.out, "printf: launch 0, CTA 1, thread 0: block 1: x[32]=32.500 n=64 small\n"),
 		  "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 	o = run_cli((const char *const[]){ "race-shared.chain", NULL });
 	cr_expect_eq(o.status, 0, "%s", o.out);
 	cr_expect(strstr(o.out, "finding: launch 0, CTA 0: softmax_shared_slot: shared-memory race"),
 		  "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 /* ---- the executor's threads and budgets ---------------------------------- */
 
-static cli_out run_json(const char *const *args)
+static test_cli_out run_json(const char *const *args)
 {
-	cli_out o = run_cli(args);
+	test_cli_out o = run_cli(args);
 	cr_assert(o.out && o.out[0] == '{', "stderr: %s\nstdout: %s", o.err, o.out);
 	return o;
 }
@@ -298,7 +273,7 @@ Test(cli, threads_change_nothing_in_the_report)
 			char opt[32], *path = g_strdup_printf("%s/cli-threads-%d-%d.json", g_get_tmp_dir(),
 							       (int)getpid(), t);
 			snprintf(opt, sizeof(opt), "--threads=%d", t + 1);
-			cli_out o = run_json((const char *const[]){ "--json", opt, "--trace", path,
+			test_cli_out o = run_json((const char *const[]){ "--json", opt, "--trace", path,
 								    cases[i], NULL });
 			text[t] = o.out;
 			g_free(o.err);
@@ -322,13 +297,13 @@ Test(cli, threads_change_nothing_in_the_report)
  * matters, as a finding of the launch. */
 Test(cli, float_atomics_are_a_finding)
 {
-	cli_out o = run_cli((const char *const[]){ "complete-blackwell-reduce-multi-cta.chain", NULL });
+	test_cli_out o = run_cli((const char *const[]){ "complete-blackwell-reduce-multi-cta.chain", NULL });
 	cr_expect_eq(o.status, 0, "%s", o.err);
 	cr_expect(strstr(o.out, "finding: launch 0, CTA 0: reduce_sum: the atom at PTX line"),
 		  "%s", o.out);
 	cr_expect(strstr(o.out, "adds floats (not associative), so the result depends on the order"),
 		  "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 Test(cli, bad_thread_and_budget_values_exit_2)
@@ -346,10 +321,10 @@ Test(cli, bad_thread_and_budget_values_exit_2)
 		{ "--budget-seconds=1e99", "expected seconds above 0" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		cli_out o = run_cli((const char *const[]){ bad[i][0], "host-only.chain", NULL });
+		test_cli_out o = run_cli((const char *const[]){ bad[i][0], "host-only.chain", NULL });
 		cr_expect_eq(o.status, 2, "%s: %d", bad[i][0], o.status);
 		cr_expect(strstr(o.err, bad[i][1]), "%s: %s", bad[i][0], o.err);
-		cli_free(&o);
+		test_cli_free(&o);
 	}
 }
 
@@ -357,40 +332,40 @@ Test(cli, bad_thread_and_budget_values_exit_2)
  * budget stop: stage 9 not observable, exit 3 without expect lines. */
 Test(cli, a_budget_stop_is_named_not_a_verdict)
 {
-	cli_out o = run_cli((const char *const[]){ "--budget-instructions=100000",
+	test_cli_out o = run_cli((const char *const[]){ "--budget-instructions=100000",
 						   "../sim/budget/grid-budget.chain", NULL });
 	cr_expect_eq(o.status, 0, "the file's expect lines hold: %s %s", o.out, o.err);
 	cr_expect(strstr(o.out, "not observable from stage 9 (gr-dispatch) [grid-budget]"), "%s",
 		  o.out);
 	cr_expect(strstr(o.out, "ran past its budget of 100000 thread-instructions"), "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 /* The budget counts over the scenario: the second launch gets what the
  * first left. */
 Test(cli, the_budget_counts_per_scenario)
 {
-	cli_out o = run_json((const char *const[]){ "--json", "--budget-instructions=6000",
+	test_cli_out o = run_json((const char *const[]){ "--json", "--budget-instructions=6000",
 						    "../sim/budget/two-launches.chain", NULL });
 	cr_expect_eq(o.status, 0, "%s", o.err);
 	cr_expect(strstr(o.out, "\"cause\" : \"grid-budget\""), "%s", o.out);
 	cr_expect(strstr(o.out, "ran past its budget of 368 thread-instructions"), "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 	/* either launch alone fits */
 	o = run_json((const char *const[]){ "--json", "--budget-instructions=5632",
 					    "../sim/budget/two-launches.chain", NULL });
 	cr_expect(strstr(o.out, "the scenario's budget (5632 thread-instructions"), "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 /* With the default budgets the 2^31-CTA grid stops by wall time in seconds. */
 Test(cli, by_default_a_huge_grid_stops_in_seconds, .timeout = 60)
 {
 	gint64 t0 = g_get_monotonic_time();
-	cli_out o = run_cli((const char *const[]){ "../sim/budget/grid-budget.chain", NULL });
+	test_cli_out o = run_cli((const char *const[]){ "../sim/budget/grid-budget.chain", NULL });
 	double took = (double)(g_get_monotonic_time() - t0) / 1e6;
 	cr_expect_eq(o.status, 0, "%s %s", o.out, o.err);
 	cr_expect(strstr(o.out, "stopped by its wall-time budget of 5 s after"), "%s", o.out);
 	cr_expect(took < 20, "took %.1f s", took);
-	cli_free(&o);
+	test_cli_free(&o);
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "chainsim/diff.h"
+#include "cli.h"
 #include "chainsim/scenario.h"
 
 static char *case_path(const char *name)
@@ -106,44 +107,18 @@ Test(diff, a_run_against_itself_does_not_diverge)
 
 /* ---- the command ------------------------------------------------------------- */
 
-typedef struct cli_out {
-	int status;
-	char *out, *err;
-} cli_out;
-
-static cli_out diff_cli(const char *const *args)
+/* chainsim diff ARGS... from the diff cases' folder */
+static test_cli_out diff_cli(const char *const *args)
 {
-	const char *build = getenv("CHAINSIM_BUILD_ROOT");
-	cr_assert_not_null(build, "run through meson test");
-	char *exe = g_build_filename(build, "tools", "chainsim", NULL);
 	char *dir = case_path("");
-	GPtrArray *argv = g_ptr_array_new();
-	g_ptr_array_add(argv, exe);
-	g_ptr_array_add(argv, (gpointer) "diff");
-	for (const char *const *a = args; *a; a++)
-		g_ptr_array_add(argv, (gpointer)*a);
-	g_ptr_array_add(argv, NULL);
-	cli_out o = { 0 };
-	int ws = 0;
-	cr_assert(g_spawn_sync(dir, (char **)argv->pdata, NULL, 0, NULL, NULL, &o.out, &o.err, &ws,
-			       NULL));
-	cr_assert(WIFEXITED(ws), "chainsim diff did not exit normally");
-	o.status = WEXITSTATUS(ws);
-	g_ptr_array_free(argv, TRUE);
-	g_free(exe);
+	test_cli_out o = test_cli_run(dir, "diff", args);
 	g_free(dir);
 	return o;
 }
 
-static void cli_free(cli_out *o)
-{
-	g_free(o->out);
-	g_free(o->err);
-}
-
 Test(diff_cli, divergent_runs_exit_1_and_show_the_first_divergence)
 {
-	cli_out o = diff_cli((const char *const[]){ "good.chain", "release-payload.chain", NULL });
+	test_cli_out o = diff_cli((const char *const[]){ "good.chain", "release-payload.chain", NULL });
 	cr_expect_eq(o.status, 1, "stderr: %s", o.err);
 	cr_expect(strstr(o.out, "10  engine-release  fired          fired          differ"), "%s",
 		  o.out);
@@ -158,15 +133,15 @@ Test(diff_cli, divergent_runs_exit_1_and_show_the_first_divergence)
 	cr_expect(strstr(o.out, "addr sem (0x"), "%s", o.out);
 	cr_expect(strstr(o.out, "value 0x1,"), "%s", o.out);
 	cr_expect(strstr(o.out, "value 0x2,"), "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 Test(diff_cli, same_runs_exit_0)
 {
-	cli_out o = diff_cli((const char *const[]){ "good.chain", "good.chain", NULL });
+	test_cli_out o = diff_cli((const char *const[]){ "good.chain", "good.chain", NULL });
 	cr_expect_eq(o.status, 0, "stderr: %s\n%s", o.err, o.out);
 	cr_expect(strstr(o.out, "no divergence"), "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 static const char *member_str(JsonObject *o, const char *name)
@@ -177,7 +152,7 @@ static const char *member_str(JsonObject *o, const char *name)
 
 Test(diff_cli, json_names_stage_entry_method_address_and_both_values)
 {
-	cli_out o = diff_cli(
+	test_cli_out o = diff_cli(
 		(const char *const[]){ "--json", "good.chain", "release-payload.chain", NULL });
 	cr_expect_eq(o.status, 1, "stderr: %s", o.err);
 	JsonParser *p = json_parser_new();
@@ -201,15 +176,15 @@ Test(diff_cli, json_names_stage_entry_method_address_and_both_values)
 	JsonObject *s11 = json_array_get_object_element(chain, 10);
 	cr_expect_str_eq(member_str(s11, "b"), "not-fired");
 	g_object_unref(p);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 Test(diff_cli, bad_input_exits_2_with_its_location)
 {
-	cli_out o = diff_cli((const char *const[]){ "good.chain", "no-such.chain", NULL });
+	test_cli_out o = diff_cli((const char *const[]){ "good.chain", "no-such.chain", NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, "no-such.chain"), "%s", o.err);
-	cli_free(&o);
+	test_cli_free(&o);
 
 	char *tmp = NULL;
 	int fd = g_file_open_tmp("diff-bad-XXXXXX.chain", &tmp, NULL);
@@ -220,23 +195,23 @@ Test(diff_cli, bad_input_exits_2_with_its_location)
 	o = diff_cli((const char *const[]){ "good.chain", tmp, NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, ":4:"), "the error names line 4: %s", o.err);
-	cli_free(&o);
+	test_cli_free(&o);
 	remove(tmp);
 	g_free(tmp);
 
 	o = diff_cli((const char *const[]){ "good.chain", NULL });
 	cr_expect_eq(o.status, 2);
-	cli_free(&o);
+	test_cli_free(&o);
 	o = diff_cli((const char *const[]){ "a", "b", "c", NULL });
 	cr_expect_eq(o.status, 2);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 /* ---- one scenario under two rewrites ------------------------------------------ */
 
 Test(diff_rewrite, an_address_kept_unrelocated_diverges_at_stage_3)
 {
-	cli_out o = diff_cli((const char *const[]){ "--rewrite-a", "relocate.rewrite", "--rewrite-b",
+	test_cli_out o = diff_cli((const char *const[]){ "--rewrite-a", "relocate.rewrite", "--rewrite-b",
 						    "keep-sem.rewrite", "forward.chain", NULL });
 	cr_expect_eq(o.status, 1, "stderr: %s", o.err);
 	cr_expect(strstr(o.out, "diff A forward.chain under relocate.rewrite vs B forward.chain "
@@ -249,12 +224,12 @@ Test(diff_rewrite, an_address_kept_unrelocated_diverges_at_stage_3)
 	cr_expect(strstr(o.out, "SEM_ADDR: guest 0x200000000 -> host 0x5000000000"), "%s", o.out);
 	cr_expect(strstr(o.out, "B forward.chain under keep-sem.rewrite: host-edit by host, entry 0"),
 		  "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 Test(diff_rewrite, a_replaced_release_payload_shows_both_values_in_json)
 {
-	cli_out o = diff_cli((const char *const[]){ "--json", "--rewrite-a", "relocate.rewrite",
+	test_cli_out o = diff_cli((const char *const[]){ "--json", "--rewrite-a", "relocate.rewrite",
 						    "--rewrite-b", "payload.rewrite", "forward.chain",
 						    NULL });
 	cr_expect_eq(o.status, 1, "stderr: %s", o.err);
@@ -275,52 +250,52 @@ Test(diff_rewrite, a_replaced_release_payload_shows_both_values_in_json)
 	cr_expect(strstr(member_str(b, "detail"), "SEM_PAYLOAD_LO's data replaced by 0x2"), "%s",
 		  o.out);
 	g_object_unref(p);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 Test(diff_rewrite, the_same_rewrite_twice_exits_0)
 {
-	cli_out o = diff_cli((const char *const[]){ "--rewrite-a", "relocate.rewrite", "--rewrite-b",
+	test_cli_out o = diff_cli((const char *const[]){ "--rewrite-a", "relocate.rewrite", "--rewrite-b",
 						    "relocate.rewrite", "forward.chain", NULL });
 	cr_expect_eq(o.status, 0, "stderr: %s\n%s", o.err, o.out);
 	cr_expect(strstr(o.out, "no divergence"), "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 	/* the scenario's own block is the same relocation */
 	o = diff_cli((const char *const[]){ "--rewrite-b", "relocate.rewrite", "forward.chain", NULL });
 	cr_expect_eq(o.status, 0, "stderr: %s\n%s", o.err, o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 Test(diff_rewrite, a_scenario_without_a_rewrite_takes_it_before_its_submit)
 {
-	cli_out o = diff_cli(
+	test_cli_out o = diff_cli(
 		(const char *const[]){ "--rewrite-b", "relocate.rewrite", "forward-plain.chain", NULL });
 	cr_expect_eq(o.status, 1, "stderr: %s", o.err);
 	cr_expect(strstr(o.out, "A: break at stage 4 (fe-fetch) [forward-unrelocated]\nB: complete\n"),
 		  "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 Test(diff_rewrite, bad_rewrites_exit_2_located_in_their_file)
 {
-	cli_out o = diff_cli(
+	test_cli_out o = diff_cli(
 		(const char *const[]){ "--rewrite-a", "bad-keep.rewrite", "forward.chain", NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, "bad-keep.rewrite:4:8: keep: unknown address 'NOPE'"), "%s", o.err);
-	cli_free(&o);
+	test_cli_free(&o);
 	o = diff_cli((const char *const[]){ "--rewrite-b", "trailing.rewrite", "forward.chain", NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, "trailing.rewrite:4:1: expected nothing after the rewrite block's "
 				"'end'"), "%s", o.err);
-	cli_free(&o);
+	test_cli_free(&o);
 	o = diff_cli((const char *const[]){ "--rewrite-b", "forward.chain", "forward.chain", NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, "forward.chain:3:1: expected a 'rewrite' line first"), "%s", o.err);
-	cli_free(&o);
+	test_cli_free(&o);
 	/* the scenario's own lines after the spliced block keep their numbers */
 	o = diff_cli((const char *const[]){ "--rewrite-a", "relocate.rewrite",
 					    "forward-bad-wait.chain", NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, "forward-bad-wait.chain:14:6: unknown name 'nosuch'"), "%s", o.err);
-	cli_free(&o);
+	test_cli_free(&o);
 }
