@@ -1,9 +1,35 @@
 /* chainsim: the command-line front door. Subcommands live in cmd_*.c. */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
+
+#ifdef CS_HAVE_GSP
+/* `chainsim gsp` is the program chainsim-gsp beside this one
+ * (tools/chainsim_gsp.c): only it links Unicorn. */
+static int run_gsp_program(int argc, char **argv)
+{
+	(void)argc;
+	char exe[PATH_MAX], prog[PATH_MAX + 16];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	const char *slash = strrchr(exe, '/');
+	if (!slash) {
+		fprintf(stderr, "chainsim gsp: cannot find this program's folder "
+				"(/proc/self/exe), where chainsim-gsp lives\n");
+		return CS_EXIT_INTERNAL;
+	}
+	snprintf(prog, sizeof(prog), "%.*s/chainsim-gsp", (int)(slash - exe), exe);
+	argv[0] = "chainsim-gsp";
+	execv(prog, argv);
+	fprintf(stderr, "chainsim gsp: cannot run %s: %s\n", prog, strerror(errno));
+	return CS_EXIT_INTERNAL;
+}
+#endif
 
 static const struct {
 	const char *name;
@@ -14,7 +40,7 @@ static const struct {
 	{ "disasm", cs_cmd_disasm, "turn raw pushbuffer bytes into scenario text" },
 	{ "battery", cs_cmd_battery, "run the acceptance battery of guest clients" },
 #ifdef CS_HAVE_GSP
-	{ "gsp", cs_cmd_gsp, "debug GSP RISC-V firmware on Unicorn" },
+	{ "gsp", run_gsp_program, "debug GSP RISC-V firmware on Unicorn (chainsim-gsp)" },
 #endif
 	{ "repl", cs_cmd_repl, "step a scenario's method stream through the device" },
 	{ "export", cs_cmd_export, "write a scenario's submission as a capture" },
