@@ -1,5 +1,5 @@
 /* chainsim conform PATH...: run conformance cases, each judged by its own
- * expect lines, in child processes so that a crash or a hang costs one case
+ * expect lines, in worker processes so that a crash or a hang costs one case
  * (docs/conform.md). */
 #include <dirent.h>
 #include <errno.h>
@@ -42,7 +42,11 @@ static void conform_usage(FILE *out)
 		"\n"
 		"  --backend sim|hw      where cases run (default sim; this build has no hw\n"
 		"                        backend, so its cases are unavailable)\n"
-		"  --jobs N              run N cases at a time, each in its own child process\n"
+		"  --jobs N              run N cases at a time, in N worker processes; a case\n"
+		"                        that crashes or hangs costs its worker, which is\n"
+		"                        replaced, and that case only\n"
+		"  --isolate             a fresh worker process for every case (slower; for\n"
+		"                        cases that may leave a worker's memory corrupted)\n"
 		"  --timeout S           seconds one case may take before it is killed (120)\n"
 		"  --filter RE           only cases whose path matches the extended regex RE\n"
 		"  --shard K/N|auto      run slice K of N (1-based), chosen after --filter by a\n"
@@ -71,10 +75,11 @@ typedef struct conform_opts {
 	unsigned shard_index, shard_count;
 	const char *json_out, *junit_out;
 	bool allow_unavailable, progress;
+	bool isolate; /* a fresh worker process for every case */
 	/* Test-only (tests/sim/test_conform.c): a case whose path contains the
-	 * text kills itself with SIGSEGV, or sleeps forever, in its child. */
+	 * text kills itself with SIGSEGV, or sleeps forever, in its worker. */
 	const char *inject_crash, *inject_hang;
-	/* the case named -, read from standard input before the children start */
+	/* the case named -, read from standard input before the workers start */
 	const char *stdin_text;
 	size_t stdin_len;
 } conform_opts;
@@ -243,7 +248,7 @@ static bool shard_auto(unsigned *k, unsigned *n, char *why, size_t whylen)
 	return false;
 }
 
-/* ---- one case, in the child ------------------------------------------- */
+/* ---- one case, in a worker ------------------------------------------ */
 
 typedef struct case_run_opts {
 	bool no_exec, trace_methods;
@@ -296,7 +301,7 @@ static bool read_run_lines(const char *path, const char *text, case_run_opts *o,
 	return true;
 }
 
-/* Runs one case; returns the exit status the child ends with (0 pass, 1 an
+/* Runs one case; returns the status the worker answers with (0 pass, 1 an
  * expectation failed, 2 bad input, 3 unavailable, 4 internal) and the reason. */
 static int run_case(const char *path, const conform_opts *co, char *why, size_t whylen)
 {
@@ -375,66 +380,133 @@ static int run_case(const char *path, const conform_opts *co, char *why, size_t 
 	return rc;
 }
 
-/* The child: runs the case, writes "<rc> <reason>" to the pipe, exits with rc.
- * A child that ends without writing is a crash, whatever its status. */
-static _Noreturn void child_main(const char *path, const conform_opts *co, int wfd)
+/* ---- the workers: one process runs cases until one crashes or hangs ------ */
+
+/* A worker reads case indexes (uint32, native order) from its command pipe and
+ * answers each with "<rc> <peak KiB> <reason>" and a NUL, in one write under
+ * PIPE_BUF, so a parent that reads late never blocks it. A worker that ends
+ * without answering took its case down with it: the parent judges that case
+ * crashed (or timed out, when the parent killed it) and starts a new worker. */
+typedef struct worker {
+	pid_t pid;	 /* 0: no process in this slot */
+	int cmd_fd;	 /* case indexes to the worker */
+	int result_fd;	 /* answers from it */
+	size_t idx;	 /* the case it runs; SIZE_MAX when idle */
+	double started;	 /* when that case was sent */
+	bool killed;	 /* killed by the parent when its case timed out */
+	char buf[CONFORM_REASON_MAX + 48];
+	size_t len;
+} worker;
+
+/* The peak resident set since the last call: Linux resets the high-water
+ * mark when "5" is written to clear_refs; where it cannot, the peak is the
+ * worker's since it began. */
+static long peak_rss_kib_since_reset(bool reset)
+{
+	long kib = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (reset) {
+		int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			ssize_t w = write(fd, "5", 1);
+			(void)w;
+			close(fd);
+		}
+	}
+	if (!kib) { /* no /proc: the process's peak from getrusage */
+		struct rusage ru;
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			kib = ru.ru_maxrss;
+	}
+	return kib;
+}
+
+static _Noreturn void worker_main(const conform_opts *co, const conform_case *cases, int cmd_fd,
+				  int result_fd)
 {
 	int devnull = open("/dev/null", O_WRONLY);
 	if (devnull >= 0) {
 		dup2(devnull, STDOUT_FILENO);
 		close(devnull);
 	}
-	if (co->inject_crash && strstr(path, co->inject_crash)) {
-		signal(SIGSEGV, SIG_DFL);
-		raise(SIGSEGV);
+	uint32_t idx;
+	ssize_t got;
+	while ((got = read(cmd_fd, &idx, sizeof(idx))) == (ssize_t)sizeof(idx) ||
+	       (got < 0 && errno == EINTR)) {
+		if (got < 0)
+			continue;
+		const char *path = cases[idx].path;
+		if (co->inject_crash && strstr(path, co->inject_crash)) {
+			signal(SIGSEGV, SIG_DFL);
+			raise(SIGSEGV);
+		}
+		if (co->inject_hang && strstr(path, co->inject_hang))
+			for (;;)
+				pause();
+		peak_rss_kib_since_reset(true);
+		char why[CONFORM_REASON_MAX] = "";
+		int rc = run_case(path, co, why, sizeof(why));
+		char line[CONFORM_REASON_MAX + 48];
+		int len = snprintf(line, sizeof(line), "%d %ld %s", rc,
+				   peak_rss_kib_since_reset(false), why);
+		if (len > (int)sizeof(line) - 1)
+			len = (int)sizeof(line) - 1;
+		if (write(result_fd, line, (size_t)len + 1) != (ssize_t)len + 1)
+			_exit(CS_EXIT_INTERNAL);
 	}
-	if (co->inject_hang && strstr(path, co->inject_hang))
-		for (;;)
-			pause();
-	char why[CONFORM_REASON_MAX] = "";
-	int rc = run_case(path, co, why, sizeof(why));
-	char line[CONFORM_REASON_MAX + 16];
-	int len = snprintf(line, sizeof(line), "%d %s", rc, why);
-	if (len > (int)sizeof(line) - 1)
-		len = (int)sizeof(line) - 1;
-	/* Under PIPE_BUF, so one write, never blocked by a parent that reads late. */
-	ssize_t w = write(wfd, line, (size_t)len);
-	(void)w;
-	_exit(rc);
+	_exit(0);
 }
 
-/* ---- the parent: children, progress, results -------------------------- */
-
-typedef struct running {
-	size_t idx; /* into cases */
-	pid_t pid;
-	int fd;
-	double started;
-	bool killed;
-	char buf[CONFORM_REASON_MAX + 16];
-	size_t len;
-} running;
-
-static bool start_case(const conform_opts *co, conform_case *c, size_t idx, running *r)
+static bool start_worker(const conform_opts *co, const conform_case *cases, worker *all,
+			 size_t nall, worker *w)
 {
-	int fds[2];
-	if (pipe2(fds, O_CLOEXEC) != 0)
+	int cmd[2], res[2];
+	if (pipe2(cmd, O_CLOEXEC) != 0)
 		return false;
+	if (pipe2(res, O_CLOEXEC) != 0) {
+		close(cmd[0]);
+		close(cmd[1]);
+		return false;
+	}
 	fflush(stdout);
 	fflush(stderr);
 	pid_t pid = fork();
 	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
+		close(cmd[0]), close(cmd[1]), close(res[0]), close(res[1]);
 		return false;
 	}
 	if (pid == 0) {
-		close(fds[0]);
-		child_main(c->path, co, fds[1]);
+		/* the other workers' pipes, so that each sees its own end close */
+		for (size_t i = 0; i < nall; i++)
+			if (all[i].pid) {
+				close(all[i].cmd_fd);
+				close(all[i].result_fd);
+			}
+		close(cmd[1]);
+		close(res[0]);
+		worker_main(co, cases, cmd[0], res[1]);
 	}
-	close(fds[1]);
-	*r = (running){ .idx = idx, .pid = pid, .fd = fds[0], .started = now_s() };
+	close(cmd[0]);
+	close(res[1]);
+	*w = (worker){ .pid = pid, .cmd_fd = cmd[1], .result_fd = res[0], .idx = SIZE_MAX };
 	return true;
+}
+
+static bool send_case(worker *w, size_t idx)
+{
+	uint32_t v = (uint32_t)idx;
+	w->idx = idx;
+	w->started = now_s();
+	w->len = 0;
+	/* an empty pipe takes 4 bytes at once; EPIPE (SIGPIPE is ignored) means the
+	 * worker is gone, which its result pipe's end reports */
+	return write(w->cmd_fd, &v, sizeof(v)) == (ssize_t)sizeof(v);
 }
 
 static const char *signal_name(int sig)
@@ -443,46 +515,66 @@ static const char *signal_name(int sig)
 	return n ? n : "?";
 }
 
-/* The child closed its pipe (it ended): reap it and judge the case. */
-static void finish_case(running *r, conform_case *c)
+/* The worker answered its case. */
+static void case_answered(worker *w, conform_case *c)
+{
+	c->seconds = now_s() - w->started;
+	char *end;
+	long rc = strtol(w->buf, &end, 10);
+	long kib = *end == ' ' ? strtol(end + 1, &end, 10) : -1;
+	if (*end != ' ' || rc < 0 || rc > 255 || kib < 0) {
+		c->outcome = CONFORM_CRASHED;
+		c->exit_code = -1;
+		snprintf(c->reason, sizeof(c->reason), "crashed: its worker answered garbage");
+		return;
+	}
+	c->exit_code = (int)rc;
+	c->peak_rss_kib = kib;
+	snprintf(c->reason, sizeof(c->reason), "%s", end + 1);
+	c->outcome = c->exit_code == CS_EXIT_OK		 ? CONFORM_PASS
+		     : c->exit_code == CS_EXIT_UNAVAILABLE ? CONFORM_UNAVAILABLE
+							   : CONFORM_FAIL;
+}
+
+/* The worker's result pipe closed: reap it, and judge the case it was
+ * running, if any, as crashed or timed out. */
+static void worker_ended(worker *w, conform_case *cases)
 {
 	int st = 0;
 	struct rusage ru;
 	memset(&ru, 0, sizeof(ru));
-	while (wait4(r->pid, &st, 0, &ru) < 0 && errno == EINTR)
+	if (w->cmd_fd >= 0) /* an idle worker ends when its command pipe closes */
+		close(w->cmd_fd);
+	close(w->result_fd);
+	while (wait4(w->pid, &st, 0, &ru) < 0 && errno == EINTR)
 		;
-	close(r->fd);
-	c->seconds = now_s() - r->started;
+	w->pid = 0;
+	if (w->idx == SIZE_MAX)
+		return;
+	conform_case *c = &cases[w->idx];
+	w->idx = SIZE_MAX;
+	c->seconds = now_s() - w->started;
 	c->peak_rss_kib = ru.ru_maxrss;
-	r->buf[r->len] = 0;
-	if (r->killed) {
+	if (w->killed) {
 		c->outcome = CONFORM_TIMEOUT;
 		c->exit_code = -1;
 		c->signal = SIGKILL;
 		snprintf(c->reason, sizeof(c->reason), "timed out after %.1f s: killed", c->seconds);
-		return;
-	}
-	if (WIFSIGNALED(st)) {
+	} else if (WIFSIGNALED(st)) {
 		c->outcome = CONFORM_CRASHED;
 		c->exit_code = -1;
 		c->signal = WTERMSIG(st);
 		snprintf(c->reason, sizeof(c->reason), "crashed: killed by signal %d (SIG%s)",
 			 c->signal, signal_name(c->signal));
-		return;
-	}
-	c->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	char *sp = strchr(r->buf, ' ');
-	if (!r->len || !sp || atoi(r->buf) != c->exit_code) {
+	} else {
 		c->outcome = CONFORM_CRASHED;
+		c->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 		snprintf(c->reason, sizeof(c->reason), "crashed: exited %d without a result",
 			 c->exit_code);
-		return;
 	}
-	snprintf(c->reason, sizeof(c->reason), "%s", sp + 1);
-	c->outcome = c->exit_code == CS_EXIT_OK		 ? CONFORM_PASS
-		     : c->exit_code == CS_EXIT_UNAVAILABLE ? CONFORM_UNAVAILABLE
-							   : CONFORM_FAIL;
 }
+
+/* ---- the parent: workers, progress, results ---------------------------- */
 
 static void print_case(FILE *out, const conform_case *c)
 {
@@ -511,64 +603,90 @@ static void progress(const conform_case *cases, size_t n, size_t done, double t0
 	fflush(stderr);
 }
 
+/* Reads what worker w has to say; true when its case is settled (answered,
+ * or the worker ended). */
+static bool worker_readable(const conform_opts *co, worker *w, conform_case *cases)
+{
+	ssize_t got = read(w->result_fd, w->buf + w->len, sizeof(w->buf) - 1 - w->len);
+	if (got < 0 && errno == EINTR)
+		return false;
+	if (got > 0) {
+		w->len += (size_t)got;
+		w->buf[w->len] = 0;
+		if (w->idx != SIZE_MAX && memchr(w->buf, 0, w->len)) {
+			case_answered(w, &cases[w->idx]);
+			w->idx = SIZE_MAX;
+			if (co->isolate) { /* it ends when its command pipe closes */
+				close(w->cmd_fd);
+				w->cmd_fd = -1;
+			}
+			return true;
+		}
+		if (w->len < sizeof(w->buf) - 1)
+			return false;
+	}
+	bool had_case = w->idx != SIZE_MAX;
+	worker_ended(w, cases);
+	return had_case;
+}
+
 static bool run_all(const conform_opts *co, conform_case *cases, size_t n)
 {
-	running *run = calloc(co->jobs, sizeof(*run));
-	struct pollfd *pfd = calloc(co->jobs, sizeof(*pfd));
-	if (!run || !pfd) {
-		free(run);
+	size_t nw = co->jobs < n ? co->jobs : n;
+	worker *w = calloc(nw, sizeof(*w));
+	struct pollfd *pfd = calloc(nw, sizeof(*pfd));
+	if (!w || !pfd) {
+		free(w);
 		free(pfd);
 		return false;
 	}
-	size_t next = 0, nrun = 0, done = 0, printed = 0;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
+	sigaction(SIGPIPE, &ign, &old_pipe);
+	size_t next = 0, done = 0, printed = 0;
 	double t0 = now_s(), last_progress = 0;
 	bool ok = true;
 	while (done < n) {
-		while (ok && nrun < co->jobs && next < n) {
-			if (!start_case(co, &cases[next], next, &run[nrun])) {
-				fprintf(stderr, "chainsim conform: cannot start a child: %s\n",
+		for (size_t i = 0; ok && i < nw && next < n; i++) {
+			if (w[i].pid && (w[i].idx != SIZE_MAX || w[i].cmd_fd < 0))
+				continue;
+			if (!w[i].pid && !start_worker(co, cases, w, nw, &w[i])) {
+				fprintf(stderr, "chainsim conform: cannot start a worker: %s\n",
 					strerror(errno));
 				ok = false;
 				break;
 			}
-			next++;
-			nrun++;
+			/* a failed write shows as the worker's end, its case crashed */
+			send_case(&w[i], next++);
 		}
-		if (!nrun)
-			break;
+		size_t np = 0, busy = 0;
 		double now = now_s(), wait_s = 0.25;
-		for (size_t i = 0; i < nrun; i++) {
-			double left = run[i].started + co->timeout_s - now;
-			if (left <= 0 && !run[i].killed) {
-				kill(run[i].pid, SIGKILL);
-				run[i].killed = true;
+		for (size_t i = 0; i < nw; i++) {
+			if (!w[i].pid)
+				continue;
+			if (w[i].idx != SIZE_MAX) {
+				busy++;
+				double left = w[i].started + co->timeout_s - now;
+				if (left <= 0 && !w[i].killed) {
+					kill(w[i].pid, SIGKILL);
+					w[i].killed = true;
+				}
+				if (left > 0 && left < wait_s)
+					wait_s = left;
 			}
-			if (left > 0 && left < wait_s)
-				wait_s = left;
-			pfd[i] = (struct pollfd){ .fd = run[i].fd, .events = POLLIN };
+			pfd[np++] = (struct pollfd){ .fd = w[i].result_fd, .events = POLLIN };
 		}
-		int pr = poll(pfd, nrun, (int)(wait_s * 1000) + 1);
+		if (!np || (!busy && next >= n))
+			break;
+		int pr = poll(pfd, np, (int)(wait_s * 1000) + 1);
 		if (pr < 0 && errno != EINTR) {
 			ok = false;
 			break;
 		}
-		for (size_t i = 0; pr > 0 && i < nrun; i++) {
-			if (!pfd[i].revents)
+		for (size_t i = 0, p = 0; pr > 0 && i < nw; i++) {
+			if (!w[i].pid)
 				continue;
-			running *r = &run[i];
-			ssize_t got = read(r->fd, r->buf + r->len, sizeof(r->buf) - 1 - r->len);
-			if (got > 0) {
-				r->len += (size_t)got;
-				if (r->len < sizeof(r->buf) - 1)
-					continue;
-			} else if (got < 0 && errno == EINTR) {
-				continue;
-			}
-			finish_case(r, &cases[r->idx]);
-			done++;
-			run[i] = run[--nrun];
-			pfd[i] = pfd[nrun];
-			i--;
+			if (pfd[p++].revents && worker_readable(co, &w[i], cases))
+				done++;
 		}
 		while (printed < n && cases[printed].outcome != CONFORM_PENDING) {
 			if (co->progress)
@@ -581,9 +699,17 @@ static bool run_all(const conform_opts *co, conform_case *cases, size_t n)
 			last_progress = now_s();
 		}
 	}
+	for (size_t i = 0; i < nw; i++)
+		if (w[i].pid)
+			worker_ended(&w[i], cases);
+	if (ok && done < n) {
+		fprintf(stderr, "chainsim conform: %zu of %zu cases were never settled\n", n - done, n);
+		ok = false;
+	}
+	sigaction(SIGPIPE, &old_pipe, NULL);
 	if (co->progress)
 		fputs("\r\033[K", stderr);
-	free(run);
+	free(w);
 	free(pfd);
 	return ok;
 }
@@ -591,7 +717,7 @@ static bool run_all(const conform_opts *co, conform_case *cases, size_t n)
 /* ---- the command -------------------------------------------------------- */
 
 enum { OPT_BACKEND = 0x200, OPT_TIMEOUT, OPT_FILTER, OPT_SHARD, OPT_JSON, OPT_JUNIT,
-       OPT_ALLOW_UNAVAILABLE, OPT_NO_PROGRESS, OPT_INJECT_CRASH, OPT_INJECT_HANG };
+       OPT_ALLOW_UNAVAILABLE, OPT_NO_PROGRESS, OPT_ISOLATE, OPT_INJECT_CRASH, OPT_INJECT_HANG };
 
 static const struct option conform_options[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -605,6 +731,7 @@ static const struct option conform_options[] = {
 	{ "junit", required_argument, NULL, OPT_JUNIT },
 	{ "allow-unavailable", no_argument, NULL, OPT_ALLOW_UNAVAILABLE },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "isolate", no_argument, NULL, OPT_ISOLATE },
 	{ "test-inject-crash", required_argument, NULL, OPT_INJECT_CRASH },
 	{ "test-inject-hang", required_argument, NULL, OPT_INJECT_HANG },
 	{ 0 },
@@ -714,6 +841,9 @@ int cs_cmd_conform(int argc, char **argv)
 			break;
 		case OPT_NO_PROGRESS:
 			co.progress = false;
+			break;
+		case OPT_ISOLATE:
+			co.isolate = true;
 			break;
 		case OPT_INJECT_CRASH:
 			co.inject_crash = optarg;

@@ -23,10 +23,10 @@ enum { CONFORM_REASON_MAX = 768 };
 typedef struct conform_case {
 	char *path;
 	conform_outcome outcome;
-	int exit_code;      /* the child's exit status; -1 when it died of a signal */
+	int exit_code;      /* the case's status; -1 when a signal ended its worker */
 	int signal;         /* the signal that ended it, 0 when none */
-	double seconds;     /* wall time of the child */
-	long peak_rss_kib;  /* the child's peak resident set (wait4's ru_maxrss) */
+	double seconds;     /* wall time, from sending the case to its answer */
+	long peak_rss_kib;  /* its worker's peak resident set while it ran */
 	char reason[CONFORM_REASON_MAX];
 } conform_case;
 

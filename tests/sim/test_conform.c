@@ -143,6 +143,44 @@ Test(conform, a_crash_costs_one_case)
 	cli_free(&o);
 }
 
+/* One worker runs many cases; one that dies with its case is replaced, and
+ * the cases after it still run, on one job as on two. */
+Test(conform, a_crashed_worker_is_replaced_and_the_rest_run)
+{
+	size_t n = count_chain_files("tests/conformance");
+	const char *jobs[] = { "1", "2" };
+	for (size_t j = 0; j < 2; j++) {
+		cli_out o = conform(NULL, (const char *const[]){ "--jobs", jobs[j],
+								 "--test-inject-crash", "-pcas",
+								 "tests/conformance", NULL });
+		size_t crashed = 0;
+		for (const char *p = o.out; (p = strstr(p, "CRASH   ")); p++)
+			crashed++;
+		cr_expect_geq(crashed, 4, "%s", o.out);
+		char *want = g_strdup_printf("SUMMARY: %zu cases: %zu pass, 0 fail, %zu crashed, "
+					     "0 timed out, 0 unavailable\n", n, n - crashed, crashed);
+		cr_expect(g_str_has_suffix(o.out, want), "--jobs %s: %s", jobs[j], o.out);
+		g_free(want);
+		cli_free(&o);
+	}
+}
+
+/* --isolate (a fresh process per case) reports what the reused workers do. */
+Test(conform, isolate_reports_the_same)
+{
+	cli_out a = conform(NULL, (const char *const[]){ "--jobs", "2", "tests/conformance", NULL });
+	cli_out b = conform(NULL, (const char *const[]){ "--jobs", "2", "--isolate",
+							 "tests/conformance", NULL });
+	cr_expect_eq(a.status, 0, "%s", a.out);
+	cr_expect_eq(b.status, 0, "%s", b.out);
+	char *ta = without_times(a.out), *tb = without_times(b.out);
+	cr_expect_str_eq(ta, tb);
+	g_free(ta);
+	g_free(tb);
+	cli_free(&a);
+	cli_free(&b);
+}
+
 Test(conform, a_hang_times_out_and_costs_one_case)
 {
 	size_t n = count_chain_files("tests/conformance");
