@@ -218,6 +218,18 @@ bool gsp_find_access(cs_gsp *m, uint64_t block_pc, uint64_t addr, uint32_t size,
 /* Frees every snapshot and the list (the machine is being destroyed). */
 void gsp_snapshots_free(cs_gsp *m);
 
+/* ---- the GDB stub's packets (gdbstub.c) ---- */
+typedef struct gsp_gdb_request gsp_gdb_request;
+typedef struct gsp_gdb_packet {
+	const char *name; /* the packet's first characters, or all of them when whole */
+	bool whole;
+	cs_status (*answer)(gsp_gdb_request *r);
+	const char *usage;
+	const char *what;
+} gsp_gdb_packet;
+/* The table the stub answers from, in the order it matches. */
+const gsp_gdb_packet *gsp_gdb_packets(size_t *count);
+
 /* ---- the message queues' monitor hook and cursor names (msgq.c) ---- */
 void gsp_msgq_arm_monitor(cs_gsp *m);
 const char *gsp_msgq_cursor_name(cs_gsp *m, uint64_t addr);
