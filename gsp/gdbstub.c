@@ -373,278 +373,380 @@ static void monitor_command(cs_gsp *m, const char *hex, char *reply, size_t max)
 	free(line);
 }
 
-static cs_status handle(cs_gsp *m, const char *pkt, size_t len, char *reply, size_t max, gdb_link *link,
-			bool *quit, GString *console, cs_diag *d)
+/* ---- the packet table ---- */
+
+/* One packet being answered: what every packet's handler gets. */
+struct gsp_gdb_request {
+	cs_gsp *m;
+	const char *args; /* the packet after its name in the table */
+	char *reply;
+	size_t max;
+	gdb_link *link;   /* the client's connection, NULL when none */
+	bool *quit;
+	GString *console; /* output shown before the reply, NULL when none */
+	cs_diag *d;
+};
+
+static cs_status answer(gsp_gdb_request *r, const char *text)
 {
-	(void)len;
-	reply[0] = 0;
-	cs_diag sub;
-	cs_diag_clear(&sub);
-	cs_gsp_stop st;
-	const char *p = pkt + 1;
-	switch (pkt[0]) {
-	case '?':
-		snprintf(reply, max, "S05");
-		return CS_OK;
-	case 'g': {
-		if (max < 33 * 16 + 1)
-			return CS_ERR_INTERNAL;
-		for (unsigned r = 0; r <= 32; r++) {
-			uint64_t v;
-			cs_gsp_reg_read(m, r, &v, NULL);
-			put_hex_le(reply + r * 16, v, 8);
-		}
-		return CS_OK;
+	snprintf(r->reply, r->max, "%s", text);
+	return CS_OK;
+}
+
+static cs_status packet_stop_reason(gsp_gdb_request *r)
+{
+	return answer(r, "S05");
+}
+
+static cs_status packet_read_registers(gsp_gdb_request *r)
+{
+	if (r->max < 33 * 16 + 1)
+		return CS_ERR_INTERNAL;
+	for (unsigned reg = 0; reg <= 32; reg++) {
+		uint64_t v;
+		cs_gsp_reg_read(r->m, reg, &v, NULL);
+		put_hex_le(r->reply + reg * 16, v, 8);
 	}
-	case 'G': {
-		if (strlen(p) < 33 * 16) {
-			snprintf(reply, max, "E01");
-			return CS_OK;
-		}
-		uint64_t vals[33];
-		for (unsigned r = 0; r <= 32; r++)
-			if (!get_hex_le(p + r * 16, 8, &vals[r])) {
-				snprintf(reply, max, "E01");
-				return CS_OK;
-			}
-		for (unsigned r = 1; r <= 32; r++)
-			cs_gsp_reg_write(m, r, vals[r], NULL);
-		snprintf(reply, max, "OK");
-		return CS_OK;
+	return CS_OK;
+}
+
+static cs_status packet_write_registers(gsp_gdb_request *r)
+{
+	if (strlen(r->args) < 33 * 16)
+		return answer(r, "E01");
+	uint64_t vals[33];
+	for (unsigned reg = 0; reg <= 32; reg++)
+		if (!get_hex_le(r->args + reg * 16, 8, &vals[reg]))
+			return answer(r, "E01");
+	for (unsigned reg = 1; reg <= 32; reg++)
+		cs_gsp_reg_write(r->m, reg, vals[reg], NULL);
+	return answer(r, "OK");
+}
+
+static cs_status packet_read_register(gsp_gdb_request *r)
+{
+	const char *p = r->args;
+	uint64_t reg, v;
+	if (!parse_hex(&p, &reg) || *p || reg > CS_GSP_REG_PRIV)
+		return answer(r, "E01");
+	if (cs_gsp_reg_read(r->m, (unsigned)reg, &v, NULL) != CS_OK)
+		return answer(r, "E02");
+	put_hex_le(r->reply, v, reg_bytes((unsigned)reg));
+	return CS_OK;
+}
+
+static cs_status packet_write_register(gsp_gdb_request *r)
+{
+	const char *p = r->args;
+	uint64_t reg, v;
+	if (!parse_hex(&p, &reg) || *p != '=' || reg > CS_GSP_REG_PRIV ||
+	    strlen(p + 1) != 2 * reg_bytes((unsigned)reg) || !get_hex_le(p + 1, reg_bytes((unsigned)reg), &v))
+		return answer(r, "E01");
+	return answer(r, cs_gsp_reg_write(r->m, (unsigned)reg, v, NULL) == CS_OK ? "OK" : "E02");
+}
+
+static cs_status packet_read_memory(gsp_gdb_request *r)
+{
+	const char *p = r->args;
+	uint64_t a, n;
+	if (!parse_hex(&p, &a) || *p++ != ',' || !parse_hex(&p, &n) || *p)
+		return answer(r, "E01");
+	/* up to what the PacketSize we advertise lets gdb ask for */
+	if (n > (r->max - 1) / 2 || n > CS_GDB_PACKET_MAX / 2)
+		return answer(r, "E03");
+	uint8_t *buf = malloc(n ? n : 1);
+	if (!buf)
+		return CS_ERR_NOMEM;
+	if (cs_gsp_mem_read(r->m, a, buf, n, NULL) != CS_OK) {
+		free(buf);
+		return answer(r, "E14");
 	}
-	case 'p': {
-		uint64_t r, v;
-		if (!parse_hex(&p, &r) || *p || r > CS_GSP_REG_PRIV) {
-			snprintf(reply, max, "E01");
-			return CS_OK;
-		}
-		if (cs_gsp_reg_read(m, (unsigned)r, &v, &sub) != CS_OK) {
-			snprintf(reply, max, "E02");
-			return CS_OK;
-		}
-		put_hex_le(reply, v, reg_bytes((unsigned)r));
-		return CS_OK;
+	for (uint64_t i = 0; i < n; i++) {
+		r->reply[2 * i] = hexd[buf[i] >> 4];
+		r->reply[2 * i + 1] = hexd[buf[i] & 15];
 	}
-	case 'P': {
-		uint64_t r, v;
-		if (!parse_hex(&p, &r) || *p != '=' || r > CS_GSP_REG_PRIV ||
-		    strlen(p + 1) != 2 * reg_bytes((unsigned)r) || !get_hex_le(p + 1, reg_bytes((unsigned)r), &v)) {
-			snprintf(reply, max, "E01");
-			return CS_OK;
-		}
-		snprintf(reply, max, cs_gsp_reg_write(m, (unsigned)r, v, &sub) == CS_OK ? "OK" : "E02");
-		return CS_OK;
-	}
-	case 'm': {
-		/* up to what the PacketSize we advertise lets gdb ask for */
-		uint64_t a, n;
-		if (!parse_hex(&p, &a) || *p++ != ',' || !parse_hex(&p, &n) || *p) {
-			snprintf(reply, max, "E01");
-			return CS_OK;
-		}
-		if (n > (max - 1) / 2 || n > CS_GDB_PACKET_MAX / 2) {
-			snprintf(reply, max, "E03");
-			return CS_OK;
-		}
-		uint8_t *buf = malloc(n ? n : 1);
-		if (!buf)
-			return CS_ERR_NOMEM;
-		if (cs_gsp_mem_read(m, a, buf, n, &sub) != CS_OK) {
+	r->reply[2 * n] = 0;
+	free(buf);
+	return CS_OK;
+}
+
+static cs_status packet_write_memory(gsp_gdb_request *r)
+{
+	const char *p = r->args;
+	uint64_t a, n;
+	if (!parse_hex(&p, &a) || *p++ != ',' || !parse_hex(&p, &n) || *p++ != ':' || n > CS_GDB_PACKET_MAX / 2 ||
+	    strlen(p) != 2 * n)
+		return answer(r, "E01");
+	uint8_t *buf = malloc(n ? n : 1);
+	if (!buf)
+		return CS_ERR_NOMEM;
+	for (uint64_t i = 0; i < n; i++) {
+		int h = hexval(p[2 * i]), l = hexval(p[2 * i + 1]);
+		if (h < 0 || l < 0) {
 			free(buf);
-			snprintf(reply, max, "E14");
-			return CS_OK;
+			return answer(r, "E01");
 		}
-		for (uint64_t i = 0; i < n; i++) {
-			reply[2 * i] = hexd[buf[i] >> 4];
-			reply[2 * i + 1] = hexd[buf[i] & 15];
-		}
-		reply[2 * n] = 0;
-		free(buf);
+		buf[i] = (uint8_t)(h * 16 + l);
+	}
+	answer(r, cs_gsp_mem_write(r->m, a, buf, n, NULL) == CS_OK ? "OK" : "E14");
+	free(buf);
+	return CS_OK;
+}
+
+/* Runs to a stop (one instruction when step) and answers with the stop,
+ * after the console output it brought. */
+static cs_status resume_to_stop(gsp_gdb_request *r, bool step)
+{
+	size_t log_before = strlen(cs_gsp_log_text(r->m));
+	cs_gsp_stop st;
+	cs_status s = gdb_resume(r->m, step, r->link, &st, r->d);
+	if (s != CS_OK)
+		return s;
+	console_after_stop(r->m, log_before, &st, r->console);
+	stop_reply(r->m, &st, r->reply, r->max);
+	return CS_OK;
+}
+
+/* c and s: from ADDR when given. */
+static cs_status resume_at(gsp_gdb_request *r, bool step)
+{
+	const char *p = r->args;
+	if (*p) {
+		uint64_t a;
+		if (!parse_hex(&p, &a) || *p)
+			return answer(r, "E01");
+		gsp_set_reg(r->m, UC_RISCV_REG_PC, a);
+	}
+	return resume_to_stop(r, step);
+}
+
+static cs_status packet_continue(gsp_gdb_request *r)
+{
+	return resume_at(r, false);
+}
+
+static cs_status packet_step(gsp_gdb_request *r)
+{
+	return resume_at(r, true);
+}
+
+static cs_status packet_vcont_actions(gsp_gdb_request *r)
+{
+	return answer(r, "vCont;c;C;s;S");
+}
+
+/* The first action is the thread's (there is one); a signal is not delivered. */
+static cs_status packet_vcont(gsp_gdb_request *r)
+{
+	char a = r->args[0];
+	if (a != 'c' && a != 'C' && a != 's' && a != 'S')
+		return answer(r, "E01");
+	return resume_to_stop(r, a == 's' || a == 'S');
+}
+
+/* Z and z: TYPE 0 and 1 breakpoints, 2 write, 3 read, 4 access watchpoints
+ * of KIND bytes; another type gets the empty reply (not supported). */
+static cs_status point_packet(gsp_gdb_request *r, bool insert)
+{
+	const char *p = r->args;
+	uint64_t type, a, kind;
+	if (!parse_hex(&p, &type) || *p++ != ',' || !parse_hex(&p, &a) || *p++ != ',' || !parse_hex(&p, &kind) ||
+	    (*p && *p != ';'))
+		return answer(r, "E01");
+	cs_gsp *m = r->m;
+	cs_status s;
+	int id = 0;
+	if (type <= 1) {
+		s = insert ? cs_gsp_break_add(m, a, false, &id, NULL) : cs_gsp_break_remove_at(m, a, NULL);
+	} else if (type <= 4) {
+		cs_gsp_watch_kind k = type == 2 ? CS_GSP_WATCH_WRITE : type == 3 ? CS_GSP_WATCH_READ : CS_GSP_WATCH_ACCESS;
+		if (kind == 0 || kind > 4096)
+			return answer(r, "E01");
+		s = insert ? cs_gsp_watch_add(m, a, kind, k, &id, NULL) : cs_gsp_watch_remove_at(m, a, kind, k, NULL);
+	} else {
 		return CS_OK;
 	}
-	case 'M': {
-		uint64_t a, n;
-		if (!parse_hex(&p, &a) || *p++ != ',' || !parse_hex(&p, &n) || *p++ != ':' ||
-		    n > CS_GDB_PACKET_MAX / 2 || strlen(p) != 2 * n) {
-			snprintf(reply, max, "E01");
-			return CS_OK;
-		}
-		uint8_t *buf = malloc(n ? n : 1);
-		if (!buf)
-			return CS_ERR_NOMEM;
-		for (uint64_t i = 0; i < n; i++) {
-			int h = hexval(p[2 * i]), l = hexval(p[2 * i + 1]);
-			if (h < 0 || l < 0) {
-				free(buf);
-				snprintf(reply, max, "E01");
-				return CS_OK;
-			}
-			buf[i] = (uint8_t)(h * 16 + l);
-		}
-		snprintf(reply, max, cs_gsp_mem_write(m, a, buf, n, &sub) == CS_OK ? "OK" : "E14");
-		free(buf);
-		return CS_OK;
+	for (int i = 0; s == CS_OK && insert && i < GSP_POINTS_MAX; i++)
+		if (m->pt[i].used && m->pt[i].id == id)
+			m->pt[i].by_gdb = true;
+	return answer(r, s == CS_OK ? "OK" : "E01");
+}
+
+static cs_status packet_point_insert(gsp_gdb_request *r)
+{
+	return point_packet(r, true);
+}
+
+static cs_status packet_point_remove(gsp_gdb_request *r)
+{
+	return point_packet(r, false);
+}
+
+/* The server loop stops acking after this reply (half the packets on the
+ * wire: gdb no longer acks each reply either). */
+static cs_status packet_no_ack_mode(gsp_gdb_request *r)
+{
+	return answer(r, "OK");
+}
+
+/* H (set the thread of later packets) and T (is the thread alive): there
+ * is one thread. */
+static cs_status packet_thread(gsp_gdb_request *r)
+{
+	return answer(r, "OK");
+}
+
+static cs_status packet_kill(gsp_gdb_request *r)
+{
+	*r->quit = true;
+	return CS_OK;
+}
+
+/* D and vKill: the session ends after the OK. */
+static cs_status packet_detach(gsp_gdb_request *r)
+{
+	*r->quit = true;
+	return answer(r, "OK");
+}
+
+static cs_status packet_supported(gsp_gdb_request *r)
+{
+	snprintf(r->reply, r->max,
+		 "PacketSize=%x;qXfer:features:read+;swbreak+;hwbreak+;vContSupported+;QStartNoAckMode+",
+		 CS_GDB_PACKET_MAX);
+	return CS_OK;
+}
+
+/* qXfer:features:read:target.xml:OFFSET,LENGTH: 'm' and a piece, or 'l'
+ * and the last one, binary-escaped. */
+static cs_status packet_target_xml(gsp_gdb_request *r)
+{
+	const char *ann = r->args;
+	const char *colon = strchr(ann, ':');
+	if (!colon || (size_t)(colon - ann) != strlen("target.xml") || strncmp(ann, "target.xml", 10))
+		return answer(r, "E00");
+	const char *q = colon + 1;
+	uint64_t off, n;
+	if (!parse_hex(&q, &off) || *q++ != ',' || !parse_hex(&q, &n) || *q)
+		return answer(r, "E01");
+	GString *x = target_xml();
+	if (off > x->len) {
+		g_string_free(x, TRUE);
+		return answer(r, "E01");
 	}
-	case 'c':
-	case 's': {
-		if (*p) {
-			uint64_t a;
-			if (!parse_hex(&p, &a) || *p) {
-				snprintf(reply, max, "E01");
-				return CS_OK;
-			}
-			gsp_set_reg(m, UC_RISCV_REG_PC, a);
-		}
-		size_t log_before = strlen(cs_gsp_log_text(m));
-		cs_status s = gdb_resume(m, pkt[0] == 's', link, &st, d);
-		if (s != CS_OK)
-			return s;
-		console_after_stop(m, log_before, &st, console);
-		stop_reply(m, &st, reply, max);
-		return CS_OK;
+	char *reply = r->reply;
+	size_t avail = x->len - off;
+	size_t k = 0, o = 1;
+	while (k < avail && k < n && o + 3 < r->max) {
+		char c = x->str[off + k];
+		if (c == '$' || c == '#' || c == '}' || c == '*') {
+			reply[o++] = '}';
+			reply[o++] = (char)(c ^ 0x20);
+		} else
+			reply[o++] = c;
+		k++;
 	}
-	case 'Z':
-	case 'z': {
-		uint64_t type, a, kind;
-		if (!parse_hex(&p, &type) || *p++ != ',' || !parse_hex(&p, &a) || *p++ != ',' || !parse_hex(&p, &kind) ||
-		    (*p && *p != ';')) {
-			snprintf(reply, max, "E01");
-			return CS_OK;
-		}
-		cs_status s;
-		int id = 0;
-		if (type <= 1) {
-			s = pkt[0] == 'Z' ? cs_gsp_break_add(m, a, false, &id, &sub) : cs_gsp_break_remove_at(m, a, &sub);
-		} else if (type <= 4) {
-			cs_gsp_watch_kind k = type == 2 ? CS_GSP_WATCH_WRITE : type == 3 ? CS_GSP_WATCH_READ
-											 : CS_GSP_WATCH_ACCESS;
-			if (kind == 0 || kind > 4096) {
-				snprintf(reply, max, "E01");
-				return CS_OK;
-			}
-			s = pkt[0] == 'Z' ? cs_gsp_watch_add(m, a, kind, k, &id, &sub)
-					  : cs_gsp_watch_remove_at(m, a, kind, k, &sub);
-		} else {
-			return CS_OK; /* unsupported type: empty reply */
-		}
-		for (int i = 0; s == CS_OK && pkt[0] == 'Z' && i < GSP_POINTS_MAX; i++)
-			if (m->pt[i].used && m->pt[i].id == id)
-				m->pt[i].by_gdb = true;
-		snprintf(reply, max, s == CS_OK ? "OK" : "E01");
-		return CS_OK;
+	reply[0] = k < avail ? 'm' : 'l';
+	reply[o] = 0;
+	g_string_free(x, TRUE);
+	return CS_OK;
+}
+
+static cs_status packet_monitor(gsp_gdb_request *r)
+{
+	monitor_command(r->m, r->args, r->reply, r->max);
+	return CS_OK;
+}
+
+static cs_status packet_attached(gsp_gdb_request *r)
+{
+	return answer(r, "1");
+}
+
+static cs_status packet_current_thread(gsp_gdb_request *r)
+{
+	return answer(r, "QC1");
+}
+
+static cs_status packet_first_threads(gsp_gdb_request *r)
+{
+	return answer(r, "m1");
+}
+
+static cs_status packet_more_threads(gsp_gdb_request *r)
+{
+	return answer(r, "l");
+}
+
+static cs_status packet_symbol(gsp_gdb_request *r)
+{
+	return answer(r, "OK");
+}
+
+/* Every packet the stub answers; any other gets the empty reply, which the
+ * protocol reads as "not supported". The first row that matches answers, so
+ * a name goes before every shorter name it starts with (tests/gsp checks). */
+static const gsp_gdb_packet packets[] = {
+	{ "?", false, packet_stop_reason, "?", "why the target stopped: always S05 (SIGTRAP)" },
+	{ "g", false, packet_read_registers, "g", "read x0-x31 and pc" },
+	{ "G", false, packet_write_registers, "G XX...", "write x1-x31 and pc (x0 stays 0)" },
+	{ "p", false, packet_read_register, "p REG", "read a register by target.xml's number" },
+	{ "P", false, packet_write_register, "P REG=XX...", "write a register by target.xml's number" },
+	{ "m", false, packet_read_memory, "m ADDR,LENGTH", "read memory, up to half the packet size" },
+	{ "M", false, packet_write_memory, "M ADDR,LENGTH:XX...", "write memory" },
+	{ "c", false, packet_continue, "c [ADDR]", "run to a stop (0x03 from the client stops it)" },
+	{ "s", false, packet_step, "s [ADDR]", "run one instruction" },
+	{ "vCont?", true, packet_vcont_actions, "vCont?", "the vCont actions: c, C, s, S" },
+	{ "vCont;", false, packet_vcont, "vCont;ACTION[:THREAD]...",
+	  "c or C run to a stop, s or S run one instruction" },
+	{ "Z", false, packet_point_insert, "Z TYPE,ADDR,KIND",
+	  "insert a breakpoint (0, 1) or a write, read or access watchpoint (2, 3, 4)" },
+	{ "z", false, packet_point_remove, "z TYPE,ADDR,KIND", "remove what Z inserted" },
+	{ "QStartNoAckMode", true, packet_no_ack_mode, "QStartNoAckMode", "no acks from the next packet on" },
+	{ "H", false, packet_thread, "H OP THREAD", "select the thread of later packets (there is one)" },
+	{ "T", false, packet_thread, "T THREAD", "whether the thread is alive (it is)" },
+	{ "k", false, packet_kill, "k", "kill: end the session" },
+	{ "D", false, packet_detach, "D", "detach: OK, then end the session" },
+	{ "vKill", false, packet_detach, "vKill;PID", "kill: OK, then end the session" },
+	{ "qSupported", false, packet_supported, "qSupported[:FEATURE...]",
+	  "the packet size and the features the stub has" },
+	{ "qXfer:features:read:", false, packet_target_xml, "qXfer:features:read:target.xml:OFFSET,LENGTH",
+	  "the target description (cpu, fpu, csr and priv registers)" },
+	{ "qRcmd,", false, packet_monitor, "qRcmd,HEX",
+	  "monitor CMD: any debugger command (monitor help lists them), its output as the reply" },
+	{ "qAttached", true, packet_attached, "qAttached", "1: attached to an existing process" },
+	{ "qC", true, packet_current_thread, "qC", "the current thread: 1" },
+	{ "qfThreadInfo", true, packet_first_threads, "qfThreadInfo", "the threads: 1" },
+	{ "qsThreadInfo", true, packet_more_threads, "qsThreadInfo", "no more threads" },
+	{ "qSymbol", false, packet_symbol, "qSymbol::", "OK: the stub looks up no symbols" },
+};
+
+const gsp_gdb_packet *gsp_gdb_packets(size_t *count)
+{
+	*count = sizeof(packets) / sizeof(packets[0]);
+	return packets;
+}
+
+static const gsp_gdb_packet *packet_of(const char *pkt)
+{
+	for (size_t i = 0; i < sizeof(packets) / sizeof(packets[0]); i++) {
+		const gsp_gdb_packet *p = &packets[i];
+		if (p->whole ? !strcmp(pkt, p->name) : !strncmp(pkt, p->name, strlen(p->name)))
+			return p;
 	}
-	case 'Q':
-		/* the server loop stops acking after this reply (half the packets
-		 * on the wire: gdb no longer acks each reply either) */
-		if (!strcmp(pkt, "QStartNoAckMode"))
-			snprintf(reply, max, "OK");
-		return CS_OK;
-	case 'H':
-		snprintf(reply, max, "OK");
-		return CS_OK;
-	case 'T':
-		snprintf(reply, max, "OK");
-		return CS_OK;
-	case 'k':
-		*quit = true;
-		return CS_OK;
-	case 'D':
-		snprintf(reply, max, "OK");
-		*quit = true;
-		return CS_OK;
-	case 'v':
-		if (!strcmp(pkt, "vCont?")) {
-			snprintf(reply, max, "vCont;c;C;s;S");
-			return CS_OK;
-		}
-		if (!strncmp(pkt, "vCont;", 6)) {
-			char a = pkt[6];
-			if (a != 'c' && a != 'C' && a != 's' && a != 'S') {
-				snprintf(reply, max, "E01");
-				return CS_OK;
-			}
-			size_t log_before = strlen(cs_gsp_log_text(m));
-			cs_status s = gdb_resume(m, a == 's' || a == 'S', link, &st, d);
-			if (s != CS_OK)
-				return s;
-			console_after_stop(m, log_before, &st, console);
-			stop_reply(m, &st, reply, max);
-			return CS_OK;
-		}
-		if (!strncmp(pkt, "vKill", 5)) {
-			snprintf(reply, max, "OK");
-			*quit = true;
-		}
-		return CS_OK;
-	case 'q':
-		if (!strncmp(pkt, "qSupported", 10)) {
-			snprintf(reply, max, "PacketSize=%x;qXfer:features:read+;swbreak+;hwbreak+;vContSupported+;"
-				 "QStartNoAckMode+",
-				 CS_GDB_PACKET_MAX);
-			return CS_OK;
-		}
-		if (!strncmp(pkt, "qXfer:features:read:", 20)) {
-			const char *ann = pkt + 20;
-			const char *colon = strchr(ann, ':');
-			if (!colon || (size_t)(colon - ann) != strlen("target.xml") || strncmp(ann, "target.xml", 10)) {
-				snprintf(reply, max, "E00");
-				return CS_OK;
-			}
-			const char *q = colon + 1;
-			uint64_t off, n;
-			if (!parse_hex(&q, &off) || *q++ != ',' || !parse_hex(&q, &n) || *q) {
-				snprintf(reply, max, "E01");
-				return CS_OK;
-			}
-			GString *x = target_xml();
-			if (off > x->len) {
-				g_string_free(x, TRUE);
-				snprintf(reply, max, "E01");
-				return CS_OK;
-			}
-			size_t avail = x->len - off;
-			size_t k = 0, o = 1;
-			while (k < avail && k < n && o + 3 < max) {
-				char c = x->str[off + k];
-				if (c == '$' || c == '#' || c == '}' || c == '*') {
-					reply[o++] = '}';
-					reply[o++] = (char)(c ^ 0x20);
-				} else
-					reply[o++] = c;
-				k++;
-			}
-			reply[0] = k < avail ? 'm' : 'l';
-			reply[o] = 0;
-			g_string_free(x, TRUE);
-			return CS_OK;
-		}
-		if (!strncmp(pkt, "qRcmd,", 6)) {
-			monitor_command(m, pkt + 6, reply, max);
-			return CS_OK;
-		}
-		if (!strcmp(pkt, "qAttached")) {
-			snprintf(reply, max, "1");
-			return CS_OK;
-		}
-		if (!strcmp(pkt, "qC")) {
-			snprintf(reply, max, "QC1");
-			return CS_OK;
-		}
-		if (!strcmp(pkt, "qfThreadInfo")) {
-			snprintf(reply, max, "m1");
-			return CS_OK;
-		}
-		if (!strcmp(pkt, "qsThreadInfo")) {
-			snprintf(reply, max, "l");
-			return CS_OK;
-		}
-		if (!strncmp(pkt, "qSymbol", 7)) {
-			snprintf(reply, max, "OK");
-			return CS_OK;
-		}
-		return CS_OK;
-	}
-	return CS_OK; /* unknown: empty reply */
+	return NULL;
+}
+
+static cs_status handle(cs_gsp *m, const char *pkt, char *reply, size_t max, gdb_link *link, bool *quit,
+			GString *console, cs_diag *d)
+{
+	reply[0] = 0;
+	const gsp_gdb_packet *p = packet_of(pkt);
+	if (!p)
+		return CS_OK; /* unknown: the empty reply */
+	gsp_gdb_request r = { .m = m, .args = pkt + strlen(p->name), .reply = reply, .max = max,
+			      .link = link, .quit = quit, .console = console, .d = d };
+	return p->answer(&r);
 }
 
 cs_status cs_gdb_handle(cs_gsp *m, const char *pkt, size_t len, char *reply, size_t reply_max, cs_diag *d)
@@ -654,7 +756,7 @@ cs_status cs_gdb_handle(cs_gsp *m, const char *pkt, size_t len, char *reply, siz
 		reply[0] = 0;
 		return CS_OK;
 	}
-	return handle(m, pkt, len, reply, reply_max, NULL, &quit, NULL, d);
+	return handle(m, pkt, reply, reply_max, NULL, &quit, NULL, d);
 }
 
 /* ---- the socket server ---- */
@@ -831,7 +933,7 @@ cs_status cs_gdb_session(cs_gsp *m, int fd, cs_diag *d)
 			cs_diag hd;
 			cs_diag_clear(&hd);
 			g_string_truncate(console, 0);
-			if (handle(m, pkt, plen, reply, 2 * CS_GDB_PACKET_MAX + 64, link, &quit, console, &hd) != CS_OK)
+			if (handle(m, pkt, reply, 2 * CS_GDB_PACKET_MAX + 64, link, &quit, console, &hd) != CS_OK)
 				snprintf(reply, 2 * CS_GDB_PACKET_MAX + 64, "E7f");
 			if (link->closed) {
 				quit = true; /* the client left while the target ran */

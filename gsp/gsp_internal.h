@@ -157,41 +157,89 @@ struct cs_gsp {
 	uint64_t snap_bytes; /* all snapshots' region bytes */
 };
 
-/* Runs the firmware: until is an address where to stop (0 none), budget
- * instructions (0 none). */
-/* Monotonic milliseconds, and whether a stepped run begun at t0_ms has
- * passed the wall-clock guard (the stop is then filled in, after `done`). */
-uint64_t gsp_now_ms(void);
-bool gsp_guard_passed(cs_gsp *m, uint64_t t0_ms, cs_gsp_stop *st, uint64_t done);
-cs_status gsp_run(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, cs_gsp_stop *st,
-		  cs_diag *d);
-/* Raises a stop from inside a memory hook. */
-void gsp_hit_from_mem(cs_gsp *m, cs_gsp_stop_reason reason, int id, uint64_t addr, int size,
-		      bool is_write, int64_t value);
+/* ---- the machine (machine.c) ---- */
+/* The encoding of ebreak: the debugger's return pad, and the firmware's own. */
+#define GSP_INSN_EBREAK 0x00100073u
 uint64_t gsp_reg(cs_gsp *m, int ucreg);
+void gsp_set_reg(cs_gsp *m, int ucreg, uint64_t v);
+/* The region holding all of [addr, addr + len), or NULL. */
+const cs_gsp_region *gsp_region_of(const cs_gsp *m, uint64_t addr, uint64_t len);
 /* Memory hooks take effect in blocks translated after the first one came. */
 void gsp_mem_hook_added(cs_gsp *m);
 void gsp_mem_hook_removed(cs_gsp *m);
-void gsp_set_reg(cs_gsp *m, int ucreg, uint64_t v);
+/* Drops translated blocks (never all of them: see machine.c): of [addr,
+ * addr + len), or of every code region. */
+void gsp_drop_translations(cs_gsp *m, uint64_t addr, uint64_t len);
+void gsp_drop_code_translations(cs_gsp *m);
 /* Privilege levels as the spec encodes them. */
 enum { GSP_PRIV_U = 0, GSP_PRIV_S = 1, GSP_PRIV_M = 3 };
 unsigned gsp_priv(cs_gsp *m);
 void gsp_set_priv(cs_gsp *m, unsigned priv);
+/* Raises the hart to M for host CSR access; returns the mode that
+ * gsp_priv_lower goes back to. */
+unsigned gsp_priv_raise(cs_gsp *m);
+void gsp_priv_lower(cs_gsp *m, unsigned was);
 /* CSR access as the debugger sees it: at M whatever mode the hart is in. */
 uint64_t gsp_csr(cs_gsp *m, int ucreg);
 void gsp_set_csr(cs_gsp *m, int ucreg, uint64_t v);
-/* msgq monitor hook and cursor names (msgq.c) */
+/* The LR reservation's value, and clearing it (an SC the model completes). */
+uint64_t gsp_reservation_value(cs_gsp *m);
+void gsp_reservation_clear(cs_gsp *m);
+/* One line of the unmodelled-access log (--mmio-log): what, by the
+ * instruction at pc. */
+void gsp_log_unmodelled(cs_gsp *m, const char *what, uint64_t pc);
+
+/* ---- breakpoints and watchpoints (points.c) ---- */
+/* Raises a stop from inside a memory hook. */
+void gsp_hit_from_mem(cs_gsp *m, cs_gsp_stop_reason reason, int id, uint64_t addr, int size,
+		      bool is_write, int64_t value);
+/* Deletes breakpoint id after its stop when it was a temporary one (tbreak). */
+void gsp_point_retire_temporary(cs_gsp *m, int id);
+/* Whether point id was inserted by gdb (a Z packet), not by the debugger's
+ * own commands (monitor watch, break, ...). */
+bool gsp_point_by_gdb(const cs_gsp *m, int id);
+
+/* ---- the run loop, trap entry and stops (run.c) ---- */
+/* Monotonic milliseconds, and whether a stepped run begun at t0_ms has
+ * passed the wall-clock guard (the stop is then filled in, after `done`). */
+uint64_t gsp_now_ms(void);
+bool gsp_guard_passed(cs_gsp *m, uint64_t t0_ms, cs_gsp_stop *st, uint64_t done);
+/* Runs the firmware: until is an address where to stop (0 none), budget
+ * instructions (0 none). */
+cs_status gsp_run(cs_gsp *m, uint64_t budget, uint64_t until, bool step_mode, cs_gsp_stop *st,
+		  cs_diag *d);
+/* The instruction at or after block_pc (a stop inside a memory access
+ * leaves pc at the start of its block) that accessed [addr, addr + size),
+ * found by decoding and effective address. */
+bool gsp_find_access(cs_gsp *m, uint64_t block_pc, uint64_t addr, uint32_t size, bool is_write,
+		     uint64_t *insn_pc, cs_rv_insn *in);
+
+/* ---- snapshots (snapshot.c) ---- */
+/* Frees every snapshot and the list (the machine is being destroyed). */
+void gsp_snapshots_free(cs_gsp *m);
+
+/* ---- the GDB stub's packets (gdbstub.c) ---- */
+typedef struct gsp_gdb_request gsp_gdb_request;
+typedef struct gsp_gdb_packet {
+	const char *name; /* the packet's first characters, or all of them when whole */
+	bool whole;
+	cs_status (*answer)(gsp_gdb_request *r);
+	const char *usage;
+	const char *what;
+} gsp_gdb_packet;
+/* The table the stub answers from, in the order it matches. */
+const gsp_gdb_packet *gsp_gdb_packets(size_t *count);
+
+/* ---- the message queues' monitor hook and cursor names (msgq.c) ---- */
 void gsp_msgq_arm_monitor(cs_gsp *m);
 const char *gsp_msgq_cursor_name(cs_gsp *m, uint64_t addr);
-/* unwinding (dbg.c) */
+
+/* ---- unwinding (dbg.c) ---- */
 typedef struct gsp_frame {
 	uint64_t pc, sp, fp, cfa;
 	uint64_t ra;     /* return address for the caller */
 	bool ra_valid;
 } gsp_frame;
 int gsp_unwind(cs_gsp *m, gsp_frame *frames, int max);
-/* Whether point id was inserted by gdb (a Z packet), not by the debugger's
- * own commands (monitor watch, break, ...). */
-bool gsp_point_by_gdb(const cs_gsp *m, int id);
 
 #endif
