@@ -83,7 +83,7 @@ Test(gr_classes, every_compute_and_copy_row_is_served)
 		cr_expect_not_null(strstr(d->source, "NVIDIA/open-gpu-doc classes/"), "%s", d->source);
 		cr_expect_gt(d->nmethods, 0);
 	}
-	cr_expect_eq(served, 10);
+	cr_expect_geq(served, 10, "only %u classes served", served);
 }
 
 Test(gr_classes, field_decoders_name_values)
