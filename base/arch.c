@@ -20,7 +20,9 @@ typedef struct class_row {
 } class_row;
 
 static const class_row class_table[] = {
-#define CS_CLASS(id, nm, kind, mask, qmd, features) { id, nm, kind, mask, qmd, features },
+/* the method table, header and shared-memory columns are the owning module's */
+#define CS_CLASS(id, nm, kind, mask, qmd, features, methods, header, shared_kib) \
+	{ id, nm, kind, mask, qmd, features },
 #include "classes.def"
 #undef CS_CLASS
 };

@@ -331,7 +331,7 @@ static fe_exec sem_execute(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 	uint32_t d = it->data;
 	sem_req q = {
 		.op = CS_FE_GET(sem_execute, OPERATION, d),
-		.addr = ((uint64_t)c->sem_addr_hi << 32) | c->sem_addr_lo,
+		.addr = c->sem_addr,
 		.is64 = CS_FE_GET(sem_execute, PAYLOAD_SIZE, d),            /* 64BIT */
 		.timestamp = CS_FE_GET(sem_execute, RELEASE_TIMESTAMP, d),
 		.is_signed = CS_FE_GET(sem_execute, REDUCTION_FORMAT, d) == 0, /* SIGNED */
@@ -366,7 +366,7 @@ static fe_exec semaphored(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 {
 	uint32_t d = it->data;
 	sem_req q = {
-		.addr = ((uint64_t)c->legacy_a << 32) | c->legacy_b,
+		.addr = c->legacy_addr,
 		.payload = c->legacy_c,
 		.timestamp = CS_FE_GET(semaphored, RELEASE_SIZE, d) == 0, /* 16BYTE */
 		.is_signed = CS_FE_GET(semaphored, FORMAT, d) == 0,        /* SIGNED */
@@ -398,11 +398,11 @@ static fe_exec semaphored(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 
 /* ---- dispatch --------------------------------------------------------------- */
 
-/* The address bits a semaphore address method carries, by the class table's
- * field (its width differs per host class). */
-static uint64_t addr_part(const cs_method_desc *md, uint32_t data)
+/* addr with the part a semaphore address method carries replaced by data's,
+ * by the class table's field (its width differs per host class). */
+static uint64_t addr_latch(const cs_method_desc *md, uint64_t addr, uint32_t data)
 {
-	return cs_field_addr_bits(cs_method_addr_field(md), data);
+	return cs_field_addr_merge(cs_method_addr_field(md), addr, data);
 }
 
 fe_exec fe_host_method(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
@@ -459,10 +459,8 @@ fe_exec fe_host_method(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 			host_op(fe, c, it, md, false);
 		return FE_EXEC_OK;
 	case CS_FE_M_SEM_ADDR_LO:
-		c->sem_addr_lo = (uint32_t)addr_part(md, it->data);
-		return FE_EXEC_OK;
 	case CS_FE_M_SEM_ADDR_HI:
-		c->sem_addr_hi = (uint32_t)(addr_part(md, it->data) >> 32);
+		c->sem_addr = addr_latch(md, c->sem_addr, it->data);
 		return FE_EXEC_OK;
 	case CS_FE_M_SEM_PAYLOAD_LO:
 		c->payload_lo = it->data;
@@ -473,10 +471,8 @@ fe_exec fe_host_method(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 	case CS_FE_M_SEM_EXECUTE:
 		return sem_execute(fe, c, it);
 	case CS_FE_M_SEMAPHOREA:
-		c->legacy_a = (uint32_t)(addr_part(md, it->data) >> 32);
-		return FE_EXEC_OK;
 	case CS_FE_M_SEMAPHOREB:
-		c->legacy_b = (uint32_t)addr_part(md, it->data);
+		c->legacy_addr = addr_latch(md, c->legacy_addr, it->data);
 		return FE_EXEC_OK;
 	case CS_FE_M_SEMAPHOREC:
 		c->legacy_c = it->data;

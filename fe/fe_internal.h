@@ -34,11 +34,12 @@ typedef struct fe_chan {
 
 	/* host class state */
 	uint32_t bound[CS_FE_SUBCHANNELS];
-	uint32_t sem_addr_lo, sem_addr_hi;
+	uint64_t sem_addr;     /* SEM_ADDR_LO/HI's parts, as latched */
 	uint32_t payload_lo, payload_hi;
 	uint32_t reference;
 	uint32_t mem_op[4];
-	uint32_t legacy_a, legacy_b, legacy_c; /* SEMAPHOREA..C (C56F) */
+	uint64_t legacy_addr;                  /* SEMAPHOREA/B's parts (C56F) */
+	uint32_t legacy_c;                     /* SEMAPHOREC */
 	uint64_t ext_base;                     /* address bits 56:40 */
 	uint64_t assumed_noted;                /* host method slots already noted */
 	uint8_t assumed_semops;                /* SEM_EXECUTE operations already noted */

@@ -1,5 +1,6 @@
 /* The compute and copy class tables, generated from include/chainsim/compute.def and
- * include/chainsim/copy.def, with the field decoders the printers and the REPL use. */
+ * include/chainsim/copy.def, with the field decoders the printers and the REPL use;
+ * one descriptor per compute or copy row of base/classes.def. */
 #include <stddef.h>
 
 #include "chainsim/gr.h"
@@ -133,31 +134,29 @@ static const cs_method_desc m_copy_v3[] = {
 #undef SEL_ALL
 #undef CS_GR_M
 
-/* A class's method table and its per-CTA shared memory limit in KiB (0 for
- * copy classes). The public class headers do not state the limits; they are
- * the CUDA programming guide's per-block maxima (compute capability 8.0: 163
- * KiB usable of 164; 8.6/8.9: 99 KiB usable of 100; 9.0 and 10.x: 227 KiB),
- * so every figure is marked assumed. */
+/* A class's descriptor and its per-CTA shared memory limit in KiB (0 for copy
+ * classes; every figure is assumed, base/classes.def says why). */
 typedef struct gr_class_row {
 	cs_class_desc desc;
 	uint32_t shared_kib;
 } gr_class_row;
 
-#define CLASS(id, name, src, tbl, kib) \
-	{ { id, name, "NVIDIA/open-gpu-doc " src, tbl, NELEM(tbl) }, kib }
-
+/* One entry per row of base/classes.def whose methods column names a table of
+ * this file (m_<methods>); host and unmodelled rows are not gr's. */
+#define GR_OWNS_compute_v1 KEEP
+#define GR_OWNS_compute_v2 KEEP
+#define GR_OWNS_copy_v1 KEEP
+#define GR_OWNS_copy_v2 KEEP
+#define GR_OWNS_copy_v3 KEEP
+#define GR_OWNS_host DROP
+#define GR_OWNS_none DROP
+#define CS_CLASS(id, name, kind, arch_mask, qmd_major, features, methods, header, kib)   \
+	GR_OWNS_##methods({ { id, name, "NVIDIA/open-gpu-doc " header, m_##methods,        \
+			      NELEM(m_##methods) }, kib },)
 static const gr_class_row gr_classes[] = {
-	CLASS(0xC6C0, "AMPERE_COMPUTE_A", "classes/compute/clc6c0.h", m_compute_v1, 164),
-	CLASS(0xC7C0, "AMPERE_COMPUTE_B", "classes/compute/clc7c0.h", m_compute_v1, 100),
-	CLASS(0xC9C0, "ADA_COMPUTE_A", "classes/compute/clc9c0.h", m_compute_v1, 100),
-	CLASS(0xCBC0, "HOPPER_COMPUTE_A", "classes/compute/clcbc0.h", m_compute_v2, 227),
-	CLASS(0xCDC0, "BLACKWELL_COMPUTE_A", "classes/compute/clcdc0.h", m_compute_v2, 227),
-	CLASS(0xCEC0, "BLACKWELL_COMPUTE_B", "classes/compute/clcec0.h", m_compute_v2, 227),
-	CLASS(0xC6B5, "AMPERE_DMA_COPY_A", "classes/dma-copy/clc6b5.h", m_copy_v1, 0),
-	CLASS(0xC7B5, "AMPERE_DMA_COPY_B", "classes/dma-copy/clc7b5.h", m_copy_v2, 0),
-	CLASS(0xC8B5, "HOPPER_DMA_COPY_A", "classes/dma-copy/clc8b5.h", m_copy_v3, 0),
-	CLASS(0xC9B5, "BLACKWELL_DMA_COPY_A", "classes/dma-copy/clc9b5.h", m_copy_v3, 0),
+#include "../base/classes.def"
 };
+#undef CS_CLASS
 
 static const gr_class_row *gr_class_row_of(uint32_t cls)
 {

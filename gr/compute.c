@@ -352,11 +352,8 @@ cs_engine_result gr_compute_method(cs_gr *gr, gr_subch *s, const cs_method_call 
 	case CS_GR_SET_SHADER_SHARED_MEMORY_WINDOW_A: st->shared_window_a = c->data; return CS_ENGINE_OK;
 	case CS_GR_SET_SHADER_SHARED_MEMORY_WINDOW_B: st->shared_window_b = c->data; return CS_ENGINE_OK;
 	case CS_GR_SET_SHADER_LOCAL_MEMORY_A:
-		st->local_a = (uint32_t)(gr_addr_bits(c->cls, m, c->data) >> 32);
-		st->local_set = true;
-		return CS_ENGINE_OK;
 	case CS_GR_SET_SHADER_LOCAL_MEMORY_B:
-		st->local_b = (uint32_t)gr_addr_bits(c->cls, m, c->data);
+		st->local_addr = gr_addr_latch(c->cls, m, st->local_addr, c->data);
 		st->local_set = true;
 		return CS_ENGINE_OK;
 	case CS_GR_SET_SHADER_LOCAL_MEMORY_WINDOW_A: st->local_window_a = c->data; return CS_ENGINE_OK;

@@ -59,6 +59,16 @@ static inline uint64_t gr_addr_bits(uint32_t cls, uint32_t method, uint32_t data
 	return f ? cs_field_addr_bits(f, data) : 0;
 }
 
+/* addr with the part a method's data carries replaced by data's (an address
+ * latched from its parts); addr unchanged when the method carries none. */
+static inline uint64_t gr_addr_latch(uint32_t cls, uint32_t method, uint64_t addr, uint32_t data)
+{
+	const cs_class_desc *d = cs_gr_class(cls);
+	const cs_method_desc *m = d ? cs_class_method_at(d, method, NULL) : NULL;
+	const cs_field_desc *f = cs_method_addr_field(m);
+	return f ? cs_field_addr_merge(f, addr, data) : addr;
+}
+
 /* Raw bit access across a dword array (no bounds beyond the layout's size). */
 uint64_t gr_bits_get(const uint32_t *dw, unsigned hi, unsigned lo);
 void gr_bits_set(uint32_t *dw, unsigned hi, unsigned lo, uint64_t v);
@@ -99,7 +109,7 @@ typedef struct gr_compute {
 	/* report semaphore */
 	uint32_t report_a, report_b, report_c;
 	/* context */
-	uint32_t local_a, local_b;
+	uint64_t local_addr; /* SET_SHADER_LOCAL_MEMORY_A/B's parts, as latched */
 	bool local_set;
 	uint32_t local_window_a, local_window_b, shared_window_a, shared_window_b;
 } gr_compute;

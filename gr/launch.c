@@ -33,7 +33,7 @@ static void fill_grid(const gr_subch *s, const cs_method_call *c, uint32_t launc
 	g->cbank_valid = in->cbank_valid;
 	memcpy(g->cbank_addr, in->cbank_addr, sizeof(g->cbank_addr));
 	memcpy(g->cbank_size, in->cbank_size, sizeof(g->cbank_size));
-	g->local_base = s->c.local_set ? ((uint64_t)s->c.local_a << 32) | s->c.local_b : 0;
+	g->local_base = s->c.local_set ? s->c.local_addr : 0;
 	g->local_bytes_per_thread = in->local_bytes_per_thread;
 	g->shared_window = ((uint64_t)s->c.shared_window_a << 32) | s->c.shared_window_b;
 	g->local_window = ((uint64_t)s->c.local_window_a << 32) | s->c.local_window_b;
@@ -152,7 +152,7 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 		in->cbank_size[0]);
 
 	/* Stage 8: the channel's context at dispatch. */
-	uint64_t local = ((uint64_t)s->c.local_a << 32) | s->c.local_b;
+	uint64_t local = s->c.local_addr;
 	if (in->local_bytes_per_thread && !s->c.local_set) {
 		ev = gr_event(CS_EV_CTX_BAD, CS_STAGE_CTX_LOAD, CS_UNIT_COMPUTE, c, id);
 		ev.value = in->local_bytes_per_thread;

@@ -562,7 +562,9 @@ static size_t pending_releases(rs_session *s, uint32_t ch, uint64_t addr, FILE *
 	size_t found = 0;
 	bool current = first_slot != ci.gp_get || ci.state == CS_FE_CHAN_BLOCKED || at;
 	uint32_t mask = ci.ring_entries ? ci.ring_entries - 1 : 0;
-	uint64_t sem_addr = 0, payload = 0;
+	const cs_class_desc *host = cs_fe_host_class(cs_arch_get(cs_device_arch(dev))->host_class);
+	uint64_t sem_addr = 0;
+	uint32_t payload_lo = 0, payload_hi = 0;
 	for (uint32_t slot = first_slot, guard = 0; guard <= ci.ring_entries; guard++) {
 		if (!current && slot == ci.gp_put)
 			break;
@@ -573,13 +575,14 @@ static size_t pending_releases(rs_session *s, uint32_t ch, uint64_t addr, FILE *
 		size_t n = 0;
 		rs_method *m = have ? decode_entry(dev, va, dwords, &n) : NULL;
 		for (size_t i = 0; i < n; i++) {
-			switch (m[i].method) {
-			case CS_FE_M_SEM_ADDR_LO: sem_addr = (sem_addr & ~0xffffffffull) | (m[i].data & ~3u); break;
-			case CS_FE_M_SEM_ADDR_HI: sem_addr = (sem_addr & 0xffffffffull) | ((uint64_t)m[i].data << 32); break;
-			case CS_FE_M_SEM_PAYLOAD_LO: payload = (payload & ~0xffffffffull) | m[i].data; break;
-			case CS_FE_M_SEM_PAYLOAD_HI: payload = (payload & 0xffffffffull) | ((uint64_t)m[i].data << 32); break;
-			default: break;
-			}
+			/* SEM_ADDR_LO/HI by the host class's fields, as the front end latches them */
+			const cs_field_desc *part = cs_class_addr_field(host, "SEM_ADDR", m[i].method);
+			if (part)
+				sem_addr = cs_field_addr_merge(part, sem_addr, m[i].data);
+			else if (m[i].method == CS_FE_M_SEM_PAYLOAD_LO)
+				payload_lo = m[i].data;
+			else if (m[i].method == CS_FE_M_SEM_PAYLOAD_HI)
+				payload_hi = m[i].data;
 			uint32_t op = CS_FE_GET(sem_execute, OPERATION, m[i].data);
 			if (m[i].method != CS_FE_M_SEM_EXECUTE || sem_addr != addr ||
 			    (op != CS_FE_SEM_RELEASE && op != CS_FE_SEM_REDUCTION))
@@ -590,7 +593,8 @@ static size_t pending_releases(rs_session *s, uint32_t ch, uint64_t addr, FILE *
 			cs_device_addr_name(dev, addr, name, sizeof(name));
 			fprintf(out, "    ch%" PRIu32 " '%s' entry %" PRIu32 " method %" PRIu32 ": %s [%s] = 0x%" PRIx64,
 				ch, cs_device_channel_name(dev, ch), slot, m[i].index,
-				op == CS_FE_SEM_RELEASE ? "release" : "reduction", name, payload);
+				op == CS_FE_SEM_RELEASE ? "release" : "reduction", name,
+				((uint64_t)payload_hi << 32) | payload_lo);
 			if (ci.state == CS_FE_CHAN_BLOCKED)
 				fprintf(out, ", not run: behind this channel's own blocked acquire at entry %" PRIu32
 					" method %" PRIu32 "\n", ci.block.gp_entry, ci.block.method_index);
@@ -721,7 +725,7 @@ static cs_status cmd_qmd(rs_session *s, const char *args, FILE *out, cs_diag *d)
 		    cs_registry_method_label(ai->arch, cur.cls, cur.subch, cur.method, label,
 					     sizeof(label), &m) &&
 		    !strcmp(label, "SEND_PCAS_A")) {
-			va = (uint64_t)cur.data << 8;
+			va = cs_field_addr_bits(cs_method_addr_field(m), cur.data);
 			from = "the SEND_PCAS_A about to run";
 		} else {
 			size_t n = 0;

@@ -98,6 +98,14 @@ static inline unsigned cs_field_width(const cs_field_desc *f)
 {
 	return (unsigned)(f->hi - f->lo + 1);
 }
+/* addr with the address bits part f carries replaced by data's: an address
+ * latched from its parts as their methods arrive, in any order. */
+static inline uint64_t cs_field_addr_merge(const cs_field_desc *f, uint64_t addr, uint32_t data)
+{
+	unsigned width = cs_field_width(f);
+	uint64_t mask = width >= 32 ? 0xffffffffull : ((1ull << width) - 1u);
+	return (addr & ~(mask << f->addr_shift)) | cs_field_addr_bits(f, data);
+}
 
 /* One address-part field of a class: the method (and its element) carrying it. */
 typedef struct cs_addr_part {

@@ -1,7 +1,8 @@
-/* The .chain parser (docs/scenario.md, version 1): text to directives, then
- * a static pass that checks every name is defined before it is used, in file
- * order. Every error names file:line:col and what was expected. Execution
- * (asm.c, exec.c) resolves the names again, in file order, on the device.
+/* The .chain parser (docs/scenario.md, version 1): the lexer's lines and
+ * words (lex.c) to directives, then the static pass (check.c) that checks
+ * every name is defined before it is used, in file order. Every error names
+ * file:line:col and what was expected. Execution (asm.c, exec.c) resolves the
+ * names again, in file order, on the device.
  *
  * Choices section 3 leaves open:
  *   - an expression has no spaces except inside (...), because the values of
@@ -72,9 +73,7 @@
  *   - cs_scenario_symbol() reports where a name was placed after execution.
   */
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,7 +82,7 @@
 #include "chainsim/cause.h"
 #include "chainsim/gr.h"
 #include "chainsim/stage.h"
-#include "scn.h"
+#include "lex.h"
 
 void *scn_alloc(cs_scenario *s, size_t size)
 {
@@ -99,233 +98,18 @@ char *scn_strdup(cs_scenario *s, const char *p, size_t n)
 	q[n] = '\0';
 	return q;
 }
-
-/* ---- the line cursor ------------------------------------------------------- */
-
-typedef struct lx {
-	cs_scenario *s;
-	const char *line;
-	size_t len, pos;
-	uint32_t lineno;
-	cs_diag *d;
-} lx;
-
-static void lx_skip(lx *l)
-{
-	while (l->pos < l->len && (l->line[l->pos] == ' ' || l->line[l->pos] == '\t'))
-		l->pos++;
-}
-
-static bool lx_end(lx *l)
-{
-	lx_skip(l);
-	return l->pos >= l->len;
-}
-
-static uint32_t lx_col(const lx *l)
-{
-	return (uint32_t)l->pos + 1;
-}
-
-static bool lx_fail_at(lx *l, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool lx_fail_at(lx *l, size_t pos, const char *fmt, ...)
-{
-	char msg[CS_DIAG_MSG_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	cs_diag_at_text(l->d, CS_ERR_INPUT, l->s->name, l->lineno, (uint32_t)pos + 1, "%s", msg);
-	return false;
-}
-
-/* The next whitespace-separated word, without consuming it. */
-static size_t lx_peek_word(lx *l, const char **w)
-{
-	lx_skip(l);
-	size_t p = l->pos;
-	while (p < l->len && l->line[p] != ' ' && l->line[p] != '\t')
-		p++;
-	*w = l->line + l->pos;
-	return p - l->pos;
-}
-
-static bool word_is(const char *w, size_t n, const char *lit)
-{
-	return strlen(lit) == n && memcmp(w, lit, n) == 0;
-}
-
-static bool is_ident_start(char c)
-{
-	return isalpha((unsigned char)c) || c == '_';
-}
-
-static bool is_ident_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '_';
-}
-
-/* A plain identifier (no dots): a name being defined, a key. */
-static char *lx_ident(lx *l, const char *what)
-{
-	lx_skip(l);
-	size_t p = l->pos;
-	if (p >= l->len || !is_ident_start(l->line[p])) {
-		lx_fail_at(l, p, "expected %s", what);
-		return NULL;
-	}
-	while (p < l->len && is_ident_char(l->line[p]))
-		p++;
-	if (p < l->len && l->line[p] != ' ' && l->line[p] != '\t' && l->line[p] != '=') {
-		lx_fail_at(l, p, "unexpected '%c' in %s (names are letters, digits and '_')",
-			   l->line[p], what);
-		return NULL;
-	}
-	char *id = scn_strdup(l->s, l->line + l->pos, p - l->pos);
-	l->pos = p;
-	return id;
-}
-
-/* Something other than whitespace or the end follows a complete item. */
-static bool lx_need_sep(lx *l, const char *after)
-{
-	if (l->pos < l->len && l->line[l->pos] != ' ' && l->line[l->pos] != '\t')
-		return lx_fail_at(l, l->pos, "unexpected '%c' after %s", l->line[l->pos], after);
-	return true;
-}
-
-static scn_expr *lx_expr(lx *l, const char *what)
-{
-	lx_skip(l);
-	if (l->pos >= l->len) {
-		lx_fail_at(l, l->pos, "expected %s", what);
-		return NULL;
-	}
-	return scn_expr_parse(l->s, l->line, l->len, &l->pos, l->lineno, l->d);
-}
-
-/* An expression that must end at whitespace or the end of the line. */
-static scn_expr *lx_expr_word(lx *l, const char *what)
-{
-	scn_expr *e = lx_expr(l, what);
-	if (e && !lx_need_sep(l, "the expression"))
-		return NULL;
-	return e;
-}
-
-/* Consume the word `word` when it comes next; true when it did. */
-static bool lx_accept(lx *l, const char *word)
-{
-	const char *w;
-	size_t n = lx_peek_word(l, &w);
-	if (!word_is(w, n, word))
-		return false;
-	l->pos += n;
-	return true;
-}
-
-static bool lx_done(lx *l)
-{
-	if (!lx_end(l)) {
-		const char *w;
-		size_t n = lx_peek_word(l, &w);
-		return lx_fail_at(l, l->pos, "unexpected '%.*s'; expected the end of the line",
-				  (int)(n > 40 ? 40 : n), w);
-	}
-	return true;
-}
-
-/* key=VALUE where VALUE is a comma-separated list of expressions. */
-typedef struct kv {
-	char *key;
-	size_t key_pos;
-	scn_expr *vals[8];
-	unsigned nvals;
-} kv;
-
-static bool lx_key(lx *l, kv *out)
-{
-	lx_skip(l);
-	size_t p = l->pos;
-	out->key_pos = p;
-	if (p >= l->len || !is_ident_start(l->line[p]))
-		return lx_fail_at(l, p, "expected key=value");
-	while (p < l->len && is_ident_char(l->line[p]))
-		p++;
-	/* raw QMD field names may carry an index: NAME(i) */
-	if (p < l->len && l->line[p] == '(') {
-		size_t q = p + 1;
-		while (q < l->len && isdigit((unsigned char)l->line[q]))
-			q++;
-		if (q == p + 1 || q >= l->len || l->line[q] != ')')
-			return lx_fail_at(l, q, "expected an index and ')' in %.*s(i)",
-					  (int)(p - l->pos), l->line + l->pos);
-		p = q + 1;
-	}
-	if (p >= l->len || l->line[p] != '=')
-		return lx_fail_at(l, p, "expected '=' after '%.*s'", (int)(p - l->pos),
-				  l->line + l->pos);
-	out->key = scn_strdup(l->s, l->line + l->pos, p - l->pos);
-	l->pos = p + 1;
-	return true;
-}
-
-static bool lx_kv_values(lx *l, kv *out, unsigned max)
-{
-	out->nvals = 0;
-	for (;;) {
-		if (l->pos >= l->len || l->line[l->pos] == ' ' || l->line[l->pos] == '\t')
-			return lx_fail_at(l, l->pos, "expected a value after '%s='", out->key);
-		if (out->nvals == max || out->nvals == 8)
-			return lx_fail_at(l, l->pos, "too many values for '%s' (at most %u)",
-					  out->key, max);
-		scn_expr *e = scn_expr_parse(l->s, l->line, l->len, &l->pos, l->lineno, l->d);
-		if (!e)
-			return false;
-		out->vals[out->nvals++] = e;
-		if (l->pos < l->len && l->line[l->pos] == ',') {
-			l->pos++;
-			continue;
-		}
-		return lx_need_sep(l, "the value");
-	}
-}
-
-/* A float literal as one word (for f32/f64 data and random bounds). */
-static bool lx_float(lx *l, double *out)
-{
-	const char *w;
-	size_t n = lx_peek_word(l, &w);
-	char buf[80];
-	if (n == 0)
-		return lx_fail_at(l, l->pos, "expected a floating-point number");
-	if (n >= sizeof(buf))
-		return lx_fail_at(l, l->pos, "floating-point number too long");
-	memcpy(buf, w, n);
-	buf[n] = '\0';
-	char *end = NULL;
-	errno = 0;
-	double v = strtod(buf, &end);
-	if (end == buf || *end != '\0')
-		return lx_fail_at(l, l->pos + (size_t)(end - buf),
-				  "expected a floating-point number");
-	*out = v;
-	l->pos += n;
-	return true;
-}
-
-static bool parse_type(lx *l, scn_type *t)
+static bool parse_type(scn_lx *l, scn_type *t)
 {
 	static const char *const names[] = { "u8", "u16", "u32", "u64", "f32", "f64" };
 	const char *w;
-	size_t n = lx_peek_word(l, &w);
+	size_t n = scn_lx_peek_word(l, &w);
 	for (unsigned i = 0; i < 6; i++)
-		if (word_is(w, n, names[i])) {
+		if (scn_word_is(w, n, names[i])) {
 			*t = (scn_type)i;
 			l->pos += n;
 			return true;
 		}
-	return lx_fail_at(l, l->pos, "expected a type (u8, u16, u32, u64, f32 or f64)");
+	return scn_lx_fail_at(l, l->pos, "expected a type (u8, u16, u32, u64, f32 or f64)");
 }
 
 static bool type_is_float(scn_type t)
@@ -334,42 +118,42 @@ static bool type_is_float(scn_type t)
 }
 
 /* Values of a data / expect mem line: expressions, or float literals for f32/f64. */
-static bool parse_values(lx *l, scn_dir *dir, bool allow_tol)
+static bool parse_values(scn_lx *l, scn_dir *dir, bool allow_tol)
 {
 	GArray *vals = g_array_new(FALSE, TRUE, sizeof(scn_dval));
 	bool ok = true;
-	while (ok && !lx_end(l)) {
+	while (ok && !scn_lx_end(l)) {
 		const char *w;
-		size_t n = lx_peek_word(l, &w);
+		size_t n = scn_lx_peek_word(l, &w);
 		if (allow_tol && n > 4 && memcmp(w, "tol=", 4) == 0) {
 			if (!type_is_float(dir->type)) {
-				ok = lx_fail_at(l, l->pos, "tol= applies to f32 and f64 only");
+				ok = scn_lx_fail_at(l, l->pos, "tol= applies to f32 and f64 only");
 				break;
 			}
 			l->pos += 4;
-			ok = lx_float(l, &dir->ftol);
+			ok = scn_lx_float(l, &dir->ftol);
 			if (ok && !(dir->ftol >= 0))
-				ok = lx_fail_at(l, l->pos, "tol= must be a number >= 0");
+				ok = scn_lx_fail_at(l, l->pos, "tol= must be a number >= 0");
 			dir->has_tol = ok;
 			continue;
 		}
-		scn_dval v = { .loc = { l->lineno, lx_col(l) } };
+		scn_dval v = { .loc = { l->lineno, scn_lx_col(l) } };
 		bool bits = n >= 2 && (memcmp(w, "0x", 2) == 0 || memcmp(w, "0X", 2) == 0);
-		bits = bits || (n >= 4 && memcmp(w, "f32:", 4) == 0) || is_ident_start(w[0]);
-		if (word_is(w, n, "inf") || word_is(w, n, "nan") || word_is(w, n, "infinity"))
+		bits = bits || (n >= 4 && memcmp(w, "f32:", 4) == 0) || scn_ident_start(w[0]);
+		if (scn_word_is(w, n, "inf") || scn_word_is(w, n, "nan") || scn_word_is(w, n, "infinity"))
 			bits = false;
 		if (type_is_float(dir->type) && !bits) {
-			ok = lx_float(l, &v.f);
+			ok = scn_lx_float(l, &v.f);
 			v.is_float = true;
 		} else {
-			v.expr = lx_expr_word(l, "a value");
+			v.expr = scn_lx_expr_word(l, "a value");
 			ok = v.expr != NULL;
 		}
 		if (ok)
 			g_array_append_val(vals, v);
 	}
 	if (ok && vals->len == 0)
-		ok = lx_fail_at(l, l->pos, "expected at least one value");
+		ok = scn_lx_fail_at(l, l->pos, "expected at least one value");
 	dir->nvals = vals->len;
 	dir->dvals = scn_alloc(l->s, (size_t)vals->len * sizeof(scn_dval));
 	if (vals->len)
@@ -378,26 +162,26 @@ static bool parse_values(lx *l, scn_dir *dir, bool allow_tol)
 	return ok;
 }
 
-static bool parse_path(lx *l, scn_dir *dir)
+static bool parse_path(scn_lx *l, scn_dir *dir)
 {
-	lx_skip(l);
-	dir->path_loc = (scn_loc){ l->lineno, lx_col(l) };
+	scn_lx_skip(l);
+	dir->path_loc = (scn_loc){ l->lineno, scn_lx_col(l) };
 	if (l->pos >= l->len)
-		return lx_fail_at(l, l->pos, "expected a path");
+		return scn_lx_fail_at(l, l->pos, "expected a path");
 	if (l->line[l->pos] == '"') {
 		size_t q = l->pos + 1;
 		while (q < l->len && l->line[q] != '"')
 			q++;
 		if (q >= l->len)
-			return lx_fail_at(l, l->pos, "unterminated quoted path");
+			return scn_lx_fail_at(l, l->pos, "unterminated quoted path");
 		if (q == l->pos + 1)
-			return lx_fail_at(l, l->pos, "empty path");
+			return scn_lx_fail_at(l, l->pos, "empty path");
 		dir->path = scn_strdup(l->s, l->line + l->pos + 1, q - l->pos - 1);
 		l->pos = q + 1;
-		return lx_need_sep(l, "the path");
+		return scn_lx_need_sep(l, "the path");
 	}
 	const char *w;
-	size_t n = lx_peek_word(l, &w);
+	size_t n = scn_lx_peek_word(l, &w);
 	dir->path = scn_strdup(l->s, w, n);
 	l->pos += n;
 	return true;
@@ -425,75 +209,75 @@ static bool define(cs_scenario *s, const char *name, uint32_t line, uint32_t col
 
 /* ---- push lines ------------------------------------------------------------ */
 
-static bool parse_subch(lx *l, uint32_t *out)
+static bool parse_subch(scn_lx *l, uint32_t *out)
 {
-	lx_skip(l);
+	scn_lx_skip(l);
 	size_t at = l->pos;
 	if (at >= l->len || !isdigit((unsigned char)l->line[at]))
-		return lx_fail_at(l, at, "expected a subchannel (0..7)");
+		return scn_lx_fail_at(l, at, "expected a subchannel (0..7)");
 	uint64_t v;
 	const char *why;
 	size_t p = at;
 	if (!scn_number_parse(l->line, l->len, &p, &v, &why))
-		return lx_fail_at(l, p, "%s", why);
+		return scn_lx_fail_at(l, p, "%s", why);
 	if (v > 7)
-		return lx_fail_at(l, at, "subchannel %llu out of range (0..7)", (unsigned long long)v);
+		return scn_lx_fail_at(l, at, "subchannel %llu out of range (0..7)", (unsigned long long)v);
 	l->pos = p;
-	if (!lx_need_sep(l, "the subchannel"))
+	if (!scn_lx_need_sep(l, "the subchannel"))
 		return false;
 	*out = (uint32_t)v;
 	return true;
 }
 
-static bool parse_method(lx *l, scn_pline *pl)
+static bool parse_method(scn_lx *l, scn_pline *pl)
 {
-	lx_skip(l);
+	scn_lx_skip(l);
 	size_t at = l->pos;
 	pl->method_loc = (scn_loc){ l->lineno, (uint32_t)at + 1 };
 	if (at >= l->len)
-		return lx_fail_at(l, at, "expected a method (a name or a byte offset)");
+		return scn_lx_fail_at(l, at, "expected a method (a name or a byte offset)");
 	size_t p = at;
 	if (isdigit((unsigned char)l->line[p])) {
 		uint64_t v;
 		const char *why;
 		if (!scn_number_parse(l->line, l->len, &p, &v, &why))
-			return lx_fail_at(l, p, "%s", why);
-	} else if (is_ident_start(l->line[p])) {
-		while (p < l->len && is_ident_char(l->line[p]))
+			return scn_lx_fail_at(l, p, "%s", why);
+	} else if (scn_ident_start(l->line[p])) {
+		while (p < l->len && scn_ident_char(l->line[p]))
 			p++;
 		if (p < l->len && l->line[p] == '(') {
 			size_t q = p + 1;
 			while (q < l->len && isdigit((unsigned char)l->line[q]))
 				q++;
 			if (q == p + 1 || q >= l->len || l->line[q] != ')')
-				return lx_fail_at(l, q, "expected an index and ')' in %.*s(i)",
-						  (int)(p - at), l->line + at);
+				return scn_lx_fail_at(l, q, "expected an index and ')' in %.*s(i)",
+						      (int)(p - at), l->line + at);
 			p = q + 1;
 		}
 	} else {
-		return lx_fail_at(l, at, "expected a method (a name or a byte offset)");
+		return scn_lx_fail_at(l, at, "expected a method (a name or a byte offset)");
 	}
 	pl->method = scn_strdup(l->s, l->line + at, p - at);
 	l->pos = p;
-	return lx_need_sep(l, "the method");
+	return scn_lx_need_sep(l, "the method");
 }
 
-static bool parse_vals(lx *l, scn_pline *pl, bool need_one)
+static bool parse_vals(scn_lx *l, scn_pline *pl, bool need_one)
 {
 	GArray *a = g_array_new(FALSE, TRUE, sizeof(scn_val));
 	bool ok = true;
-	while (!lx_end(l)) {
+	while (!scn_lx_end(l)) {
 		scn_val v = { 0 };
-		v.loc = (scn_loc){ l->lineno, lx_col(l) };
+		v.loc = (scn_loc){ l->lineno, scn_lx_col(l) };
 		if (l->line[l->pos] == '@') {
 			l->pos++;
-			v.at_name = lx_ident(l, "an alloc name after '@'");
-			if (!v.at_name || !lx_need_sep(l, "the name")) {
+			v.at_name = scn_lx_ident(l, "an alloc name after '@'");
+			if (!v.at_name || !scn_lx_need_sep(l, "the name")) {
 				ok = false;
 				break;
 			}
 		} else {
-			v.expr = lx_expr_word(l, "a value");
+			v.expr = scn_lx_expr_word(l, "a value");
 			if (!v.expr) {
 				ok = false;
 				break;
@@ -502,7 +286,7 @@ static bool parse_vals(lx *l, scn_pline *pl, bool need_one)
 		g_array_append_val(a, v);
 	}
 	if (ok && need_one && a->len == 0)
-		ok = lx_fail_at(l, l->pos, "expected at least one value");
+		ok = scn_lx_fail_at(l, l->pos, "expected at least one value");
 	if (ok) {
 		pl->nvals = a->len;
 		pl->vals = scn_alloc(l->s, sizeof(scn_val) * (a->len ? a->len : 1));
@@ -513,30 +297,30 @@ static bool parse_vals(lx *l, scn_pline *pl, bool need_one)
 	return ok;
 }
 
-static bool parse_dims(lx *l, kv *k, scn_expr *out[3])
+static bool parse_dims(scn_lx *l, scn_kv *k, scn_expr *out[3])
 {
-	if (!lx_kv_values(l, k, 3))
+	if (!scn_lx_kv_values(l, k, 3))
 		return false;
 	for (unsigned i = 0; i < 3; i++)
 		out[i] = i < k->nvals ? k->vals[i] : NULL;
 	return true;
 }
 
-static bool parse_launch(lx *l, scn_pline *pl, unsigned index)
+static bool parse_launch(scn_lx *l, scn_pline *pl, unsigned index)
 {
-	lx_skip(l);
+	scn_lx_skip(l);
 	size_t at = l->pos;
 	pl->kernel_loc = (scn_loc){ l->lineno, (uint32_t)at + 1 };
-	scn_expr *k = lx_expr_word(l, "a kernel (MODULE.KERNEL)");
+	scn_expr *k = scn_lx_expr_word(l, "a kernel (MODULE.KERNEL)");
 	if (!k)
 		return false;
 	if (k->kind != SCN_EX_NAME || !strchr(k->name, '.'))
-		return lx_fail_at(l, at, "expected a kernel as MODULE.KERNEL");
+		return scn_lx_fail_at(l, at, "expected a kernel as MODULE.KERNEL");
 	pl->kernel = k->name;
 	bool grid = false, block = false;
-	while (!lx_end(l)) {
-		kv kv = { 0 };
-		if (!lx_key(l, &kv))
+	while (!scn_lx_end(l)) {
+		scn_kv kv = { 0 };
+		if (!scn_lx_key(l, &kv))
 			return false;
 		if (!strcmp(kv.key, "grid")) {
 			if (!parse_dims(l, &kv, pl->grid))
@@ -557,7 +341,7 @@ static bool parse_launch(lx *l, scn_pline *pl, unsigned index)
 				/* @NAME: a parameter of any size (a struct by value) takes
 				 * its bytes from alloc NAME */
 				bool at = l->pos < l->len && l->line[l->pos] == '@';
-				uint32_t col = lx_col(l) + (at ? 1 : 0);
+				uint32_t col = scn_lx_col(l) + (at ? 1 : 0);
 				if (at)
 					l->pos++;
 				scn_expr *e = scn_expr_parse(l->s, l->line, l->len, &l->pos, l->lineno,
@@ -567,7 +351,7 @@ static bool parse_launch(lx *l, scn_pline *pl, unsigned index)
 					break;
 				}
 				if (at && e->kind != SCN_EX_NAME) {
-					ok = lx_fail_at(l, col - 1, "expected an alloc name after '@'");
+					ok = scn_lx_fail_at(l, col - 1, "expected an alloc name after '@'");
 					break;
 				}
 				g_array_append_val(a, e);
@@ -576,7 +360,7 @@ static bool parse_launch(lx *l, scn_pline *pl, unsigned index)
 					l->pos++;
 					continue;
 				}
-				ok = lx_need_sep(l, "the argument");
+				ok = scn_lx_need_sep(l, "the argument");
 				break;
 			}
 			if (ok) {
@@ -594,33 +378,33 @@ static bool parse_launch(lx *l, scn_pline *pl, unsigned index)
 			if (!ok)
 				return false;
 		} else if (!strcmp(kv.key, "shared")) {
-			if (!lx_kv_values(l, &kv, 1))
+			if (!scn_lx_kv_values(l, &kv, 1))
 				return false;
 			pl->shared = kv.vals[0];
 		} else if (!strcmp(kv.key, "path")) {
 			const char *w;
-			size_t n = lx_peek_word(l, &w);
-			if (word_is(w, n, "inline"))
+			size_t n = scn_lx_peek_word(l, &w);
+			if (scn_word_is(w, n, "inline"))
 				pl->inline_path = true;
-			else if (word_is(w, n, "pcas"))
+			else if (scn_word_is(w, n, "pcas"))
 				pl->inline_path = false;
 			else
-				return lx_fail_at(l, l->pos, "expected path=inline or path=pcas");
+				return scn_lx_fail_at(l, l->pos, "expected path=inline or path=pcas");
 			l->pos += n;
 		} else if (!strcmp(kv.key, "name")) {
-			pl->launch_name = lx_ident(l, "a launch name");
-			if (!pl->launch_name || !lx_need_sep(l, "the name"))
+			pl->launch_name = scn_lx_ident(l, "a launch name");
+			if (!pl->launch_name || !scn_lx_need_sep(l, "the name"))
 				return false;
 		} else {
-			return lx_fail_at(l, kv.key_pos,
-					  "unknown launch key '%s'; expected grid=, block=, args=, "
-					  "shared=, path= or name=", kv.key);
+			return scn_lx_fail_at(l, kv.key_pos,
+					      "unknown launch key '%s'; expected grid=, block=, args=, "
+					      "shared=, path= or name=", kv.key);
 		}
 	}
 	if (!grid)
-		return lx_fail_at(l, l->pos, "launch: expected grid=X[,Y[,Z]]");
+		return scn_lx_fail_at(l, l->pos, "launch: expected grid=X[,Y[,Z]]");
 	if (!block)
-		return lx_fail_at(l, l->pos, "launch: expected block=X[,Y[,Z]]");
+		return scn_lx_fail_at(l, l->pos, "launch: expected block=X[,Y[,Z]]");
 	if (!pl->launch_name) {
 		char buf[32];
 		snprintf(buf, sizeof(buf), "launch%u", index);
@@ -638,26 +422,26 @@ static bool parse_launch(lx *l, scn_pline *pl, unsigned index)
 
 /* One line of a rewrite block: relocate | keep ADDR... | drop SUBCH METHOD |
  * replace SUBCH METHOD VALUE | prelude PUSH | split DWORDS. */
-static bool parse_rewrite_line(lx *l, scn_rline *rl)
+static bool parse_rewrite_line(scn_lx *l, scn_rline *rl)
 {
-	lx_skip(l);
-	rl->loc = (scn_loc){ l->lineno, lx_col(l) };
+	scn_lx_skip(l);
+	rl->loc = (scn_loc){ l->lineno, scn_lx_col(l) };
 	size_t kw = l->pos;
 	const char *w;
-	size_t n = lx_peek_word(l, &w);
+	size_t n = scn_lx_peek_word(l, &w);
 	l->pos += n;
-	if (word_is(w, n, "relocate")) {
+	if (scn_word_is(w, n, "relocate")) {
 		rl->kind = SCN_RW_RELOCATE;
-		return lx_done(l);
+		return scn_lx_done(l);
 	}
-	if (word_is(w, n, "keep")) {
+	if (scn_word_is(w, n, "keep")) {
 		rl->kind = SCN_RW_KEEP;
 		GPtrArray *names = g_ptr_array_new();
 		GArray *locs = g_array_new(FALSE, FALSE, sizeof(scn_loc));
-		while (!lx_end(l)) {
-			lx_skip(l);
-			scn_loc at = { l->lineno, lx_col(l) };
-			char *a = lx_ident(l, "an address name");
+		while (!scn_lx_end(l)) {
+			scn_lx_skip(l);
+			scn_loc at = { l->lineno, scn_lx_col(l) };
+			char *a = scn_lx_ident(l, "an address name");
 			if (!a) {
 				g_ptr_array_free(names, TRUE);
 				g_array_free(locs, TRUE);
@@ -677,93 +461,93 @@ static bool parse_rewrite_line(lx *l, scn_rline *rl)
 		g_ptr_array_free(names, TRUE);
 		g_array_free(locs, TRUE);
 		if (none)
-			return lx_fail_at(l, l->pos, "expected at least one address name after 'keep'");
+			return scn_lx_fail_at(l, l->pos, "expected at least one address name after 'keep'");
 		return true;
 	}
-	if (word_is(w, n, "drop") || word_is(w, n, "replace")) {
-		rl->kind = word_is(w, n, "drop") ? SCN_RW_DROP : SCN_RW_REPLACE;
-		lx_skip(l);
+	if (scn_word_is(w, n, "drop") || scn_word_is(w, n, "replace")) {
+		rl->kind = scn_word_is(w, n, "drop") ? SCN_RW_DROP : SCN_RW_REPLACE;
+		scn_lx_skip(l);
 		if (l->pos < l->len && l->line[l->pos] == '*') {
 			rl->subch = 8;
 			l->pos++;
-			if (!lx_need_sep(l, "'*'"))
+			if (!scn_lx_need_sep(l, "'*'"))
 				return false;
 		} else {
 			size_t at = l->pos;
-			scn_expr *e = lx_expr_word(l, "a subchannel (0..7) or '*'");
+			scn_expr *e = scn_lx_expr_word(l, "a subchannel (0..7) or '*'");
 			if (!e)
 				return false;
 			if (e->kind != SCN_EX_NUM || e->num > 7)
-				return lx_fail_at(l, at, "expected a subchannel number 0..7 or '*'");
+				return scn_lx_fail_at(l, at, "expected a subchannel number 0..7 or '*'");
 			rl->subch = (uint32_t)e->num;
 		}
-		lx_skip(l);
-		rl->method_loc = (scn_loc){ l->lineno, lx_col(l) };
-		rl->method = lx_ident(l, "a method name");
+		scn_lx_skip(l);
+		rl->method_loc = (scn_loc){ l->lineno, scn_lx_col(l) };
+		rl->method = scn_lx_ident(l, "a method name");
 		if (!rl->method)
 			return false;
-		if (rl->kind == SCN_RW_REPLACE && !(rl->value = lx_expr_word(l, "the new data")))
+		if (rl->kind == SCN_RW_REPLACE && !(rl->value = scn_lx_expr_word(l, "the new data")))
 			return false;
-		return lx_done(l);
+		return scn_lx_done(l);
 	}
-	if (word_is(w, n, "prelude")) {
+	if (scn_word_is(w, n, "prelude")) {
 		rl->kind = SCN_RW_PRELUDE;
-		return (rl->value = lx_expr_word(l, "a push block's name")) && lx_done(l);
+		return (rl->value = scn_lx_expr_word(l, "a push block's name")) && scn_lx_done(l);
 	}
-	if (word_is(w, n, "split")) {
+	if (scn_word_is(w, n, "split")) {
 		rl->kind = SCN_RW_SPLIT;
-		return (rl->value = lx_expr_word(l, "the most dwords an entry keeps")) && lx_done(l);
+		return (rl->value = scn_lx_expr_word(l, "the most dwords an entry keeps")) && scn_lx_done(l);
 	}
-	if (word_is(w, n, "merge")) {
+	if (scn_word_is(w, n, "merge")) {
 		rl->kind = SCN_RW_MERGE;
-		return lx_done(l);
+		return scn_lx_done(l);
 	}
-	if (word_is(w, n, "skew")) {
+	if (scn_word_is(w, n, "skew")) {
 		rl->kind = SCN_RW_SKEW;
 		rl->naddrs = 1;
 		rl->addrs = scn_alloc(l->s, sizeof(char *));
 		rl->addr_locs = scn_alloc(l->s, sizeof(scn_loc));
-		lx_skip(l);
-		rl->addr_locs[0] = (scn_loc){ l->lineno, lx_col(l) };
-		return (rl->addrs[0] = lx_ident(l, "an address name")) &&
-		       (rl->value = lx_expr_word(l, "the delta in bytes")) && lx_done(l);
+		scn_lx_skip(l);
+		rl->addr_locs[0] = (scn_loc){ l->lineno, scn_lx_col(l) };
+		return (rl->addrs[0] = scn_lx_ident(l, "an address name")) &&
+		       (rl->value = scn_lx_expr_word(l, "the delta in bytes")) && scn_lx_done(l);
 	}
-	return lx_fail_at(l, kw, "unknown rewrite line '%.*s'; expected relocate, keep, skew, "
-			  "drop, replace, prelude, split, merge or end", (int)n, w);
+	return scn_lx_fail_at(l, kw, "unknown rewrite line '%.*s'; expected relocate, keep, skew, "
+			      "drop, replace, prelude, split, merge or end", (int)n, w);
 }
 
-static bool parse_push_line(lx *l, scn_pline *pl, cs_scenario *s)
+static bool parse_push_line(scn_lx *l, scn_pline *pl, cs_scenario *s)
 {
 	const char *w;
-	size_t n = lx_peek_word(l, &w);
-	pl->loc = (scn_loc){ l->lineno, lx_col(l) };
+	size_t n = scn_lx_peek_word(l, &w);
+	pl->loc = (scn_loc){ l->lineno, scn_lx_col(l) };
 	if (isdigit((unsigned char)w[0])) {
 		pl->kind = SCN_PL_INC;
 		return parse_subch(l, &pl->subch) && parse_method(l, pl) && parse_vals(l, pl, true);
 	}
-	if (word_is(w, n, "inc") || word_is(w, n, "ninc") || word_is(w, n, "once")) {
+	if (scn_word_is(w, n, "inc") || scn_word_is(w, n, "ninc") || scn_word_is(w, n, "once")) {
 		pl->kind = w[0] == 'i' ? SCN_PL_INC : w[0] == 'n' ? SCN_PL_NINC : SCN_PL_ONCE;
 		l->pos += n;
 		return parse_subch(l, &pl->subch) && parse_method(l, pl) && parse_vals(l, pl, true);
 	}
-	if (word_is(w, n, "imm")) {
+	if (scn_word_is(w, n, "imm")) {
 		pl->kind = SCN_PL_IMM;
 		l->pos += n;
 		if (!parse_subch(l, &pl->subch) || !parse_method(l, pl))
 			return false;
-		lx_skip(l);
+		scn_lx_skip(l);
 		if (l->pos < l->len && l->line[l->pos] == '@')
-			return lx_fail_at(l, l->pos, "imm takes one value, not @NAME");
-		scn_val v = { .loc = { l->lineno, lx_col(l) } };
-		v.expr = lx_expr_word(l, "the immediate value");
+			return scn_lx_fail_at(l, l->pos, "imm takes one value, not @NAME");
+		scn_val v = { .loc = { l->lineno, scn_lx_col(l) } };
+		v.expr = scn_lx_expr_word(l, "the immediate value");
 		if (!v.expr)
 			return false;
 		pl->vals = scn_alloc(s, sizeof(scn_val));
 		pl->vals[0] = v;
 		pl->nvals = 1;
-		return lx_done(l);
+		return scn_lx_done(l);
 	}
-	if (word_is(w, n, "raw")) {
+	if (scn_word_is(w, n, "raw")) {
 		pl->kind = SCN_PL_RAW;
 		l->pos += n;
 		return parse_vals(l, pl, true);
@@ -772,50 +556,50 @@ static bool parse_push_line(lx *l, scn_pline *pl, cs_scenario *s)
 		pl->kind = SCN_PL_RAW; /* @NAME alone: the alloc's dwords as they are */
 		return parse_vals(l, pl, true);
 	}
-	if (word_is(w, n, "launch")) {
+	if (scn_word_is(w, n, "launch")) {
 		pl->kind = SCN_PL_LAUNCH;
 		l->pos += n;
 		return parse_launch(l, pl, s->launches++);
 	}
-	if (word_is(w, n, "copy")) {
+	if (scn_word_is(w, n, "copy")) {
 		pl->kind = SCN_PL_COPY;
 		l->pos += n;
 		pl->vals = scn_alloc(s, 3 * sizeof(scn_val));
 		static const char *const what[] = { "the destination address",
 						    "the source address", "the length in bytes" };
 		for (unsigned i = 0; i < 3; i++) {
-			lx_skip(l);
-			pl->vals[i].loc = (scn_loc){ l->lineno, lx_col(l) };
-			pl->vals[i].expr = lx_expr_word(l, what[i]);
+			scn_lx_skip(l);
+			pl->vals[i].loc = (scn_loc){ l->lineno, scn_lx_col(l) };
+			pl->vals[i].expr = scn_lx_expr_word(l, what[i]);
 			if (!pl->vals[i].expr)
 				return false;
 		}
 		pl->nvals = 3;
-		while (!lx_end(l)) {
-			kv kv = { 0 };
-			if (!lx_key(l, &kv))
+		while (!scn_lx_end(l)) {
+			scn_kv kv = { 0 };
+			if (!scn_lx_key(l, &kv))
 				return false;
 			if (!strcmp(kv.key, "name")) {
-				pl->launch_name = lx_ident(l, "a copy name");
-				if (!pl->launch_name || !lx_need_sep(l, "the name"))
+				pl->launch_name = scn_lx_ident(l, "a copy name");
+				if (!pl->launch_name || !scn_lx_need_sep(l, "the name"))
 					return false;
 				continue;
 			}
 			if (strcmp(kv.key, "sem") != 0)
-				return lx_fail_at(l, kv.key_pos,
-						  "unknown copy key '%s'; expected sem= or name=", kv.key);
-			if (!lx_kv_values(l, &kv, 2))
+				return scn_lx_fail_at(l, kv.key_pos,
+						      "unknown copy key '%s'; expected sem= or name=", kv.key);
+			if (!scn_lx_kv_values(l, &kv, 2))
 				return false;
 			if (kv.nvals != 2)
-				return lx_fail_at(l, l->pos, "expected sem=ADDR,PAYLOAD");
+				return scn_lx_fail_at(l, l->pos, "expected sem=ADDR,PAYLOAD");
 			pl->sem_addr = kv.vals[0];
 			pl->sem_value = kv.vals[1];
 		}
 		unsigned index = s->copies++;
 		if (pl->sem_addr && pl->launch_name)
-			return lx_fail_at(l, pl->loc.col - 1,
-					  "copy: name= names the semaphore a copy allocates; with sem= "
-					  "there is none");
+			return scn_lx_fail_at(l, pl->loc.col - 1,
+					      "copy: name= names the semaphore a copy allocates; with sem= "
+					      "there is none");
 		if (!pl->sem_addr) {
 			char buf[160];
 			if (!pl->launch_name) {
@@ -828,37 +612,37 @@ static bool parse_push_line(lx *l, scn_pline *pl, cs_scenario *s)
 		}
 		return true;
 	}
-	if (word_is(w, n, "release") || word_is(w, n, "acquire")) {
+	if (scn_word_is(w, n, "release") || scn_word_is(w, n, "acquire")) {
 		pl->kind = w[0] == 'r' ? SCN_PL_RELEASE : SCN_PL_ACQUIRE;
 		l->pos += n;
-		pl->sem_addr = lx_expr_word(l, "the semaphore address");
+		pl->sem_addr = scn_lx_expr_word(l, "the semaphore address");
 		if (!pl->sem_addr)
 			return false;
-		pl->sem_value = lx_expr_word(l, "the semaphore value");
+		pl->sem_value = scn_lx_expr_word(l, "the semaphore value");
 		if (!pl->sem_value)
 			return false;
-		pl->sem64 = lx_accept(l, "u64");
+		pl->sem64 = scn_lx_accept(l, "u64");
 		/* release ... wfi: RELEASE_WFI=EN, the front end waits for idle first */
 		if (pl->kind == SCN_PL_RELEASE)
-			pl->sem_wfi = lx_accept(l, "wfi");
-		return lx_done(l);
+			pl->sem_wfi = scn_lx_accept(l, "wfi");
+		return scn_lx_done(l);
 	}
-	if (word_is(w, n, "bind")) {
+	if (scn_word_is(w, n, "bind")) {
 		pl->kind = SCN_PL_BIND;
 		l->pos += n;
 		if (!parse_subch(l, &pl->subch))
 			return false;
-		lx_skip(l);
+		scn_lx_skip(l);
 		pl->vals = scn_alloc(s, sizeof(scn_val));
-		pl->vals[0].loc = (scn_loc){ l->lineno, lx_col(l) };
-		pl->vals[0].expr = lx_expr_word(l, "a class id");
+		pl->vals[0].loc = (scn_loc){ l->lineno, scn_lx_col(l) };
+		pl->vals[0].expr = scn_lx_expr_word(l, "a class id");
 		pl->nvals = 1;
-		return pl->vals[0].expr && lx_done(l);
+		return pl->vals[0].expr && scn_lx_done(l);
 	}
-	return lx_fail_at(l, l->pos,
-			  "unknown pushbuffer line '%.*s'; expected inc, ninc, once, imm, raw, "
-			  "@NAME, launch, copy, release, acquire, bind or end",
-			  (int)n, w);
+	return scn_lx_fail_at(l, l->pos,
+			      "unknown pushbuffer line '%.*s'; expected inc, ninc, once, imm, raw, "
+			      "@NAME, launch, copy, release, acquire, bind or end",
+			      (int)n, w);
 }
 
 /* ---- directives ------------------------------------------------------------ */
@@ -874,111 +658,111 @@ static scn_dir *new_dir(cs_scenario *s)
 	return d;
 }
 
-static bool parse_target(lx *l, scn_dir *dir, const char *what)
+static bool parse_target(scn_lx *l, scn_dir *dir, const char *what)
 {
-	dir->addr = lx_expr_word(l, what);
+	dir->addr = scn_lx_expr_word(l, what);
 	return dir->addr != NULL;
 }
 
-static bool parse_expect(lx *l, scn_dir *dir)
+static bool parse_expect(scn_lx *l, scn_dir *dir)
 {
 	const char *w;
-	size_t n = lx_peek_word(l, &w);
-	if (word_is(w, n, "mem")) {
+	size_t n = scn_lx_peek_word(l, &w);
+	if (scn_word_is(w, n, "mem")) {
 		dir->kind = SCN_D_EXPECT_MEM;
 		l->pos += n;
 		return parse_target(l, dir, "an address (NAME[+OFF])") && parse_type(l, &dir->type) &&
 		       parse_values(l, dir, true);
 	}
-	if (word_is(w, n, "stage") || word_is(w, n, "break")) {
+	if (scn_word_is(w, n, "stage") || scn_word_is(w, n, "break")) {
 		bool is_stage = w[0] == 's';
 		dir->kind = is_stage ? SCN_D_EXPECT_STAGE : SCN_D_EXPECT_BREAK;
 		l->pos += n;
-		n = lx_peek_word(l, &w);
+		n = scn_lx_peek_word(l, &w);
 		char buf[32];
 		if (n == 0)
-			return lx_fail_at(l, l->pos, "expected a stage (1..11 or a name)");
-		if (!is_stage && word_is(w, n, "none")) {
+			return scn_lx_fail_at(l, l->pos, "expected a stage (1..11 or a name)");
+		if (!is_stage && scn_word_is(w, n, "none")) {
 			dir->kind = SCN_D_EXPECT_COMPLETE;
 			l->pos += n;
-			return lx_done(l);
+			return scn_lx_done(l);
 		}
 		snprintf(buf, sizeof(buf), "%.*s", (int)(n < 31 ? n : 31), w);
 		cs_stage st = n < 31 ? cs_stage_parse(buf) : CS_STAGE_NONE;
 		if (st == CS_STAGE_NONE)
-			return lx_fail_at(l, l->pos, "expected a stage (1..11 or a name such as fe-exec)");
+			return scn_lx_fail_at(l, l->pos, "expected a stage (1..11 or a name such as fe-exec)");
 		dir->stage = (unsigned)st;
 		l->pos += n;
 		if (is_stage) {
-			n = lx_peek_word(l, &w);
-			if (word_is(w, n, "fired"))
+			n = scn_lx_peek_word(l, &w);
+			if (scn_word_is(w, n, "fired"))
 				dir->status = CS_STAGE_FIRED;
-			else if (word_is(w, n, "not-fired"))
+			else if (scn_word_is(w, n, "not-fired"))
 				dir->status = CS_STAGE_NOT_FIRED;
-			else if (word_is(w, n, "n/a"))
+			else if (scn_word_is(w, n, "n/a"))
 				dir->status = CS_STAGE_NA;
-			else if (word_is(w, n, "not-observable"))
+			else if (scn_word_is(w, n, "not-observable"))
 				dir->status = CS_STAGE_NOT_OBSERVABLE;
 			else
-				return lx_fail_at(l, l->pos, "expected fired, not-fired or n/a");
+				return scn_lx_fail_at(l, l->pos, "expected fired, not-fired or n/a");
 			l->pos += n;
 		}
-		return lx_done(l);
+		return scn_lx_done(l);
 	}
-	if (word_is(w, n, "complete")) {
+	if (scn_word_is(w, n, "complete")) {
 		dir->kind = SCN_D_EXPECT_COMPLETE;
 		l->pos += n;
-		return lx_done(l);
+		return scn_lx_done(l);
 	}
-	if (word_is(w, n, "cause")) {
+	if (scn_word_is(w, n, "cause")) {
 		dir->kind = SCN_D_EXPECT_CAUSE;
 		l->pos += n;
-		n = lx_peek_word(l, &w);
+		n = scn_lx_peek_word(l, &w);
 		char key[48];
 		snprintf(key, sizeof(key), "%.*s", (int)(n < sizeof(key) ? n : 0), w);
 		dir->cause = (int)cs_cause_parse(key);
 		if (dir->cause == CS_CAUSE_NONE)
-			return lx_fail_at(l, l->pos, "expected a cause key (docs/chain.md lists them, "
-					  "e.g. pb-unmapped)");
+			return scn_lx_fail_at(l, l->pos, "expected a cause key (docs/chain.md lists them, "
+					      "e.g. pb-unmapped)");
 		l->pos += n;
-		return lx_done(l);
+		return scn_lx_done(l);
 	}
-	return lx_fail_at(l, l->pos, "expected mem, stage, break, cause or complete after 'expect'");
+	return scn_lx_fail_at(l, l->pos, "expected mem, stage, break, cause or complete after 'expect'");
 }
 
-static bool parse_random(lx *l, scn_dir *dir)
+static bool parse_random(scn_lx *l, scn_dir *dir)
 {
 	if (!parse_target(l, dir, "an address (NAME[+OFF])"))
 		return false;
-	lx_skip(l);
+	scn_lx_skip(l);
 	size_t type_pos = l->pos;
 	if (!parse_type(l, &dir->type))
 		return false;
 	if (dir->type != SCN_T_F32 && dir->type != SCN_T_U32)
-		return lx_fail_at(l, type_pos, "random fills f32 or u32 values");
-	dir->count = lx_expr_word(l, "a count");
+		return scn_lx_fail_at(l, type_pos, "random fills f32 or u32 values");
+	dir->count = scn_lx_expr_word(l, "a count");
 	if (!dir->count)
 		return false;
-	while (!lx_end(l)) {
-		kv kv = { 0 };
-		if (!lx_key(l, &kv))
+	while (!scn_lx_end(l)) {
+		scn_kv kv = { 0 };
+		if (!scn_lx_key(l, &kv))
 			return false;
 		if (!strcmp(kv.key, "seed")) {
-			if (!lx_kv_values(l, &kv, 1))
+			if (!scn_lx_kv_values(l, &kv, 1))
 				return false;
 			dir->seed = kv.vals[0];
 		} else if (!strcmp(kv.key, "min") || !strcmp(kv.key, "max")) {
 			bool is_min = kv.key[1] == 'i';
 			if (dir->type == SCN_T_F32) {
 				double v;
-				if (!lx_float(l, &v))
+				if (!scn_lx_float(l, &v))
 					return false;
 				if (is_min)
 					dir->fmin = v;
 				else
 					dir->fmax = v;
 			} else {
-				if (!lx_kv_values(l, &kv, 1))
+				if (!scn_lx_kv_values(l, &kv, 1))
 					return false;
 				if (is_min)
 					dir->imin = kv.vals[0];
@@ -990,30 +774,30 @@ static bool parse_random(lx *l, scn_dir *dir)
 			else
 				dir->has_max = true;
 		} else {
-			return lx_fail_at(l, kv.key_pos,
-					  "unknown random key '%s'; expected seed=, min= or max=", kv.key);
+			return scn_lx_fail_at(l, kv.key_pos,
+					      "unknown random key '%s'; expected seed=, min= or max=", kv.key);
 		}
 	}
 	if (!dir->seed)
-		return lx_fail_at(l, l->pos, "random: expected seed=N");
+		return scn_lx_fail_at(l, l->pos, "random: expected seed=N");
 	if (dir->type == SCN_T_F32) {
 		if (!dir->has_min)
 			dir->fmin = 0.0;
 		if (!dir->has_max)
 			dir->fmax = 1.0;
 		if (!(dir->fmin <= dir->fmax) || isinf(dir->fmin) || isinf(dir->fmax))
-			return lx_fail_at(l, l->pos, "random: expected finite min <= max");
+			return scn_lx_fail_at(l, l->pos, "random: expected finite min <= max");
 	}
 	return true;
 }
 
-static bool parse_qmd(lx *l, scn_dir *dir)
+static bool parse_qmd(scn_lx *l, scn_dir *dir)
 {
 	GArray *a = g_array_new(FALSE, TRUE, sizeof(scn_qmd_kv));
 	bool ok = true;
-	while (ok && !lx_end(l)) {
-		kv k = { 0 };
-		if (!lx_key(l, &k)) {
+	while (ok && !scn_lx_end(l)) {
+		scn_kv k = { 0 };
+		if (!scn_lx_key(l, &k)) {
 			ok = false;
 			break;
 		}
@@ -1032,7 +816,7 @@ static bool parse_qmd(lx *l, scn_dir *dir)
 			if (l->pos < l->len && l->line[l->pos] == ',') {
 				l->pos++;
 				size_t p = l->pos;
-				while (p < l->len && is_ident_char(l->line[p]))
+				while (p < l->len && scn_ident_char(l->line[p]))
 					p++;
 				int found = -1;
 				for (uint32_t i = 0; i < 16 && p > l->pos; i++) {
@@ -1054,11 +838,11 @@ static bool parse_qmd(lx *l, scn_dir *dir)
 					k.vals[k.nvals++] = e;
 				}
 			}
-			if (!lx_need_sep(l, "the value")) {
+			if (!scn_lx_need_sep(l, "the value")) {
 				ok = false;
 				break;
 			}
-		} else if (!lx_kv_values(l, &k, 8)) {
+		} else if (!scn_lx_kv_values(l, &k, 8)) {
 			ok = false;
 			break;
 		}
@@ -1077,69 +861,69 @@ static bool parse_qmd(lx *l, scn_dir *dir)
 	return ok;
 }
 
-static bool parse_directive(lx *l, scn_dir *dir, bool *arch_seen, uint32_t *arch_line)
+static bool parse_directive(scn_lx *l, scn_dir *dir, bool *arch_seen, uint32_t *arch_line)
 {
 	cs_scenario *s = l->s;
 	const char *w;
-	size_t n = lx_peek_word(l, &w);
+	size_t n = scn_lx_peek_word(l, &w);
 	size_t kw_pos = l->pos;
 	l->pos += n;
-	if (word_is(w, n, "arch")) {
+	if (scn_word_is(w, n, "arch")) {
 		dir->kind = SCN_D_ARCH;
 		if (*arch_seen)
-			return lx_fail_at(l, kw_pos, "a second 'arch' (the first is at line %u)",
-					  *arch_line);
+			return scn_lx_fail_at(l, kw_pos, "a second 'arch' (the first is at line %u)",
+					      *arch_line);
 		const char *a;
-		size_t an = lx_peek_word(l, &a);
+		size_t an = scn_lx_peek_word(l, &a);
 		char buf[32];
 		snprintf(buf, sizeof(buf), "%.*s", (int)(an < 31 ? an : 31), a);
 		if (an == 0 || an >= 31 || !cs_arch_from_name(buf, &s->arch))
-			return lx_fail_at(l, l->pos,
-					  "expected an arch (ampere, ada, hopper or blackwell)");
+			return scn_lx_fail_at(l, l->pos,
+					      "expected an arch (ampere, ada, hopper or blackwell)");
 		l->pos += an;
 		*arch_seen = true;
 		*arch_line = l->lineno;
-		return lx_done(l);
+		return scn_lx_done(l);
 	}
-	if (word_is(w, n, "channel")) {
+	if (scn_word_is(w, n, "channel")) {
 		dir->kind = SCN_D_CHANNEL;
-		lx_skip(l);
-		dir->name_loc = (scn_loc){ l->lineno, lx_col(l) };
-		dir->name = lx_ident(l, "a channel name");
+		scn_lx_skip(l);
+		dir->name_loc = (scn_loc){ l->lineno, scn_lx_col(l) };
+		dir->name = scn_lx_ident(l, "a channel name");
 		if (!dir->name)
 			return false;
-		while (!lx_end(l)) {
-			kv k = { 0 };
-			if (!lx_key(l, &k))
+		while (!scn_lx_end(l)) {
+			scn_kv k = { 0 };
+			if (!scn_lx_key(l, &k))
 				return false;
 			if (strcmp(k.key, "entries") != 0)
-				return lx_fail_at(l, k.key_pos, "unknown channel key '%s'; expected entries=",
-						  k.key);
-			if (!lx_kv_values(l, &k, 1))
+				return scn_lx_fail_at(l, k.key_pos, "unknown channel key '%s'; expected entries=",
+						      k.key);
+			if (!scn_lx_kv_values(l, &k, 1))
 				return false;
 			dir->entries = k.vals[0];
 		}
 		return true;
 	}
-	if (word_is(w, n, "alloc")) {
+	if (scn_word_is(w, n, "alloc")) {
 		dir->kind = SCN_D_ALLOC;
-		lx_skip(l);
-		dir->name_loc = (scn_loc){ l->lineno, lx_col(l) };
-		dir->name = lx_ident(l, "an alloc name");
+		scn_lx_skip(l);
+		dir->name_loc = (scn_loc){ l->lineno, scn_lx_col(l) };
+		dir->name = scn_lx_ident(l, "an alloc name");
 		if (!dir->name)
 			return false;
-		dir->size = lx_expr_word(l, "a size in bytes");
+		dir->size = scn_lx_expr_word(l, "a size in bytes");
 		if (!dir->size)
 			return false;
-		while (!lx_end(l)) {
-			kv k = { 0 };
-			if (!lx_key(l, &k))
+		while (!scn_lx_end(l)) {
+			scn_kv k = { 0 };
+			if (!scn_lx_key(l, &k))
 				return false;
 			bool is_align = !strcmp(k.key, "align"), is_host = !strcmp(k.key, "host");
 			if (!is_align && !is_host && strcmp(k.key, "at") != 0)
-				return lx_fail_at(l, k.key_pos, "unknown alloc key '%s'; expected align=, "
-						  "at= or host=", k.key);
-			if (!lx_kv_values(l, &k, 1))
+				return scn_lx_fail_at(l, k.key_pos, "unknown alloc key '%s'; expected align=, "
+						      "at= or host=", k.key);
+			if (!scn_lx_kv_values(l, &k, 1))
 				return false;
 			if (is_align)
 				dir->align = k.vals[0];
@@ -1150,31 +934,31 @@ static bool parse_directive(lx *l, scn_dir *dir, bool *arch_seen, uint32_t *arch
 		}
 		return define(s, dir->name, dir->name_loc.line, dir->name_loc.col, dir->kind, l->d);
 	}
-	if (word_is(w, n, "data")) {
+	if (scn_word_is(w, n, "data")) {
 		dir->kind = SCN_D_DATA;
 		return parse_target(l, dir, "an address (NAME[+OFF])") && parse_type(l, &dir->type) &&
 		       parse_values(l, dir, false);
 	}
-	if (word_is(w, n, "fill")) {
+	if (scn_word_is(w, n, "fill")) {
 		dir->kind = SCN_D_FILL;
 		return parse_target(l, dir, "an address (NAME[+OFF])") &&
-		       (dir->len = lx_expr_word(l, "a length in bytes")) &&
-		       (dir->byte = lx_expr_word(l, "a byte value")) && lx_done(l);
+		       (dir->len = scn_lx_expr_word(l, "a length in bytes")) &&
+		       (dir->byte = scn_lx_expr_word(l, "a byte value")) && scn_lx_done(l);
 	}
-	if (word_is(w, n, "load")) {
+	if (scn_word_is(w, n, "load")) {
 		dir->kind = SCN_D_LOAD;
 		return parse_target(l, dir, "an address (NAME[+OFF])") && parse_path(l, dir) &&
-		       lx_done(l);
+		       scn_lx_done(l);
 	}
-	if (word_is(w, n, "module")) {
+	if (scn_word_is(w, n, "module")) {
 		dir->kind = SCN_D_MODULE;
-		lx_skip(l);
-		dir->name_loc = (scn_loc){ l->lineno, lx_col(l) };
-		dir->name = lx_ident(l, "a module name");
+		scn_lx_skip(l);
+		dir->name_loc = (scn_loc){ l->lineno, scn_lx_col(l) };
+		dir->name = scn_lx_ident(l, "a module name");
 		if (!dir->name || !parse_path(l, dir))
 			return false;
 		const char *pw;
-		size_t pn = lx_peek_word(l, &pw);
+		size_t pn = scn_lx_peek_word(l, &pw);
 		if (pn > 4 && !memcmp(pw, "ptx=", 4)) {
 			/* the PTX nvcc wrote beside a bare cubin: parse it as a path */
 			char *cubin = dir->path;
@@ -1187,264 +971,105 @@ static bool parse_directive(lx *l, scn_dir *dir, bool *arch_seen, uint32_t *arch
 			dir->path = cubin;
 			dir->path_loc = cubin_loc;
 		}
-		return lx_done(l) &&
+		return scn_lx_done(l) &&
 		       define(s, dir->name, dir->name_loc.line, dir->name_loc.col, dir->kind, l->d);
 	}
-	if (word_is(w, n, "qmd")) {
+	if (scn_word_is(w, n, "qmd")) {
 		dir->kind = SCN_D_QMD;
-		lx_skip(l);
-		dir->name_loc = (scn_loc){ l->lineno, lx_col(l) };
-		dir->name = lx_ident(l, "a QMD name");
+		scn_lx_skip(l);
+		dir->name_loc = (scn_loc){ l->lineno, scn_lx_col(l) };
+		dir->name = scn_lx_ident(l, "a QMD name");
 		return dir->name && parse_qmd(l, dir) &&
 		       define(s, dir->name, dir->name_loc.line, dir->name_loc.col, dir->kind, l->d);
 	}
-	if (word_is(w, n, "push")) {
+	if (scn_word_is(w, n, "push")) {
 		dir->kind = SCN_D_PUSH;
-		lx_skip(l);
-		dir->name_loc = (scn_loc){ l->lineno, lx_col(l) };
-		dir->name = lx_ident(l, "a pushbuffer name");
-		if (!dir->name || !lx_done(l))
+		scn_lx_skip(l);
+		dir->name_loc = (scn_loc){ l->lineno, scn_lx_col(l) };
+		dir->name = scn_lx_ident(l, "a pushbuffer name");
+		if (!dir->name || !scn_lx_done(l))
 			return false;
 		/* defined at its `end`; a clash with an earlier name is named here */
 		scn_def *old = g_hash_table_lookup(s->defs, dir->name);
 		if (old)
-			return lx_fail_at(l, dir->name_loc.col - 1, "'%s' is already defined at line %u",
-					  dir->name, old->decl_line);
+			return scn_lx_fail_at(l, dir->name_loc.col - 1, "'%s' is already defined at line %u",
+					      dir->name, old->decl_line);
 		return true;
 	}
-	if (word_is(w, n, "gpfifo")) {
+	if (scn_word_is(w, n, "gpfifo")) {
 		dir->kind = SCN_D_GPFIFO;
-		dir->addr = lx_expr(l, "a pushbuffer address (NAME[+OFF[,LEN]])");
+		dir->addr = scn_lx_expr(l, "a pushbuffer address (NAME[+OFF[,LEN]])");
 		if (!dir->addr)
 			return false;
 		if (l->pos < l->len && l->line[l->pos] == ',') {
 			l->pos++;
 			if (l->pos >= l->len || l->line[l->pos] == ' ' || l->line[l->pos] == '\t')
-				return lx_fail_at(l, l->pos, "expected a length in dwords after ','");
-			dir->len = lx_expr_word(l, "a length in dwords");
+				return scn_lx_fail_at(l, l->pos, "expected a length in dwords after ','");
+			dir->len = scn_lx_expr_word(l, "a length in dwords");
 			if (!dir->len)
 				return false;
-		} else if (!lx_need_sep(l, "the address")) {
+		} else if (!scn_lx_need_sep(l, "the address")) {
 			return false;
 		}
-		dir->sync = lx_accept(l, "sync");
-		return lx_done(l);
+		dir->sync = scn_lx_accept(l, "sync");
+		return scn_lx_done(l);
 	}
-	if (word_is(w, n, "gpfifo-raw")) {
+	if (scn_word_is(w, n, "gpfifo-raw")) {
 		dir->kind = SCN_D_GPFIFO_RAW;
-		return (dir->lo = lx_expr_word(l, "the entry's low word")) &&
-		       (dir->hi = lx_expr_word(l, "the entry's high word")) && lx_done(l);
+		return (dir->lo = scn_lx_expr_word(l, "the entry's low word")) &&
+		       (dir->hi = scn_lx_expr_word(l, "the entry's high word")) && scn_lx_done(l);
 	}
-	if (word_is(w, n, "submit")) {
+	if (scn_word_is(w, n, "submit")) {
 		dir->kind = SCN_D_SUBMIT;
-		return lx_done(l);
+		return scn_lx_done(l);
 	}
-	if (word_is(w, n, "wait")) {
+	if (scn_word_is(w, n, "wait")) {
 		dir->kind = SCN_D_WAIT;
 		if (!parse_target(l, dir, "an address"))
 			return false;
-		if (!lx_accept(l, "=="))
-			return lx_fail_at(l, l->pos, "expected '==' after the address");
-		dir->value = lx_expr_word(l, "a value");
+		if (!scn_lx_accept(l, "=="))
+			return scn_lx_fail_at(l, l->pos, "expected '==' after the address");
+		dir->value = scn_lx_expr_word(l, "a value");
 		if (!dir->value)
 			return false;
-		dir->u64 = lx_accept(l, "u64");
-		return lx_done(l);
+		dir->u64 = scn_lx_accept(l, "u64");
+		return scn_lx_done(l);
 	}
-	if (word_is(w, n, "expect")) {
+	if (scn_word_is(w, n, "expect")) {
 		return parse_expect(l, dir);
 	}
-	if (word_is(w, n, "random")) {
+	if (scn_word_is(w, n, "random")) {
 		dir->kind = SCN_D_RANDOM;
 		return parse_random(l, dir);
 	}
-	if (word_is(w, n, "map")) {
+	if (scn_word_is(w, n, "map")) {
 		dir->kind = SCN_D_MAP;
-		if (!lx_accept(l, "guest"))
-			return lx_fail_at(l, l->pos, "expected 'guest' (map guest G host H size S)");
-		if (!(dir->lo = lx_expr_word(l, "the guest's address")))
+		if (!scn_lx_accept(l, "guest"))
+			return scn_lx_fail_at(l, l->pos, "expected 'guest' (map guest G host H size S)");
+		if (!(dir->lo = scn_lx_expr_word(l, "the guest's address")))
 			return false;
-		if (!lx_accept(l, "host"))
-			return lx_fail_at(l, l->pos, "expected 'host' after the guest's address");
-		if (!(dir->hi = lx_expr_word(l, "the host's address")))
+		if (!scn_lx_accept(l, "host"))
+			return scn_lx_fail_at(l, l->pos, "expected 'host' after the guest's address");
+		if (!(dir->hi = scn_lx_expr_word(l, "the host's address")))
 			return false;
-		if (!lx_accept(l, "size"))
-			return lx_fail_at(l, l->pos, "expected 'size' after the host's address");
-		return (dir->size = lx_expr_word(l, "a size in bytes")) && lx_done(l);
+		if (!scn_lx_accept(l, "size"))
+			return scn_lx_fail_at(l, l->pos, "expected 'size' after the host's address");
+		return (dir->size = scn_lx_expr_word(l, "a size in bytes")) && scn_lx_done(l);
 	}
-	if (word_is(w, n, "rewrite")) {
+	if (scn_word_is(w, n, "rewrite")) {
 		dir->kind = SCN_D_REWRITE;
-		return lx_done(l);
+		return scn_lx_done(l);
 	}
-	if (word_is(w, n, "end"))
-		return lx_fail_at(l, kw_pos, "'end' outside a push or rewrite block");
-	return lx_fail_at(l, kw_pos,
-			  "unknown directive '%.*s'; expected arch, channel, alloc, data, fill, "
-			  "load, module, qmd, push, gpfifo, gpfifo-raw, submit, wait, expect, random, "
-			  "map or rewrite",
-			  (int)n, w);
+	if (scn_word_is(w, n, "end"))
+		return scn_lx_fail_at(l, kw_pos, "'end' outside a push or rewrite block");
+	return scn_lx_fail_at(l, kw_pos,
+			      "unknown directive '%.*s'; expected arch, channel, alloc, data, fill, "
+			      "load, module, qmd, push, gpfifo, gpfifo-raw, submit, wait, expect, random, "
+			      "map or rewrite",
+			      (int)n, w);
 }
 
 /* ---- the static name check ------------------------------------------------- */
-
-typedef struct namecheck {
-	cs_scenario *s;
-	GHashTable *seen; /* name -> scn_def* */
-} namecheck;
-
-static bool check_name(void *ctx, const scn_expr *e, cs_diag *d)
-{
-	namecheck *nc = ctx;
-	scn_def *def = g_hash_table_lookup(nc->seen, e->name);
-	if (def) {
-		if (def->kind == SCN_D_MODULE) {
-			cs_diag_at_text(d, CS_ERR_INPUT, nc->s->name, e->loc.line, e->loc.col,
-					"'%s' is a module (line %u); use %s.KERNEL for a kernel's code "
-					"address", e->name, def->line, e->name);
-			return false;
-		}
-		return true;
-	}
-	const char *dot = strchr(e->name, '.');
-	if (dot) {
-		char prefix[256];
-		snprintf(prefix, sizeof(prefix), "%.*s", (int)(dot - e->name), e->name);
-		scn_def *m = g_hash_table_lookup(nc->seen, prefix);
-		if (m && m->kind == SCN_D_MODULE)
-			return true;
-		m = g_hash_table_lookup(nc->s->defs, prefix);
-		if (m && m->kind == SCN_D_MODULE) {
-			cs_diag_at_text(d, CS_ERR_INPUT, nc->s->name, e->loc.line, e->loc.col,
-					"'%s' is used before module '%s' is defined at line %u",
-					e->name, prefix, m->line);
-			return false;
-		}
-	}
-	def = g_hash_table_lookup(nc->s->defs, e->name);
-	if (def && def->push_block && e->loc.line > def->decl_line && e->loc.line < def->line) {
-		cs_diag_at_text(d, CS_ERR_INPUT, nc->s->name, e->loc.line, e->loc.col,
-				"'%s' is used inside its own push block (lines %u-%u); it is placed "
-				"at its 'end'", e->name, def->decl_line, def->line);
-		return false;
-	}
-	if (def) {
-		cs_diag_at_text(d, CS_ERR_INPUT, nc->s->name, e->loc.line, e->loc.col,
-				"'%s' is used before its definition at line %u", e->name, def->decl_line);
-		return false;
-	}
-	cs_diag_at_text(d, CS_ERR_INPUT, nc->s->name, e->loc.line, e->loc.col,
-			"unknown name '%s'", e->name);
-	return false;
-}
-
-static bool check_at_name(namecheck *nc, const scn_val *v, cs_diag *d)
-{
-	scn_expr e = { .kind = SCN_EX_NAME, .loc = v->loc, .name = v->at_name };
-	e.loc.col++; /* the name after '@' */
-	if (!check_name(nc, &e, d))
-		return false;
-	return true;
-}
-
-static void see(namecheck *nc, const char *name)
-{
-	scn_def *def = g_hash_table_lookup(nc->s->defs, name);
-	if (def)
-		g_hash_table_insert(nc->seen, def->name, def);
-}
-
-#define CHECK(e) do { if (!scn_expr_names((e), check_name, nc, d)) return false; } while (0)
-
-static bool check_pline(namecheck *nc, const scn_pline *pl, cs_diag *d)
-{
-	for (unsigned i = 0; i < pl->nvals; i++) {
-		if (pl->vals[i].at_name) {
-			if (!check_at_name(nc, &pl->vals[i], d))
-				return false;
-		} else {
-			CHECK(pl->vals[i].expr);
-		}
-	}
-	CHECK(pl->sem_addr);
-	CHECK(pl->sem_value);
-	if (pl->kind == SCN_PL_COPY && !pl->sem_addr) {
-		char name[160];
-		snprintf(name, sizeof(name), "%s.sem", pl->launch_name);
-		see(nc, name);
-	}
-	if (pl->kind == SCN_PL_LAUNCH) {
-		scn_expr k = { .kind = SCN_EX_NAME, .loc = pl->kernel_loc, .name = pl->kernel };
-		if (!check_name(nc, &k, d))
-			return false;
-		for (unsigned i = 0; i < 3; i++) {
-			CHECK(pl->grid[i]);
-			CHECK(pl->block[i]);
-		}
-		for (unsigned i = 0; i < pl->nargs; i++)
-			CHECK(pl->args[i]);
-		CHECK(pl->shared);
-		static const char *const parts[] = { "cb0", "qmd", "sem" };
-		for (unsigned i = 0; i < 3; i++) {
-			char name[160];
-			snprintf(name, sizeof(name), "%s.%s", pl->launch_name, parts[i]);
-			see(nc, name);
-		}
-	}
-	return true;
-}
-
-static bool check_dir(namecheck *nc, const scn_dir *dir, cs_diag *d)
-{
-	CHECK(dir->addr);
-	CHECK(dir->size);
-	CHECK(dir->align);
-	CHECK(dir->at);
-	CHECK(dir->host_at);
-	CHECK(dir->len);
-	CHECK(dir->byte);
-	CHECK(dir->value);
-	CHECK(dir->count);
-	CHECK(dir->seed);
-	CHECK(dir->entries);
-	CHECK(dir->imin);
-	CHECK(dir->imax);
-	CHECK(dir->lo);
-	CHECK(dir->hi);
-	for (unsigned i = 0; i < dir->nvals; i++)
-		CHECK(dir->dvals[i].expr);
-	for (unsigned i = 0; i < dir->nkvs; i++)
-		for (unsigned j = 0; j < dir->kvs[i].nvals; j++)
-			CHECK(dir->kvs[i].vals[j]);
-	for (unsigned i = 0; i < dir->nrlines; i++)
-		CHECK(dir->rlines[i].value);
-	for (unsigned i = 0; i < dir->nlines; i++)
-		if (!check_pline(nc, &dir->lines[i], d))
-			return false;
-	switch (dir->kind) {
-	case SCN_D_ALLOC:
-	case SCN_D_MODULE:
-	case SCN_D_QMD:
-	case SCN_D_PUSH:
-		see(nc, dir->name);
-		break;
-	default:
-		break;
-	}
-	return true;
-}
-
-#undef CHECK
-
-static bool check_names(cs_scenario *s, cs_diag *d)
-{
-	namecheck nc = { .s = s, .seen = g_hash_table_new(g_str_hash, g_str_equal) };
-	bool ok = true;
-	for (unsigned i = 0; ok && i < s->ndirs; i++)
-		ok = check_dir(&nc, &s->dirs[i], d);
-	g_hash_table_destroy(nc.seen);
-	return ok;
-}
-
 /* ---- the file -------------------------------------------------------------- */
 
 static char *dir_text(cs_scenario *s, const char *line, size_t len)
@@ -1489,50 +1114,23 @@ cs_scenario *cs_scenario_parse(const char *text, size_t len, const char *name,
 	scn_dir *rw_dir = NULL; /* the open rewrite block, likewise */
 	size_t rw_index = 0;
 	GArray *rlines = NULL;
-	uint32_t lineno = 0;
+	scn_lx l = { .s = s, .d = d };
 	size_t pos = 0;
 	bool ok = true;
 
 	while (ok && pos < len) {
-		size_t eol = pos;
-		while (eol < len && text[eol] != '\n')
-			eol++;
-		lineno++;
-		const char *line = text + pos;
-		size_t llen = eol - pos;
-		pos = eol < len ? eol + 1 : eol;
-		if (llen && line[llen - 1] == '\r')
-			llen--;
-		for (size_t i = 0; i < llen; i++) {
-			if (line[i] == '\0') {
-				cs_diag_at_text(d, CS_ERR_INPUT, s->name, lineno, (uint32_t)i + 1,
-						"a NUL byte in the text");
-				ok = false;
-				break;
-			}
-		}
+		ok = scn_lx_line(&l, text, len, &pos);
 		if (!ok)
 			break;
-		/* strip the comment (a '#' outside a quoted path) */
-		bool quoted = false;
-		for (size_t i = 0; i < llen; i++) {
-			if (line[i] == '"')
-				quoted = !quoted;
-			else if (line[i] == '#' && !quoted) {
-				llen = i;
-				break;
-			}
-		}
-		lx l = { .s = s, .line = line, .len = llen, .pos = 0, .lineno = lineno, .d = d };
-		if (lx_end(&l))
+		if (scn_lx_end(&l))
 			continue;
 		if (rw_dir) {
 			rw_dir = &s->dirs[rw_index];
 			const char *w;
-			size_t n = lx_peek_word(&l, &w);
-			if (word_is(w, n, "end")) {
+			size_t n = scn_lx_peek_word(&l, &w);
+			if (scn_word_is(w, n, "end")) {
 				l.pos += n;
-				ok = lx_done(&l);
+				ok = scn_lx_done(&l);
 				rw_dir->nrlines = rlines->len;
 				rw_dir->rlines = scn_alloc(s, sizeof(scn_rline) * (rlines->len ? rlines->len : 1));
 				if (rlines->len)
@@ -1551,20 +1149,20 @@ cs_scenario *cs_scenario_parse(const char *text, size_t len, const char *name,
 		if (push) {
 			push = &s->dirs[push_index];
 			const char *w;
-			size_t n = lx_peek_word(&l, &w);
-			if (word_is(w, n, "end")) {
+			size_t n = scn_lx_peek_word(&l, &w);
+			if (scn_word_is(w, n, "end")) {
 				l.pos += n;
-				ok = lx_done(&l);
+				ok = scn_lx_done(&l);
 				if (!ok)
 					break;
-				push->end_loc = (scn_loc){ lineno, (uint32_t)(w - line) + 1 };
+				push->end_loc = (scn_loc){ l.lineno, (uint32_t)(w - l.line) + 1 };
 				push->nlines = lines->len;
 				push->lines = scn_alloc(s, sizeof(scn_pline) * (lines->len ? lines->len : 1));
 				if (lines->len)
 					memcpy(push->lines, lines->data, sizeof(scn_pline) * lines->len);
 				g_array_free(lines, TRUE);
 				lines = NULL;
-				ok = define(s, push->name, lineno, push->end_loc.col, SCN_D_PUSH, d);
+				ok = define(s, push->name, l.lineno, push->end_loc.col, SCN_D_PUSH, d);
 				if (ok) {
 					scn_def *def = g_hash_table_lookup(s->defs, push->name);
 					def->decl_line = push->loc.line;
@@ -1573,10 +1171,10 @@ cs_scenario *cs_scenario_parse(const char *text, size_t len, const char *name,
 				push = NULL;
 				continue;
 			}
-			if (word_is(w, n, "push")) {
-				ok = lx_fail_at(&l, l.pos,
-						"'push' inside push '%s' (opened at line %u); expected 'end' first",
-						push->name, push->loc.line);
+			if (scn_word_is(w, n, "push")) {
+				ok = scn_lx_fail_at(&l, l.pos,
+						    "'push' inside push '%s' (opened at line %u); expected 'end' first",
+						    push->name, push->loc.line);
 				break;
 			}
 			scn_pline pl = { 0 };
@@ -1586,9 +1184,9 @@ cs_scenario *cs_scenario_parse(const char *text, size_t len, const char *name,
 			continue;
 		}
 		scn_dir *dir = new_dir(s);
-		lx_skip(&l);
-		dir->loc = (scn_loc){ lineno, lx_col(&l) };
-		dir->text = dir_text(s, line, llen);
+		scn_lx_skip(&l);
+		dir->loc = (scn_loc){ l.lineno, scn_lx_col(&l) };
+		dir->text = dir_text(s, l.line, l.len);
 		ok = parse_directive(&l, dir, &arch_seen, &arch_line);
 		if (ok && dir->kind == SCN_D_PUSH) {
 			push = dir;
@@ -1619,7 +1217,7 @@ cs_scenario *cs_scenario_parse(const char *text, size_t len, const char *name,
 	if (lines)
 		g_array_free(lines, TRUE);
 	if (ok)
-		ok = check_names(s, d);
+		ok = scn_check_names(s, d);
 	if (!ok) {
 		scenario_free_parts(s);
 		g_free(s);

@@ -1,6 +1,7 @@
 /* Private to sim/scenario/: the parsed form of a .chain scenario (one
  * directive per line, push blocks holding their lines), expressions, and the
- * pieces the parser, the static name check and the executor share. */
+ * pieces the parser, the static name check and the executor share (the
+ * lexer's are in lex.h). */
 #ifndef CHAINSIM_SIM_SCENARIO_SCN_H
 #define CHAINSIM_SIM_SCENARIO_SCN_H
 
@@ -264,6 +265,10 @@ bool scn_number_parse(const char *line, size_t len, size_t *pos, uint64_t *out, 
 /* Calls fn for every NAME in e. */
 typedef bool (*scn_name_fn)(void *ctx, const scn_expr *name_expr, cs_diag *d);
 bool scn_expr_names(const scn_expr *e, scn_name_fn fn, void *ctx, cs_diag *d);
+
+/* The static name check (check.c): every name in s is defined before its
+ * use, in file order; false with d naming the first that is not. */
+bool scn_check_names(cs_scenario *s, cs_diag *d);
 
 /* ---- execution (asm.c, exec.c) ------------------------------------------ */
 

@@ -270,6 +270,34 @@ Test(fields, address_widths_per_class)
 		cr_expect(strncmp(parts[i].field->name, "PDB", 3) != 0);
 }
 
+/* An address latched from its parts (cs_field_addr_merge) is the same in
+ * either order, each part replaces only its own bits, and put gives each
+ * part back as its method's data. */
+Test(fields, address_parts_merge_in_any_order)
+{
+	static const uint32_t classes[] = { 0xC56F, 0xC86F };
+	static const uint64_t addrs[] = { 0xa5b6c7d8ull, 0x1ab6c7d8ull, 0x01ffffab6c7d8ull };
+	for (size_t i = 0; i < 2; i++) {
+		const cs_class_desc *d = cs_fe_host_class(classes[i]);
+		const cs_field_desc *lo = cs_class_addr_field(d, "SEM_ADDR", CS_FE_M_SEM_ADDR_LO);
+		const cs_field_desc *hi = cs_class_addr_field(d, "SEM_ADDR", CS_FE_M_SEM_ADDR_HI);
+		cr_assert(lo && hi);
+		uint64_t top = 1ull << cs_class_addr_bits(d, "SEM_ADDR");
+		for (size_t a = 0; a < sizeof(addrs) / sizeof(addrs[0]); a++) {
+			uint64_t want = addrs[a] & (top - 1) & ~3ull;
+			uint32_t dlo = cs_field_addr_put(lo, 0, addrs[a]);
+			uint32_t dhi = cs_field_addr_put(hi, 0, addrs[a]);
+			uint64_t lo_first = cs_field_addr_merge(hi, cs_field_addr_merge(lo, 0, dlo), dhi);
+			uint64_t hi_first = cs_field_addr_merge(lo, cs_field_addr_merge(hi, 0, dhi), dlo);
+			cr_expect_eq(lo_first, want, "%04X 0x%llx: 0x%llx", classes[i],
+				     (unsigned long long)addrs[a], (unsigned long long)lo_first);
+			cr_expect_eq(hi_first, want);
+			/* a later SEM_ADDR_LO replaces bits 31:2 and keeps the upper part */
+			cr_expect_eq(cs_field_addr_merge(lo, lo_first, 0), want & ~0xfffffffcull);
+		}
+	}
+}
+
 /* The rewrite library knows exactly the tables' address names (and the
  * pushbuffer): every name of every class and QMD table, nothing else. */
 Test(fields, rewrite_knows_the_tables_addresses)

@@ -62,6 +62,30 @@ Test(gr_classes, every_class_has_its_table)
 	cr_expect_null(cs_gr_class(0));
 }
 
+/* One row of base/classes.def makes a class: every compute or copy class the
+ * class table knows has gr's method table and a shared-memory limit as its kind
+ * asks, and no other class has either. */
+Test(gr_classes, every_compute_and_copy_row_is_served)
+{
+	unsigned served = 0;
+	for (uint32_t cls = 0; cls <= 0xffff; cls++) {
+		cs_class_kind kind = cs_class_kind_of(cls);
+		bool ours = kind == CS_CLASS_COMPUTE || kind == CS_CLASS_COPY;
+		const cs_class_desc *d = cs_gr_class(cls);
+		cr_expect_eq(d != NULL, ours, "%04X (%s): gr table %s", cls,
+			     cs_class_kind_name(kind), d ? "present" : "missing");
+		cr_expect_eq(cs_gr_shared_limit(cls, NULL) != 0, kind == CS_CLASS_COMPUTE,
+			     "%04X: shared-memory limit %u", cls, cs_gr_shared_limit(cls, NULL));
+		if (!d)
+			continue;
+		served++;
+		cr_expect_str_eq(d->name, cs_class_name(cls));
+		cr_expect_not_null(strstr(d->source, "NVIDIA/open-gpu-doc classes/"), "%s", d->source);
+		cr_expect_gt(d->nmethods, 0);
+	}
+	cr_expect_geq(served, 10, "only %u classes served", served);
+}
+
 Test(gr_classes, field_decoders_name_values)
 {
 	char b[640];

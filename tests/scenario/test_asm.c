@@ -496,6 +496,11 @@ Test(errors, located_at_execution)
 	asm_fails("push p\n  bind 1 0x10000\nend\n", 2, 10, "wider than 16 bits");
 	asm_fails("alloc b 16\npush p\n  release b 0x100000000\nend\n", 3, 13,
 		  "add u64 for a 64-bit semaphore");
+	/* SEM_ADDR_LO holds bits 31:2, C56F's SEM_ADDR_HI bits 39:32 */
+	asm_fails("alloc b 16\npush p\n  release b+2 1\nend\n", 3, 11,
+		  "does not fit SEM_ADDR_LO/HI of C86F (4-byte aligned, below 2^57)");
+	asm_fails("arch ampere\npush p\n  acquire 0x10000000000 1\nend\n", 3, 11,
+		  "does not fit SEM_ADDR_LO/HI of C56F (4-byte aligned, below 2^40)");
 	asm_fails("submit\n", 1, 1, "'submit' needs a device");
 }
 

@@ -402,10 +402,14 @@ Test(docs, no_code_compares_class_ids)
 
 /* Method and QMD fields are read and written by name: through the accessors
  * generated from the field tables (GR_GET/GR_PUT from gr/fields.def, CS_FE_GET
- * from include/chainsim/hostclass.def, cs_qmd_* from gr/qmd_v0*.def), never by shifting
- * and masking a data dword by hand. The scan looks for a shift followed by a
- * mask, a method data dword shifted or masked by a constant, and single-bit
- * constants combined into a dword. */
+ * from include/chainsim/hostclass.def, cs_qmd_* from gr/qmd_v0*.def), and an
+ * address's parts through its fields (cs_field_addr_put/_bits/_merge,
+ * GR_ADDR_PUT), never by shifting and masking a data dword by hand. The scan
+ * looks for a shift followed by a mask, a method data dword shifted or masked
+ * by a constant, single-bit constants combined into a dword, and an address
+ * (a name with addr, or va) split into or joined from 32-bit method words:
+ * shifted by 32, masked with 0xffffffff, or cut to its low word by a cast.
+ * ptxrun's executor is not scanned: its address arithmetic is not methods'. */
 Test(docs, no_hand_shifted_fields)
 {
 	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
@@ -414,7 +418,13 @@ Test(docs, no_hand_shifted_fields)
 				 "|[|&]=?\\s*\\(?\\s*1u\\s*<<\\s*\\d+"
 				 "|1u\\s*<<\\s*\\d+\\s*\\)?\\s*\\|"
 				 "|\\?\\s*1u\\s*<<\\s*\\d+"
-				 "|\\|=\\s*\\(.*\\)\\s*<<\\s*\\d+",
+				 "|\\|=\\s*\\(.*\\)\\s*<<\\s*\\d+"
+				 /* address words: an address by name, or an address function's result */
+				 "|\\b(addr\\w*|\\w+_addr\\w*|va|\\w+_va|address\\w*)\\)?\\s*(>>|<<)\\s*32\\b"
+				 "|\\b\\w*addr\\w*\\([^()]*\\)\\s*(>>|<<)\\s*32\\b"
+				 "|\\b(addr\\w*|\\w+_addr\\w*|va|\\w+_va)\\s*&\\s*~?0xffffffff"
+				 "|\\(uint32_t\\)\\s*(\\w+->|\\w+\\.)*(addr\\w*|\\w+_addr\\w*|va|\\w+_va)\\s*[,;)]"
+				 "|\\(uint32_t\\)\\s*\\(?\\s*\\w*addr\\w*\\(",
 				 0, 0, NULL);
 	cr_assert_not_null(re);
 	scan_allow allow[] = {
@@ -434,7 +444,7 @@ Test(docs, no_hand_shifted_fields)
 		  "a kernel parameter's size in a cubin .nv.info KPARAM_INFO word, not a method or QMD field", 0 },
 	};
 	unsigned files = 0;
-	static const char *const dirs[] = { "fe", "gr", "sim", "ptxrun/module" };
+	static const char *const dirs[] = { "fe", "gr", "sim", "ptxrun/module", "tools", "repl" };
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		scan_sources(root, dirs[i], re, allow, sizeof(allow) / sizeof(allow[0]),
 			     "shifts a field by hand", &files);
