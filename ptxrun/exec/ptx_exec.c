@@ -2843,10 +2843,13 @@ static bool worker_init(run *R, const run *proto, grid *G, bool shared_memory)
 		memset(w->tlb_tag, 0xff, sizeof(w->tlb_tag));
 		ok = w->r && w->pr && w->stk;
 	}
+	if (ok) /* the special and constant slots: no instruction writes them */
+		fill_slots(R);
 	return ok;
 }
 
-/* CTA `index`, from zeroed registers, shared and local memory when fresh. */
+/* CTA `index`, from zeroed registers, shared and local memory when fresh
+ * (the special and constant slots keep what fill_slots put there). */
 static void cta_begin(run *R, uint64_t index, bool fresh)
 {
 	const cs_ptx_launch *l = R->l;
@@ -2858,13 +2861,13 @@ static void cta_begin(run *R, uint64_t index, bool fresh)
 		R->warps[i].clock = 0;
 	R->round = 0; /* a random schedule follows the CTA, not the worker's history */
 	if (fresh) {
+		size_t regs = (size_t)(R->p->const_base - SR_COUNT) * PTX_WARP;
 		for (uint32_t i = 0; i < R->nwarps; i++) {
-			memset(R->warps[i].r, 0, (size_t)R->p->nslots * PTX_WARP * sizeof(uint64_t));
+			memset(R->warps[i].r + (size_t)SR_COUNT * PTX_WARP, 0, regs * sizeof(uint64_t));
 			memset(R->warps[i].pr, 0, (R->p->npreds + 1) * sizeof(uint32_t));
 		}
 		memset(R->shared, 0, R->shared_size);
 		memset(R->local, 0, (size_t)R->local_size * R->nwarps * PTX_WARP);
-		fill_slots(R);
 	}
 	set_cta(R);
 	R->status = R_OK;
@@ -3196,7 +3199,7 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	G.bus = bus;
 	G.nctas = ctas;
 	G.budget = R.cta_budget;
-	G.chunk = ctas / 256 < 1 ? 1 : ctas / 256 > CHUNK_MAX ? CHUNK_MAX : ctas / 256;
+	G.chunk = ctas / 64 < 1 ? 1 : ctas / 64 > CHUNK_MAX ? CHUNK_MAX : ctas / 64;
 	atomic_init(&G.end, ctas);
 	uint64_t wall = l->max_wall_ns ? l->max_wall_ns : CS_PTX_WALL_DEFAULT_NS;
 	clock_gettime(CLOCK_MONOTONIC, &G.deadline);
