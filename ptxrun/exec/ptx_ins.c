@@ -1,60 +1,12 @@
 /* Instruction statements: guard, opcode with modifiers, operands, predecoded
  * into one ptx_ins. Every modifier must be understood or on the list of hints
  * that do not change results; anything else is a load-time error. */
-#include "ptx_parse_int.h"
+#include "ptx_build.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { MAX_MODS = 16, MAX_OPNDS = 8, MAX_LIST = 32, MAX_VEC = 8 /* a wmma fragment */ };
-
-typedef enum okind { OK_REG = 1, OK_PRED, OK_IMM, OK_MEM, OK_VEC, OK_NAME, OK_LIST, OK_SINK,
-		     OK_CLOCK } okind;
-
-typedef struct opnd {
-	okind kind;
-	ptx_tok at;
-	uint32_t slot;      /* OK_REG: slot (maybe const-tagged: a symbol's address) */
-	bool is_addr;       /* OK_REG that is a symbol's address */
-	uint32_t pred;      /* OK_PRED */
-	bool neg;
-	bool has_pipe;      /* d|p */
-	uint32_t pipe_pred;
-	int immk;           /* OK_IMM: 0 int, 1 f32 bits, 2 f64 bits */
-	uint64_t imm;
-	int mspace;         /* OK_MEM: space the symbol implies, -1 none */
-	uint32_t mbase;     /* OK_MEM base slot */
-	int64_t moff;
-	uint32_t vec[MAX_VEC]; /* OK_VEC: slots (PTX_NONE for `_`) */
-	bool vec_pred;
-	int nvec;
-	bool vec_is_imm[MAX_VEC]; /* OK_VEC element k is an immediate (`{0, %rs1}`): */
-	int vec_immk[MAX_VEC];    /* its kind and value as for OK_IMM, made a slot by */
-	uint64_t vec_imm[MAX_VEC]; /* vec_src once the element type is known */
-	ptx_tok *list;      /* OK_LIST names, in the statement's list storage */
-	int nlist;
-	int clock;          /* OK_CLOCK: 0 %clock, 1 %clock64, 2 %globaltimer */
-} opnd;
-
-typedef struct stmt {
-	ptx_tok optok;
-	char base[32];
-	const char *mod[MAX_MODS];
-	uint32_t modlen[MAX_MODS];
-	bool used[MAX_MODS];
-	int nmods;
-	ptx_type types[4];
-	int ntypes;
-	opnd o[MAX_OPNDS];
-	int nops;
-	uint32_t guard;
-	bool guard_neg;
-	int nlists;
-	/* storage for call's (rets) and (args); not cleared per statement */
-	ptx_tok lists[2][MAX_LIST];
-} stmt;
 
 /* ---- special registers -------------------------------------------------- */
 
@@ -425,36 +377,6 @@ static const char *const hint_mods[] = {
 	".cluster", ".aligned", ".sync", ".mmio", ".noftz", ".shared::cta",
 };
 
-static bool mod_is(const stmt *s, int i, const char *m)
-{
-	size_t n = strlen(m);
-	return s->modlen[i] == n && !memcmp(s->mod[i], m, n);
-}
-
-static bool take(stmt *s, const char *m)
-{
-	for (int i = 0; i < s->nmods; i++)
-		if (!s->used[i] && mod_is(s, i, m)) {
-			s->used[i] = true;
-			return true;
-		}
-	return false;
-}
-
-/* Returns the index in list of the first unused modifier naming one of them, or -1. */
-static int take_one(stmt *s, const char *const *list, int n)
-{
-	for (int i = 0; i < s->nmods; i++) {
-		if (s->used[i])
-			continue;
-		for (int k = 0; k < n; k++)
-			if (mod_is(s, i, list[k])) {
-				s->used[i] = true;
-				return k;
-			}
-	}
-	return -1;
-}
 
 static bool check_mods(pp *P, stmt *s)
 {
@@ -463,7 +385,7 @@ static bool check_mods(pp *P, stmt *s)
 			continue;
 		bool hint = false;
 		for (size_t k = 0; k < sizeof(hint_mods) / sizeof(hint_mods[0]); k++)
-			if (mod_is(s, i, hint_mods[k]))
+			if (stmt_mod_is(s, i, hint_mods[k]))
 				hint = true;
 		if (s->modlen[i] > 4 && (!memcmp(s->mod[i], ".L1::", 5) || !memcmp(s->mod[i], ".L2::", 5)))
 			hint = true;
@@ -476,114 +398,7 @@ static bool check_mods(pp *P, stmt *s)
 	return true;
 }
 
-static ptx_type want_type(pp *P, stmt *s, int i)
-{
-	if (i >= s->ntypes) {
-		pp_err(P, &s->optok, CS_ERR_INPUT, "'%s' needs %d type%s", s->base, i + 1,
-		       i ? "s" : "");
-		return T_NONE;
-	}
-	return s->types[i];
-}
-
-/* ---- operand helpers ---------------------------------------------------- */
-
-static bool nops(pp *P, stmt *s, int lo, int hi)
-{
-	if (s->nops < lo || s->nops > hi) {
-		pp_err(P, &s->optok, CS_ERR_INPUT, "'%s' takes %d operand%s, found %d", s->base, lo,
-		       lo == 1 ? "" : "s", s->nops);
-		return false;
-	}
-	return true;
-}
-
-static uint64_t imm_as(const opnd *o, ptx_type t)
-{
-	double dv;
-	float fv;
-	uint32_t b32;
-	if (t == T_F32) {
-		if (o->immk == 1)
-			return o->imm;
-		if (o->immk == 2) {
-			memcpy(&dv, &o->imm, 8);
-			fv = (float)dv;
-		} else {
-			fv = (float)(int64_t)o->imm;
-		}
-		memcpy(&b32, &fv, 4);
-		return b32;
-	}
-	if (t == T_F64) {
-		if (o->immk == 2)
-			return o->imm;
-		if (o->immk == 1) {
-			b32 = (uint32_t)o->imm;
-			memcpy(&fv, &b32, 4);
-			dv = fv;
-		} else {
-			dv = (double)(int64_t)o->imm;
-		}
-		uint64_t r;
-		memcpy(&r, &dv, 8);
-		return r;
-	}
-	if (t == T_F16 || t == T_BF16) {
-		if (o->immk == 0)
-			return o->imm & 0xffff;
-		if (o->immk == 1) {
-			b32 = (uint32_t)o->imm;
-			memcpy(&fv, &b32, 4);
-		} else {
-			memcpy(&dv, &o->imm, 8);
-			fv = (float)dv;
-		}
-		return t == T_F16 ? ptx_float_to_half(fv) : ptx_float_to_bf16(fv);
-	}
-	return o->imm;
-}
-
-/* A source operand of type t: a register, or an immediate made a constant slot. */
-static bool src(pp *P, stmt *s, int i, ptx_type t, uint32_t *slot)
-{
-	opnd *o = &s->o[i];
-	if (o->kind == OK_REG) {
-		*slot = o->slot;
-		return true;
-	}
-	if (o->kind == OK_IMM) {
-		*slot = pp_const_slot(P, imm_as(o, t), PP_VAR_LITERAL);
-		return !P->failed;
-	}
-	pp_err(P, &o->at, CS_ERR_INPUT, "operand %d of '%s' must be a register or an immediate",
-	       i + 1, s->base);
-	return false;
-}
-
-/* Element k of a vector operand as a source of type t: its register, or its
- * immediate made a constant slot; PTX_NONE for `_`. */
-static uint32_t vec_src(pp *P, const opnd *o, int k, ptx_type t)
-{
-	if (!o->vec_is_imm[k])
-		return o->vec[k];
-	opnd imm = { .kind = OK_IMM, .immk = o->vec_immk[k], .imm = o->vec_imm[k] };
-	return pp_const_slot(P, imm_as(&imm, t), PP_VAR_LITERAL);
-}
-
-/* A vector operand written to: no immediates in it. */
-static bool vec_dst(pp *P, const stmt *s, int i)
-{
-	const opnd *o = &s->o[i];
-	for (int k = 0; k < o->nvec; k++)
-		if (o->vec_is_imm[k]) {
-			pp_err(P, &o->at, CS_ERR_INPUT,
-			       "operand %d of '%s' is written: an immediate cannot stand in it", i + 1,
-			       s->base);
-			return false;
-		}
-	return true;
-}
+/* ---- builders ----------------------------------------------------------- */
 
 /* The bit-typed element of a vector packed into or unpacked from t. */
 static ptx_type vec_elem_type(ptx_type t, int nvec)
@@ -596,123 +411,11 @@ static ptx_type vec_elem_type(ptx_type t, int nvec)
 	}
 }
 
-static bool dst(pp *P, stmt *s, int i, uint32_t *slot)
-{
-	opnd *o = &s->o[i];
-	if (o->kind == OK_REG && !o->is_addr && !o->has_pipe && o->slot >= SR_COUNT) {
-		*slot = o->slot;
-		return true;
-	}
-	pp_err(P, &o->at, CS_ERR_INPUT, "operand %d of '%s' must be a writable register", i + 1,
-	       s->base);
-	return false;
-}
-
-static bool pred_src(pp *P, stmt *s, int i, uint32_t *pred, bool *neg)
-{
-	opnd *o = &s->o[i];
-	if (o->kind == OK_PRED && !o->has_pipe) {
-		*pred = o->pred;
-		*neg = o->neg;
-		return true;
-	}
-	pp_err(P, &o->at, CS_ERR_INPUT, "operand %d of '%s' must be a predicate", i + 1, s->base);
-	return false;
-}
-
-static bool pred_dst(pp *P, stmt *s, int i, uint32_t *pred)
-{
-	opnd *o = &s->o[i];
-	if (o->kind == OK_PRED && !o->neg && !o->has_pipe) {
-		*pred = o->pred;
-		return true;
-	}
-	pp_err(P, &o->at, CS_ERR_INPUT, "operand %d of '%s' must be a predicate register", i + 1,
-	       s->base);
-	return false;
-}
-
-/* ---- builders ----------------------------------------------------------- */
-
-static const char *const rnd_names[] = { ".rn", ".rz", ".rm", ".rp", ".rni", ".rzi", ".rmi",
-					  ".rpi", ".rna" };
-static const int rnd_vals[] = { RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI,
-				RND_RPI, RND_RNA };
-
-static int take_rnd(stmt *s)
-{
-	int k = take_one(s, rnd_names, 9);
-	return k < 0 ? RND_NONE : rnd_vals[k];
-}
-
-static bool is_int(ptx_type t)
-{
-	return t >= T_B8 && t <= T_S64;
-}
-
-static unsigned bits_of(ptx_type t)
-{
-	return ptx_type_bytes(t) * 8;
-}
-
-static bool fast_int3(ptx_ins *ins, ptx_type t, int op32, int op64)
-{
-	if (bits_of(t) == 32 && op32 >= 0) {
-		ins->op = (uint16_t)op32;
-		return true;
-	}
-	if (bits_of(t) == 64 && op64 >= 0) {
-		ins->op = (uint16_t)op64;
-		return true;
-	}
-	return false;
-}
-
-/* d, a, b[, c] arithmetic with one type. */
-static bool build_arith(pp *P, stmt *s, ptx_ins *ins, int nsrc)
-{
-	if (!nops(P, s, nsrc + 1, nsrc + 1))
-		return false;
-	ptx_type t = want_type(P, s, 0);
-	if (t == T_NONE || t == T_PRED) {
-		if (!P->failed)
-			pp_err(P, &s->optok, CS_ERR_INPUT, "'%s' needs a value type", s->base);
-		return false;
-	}
-	static const char *const packed_ok[] = { "add", "sub", "mul", "fma", "neg", "abs", "min",
-						 "max" };
-	if (t == T_F16X2 || t == T_BF16X2) {
-		bool ok = false;
-		for (size_t k = 0; k < sizeof(packed_ok) / sizeof(packed_ok[0]); k++)
-			if (!strcmp(s->base, packed_ok[k]))
-				ok = true;
-		if (!ok) {
-			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "packed half '%s' on %s", s->base,
-			       t == T_F16X2 ? ".f16x2" : ".bf16x2");
-			return false;
-		}
-	}
-	ins->t1 = (uint8_t)t;
-	ins->t2 = (uint8_t)t;
-	if (!dst(P, s, 0, &ins->o[0]))
-		return false;
-	ptx_type st = t;
-	for (int i = 0; i < nsrc; i++) {
-		/* shift amounts and bfe/bfi positions are u32 */
-		ptx_type ti = st;
-		if ((!strcmp(s->base, "shl") || !strcmp(s->base, "shr")) && i == 1)
-			ti = T_U32;
-		if (!src(P, s, i + 1, ti, &ins->o[i + 1]))
-			return false;
-	}
-	return true;
-}
-
 /* One fragment of mma.sync or wmma: n registers in a vector operand. */
 static bool mma_fragment(pp *P, stmt *s, int i, int n, bool written, uint32_t *regs)
 {
 	opnd *o = &s->o[i];
-	if (o->kind != OK_VEC || o->nvec != n || o->vec_pred || (written && !vec_dst(P, s, i))) {
+	if (o->kind != OK_VEC || o->nvec != n || o->vec_pred || (written && !pp_vec_dst(P, s, i))) {
 		if (!P->failed)
 			pp_err(P, &o->at, CS_ERR_INPUT, "operand %d of %s takes %d registers", i + 1,
 			       s->base, n);
@@ -759,20 +462,20 @@ static int mma_type(ptx_type t)
  * .m16n16k16.f32.bf16.bf16.f32 and .m16n16k8.f32.tf32.tf32.f32. */
 static bool build_mma(pp *P, stmt *s, ptx_ins *ins, bool wmma)
 {
-	take(s, ".sync");
-	take(s, ".aligned");
-	int k = take(s, wmma ? ".m16n16k16" : ".m16n8k16") ? 16
-		: take(s, wmma ? ".m16n16k8" : ".m16n8k8") ? 8 : 0;
+	stmt_take(s, ".sync");
+	stmt_take(s, ".aligned");
+	int k = stmt_take(s, wmma ? ".m16n16k16" : ".m16n8k16") ? 16
+		: stmt_take(s, wmma ? ".m16n16k8" : ".m16n8k8") ? 8 : 0;
 	/* wmma's fragments are in the model's own layout whatever the memory
 	 * layout, so any .row/.col pair goes */
 	static const char *const layouts[] = { ".row", ".col" };
-	bool layout = wmma ? take_one(s, layouts, 2) >= 0 && take_one(s, layouts, 2) >= 0
-			   : take(s, ".row") && take(s, ".col");
+	bool layout = wmma ? stmt_take_one(s, layouts, 2) >= 0 && stmt_take_one(s, layouts, 2) >= 0
+			   : stmt_take(s, ".row") && stmt_take(s, ".col");
 	ptx_mma mm;
 	memset(&mm, 0, sizeof(mm));
 	int ty[4] = { -1, -1, -1, -1 };
 	/* .tf32 is no type the lexer knows: a modifier */
-	bool tf32 = take(s, ".tf32") && take(s, ".tf32");
+	bool tf32 = stmt_take(s, ".tf32") && stmt_take(s, ".tf32");
 	bool f16_form = wmma && !tf32 && s->ntypes == 2; /* wmma.mma...dtype.ctype */
 	if (tf32 && s->ntypes == 2) {
 		ty[0] = mma_type(s->types[0]);
@@ -799,7 +502,7 @@ static bool build_mma(pp *P, stmt *s, ptx_ins *ins, bool wmma)
 			 "f16/bf16 inputs, or m16n8k8 with tf32, and f32 or f16 D and C)");
 		return false;
 	}
-	if (!nops(P, s, 4, 4))
+	if (!pp_nops(P, s, 4, 4))
 		return false;
 	mm.wmma = wmma;
 	mm.k = (uint8_t)k;
@@ -827,14 +530,14 @@ static bool build_wmma_ldst(pp *P, stmt *s, ptx_ins *ins, bool load)
 {
 	static const char *const frags[] = { ".a", ".b", ".c", ".d" };
 	static const char *const layouts[] = { ".row", ".col" };
-	int frag = take_one(s, frags, 4);
-	take(s, ".sync");
-	take(s, ".aligned");
-	int col = take_one(s, layouts, 2);
-	int k = take(s, ".m16n16k16") ? 16 : take(s, ".m16n16k8") ? 8 : 0;
-	int space = take(s, ".global") ? SP_GLOBAL
-		    : take(s, ".shared") || take(s, ".shared::cta") ? SP_SHARED : SP_GENERIC;
-	bool tf32 = take(s, ".tf32");
+	int frag = stmt_take_one(s, frags, 4);
+	stmt_take(s, ".sync");
+	stmt_take(s, ".aligned");
+	int col = stmt_take_one(s, layouts, 2);
+	int k = stmt_take(s, ".m16n16k16") ? 16 : stmt_take(s, ".m16n16k8") ? 8 : 0;
+	int space = stmt_take(s, ".global") ? SP_GLOBAL
+		    : stmt_take(s, ".shared") || stmt_take(s, ".shared::cta") ? SP_SHARED : SP_GENERIC;
+	bool tf32 = stmt_take(s, ".tf32");
 	int type = tf32 && s->ntypes == 0 ? MMA_TF32 : !tf32 && s->ntypes == 1 ? mma_type(s->types[0]) : -1;
 	bool ab = frag == WM_A || frag == WM_B;
 	bool ok = frag >= 0 && type >= 0 && (load ? frag != WM_D : frag == WM_D) && col >= 0 && k &&
@@ -846,7 +549,7 @@ static bool build_wmma_ldst(pp *P, stmt *s, ptx_ins *ins, bool load)
 		       "f32 C/D, and .m16n16k8 with tf32 A/B and f32 C/D)", load ? "load" : "store");
 		return false;
 	}
-	if (!nops(P, s, 2, 3))
+	if (!pp_nops(P, s, 2, 3))
 		return false;
 	ptx_wmma w;
 	memset(&w, 0, sizeof(w));
@@ -869,7 +572,7 @@ static bool build_wmma_ldst(pp *P, stmt *s, ptx_ins *ins, bool load)
 	w.off = m->moff;
 	ins->o[0] = m->mbase;
 	ins->o[1] = PTX_NONE;
-	if (s->nops == 3 && !src(P, s, 2, T_U32, &ins->o[1]))
+	if (s->nops == 3 && !pp_src(P, s, 2, T_U32, &ins->o[1]))
 		return false;
 	cs_ptx_program *p = P->p;
 	if (p->nwmmas == p->cap_wmmas) {
@@ -890,11 +593,11 @@ static bool build_wmma_ldst(pp *P, stmt *s, ptx_ins *ins, bool load)
 
 static bool build_wmma(pp *P, stmt *s, ptx_ins *ins)
 {
-	if (take(s, ".mma"))
+	if (stmt_take(s, ".mma"))
 		return build_mma(P, s, ins, true);
-	if (take(s, ".load"))
+	if (stmt_take(s, ".load"))
 		return build_wmma_ldst(P, s, ins, true);
-	if (take(s, ".store"))
+	if (stmt_take(s, ".store"))
 		return build_wmma_ldst(P, s, ins, false);
 	pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "wmma other than .load, .store and .mma");
 	return false;
@@ -908,11 +611,11 @@ static bool build_cvt_tf32(pp *P, stmt *s, ptx_ins *ins, int rnd)
 		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "cvt to tf32 other than .rna/.rn/.rz from .f32");
 		return false;
 	}
-	if (!nops(P, s, 2, 2))
+	if (!pp_nops(P, s, 2, 2))
 		return false;
 	ins->op = OP_CVT_TF32;
 	ins->aux2 = (uint8_t)rnd;
-	return dst(P, s, 0, &ins->o[0]) && src(P, s, 1, T_F32, &ins->o[1]);
+	return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, T_F32, &ins->o[1]);
 }
 
 /* add.cc / addc / sub.cc / subc / mad.cc / madc: integer arithmetic through
@@ -920,7 +623,7 @@ static bool build_cvt_tf32(pp *P, stmt *s, ptx_ins *ins, int rnd)
 static bool build_carry(pp *P, stmt *s, ptx_ins *ins, int form, bool carry_in, bool carry_out)
 {
 	bool mad = form == CA_MADLO || form == CA_MADHI;
-	if (!build_arith(P, s, ins, mad ? 3 : 2))
+	if (!pp_arith(P, s, ins, mad ? 3 : 2))
 		return false;
 	ptx_type t = (ptx_type)ins->t1;
 	if (t != T_U32 && t != T_S32 && t != T_U64 && t != T_S64) {
@@ -942,9 +645,9 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 	ins->nops = (uint8_t)s->nops;
 	/* ---- moves ---- */
 	if (!strcmp(b, "mov")) {
-		if (!nops(P, s, 2, 2))
+		if (!pp_nops(P, s, 2, 2))
 			return false;
-		ptx_type t = want_type(P, s, 0);
+		ptx_type t = pp_want_type(P, s, 0);
 		if (t == T_NONE)
 			return false;
 		ins->t1 = ins->t2 = (uint8_t)t;
@@ -953,10 +656,10 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 			if (s->o[1].kind == OK_IMM && s->o[1].immk == 0 && s->o[1].imm <= 1) {
 				/* mov.pred %p, 0 / 1 */
 				ins->aux = (uint8_t)s->o[1].imm;
-				return pred_dst(P, s, 0, &ins->o[0]);
+				return pp_pred_dst(P, s, 0, &ins->o[0]);
 			}
 			bool neg;
-			if (!pred_dst(P, s, 0, &ins->o[0]) || !pred_src(P, s, 1, &ins->o[1], &neg))
+			if (!pp_pred_dst(P, s, 0, &ins->o[0]) || !pp_pred_src(P, s, 1, &ins->o[1], &neg))
 				return false;
 			if (neg)
 				ins->flags |= F_NEG_C;
@@ -965,7 +668,7 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		if (s->o[1].kind == OK_CLOCK) {
 			ins->op = OP_CLOCK;
 			ins->aux = (uint8_t)s->o[1].clock;
-			return dst(P, s, 0, &ins->o[0]);
+			return pp_dst(P, s, 0, &ins->o[0]);
 		}
 		if (s->o[1].kind == OK_VEC) {
 			ins->op = OP_PACK;
@@ -973,19 +676,19 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 			if (s->o[1].vec_pred || s->o[1].nvec < 2 || s->o[1].nvec > 4)
 				goto bad_vec;
 			for (int k = 0; k < s->o[1].nvec; k++) {
-				ins->o[1 + k] = vec_src(P, &s->o[1], k, vec_elem_type(t, s->o[1].nvec));
+				ins->o[1 + k] = pp_vec_src(P, &s->o[1], k, vec_elem_type(t, s->o[1].nvec));
 				if (ins->o[1 + k] == PTX_NONE)
 					goto bad_vec;
 			}
 			ins->o[5] = (uint32_t)ptx_type_bytes(t) / (uint32_t)s->o[1].nvec;
 			if (ins->o[5] == 0 || ptx_type_bytes(t) % (uint32_t)s->o[1].nvec)
 				goto bad_vec;
-			return dst(P, s, 0, &ins->o[0]);
+			return pp_dst(P, s, 0, &ins->o[0]);
 		}
 		if (s->o[0].kind == OK_VEC) {
 			ins->op = OP_UNPACK;
 			ins->aux = (uint8_t)s->o[0].nvec;
-			if (!vec_dst(P, s, 0))
+			if (!pp_vec_dst(P, s, 0))
 				return false;
 			if (s->o[0].vec_pred || s->o[0].nvec < 2 || s->o[0].nvec > 4)
 				goto bad_vec;
@@ -994,10 +697,10 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 			ins->o[5] = (uint32_t)ptx_type_bytes(t) / (uint32_t)s->o[0].nvec;
 			if (ins->o[5] == 0 || ptx_type_bytes(t) % (uint32_t)s->o[0].nvec)
 				goto bad_vec;
-			return src(P, s, 1, t, &ins->o[0]);
+			return pp_src(P, s, 1, t, &ins->o[0]);
 		}
 		ins->op = OP_MOV;
-		return dst(P, s, 0, &ins->o[0]) && src(P, s, 1, t, &ins->o[1]);
+		return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, t, &ins->o[1]);
 	bad_vec:
 		pp_err(P, &s->optok, CS_ERR_INPUT, "malformed vector operand for mov");
 		return false;
@@ -1005,19 +708,19 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 	/* ---- integer and float arithmetic ---- */
 	if (!strcmp(b, "add") || !strcmp(b, "sub")) {
 		bool add = b[0] == 'a';
-		bool sat = take(s, ".sat");
-		bool ftz = take(s, ".ftz");
-		int rnd = take_rnd(s);
-		if (take(s, ".cc"))
+		bool sat = stmt_take(s, ".sat");
+		bool ftz = stmt_take(s, ".ftz");
+		int rnd = stmt_take_rnd(s);
+		if (stmt_take(s, ".cc"))
 			return build_carry(P, s, ins, add ? CA_ADD : CA_SUB, false, true);
-		if (!build_arith(P, s, ins, 2))
+		if (!pp_arith(P, s, ins, 2))
 			return false;
 		ptx_type t = (ptx_type)ins->t1;
-		if (is_int(t)) {
+		if (type_is_int(t)) {
 			if (sat) {
 				ins->op = OP_INT;
 				ins->aux = add ? IO_ADDSAT : IO_SUBSAT;
-			} else if (!fast_int3(ins, t, add ? OP_ADD32 : OP_SUB32, add ? OP_ADD64 : OP_SUB64)) {
+			} else if (!ins_fast_int(ins, t, add ? OP_ADD32 : OP_SUB32, add ? OP_ADD64 : OP_SUB64)) {
 				ins->op = OP_INT;
 				ins->aux = add ? IO_ADD : IO_SUB;
 			}
@@ -1038,28 +741,28 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		return true;
 	}
 	if (!strcmp(b, "addc") || !strcmp(b, "subc"))
-		return build_carry(P, s, ins, b[0] == 'a' ? CA_ADD : CA_SUB, true, take(s, ".cc"));
-	if (!strcmp(b, "madc") || (!strcmp(b, "mad") && take(s, ".cc"))) {
-		bool cc = b[3] == 'c' ? take(s, ".cc") : true;
-		bool hi = take(s, ".hi");
-		if (!hi && !take(s, ".lo")) {
+		return build_carry(P, s, ins, b[0] == 'a' ? CA_ADD : CA_SUB, true, stmt_take(s, ".cc"));
+	if (!strcmp(b, "madc") || (!strcmp(b, "mad") && stmt_take(s, ".cc"))) {
+		bool cc = b[3] == 'c' ? stmt_take(s, ".cc") : true;
+		bool hi = stmt_take(s, ".hi");
+		if (!hi && !stmt_take(s, ".lo")) {
 			pp_err(P, &s->optok, CS_ERR_INPUT, "%s needs .lo or .hi", b);
 			return false;
 		}
 		return build_carry(P, s, ins, hi ? CA_MADHI : CA_MADLO, b[3] == 'c', cc);
 	}
 	if (!strcmp(b, "mul24") || !strcmp(b, "mad24")) {
-		bool hi = take(s, ".hi");
-		if (!hi && !take(s, ".lo")) {
+		bool hi = stmt_take(s, ".hi");
+		if (!hi && !stmt_take(s, ".lo")) {
 			pp_err(P, &s->optok, CS_ERR_INPUT, "%s needs .lo or .hi", b);
 			return false;
 		}
-		if (take(s, ".sat")) {
+		if (stmt_take(s, ".sat")) {
 			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "%s.sat", b);
 			return false;
 		}
 		bool mad = b[1] == 'a';
-		if (!build_arith(P, s, ins, mad ? 3 : 2))
+		if (!pp_arith(P, s, ins, mad ? 3 : 2))
 			return false;
 		if (ins->t1 != T_U32 && ins->t1 != T_S32) {
 			pp_err(P, &s->optok, CS_ERR_INPUT, "%s takes .u32 or .s32", b);
@@ -1072,19 +775,19 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		return true;
 	}
 	if (!strcmp(b, "shf")) {
-		bool right = take(s, ".r");
-		if (!right && !take(s, ".l")) {
+		bool right = stmt_take(s, ".r");
+		if (!right && !stmt_take(s, ".l")) {
 			pp_err(P, &s->optok, CS_ERR_INPUT, "shf needs .l or .r");
 			return false;
 		}
-		bool clamp = take(s, ".clamp");
-		if (!clamp && !take(s, ".wrap")) {
+		bool clamp = stmt_take(s, ".clamp");
+		if (!clamp && !stmt_take(s, ".wrap")) {
 			pp_err(P, &s->optok, CS_ERR_INPUT, "shf needs .wrap or .clamp");
 			return false;
 		}
-		if (!nops(P, s, 4, 4))
+		if (!pp_nops(P, s, 4, 4))
 			return false;
-		ptx_type t = want_type(P, s, 0);
+		ptx_type t = pp_want_type(P, s, 0);
 		if (t != T_B32) {
 			if (!P->failed)
 				pp_err(P, &s->optok, CS_ERR_INPUT, "shf takes .b32");
@@ -1094,35 +797,35 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		ins->aux = IO_SHF;
 		ins->aux2 = (uint8_t)((right ? SHF_RIGHT : 0) | (clamp ? SHF_CLAMP : 0));
 		ins->t1 = ins->t2 = T_B32;
-		return dst(P, s, 0, &ins->o[0]) && src(P, s, 1, T_B32, &ins->o[1]) &&
-		       src(P, s, 2, T_B32, &ins->o[2]) && src(P, s, 3, T_U32, &ins->o[3]);
+		return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, T_B32, &ins->o[1]) &&
+		       pp_src(P, s, 2, T_B32, &ins->o[2]) && pp_src(P, s, 3, T_U32, &ins->o[3]);
 	}
 	if (!strcmp(b, "isspacep")) {
 		static const char *const spaces[] = { ".global", ".shared", ".local", ".const",
 						      ".param", ".param::entry", ".shared::cta" };
 		static const int space_of[] = { SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_KPARAM,
 						SP_KPARAM, SP_SHARED };
-		int k = take_one(s, spaces, 7);
+		int k = stmt_take_one(s, spaces, 7);
 		if (k < 0) {
 			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "isspacep needs a state space it models");
 			return false;
 		}
-		if (!nops(P, s, 2, 2))
+		if (!pp_nops(P, s, 2, 2))
 			return false;
 		ins->op = OP_ISSPACEP;
 		ins->aux = (uint8_t)space_of[k];
-		return pred_dst(P, s, 0, &ins->o[0]) && src(P, s, 1, T_U64, &ins->o[1]);
+		return pp_pred_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, T_U64, &ins->o[1]);
 	}
 	if (!strcmp(b, "match")) {
 		static const char *const modes[] = { ".any", ".all" };
-		int k = take_one(s, modes, 2);
-		take(s, ".sync");
+		int k = stmt_take_one(s, modes, 2);
+		stmt_take(s, ".sync");
 		ptx_type t = s->ntypes == 1 ? s->types[0] : T_NONE;
 		if (k < 0 || (t != T_B32 && t != T_B64)) {
 			pp_err(P, &s->optok, CS_ERR_INPUT, "match needs .any or .all and .b32 or .b64");
 			return false;
 		}
-		if (!nops(P, s, 3, 3))
+		if (!pp_nops(P, s, 3, 3))
 			return false;
 		ins->op = OP_MATCH;
 		ins->aux = (uint8_t)k;
@@ -1136,22 +839,22 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		}
 		ins->o[0] = d0->slot;
 		ins->o[4] = d0->has_pipe ? d0->pipe_pred : PTX_NONE;
-		return src(P, s, 1, t, &ins->o[1]) && src(P, s, 2, T_B32, &ins->o[5]);
+		return pp_src(P, s, 1, t, &ins->o[1]) && pp_src(P, s, 2, T_B32, &ins->o[5]);
 	}
 	if (!strcmp(b, "cp")) {
 		/* cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}:
 		 * the source is read at issue, shared memory written at the wait
 		 * that covers the copy's group */
-		if (!take(s, ".async")) {
+		if (!stmt_take(s, ".async")) {
 			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "cp without .async");
 			return false;
 		}
 		static const char *const groups[] = { ".commit_group", ".wait_group", ".wait_all" };
-		int grp = take_one(s, groups, 3);
+		int grp = stmt_take_one(s, groups, 3);
 		if (grp >= 0) {
 			ins->op = OP_CP_ASYNC_GROUP;
 			ins->aux = (uint8_t)grp;
-			if (!nops(P, s, grp == CPG_WAIT, grp == CPG_WAIT))
+			if (!pp_nops(P, s, grp == CPG_WAIT, grp == CPG_WAIT))
 				return false;
 			if (grp == CPG_WAIT) {
 				if (s->o[0].kind != OK_IMM || s->o[0].immk != 0 || s->o[0].imm > UINT32_MAX) {
@@ -1163,14 +866,14 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 			}
 			return true;
 		}
-		bool cg = take(s, ".cg");
+		bool cg = stmt_take(s, ".cg");
 		if (!cg)
-			take(s, ".ca");
-		if ((!take(s, ".shared") && !take(s, ".shared::cta")) || !take(s, ".global")) {
+			stmt_take(s, ".ca");
+		if ((!stmt_take(s, ".shared") && !stmt_take(s, ".shared::cta")) || !stmt_take(s, ".global")) {
 			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "cp.async other than shared <- global");
 			return false;
 		}
-		if (!nops(P, s, 3, 4))
+		if (!pp_nops(P, s, 3, 4))
 			return false;
 		opnd *dm = &s->o[0], *sm = &s->o[1], *n = &s->o[2];
 		if (dm->kind != OK_MEM || sm->kind != OK_MEM || n->kind != OK_IMM ||
@@ -1191,22 +894,22 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 				pp_err(P, &s->o[3].at, CS_ERR_UNSUPPORTED, "cp.async with ignore-src");
 				return false;
 			}
-			if (!src(P, s, 3, T_U32, &ins->o[2]))
+			if (!pp_src(P, s, 3, T_U32, &ins->o[2]))
 				return false;
 		}
 		return !P->failed;
 	}
 	if (!strcmp(b, "ldmatrix")) {
 		static const char *const counts[] = { ".x1", ".x2", ".x4" };
-		int x = take_one(s, counts, 3);
-		bool trans = take(s, ".trans");
-		bool shared = take(s, ".shared") || take(s, ".shared::cta");
+		int x = stmt_take_one(s, counts, 3);
+		bool trans = stmt_take(s, ".trans");
+		bool shared = stmt_take(s, ".shared") || stmt_take(s, ".shared::cta");
 		ptx_type t = s->ntypes == 1 ? s->types[0] : T_NONE;
-		if (!take(s, ".m8n8") || x < 0 || t != T_B16) {
+		if (!stmt_take(s, ".m8n8") || x < 0 || t != T_B16) {
 			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "ldmatrix other than .m8n8.x{1,2,4}.b16");
 			return false;
 		}
-		if (!nops(P, s, 2, 2))
+		if (!pp_nops(P, s, 2, 2))
 			return false;
 		int nm = 1 << x;
 		opnd *d = &s->o[0], *m = &s->o[1];
@@ -1221,7 +924,7 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		ins->o[0] = m->mbase;
 		ins->imm = m->moff;
 		if (d->kind == OK_VEC) {
-			if (d->nvec != nm || d->vec_pred || !vec_dst(P, s, 0)) {
+			if (d->nvec != nm || d->vec_pred || !pp_vec_dst(P, s, 0)) {
 				if (!P->failed)
 					pp_err(P, &d->at, CS_ERR_INPUT, "ldmatrix .x%d writes %d registers", nm, nm);
 				return false;
@@ -1230,7 +933,7 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 				ins->o[1 + k] = d->vec[k];
 			return true;
 		}
-		return nm == 1 && dst(P, s, 0, &ins->o[1]);
+		return nm == 1 && pp_dst(P, s, 0, &ins->o[1]);
 	}
 	if (!strcmp(b, "mma"))
 		return build_mma(P, s, ins, false);
@@ -1238,14 +941,14 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		return build_wmma(P, s, ins);
 	if (!strcmp(b, "mul") || !strcmp(b, "mad") || !strcmp(b, "fma")) {
 		bool mad = b[0] != 'm' || b[1] == 'a';
-		bool lo = take(s, ".lo"), hi = take(s, ".hi"), wide = take(s, ".wide");
-		bool sat = take(s, ".sat");
-		bool ftz = take(s, ".ftz");
-		int rnd = take_rnd(s);
-		if (!build_arith(P, s, ins, mad ? 3 : 2))
+		bool lo = stmt_take(s, ".lo"), hi = stmt_take(s, ".hi"), wide = stmt_take(s, ".wide");
+		bool sat = stmt_take(s, ".sat");
+		bool ftz = stmt_take(s, ".ftz");
+		int rnd = stmt_take_rnd(s);
+		if (!pp_arith(P, s, ins, mad ? 3 : 2))
 			return false;
 		ptx_type t = (ptx_type)ins->t1;
-		if (is_int(t)) {
+		if (type_is_int(t)) {
 			if (b[0] == 'f' || lo + hi + wide != 1 || rnd != RND_NONE || ftz) {
 				pp_err(P, &s->optok, CS_ERR_INPUT, "integer %s needs exactly one of .lo .hi .wide", b);
 				return false;
@@ -1260,9 +963,9 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 				ins->flags |= F_SAT;
 				return true;
 			}
-			if (lo && !mad && fast_int3(ins, t, OP_MULLO32, OP_MULLO64))
+			if (lo && !mad && ins_fast_int(ins, t, OP_MULLO32, OP_MULLO64))
 				return true;
-			if (lo && mad && fast_int3(ins, t, OP_MADLO32, OP_MADLO64))
+			if (lo && mad && ins_fast_int(ins, t, OP_MADLO32, OP_MADLO64))
 				return true;
 			if (wide && t == T_S32) {
 				ins->op = mad ? OP_MADWIDE_S32 : OP_MULWIDE_S32;
@@ -1272,7 +975,7 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 				ins->op = mad ? OP_MADWIDE_U32 : OP_MULWIDE_U32;
 				return true;
 			}
-			if (wide && bits_of(t) == 64) {
+			if (wide && type_bits(t) == 64) {
 				pp_err(P, &s->optok, CS_ERR_INPUT, "%s.wide on a 64-bit type", b);
 				return false;
 			}
@@ -1305,13 +1008,13 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		return true;
 	}
 	if (!strcmp(b, "div") || !strcmp(b, "rem")) {
-		bool approx = take(s, ".approx"), full = take(s, ".full");
-		bool ftz = take(s, ".ftz");
-		int rnd = take_rnd(s);
-		if (!build_arith(P, s, ins, 2))
+		bool approx = stmt_take(s, ".approx"), full = stmt_take(s, ".full");
+		bool ftz = stmt_take(s, ".ftz");
+		int rnd = stmt_take_rnd(s);
+		if (!pp_arith(P, s, ins, 2))
 			return false;
 		ptx_type t = (ptx_type)ins->t1;
-		if (is_int(t)) {
+		if (type_is_int(t)) {
 			ins->op = OP_INT;
 			ins->aux = b[0] == 'd' ? IO_DIV : IO_REM;
 			return true;
@@ -1353,38 +1056,38 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		for (size_t k = 0; k < sizeof(u) / sizeof(u[0]); k++) {
 			if (strcmp(b, u[k].name))
 				continue;
-			bool ftz = take(s, ".ftz");
-			bool approx = take(s, ".approx");
-			bool full = take(s, ".full");
-			bool sat = take(s, ".sat");
-			bool nan = take(s, ".NaN");
-			bool shiftamt = take(s, ".shiftamt");
-			int rnd = take_rnd(s);
+			bool ftz = stmt_take(s, ".ftz");
+			bool approx = stmt_take(s, ".approx");
+			bool full = stmt_take(s, ".full");
+			bool sat = stmt_take(s, ".sat");
+			bool nan = stmt_take(s, ".NaN");
+			bool shiftamt = stmt_take(s, ".shiftamt");
+			int rnd = stmt_take_rnd(s);
 			if (!strcmp(b, "not") || !strcmp(b, "cnot")) {
 				if (s->ntypes == 1 && s->types[0] == T_PRED && b[0] == 'n') {
 					ins->op = OP_PRED_LOGIC;
 					ins->aux = 3;
 					bool neg;
-					if (!nops(P, s, 2, 2) || !pred_dst(P, s, 0, &ins->o[0]) ||
-					    !pred_src(P, s, 1, &ins->o[1], &neg))
+					if (!pp_nops(P, s, 2, 2) || !pp_pred_dst(P, s, 0, &ins->o[0]) ||
+					    !pp_pred_src(P, s, 1, &ins->o[1], &neg))
 						return false;
 					if (neg)
 						ins->flags |= F_NEG_A;
 					return true;
 				}
 			}
-			if (!build_arith(P, s, ins, u[k].nsrc))
+			if (!pp_arith(P, s, ins, u[k].nsrc))
 				return false;
 			ptx_type t = (ptx_type)ins->t1;
 			if (!strcmp(b, "bfe") || !strcmp(b, "bfi")) {
 				/* positions and lengths are u32 */
 				for (int i = (b[2] == 'e' ? 2 : 3); i < s->nops; i++)
-					if (!src(P, s, i, T_U32, &ins->o[i]))
+					if (!pp_src(P, s, i, T_U32, &ins->o[i]))
 						return false;
 			}
 			if (shiftamt)
 				ins->flags |= F_HI;
-			if (is_int(t) && u[k].io >= 0) {
+			if (type_is_int(t) && u[k].io >= 0) {
 				if (ftz || approx || full || rnd || nan) {
 					pp_err(P, &s->optok, CS_ERR_INPUT, "float modifier on integer %s", b);
 					return false;
@@ -1420,17 +1123,17 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		}
 	}
 	if (!strcmp(b, "and") || !strcmp(b, "or") || !strcmp(b, "xor")) {
-		if (!nops(P, s, 3, 3))
+		if (!pp_nops(P, s, 3, 3))
 			return false;
-		ptx_type t = want_type(P, s, 0);
+		ptx_type t = pp_want_type(P, s, 0);
 		if (t == T_NONE)
 			return false;
 		if (t == T_PRED) {
 			ins->op = OP_PRED_LOGIC;
 			ins->aux = (uint8_t)(b[0] == 'a' ? 0 : b[0] == 'o' ? 1 : 2);
 			bool na, nb;
-			if (!pred_dst(P, s, 0, &ins->o[0]) || !pred_src(P, s, 1, &ins->o[1], &na) ||
-			    !pred_src(P, s, 2, &ins->o[2], &nb))
+			if (!pp_pred_dst(P, s, 0, &ins->o[0]) || !pp_pred_src(P, s, 1, &ins->o[1], &na) ||
+			    !pp_pred_src(P, s, 2, &ins->o[2], &nb))
 				return false;
 			if (na || nb) {
 				pp_err(P, &s->optok, CS_ERR_INPUT, "negated predicate source");
@@ -1438,37 +1141,37 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 			}
 			return true;
 		}
-		if (!build_arith(P, s, ins, 2))
+		if (!pp_arith(P, s, ins, 2))
 			return false;
-		if (b[0] == 'a' && fast_int3(ins, t, OP_AND32, OP_AND64))
+		if (b[0] == 'a' && ins_fast_int(ins, t, OP_AND32, OP_AND64))
 			return true;
-		if (b[0] == 'o' && fast_int3(ins, t, OP_OR32, OP_OR64))
+		if (b[0] == 'o' && ins_fast_int(ins, t, OP_OR32, OP_OR64))
 			return true;
-		if (b[0] == 'x' && fast_int3(ins, t, OP_XOR32, OP_XOR64))
+		if (b[0] == 'x' && ins_fast_int(ins, t, OP_XOR32, OP_XOR64))
 			return true;
 		ins->op = OP_INT;
 		ins->aux = (uint8_t)(b[0] == 'a' ? IO_AND : b[0] == 'o' ? IO_OR : IO_XOR);
 		return true;
 	}
 	if (!strcmp(b, "shl") || !strcmp(b, "shr")) {
-		if (!build_arith(P, s, ins, 2))
+		if (!pp_arith(P, s, ins, 2))
 			return false;
 		ptx_type t = (ptx_type)ins->t1;
-		if (!is_int(t)) {
+		if (!type_is_int(t)) {
 			pp_err(P, &s->optok, CS_ERR_INPUT, "%s needs an integer type", b);
 			return false;
 		}
 		if (b[2] == 'l') {
-			if (!fast_int3(ins, t, OP_SHL32, OP_SHL64)) {
+			if (!ins_fast_int(ins, t, OP_SHL32, OP_SHL64)) {
 				ins->op = OP_INT;
 				ins->aux = IO_SHL;
 			}
 		} else if (ptx_type_signed(t)) {
-			if (!fast_int3(ins, t, OP_SHR_S32, OP_SHR_S64)) {
+			if (!ins_fast_int(ins, t, OP_SHR_S32, OP_SHR_S64)) {
 				ins->op = OP_INT;
 				ins->aux = IO_SHR;
 			}
-		} else if (!fast_int3(ins, t, OP_SHR_U32, OP_SHR_U64)) {
+		} else if (!ins_fast_int(ins, t, OP_SHR_U32, OP_SHR_U64)) {
 			ins->op = OP_INT;
 			ins->aux = IO_SHR;
 		}
@@ -1476,8 +1179,8 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 	}
 	if (!strcmp(b, "prmt")) {
 		static const char *const modes[] = { ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16" };
-		int m = take_one(s, modes, 6);
-		if (!build_arith(P, s, ins, 3))
+		int m = stmt_take_one(s, modes, 6);
+		if (!pp_arith(P, s, ins, 3))
 			return false;
 		ins->op = OP_INT;
 		ins->aux = IO_PRMT;
@@ -1490,15 +1193,15 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 						     ".ls", ".hi", ".hs", ".equ", ".neu", ".ltu",
 						     ".leu", ".gtu", ".geu", ".num", ".nan" };
 		static const char *const bops[] = { ".and", ".or", ".xor" };
-		int c = take_one(s, cmps, 18);
-		int bop = take_one(s, bops, 3);
-		bool ftz = take(s, ".ftz");
+		int c = stmt_take_one(s, cmps, 18);
+		int bop = stmt_take_one(s, bops, 3);
+		bool ftz = stmt_take(s, ".ftz");
 		if (c < 0) {
 			pp_err(P, &s->optok, CS_ERR_INPUT, "%s needs a comparison", b);
 			return false;
 		}
 		bool setp = b[3] == 'p';
-		ptx_type t = want_type(P, s, setp ? 0 : 1);
+		ptx_type t = pp_want_type(P, s, setp ? 0 : 1);
 		if (t == T_NONE)
 			return false;
 		if (t == T_PRED || t == T_F16X2 || t == T_BF16X2) {
@@ -1513,18 +1216,18 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		ins->t2 = (uint8_t)t;
 		ins->flags |= (uint16_t)(ftz ? F_FTZ : 0);
 		int n = bop >= 0 ? 4 : 3;
-		if (!nops(P, s, n, n))
+		if (!pp_nops(P, s, n, n))
 			return false;
 		if (bop >= 0) {
 			bool neg;
 			ins->flags |= F_HAS_C;
 			ins->aux2 = (uint8_t)bop;
-			if (!pred_src(P, s, 3, &ins->o[3], &neg))
+			if (!pp_pred_src(P, s, 3, &ins->o[3], &neg))
 				return false;
 			if (neg)
 				ins->flags |= F_NEG_C;
 		}
-		if (!src(P, s, 1, t, &ins->o[1]) || !src(P, s, 2, t, &ins->o[2]))
+		if (!pp_src(P, s, 1, t, &ins->o[1]) || !pp_src(P, s, 2, t, &ins->o[2]))
 			return false;
 		if (setp) {
 			ins->op = OP_SETP;
@@ -1542,33 +1245,33 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 			return true;
 		}
 		ins->op = OP_SET;
-		ins->t1 = (uint8_t)want_type(P, s, 0);
-		return dst(P, s, 0, &ins->o[0]);
+		ins->t1 = (uint8_t)pp_want_type(P, s, 0);
+		return pp_dst(P, s, 0, &ins->o[0]);
 	}
 	if (!strcmp(b, "slct")) {
-		bool ftz = take(s, ".ftz");
-		if (!nops(P, s, 4, 4))
+		bool ftz = stmt_take(s, ".ftz");
+		if (!pp_nops(P, s, 4, 4))
 			return false;
-		ptx_type t = want_type(P, s, 0), ct = want_type(P, s, 1);
+		ptx_type t = pp_want_type(P, s, 0), ct = pp_want_type(P, s, 1);
 		if (t == T_NONE || ct == T_NONE)
 			return false;
 		ins->op = OP_SLCT;
 		ins->t1 = (uint8_t)t;
 		ins->t2 = (uint8_t)ct;
 		ins->flags |= (uint16_t)(ftz ? F_FTZ : 0);
-		return dst(P, s, 0, &ins->o[0]) && src(P, s, 1, t, &ins->o[1]) &&
-		       src(P, s, 2, t, &ins->o[2]) && src(P, s, 3, ct, &ins->o[3]);
+		return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, t, &ins->o[1]) &&
+		       pp_src(P, s, 2, t, &ins->o[2]) && pp_src(P, s, 3, ct, &ins->o[3]);
 	}
 	if (!strcmp(b, "testp")) {
 		static const char *const ops[] = { ".finite", ".infinite", ".number", ".notanumber",
 						    ".normal", ".subnormal" };
-		int m = take_one(s, ops, 6);
-		if (m < 0 || !nops(P, s, 2, 2)) {
+		int m = stmt_take_one(s, ops, 6);
+		if (m < 0 || !pp_nops(P, s, 2, 2)) {
 			if (!P->failed)
 				pp_err(P, &s->optok, CS_ERR_INPUT, "testp needs a test");
 			return false;
 		}
-		ptx_type t = want_type(P, s, 0);
+		ptx_type t = pp_want_type(P, s, 0);
 		if (t != T_F32 && t != T_F64) {
 			if (!P->failed)
 				pp_err(P, &s->optok, CS_ERR_INPUT, "testp needs .f32 or .f64");
@@ -1578,18 +1281,18 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		ins->aux = FO_TESTP;
 		ins->aux2 = (uint8_t)m;
 		ins->t1 = ins->t2 = (uint8_t)t;
-		return pred_dst(P, s, 0, &ins->o[0]) && src(P, s, 1, t, &ins->o[1]);
+		return pp_pred_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, t, &ins->o[1]);
 	}
 	/* ---- conversions ---- */
-	if (!strcmp(b, "cvt") && take(s, ".tf32"))
-		return build_cvt_tf32(P, s, ins, take_rnd(s));
+	if (!strcmp(b, "cvt") && stmt_take(s, ".tf32"))
+		return build_cvt_tf32(P, s, ins, stmt_take_rnd(s));
 	if (!strcmp(b, "cvt")) {
-		bool ftz = take(s, ".ftz"), sat = take(s, ".sat");
-		bool relu = take(s, ".relu");
-		int rnd = take_rnd(s);
-		if (!nops(P, s, 2, 3))
+		bool ftz = stmt_take(s, ".ftz"), sat = stmt_take(s, ".sat");
+		bool relu = stmt_take(s, ".relu");
+		int rnd = stmt_take_rnd(s);
+		if (!pp_nops(P, s, 2, 3))
 			return false;
-		ptx_type dt = want_type(P, s, 0), st = want_type(P, s, 1);
+		ptx_type dt = pp_want_type(P, s, 0), st = pp_want_type(P, s, 1);
 		if (dt == T_NONE || st == T_NONE)
 			return false;
 		if ((dt == T_F16X2 || dt == T_BF16X2) && st == T_F32 && !relu && s->nops == 3 &&
@@ -1600,8 +1303,8 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 			ins->t2 = T_F32;
 			ins->aux2 = (uint8_t)rnd;
 			ins->flags |= (uint16_t)((ftz ? F_FTZ : 0) | (sat ? F_SAT : 0));
-			return dst(P, s, 0, &ins->o[0]) && src(P, s, 1, st, &ins->o[1]) &&
-			       src(P, s, 2, st, &ins->o[2]);
+			return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, st, &ins->o[1]) &&
+			       pp_src(P, s, 2, st, &ins->o[2]);
 		}
 		if (dt == T_PRED || st == T_PRED || dt == T_F16X2 || st == T_F16X2 || dt == T_BF16X2 ||
 		    st == T_BF16X2 || relu) {
@@ -1626,14 +1329,14 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		ins->t2 = (uint8_t)st;
 		ins->aux2 = (uint8_t)rnd;
 		ins->flags |= (uint16_t)((ftz ? F_FTZ : 0) | (sat ? F_SAT : 0));
-		return dst(P, s, 0, &ins->o[0]) && src(P, s, 1, st, &ins->o[1]);
+		return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, st, &ins->o[1]);
 	}
 	if (!strcmp(b, "cvta")) {
-		bool to = take(s, ".to");
+		bool to = stmt_take(s, ".to");
 		static const char *const sp[] = { ".global", ".shared", ".local", ".const", ".param" };
 		static const int spv[] = { SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_KPARAM };
-		int k = take_one(s, sp, 5);
-		if (k < 0 || !nops(P, s, 2, 2)) {
+		int k = stmt_take_one(s, sp, 5);
+		if (k < 0 || !pp_nops(P, s, 2, 2)) {
 			if (!P->failed)
 				pp_err(P, &s->optok, CS_ERR_INPUT, "cvta needs a state space");
 			return false;
@@ -1642,7 +1345,7 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "cvta.param in a device function");
 			return false;
 		}
-		ptx_type t = want_type(P, s, 0);
+		ptx_type t = pp_want_type(P, s, 0);
 		if (t == T_NONE)
 			return false;
 		/* global and const generic addresses are the VAs themselves: a move */
@@ -1650,23 +1353,23 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		ins->aux = (uint8_t)spv[k];
 		ins->t1 = (uint8_t)t;
 		ins->flags |= (uint16_t)(to ? F_TO : 0);
-		return dst(P, s, 0, &ins->o[0]) && src(P, s, 1, t, &ins->o[1]);
+		return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, t, &ins->o[1]);
 	}
 	/* ---- memory ---- */
 	if (!strcmp(b, "ld") || !strcmp(b, "st") || !strcmp(b, "ldu")) {
 		bool load = b[0] == 'l';
 		static const char *const sp[] = { ".global", ".shared", ".local", ".const", ".param" };
 		static const int spv[] = { SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_KPARAM };
-		int k = take_one(s, sp, 5);
+		int k = stmt_take_one(s, sp, 5);
 		int space = k < 0 ? SP_GENERIC : spv[k];
-		int vec = take(s, ".v2") ? 2 : take(s, ".v4") ? 4 : 1;
-		ptx_type t = want_type(P, s, 0);
+		int vec = stmt_take(s, ".v2") ? 2 : stmt_take(s, ".v4") ? 4 : 1;
+		ptx_type t = pp_want_type(P, s, 0);
 		if (t == T_NONE || t == T_PRED) {
 			if (!P->failed)
 				pp_err(P, &s->optok, CS_ERR_INPUT, "%s needs a value type", b);
 			return false;
 		}
-		if (!nops(P, s, 2, 2))
+		if (!pp_nops(P, s, 2, 2))
 			return false;
 		opnd *m = &s->o[load ? 1 : 0];
 		opnd *v = &s->o[load ? 0 : 1];
@@ -1701,7 +1404,7 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		}
 		if (space == SP_CONST)
 			space = SP_GLOBAL;
-		if (take(s, ".unified")) {
+		if (stmt_take(s, ".unified")) {
 		}
 		ins->op = load ? OP_LD : OP_ST;
 		ins->aux = (uint8_t)space;
@@ -1715,17 +1418,17 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 				return false;
 			}
 			if (load)
-				return dst(P, s, 0, &ins->o[1]);
-			return src(P, s, 1, t, &ins->o[1]);
+				return pp_dst(P, s, 0, &ins->o[1]);
+			return pp_src(P, s, 1, t, &ins->o[1]);
 		}
 		if (v->kind != OK_VEC || v->nvec != vec || v->vec_pred) {
 			pp_err(P, &v->at, CS_ERR_INPUT, "expected a %d-element vector", vec);
 			return false;
 		}
-		if (load && !vec_dst(P, s, 0))
+		if (load && !pp_vec_dst(P, s, 0))
 			return false;
 		for (int i = 0; i < vec; i++) {
-			ins->o[1 + i] = vec_src(P, v, i, t);
+			ins->o[1 + i] = pp_vec_src(P, v, i, t);
 			if (!load && ins->o[1 + i] == PTX_NONE) {
 				pp_err(P, &v->at, CS_ERR_INPUT, "'_' in a stored vector");
 				return false;
@@ -1736,16 +1439,16 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 	if (!strcmp(b, "atom") || !strcmp(b, "red")) {
 		bool atom = b[0] == 'a';
 		static const char *const sp[] = { ".global", ".shared" };
-		int k = take_one(s, sp, 2);
+		int k = stmt_take_one(s, sp, 2);
 		static const char *const ops[] = { ".add", ".min", ".max", ".inc", ".dec", ".cas",
 						    ".exch", ".and", ".or", ".xor" };
-		int op = take_one(s, ops, 10);
-		take(s, ".noftz");
+		int op = stmt_take_one(s, ops, 10);
+		stmt_take(s, ".noftz");
 		if (op < 0) {
 			pp_err(P, &s->optok, CS_ERR_INPUT, "%s needs an operation", b);
 			return false;
 		}
-		ptx_type t = want_type(P, s, 0);
+		ptx_type t = pp_want_type(P, s, 0);
 		if (t == T_NONE)
 			return false;
 		bool ok;
@@ -1776,7 +1479,7 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 			pp_err(P, &s->optok, CS_ERR_INPUT, "red.cas does not exist");
 			return false;
 		}
-		if (!nops(P, s, want, want))
+		if (!pp_nops(P, s, want, want))
 			return false;
 		int mi = atom ? 1 : 0;
 		opnd *m = &s->o[mi];
@@ -1798,25 +1501,25 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		ins->o[0] = m->mbase;
 		ins->imm = m->moff;
 		ins->o[1] = PTX_NONE;
-		if (atom && !dst(P, s, 0, &ins->o[1]))
+		if (atom && !pp_dst(P, s, 0, &ins->o[1]))
 			return false;
-		if (!src(P, s, mi + 1, t, &ins->o[2]))
+		if (!pp_src(P, s, mi + 1, t, &ins->o[2]))
 			return false;
-		if (op == AO_CAS && !src(P, s, mi + 2, t, &ins->o[3]))
+		if (op == AO_CAS && !pp_src(P, s, mi + 2, t, &ins->o[3]))
 			return false;
 		return true;
 	}
 	/* ---- warp-level ---- */
 	if (!strcmp(b, "shfl")) {
 		static const char *const modes[] = { ".up", ".down", ".bfly", ".idx" };
-		int m = take_one(s, modes, 4);
+		int m = stmt_take_one(s, modes, 4);
 		if (m < 0) {
 			pp_err(P, &s->optok, CS_ERR_INPUT, "shfl needs a mode");
 			return false;
 		}
-		if (!nops(P, s, 4, 5))
+		if (!pp_nops(P, s, 4, 5))
 			return false;
-		ptx_type t = want_type(P, s, 0);
+		ptx_type t = pp_want_type(P, s, 0);
 		if (t != T_B32) {
 			if (!P->failed)
 				pp_err(P, &s->optok, CS_ERR_INPUT, "shfl needs .b32");
@@ -1838,20 +1541,20 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		}
 		if (s->nops == 5)
 			ins->flags |= F_MEMBER_MASK;
-		return src(P, s, 1, T_B32, &ins->o[1]) && src(P, s, 2, T_B32, &ins->o[2]) &&
-		       src(P, s, 3, T_B32, &ins->o[3]) &&
-		       (s->nops < 5 || src(P, s, 4, T_B32, &ins->o[5]));
+		return pp_src(P, s, 1, T_B32, &ins->o[1]) && pp_src(P, s, 2, T_B32, &ins->o[2]) &&
+		       pp_src(P, s, 3, T_B32, &ins->o[3]) &&
+		       (s->nops < 5 || pp_src(P, s, 4, T_B32, &ins->o[5]));
 	}
 	if (!strcmp(b, "vote")) {
 		static const char *const modes[] = { ".all", ".any", ".uni", ".ballot" };
-		int m = take_one(s, modes, 4);
+		int m = stmt_take_one(s, modes, 4);
 		if (m < 0) {
 			pp_err(P, &s->optok, CS_ERR_INPUT, "vote needs a mode");
 			return false;
 		}
-		if (!nops(P, s, 2, 3))
+		if (!pp_nops(P, s, 2, 3))
 			return false;
-		ptx_type t = want_type(P, s, 0);
+		ptx_type t = pp_want_type(P, s, 0);
 		if (t == T_NONE || (m == VO_BALLOT) != (t == T_B32)) {
 			if (!P->failed)
 				pp_err(P, &s->optok, CS_ERR_INPUT, "vote type does not match its mode");
@@ -1860,105 +1563,105 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		ins->op = OP_VOTE;
 		ins->aux = (uint8_t)m;
 		bool neg;
-		if (!pred_src(P, s, 1, &ins->o[1], &neg))
+		if (!pp_pred_src(P, s, 1, &ins->o[1], &neg))
 			return false;
 		if (neg)
 			ins->flags |= F_NEG_A;
 		if (s->nops == 3) {
 			ins->flags |= F_MEMBER_MASK;
-			if (!src(P, s, 2, T_B32, &ins->o[5]))
+			if (!pp_src(P, s, 2, T_B32, &ins->o[5]))
 				return false;
 		}
 		if (m == VO_BALLOT)
-			return dst(P, s, 0, &ins->o[0]);
-		return pred_dst(P, s, 0, &ins->o[0]);
+			return pp_dst(P, s, 0, &ins->o[0]);
+		return pp_pred_dst(P, s, 0, &ins->o[0]);
 	}
 	if (!strcmp(b, "redux")) {
 		static const char *const ops[] = { ".add", ".min", ".max", ".and", ".or", ".xor" };
-		take(s, ".sync");
-		int k = take_one(s, ops, 6);
+		stmt_take(s, ".sync");
+		int k = stmt_take_one(s, ops, 6);
 		ptx_type t = s->ntypes == 1 ? s->types[0] : T_NONE;
 		bool ok = k >= 0 && (k <= 2 ? (t == T_U32 || t == T_S32) : t == T_B32);
 		if (!ok) {
 			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "this redux form");
 			return false;
 		}
-		if (!nops(P, s, 3, 3))
+		if (!pp_nops(P, s, 3, 3))
 			return false;
 		ins->op = OP_REDUX;
 		ins->aux = (uint8_t)k;
 		ins->t1 = (uint8_t)t;
-		return dst(P, s, 0, &ins->o[0]) && src(P, s, 1, t, &ins->o[1]) &&
-		       src(P, s, 2, T_B32, &ins->o[2]);
+		return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, t, &ins->o[1]) &&
+		       pp_src(P, s, 2, T_B32, &ins->o[2]);
 	}
 	if (!strcmp(b, "activemask")) {
-		if (!nops(P, s, 1, 1) || want_type(P, s, 0) != T_B32) {
+		if (!pp_nops(P, s, 1, 1) || pp_want_type(P, s, 0) != T_B32) {
 			if (!P->failed)
 				pp_err(P, &s->optok, CS_ERR_INPUT, "activemask.b32 d");
 			return false;
 		}
 		ins->op = OP_ACTIVEMASK;
-		return dst(P, s, 0, &ins->o[0]);
+		return pp_dst(P, s, 0, &ins->o[0]);
 	}
 	if (!strcmp(b, "bar") || !strcmp(b, "barrier")) {
-		bool warp = take(s, ".warp");
-		bool sync = take(s, ".sync");
-		bool arrive = take(s, ".arrive");
-		bool red = take(s, ".red");
-		take(s, ".aligned");
+		bool warp = stmt_take(s, ".warp");
+		bool sync = stmt_take(s, ".sync");
+		bool arrive = stmt_take(s, ".arrive");
+		bool red = stmt_take(s, ".red");
+		stmt_take(s, ".aligned");
 		if (warp) {
 			ins->op = OP_WARPSYNC;
 			ins->flags |= F_MEMBER_MASK;
-			return nops(P, s, 1, 1) && src(P, s, 0, T_B32, &ins->o[5]);
+			return pp_nops(P, s, 1, 1) && pp_src(P, s, 0, T_B32, &ins->o[5]);
 		}
 		if (red) {
 			static const char *const rops[] = { ".popc", ".and", ".or" };
-			int r = take_one(s, rops, 3);
-			ptx_type t = want_type(P, s, 0);
+			int r = stmt_take_one(s, rops, 3);
+			ptx_type t = pp_want_type(P, s, 0);
 			if (r < 0 || t == T_NONE) {
 				if (!P->failed)
 					pp_err(P, &s->optok, CS_ERR_INPUT, "bar.red needs .popc/.and/.or and a type");
 				return false;
 			}
-			if (!nops(P, s, 3, 4))
+			if (!pp_nops(P, s, 3, 4))
 				return false;
 			ins->op = OP_BAR_RED;
 			ins->aux2 = (uint8_t)r;
 			ins->t1 = (uint8_t)t;
 			bool neg;
 			int ci = s->nops - 1;
-			if (!pred_src(P, s, ci, &ins->o[3], &neg))
+			if (!pp_pred_src(P, s, ci, &ins->o[3], &neg))
 				return false;
 			if (neg)
 				ins->flags |= F_NEG_C;
 			ins->o[2] = PTX_NONE;
-			if (!src(P, s, 1, T_U32, &ins->o[1]) ||
-			    (s->nops == 4 && !src(P, s, 2, T_U32, &ins->o[2])))
+			if (!pp_src(P, s, 1, T_U32, &ins->o[1]) ||
+			    (s->nops == 4 && !pp_src(P, s, 2, T_U32, &ins->o[2])))
 				return false;
 			if (r == 0)
-				return dst(P, s, 0, &ins->o[0]);
-			return pred_dst(P, s, 0, &ins->o[0]);
+				return pp_dst(P, s, 0, &ins->o[0]);
+			return pp_pred_dst(P, s, 0, &ins->o[0]);
 		}
 		if (!sync && !arrive && strcmp(b, "bar")) {
 			pp_err(P, &s->optok, CS_ERR_INPUT, "barrier needs .sync or .arrive");
 			return false;
 		}
-		if (!nops(P, s, arrive ? 2 : 1, 2))
+		if (!pp_nops(P, s, arrive ? 2 : 1, 2))
 			return false;
 		ins->op = OP_BAR;
 		ins->aux = arrive ? 1 : 0;
 		ins->o[1] = PTX_NONE;
-		if (!src(P, s, 0, T_U32, &ins->o[0]))
+		if (!pp_src(P, s, 0, T_U32, &ins->o[0]))
 			return false;
-		if (s->nops == 2 && !src(P, s, 1, T_U32, &ins->o[1]))
+		if (s->nops == 2 && !pp_src(P, s, 1, T_U32, &ins->o[1]))
 			return false;
 		return true;
 	}
 	if (!strcmp(b, "membar") || !strcmp(b, "fence")) {
-		take(s, ".gl");
-		take(s, ".proxy");
+		stmt_take(s, ".gl");
+		stmt_take(s, ".proxy");
 		ins->op = OP_MEMBAR;
-		return nops(P, s, 0, 0);
+		return pp_nops(P, s, 0, 0);
 	}
 	if (!strcmp(b, "nanosleep") || !strcmp(b, "prefetch") || !strcmp(b, "prefetchu") ||
 	    !strcmp(b, "pmevent")) {
@@ -1969,9 +1672,9 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 	}
 	/* ---- control ---- */
 	if (!strcmp(b, "bra")) {
-		if (take(s, ".uni"))
+		if (stmt_take(s, ".uni"))
 			ins->flags |= F_UNI;
-		if (!nops(P, s, 1, 1))
+		if (!pp_nops(P, s, 1, 1))
 			return false;
 		if (s->o[0].kind != OK_NAME) {
 			pp_err(P, &s->o[0].at, CS_ERR_UNSUPPORTED, "bra needs a label (no indirect branches)");
@@ -1982,14 +1685,14 @@ static bool build(pp *P, stmt *s, ptx_ins *ins)
 		return pp_label_use(P, &s->o[0].at, (uint32_t)P->p->ncode);
 	}
 	if (!strcmp(b, "ret") || !strcmp(b, "exit") || !strcmp(b, "trap")) {
-		take(s, ".uni");
-		if (!nops(P, s, 0, 0))
+		stmt_take(s, ".uni");
+		if (!pp_nops(P, s, 0, 0))
 			return false;
 		ins->op = b[0] == 'r' ? OP_RET : b[0] == 'e' ? OP_EXIT : OP_TRAP;
 		return true;
 	}
 	if (!strcmp(b, "call")) {
-		take(s, ".uni");
+		stmt_take(s, ".uni");
 		/* call (rets), f, (args) | call f, (args) | call f | call (rets), f */
 		int i = 0;
 		opnd *rets = NULL, *args = NULL, *fn = NULL;
@@ -2067,12 +1770,12 @@ static void blank_ins(ptx_ins *ins)
  * the list (undefined in the PTX ISA). A guard skips the whole sequence. */
 static bool emit_brx(pp *P, stmt *s)
 {
-	take(s, ".uni");
-	if (!take(s, ".idx")) {
+	stmt_take(s, ".uni");
+	if (!stmt_take(s, ".idx")) {
 		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "brx without .idx");
 		return false;
 	}
-	if (!nops(P, s, 2, 2) || !check_mods(P, s))
+	if (!pp_nops(P, s, 2, 2) || !check_mods(P, s))
 		return false;
 	const pp_tlist *tl = s->o[1].kind == OK_NAME ? pp_tlist_find(P, &s->o[1].at) : NULL;
 	if (!tl) {
@@ -2081,7 +1784,7 @@ static bool emit_brx(pp *P, stmt *s)
 		return false;
 	}
 	uint32_t index;
-	if (!src(P, s, 0, T_U32, &index))
+	if (!pp_src(P, s, 0, T_U32, &index))
 		return false;
 	if (P->brx_pred == PTX_NONE)
 		P->brx_pred = P->p->npreds++;
@@ -2232,15 +1935,15 @@ bool pp_instruction(pp *P)
 	bool ok;
 	if (!strcmp(s.base, "selp")) {
 		/* selp.T d, a, b, c */
-		ok = nops(P, &s, 4, 4);
-		ptx_type t = ok ? want_type(P, &s, 0) : T_NONE;
+		ok = pp_nops(P, &s, 4, 4);
+		ptx_type t = ok ? pp_want_type(P, &s, 0) : T_NONE;
 		bool neg = false;
 		ok = ok && t != T_NONE && t != T_PRED;
 		if (ok) {
 			ins.op = OP_SELP;
 			ins.t1 = ins.t2 = (uint8_t)t;
-			ok = dst(P, &s, 0, &ins.o[0]) && src(P, &s, 1, t, &ins.o[1]) &&
-			     src(P, &s, 2, t, &ins.o[2]) && pred_src(P, &s, 3, &ins.o[3], &neg);
+			ok = pp_dst(P, &s, 0, &ins.o[0]) && pp_src(P, &s, 1, t, &ins.o[1]) &&
+			     pp_src(P, &s, 2, t, &ins.o[2]) && pp_pred_src(P, &s, 3, &ins.o[3], &neg);
 			if (neg)
 				ins.flags |= F_NEG_C;
 		} else if (!P->failed) {

@@ -1,0 +1,104 @@
+/* Private to the instruction builder (ptx_ins.c, ptx_build_operands.c): a
+ * parsed statement, and the operand and modifier helpers the builders use. A
+ * builder checks the statement's operands and modifiers and fills one ptx_ins;
+ * a modifier it does not take is refused afterwards unless it is a hint
+ * (ptx_ins.c). */
+#ifndef CS_PTX_BUILD_H
+#define CS_PTX_BUILD_H
+
+#include "ptx_parse_int.h"
+
+enum { MAX_MODS = 16, MAX_OPNDS = 8, MAX_LIST = 32, MAX_VEC = 8 /* a wmma fragment */ };
+
+typedef enum okind { OK_REG = 1, OK_PRED, OK_IMM, OK_MEM, OK_VEC, OK_NAME, OK_LIST, OK_SINK,
+		     OK_CLOCK } okind;
+
+typedef struct opnd {
+	okind kind;
+	ptx_tok at;
+	uint32_t slot;      /* OK_REG: slot (maybe const-tagged: a symbol's address) */
+	bool is_addr;       /* OK_REG that is a symbol's address */
+	uint32_t pred;      /* OK_PRED */
+	bool neg;
+	bool has_pipe;      /* d|p */
+	uint32_t pipe_pred;
+	int immk;           /* OK_IMM: 0 int, 1 f32 bits, 2 f64 bits */
+	uint64_t imm;
+	int mspace;         /* OK_MEM: space the symbol implies, -1 none */
+	uint32_t mbase;     /* OK_MEM base slot */
+	int64_t moff;
+	uint32_t vec[MAX_VEC]; /* OK_VEC: slots (PTX_NONE for `_`) */
+	bool vec_pred;
+	int nvec;
+	bool vec_is_imm[MAX_VEC]; /* OK_VEC element k is an immediate (`{0, %rs1}`): */
+	int vec_immk[MAX_VEC];    /* its kind and value as for OK_IMM, made a slot by */
+	uint64_t vec_imm[MAX_VEC]; /* pp_vec_src once the element type is known */
+	ptx_tok *list;      /* OK_LIST names, in the statement's list storage */
+	int nlist;
+	int clock;          /* OK_CLOCK: 0 %clock, 1 %clock64, 2 %globaltimer */
+} opnd;
+
+typedef struct stmt {
+	ptx_tok optok;
+	char base[32];
+	const char *mod[MAX_MODS];
+	uint32_t modlen[MAX_MODS];
+	bool used[MAX_MODS];
+	int nmods;
+	ptx_type types[4];
+	int ntypes;
+	opnd o[MAX_OPNDS];
+	int nops;
+	uint32_t guard;
+	bool guard_neg;
+	int nlists;
+	/* storage for call's (rets) and (args); not cleared per statement */
+	ptx_tok lists[2][MAX_LIST];
+} stmt;
+
+/* ---- modifiers (ptx_build_operands.c) ---------------------------------- */
+
+/* Modifier i of the statement is m. */
+bool stmt_mod_is(const stmt *s, int i, const char *m);
+/* Marks the first unused modifier m used; false when there is none. */
+bool stmt_take(stmt *s, const char *m);
+/* The index in list of the first unused modifier naming one of them (marked
+ * used), or -1. */
+int stmt_take_one(stmt *s, const char *const *list, int n);
+/* A rounding modifier (RND_*), RND_NONE when there is none. */
+int stmt_take_rnd(stmt *s);
+
+/* ---- operands (ptx_build_operands.c) ----------------------------------- */
+
+/* Type i of the opcode; T_NONE (and an error) when it has fewer. */
+ptx_type pp_want_type(pp *P, stmt *s, int i);
+/* The statement has lo..hi operands; an error when not. */
+bool pp_nops(pp *P, stmt *s, int lo, int hi);
+/* Source operand i of type t: a register, or an immediate made a constant slot. */
+bool pp_src(pp *P, stmt *s, int i, ptx_type t, uint32_t *slot);
+/* Destination operand i: a writable register. */
+bool pp_dst(pp *P, stmt *s, int i, uint32_t *slot);
+bool pp_pred_src(pp *P, stmt *s, int i, uint32_t *pred, bool *neg);
+bool pp_pred_dst(pp *P, stmt *s, int i, uint32_t *pred);
+/* Element k of a vector operand as a source of type t: its register, or its
+ * immediate made a constant slot; PTX_NONE for `_`. */
+uint32_t pp_vec_src(pp *P, const opnd *o, int k, ptx_type t);
+/* Vector operand i is written: no immediates in it. */
+bool pp_vec_dst(pp *P, const stmt *s, int i);
+/* d, a, b[, c] arithmetic with one type: operands, type and slots into ins. */
+bool pp_arith(pp *P, stmt *s, ptx_ins *ins, int nsrc);
+/* ins->op becomes op32 or op64 when t is 32 or 64 bits wide and that fast
+ * opcode exists (>= 0); false otherwise. */
+bool ins_fast_int(ptx_ins *ins, ptx_type t, int op32, int op64);
+
+static inline bool type_is_int(ptx_type t)
+{
+	return t >= T_B8 && t <= T_S64;
+}
+
+static inline unsigned type_bits(ptx_type t)
+{
+	return ptx_type_bytes(t) * 8;
+}
+
+#endif
