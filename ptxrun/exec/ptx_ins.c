@@ -642,7 +642,6 @@ static bool build_carry(pp *P, stmt *s, ptx_ins *ins, int form, bool carry_in, b
 static bool build(pp *P, stmt *s, ptx_ins *ins)
 {
 	const char *b = s->base;
-	ins->nops = (uint8_t)s->nops;
 	/* ---- moves ---- */
 	if (!strcmp(b, "mov")) {
 		if (!pp_nops(P, s, 2, 2))
@@ -1932,6 +1931,7 @@ bool pp_instruction(pp *P)
 	ins.guard = s.guard;
 	if (s.guard_neg)
 		ins.flags |= F_GUARD_NEG;
+	ins.nops = (uint8_t)s.nops;
 	bool ok;
 	if (!strcmp(s.base, "selp")) {
 		/* selp.T d, a, b, c */
