@@ -1,11 +1,12 @@
-/* Private to the instruction builder (ptx_ins.c, ptx_build_operands.c): a
- * parsed statement, and the operand and modifier helpers the builders use. A
- * builder checks the statement's operands and modifiers and fills one ptx_ins;
- * a modifier it does not take is refused afterwards unless it is a hint
- * (ptx_ins.c). */
+/* Private to the instruction builder (ptx_ins.c, ptx_optab.c, ptx_build_*.c):
+ * a parsed statement, the operand and modifier helpers every family uses, and
+ * one builder per instruction family. A builder checks the statement's
+ * operands and modifiers and fills one ptx_ins; a modifier it does not take
+ * is refused afterwards unless it is a hint (ptx_ins.c). */
 #ifndef CS_PTX_BUILD_H
 #define CS_PTX_BUILD_H
 
+#include "ptx_optab.h"
 #include "ptx_parse_int.h"
 
 enum { MAX_MODS = 16, MAX_OPNDS = 8, MAX_LIST = 32, MAX_VEC = 8 /* a wmma fragment */ };
@@ -38,7 +39,7 @@ typedef struct opnd {
 	int clock;          /* OK_CLOCK: 0 %clock, 1 %clock64, 2 %globaltimer */
 } opnd;
 
-typedef struct stmt {
+struct stmt {
 	ptx_tok optok;
 	char base[32];
 	const char *mod[MAX_MODS];
@@ -54,7 +55,15 @@ typedef struct stmt {
 	int nlists;
 	/* storage for call's (rets) and (args); not cleared per statement */
 	ptx_tok lists[2][MAX_LIST];
-} stmt;
+};
+
+/* ---- the statement (ptx_ins.c) ---------------------------------------- */
+
+/* Every modifier is taken by the builder or a hint; an error names the first
+ * that is neither. */
+bool pp_check_mods(pp *P, stmt *s);
+/* An instruction with no operands and no guard. */
+void ins_blank(ptx_ins *ins);
 
 /* ---- modifiers (ptx_build_operands.c) ---------------------------------- */
 
@@ -100,5 +109,86 @@ static inline unsigned type_bits(ptx_type t)
 {
 	return ptx_type_bytes(t) * 8;
 }
+
+/* ---- families ------------------------------------------------------------
+ * Each builder's form is the per-opcode constant of its row in ptx_optab.c. */
+
+/* ptx_build_move.c: mov. */
+ptx_builder ptx_build_mov;
+
+/* ptx_build_arith.c: arithmetic on an integer or a float type.
+ * add/sub: form IO_ADD or IO_SUB; mul/mad/fma: form MUL_*; div/rem: form
+ * IO_DIV or IO_REM; the one-to-four source ops: form ARITH_OPS(...). */
+enum { MUL_MUL, MUL_MAD, MUL_FMA };
+/* The integer (IO_*) and float (FO_*) sub-ops of a one-to-four source op,
+ * -1 where that kind of type is refused, and its number of sources. */
+#define ARITH_OPS(nsrc, io, fo) ((nsrc) | ((io) + 1) << 4 | ((fo) + 1) << 12)
+#define ARITH_NSRC(form) ((form) & 0xf)
+#define ARITH_IO(form) ((((form) >> 4) & 0xff) - 1)
+#define ARITH_FO(form) (((form) >> 12) - 1)
+ptx_builder ptx_build_add_sub;
+ptx_builder ptx_build_mul;
+ptx_builder ptx_build_div_rem;
+ptx_builder ptx_build_arith_op;
+
+/* ptx_build_int.c: integer-only arithmetic and bit operations.
+ * addc/subc/madc: form CA_ADD, CA_SUB or CA_MADLO; mul24/mad24: form
+ * IO_MUL24 or IO_MAD24; and/or/xor: form IO_AND, IO_OR or IO_XOR; shl/shr:
+ * form IO_SHL or IO_SHR. */
+ptx_builder ptx_build_carry;
+ptx_builder ptx_build_mul24;
+ptx_builder ptx_build_shf;
+ptx_builder ptx_build_logic;
+ptx_builder ptx_build_shift;
+ptx_builder ptx_build_prmt;
+/* add.cc/sub.cc (form CA_ADD, CA_SUB) through the carry flag. */
+bool pp_carry_arith(pp *P, stmt *s, ptx_ins *ins, int form, bool carry_in, bool carry_out);
+/* madc and mad.cc: .lo or .hi picks the half of the product added. */
+bool pp_mad_carry(pp *P, stmt *s, ptx_ins *ins, bool carry_in, bool carry_out);
+
+/* ptx_build_cmp.c: comparisons and selects. setp/set: form OP_SETP or OP_SET. */
+ptx_builder ptx_build_setp;
+ptx_builder ptx_build_selp;
+ptx_builder ptx_build_slct;
+ptx_builder ptx_build_testp;
+
+/* ptx_build_cvt.c: conversions. */
+ptx_builder ptx_build_cvt;
+ptx_builder ptx_build_cvta;
+
+/* ptx_build_mem.c: loads, stores and address spaces. ld/ldu/st: form OP_LD
+ * or OP_ST. */
+ptx_builder ptx_build_ld_st;
+ptx_builder ptx_build_isspacep;
+
+/* ptx_build_atom.c: atom and red: form OP_ATOM or OP_RED. */
+ptx_builder ptx_build_atom;
+
+/* ptx_build_ctl.c: control flow. ret/exit/trap: form OP_RET, OP_EXIT or
+ * OP_TRAP; brx emits its own lowering (ins is NULL). */
+ptx_builder ptx_build_bra;
+ptx_builder ptx_build_ret;
+ptx_builder ptx_build_call;
+ptx_builder ptx_build_brx;
+
+/* ptx_build_warp.c: warp-level operations and barriers. bar/barrier: form
+ * BAR_PLAIN or BAR_NEEDS_MODE (barrier takes .sync or .arrive). */
+enum { BAR_PLAIN, BAR_NEEDS_MODE };
+ptx_builder ptx_build_shfl;
+ptx_builder ptx_build_vote;
+ptx_builder ptx_build_match;
+ptx_builder ptx_build_redux;
+ptx_builder ptx_build_activemask;
+ptx_builder ptx_build_bar;
+
+/* ptx_build_tensor.c: tensor cores and their data movement. */
+ptx_builder ptx_build_mma;
+ptx_builder ptx_build_wmma;
+ptx_builder ptx_build_ldmatrix;
+ptx_builder ptx_build_cp;
+
+/* ptx_build_misc.c: fences and hints. */
+ptx_builder ptx_build_membar;
+ptx_builder ptx_build_hint;
 
 #endif
