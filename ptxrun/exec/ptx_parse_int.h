@@ -1,4 +1,5 @@
-/* Private to the parser (ptx_parse.c, ptx_ins.c): parser state and symbols. */
+/* Private to the parser (ptx_parse.c, ptx_ins.c, ptx_optab.c and the
+ * instruction builders ptx_build_*.c): parser state and symbols. */
 #ifndef CS_PTX_PARSE_INT_H
 #define CS_PTX_PARSE_INT_H
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "ptx_optab.h"
 
 /* The module fails to parse, or (an error inside a function body) its entry k
  * is refused, with this diagnosis. */
@@ -68,6 +69,33 @@ Test(parse, malformed_inputs_name_line_and_column)
 	expect_error(HDR K0 "\tmov.u32 _, %r1;\n}\n", CS_ERR_INPUT, 8, 10, "writable register");
 	expect_error(HDR K0 "\tvote.sync.any.pred _, %p1, -1;\n}\n", CS_ERR_INPUT, 8, 21, "predicate");
 	expect_error(HDR K0 "\tmov.u32 %tid.x, %r1;\n}\n", CS_ERR_INPUT, 8, 10, "writable register");
+}
+
+/* The opcode table is sorted and has no duplicates, so its binary search
+ * finds every row; an opcode not in it is refused where it stands, with the
+ * message it had before the table. */
+Test(parse, opcode_table_sorted_and_unknown_opcodes_refused)
+{
+	cr_assert_gt(ptx_opcode_count, 0);
+	for (size_t i = 0; i < ptx_opcode_count; i++) {
+		const ptx_opcode *row = &ptx_opcodes[i];
+		cr_expect_not_null(row->build, "'%s' has no builder", row->name);
+		if (i)
+			cr_expect_lt(strcmp(ptx_opcodes[i - 1].name, row->name), 0,
+				     "'%s' is not after '%s'", row->name, ptx_opcodes[i - 1].name);
+		cr_expect_eq(ptx_opcode_find(row->name), row, "'%s' is not found", row->name);
+	}
+	/* before the first row, after the last, a prefix and an extension of a
+	 * name, and one longer than a statement keeps */
+	static const char *const unknown[] = { "aaa", "zzz", "ad", "adds", "frobnicate",
+					       "a_base_name_longer_than_thirty_one_chars" };
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		cr_expect_null(ptx_opcode_find(unknown[i]), "'%s' is found", unknown[i]);
+		char src[256], msg[128];
+		snprintf(src, sizeof(src), "%s\t%s.b32 %%r1, %%r2;\n}\n", HDR K0, unknown[i]);
+		snprintf(msg, sizeof(msg), "unsupported instruction '%s'", unknown[i]);
+		expect_error(src, CS_ERR_UNSUPPORTED, 8, 2, msg);
+	}
 }
 
 Test(parse, unsupported_constructs_are_load_time_errors)

@@ -1,0 +1,94 @@
+/* Conversions: cvt between types (and to tf32), cvta between address spaces. */
+#include "ptx_build.h"
+
+/* cvt.{rna,rn,rz}.tf32.f32 d, a: what __float_to_tf32 compiles to. */
+static bool build_cvt_tf32(pp *P, stmt *s, ptx_ins *ins, int rnd)
+{
+	if ((rnd != RND_RNA && rnd != RND_RN && rnd != RND_RZ) || s->ntypes != 1 ||
+	    s->types[0] != T_F32) {
+		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "cvt to tf32 other than .rna/.rn/.rz from .f32");
+		return false;
+	}
+	if (!pp_nops(P, s, 2, 2))
+		return false;
+	ins->op = OP_CVT_TF32;
+	ins->aux2 = (uint8_t)rnd;
+	return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, T_F32, &ins->o[1]);
+}
+
+bool ptx_build_cvt(pp *P, stmt *s, ptx_ins *ins, int form)
+{
+	(void)form;
+	if (stmt_take(s, ".tf32"))
+		return build_cvt_tf32(P, s, ins, stmt_take_rnd(s));
+	bool ftz = stmt_take(s, ".ftz"), sat = stmt_take(s, ".sat");
+	bool relu = stmt_take(s, ".relu");
+	int rnd = stmt_take_rnd(s);
+	if (!pp_nops(P, s, 2, 3))
+		return false;
+	ptx_type dt = pp_want_type(P, s, 0), st = pp_want_type(P, s, 1);
+	if (dt == T_NONE || st == T_NONE)
+		return false;
+	if ((dt == T_F16X2 || dt == T_BF16X2) && st == T_F32 && !relu && s->nops == 3 &&
+	    (rnd == RND_RN || rnd == RND_RZ || rnd == RND_RM || rnd == RND_RP)) {
+		/* d = {cvt(a) in the upper half, cvt(b) in the lower} */
+		ins->op = OP_CVT;
+		ins->t1 = (uint8_t)dt;
+		ins->t2 = T_F32;
+		ins->aux2 = (uint8_t)rnd;
+		ins->flags |= (uint16_t)((ftz ? F_FTZ : 0) | (sat ? F_SAT : 0));
+		return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, st, &ins->o[1]) &&
+		       pp_src(P, s, 2, st, &ins->o[2]);
+	}
+	if (dt == T_PRED || st == T_PRED || dt == T_F16X2 || st == T_F16X2 || dt == T_BF16X2 ||
+	    st == T_BF16X2 || relu) {
+		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "this cvt form");
+		return false;
+	}
+	bool df = ptx_type_float(dt), sf = ptx_type_float(st);
+	if (df && sf && ptx_type_bytes(dt) < ptx_type_bytes(st) && rnd == RND_NONE) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "narrowing float cvt needs a rounding mode");
+		return false;
+	}
+	if (!df && sf && rnd == RND_NONE) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "float-to-integer cvt needs a rounding mode");
+		return false;
+	}
+	if (s->nops != 2) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "cvt takes 2 operands");
+		return false;
+	}
+	ins->op = OP_CVT;
+	ins->t1 = (uint8_t)dt;
+	ins->t2 = (uint8_t)st;
+	ins->aux2 = (uint8_t)rnd;
+	ins->flags |= (uint16_t)((ftz ? F_FTZ : 0) | (sat ? F_SAT : 0));
+	return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, st, &ins->o[1]);
+}
+
+bool ptx_build_cvta(pp *P, stmt *s, ptx_ins *ins, int form)
+{
+	(void)form;
+	bool to = stmt_take(s, ".to");
+	static const char *const sp[] = { ".global", ".shared", ".local", ".const", ".param" };
+	static const int spv[] = { SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_KPARAM };
+	int k = stmt_take_one(s, sp, 5);
+	if (k < 0 || !pp_nops(P, s, 2, 2)) {
+		if (!P->failed)
+			pp_err(P, &s->optok, CS_ERR_INPUT, "cvta needs a state space");
+		return false;
+	}
+	if (spv[k] == SP_KPARAM && !P->p->funcs[P->cur_func].is_entry) {
+		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "cvta.param in a device function");
+		return false;
+	}
+	ptx_type t = pp_want_type(P, s, 0);
+	if (t == T_NONE)
+		return false;
+	/* global and const generic addresses are the VAs themselves: a move */
+	ins->op = (spv[k] == SP_GLOBAL || spv[k] == SP_CONST) ? OP_MOV : OP_CVTA;
+	ins->aux = (uint8_t)spv[k];
+	ins->t1 = (uint8_t)t;
+	ins->flags |= (uint16_t)(to ? F_TO : 0);
+	return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, t, &ins->o[1]);
+}

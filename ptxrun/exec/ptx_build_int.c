@@ -1,0 +1,170 @@
+/* Integer-only arithmetic and bit operations: carry chains, 24-bit multiplies,
+ * funnel shifts, logic, shifts and byte permutes. */
+#include "ptx_build.h"
+
+/* add.cc / addc / sub.cc / subc / mad.cc / madc: integer arithmetic through
+ * the carry flag CC.CF, which lives in a predicate of its own. */
+bool pp_carry_arith(pp *P, stmt *s, ptx_ins *ins, int form, bool carry_in, bool carry_out)
+{
+	bool mad = form == CA_MADLO || form == CA_MADHI;
+	if (!pp_arith(P, s, ins, mad ? 3 : 2))
+		return false;
+	ptx_type t = (ptx_type)ins->t1;
+	if (t != T_U32 && t != T_S32 && t != T_U64 && t != T_S64) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "carry arithmetic takes .u32, .s32, .u64 or .s64");
+		return false;
+	}
+	if (P->carry_pred == PTX_NONE)
+		P->carry_pred = P->p->npreds++;
+	ins->op = OP_CARRY;
+	ins->aux = (uint8_t)form;
+	ins->o[4] = P->carry_pred;
+	ins->flags |= (uint16_t)((carry_in ? F_CARRY_IN : 0) | (carry_out ? F_CARRY_OUT : 0));
+	return true;
+}
+
+bool pp_mad_carry(pp *P, stmt *s, ptx_ins *ins, bool carry_in, bool carry_out)
+{
+	bool hi = stmt_take(s, ".hi");
+	if (!hi && !stmt_take(s, ".lo")) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "%s needs .lo or .hi", s->base);
+		return false;
+	}
+	return pp_carry_arith(P, s, ins, hi ? CA_MADHI : CA_MADLO, carry_in, carry_out);
+}
+
+/* addc, subc, madc (form CA_ADD, CA_SUB, CA_MADLO): the carry flag added in,
+ * and written again with .cc. */
+bool ptx_build_carry(pp *P, stmt *s, ptx_ins *ins, int form)
+{
+	bool cc = stmt_take(s, ".cc");
+	if (form == CA_MADLO)
+		return pp_mad_carry(P, s, ins, true, cc);
+	return pp_carry_arith(P, s, ins, form, true, cc);
+}
+
+/* mul24, mad24 (form IO_MUL24, IO_MAD24). */
+bool ptx_build_mul24(pp *P, stmt *s, ptx_ins *ins, int form)
+{
+	bool hi = stmt_take(s, ".hi");
+	if (!hi && !stmt_take(s, ".lo")) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "%s needs .lo or .hi", s->base);
+		return false;
+	}
+	if (stmt_take(s, ".sat")) {
+		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "%s.sat", s->base);
+		return false;
+	}
+	if (!pp_arith(P, s, ins, form == IO_MAD24 ? 3 : 2))
+		return false;
+	if (ins->t1 != T_U32 && ins->t1 != T_S32) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "%s takes .u32 or .s32", s->base);
+		return false;
+	}
+	ins->op = OP_INT;
+	ins->aux = (uint8_t)form;
+	if (hi)
+		ins->flags |= F_HI;
+	return true;
+}
+
+bool ptx_build_shf(pp *P, stmt *s, ptx_ins *ins, int form)
+{
+	(void)form;
+	bool right = stmt_take(s, ".r");
+	if (!right && !stmt_take(s, ".l")) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "shf needs .l or .r");
+		return false;
+	}
+	bool clamp = stmt_take(s, ".clamp");
+	if (!clamp && !stmt_take(s, ".wrap")) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "shf needs .wrap or .clamp");
+		return false;
+	}
+	if (!pp_nops(P, s, 4, 4))
+		return false;
+	ptx_type t = pp_want_type(P, s, 0);
+	if (t != T_B32) {
+		if (!P->failed)
+			pp_err(P, &s->optok, CS_ERR_INPUT, "shf takes .b32");
+		return false;
+	}
+	ins->op = OP_INT;
+	ins->aux = IO_SHF;
+	ins->aux2 = (uint8_t)((right ? SHF_RIGHT : 0) | (clamp ? SHF_CLAMP : 0));
+	ins->t1 = ins->t2 = T_B32;
+	return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, T_B32, &ins->o[1]) &&
+	       pp_src(P, s, 2, T_B32, &ins->o[2]) && pp_src(P, s, 3, T_U32, &ins->o[3]);
+}
+
+/* and, or, xor (form IO_AND, IO_OR, IO_XOR), on integers or predicates. */
+bool ptx_build_logic(pp *P, stmt *s, ptx_ins *ins, int form)
+{
+	if (!pp_nops(P, s, 3, 3))
+		return false;
+	ptx_type t = pp_want_type(P, s, 0);
+	if (t == T_NONE)
+		return false;
+	if (t == T_PRED) {
+		ins->op = OP_PRED_LOGIC;
+		ins->aux = (uint8_t)(form == IO_AND ? 0 : form == IO_OR ? 1 : 2);
+		bool na, nb;
+		if (!pp_pred_dst(P, s, 0, &ins->o[0]) || !pp_pred_src(P, s, 1, &ins->o[1], &na) ||
+		    !pp_pred_src(P, s, 2, &ins->o[2], &nb))
+			return false;
+		if (na || nb) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "negated predicate source");
+			return false;
+		}
+		return true;
+	}
+	if (!pp_arith(P, s, ins, 2))
+		return false;
+	int op32 = form == IO_AND ? OP_AND32 : form == IO_OR ? OP_OR32 : OP_XOR32;
+	int op64 = form == IO_AND ? OP_AND64 : form == IO_OR ? OP_OR64 : OP_XOR64;
+	if (ins_fast_int(ins, t, op32, op64))
+		return true;
+	ins->op = OP_INT;
+	ins->aux = (uint8_t)form;
+	return true;
+}
+
+/* shl, shr (form IO_SHL, IO_SHR): shr is arithmetic on a signed type. */
+bool ptx_build_shift(pp *P, stmt *s, ptx_ins *ins, int form)
+{
+	if (!pp_arith(P, s, ins, 2))
+		return false;
+	ptx_type t = (ptx_type)ins->t1;
+	if (!type_is_int(t)) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "%s needs an integer type", s->base);
+		return false;
+	}
+	if (form == IO_SHL) {
+		if (!ins_fast_int(ins, t, OP_SHL32, OP_SHL64)) {
+			ins->op = OP_INT;
+			ins->aux = IO_SHL;
+		}
+	} else if (ptx_type_signed(t)) {
+		if (!ins_fast_int(ins, t, OP_SHR_S32, OP_SHR_S64)) {
+			ins->op = OP_INT;
+			ins->aux = IO_SHR;
+		}
+	} else if (!ins_fast_int(ins, t, OP_SHR_U32, OP_SHR_U64)) {
+		ins->op = OP_INT;
+		ins->aux = IO_SHR;
+	}
+	return true;
+}
+
+bool ptx_build_prmt(pp *P, stmt *s, ptx_ins *ins, int form)
+{
+	(void)form;
+	static const char *const modes[] = { ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16" };
+	int m = stmt_take_one(s, modes, 6);
+	if (!pp_arith(P, s, ins, 3))
+		return false;
+	ins->op = OP_INT;
+	ins->aux = IO_PRMT;
+	ins->aux2 = (uint8_t)(m + 1);
+	return true;
+}
