@@ -16,9 +16,6 @@
 #include "chainsim/trace.h"
 
 #include <fenv.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -775,6 +772,7 @@ static inline void fma_f32_lanes(const run *R, uint32_t m, uint64_t *D, const ui
 /* Eight lanes at a time, so that a build for AVX2 keeps each in one register. */
 typedef uint32_t lane8u __attribute__((vector_size(32)));
 typedef float lane8f __attribute__((vector_size(32)));
+typedef int64_t lane4i __attribute__((vector_size(32))); /* 4 lanes of 64-bit rows */
 enum { LANES8 = PTX_WARP / 8 };
 /* How the addresses of 8 lanes lie: anywhere, 8 consecutive words, or one word. */
 enum { G_GATHER, G_CONTIG, G_UNIFORM };
@@ -955,28 +953,6 @@ static inline bool shared_fma_run(const run *R, uint64_t *r, const ptx_ins *in)
 	else
 		shared_fma_run_sw(r, in, n, &x, &y, R->shared, off1, off2, in->o[4]);
 	return true;
-}
-
-/* Packs 32 flags of 0 or 0xff, one byte per lane, into a lane mask: x86-64
- * has a byte movemask in its baseline; elsewhere each multiply gathers 8
- * bytes' low bits into the top byte without carries. */
-static inline uint32_t lane_bits(const uint8_t flags[PTX_WARP])
-{
-#if defined(__SSE2__)
-	__m128i lo, hi;
-	memcpy(&lo, flags, 16);
-	memcpy(&hi, flags + 16, 16);
-	return (uint32_t)_mm_movemask_epi8(lo) | (uint32_t)_mm_movemask_epi8(hi) << 16;
-#else
-	uint32_t v = 0;
-	for (unsigned k = 0; k < PTX_WARP / 8; k++) {
-		uint64_t x;
-		memcpy(&x, flags + 8 * k, 8);
-		x &= 0x0101010101010101ull;
-		v |= (uint32_t)((x * 0x0102040810204080ull) >> 56) << (8 * k);
-	}
-	return v;
-#endif
 }
 
 /* Constant slots (and the zero slot) hold the same value in every lane. */
@@ -1859,16 +1835,25 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			bool ftz = in->flags & F_FTZ;
 			int cmp = in->aux;
 			if ((t == T_S32 || t == T_U32) && cmp <= CMP_GE) {
-				/* every lane (the result is masked below), one loop per operator
-				 * so that each vectorizes */
-				uint8_t c[PTX_WARP];
+				/* every lane (the result is masked below), 4 lanes to a vector
+				 * compare whose all-ones lanes pick their mask bits: one loop
+				 * per operator, so that each stays in vector registers */
 				/* compared as 64-bit values that order as the 32-bit ones do: a
 				 * signed one in the high half, an unsigned one zero-extended */
 				unsigned sh = t == T_S32 ? 32 : 0;
-				uint64_t lo = t == T_S32 ? UINT64_MAX : LOW32;
+				int64_t lo = t == T_S32 ? -1 : (int64_t)LOW32;
 #define SETP32(op_)                                                                         \
-	for (unsigned l = 0; l < PTX_WARP; l++)                                             \
-		c[l] = (uint8_t)-((int64_t)((A[l] & lo) << sh) op_ (int64_t)((B[l] & lo) << sh))
+	do {                                                                                \
+		lane4i acc = { 0, 0, 0, 0 }, bit = { 1, 2, 4, 8 };                            \
+		for (unsigned g = 0; g < PTX_WARP; g += 4) {                                \
+			lane4i a, b;                                                        \
+			memcpy(&a, A + g, sizeof(a));                                       \
+			memcpy(&b, B + g, sizeof(b));                                       \
+			acc |= (((a & lo) << sh) op_ ((b & lo) << sh)) & bit;               \
+			bit <<= 4;                                                          \
+		}                                                                           \
+		v = (uint32_t)(acc[0] | acc[1] | acc[2] | acc[3]);                          \
+	} while (0)
 				switch (cmp) {
 				case CMP_EQ: SETP32(==); break;
 				case CMP_NE: SETP32(!=); break;
@@ -1878,7 +1863,6 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				default: SETP32(>=); break;
 				}
 #undef SETP32
-				v = lane_bits(c);
 			} else {
 				FOR_LANES(m, v |= (uint32_t)ptx_alu_cmp(cmp, t, ftz, A[l], B[l]) << l);
 			}
