@@ -120,6 +120,7 @@ typedef struct cs_grid_result {
 	cs_grid_outcome outcome;
 	uint64_t ctas_executed;
 	uint64_t thread_instructions;
+	unsigned host_threads; /* host threads that ran its CTAs (ptxrun; 0 if unknown) */
 	char kernel[128];      /* the kernel's name when known */
 	uint64_t fault_va;     /* for CS_GRID_FAULT */
 	cs_diag diag;          /* why, for every outcome but EXECUTED */

@@ -514,7 +514,28 @@ struct grid {
 				    result depends on the order of CTAs (ATOM_NO_CTA: none
 				    yet, ATOM_SEVERAL_CTAS: more than one), ATOM_ORDER_FREE
 				    for every other; NULL when the grid has none */
+	/* the workers beyond the caller's thread, started by it (spawn_workers) */
+	const run *proto;
+	run *workers;
+	pthread_t *tids;
+	unsigned nworkers, started;
+	struct timespec began;   /* when the grid began, for SPAWN_AFTER_NS */
 };
+
+/* With the default thread count, the caller's thread runs a grid alone for
+ * its first SPAWN_AFTER_NS, and starts the other workers only if CTAs are
+ * left then: a small grid never pays for threads (in the conformance corpus,
+ * where most grids take well under a millisecond, starting them at once made
+ * the serial run a third slower). An explicit --threads starts them at once. */
+enum { SPAWN_AFTER_NS = 200000 };
+
+static uint64_t ns_since(const struct timespec *t)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)(now.tv_sec - t->tv_sec) * 1000000000u + (uint64_t)now.tv_nsec -
+	       (uint64_t)t->tv_nsec;
+}
 
 static bool past_deadline(const grid *G)
 {
@@ -2792,20 +2813,27 @@ static void free_run(run *R)
 	held_free(&R->held);
 }
 
+/* From now on other workers run too: the caller's memory port through the
+ * grid's lock and page table. */
+static void share_memory(run *R, grid *G)
+{
+	R->shared_memory = true;
+	R->wbus.mem = (cs_mem_port){ .ctx = G,
+				     .span = G->bus->mem.span ? locked_span : NULL,
+				     .read = G->bus->mem.read ? locked_read : NULL,
+				     .write = G->bus->mem.write ? locked_write : NULL,
+				     .mapped = G->bus->mem.mapped ? locked_mapped : NULL };
+}
+
 /* A worker's own CTA state, modelled on proto (the launch's checked sizes). */
 static bool worker_init(run *R, const run *proto, grid *G, bool shared_memory)
 {
 	*R = *proto;
 	R->g = G;
-	R->shared_memory = shared_memory;
+	R->shared_memory = false;
 	R->wbus = *G->bus;
-	if (shared_memory) {
-		R->wbus.mem = (cs_mem_port){ .ctx = G,
-					     .span = G->bus->mem.span ? locked_span : NULL,
-					     .read = G->bus->mem.read ? locked_read : NULL,
-					     .write = G->bus->mem.write ? locked_write : NULL,
-					     .mapped = G->bus->mem.mapped ? locked_mapped : NULL };
-	}
+	if (shared_memory)
+		share_memory(R, G);
 	R->wbus.trace = (cs_trace_sink){ .ctx = R, .emit = hold_event, .level = G->bus->trace.level };
 	R->bus = &R->wbus;
 	R->shared = calloc(R->shared_size ? R->shared_size : 1, 1);
@@ -2951,12 +2979,18 @@ static void commit_ready(grid *G)
 
 /* A worker: claims a chunk of CTAs while the window has room, runs them and
  * commits what it can. */
+static void spawn_workers(grid *G);
+
 static void *worker_main(void *arg)
 {
 	run *R = arg;
 	grid *G = R->g;
 	pthread_mutex_lock(&G->lock);
 	for (;;) {
+		if (R == G->workers && G->started < G->nworkers && !G->finished &&
+		    atomic_load(&G->end) - G->next >= 2 * G->chunk &&
+		    (G->l->threads || ns_since(&G->began) >= SPAWN_AFTER_NS))
+			spawn_workers(G);
 		while (!G->finished && G->next < atomic_load(&G->end) &&
 		       G->next + G->chunk > G->commit + WINDOW)
 			pthread_cond_wait(&G->moved, &G->lock);
@@ -3066,34 +3100,54 @@ static void fail(cs_grid_result *out, cs_grid_outcome oc, const char *name, cons
 }
 
 /* Runs the grid's CTAs on the workers; the outcome is in G. */
+/* Starts the workers after the caller's (worker 0), under G->lock, between
+ * two of worker 0's chunks; those that cannot be set up or started are left
+ * out: fewer suffice. */
+static void spawn_workers(grid *G)
+{
+	unsigned from = G->started;
+	G->started = G->nworkers; /* once, whatever happens */
+	G->pages = calloc(PAGES_N, sizeof(page_slot));
+	if (!G->pages) {
+		G->started = from;
+		return;
+	}
+	share_memory(&G->workers[0], G);
+	for (unsigned i = from; i < G->nworkers; i++) {
+		if (!worker_init(&G->workers[i], G->proto, G, true)) {
+			free_run(&G->workers[i]);
+			G->started = i;
+			return;
+		}
+		if (pthread_create(&G->tids[i], NULL, worker_main, &G->workers[i]) != 0) {
+			free_run(&G->workers[i]);
+			G->started = i;
+			return;
+		}
+	}
+}
+
 static bool run_workers(grid *G, const run *proto, unsigned nworkers)
 {
-	run *workers = calloc(nworkers, sizeof(run));
-	pthread_t *tids = calloc(nworkers, sizeof(pthread_t));
-	bool ok = workers && tids;
-	unsigned ready = 0;
-	for (; ok && ready < nworkers; ready++)
-		if (!worker_init(&workers[ready], proto, G, nworkers > 1)) {
-			free_run(&workers[ready]);
-			break;
-		}
-	if (ok && ready > 0) {
-		unsigned started = 1;
-		for (unsigned i = 1; i < ready; i++)
-			if (pthread_create(&tids[i], NULL, worker_main, &workers[i]) == 0)
-				started = i + 1;
-			else
-				break;
-		/* the caller's thread is worker 0; the workers that did start suffice */
-		worker_main(&workers[0]);
-		for (unsigned i = 1; i < started; i++)
-			pthread_join(tids[i], NULL);
+	G->workers = calloc(nworkers, sizeof(run));
+	G->tids = calloc(nworkers, sizeof(pthread_t));
+	G->proto = proto;
+	G->nworkers = nworkers;
+	bool ok = G->workers && G->tids &&
+		  worker_init(&G->workers[0], proto, G, false);
+	if (ok) {
+		G->started = 1;
+		clock_gettime(CLOCK_MONOTONIC, &G->began);
+		/* the caller's thread is worker 0; it starts the others */
+		worker_main(&G->workers[0]);
+		for (unsigned i = 1; i < G->started; i++)
+			pthread_join(G->tids[i], NULL);
 	}
-	for (unsigned i = 0; workers && i < ready; i++)
-		free_run(&workers[i]);
-	free(workers);
-	free(tids);
-	return ok && ready > 0;
+	for (unsigned i = 0; G->workers && i < (ok ? G->started : 1); i++)
+		free_run(&G->workers[i]);
+	free(G->workers);
+	free(G->tids);
+	return ok;
 }
 
 void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
@@ -3196,10 +3250,6 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	unsigned nworkers = worker_count(l, ctas, regfile);
 	G.window = calloc(WINDOW, sizeof(cta_slot));
 	bool ok = G.window != NULL;
-	if (ok && nworkers > 1) {
-		G.pages = calloc(PAGES_N, sizeof(page_slot));
-		ok = G.pages != NULL;
-	}
 	if (ok && ctas > 1)
 		G.atom_cta = atomic_order_table(p, &ok);
 	if (ok && !l->var_va && p->module_bytes) {
@@ -3242,6 +3292,7 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	free(G.module);
 	out->ctas_executed = G.done;
 	out->thread_instructions = G.tinstr;
+	out->host_threads = G.started;
 	const cta_slot *s = &G.final;
 	if (!G.finished) {
 		fail(out, CS_GRID_ERROR, p->name, "internal: %s ended with %" PRIu64 " of %" PRIu64

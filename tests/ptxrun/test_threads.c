@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -269,6 +270,74 @@ Test(threads, a_random_schedule_is_the_same_on_any_threads)
 	for (int i = 0; i < CTAS; i++)
 		seen |= 1u << got[i];
 	cr_expect_gt(__builtin_popcount(seen), 1, "the last writer is always warp %u", got[0]);
+	h_fini(&e);
+	cs_ptx_program_free(p);
+}
+
+/* With the default thread count (0), the caller's thread runs a grid alone at
+ * first: a grid done within SPAWN_AFTER_NS never starts a thread, and one
+ * still running after it starts the others between two chunks, and computes
+ * what one thread computes: its atomics go through the shared port from the
+ * switch on. */
+Test(threads, default_threads_start_late_and_agree)
+{
+	cs_ptx_program *p = parse(
+		".visible .entry k(.param .u64 k_out, .param .u32 k_n)\n{\n"
+		"\t.reg .pred %p<4>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n"
+		"\tld.param.u64 %rd1, [k_out];\n\tld.param.u32 %r2, [k_n];\n"
+		"\tmov.u32 %r1, 0;\n\tmov.u32 %r3, %ctaid.x;\n"
+		"$L:\n\tadd.u32 %r1, %r1, %r3;\n\tadd.u32 %r2, %r2, -1;\n"
+		"\tsetp.ne.u32 %p1, %r2, 0;\n\t@%p1 bra $L;\n"
+		"\tmov.u32 %r4, %tid.x;\n\tsetp.ne.u32 %p2, %r4, 0;\n\t@%p2 bra $END;\n"
+		"\tatom.global.add.u32 %r5, [%rd1], 1;\n"
+		"\tmul.wide.u32 %rd2, %r3, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tst.global.u32 [%rd3+4], %r1;\n$END:\n\tret;\n}\n");
+	h_env e;
+	h_init(&e);
+	enum { CTAS = 256 };
+	uint64_t out = h_alloc(&e, 4 * (CTAS + 1));
+	uint8_t params[12];
+	cs_ptx_launch l;
+	memset(&l, 0, sizeof(l));
+	l.grid[1] = l.grid[2] = 1;
+	l.block[0] = 64;
+	l.block[1] = l.block[2] = 1;
+	l.params = params;
+	l.param_bytes = sizeof(params);
+	memcpy(params, &out, 8);
+	/* a short grid: done long before the others would start */
+	uint32_t n = 4;
+	memcpy(params + 8, &n, 4);
+	l.grid[0] = 4;
+	cs_grid_result r;
+	cs_ptx_run(p, 0, &l, &e.tb.bus, &r);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	cr_expect_eq(r.host_threads, 1, "a 4-CTA grid of 4 loops started %u threads", r.host_threads);
+	/* a long one, on the default and on one thread: the same words */
+	n = 1000;
+	memcpy(params + 8, &n, 4);
+	l.grid[0] = CTAS;
+	uint32_t words[2][CTAS + 1];
+	unsigned used[2];
+	for (unsigned k = 0; k < 2; k++) {
+		uint32_t zero[CTAS + 1] = { 0 };
+		h_write(&e, out, zero, sizeof(zero));
+		l.threads = k; /* 0: the default, then 1 */
+		cs_ptx_run(p, 0, &l, &e.tb.bus, &r);
+		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+		cr_expect_eq(r.ctas_executed, CTAS);
+		h_read(&e, out, words[k], sizeof(words[k]));
+		used[k] = r.host_threads;
+	}
+	cr_expect_eq(used[1], 1);
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	cr_expect_eq(used[0], cores < 1 ? 1u : cores < CTAS ? (unsigned)cores : CTAS,
+		     "%ld cores: the long grid ran on %u host threads", cores, used[0]);
+	cr_expect_eq(words[0][0], CTAS);
+	cr_expect(memcmp(words[0], words[1], sizeof(words[0])) == 0,
+		  "the default threads and one thread computed other words");
+	for (uint32_t c = 0; c < CTAS; c++)
+		cr_expect_eq(words[0][c + 1], c * n, "CTA %u", c);
 	h_fini(&e);
 	cs_ptx_program_free(p);
 }
