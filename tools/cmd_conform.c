@@ -699,6 +699,13 @@ static bool run_all(const conform_opts *co, conform_case *cases, size_t n)
 			last_progress = now_s();
 		}
 	}
+	/* every idle worker is told to end before any is waited for: their exits
+	 * then overlap */
+	for (size_t i = 0; i < nw; i++)
+		if (w[i].pid && w[i].cmd_fd >= 0) {
+			close(w[i].cmd_fd);
+			w[i].cmd_fd = -1;
+		}
 	for (size_t i = 0; i < nw; i++)
 		if (w[i].pid)
 			worker_ended(&w[i], cases);
