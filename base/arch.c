@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "chainsim/arch.h"
 
 #include <stdio.h>

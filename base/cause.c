@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The cause table's accessors (include/chainsim/cause.def). */
 #include "chainsim/cause.h"
 

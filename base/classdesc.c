@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "chainsim/classdesc.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "chainsim/diag.h"
 
 #include <stdarg.h>

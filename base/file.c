@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cs_file_read: regular files only, at most a cap (include/chainsim/file.h). */
 #include <errno.h>
 #include <fcntl.h>

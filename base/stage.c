@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "chainsim/stage.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "chainsim/trace.h"
 
 const char *cs_event_kind_name(cs_event_kind kind)

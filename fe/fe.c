@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The front end: channels (GPFIFO ring + USERD in GPU memory), the doorbell,
  * round-robin scheduling by GPFIFO entry, and pushbuffer execution: host
  * methods here (fe_host.c holds the host class), the rest to the engine port. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host class: methods below 0x100 on every subchannel (SET_OBJECT, NOP,
  * MEM_OP, SET_REFERENCE, WFI, semaphores). Semantics from clc56f.h; C86F and
  * C96F keep them (include/chainsim/hostclass.def; docs/hardware.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fe/ private: the front end's state, shared by fe.c (channels, fetch,
  * scheduling) and fe_host.c (the host class). */
 #ifndef CHAINSIM_FE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host class descriptors, generated from include/chainsim/hostclass.def. */
 #include "chainsim/fe.h"
 

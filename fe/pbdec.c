@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The streaming pushbuffer decoder: dwords in, flat method items out. One
  * header at a time; a header's data may arrive over any number of calls. */
 #include "chainsim/fe.h"

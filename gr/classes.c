@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The compute and copy class tables, generated from include/chainsim/compute.def and
  * include/chainsim/copy.def, with the field decoders the printers and the REPL use;
  * one descriptor per compute or copy row of base/classes.def. */

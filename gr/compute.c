@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Compute class methods: inline-to-memory, the two launch paths' front halves
  * (SEND_PCAS / SEND_SIGNALING_PCAS(2)_B, inline QMD loading), report
  * semaphores, cache invalidations and context state. */

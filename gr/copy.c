@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The copy engine (C6B5, C7B5, C8B5, C9B5): pitch copies of one or more lines
  * through the memory port, and the semaphore release after them. Layouts and
  * modes the model does not implement stop the channel with a diagnosis; they

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The engine object behind a cs_engine_port: per-channel, per-subchannel state
  * for every compute and copy class, the shared record helpers, and semaphore
  * writes. The compute methods are in gr/compute.c, launches in gr/launch.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gr/ private declarations shared by its files. */
 #ifndef CHAINSIM_GR_INTERNAL_H
 #define CHAINSIM_GR_INTERNAL_H

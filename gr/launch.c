@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One launch, from the QMD in memory to its releases: install (stage 6), read
  * and accept (7), context (8), dispatch through the executor port (9), QMD
  * releases (10), then the dependent QMD, iteratively. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* QMD codecs: one field table per version (gr/qmd_v03.def, qmd_v04.def,
  * qmd_v05.def), get/set by field, the scenario's `qmd` keys, decoding into a
  * version-independent view, and the stage 7 acceptance rules. */

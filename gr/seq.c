@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The canonical method sequences the scenario assembler encodes: the arch's
  * launch (both paths), the copy-engine transfer, and inline-to-memory. */
 #include <inttypes.h>

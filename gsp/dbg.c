@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The debugger's command language (the REPL, batch scripts and -ex all come
  * here), and the prologue-scan unwinder behind bt and finish. */
 #include <ctype.h>

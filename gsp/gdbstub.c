@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GDB remote serial protocol stub for the GSP machine (the GDB manual,
  * "Remote Serial Protocol"; docs/hardware.md): one client, loopback by default. */
 #include <arpa/inet.h>

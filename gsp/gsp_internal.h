@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private state of libchainsim-gsp, shared by its files. */
 #ifndef CHAINSIM_GSP_INTERNAL_H
 #define CHAINSIM_GSP_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Firmware images: ELF64 RISC-V executables through libelf, or raw bytes. */
 #include <gelf.h>
 #include <glib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The GSP machine on Unicorn 2.0.1: regions, MMIO models, the privilege
  * level, registers and memory (the Unicorn 2.0.1 behaviour measured in
  * gsp/README.md and docs/gsp.md). Its breakpoints and watchpoints are in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The GSP memory map: regions from a GLib key file, overlaps rejected. */
 #include <errno.h>
 #include <glib.h>

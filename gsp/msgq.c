@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host side of the GSP message queues in shared memory (OpenRM 535+:
  * open-gpu-kernel-modules src/common/shared/msgq; docs/hardware.md): the CPU writes the command queue and reads the status
  * queue; with swap RX each side's read position lives in the other queue's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Breakpoints and watchpoints of the GSP machine as ranged Unicorn hooks:
  * a code hook on one address, memory hooks on a range. A hook records what
  * it saw in the machine's hit and stops the emulation; run.c turns that into

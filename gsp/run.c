@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The GSP machine's run loop: continue, step, next, finish and calls, with
  * instruction budgets, one wall-clock guard per run, trap entry per the
  * privileged spec (Unicorn 2.0.1 has none), doorbell interrupts at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RV64GC decoder and printer (RV64I, M, A, F, D, C, Zicsr, Zifencei), printing
  * what Debian 12's riscv64-unknown-elf-objdump -d prints: its aliases (li, mv,
  * ret, j, nop, beqz...), and immediate ALU forms under the register form's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Snapshots of the GSP machine: the CPU context, every memory-backed
  * region, the MMIO models' registers, the message-queue host state and the
  * firmware log's length; together at most CS_GSP_SNAPSHOTS_MAX of them and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The firmware's source through libdw (see source.h). The line table is
  * copied once into a flat array sorted by address; variables, types and
  * frames are read from libdw on demand. */

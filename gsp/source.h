@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The firmware's source through its DWARF, read with libdw (elfutils): line
  * tables, functions, variables and their types, frames (CFI). gsp/source.c;
  * private to gsp/. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim-hw's command line, shared by the real binary and the fake-RM one:
  * read the capture (hostile), block the stopping signals so the replay can
  * release what it holds when one arrives, replay, write the results. */

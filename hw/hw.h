@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim-hw: replay a capture on a GPU through an RM layer (hw/rm.h) and
  * record the observables into a results file (docs/capture.md). The command
  * line is shared by the real binary (hw/main.c) and the fake-RM one

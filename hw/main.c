@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim-hw: the capture replayer for a GPU machine (libc only, linked
  * statically where the C library allows it). */
 #include "hw.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The NVIDIA kernel driver's user-space interface as chainsim-hw uses it: ioctl
  * numbers, parameter layouts and constants of the open kernel modules 580.x
  * (NVIDIA/open-gpu-kernel-modules tag 580.126.09; each layout names the header

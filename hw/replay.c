@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The replay above the ioctl layer: the RM object sequence, memory at the
  * capture's addresses, ring entries, GP_PUT and the doorbell, polled waits
  * with deadlines, read-backs, and the release of every object on every path.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim-hw's RM layer: the kernel driver's resource manager behind an ops
  * table, so the replay above it (hw/replay.c) runs unchanged on a real GPU
  * (hw/rm_nv.c: ioctls on /dev/nvidiactl) and in CI on the simulator

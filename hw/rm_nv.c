@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The real RM layer: the replay's version-neutral calls (hw/rm.h) as ioctls of
  * the open kernel modules 580.x, with the layouts of hw/nv_abi.h. Every system
  * call goes through nv->sys (hw/rm_nv.h), so in CI the fake driver checks each

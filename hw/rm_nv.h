@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The real RM layer (hw/rm_nv.c): the RM object sequence as ioctls of the open
  * kernel modules 580.x (hw/nv_abi.h). Every system call goes through the
  * small table below: on a GPU machine it is libc (hw/sys_linux.c); in CI the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim-hw's system calls on a GPU machine: plain libc (hw/rm_nv.h). */
 #include <fcntl.h>
 #include <sys/ioctl.h>

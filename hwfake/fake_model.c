@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fake GPU's object model (hwfake/fake_model.h): RM objects over the
  * simulator. It refuses what a real RM would refuse (an unknown parent, a
  * handle used twice, freeing a parent before its children) so the replay's

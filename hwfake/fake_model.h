@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fake GPU's object model (hwfake/fake_model.c), under the fake driver
  * (fake_rm.c): RM objects in version-neutral form (hw/rm.h) over a simulated
  * device. Memory objects are host buffers mirrored into the simulator at the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fake kernel driver (hwfake/fake_rm.h): chainsim-hw's system calls
  * (hw/rm_nv.h's table) answered the way the open kernel modules 580.x answer
  * them, each request decoded with hw/nv_abi.h and checked: its size, its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A fake RM on libchainsim for CI: chainsim-hw's real RM layer (hw/rm_nv.c)
  * over a fake kernel driver (hwfake/fake_rm.c) that decodes every ioctl,
  * mmap and doorbell store the layer issues, checks it against the 580.x

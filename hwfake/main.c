@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim-hw-fake: chainsim-hw's command line, replay and real RM layer over
  * the fake driver (tests; not installed). Options for the fake come first:
  *   --fake-absent          /dev/nvidiactl is not there (exit 3)

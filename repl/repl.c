@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The REPL engine on libedit (BSD licensed; GNU readline's GPL-3 would not mix
  * with Unicorn's GPL-2). */
 #include <histedit.h>

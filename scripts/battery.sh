@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Sets up (scripts/setup.sh) and runs the acceptance battery on the simulator.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs chainsim's Debian 12 dependencies (as root) and builds it into
 # ${BUILD_DIR:-build}. Safe to run again: it only installs what is missing.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Sets up (scripts/setup.sh) and runs the whole test suite; arguments go to
 # `meson test` (e.g. --suite fe).
 set -euo pipefail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The capture codec (docs/capture.md). libc only: chainsim-hw links it on a
  * GPU machine. The reader treats the file as hostile: every length is checked
  * against what is left before it is used, every record carries a CRC-32 over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Captures on the simulator: export a scenario's guest actions, and replay a
  * capture on a device with the observables a GPU would show (docs/capture.md).
  * The exporter watches the scenario through its tap and compares memory with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The device: the hub that wires memory, the trace store, the virtual clock,
  * the front end, the engines and the executor together through their ports,
  * the way a board wires chips (docs/architecture.md). */

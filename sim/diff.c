@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Two finished runs compared: chains side by side, traces aligned stage by
  * stage, the first divergence (include/chainsim/diff.h, docs/diff.md). */
 #include "chainsim/diff.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "chainsim/mem.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The trace as Chrome/Perfetto trace-event JSON: one process (the device),
  * one track (thread) per unit, per channel for the front end. Every record is
  * an instant event (a method record named by its class table), and what takes

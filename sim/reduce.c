@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scenario reduction by delta debugging over text lines (include/chainsim/
  * reduce.h, docs/reduce.md). A candidate is the scenario with some lines left
  * out; it is parsed and run here, on a fresh device, and keeps the property

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A text cut by its fixed-size buffer, ended at a word boundary. */
 #include "report_fit.h"
 

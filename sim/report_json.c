@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The --json object, schema version 1 (docs/json.md). Every field is always
  * present, null when it has no value, and the object is printed for every
  * outcome, input errors included. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The chain as a table (docs/chain.md): header, one row per stage, the
  * break and its diagnosis, launches, counters, assumptions, expectations. */
 #include "chainsim/report.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Results files (docs/capture.md, "Results"). libc only: chainsim-hw writes
  * them on a GPU machine; `chainsim diff --hw-results` reads them back. */
 #include "chainsim/file.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rewrite library (include/chainsim/rewrite.h): one guest GPFIFO entry in,
  * the host's entries out, every edit noted as stage-3 evidence. Which dwords
  * carry addresses comes from the class tables' address fields and the QMD

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim: the command-line front door. Subcommands live in cmd_*.c. */
 #include <errno.h>
 #include <limits.h>

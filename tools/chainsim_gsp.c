@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim-gsp: `chainsim gsp` as its own program. It alone links Unicorn
  * (GPL-2), so the chainsim command stays MIT, and the commands that never touch
  * GSP firmware do not pay for loading Unicorn (about 80,000 relocations, most

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared command-line handling (tools/cli.h). */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What every chainsim command shares about its command line: getopt_long's
  * setup, the messages for a bad option, --version. */
 #ifndef CHAINSIM_TOOLS_CLI_H

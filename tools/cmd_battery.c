@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim battery [--arch A] [--dir DIR] [--only LABEL] [--verbose]
  * The acceptance battery (tools/battery/): one line per client and a verdict. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim run FILE.cap: replay a capture on the simulator, report the chain,
  * and with --results write the observables a GPU would show, in the results
  * format chainsim-hw writes (docs/capture.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim conform PATH...: run conformance cases, each judged by its own
  * expect lines, in worker processes so that a crash or a hang costs one case
  * (docs/conform.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim diff A B: run two scenarios and compare the finished runs (the
  * library's cs_diff_runs). chainsim diff --hw-results FILE CAPTURE: compare a
  * results file from a GPU machine (chainsim-hw) with the simulator's replay of

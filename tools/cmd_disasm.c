@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim disasm FILE --arch A [--bind SUBCH=CLASS]... [--offset N] [--length N]
  * [--name NAME]: raw pushbuffer bytes to a scenario `push` block that
  * assembles back to the same bytes (sim/scenario/disasm.c). */

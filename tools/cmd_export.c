@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim export SCENARIO -o FILE: run a scenario on the simulator and write
  * what its guest did as a capture (docs/capture.md). */
 #include <stdbool.h>

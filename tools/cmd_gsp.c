@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim gsp: the GSP firmware debugger's command line (gsp/README.md). */
 #include <glib.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim reduce FILE --until GOAL, chainsim reduce --between GOOD BAD: the
  * library's delta debugging (include/chainsim/reduce.h) behind a command line,
  * with a live progress line on a terminal (docs/reduce.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim repl FILE: step a scenario's method stream through the device,
  * method by method (docs/repl.md). The commands read the paused device, its
  * trace and the judge; repl_stream.c does the stopping. */

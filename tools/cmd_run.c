@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim run FILE: run a scenario through the launch chain on the simulator
  * and report the chain (docs/chain.md, docs/json.md). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The chainsim CLI's subcommands, one file each. Each returns the process exit
  * status of docs/chain.md: 0 ok, 1 break or failed expect, 2 bad input or
  * usage, 3 backend not available, 4 internal error. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim conform: the conformance runner's shared types. The runner
  * (cmd_conform.c) selects and runs cases; conform_results.c writes and reads
  * their results (JSON, JUnit XML) and merges shards. */

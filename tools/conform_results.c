@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim conform's results: the SUMMARY line, the JSON and JUnit files, and
  * `conform merge`, which joins shards only when they add up to the whole
  * selection (docs/conform.md). */

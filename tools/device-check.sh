@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The device check (issue 13, docs/capture.md): on a GPU machine, replay the
 # battery's and the conformance corpus's complete-chain captures and the
 # planted-break captures with chainsim-hw, and print one table: capture, sim

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tools/fuzz.sh TARGET SECONDS [LIBFUZZER-ARGS...]: builds the libFuzzer
 # targets with clang-14 and ASan+UBSan in ${FUZZ_BUILD_DIR:-build-fuzz}
 # (Debian 12: clang-14, libclang-rt-14-dev) and runs TARGET for SECONDS.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The REPL's coroutine (repl_coro.h). On x86-64 a switch is a dozen
  * instructions of our own; elsewhere (and under CET) it is ucontext's
  * swapcontext, which also saves the signal mask with a system call each time

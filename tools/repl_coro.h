@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A coroutine for the method-stream REPL (repl_stream.c): a function run on its
  * own stack, on the caller's thread, that hands control back and forth with
  * the caller. Exactly one side runs at a time. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The method-stream session: a scenario run as a coroutine, paused between
  * methods by the device's method hook (see repl_stream.h). */
 #include <inttypes.h>

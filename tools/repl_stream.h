@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The method-stream session behind `chainsim repl` (docs/repl.md): a scenario
  * executed on a device whose front end stops between methods. The scenario
  * runs as a coroutine on the REPL's thread; the device's method hook switches

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the official RISC-V tests' rv64 "p" suites from a checkout and runs
 # each one under `chainsim gsp` in batch mode: one line per test, then a table.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs the conformance corpus as a 4-task Slurm job array on a one-node
 # cluster started here, then merges the shards (docs/conform.md). Installs
 # Debian 12's slurm-wlm and munge when missing (as root). Everything it starts

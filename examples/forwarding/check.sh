@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs the build into a temporary root and builds the example forwarder and
 # its tests against the installed libchainsim through pkg-config (with a
 # sysroot, as a packager would), then runs the tests.

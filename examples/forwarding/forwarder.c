@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The forwarding layer of forwarder.h: counts what passes, and lets the
  * rewrite library do the relocation. */
 #include "forwarder.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A tiny forwarding layer, as a vGPU or API-remoting host has one: it relays a
  * guest's GPFIFO entries to the host and relocates every address from the
  * guest's view of GPU memory to the host's. Built on chainsim's rewrite

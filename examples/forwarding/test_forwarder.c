@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The forwarder's own tests, built against the installed libchainsim through
  * pkg-config (examples/forwarding/check.sh) the way a forwarding layer's
  * authors would build theirs. Usage: test_forwarder SCENARIO. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CS_API marks what libchainsim (and libchainsim-gsp) export: the functions of
  * these public headers. Everything else is built hidden (-fvisibility=hidden)
  * and stays inside the library. */

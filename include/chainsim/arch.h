@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GPU generations and the classes each accepts: the one table (include/chainsim/arch.def,
  * base/classes.def) that the front end, the engines and the tools all read. */
 #ifndef CHAINSIM_ARCH_H

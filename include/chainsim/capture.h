@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Captures: one self-contained submission as a binary image (docs/capture.md):
  * arch and classes, memory regions with bytes, GPFIFO entries per channel,
  * submissions and waits in order, and the addresses to read back. The codec

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Why a stage did not fire: a closed set of causes, one row each in
  * cause.def. Records carry the id (cs_event.cause); the judge, the writers and
  * the documents read the table. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How a class's methods are described: one table per class, generated from an
  * X-macro .def file by the module that owns the class (fe/ for host classes, gr/
  * for compute and copy). The decoder, the assembler, disasm and the REPL read

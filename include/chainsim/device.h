@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A simulated device: memory, trace store, virtual clock, and the front end,
  * engines and executor wired through their ports (sim/device.c). Everything
  * hangs off this object; two devices in one process do not interfere. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Errors as values with a location (docs/architecture.md). */
 #ifndef CHAINSIM_DIAG_H
 #define CHAINSIM_DIAG_H

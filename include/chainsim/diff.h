@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Two finished runs compared (sim/diff.c): their chains launch by launch and
  * stage by stage, their traces record by record within each stage, and the
  * first divergence. What produced the runs (two scenarios, one scenario under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host front end (fe/): host class tables, the streaming pushbuffer
  * decoder, and the front-end object (channels, GPFIFO ring, USERD, doorbell,
  * host methods, semaphores, round-robin scheduling). It talks to the rest of

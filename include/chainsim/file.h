@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading an input file: only a regular file is read, and never more than a
  * cap, so that /dev/zero, a FIFO or a folder given as input is bad input with
  * a message, not a hang or memory exhausted (docs/scenario.md, "Input limits"). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The compute and copy engines (gr/): class tables, QMD codecs, the canonical
  * launch and copy method sequences, and the engine behind a cs_engine_port.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The GSP firmware debugger (gsp/README.md): an RV64 firmware image on
  * Unicorn with a memory map, MMIO models, the GSP message queues and a
  * debugger. Lives in libchainsim-gsp (Unicorn is GPL-2). */

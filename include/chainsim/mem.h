@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sparse GPU virtual address spaces: 4 KiB pages backed on first touch, named
  * regions, the arch's address width enforced. An access to an unmapped address
  * fails and names the address; it never touches host memory. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ports through which fe/, gr/ and ptxrun/ talk without including each other
  * (docs/architecture.md). sim/ implements them and wires the modules together. */
 #ifndef CHAINSIM_PORTS_H

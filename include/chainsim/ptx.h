@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The PTX parser and SIMT executor (ptxrun/exec/).
  *
  * cs_ptx_parse turns the PTX text nvcc emits (ISA 7.x-9.x, sm_70..sm_120) into a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CUDA modules (cubin and fatbin, ptxrun/module/) and the runtime that stands
  * behind the compute engine's executor port: it recognises the code a QMD
  * names, lays out the kernel's parameters from constant bank 0 and runs the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The pushbuffer method header and the GPFIFO entry: the one place their bit
  * layouts live (open-gpu-doc clc56f.h; docs/hardware.md). Tiny inline encoders and decoders, one per
  * header kind, in the manner of Mesa's nv_push.h. */

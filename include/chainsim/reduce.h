@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scenario reduction by delta debugging (sim/reduce.c, docs/reduce.md): shrink
  * a scenario's text to a small one that still breaks the way asked, or find
  * the fewest differences from a good scenario that reproduce a bad one's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The class registry (sim/scenario/registry.c): one lookup over the host
  * class tables (fe/) and the compute and copy tables (gr/), and the rules of
  * docs/scenario.md for naming a method in a scenario: a host-class name

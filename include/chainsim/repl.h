@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The REPL engine: libedit line editing, history and completion for an
  * interactive session, and the same commands read from a script or given one
  * by one (batch mode), with stable output. Free of Unicorn: the GSP debugger

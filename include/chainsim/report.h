@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The chain judged from the trace: eleven stages per launch and overall, the
  * first break with its diagnosis (sim/judge/). Text, JSON and Perfetto
  * writers read only this and the trace. */

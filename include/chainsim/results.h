@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Results files: the observables one replay of a capture produced, on the
  * simulator or on a GPU (docs/capture.md, "Results"). A text format, one
  * record a line; the codec (sim/results.c) is libc only, for chainsim-hw. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rewrite library: what a forwarding layer does to a guest's stream on
  * its way to the host, as rules applied by the device's forwarding hook
  * (cs_device_set_forward). Relocation reads the class and QMD tables' address

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The .chain scenario format, version 1 (docs/scenario.md): parse, then
  * execute against a device (sim/scenario*.c). */
 #ifndef CHAINSIM_SCENARIO_H

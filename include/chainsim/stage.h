@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The eleven-stage launch chain (docs/chain.md). Names and numbers are a contract. */
 #ifndef CHAINSIM_STAGE_H
 #define CHAINSIM_STAGE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Criterion helpers for a forwarding layer's own tests (docs/testing.md): run a
  * scenario, or judge a device the test drove itself, then assert the chain
  * completes, that it breaks at a stage with a cause, or that memory holds the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The trace is the backbone (docs/architecture.md): every observable event is one
  * typed record with its stage and author. Report, JSON, Perfetto and REPL read
  * records; none of them reaches into engine internals. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-lane semantics of the generic integer and float operations,
  * conversions and comparisons, as the PTX ISA defines them.
  *

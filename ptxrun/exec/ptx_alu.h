@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-lane arithmetic for the less common operations: generic integer ops,
  * float ops with modifiers, conversions and comparisons. The executor calls
  * these from its lane loops; the hot operations it inlines itself. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to the instruction builder (ptx_ins.c, ptx_optab.c, ptx_build_*.c):
  * a parsed statement, the operand and modifier helpers every family uses, and
  * one builder per instruction family. A builder checks the statement's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Arithmetic that takes an integer or a float type: add, sub, mul, mad, fma,
  * div, rem, and the one-to-four source ops (abs, min, popc, sqrt, bfe, ...). */
 #include "ptx_build.h"

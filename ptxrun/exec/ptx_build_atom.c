@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Atomics and reductions to memory: atom, red. */
 #include "ptx_build.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Comparisons and selects: setp, set, selp, slct, testp. */
 #include "ptx_build.h"
 

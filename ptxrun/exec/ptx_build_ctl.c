@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Control flow: bra, brx.idx (lowered to branches), ret, exit, trap, call. */
 #include "ptx_build.h"
 

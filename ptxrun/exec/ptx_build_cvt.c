@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Conversions: cvt between types (and to tf32), cvta between address spaces. */
 #include "ptx_build.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Integer-only arithmetic and bit operations: carry chains, 24-bit multiplies,
  * funnel shifts, logic, shifts and byte permutes. */
 #include "ptx_build.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Loads, stores and address spaces: ld, ldu, st, isspacep. */
 #include "ptx_build.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fences and hints that change no result: membar, fence, nanosleep, prefetch,
  * prefetchu, pmevent. */
 #include "ptx_build.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mov: registers, predicates, immediates, clocks, and packing a vector of
  * registers into one or unpacking one into several. */
 #include "ptx_build.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What every builder uses: modifiers taken, operands checked as sources and
  * destinations, immediates made constant slots. */
 #include "ptx_build.h"

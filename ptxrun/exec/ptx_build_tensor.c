@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tensor cores and the data movement that feeds them: mma, wmma, ldmatrix,
  * cp.async. */
 #include "ptx_build.h"

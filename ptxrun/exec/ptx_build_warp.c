@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Warp-level operations and barriers: shfl, vote, match, redux, activemask,
  * bar and barrier. */
 #include "ptx_build.h"

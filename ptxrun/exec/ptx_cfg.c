@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reconvergence points: the immediate post-dominator of each branch's block,
  * computed on the function's CFG with a virtual exit node (Cooper, Harvey and
  * Kennedy's iterative dominator algorithm run on the reversed graph). */

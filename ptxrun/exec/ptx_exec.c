@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The SIMT executor: runs an entry over a grid, a warp of 32 lanes at a time.
  *
  * Each warp has a register file of 64-bit slots laid out [slot][lane], a file

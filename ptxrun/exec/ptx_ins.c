@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Instruction statements: guard, opcode with modifiers, operands, parsed into
  * a stmt, and predecoded into one ptx_ins by the builder the opcode table names
  * (ptx_optab.c, ptx_build_*.c). Every modifier must be understood or on the

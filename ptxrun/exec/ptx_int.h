@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to ptxrun/exec/: the predecoded program the parser builds and the
  * executor runs. Operands are indices into one per-warp register file of 64-bit
  * slots laid out [slot][lane]; immediates and special registers are slots too

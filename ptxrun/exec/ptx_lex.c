@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "ptx_lex.h"
 
 #include <stdlib.h>

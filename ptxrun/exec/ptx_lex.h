@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The PTX tokenizer: identifiers (with dots and `::`, so `ld.global.nc.f32`
  * and `%tid.x` are one token), numbers (decimal, hex, octal, binary, 0f/0d
  * float bit patterns, decimal floats), strings and punctuation. Comments and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Half-precision conversions, round to nearest even (IEEE 754 binary16 and
  * bfloat16). */
 #include "ptx_int.h"

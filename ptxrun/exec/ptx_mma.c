@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The tensor-core instructions' arithmetic and fragment layouts.
  *
  * mma.sync's layouts are the PTX ISA's (groupID = lane / 4, threadID_in_group

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to ptxrun/exec/: the tensor-core instructions' arithmetic and
  * fragment layouts (mma.sync, wmma.load/store/mma, cvt to tf32). The executor
  * gathers fragment registers and memory; this file never touches either. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The opcode table: what a statement's base opcode name builds. Sorted by
  * name (strcmp order) for the binary search; tests/ptxrun checks the order. */
 #include "ptx_build.h"

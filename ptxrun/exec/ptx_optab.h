@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The PTX opcode table: one row per base opcode name (the text before the
  * first '.'), sorted by name, naming the builder of its instruction family. */
 #ifndef CS_PTX_OPTAB_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The PTX parser: module directives, variable and function declarations, and
  * instructions predecoded into ptx_ins records (ptx_int.h). */
 #include "ptx_int.h"

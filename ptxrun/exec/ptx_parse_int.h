@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to the parser (ptx_parse.c, ptx_ins.c, ptx_optab.c and the
  * instruction builders ptx_build_*.c): parser state and symbols. */
 #ifndef CS_PTX_PARSE_INT_H

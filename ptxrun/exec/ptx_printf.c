@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Device printf: the format string and the argument buffer nvcc packs for
  * vprintf, read from the kernel's memory and formatted by the host's snprintf,
  * one conversion at a time with a conversion spec this file builds itself. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to ptxrun/exec/: what the device's vprintf prints, formatted on the
  * host from the format string and argument buffer in the kernel's memory. */
 #ifndef CS_PTX_PRINTF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cubin (CUDA ELF) parsing: kernels from .text.<k>, their parameter layout from
  * the EIATTR records of .nv.info.<k>, constant bank 0 from .nv.constant0.<k>,
  * static shared memory from .nv.shared.<k>, registers from .nv.info.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fatbin containers as nvcc -fatbin writes them.
  *
  * Container header (16 bytes): u32 magic 0xBA55ED50, u16 version (1), u16 header

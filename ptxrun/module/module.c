@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The module object: load a cubin or a fatbin, attach PTX, answer queries. */
 #include <errno.h>
 #include <stdio.h>

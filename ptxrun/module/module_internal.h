@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to ptxrun/module/: the module object and the parsers that fill it. */
 #ifndef CHAINSIM_PTXRUN_MODULE_INTERNAL_H
 #define CHAINSIM_PTXRUN_MODULE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtime behind the executor port: which kernel is the code at the QMD's
  * program address, where its parameters are, and a run of its PTX.
  *

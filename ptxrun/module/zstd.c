@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Zstandard entries nvcc 13 compresses inside fatbins, through libzstd's
  * streaming decoder: it writes into the caller's buffer and stops at its end,
  * so a frame that would inflate past the cap is refused without the bytes

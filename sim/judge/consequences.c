@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A channel blocked, or a guest wait unmet, on what a launch that never ran
  * would have released: that launch's consequence, not a cause of its own. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Evidence from memory: what a stopped channel never ran, and what the guest
  * built against what the stream names. */
 #include <stdlib.h>

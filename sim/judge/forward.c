@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Forwarding: a break whose faulting address is one the guest built at but the
  * host's view does not map was caused by the host, which forwarded the
  * address without relocating it (cause forward-unrelocated). The windows come

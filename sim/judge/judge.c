@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The chain judged from the trace (docs/chain.md): eleven stages overall and
  * per launch, each from positive evidence in the records, and the first break
  * with its cause (cause.def) and diagnosis.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to sim/judge/: the judge's state and the pieces its files share.
  * The judge reads the device's trace and builds the chain (cs_report_judge,
  * judge.c); the rules that explain a stage that did not fire are split by

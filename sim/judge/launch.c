@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stages 6-10 of one launch: install, read, context, dispatch, release. */
 #include <string.h>
 

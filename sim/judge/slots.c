@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which launch each trace record belongs to: one slot per launch, by the id
  * the engine gave it or, before that, by the channel's open install. */
 #include <glib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stages 1-5 and 11, scenario wide: build, submit, forward, fetch, execute,
  * wake; a stopped channel's diagnosis. */
 

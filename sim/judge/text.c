@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Rows, causes and the words the evidence and diagnoses are written in. */
 #include <stdarg.h>
 

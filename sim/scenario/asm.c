@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The assembler and the memory-side directives of a scenario: alloc, data,
  * fill, load, random, module, qmd and push act on guest memory in file order.
  * Pushbuffers are assembled with pushbuf.h's encoders, method names through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The static name check of a parsed scenario: in file order, every name is
  * defined before it is used (a push block's name at its `end`, a launch's and
  * a copy's names at their line), and MODULE alone is not a value. Execution

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Raw pushbuffer bytes to scenario text (chainsim disasm): the fe's streaming
  * decoder splits the stream into headers and data, the class registry names
  * methods and fields, and every line is one the assembler turns back into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The scenario executor: directives take effect on the device in file order,
  * as a guest program would act (the memory side is asm.c's). Expectations are
  * evaluated at the end, after cs_device_finish, from memory and from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scenario expressions: numbers (decimal, 0x hex, f32:X as its bit pattern),
  * names, lo(E), hi(E), unary minus, and the binary operators with C's
  * precedence: + - above << >> above & above |. An expression has no spaces

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The .chain lexer: lines, words, names, expressions and key=value items
  * (lex.h). */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to sim/scenario/: the .chain lexer (lex.c). It cuts the text into
  * lines (comments and CRs dropped) and a line into words, names, numbers,
  * expressions and key=value items for the parser (parse.c). Every failure

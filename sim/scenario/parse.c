@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The .chain parser (docs/scenario.md, version 1): the lexer's lines and
  * words (lex.c) to directives, then the static pass (check.c) that checks
  * every name is defined before it is used, in file order. Every error names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The class registry: the fe's host tables and gr's compute and copy tables
  * behind one lookup, and the scenario's method-naming rules. */
 #include "chainsim/registry.h"

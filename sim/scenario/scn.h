@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to sim/scenario/: the parsed form of a .chain scenario (one
  * directive per line, push blocks holding their lines), expressions, and the
  * pieces the parser, the static name check and the executor share (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The shared contracts: diagnostics, the arch and class tables, stages, the
  * class-description helpers, pushbuffer/GPFIFO encoders, and sparse memory. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/common/bus.h */
 #include "bus.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one memory bus of the test suites: a real sparse VA space (sim/mem.c)
  * behind the memory port, the trace recorder behind the trace sink, and a
  * clock the test moves by hand. */

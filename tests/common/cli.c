@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "cli.h"
 
 #include <criterion/criterion.h>

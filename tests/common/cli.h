@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs the built `chainsim` as a user would, for the suites that test a command
  * end to end: its exit status and both output streams. */
 #ifndef CS_TESTS_CLI_H

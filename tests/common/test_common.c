@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The shared recorder keeps every record, in order, each with its detail,
  * however far its array grows; the bus wires memory, clock and recorder. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/common/trace_rec.h */
 #include "trace_rec.h"
 

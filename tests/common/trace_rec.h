@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one trace recorder of the test suites: every record the sink is given,
  * in order, none dropped, each with its own copy of the detail text (so a
  * record's ev.detail stays valid however the array grows). The sink stamps

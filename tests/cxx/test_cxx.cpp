@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // Every public header of libchainsim compiles as C++, and a C++ program links
 // against the library and judges a scenario through it.
 #include <cstdio>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Benchmark: decode and execute a generated 64 MiB pushbuffer of mixed
  * methods, against a plain memcpy of the same bytes in the same process.
  * One line per figure:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A test rig for the front end: the suites' shared bus (tests/common: a
  * sparse VA space, the trace recorder), a recording engine port, and helpers
  * that act as the guest (write pushbuffers, ring entries, GP_PUT, ring the

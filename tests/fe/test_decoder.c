@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The streaming pushbuffer decoder and the host class tables. */
 #include <criterion/criterion.h>
 #include <stdlib.h>

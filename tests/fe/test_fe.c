@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The front end: channels, fetch, routing, SET_OBJECT, faults, scheduling. */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz-style: random dwords (fixed seeds) through the decoder and the front
  * end must never crash, hang or break an invariant (run clean under ASan and
  * UBSan in CI). */

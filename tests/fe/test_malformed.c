@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Raw malformed pushbuffers (the .pb files in tests/fe/malformed, written by gen.py there):
  * each stops its channel with a located diagnosis containing the phrase that
  * expected.txt gives, and nothing crashes. */

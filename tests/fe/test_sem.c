@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host semaphores: releases, timestamps, reductions, acquires, blocking,
  * deadlock records, legacy SEMAPHORED. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the host's view and the rewrite cost, against a baseline in the same
  * process:
  *   BENCH name=forward.span_one_view   baseline=mem.span        the device's memory

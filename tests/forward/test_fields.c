@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Field kinds (include/chainsim/classdesc.h, gr/qmd_fields.def): the address
  * parts the class tables name are the addresses the engines use. Each stream
  * writes every address-carrying method with junk above the field's width;

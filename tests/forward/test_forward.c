@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Forwarding through the C API: the two views, the hook, the rewrite library
  * and the judge's stage-3 verdicts (issue 12's acceptance). Scenarios come from
  * the conformance corpus (tests/conformance/forward-*.chain) and from

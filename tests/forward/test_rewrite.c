@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rewrite library's edits, each through a scenario's rewrite block (the
  * same library): what the run shows, and the stage-3 record of the edit. And
  * every mistake in a map line or a rewrite block is a located error. */

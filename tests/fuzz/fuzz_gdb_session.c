@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer: the GDB stub's packet loop (cs_gdb_session) on a socketpair,
  * with `c`, `s`, `vCont`, `k` and `D` among the seeds. The input is the whole
  * client side; the write end is then shut, so a running target is stopped by

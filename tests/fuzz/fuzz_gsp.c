@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer: GSP debugger scripts (runs, steps, breakpoints, snapshots, calls,
  * message queues) against the fixture firmware, one command per line, with a
  * short wall-clock guard so that every run ends. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer: bytes written to a file and loaded through the real reader
  * (cs_file_read via cs_module_load_file): cubins, fatbins, their zstd entries,
  * for every architecture. */

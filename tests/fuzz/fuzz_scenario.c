@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer: a scenario executed end to end (parse, device, execute, judge,
  * JSON), not only parsed. The seeds' `module` and `load` lines read the
  * fixtures through the real readers, and their kernels attach and run PTX.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* BENCH gr.qmd_read: QMD read + decode + stage 7 acceptance per second, per
  * version, against a plain 384-byte memcpy loop run in the same process. */
 #include <stdio.h>

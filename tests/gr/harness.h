@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test harness for gr/: the suites' shared bus (tests/common: a real cs_mem,
  * the trace recorder), fake executors (named fake_exec_*), and helpers that
  * drive the engine port with cs_method_call sequences. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The compute and copy class tables and their field decoders. */
 #include <criterion/criterion.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hostile input never crashes the engine or the codecs: deterministic random
  * method streams and random QMD images (run under ASan+UBSan in CI). */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The compute engine's launches, driven through the engine port with method
  * calls against a real cs_mem: both paths on each arch, every PCAS2 action,
  * QMD acceptance, dispatch outcomes, releases, dependents. The executor behind

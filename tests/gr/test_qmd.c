@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* QMD codecs: tables, round trips, shifted fields, scenario keys, decode and
  * the stage 7 acceptance rules. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The canonical method sequences: their exact encoding, and that the engine
  * does what they mean when a tiny pushbuffer walker delivers them. */
 #include <criterion/criterion.h>

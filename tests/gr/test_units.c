@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The engine's other units: report semaphores, inline-to-memory, the copy
  * engine, cache invalidations, WAIT_FOR_IDLE and unknown methods. */
 #include <criterion/criterion.h>

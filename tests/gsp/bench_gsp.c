@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Benchmarks: the fixture's busy loop on bare Unicorn and under the debugger
  * with 16 breakpoints and 4 watchpoints armed outside the loop; the
  * single-step rate against bare Unicorn stepping. One BENCH line per figure,

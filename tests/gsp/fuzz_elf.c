@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer entry point for the ELF loader (built only with clang). */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared helpers of the gsp tests: fixture paths and a booted machine. */
 #ifndef GSP_TEST_UTIL_H
 #define GSP_TEST_UTIL_H

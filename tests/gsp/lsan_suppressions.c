@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* LeakSanitizer suppressions for the gsp tests, linked into each of their
  * programs (so CI needs no LSAN_OPTIONS). They name Unicorn 2.0.1's own
  * frames only: its translation-block invalidation keeps a per-page bitmap

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Watchpoints on the targets of AMOs and LR/SC (issue 11): an atomic runs
  * once, writes its rd, keeps its reservation, and gdb sees the stop where
  * it expects it (before the access: RISC-V watchpoints are non-steppable). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The RV64GC decoder (gsp/rvdis.c) cross-checked against Capstone's RISC-V
  * disassembler, when the build found a Capstone that has one: Capstone 5.0 or
  * later (meson.build, capstone_riscv). Every instruction of the fixture ELFs'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `chainsim gsp` end to end: the batch script that finds the planted defect,
  * gdb-multiarch against the GDB stub, and the CLI's errors. */
 #include <signal.h>

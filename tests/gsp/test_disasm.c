@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every line of objdump -d of the fixture ELFs (instructions, and data and
  * ISA regions by their mapping symbols) disassembles as binutils objdump
  * prints it (mnemonic and operands; objdump's <sym> and # comments dropped). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fixed-seed mutation of the ELF loader's and the GDB packet parser's inputs:
  * every mutant is accepted or refused with an error, never a crash (run under
  * ASan in CI). libFuzzer entry points: fuzz_elf.c, fuzz_gdb.c (clang only). */

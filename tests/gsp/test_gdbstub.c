@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The GDB stub's packet table (gsp/gdbstub.c): every row reachable and
  * described, unknown packets answered empty, and `monitor help` the
  * debugger's own help. */

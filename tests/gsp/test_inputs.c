@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bad inputs get clear errors: ELF files, memory maps, GDB packets. */
 #include <string.h>
 

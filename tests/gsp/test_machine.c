@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The GSP machine, message queues and debugger against the fixture firmware. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The privileged architecture as firmware uses it (issue 11): traps from U-
  * and S-mode, delegation, ecall causes, mtval/stval, firmware ebreaks, CSRs
  * read from the debugger while the hart is in U-mode. */

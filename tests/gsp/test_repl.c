@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The REPL engine alone (no Unicorn): batch lines, scripts, completion. */
 #include <criterion/criterion.h>
 #include <glib.h>

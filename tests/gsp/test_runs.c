@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How runs end (issue 11): faults at the faulting instruction, wfi, trap
  * storms and no-retire loops under the wall-clock guard, and batch mode's
  * exit status, on fixtures/firmware/fault.S. */

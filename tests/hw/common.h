@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the suite 'hw' tests: export a corpus scenario to a capture image
  * in memory. */
 #ifndef CHAINSIM_TESTS_HW_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Captures (docs/capture.md): every corpus scenario exported and replayed on
  * the simulator judges the same chain as the scenario itself; the loader
  * refuses truncated, bit-flipped, overlapping and otherwise hostile files with

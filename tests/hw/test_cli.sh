@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The command lines of item 13 end to end: chainsim export / run FILE.cap /
 # diff --hw-results, chainsim-hw (exit 3 without a device, static libc only)
 # and chainsim-hw-fake (signals, timeouts, failing allocations, hostile input).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chainsim-hw's replay (hw/replay.c) and real RM layer (hw/rm_nv.c) over the
  * fake driver and GPU (hwfake/), which check every request: every corpus
  * scenario with a submission goes scenario -> capture -> fake-RM replay, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Results files (docs/capture.md, "Results"): written and read back the same;
  * bad lines refused at file:line. */
 #include <criterion/criterion.h>

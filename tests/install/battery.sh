@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs the build into a temporary root outside the source tree and runs the
 # installed `chainsim battery` there, with no source tree to fall back on: the
 # scenarios and kernels must come from the installed DATADIR/chainsim, found

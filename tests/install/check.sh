@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs the build into a temporary root, then builds a C and a C++ program
 # against the installed libchainsim through pkg-config (with a sysroot, as a
 # packager would) and runs both on a conformance scenario; and a criterion

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Built against the installed library through pkg-config: a scenario judged. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // Built against the installed library through pkg-config (C++).
 #include <cstdio>
 #include <cstring>

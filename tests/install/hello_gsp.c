@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Built against the installed libchainsim-gsp through pkg-config: a machine on
  * Unicorn over a raw image, and its first instruction decoded. */
 #include <stdio.h>

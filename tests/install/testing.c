@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* include/chainsim/testing.h as a user's test suite uses it. Suite `positive`
  * must pass; every test of suite `negative` must fail, and testing.sh checks
  * that each failure message carries the chain's diagnosis. */

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs a build of tests/install/testing.c (BINARY): suite `positive` must pass;
 # each test of suite `negative` must fail with the diagnosis in its message.
 set -u

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Benchmarks of the module loader, the zstd decoder and the runtime's launch
  * path (meson test --benchmark). Prints BENCH lines; asserts nothing timed. */
 #include <stdio.h>

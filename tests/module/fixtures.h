@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the module tests: fixture paths and file reading. */
 #ifndef CHAINSIM_TESTS_MODULE_FIXTURES_H
 #define CHAINSIM_TESTS_MODULE_FIXTURES_H

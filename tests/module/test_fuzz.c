@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fixed-seed mutations of every committed cubin and fatbin: the loader must
  * answer each with a module or a located error, never crash (this suite also
  * runs under ASan+UBSan). */

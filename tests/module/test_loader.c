@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The cubin/fatbin loader against the committed nvcc 13 fixtures
  * (fixtures/kernels/out), and against malformed inputs. */
 #include <criterion/criterion.h>

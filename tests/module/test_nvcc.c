@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The committed fixtures match their CUDA sources: rebuild them with
  * fixtures/kernels/build.sh into a temporary directory and compare every file
  * byte for byte (nvcc 13's output is deterministic for these: no paths, no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtime behind the executor port, with a real cs_mem: code matching by
  * bytes, the outcomes a launch can have, and every fixture kernel run against
  * its CPU reference (tools/battery/ref.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cs_zstd_decompress (ptxrun/module/zstd.c, libzstd's streaming decoder)
  * against frames the reference `zstd` CLI wrote (tests/module/data/zstd/make.sh):
  * multi-block text and binary, several levels, content checksums, raw

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The tinygrad corpus through the whole simulator, against the same programs
  * written as plain C on the CPU (native), in one process. Each native program
  * is first checked against tinygrad's own CPU results (CASE/expected.json), so

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Check a recording without the launch chain: replay its guest writes and copy-engine
 copies in Python, run each launch's PTX text with ptxrun_kernel (chainsim's PTX
 executor), and compare the buffer tinygrad read back with tinygrad's CPU values.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Convert one recording of record_tinygrad.py into a chainsim .chain scenario.
 
 chainsim's own code. Usage: convert.py CASE_DIR OUT.chain

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Regenerate the tinygrad corpus: record each case on tinygrad's mock NV GPU,
 # take its reference values from tinygrad's CPU device, convert to .chain.
 #   TINYGRAD=/tmp/tinygrad bash tests/outside/gen.sh [CASE...]

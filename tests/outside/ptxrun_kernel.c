@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Evidence harness for the tinygrad corpus (not part of the build): run one
  * kernel's PTX text through chainsim's PTX executor (libchainsim's cs_ptx_run)
  * on a memory image, outside the launch chain. check_replay.py drives it.

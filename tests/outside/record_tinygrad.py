@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Record tinygrad's NV method streams from tinygrad's own mock NV GPU.
 
 chainsim's own code (not tinygrad's). It imports a tinygrad checkout given by

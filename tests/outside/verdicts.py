@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Run every tests/outside/*.chain with a chainsim binary and print one line per
 case: exit status, result, the first break (stage, cause key), each launch's
 first break, and how many expectations held. chainsim's own code.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Benchmarks (best of several runs of each, on a shared machine):
  * thread-instructions per second for vector add (n = 2^20) and the
  * tiled shared-memory matmul (n = 256) of fixtures/kernels (sm_90 PTX) on one

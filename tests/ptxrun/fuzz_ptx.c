@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer entry point for the PTX parser (built only with clang). */
 #include <stddef.h>
 #include <stdint.h>

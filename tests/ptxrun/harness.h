@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test harness for the ptxrun suite: the suites' shared bus (tests/common: a
  * memory, the trace recorder), PTX loading and kernel launches with packed
  * parameters. */

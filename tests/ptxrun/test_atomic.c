@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Atomics and reductions under contention: exact totals, deterministic order. */
 #include <criterion/criterion.h>
 #include <math.h>

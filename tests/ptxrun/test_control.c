@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Divergence and reconvergence (nested branches, loops with divergent exits,
  * early return, calls), barriers across warps, deadlock and budget errors. */
 #include <criterion/criterion.h>

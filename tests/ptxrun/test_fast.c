@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The executor's fast paths (full-warp lane loops, fused instruction runs,
  * vectorized address checks) give the results, faults and counts of the
  * general per-lane paths they stand in for. */

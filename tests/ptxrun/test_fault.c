@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Faults name the CTA, thread, PTX line and address; the trace gets a fault
  * record; nothing past the fault runs. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The project's CUDA fixture kernels (fixtures/kernels/out/K.sm_XX.ptx, nvcc 13 for
  * sm_80, sm_90 and sm_100): every file parses, and every kernel of every arch
  * computes what a C reference computes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Float instruction families: exact rounding where PTX requires it, NaN and
  * signed-zero rules, each rounding mode, saturation, ftz, and the documented
  * error bound of the approximate functions. */

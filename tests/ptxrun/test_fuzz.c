@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Mutation fuzzing of the parser (and of the executor on what still parses):
  * the committed PTX samples under byte flips, truncations, token swaps, line
  * deletions and duplications, with a fixed seed. Every input must come back

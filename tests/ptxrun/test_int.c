@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Integer instruction families with their edge cases. */
 #include <criterion/criterion.h>
 #include <stdio.h>

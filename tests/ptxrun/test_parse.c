@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The parser: what nvcc emits is accepted (comments, debug directives,
  * pragmas, scopes, declarations of every state space); malformed or
  * unsupported input is an error naming line and column. */

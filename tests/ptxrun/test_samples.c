@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The nvcc 13 sm_90 PTX in ptx/samples_sm90.ptx (from ptx/samples.cu), parsed
  * and run against C references. */
 #include <criterion/criterion.h>

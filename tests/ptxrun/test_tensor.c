@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tensor cores: the wmma and mma.sync fixture kernels (fixtures/kernels/out,
  * nvcc 13 for sm_80, sm_90 and sm_100) against C references, the fragment
  * layout the model documents, cvt to tf32, cp.async's groups, and hostile

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CTAs on several host threads: the same results, counts and trace records as
  * on one (h_run runs every launch on 4, 2 and 1 threads and compares), trace
  * records in CTA order even when a later CTA finishes first, and the budgets

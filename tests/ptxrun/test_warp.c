@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Warp-level instructions: shfl.sync in every mode (with clamp and segments),
  * vote.sync all/any/uni/ballot, activemask, inside divergent code too. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* BENCH repl.step: methods per second through `chainsim repl --script` with
  * one `step 1` per method, against `chainsim run` of the same stream (whole
  * processes, best of five each). Two streams: launches (vadd through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `chainsim repl` (docs/repl.md): scripted sessions against their transcripts,
  * `why` against `chainsim run`'s diagnosis, `channel` on deadlocks, and bad
  * input answered with located errors. Runs the built binary. */

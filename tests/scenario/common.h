@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the scenario suite's tests. */
 #ifndef CHAINSIM_TESTS_SCENARIO_COMMON_H
 #define CHAINSIM_TESTS_SCENARIO_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Mutations of scenario text for the fuzz-style tests (fixed seed). */
 #ifndef CHAINSIM_TESTS_SCENARIO_MUTATE_H
 #define CHAINSIM_TESTS_SCENARIO_MUTATE_H

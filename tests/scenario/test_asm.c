@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The assembler on a bare memory (scn_assemble, no device): every push line
  * form to its expected dwords, launch and copy through gr.h's canonical
  * sequences, data/fill/random in memory, and execution-time errors with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* disasm: the malformed-pushbuffer corpus, the text of a known stream, and
  * the disasm -> asm round trip on many random streams (fixed seed) covering
  * every SEC_OP, bound and unbound subchannels. */

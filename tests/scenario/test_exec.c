@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* End to end: scenarios executed on the simulated device (sim/device.c):
  * launches computing the right bytes on both paths, guest-build records,
  * semaphores in file order, the chain expectations, located errors. */

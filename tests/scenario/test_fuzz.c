@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz-style: valid scenarios mutated with a fixed seed must never crash the
  * parser or the assembler (run under ASan+UBSan in CI); every rejection must
  * carry a location inside the text. Random bytes into disasm likewise. */

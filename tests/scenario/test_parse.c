@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The .chain parser: the malformed corpus (every file's expected location
  * and phrase), expressions, name resolution in file order, every form, and
  * the class registry's method-naming rules. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The corpus (tests/conformance and tests/outside) through `chainsim conform`
  * with one child at a time and with two, best of ROUNDS each, interleaved.
  * Both must print the same SUMMARY line, or the figure means nothing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reduce on the generated 10,000-method stream (reduce_stream.h): the
  * simulator runs it needs against the lines it started from, and its wall time
  * against one run of the whole stream, both measured here, best of ROUNDS.

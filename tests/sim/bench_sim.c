@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Launches per second through the whole chain (front end, compute engine, QMD
  * read and accept, dispatch, release, trace store) for a minimal grid, against
  * the front end's own methods per second on the same stream in the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The generated stream that reduce's acceptance test and benchmark shrink:
  * ten pushbuffers of 1,000 methods each (10,000 in all: host NOPs and
  * SET_REFERENCEs, chosen by a fixed-seed generator), one GPFIFO entry and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `chainsim run`: exit statuses of docs/chain.md, --json, --trace,
  * --no-exec, --help, located errors on stderr. Runs the built binary. */
 #include <criterion/criterion.h>

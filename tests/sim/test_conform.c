@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `chainsim conform`: parallel child processes (a crash or a hang costs one
  * case), fixed order, --filter, --shard (explicit and auto), JSON and JUnit,
  * `# run:` options, `conform merge` refusals, and never green on nothing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The conformance corpus (tests/conformance/, every .chain file): every file runs through
  * the library (parse, device, execute, judge) and must hold every expectation
  * it states, break with the cause its `# cause:` comment names, and carry the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The device: wiring, channels, submission records, waits and deadlocks, the
  * inline-QMD watch, trace levels, determinism, two devices in one process, and
  * the JSON and Perfetto writers' shapes. Streams are built by hand here (no

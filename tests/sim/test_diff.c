@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `chainsim diff A B` and the library's cs_diff_runs: two finished runs
  * compared stage by stage, the first divergence with both values, --json, and
  * the exit statuses (0 same, 1 divergent, 2 bad input). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The documents' examples hold: every ```chain block of docs/scenario.md is a
  * complete scenario that parses, runs from the repository root and meets its
  * own expectations; the --json keys docs/json.md lists are the keys the
@@ -453,4 +454,45 @@ Test(docs, no_hand_shifted_fields)
 		cr_expect(allow[a].seen > 0, "allow-list entry %s '%s' matches nothing: drop it",
 			  allow[a].file, allow[a].text);
 	g_regex_unref(re);
+}
+
+/* Every C source and header of the project starts with its SPDX license line
+ * (LICENSE: the source is MIT; fixtures/ holds test inputs whose line numbers
+ * tests name, and is left as it is). */
+static void expect_spdx(const char *root, const char *rel, unsigned *files)
+{
+	char *path = g_build_filename(root, rel, NULL);
+	GDir *d = g_dir_open(path, 0, NULL);
+	cr_assert_not_null(d, "%s: cannot open", path);
+	const char *name;
+	while ((name = g_dir_read_name(d))) {
+		char *child = g_build_filename(rel, name, NULL);
+		char *abs = g_build_filename(root, child, NULL);
+		if (g_file_test(abs, G_FILE_TEST_IS_DIR)) {
+			expect_spdx(root, child, files);
+		} else if (g_str_has_suffix(name, ".c") || g_str_has_suffix(name, ".h") ||
+			   g_str_has_suffix(name, ".def")) {
+			char *text = NULL;
+			cr_assert(g_file_get_contents(abs, &text, NULL, NULL));
+			cr_expect(g_str_has_prefix(text, "/* SPDX-License-Identifier: MIT */\n"),
+				  "%s does not start with its SPDX line", child);
+			g_free(text);
+			(*files)++;
+		}
+		g_free(abs);
+		g_free(child);
+	}
+	g_dir_close(d);
+	g_free(path);
+}
+
+Test(docs, every_source_starts_with_its_license)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	static const char *const dirs[] = { "base", "fe", "gr", "ptxrun", "sim", "gsp", "hw",
+					    "hwfake", "repl", "tools", "include", "tests", "examples" };
+	unsigned files = 0;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		expect_spdx(root, dirs[i], &files);
+	cr_expect_gt(files, 250, "only %u source files looked at", files);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every input reader takes regular files only, up to a documented cap
  * (include/chainsim/file.h): /dev/zero, a folder, a FIFO or an oversized file
  * given to `run`, `load`, `module ... ptx=`, `disasm`, `gsp`, `--map` or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The judge's rules, one by one, from hand-built record sequences: no front
  * end, engine or executor involved, so each rule is tested alone. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The README's examples run verbatim from the repository root: every fenced
  * block that opens with `$ build/tools/chainsim ...` is run (the built binary
  * standing for build/tools/chainsim) and must judge (exit 0 or 1) and print

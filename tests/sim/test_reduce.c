@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `chainsim reduce` and the library's cs_reduce_*: a generated 10,000-method
  * stream shrunk to its culprit, the fewest differences between a good and a
  * bad scenario, outputs that run as is, and bad input (exit 2). */

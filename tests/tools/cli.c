@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/tools/cli.h */
 #include "cli.h"
 

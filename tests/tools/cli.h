@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Running the built chainsim for the command-line tests: arguments, an
  * optional file on standard input, the exit status and both outputs. */
 #ifndef CHAINSIM_TESTS_TOOLS_CLI_H

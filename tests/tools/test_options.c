@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every chainsim command's command line through getopt_long: --version,
  * --help, an option's value after '=' or as the next word, and '-' for
  * standard input wherever a file is read (held to the same caps). */

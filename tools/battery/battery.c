@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The acceptance battery's driver: each client is a .chain scenario in
  * fixtures/battery/ run on a fresh simulated device (cs_scenario_load,
  * cs_device_new, cs_scenario_execute, cs_report_build), whose output region is

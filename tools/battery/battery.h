@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The acceptance battery (README's main job): guest clients run through the
  * whole chain on the simulator, their results checked against CPU references
  * computed here in C. `chainsim battery` (tools/cmd_battery.c) drives it. */

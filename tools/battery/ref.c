@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPU references for the acceptance battery. Written from the CUDA sources in
  * fixtures/kernels/, not from the PTX: what the kernel means, not what it does. */
 #include <math.h>

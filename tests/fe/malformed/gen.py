@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes the raw malformed pushbuffers of tests/fe/malformed/ and expected.txt.
 
 Each .pb file is little-endian dwords, submitted by tests/fe/test_malformed.c as

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Regenerates the committed PTX samples the ptxrun tests parse and run.
 # Needs the CUDA toolkit (nvcc 13); the tests themselves do not.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Regenerates the zstd test vectors here with the reference `zstd` CLI (not a
 # dependency of chainsim: only this script needs it). Inputs are the committed
 # fixtures (so the test rebuilds them in C) plus random.bin, committed.
