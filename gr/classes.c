@@ -8,47 +8,11 @@
 
 #define NELEM(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 
-/* ---- value names ----------------------------------------------------------- */
+/* ---- value names (gr/fields.def) -------------------------------------------- */
 
-static const char *const v_false_true[] = { "FALSE", "TRUE" };
-static const char *const v_layout[] = { "BLOCKLINEAR", "PITCH" };
-static const char *const v_i2m_completion[] = { "FLUSH_DISABLE", "FLUSH_ONLY",
-						"RELEASE_SEMAPHORE" };
-static const char *const v_struct_size_4_1[] = { "FOUR_WORDS", "ONE_WORD" };
-static const char *const v_red_op[] = { "RED_ADD", "RED_MIN", "RED_MAX", "RED_INC",
-					"RED_DEC", "RED_AND", "RED_OR", "RED_XOR" };
-static const char *const v_red_format[] = { "UNSIGNED_32", "SIGNED_32" };
-static const char *const v_pcas2_action[16] = {
-	[CS_PCAS2_NOP] = "NOP",
-	[CS_PCAS2_INVALIDATE] = "INVALIDATE",
-	[CS_PCAS2_SCHEDULE] = "SCHEDULE",
-	[CS_PCAS2_INVALIDATE_COPY_SCHEDULE] = "INVALIDATE_COPY_SCHEDULE",
-	[CS_PCAS2_INCREMENT_PUT] = "INCREMENT_PUT",
-	[CS_PCAS2_DECREMENT_DEPENDENCE] = "DECREMENT_DEPENDENCE",
-	[CS_PCAS2_PREFETCH] = "PREFETCH",
-	[CS_PCAS2_PREFETCH_SCHEDULE] = "PREFETCH_SCHEDULE",
-	[CS_PCAS2_INVALIDATE_PREFETCH_COPY_SCHEDULE] = "INVALIDATE_PREFETCH_COPY_SCHEDULE",
-	[CS_PCAS2_INVALIDATE_PREFETCH_COPY_FORCE_REQUIRE_SCHEDULING] =
-		"INVALIDATE_PREFETCH_COPY_FORCE_REQUIRE_SCHEDULING",
-	[CS_PCAS2_INCREMENT_DEPENDENCE] = "INCREMENT_DEPENDENCE",
-	[CS_PCAS2_INCREMENT_CWD_REF_COUNTER] = "INCREMENT_CWD_REF_COUNTER",
-};
-static const char *const v_inline_size[] = { "INLINE_256", "INLINE_384" };
-static const char *const v_report_op[] = { "RELEASE", NULL, NULL, "TRAP" };
-static const char *const v_report_exec_op[] = { "RELEASE", "ACQUIRE", "REPORT_ONLY", "TRAP" };
-static const char *const v_struct_size_4_1_2[] = { "SEMAPHORE_FOUR_WORDS", "SEMAPHORE_ONE_WORD",
-						   "SEMAPHORE_TWO_WORDS" };
-static const char *const v_unsigned_signed[] = { "UNSIGNED", "SIGNED" };
-static const char *const v_trap_type[] = { "TRAP_NONE", "TRAP_UNCONDITIONAL", "TRAP_CONDITIONAL",
-					   "TRAP_CONDITIONAL_EXT" };
-static const char *const v_ce_transfer[] = { "NONE", "PIPELINED", "NON_PIPELINED" };
-static const char *const v_ce_sem_type[] = { "NONE", "RELEASE_ONE_WORD_SEMAPHORE",
-					     "RELEASE_FOUR_WORD_SEMAPHORE",
-					     "RELEASE_CONDITIONAL_INTR_SEMAPHORE" };
-static const char *const v_ce_interrupt[] = { "NONE", "BLOCKING", "NON_BLOCKING" };
-static const char *const v_ce_addr_type[] = { "VIRTUAL", "PHYSICAL" };
-static const char *const v_ce_flush_type[] = { "SYS", "GL" };
-static const char *const v_ce_payload_size[] = { "ONE_WORD", "TWO_WORD" };
+#define CS_GV(vset, ...) static const char *const v_##vset[] = { __VA_ARGS__ };
+#include "fields.def"
+#undef CS_GV
 
 /* ---- field decoders (gr/fields.def) ------------------------------------------ */
 

@@ -44,11 +44,8 @@ enum {
 #define GR_ADDR_PUT(fs, name, addr) GR_PUT(fs, name, (uint64_t)(addr) >> GR_F_##fs##_##name##_SHIFT)
 #define GR_ADDR_GET(fs, name, data) ((uint64_t)GR_GET(fs, name, data) << GR_F_##fs##_##name##_SHIFT)
 
-/* The field of a layout by id; NULL when the version lacks it. */
-static inline const cs_qmd_field *gr_qmd_f(const cs_qmd_layout *l, gr_qf id)
-{
-	return (unsigned)id < l->nfields ? &l->fields[id] : NULL;
-}
+/* The field of a layout by id; NULL when the version lacks it (gr/qmd.c). */
+const cs_qmd_field *gr_qmd_f(const cs_qmd_layout *l, gr_qf id);
 
 /* The address bits a method's data carries, read through the class table's
  * address field (upper widths differ per class); 0 when it carries none. */

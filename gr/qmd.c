@@ -20,10 +20,12 @@ static const char qmd_addr_names[GR_QF_COUNT][24] = {
 };
 #undef CS_QMD_ID
 
-#define CS_QMD_FIELD(id, hi, lo, sh, cnt, str)                                       \
-	[GR_QF_##id] = { #id, hi, lo, sh, cnt, str, (cs_field_kind)GR_QK_##id,          \
-			 (int)GR_QK_##id == (int)CS_FIELD_ADDRESS ? qmd_addr_names[GR_QF_##id] : NULL },
-
+/* Each version's table in its own row order; the version's rows by id
+ * (VNN_ROW_<id>) say where a field is, and a version lacks the ids it has no
+ * row for. */
+#define CS_QMD_FIELD(id, hi, lo, sh, cnt, str)                                      \
+	{ #id, hi, lo, sh, cnt, str, (cs_field_kind)GR_QK_##id,                          \
+	  (int)GR_QK_##id == (int)CS_FIELD_ADDRESS ? qmd_addr_names[GR_QF_##id] : NULL },
 static const cs_qmd_field v03_fields[] = {
 #include "qmd_v03.def"
 };
@@ -35,11 +37,40 @@ static const cs_qmd_field v05_fields[] = {
 };
 #undef CS_QMD_FIELD
 
-/* The ids a version lacks come last: V03_00 has neither QMD_TYPE nor
- * SYNC_DOMAIN_ID, V04_00 no SYNC_DOMAIN_ID (not modelled there). */
-_Static_assert(NELEM(v03_fields) == GR_QF_COUNT - 2, "V03_00 table is dense");
-_Static_assert(NELEM(v04_fields) == GR_QF_COUNT - 1, "V04_00 table is dense");
-_Static_assert(NELEM(v05_fields) == GR_QF_COUNT, "V05_00 table is dense");
+#define CS_QMD_FIELD(id, hi, lo, sh, cnt, str) V03_ROW_##id,
+enum {
+#include "qmd_v03.def"
+};
+#undef CS_QMD_FIELD
+#define CS_QMD_FIELD(id, hi, lo, sh, cnt, str) V04_ROW_##id,
+enum {
+#include "qmd_v04.def"
+};
+#undef CS_QMD_FIELD
+#define CS_QMD_FIELD(id, hi, lo, sh, cnt, str) V05_ROW_##id,
+enum {
+#include "qmd_v05.def"
+};
+#undef CS_QMD_FIELD
+
+/* By id: the row + 1, 0 when the version lacks the field. */
+#define CS_QMD_FIELD(id, hi, lo, sh, cnt, str) [GR_QF_##id] = V03_ROW_##id + 1,
+static const uint8_t v03_by_id[GR_QF_COUNT] = {
+#include "qmd_v03.def"
+};
+#undef CS_QMD_FIELD
+#define CS_QMD_FIELD(id, hi, lo, sh, cnt, str) [GR_QF_##id] = V04_ROW_##id + 1,
+static const uint8_t v04_by_id[GR_QF_COUNT] = {
+#include "qmd_v04.def"
+};
+#undef CS_QMD_FIELD
+#define CS_QMD_FIELD(id, hi, lo, sh, cnt, str) [GR_QF_##id] = V05_ROW_##id + 1,
+static const uint8_t v05_by_id[GR_QF_COUNT] = {
+#include "qmd_v05.def"
+};
+#undef CS_QMD_FIELD
+_Static_assert(NELEM(v03_fields) < 255 && NELEM(v04_fields) < 255 && NELEM(v05_fields) < 255,
+	       "a row + 1 fits a byte");
 
 static const cs_qmd_layout qmd_layouts[] = {
 	{ 3, 0, "V03_00", 256, "NVIDIA/open-gpu-doc classes/compute/clc6c0qmd.h (QMDV03_00)",
@@ -61,6 +92,18 @@ unsigned cs_qmd_addr_fields(const cs_qmd_layout *l, const cs_qmd_field **out, un
 		n++;
 	}
 	return n;
+}
+
+/* qmd_layouts[i]'s rows by id */
+static const uint8_t *const qmd_by_id[] = { v03_by_id, v04_by_id, v05_by_id };
+_Static_assert(NELEM(qmd_by_id) == NELEM(qmd_layouts), "one id map per layout");
+
+const cs_qmd_field *gr_qmd_f(const cs_qmd_layout *l, gr_qf id)
+{
+	size_t i = (size_t)(l - qmd_layouts);
+	if (i >= NELEM(qmd_layouts) || (unsigned)id >= GR_QF_COUNT || !qmd_by_id[i][id])
+		return NULL;
+	return &l->fields[qmd_by_id[i][id] - 1];
 }
 
 const cs_qmd_layout *cs_qmd_layout_of(unsigned major)

@@ -58,6 +58,13 @@ Test(gr_qmd, layouts_have_size_name_and_source)
 	cr_assert(cs_qmd_get(&q, "SYNC_DOMAIN_ID", &v, &d));
 	cr_expect_eq(v, 2);
 	cr_expect_eq((q.dw[19] >> 28) & 3u, 2); /* bits 637:636 = dword 19, bits 29:28 */
+	/* CORRELATION_ID: clcdc0qmd.h MW(383:352), a V05_00 field the judge does not read:
+	 * one row in qmd_fields.def, one in qmd_v05.def */
+	cr_expect_null(cs_qmd_field_named(cs_qmd_layout_of(4), "CORRELATION_ID", NULL));
+	cr_assert(cs_qmd_set(&q, "CORRELATION_ID", 0xdeadbeef, &d));
+	cr_expect_eq(q.dw[11], 0xdeadbeef); /* bits 383:352 = dword 11 */
+	cr_assert(cs_qmd_get(&q, "CORRELATION_ID", &v, &d));
+	cr_expect_eq(v, 0xdeadbeef);
 }
 
 Test(gr_qmd, fields_are_inside_and_disjoint)
