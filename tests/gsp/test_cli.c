@@ -6,47 +6,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "gsp_test_util.h"
 
-typedef struct run_result {
-	gchar *out;
-	gchar *err;
-	int code;
-} run_result;
-
-static run_result run_cli(const char *const *args)
+/* gsp-cli ARGS, run in the test's own folder. */
+static test_cli_out run_cli(const char *const *args)
 {
-	char *cli = gsp_build_path("tests/gsp/gsp-cli");
-	GPtrArray *argv = g_ptr_array_new();
-	g_ptr_array_add(argv, cli);
-	for (size_t i = 0; args[i]; i++)
-		g_ptr_array_add(argv, (gpointer)args[i]);
-	g_ptr_array_add(argv, NULL);
-	run_result r = { NULL, NULL, -1 };
-	gint status;
-	GError *e = NULL;
-	cr_assert(g_spawn_sync(NULL, (gchar **)argv->pdata, NULL, 0, NULL, NULL, &r.out, &r.err, &status, &e),
-		  "cannot run %s: %s", cli, e ? e->message : "?");
-	cr_assert(WIFEXITED(status), "gsp-cli died: status %d", status);
-	r.code = WEXITSTATUS(status);
-	g_ptr_array_free(argv, TRUE);
-	g_free(cli);
-	return r;
+	static const test_cli_opts gsp_cli = { .program = "tests/gsp/gsp-cli" };
+	return test_cli_run_opts(NULL, &gsp_cli, NULL, args);
 }
 
-static void run_free(run_result *r)
-{
-	g_free(r->out);
-	g_free(r->err);
-}
-
-static run_result run_script(const char *fw)
+static test_cli_out run_script(const char *fw)
 {
 	char *elf = gsp_fixture(fw), *map = gsp_fixture("gsp-fixture.map");
 	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
 	char *script = g_build_filename(root, "tests", "gsp", "find-desync.gsp", NULL);
 	const char *args[] = { elf, "--map", map, "--script", script, NULL };
-	run_result r = run_cli(args);
+	test_cli_out r = run_cli(args);
 	g_free(elf);
 	g_free(map);
 	g_free(script);
@@ -60,7 +36,7 @@ static run_result run_script(const char *fw)
 
 Test(gsp_cli, script_finds_the_planted_defect)
 {
-	run_result r = run_script("gsp-fixture-defect.elf");
+	test_cli_out r = run_script("gsp-fixture-defect.elf");
 	/* the free-space check reads the GSP's own command read position... */
 	HAS(r, "stopped: watchpoint 3: read of 4 bytes at 0x90041020 = 0x0 by 0x80000566 <statq_free_slots+0x10>");
 	HAS(r, "address 0x90041020 is msgq.cmd.read");
@@ -76,13 +52,13 @@ Test(gsp_cli, script_finds_the_planted_defect)
 	HAS(r, "cursors: msgq.cmd.write=24 msgq.cmd.read=20 msgq.stat.write=1 msgq.stat.read=1");
 	cr_assert(strstr(r.err, "find-desync.gsp:22:1: status element at slot 1: seqNum 22, expected 1: the status ring is desynchronized"),
 		  "stderr: %s", r.err);
-	cr_assert_eq(r.code, 1, "a desynchronized ring is a broken run (exit 1), got %d", r.code);
-	run_free(&r);
+	cr_assert_eq(r.status, 1, "a desynchronized ring is a broken run (exit 1), got %d", r.status);
+	test_cli_free(&r);
 }
 
 Test(gsp_cli, script_on_the_good_firmware_shows_no_desync)
 {
-	run_result r = run_script("gsp-fixture.elf");
+	test_cli_out r = run_script("gsp-fixture.elf");
 	HAS(r, "stopped: watchpoint 2: read of 4 bytes at 0x90001020 = 0x1 by 0x80000566 <statq_free_slots+0x10>");
 	HAS(r, "address 0x90001020 is msgq.stat.read");
 	HAS(r, "0x80000566 <statq_free_slots+0x10>:\tlw\ta0,32(a4)");
@@ -92,12 +68,12 @@ Test(gsp_cli, script_on_the_good_firmware_shows_no_desync)
 	HAS(r, "drained 24 replies; 0 outstanding");
 	HASNT(r, "desync");
 	HASNT(r, "is msgq.cmd.read");
-	cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err);
 	/* batch output is stable: a second run prints the same bytes */
-	run_result again = run_script("gsp-fixture.elf");
+	test_cli_out again = run_script("gsp-fixture.elf");
 	cr_assert_str_eq(again.out, r.out);
-	run_free(&again);
-	run_free(&r);
+	test_cli_free(&again);
+	test_cli_free(&r);
 }
 
 Test(gsp_cli, clear_errors)
@@ -110,26 +86,26 @@ Test(gsp_cli, clear_errors)
 	cr_assert_eq(write(fd, bad, strlen(bad)), (ssize_t)strlen(bad));
 	close(fd);
 	const char *a1[] = { elf, "--map", tmp, "-ex", "info map", NULL };
-	run_result r = run_cli(a1);
-	cr_assert_eq(r.code, 2);
+	test_cli_out r = run_cli(a1);
+	cr_assert_eq(r.status, 2);
 	cr_assert(strstr(r.err, ":5:1: region 'dup' [0x80080000, 0x80081000) overlaps region 'ram'"), "%s", r.err);
-	run_free(&r);
+	test_cli_free(&r);
 	unlink(tmp);
 	g_free(tmp);
 	const char *a2[] = { "/nonexistent/fw.elf", NULL };
 	r = run_cli(a2);
-	cr_assert_eq(r.code, 2);
+	cr_assert_eq(r.status, 2);
 	cr_assert(strstr(r.err, "/nonexistent/fw.elf"), "%s", r.err);
-	run_free(&r);
+	test_cli_free(&r);
 	const char *a3[] = { elf, "-ex", "break", NULL };
 	r = run_cli(a3);
-	cr_assert_eq(r.code, 2);
+	cr_assert_eq(r.status, 2);
 	cr_assert(strstr(r.err, "-ex:1:1: usage: break LOCATION"), "%s", r.err);
-	run_free(&r);
+	test_cli_free(&r);
 	const char *a4[] = { elf, "--gdb", "localhost:x", NULL };
 	r = run_cli(a4);
-	cr_assert_eq(r.code, 2);
-	run_free(&r);
+	cr_assert_eq(r.status, 2);
+	test_cli_free(&r);
 	g_free(elf);
 }
 
@@ -186,7 +162,7 @@ Test(gsp_cli, gdb_multiarch_against_the_stub)
 	g_spawn_close_pid(pid);
 	close(out_fd);
 	cr_assert(ok, "cannot run gdb-multiarch (scripts/setup.sh installs it): %s", e ? e->message : "?");
-	run_result r = { gout, gerr, 0 };
+	test_cli_out r = { .out = gout, .err = gerr };
 	HAS(r, "Breakpoint 1, statq_init () at fw.c:");
 	HAS(r, "pc             0x80000194\t0x80000194 <statq_init>");
 	HAS(r, "mtvec          0x8000003c");
@@ -199,7 +175,7 @@ Test(gsp_cli, gdb_multiarch_against_the_stub)
 	HAS(r, "New value = 1");
 	HAS(r, "trap_handler (cause=11");
 	HAS(r, "$3 = 1");
-	run_free(&r);
+	test_cli_free(&r);
 	g_free(target);
 	g_free(file);
 	g_free(cli);
@@ -475,10 +451,10 @@ Test(gsp_cli, gdb_stub_drops_a_silent_client)
 Test(gsp_cli, gdb_beyond_loopback_needs_allow_remote_and_warns, .timeout = 30)
 {
 	char *elf = gsp_fixture("gsp-fixture.elf");
-	run_result r = run_cli((const char *const[]){ elf, "--gdb", "0.0.0.0:0", NULL });
-	cr_expect_eq(r.code, 2);
+	test_cli_out r = run_cli((const char *const[]){ elf, "--gdb", "0.0.0.0:0", NULL });
+	cr_expect_eq(r.status, 2);
 	cr_expect(strstr(r.err, "listens beyond loopback: add --gdb-allow-remote"), "%s", r.err);
-	run_free(&r);
+	test_cli_free(&r);
 	char *cli = gsp_build_path("tests/gsp/gsp-cli");
 	char *argv[] = { cli, elf, "--gdb", "0.0.0.0:0", "--gdb-allow-remote", NULL };
 	GPid pid;
@@ -500,7 +476,7 @@ Test(gsp_cli, gdb_beyond_loopback_needs_allow_remote_and_warns, .timeout = 30)
 
 /* Starts the stub on fw (with the memory map `map` when not NULL) and runs
  * gdb-multiarch in batch mode with the -ex commands. */
-static run_result gdb_batch_map(const char *fw, const char *map, const char *const *commands)
+static test_cli_out gdb_batch_map(const char *fw, const char *map, const char *const *commands)
 {
 	char *cli = gsp_build_path("tests/gsp/gsp-cli");
 	char *elf = gsp_fixture(fw);
@@ -535,7 +511,7 @@ static run_result gdb_batch_map(const char *fw, const char *map, const char *con
 	g_ptr_array_add(gdb_argv, "-ex");
 	g_ptr_array_add(gdb_argv, "kill");
 	g_ptr_array_add(gdb_argv, NULL);
-	run_result r = { NULL, NULL, 0 };
+	test_cli_out r = { 0 };
 	gint status = 0;
 	gboolean ok = g_spawn_sync(NULL, (gchar **)gdb_argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &r.out,
 				   &r.err, &status, &e);
@@ -553,7 +529,7 @@ static run_result gdb_batch_map(const char *fw, const char *map, const char *con
 	return r;
 }
 
-static run_result gdb_batch(const char *fw, const char *const *commands)
+static test_cli_out gdb_batch(const char *fw, const char *const *commands)
 {
 	return gdb_batch_map(fw, NULL, commands);
 }
@@ -562,7 +538,7 @@ Test(gsp_cli, gdb_follows_a_u_mode_trap_into_the_handler)
 {
 	const char *cmds[] = { "break u_ecall", "continue", "info registers priv mtvec", "break m_trap", "continue",
 			       "info registers mcause mepc mstatus priv", NULL };
-	run_result r = gdb_batch("priv.elf", cmds);
+	test_cli_out r = gdb_batch("priv.elf", cmds);
 	HAS(r, "Breakpoint 1, u_ecall");
 	HAS(r, "priv           0x0\tprv:0 [User/Application]");
 	HAS(r, "mtvec          0x800000c8");
@@ -571,7 +547,7 @@ Test(gsp_cli, gdb_follows_a_u_mode_trap_into_the_handler)
 	HAS(r, "mepc           0x80000042\t2147483714");
 	HAS(r, "mstatus        0x2000\t");
 	HAS(r, "priv           0x3\tprv:3 [Machine]");
-	run_free(&r);
+	test_cli_free(&r);
 }
 
 Test(gsp_cli, gdb_stub_answers_without_delay)
@@ -632,7 +608,7 @@ Test(gsp_cli, gdb_watchpoint_on_an_amo_stops_where_gdb_expects)
 {
 	const char *cmds[] = { "watch *(int *)&amo_word", "continue", "print/x $pc", "print $a2", "print *(int *)&amo_word",
 			       "delete", "rwatch *(int *)&lr_word", "continue", "print/x $pc", "delete", "continue", NULL };
-	run_result r = gdb_batch("atomics.elf", cmds);
+	test_cli_out r = gdb_batch("atomics.elf", cmds);
 	HAS(r, "Old value = 10");
 	HAS(r, "New value = 15");
 	HAS(r, "$1 = 0x8000000e"); /* after_amo: gdb stepped the amoadd.w itself, once */
@@ -641,7 +617,7 @@ Test(gsp_cli, gdb_watchpoint_on_an_amo_stops_where_gdb_expects)
 	HAS(r, "Value = 100");
 	HAS(r, "$4 = 0x8000001a"); /* right after the lr.w */
 	HASNT(r, "Program received signal SIGSEGV");
-	run_free(&r);
+	test_cli_free(&r);
 }
 
 /* NVIDIA's own GSP firmware (firmware-nvidia-gsp, which scripts/setup.sh
@@ -662,13 +638,13 @@ Test(gsp_cli, nvidia_gsp_firmware_session)
 	char *map = gsp_fixture("gsp-ga10x.map");
 	char *script = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "tests", "gsp", "gsp-ga10x.gsp", NULL);
 	const char *args[] = { "--image", fw, "--raw-base", "0", "--map", map, "--mmio-log", "--script", script, NULL };
-	run_result r = run_cli(args);
+	test_cli_out r = run_cli(args);
 	HAS(r, "mmio R riscv-local+0xa00 size 4 = 0x17000000");
 	HAS(r, "unmodelled read 0x20000000001fa824 size 4 = 0x0 by 0x734");
 	HAS(r, "stopped: fault at 0x2dee <0x2dee>: trap (cause 11) at 0x2dee with no trap vector");
-	cr_assert_eq(r.code, 1, "the run ends in a fault: exit 1, got %d", r.code);
+	cr_assert_eq(r.status, 1, "the run ends in a fault: exit 1, got %d", r.status);
 	cr_assert(strstr(r.err, "gsp-ga10x.gsp:10:1: the run stopped"), "%s", r.err);
-	run_free(&r);
+	test_cli_free(&r);
 	g_free(map);
 	g_free(script);
 }
@@ -684,7 +660,7 @@ Test(gsp_cli, gdb_prints_a_32k_struct_and_speaks_monitor)
 			       "watch *(unsigned int *)0x90041010", "continue", "monitor snapshot save a",
 			       "monitor bogus", NULL };
 	gint64 t0 = g_get_monotonic_time();
-	run_result r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
+	test_cli_out r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
 	double s = (double)(g_get_monotonic_time() - t0) / 1e6;
 	HAS_ANY(r, "GSP_INIT_DONE received (status seqNum 0)");
 	HAS_ANY(r, "posted 24 x GET_GSP_STATIC_INFO; 24 outstanding");
@@ -700,7 +676,7 @@ Test(gsp_cli, gdb_prints_a_32k_struct_and_speaks_monitor)
 	HAS_ANY(r, "snapshot 'a' saved at 0x");
 	HAS_ANY(r, "error: unknown command 'bogus'");
 	cr_expect_lt(s, 10.0, "the session took %.2f s", s);
-	run_free(&r);
+	test_cli_free(&r);
 }
 
 /* The issue's figures: x/1024xw (1024 m packets) took about a minute at 45 ms
@@ -717,21 +693,21 @@ Test(gsp_cli, gdb_dumps_32k_well_under_a_second)
 	/* best of three sessions each: one session's start varies by more than
 	 * the dump takes on a loaded machine (a single try once printed -0.05 s) */
 	const char *const *sessions[] = { warm, words, dump };
-	run_result res[3];
+	test_cli_out res[3];
 	double best[3] = { 1e9, 1e9, 1e9 };
 	for (int k = 0; k < 3; k++)
 		for (int i = 0; i < 3; i++) {
 			gint64 t0 = g_get_monotonic_time();
-			run_result one = gdb_batch("gsp-fixture.elf", sessions[k]);
+			test_cli_out one = gdb_batch("gsp-fixture.elf", sessions[k]);
 			double s = (double)(g_get_monotonic_time() - t0) / 1e6;
 			if (s < best[k])
 				best[k] = s;
 			if (i)
-				run_free(&one);
+				test_cli_free(&one);
 			else
 				res[k] = one;
 		}
-	run_result w = res[0], x = res[1], r = res[2];
+	test_cli_out w = res[0], x = res[1], r = res[2];
 	double base = best[0], x1024 = best[1] - base, d32k = best[2] - base;
 	HAS(x, "0x800019e0 <fw+4080>:\t0x00000000");
 	HASNT(r, "Cannot access memory");
@@ -751,9 +727,9 @@ Test(gsp_cli, gdb_dumps_32k_well_under_a_second)
 	unlink(bin);
 	g_free(bin);
 	g_free(dump_cmd);
-	run_free(&w);
-	run_free(&x);
-	run_free(&r);
+	test_cli_free(&w);
+	test_cli_free(&x);
+	test_cli_free(&r);
 }
 
 /* The debugger's own stop (the message-queue monitor's overrun) in words as
@@ -762,15 +738,15 @@ Test(gsp_cli, gdb_shows_the_monitor_stop_and_the_firmware_log)
 {
 	const char *cmds[] = { "monitor rpc init", "monitor msgq monitor on",
 			       "monitor rpc post GET_GSP_STATIC_INFO 24", "continue", NULL };
-	run_result r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
+	test_cli_out r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
 	HAS_ANY(r, "chainsim: msgq desync: status queue overrun: the GSP moved msgq.stat.write 61 -> 1 (3 elements) "
 	       "while 60 elements were unread");
-	run_free(&r);
+	test_cli_free(&r);
 	const char *boot[] = { "break fw.c:430", "continue", NULL };
 	r = gdb_batch("gsp-fixture.elf", boot);
 	HAS_ANY(r, "gsp fixture: boot\n");
 	HAS(r, "Breakpoint 1, main () at fw.c:430");
-	run_free(&r);
+	test_cli_free(&r);
 }
 
 /* The planted defect at source level: a read watchpoint on the GSP's own
@@ -782,11 +758,11 @@ Test(gsp_cli, gdb_finds_the_planted_defect_at_source_level)
 	const char *cmds[] = { "monitor rpc init", "monitor rpc post GET_GSP_STATIC_INFO 24",
 			       "rwatch *(unsigned int *)0x90041020", "continue", "continue", "info line *($pc - 4)",
 			       NULL };
-	run_result r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
+	test_cli_out r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
 	HAS(r, "in cmdq_receive (elems=elems@entry=");
 	HAS(r, "statq_free_slots () at fw.c:164");
 	HAS(r, "Line 160 of \"fw.c\"");
-	run_free(&r);
+	test_cli_free(&r);
 }
 
 /* "NAME = VALUE" lines of one frame's section of a transcript, as a table
@@ -822,13 +798,13 @@ Test(gsp_cli, gdb_agrees_on_outer_frame_locals)
 	const char *gdb_cmds[] = { "monitor rpc init", "monitor rpc post GET_GSP_STATIC_INFO 1", "break statq_free_slots",
 				   "continue", "frame 1", "info locals", "info args", "frame 2", "info locals", "info args",
 				   "frame 3", "info locals", "info args", NULL };
-	run_result g = gdb_batch_map("gsp-fixture.elf", "gsp-fixture.map", gdb_cmds);
+	test_cli_out g = gdb_batch_map("gsp-fixture.elf", "gsp-fixture.map", gdb_cmds);
 	char *elf = gsp_fixture("gsp-fixture.elf"), *map = gsp_fixture("gsp-fixture.map");
 	const char *args[] = { elf, "--map", map, "-ex", "rpc init", "-ex", "rpc post GET_GSP_STATIC_INFO 1", "-ex",
 			       "break statq_free_slots", "-ex", "continue", "-ex", "frame 1", "-ex", "info locals", "-ex",
 			       "frame 2", "-ex", "info locals", "-ex", "frame 3", "-ex", "info locals", NULL };
-	run_result r = run_cli(args);
-	cr_assert_eq(r.code, 0, "%s", r.err);
+	test_cli_out r = run_cli(args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
 	static const char *const frames[][4] = {
 		{ "#1  0x", "#2  0x", "(gsp) frame 1", "(gsp) frame 2" },
 		{ "#2  0x", "#3  0x", "(gsp) frame 2", "(gsp) frame 3" },
@@ -852,8 +828,8 @@ Test(gsp_cli, gdb_agrees_on_outer_frame_locals)
 		g_hash_table_destroy(ours);
 	}
 	cr_assert_geq(compared, 15, "compared %zu values", compared);
-	run_free(&g);
-	run_free(&r);
+	test_cli_free(&g);
+	test_cli_free(&r);
 	g_free(elf);
 	g_free(map);
 }
@@ -869,7 +845,7 @@ Test(gsp_cli, gdb_shows_the_debuggers_own_stops_in_words)
 			       "continue", "print *(unsigned int *)0x90041010", "continue", "print *(unsigned int *)0x90041010",
 			       "monitor delete", "monitor rpc post GET_GSP_STATIC_INFO 1", "monitor break statq_free_slots",
 			       "continue", "print $pc", NULL };
-	run_result r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
+	test_cli_out r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
 	HAS_ANY(r, "chainsim: watchpoint 1: write of 4 bytes at 0x90041010: 0x1 -> 0x4 by 0x80000702 <statq_send+0x184>");
 	HAS_ANY(r, "chainsim: watchpoint 1: write of 4 bytes at 0x90041010: 0x4 -> 0x7 by 0x80000702 <statq_send+0x184>");
 	HAS(r, "Program received signal SIGTRAP");
@@ -878,7 +854,7 @@ Test(gsp_cli, gdb_shows_the_debuggers_own_stops_in_words)
 	HAS_ANY(r, "chainsim: breakpoint 2 at 0x80000556 <statq_free_slots>");
 	HAS(r, "$3 = (void (*)()) 0x80000556 <statq_free_slots>");
 	HASNT(r, "Cannot execute this command while the target is running");
-	run_free(&r);
+	test_cli_free(&r);
 }
 
 /* Issue 15's source-level items in one scripted session through the CLI,
@@ -895,12 +871,12 @@ Test(gsp_cli, source_level_session_through_the_cli)
 	gchar *expected = NULL;
 	cr_assert(g_file_get_contents(expected_path, &expected, NULL, NULL), "cannot read %s", expected_path);
 	const char *args[] = { elf, "--map", map, "--script", script, NULL };
-	run_result r = run_cli(args);
-	cr_assert_eq(r.code, 0, "%s", r.err);
+	test_cli_out r = run_cli(args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect_str_eq(r.out, expected, "the transcript of source-tour.gsp changed:\n%s", r.out);
 	/* the expression with spaces is pc + 2, as its own line says */
 	HAS(r, "$pc = 0x8000009e (2147483806) <mmio_write32>\n(gsp) print $pc + 2\n$pc + 2 = 0x800000a0 (2147483808)");
-	run_free(&r);
+	test_cli_free(&r);
 	g_free(expected);
 	g_free(expected_path);
 	g_free(script);

@@ -3,9 +3,9 @@
  * storms and no-retire loops under the wall-clock guard, and batch mode's
  * exit status, on fixtures/firmware/fault.S. */
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 
+#include "cli.h"
 #include "gsp_test_util.h"
 
 #define FAULT_FW "fault.elf"
@@ -101,30 +101,20 @@ Test(gsp_runs, trap_storms_and_no_retire_loops_end, .timeout = 60)
 	}
 }
 
-typedef struct cli_run {
-	gchar *out, *err;
-	int code;
-} cli_run;
-
-static cli_run cli(const char *const *args)
+/* gsp-cli FAULT_FW --map gsp-fixture.map ARGS, run in the test's own folder. */
+static test_cli_out cli(const char *const *args)
 {
-	char *exe = gsp_build_path("tests/gsp/gsp-cli"), *elf = gsp_fixture(FAULT_FW);
-	char *map = gsp_fixture("gsp-fixture.map");
+	char *elf = gsp_fixture(FAULT_FW), *map = gsp_fixture("gsp-fixture.map");
 	GPtrArray *argv = g_ptr_array_new();
-	g_ptr_array_add(argv, exe);
 	g_ptr_array_add(argv, elf);
 	g_ptr_array_add(argv, "--map");
 	g_ptr_array_add(argv, map);
 	for (size_t i = 0; args[i]; i++)
 		g_ptr_array_add(argv, (gpointer)args[i]);
 	g_ptr_array_add(argv, NULL);
-	cli_run r = { NULL, NULL, -1 };
-	gint status;
-	cr_assert(g_spawn_sync(NULL, (gchar **)argv->pdata, NULL, 0, NULL, NULL, &r.out, &r.err, &status, NULL));
-	cr_assert(WIFEXITED(status));
-	r.code = WEXITSTATUS(status);
+	static const test_cli_opts gsp_cli = { .program = "tests/gsp/gsp-cli" };
+	test_cli_out r = test_cli_run_opts(NULL, &gsp_cli, NULL, (const char *const *)argv->pdata);
 	g_ptr_array_free(argv, TRUE);
-	g_free(exe);
 	g_free(elf);
 	g_free(map);
 	return r;
@@ -143,18 +133,16 @@ Test(gsp_runs, batch_exits_1_when_a_run_ends_in_a_fault_guard_or_budget, .timeou
 		  "-ex:2:1: the run stopped: still running at" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		cli_run r = cli(cases[i].args);
-		cr_assert_eq(r.code, 1, "case %zu: exit %d\n%s\n%s", i, r.code, r.out, r.err);
+		test_cli_out r = cli(cases[i].args);
+		cr_assert_eq(r.status, 1, "case %zu: exit %d\n%s\n%s", i, r.status, r.out, r.err);
 		cr_assert(strstr(r.err, cases[i].stderr_has), "case %zu: %s", i, r.err);
-		g_free(r.out);
-		g_free(r.err);
+		test_cli_free(&r);
 	}
 	/* a run that ends idle is a good run */
 	const char *idle[] = { "-ex", "set $pc = wfi_idle", "-ex", "continue 100", NULL };
-	cli_run r = cli(idle);
-	cr_assert_eq(r.code, 0, "%s", r.err);
-	g_free(r.out);
-	g_free(r.err);
+	test_cli_out r = cli(idle);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	test_cli_free(&r);
 }
 
 static long peak_rss_kib(void)

@@ -8,45 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
-typedef struct cli_out {
-	int status;
-	char *out, *err;
-} cli_out;
+#include "cli.h"
 
 /* Runs chainsim with args in tests/DIR; args end with NULL. */
-static cli_out run_in(const char *dir_name, const char *const *args)
+static test_cli_out run_in(const char *dir_name, const char *const *args)
 {
-	const char *build = getenv("CHAINSIM_BUILD_ROOT");
 	const char *src = getenv("CHAINSIM_SOURCE_ROOT");
-	cr_assert(build && src, "run through meson test");
-	char *exe = g_build_filename(build, "tools", "chainsim", NULL);
+	cr_assert_not_null(src, "run through meson test");
 	char *dir = g_build_filename(src, "tests", dir_name, NULL);
-	GPtrArray *argv = g_ptr_array_new();
-	g_ptr_array_add(argv, exe);
-	for (const char *const *a = args; *a; a++)
-		g_ptr_array_add(argv, (gpointer)*a);
-	g_ptr_array_add(argv, NULL);
-	cli_out o = { 0 };
-	int wait_status = 0;
-	GError *err = NULL;
-	cr_assert(g_spawn_sync(dir, (char **)argv->pdata, NULL, 0, NULL, NULL, &o.out, &o.err,
-			       &wait_status, &err),
-		  "cannot run %s: %s", exe, err ? err->message : "?");
-	cr_assert(WIFEXITED(wait_status), "chainsim did not exit normally (signal %d)",
-		  WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0);
-	o.status = WEXITSTATUS(wait_status);
-	g_ptr_array_free(argv, TRUE);
-	g_free(exe);
+	test_cli_out o = test_cli_run_opts(dir, NULL, NULL, args);
 	g_free(dir);
 	return o;
-}
-
-static void cli_free(cli_out *o)
-{
-	g_free(o->out);
-	g_free(o->err);
 }
 
 static char *read_expected(const char *name)
@@ -73,12 +46,12 @@ static char *line_starting(const char *text, const char *prefix)
 
 static void transcript(const char *chain, const char *script, const char *expected)
 {
-	cli_out o = run_in("repl", (const char *const[]){ "repl", chain, "--script", script, NULL });
+	test_cli_out o = run_in("repl", (const char *const[]){ "repl", chain, "--script", script, NULL });
 	char *want = read_expected(expected);
 	cr_expect_eq(o.status, 0, "stderr: %s", o.err);
 	cr_expect_str_eq(o.out, want, "the transcript of %s changed:\n%s", script, o.out);
 	g_free(want);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 Test(repl, acceptance_pcas_session)
@@ -90,15 +63,15 @@ Test(repl, acceptance_pcas_session)
 
 Test(repl, acceptance_pcas_session_content)
 {
-	cli_out o = run_in("repl", (const char *const[]){ "repl", "pcas.chain", "--script",
-							  "pcas.script", NULL });
+	test_cli_out o = run_in("repl", (const char *const[]){ "repl", "pcas.chain", "--script",
+							       "pcas.script", NULL });
 	cr_expect(strstr(o.out, "breakpoint 1, method SEND_PCAS_A\nnext: #3 ch0 entry 0 method 2 subch 1 "
 				"HOPPER_COMPUTE_A.SEND_PCAS_A"), "%s", o.out);
 	cr_expect(strstr(o.out, "  RELEASE0_ADDRESS                     0x200005000"), "%s", o.out);
 	cr_expect(strstr(o.out, "  CTA_THREAD_DIMENSION0                0x20 (32)"), "%s", o.out);
 	cr_expect(strstr(o.out, "0x200005000 <L.sem>: 0x00000000\n"), "%s", o.out);
 	cr_expect(strstr(o.out, "stage 10 (engine-release) fired: release L.sem = 1\n"), "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 Test(repl, watch_and_stepping_session)
@@ -115,9 +88,9 @@ Test(repl, why_is_chainsim_runs_diagnosis)
 		"release-disabled.chain", "no-object.chain", "qmd-addr-unmapped.chain",
 	};
 	for (size_t i = 0; i < sizeof(broken) / sizeof(broken[0]); i++) {
-		cli_out run = run_in("conformance", (const char *const[]){ "run", broken[i], NULL });
-		cli_out repl = run_in("conformance", (const char *const[]){ "repl", broken[i], "-ex",
-									 "continue", "-ex", "why", NULL });
+		test_cli_out run = run_in("conformance", (const char *const[]){ "run", broken[i], NULL });
+		test_cli_out repl = run_in("conformance", (const char *const[]){ "repl", broken[i], "-ex",
+									      "continue", "-ex", "why", NULL });
 		char *want = line_starting(run.out, "break at stage");
 		char *got = line_starting(repl.out, "break at stage");
 		cr_assert(want, "%s: chainsim run shows no break:\n%s", broken[i], run.out);
@@ -126,15 +99,15 @@ Test(repl, why_is_chainsim_runs_diagnosis)
 		cr_expect_eq(repl.status, 0, "%s: %s", broken[i], repl.err);
 		g_free(want);
 		g_free(got);
-		cli_free(&run);
-		cli_free(&repl);
+		test_cli_free(&run);
+		test_cli_free(&repl);
 	}
 }
 
 Test(repl, channel_on_deadlock_names_the_releases)
 {
-	cli_out o = run_in("repl", (const char *const[]){ "repl", "cross-deadlock.chain", "-ex",
-							  "continue", "-ex", "channel", NULL });
+	test_cli_out o = run_in("repl", (const char *const[]){ "repl", "cross-deadlock.chain", "-ex",
+							       "continue", "-ex", "channel", NULL });
 	cr_expect_eq(o.status, 0, "%s", o.err);
 	cr_expect(strstr(o.out, "  blocked at entry 0 method 4: acquire [gate] == 0x1, value is 0x0\n"
 				"  releases that could unblock it:\n"
@@ -142,13 +115,13 @@ Test(repl, channel_on_deadlock_names_the_releases)
 				"this channel's own blocked acquire at entry 0 method 4\n"),
 		  "%s", o.out);
 	cr_expect(strstr(o.out, "    ch1 'a' entry 0 method 9: release [gate2] = 0x1, not run"), "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 	o = run_in("conformance", (const char *const[]){ "repl", "deadlock.chain", "-ex", "until break",
 							 "-ex", "channel 0", NULL });
 	cr_expect(strstr(o.out, "record 11 (sem-block, ch0)"), "%s", o.out);
 	cr_expect(strstr(o.out, "    none: no channel's stream has a release of [gate] left to run\n"),
 		  "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 /* Over the whole command list as `help` prints it: each command and alias
@@ -156,7 +129,7 @@ Test(repl, channel_on_deadlock_names_the_releases)
  * the session runs (bare, it may want arguments, but it is never unknown). */
 Test(repl, help_for_every_command)
 {
-	cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", "help", NULL });
+	test_cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", "help", NULL });
 	cr_assert_eq(o.status, 0, "%s", o.err);
 	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
 	gchar **lines = g_strsplit(o.out, "\n", -1);
@@ -178,7 +151,7 @@ Test(repl, help_for_every_command)
 	for (guint k = 0; k < names->len; k++) {
 		const char *name = g_ptr_array_index(names, k);
 		char *line = g_strdup_printf("help %s", name);
-		cli_out h = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", line, NULL });
+		test_cli_out h = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", line, NULL });
 		cr_expect_eq(h.status, 0, "%s: %s", line, h.err);
 		cr_expect(strstr(h.out, "\nusage: "), "%s:\n%s", line, h.out);
 		checked++;
@@ -188,41 +161,41 @@ Test(repl, help_for_every_command)
 			gchar **aliases = g_strsplit(words, " ", -1);
 			for (gchar **al = aliases; *al; al++) {
 				char *aline = g_strdup_printf("help %s", *al);
-				cli_out ah = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", aline,
-										   NULL });
+				test_cli_out ah = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", aline,
+										        NULL });
 				const char *usage = strstr(h.out, "usage: "), *ausage = strstr(ah.out, "usage: ");
 				cr_expect(ausage && !strcmp(usage, ausage), "%s differs from %s:\n%s", aline, line,
 					  ah.out);
 				checked++;
-				cli_free(&ah);
+				test_cli_free(&ah);
 				g_free(aline);
 			}
 			g_strfreev(aliases);
 			g_free(words);
 		}
-		cli_free(&h);
-		cli_out bare = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", name, NULL });
+		test_cli_free(&h);
+		test_cli_out bare = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", name, NULL });
 		cr_expect_null(strstr(bare.err, "unknown command"), "%s: %s", name, bare.err);
-		cli_free(&bare);
+		test_cli_free(&bare);
 		g_free(line);
 	}
 	cr_expect_geq(checked, 23, "only %zu names checked", checked);
 	g_ptr_array_free(names, TRUE);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 Test(repl, memory_commands)
 {
-	cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex",
-							  "set mem gate u32 7 9", "-ex", "x/2dw gate",
-							  "-ex", "x/4xb gate+4", "-ex", "set mem done u8 65",
-							  "-ex", "x/s done", NULL });
+	test_cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex",
+							       "set mem gate u32 7 9", "-ex", "x/2dw gate",
+							       "-ex", "x/4xb gate+4", "-ex", "set mem done u8 65",
+							       "-ex", "x/s done", NULL });
 	cr_expect_eq(o.status, 0, "%s", o.err);
 	cr_expect(strstr(o.out, "wrote 2 x u32 at gate\n"), "%s", o.out);
 	cr_expect(strstr(o.out, "0x200000000 <gate>: 7 9\n"), "%s", o.out);
 	cr_expect(strstr(o.out, "0x200000004 <gate+0x4>: 0x09 0x00 0x00 0x00\n"), "%s", o.out);
 	cr_expect(strstr(o.out, "<done>: \"A\"\n"), "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 /* Bad input: a located message on stderr, exit 2, never an abort. */
@@ -258,42 +231,42 @@ Test(repl, bad_input_is_a_located_error)
 		{ "trace -3", "trace [N]" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", bad[i].cmd,
-								  NULL });
+		test_cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", bad[i].cmd,
+								       NULL });
 		cr_expect_eq(o.status, 2, "%s: status %d", bad[i].cmd, o.status);
 		cr_expect(strstr(o.err, bad[i].msg), "%s: stderr %s", bad[i].cmd, o.err);
-		cli_free(&o);
+		test_cli_free(&o);
 	}
 	/* a script names the failing line */
 	char *path = g_build_filename(g_get_tmp_dir(), "chainsim-repl-bad.script", NULL);
 	cr_assert(g_file_set_contents(path, "step\n# fine so far\nbreak stage zero\nstep\n", -1, NULL));
-	cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "--script", path, NULL });
+	test_cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "--script", path, NULL });
 	cr_expect_eq(o.status, 2);
 	char *want = g_strdup_printf("%s:3:1: ", path);
 	cr_expect(strstr(o.err, want), "stderr: %s", o.err);
 	cr_expect(strstr(o.err, "'zero' is not a stage"), "stderr: %s", o.err);
 	g_free(want);
-	cli_free(&o);
+	test_cli_free(&o);
 	g_unlink(path);
 	g_free(path);
 	/* a bad scenario is located too */
 	o = run_in("repl", (const char *const[]){ "repl", "no-such.chain", NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, "no-such.chain"), "%s", o.err);
-	cli_free(&o);
+	test_cli_free(&o);
 }
 
 /* Tab's candidates, through `complete` as in gdb: commands, then the
  * scenario's names and the arch's method names. */
 Test(repl, completion_of_commands_names_and_methods)
 {
-	cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", "complete brea", "-ex",
-							  "complete break method SEM_E", "-ex",
-							  "complete x/4xw ga", "-ex", "complete until method SEND_PCAS", NULL });
+	test_cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", "complete brea", "-ex",
+							       "complete break method SEM_E", "-ex",
+							       "complete x/4xw ga", "-ex", "complete until method SEND_PCAS", NULL });
 	cr_expect_eq(o.status, 0, "%s", o.err);
 	cr_expect(strstr(o.out, "(chainsim) complete brea\nbreak\n"), "%s", o.out);
 	cr_expect(strstr(o.out, "(chainsim) complete break method SEM_E\nSEM_EXECUTE\n"), "%s", o.out);
 	cr_expect(strstr(o.out, "(chainsim) complete x/4xw ga\ngate\n(chainsim)"), "%s", o.out);
 	cr_expect(strstr(o.out, "SEND_PCAS_A\n") && strstr(o.out, "SEND_PCAS_B\n"), "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 }

@@ -4,12 +4,12 @@
  * semaphores in file order, the chain expectations, located errors. */
 #include <math.h>
 #include <stdio.h>
-#include <sys/wait.h>
 
 #include "chainsim/device.h"
 #include "chainsim/pushbuf.h"
 #include "chainsim/report.h"
 #include "chainsim/trace.h"
+#include "cli.h"
 #include "common.h"
 
 typedef struct run {
@@ -409,26 +409,6 @@ Test(files, scenario_files_under_tests_scenario_run)
 
 /* ---- the CLI: chainsim disasm ------------------------------------------------- */
 
-static int cli(const char *const *args, char **out, char **err)
-{
-	const char *build = getenv("CHAINSIM_BUILD_ROOT");
-	cr_assert(build, "CHAINSIM_BUILD_ROOT is not set");
-	char *exe = g_build_filename(build, "tools", "chainsim", NULL);
-	GPtrArray *argv = g_ptr_array_new();
-	g_ptr_array_add(argv, exe);
-	for (unsigned i = 0; args[i]; i++)
-		g_ptr_array_add(argv, (gpointer)args[i]);
-	g_ptr_array_add(argv, NULL);
-	int status = 0;
-	GError *e = NULL;
-	cr_assert(g_spawn_sync(NULL, (gchar **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err,
-			       &status, &e), "%s", e ? e->message : "");
-	g_ptr_array_free(argv, TRUE);
-	g_free(exe);
-	cr_assert(WIFEXITED(status));
-	return WEXITSTATUS(status);
-}
-
 Test(cli, disasm_round_trip_and_errors)
 {
 	char *tmp = g_dir_make_tmp("scn-cli-XXXXXX", NULL);
@@ -440,16 +420,16 @@ Test(cli, disasm_round_trip_and_errors)
 			       cs_pb_inc(0, 0x5c, 5), 0x1000, 2, 1, 0, 1,
 			       cs_pb_inc(6, 0x300, 1), 0x4 };
 	cr_assert(g_file_set_contents(pb, (const char *)w, sizeof(w), NULL));
-	char *out = NULL, *err = NULL;
-	const char *a1[] = { "disasm", pb, "--arch", "hopper", "--offset", "8", "--bind",
+	const char *a1[] = { pb, "--arch", "hopper", "--offset", "8", "--bind",
 			     "6=HOPPER_DMA_COPY_A", "--name", "cli", NULL };
-	cr_assert_eq(cli(a1, &out, &err), 0, "%s", err);
-	cr_assert(strstr(out, "  inc 4 LAUNCH_DMA 0x182"), "%s", out);
-	cr_assert(strstr(out, "  bind 6 0xc8b5"), "%s", out);
-	cr_assert(strstr(out, "  inc 6 LAUNCH_DMA 0x4"), "%s", out);
-	cr_assert(strstr(out, "SEM_EXECUTE: OPERATION=RELEASE"), "%s", out);
+	test_cli_out o = test_cli_run(NULL, "disasm", a1);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	cr_assert(strstr(o.out, "  inc 4 LAUNCH_DMA 0x182"), "%s", o.out);
+	cr_assert(strstr(o.out, "  bind 6 0xc8b5"), "%s", o.out);
+	cr_assert(strstr(o.out, "  inc 6 LAUNCH_DMA 0x4"), "%s", o.out);
+	cr_assert(strstr(o.out, "SEM_EXECUTE: OPERATION=RELEASE"), "%s", o.out);
 	/* the text runs: assemble it on a device and compare the bytes */
-	run r = execute_ok(out);
+	run r = execute_ok(o.out);
 	uint64_t va, size, fault;
 	cr_assert(cs_scenario_symbol(r.s, "cli", &va, &size));
 	cr_assert_eq(size, sizeof(w) - 8);
@@ -457,37 +437,36 @@ Test(cli, disasm_round_trip_and_errors)
 	cr_assert(cs_mem_read(cs_device_mem(r.dev), va, back, size, &fault));
 	cr_assert_eq(memcmp(back, (const uint8_t *)w + 8, size), 0);
 	done(&r);
-	g_free(out);
-	g_free(err);
+	test_cli_free(&o);
 	/* a reserved SEC_OP: exit 2, the byte offset in the file */
-	const char *a2[] = { "disasm", pb, "--arch", "ampere", NULL };
-	cr_assert_eq(cli(a2, &out, &err), 2);
+	const char *a2[] = { pb, "--arch", "ampere", NULL };
+	o = test_cli_run(NULL, "disasm", a2);
+	cr_assert_eq(o.status, 2);
 	char *want = g_strdup_printf("%s: byte 0x0: malformed pushbuffer header 0xdeadbeef: SEC_OP 6", pb);
-	cr_assert(strstr(err, want), "%s", err);
+	cr_assert(strstr(o.err, want), "%s", o.err);
 	g_free(want);
-	g_free(out);
-	g_free(err);
+	test_cli_free(&o);
 	/* a partial dword at the end of the slice */
-	const char *a3[] = { "disasm", pb, "--arch", "ampere", "--offset", "8", "--length", "10", NULL };
-	cr_assert_eq(cli(a3, &out, &err), 2);
-	cr_assert(strstr(err, "byte 0x10: trailing partial dword: 2 bytes"), "%s", err);
-	g_free(out);
-	g_free(err);
+	const char *a3[] = { pb, "--arch", "ampere", "--offset", "8", "--length", "10", NULL };
+	o = test_cli_run(NULL, "disasm", a3);
+	cr_assert_eq(o.status, 2);
+	cr_assert(strstr(o.err, "byte 0x10: trailing partial dword: 2 bytes"), "%s", o.err);
+	test_cli_free(&o);
 	/* usage errors */
-	const char *a4[] = { "disasm", pb, NULL };
-	cr_assert_eq(cli(a4, &out, &err), 2);
-	cr_assert(strstr(err, "--arch is needed"), "%s", err);
-	g_free(out);
-	g_free(err);
-	const char *a5[] = { "disasm", pb, "--arch", "hopper", "--bind", "9=0xcbc0", NULL };
-	cr_assert_eq(cli(a5, &out, &err), 2);
-	g_free(out);
-	g_free(err);
-	const char *a6[] = { "disasm", pb, "--arch", "hopper", "--offset", "100", NULL };
-	cr_assert_eq(cli(a6, &out, &err), 2);
-	cr_assert(strstr(err, "past the end of the file"), "%s", err);
-	g_free(out);
-	g_free(err);
+	const char *a4[] = { pb, NULL };
+	o = test_cli_run(NULL, "disasm", a4);
+	cr_assert_eq(o.status, 2);
+	cr_assert(strstr(o.err, "--arch is needed"), "%s", o.err);
+	test_cli_free(&o);
+	const char *a5[] = { pb, "--arch", "hopper", "--bind", "9=0xcbc0", NULL };
+	o = test_cli_run(NULL, "disasm", a5);
+	cr_assert_eq(o.status, 2);
+	test_cli_free(&o);
+	const char *a6[] = { pb, "--arch", "hopper", "--offset", "100", NULL };
+	o = test_cli_run(NULL, "disasm", a6);
+	cr_assert_eq(o.status, 2);
+	cr_assert(strstr(o.err, "past the end of the file"), "%s", o.err);
+	test_cli_free(&o);
 	remove(pb);
 	remove(tmp);
 	g_free(pb);

@@ -20,39 +20,22 @@
 #include "chainsim/device.h"
 #include "chainsim/mem.h"
 #include "chainsim/scenario.h"
+#include "cli.h"
 
-typedef struct cli_out {
-	int status;
-	char *out, *err;
-} cli_out;
-
-static cli_out chainsim(const char *const *args)
+/* chainsim ARGS from the source root, with 60 s to finish; a death by signal N
+ * is status 128 + N. */
+static test_cli_out chainsim(const char *const *args)
 {
-	char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
-	GPtrArray *argv = g_ptr_array_new();
-	g_ptr_array_add(argv, (gpointer) "timeout");
-	g_ptr_array_add(argv, (gpointer) "60");
-	g_ptr_array_add(argv, exe);
-	for (const char *const *a = args; *a; a++)
-		g_ptr_array_add(argv, (gpointer)*a);
-	g_ptr_array_add(argv, NULL);
-	cli_out o = { 0 };
-	int ws = 0;
-	cr_assert(g_spawn_sync(getenv("CHAINSIM_SOURCE_ROOT"), (char **)argv->pdata, NULL,
-			       G_SPAWN_SEARCH_PATH, NULL, NULL, &o.out, &o.err, &ws, NULL));
-	o.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-	g_ptr_array_free(argv, TRUE);
-	g_free(exe);
-	return o;
+	static const test_cli_opts opts = { .timeout_s = 60, .any_exit = true };
+	return test_cli_run_opts(getenv("CHAINSIM_SOURCE_ROOT"), &opts, NULL, args);
 }
 
 static void expect_refused(const char *const *args, const char *want)
 {
-	cli_out o = chainsim(args);
+	test_cli_out o = chainsim(args);
 	cr_expect_eq(o.status, 2, "%s %s: exit %d\n%s%s", args[0], args[1], o.status, o.out, o.err);
 	cr_expect(strstr(o.err, want), "%s %s: '%s' not in: %s", args[0], args[1], want, o.err);
-	g_free(o.out);
-	g_free(o.err);
+	test_cli_free(&o);
 }
 
 static char *tmp_file(const char *name, const char *text, gssize len)
@@ -181,11 +164,10 @@ Test(inputs, scenario_readers_refuse_devices_folders_and_big_files, .timeout = 3
 		       "/dev/zero: the pushbuffer bytes: a character device");
 	/* the results of diff --hw-results too: a FIFO is refused, not waited on */
 	char *cap = g_strdup_printf("%s/inputs-%d.cap", g_get_tmp_dir(), (int)getpid());
-	cli_out e = chainsim((const char *const[]){
-		"export", "tests/conformance/complete-hopper-pcas.chain", "-o", cap, NULL });
+	test_cli_out e = chainsim((const char *const[]){
+		     "export", "tests/conformance/complete-hopper-pcas.chain", "-o", cap, NULL });
 	cr_assert_eq(e.status, 0, "%s", e.err);
-	g_free(e.out);
-	g_free(e.err);
+	test_cli_free(&e);
 	char *rfifo = g_strdup_printf("%s/inputs-%d-results.fifo", g_get_tmp_dir(), (int)getpid());
 	cr_assert(mkfifo(rfifo, 0600) == 0);
 	expect_refused((const char *const[]){ "diff", "--hw-results", rfifo, cap, NULL },
@@ -195,10 +177,9 @@ Test(inputs, scenario_readers_refuse_devices_folders_and_big_files, .timeout = 3
 	g_free(rfifo);
 	g_free(cap);
 	/* conform's cases go through the same reader */
-	cli_out o = chainsim((const char *const[]){ "conform", "/dev/zero", NULL });
+	test_cli_out o = chainsim((const char *const[]){ "conform", "/dev/zero", NULL });
 	cr_expect_eq(o.status, 2, "%s", o.err);
-	g_free(o.out);
-	g_free(o.err);
+	test_cli_free(&o);
 }
 
 #ifdef CS_HAVE_GSP /* tests/meson.build names it when it is left out */
@@ -262,14 +243,13 @@ Test(bounds, two_hundred_thousand_allocs_in_seconds, .timeout = 300)
 	cr_assert(g_file_set_contents(path, s->str, (gssize)s->len, NULL));
 	g_string_free(s, TRUE);
 	gint64 t0 = g_get_monotonic_time();
-	cli_out o = chainsim((const char *const[]){ "run", path, NULL });
+	test_cli_out o = chainsim((const char *const[]){ "run", path, NULL });
 	double took = (double)(g_get_monotonic_time() - t0) / 1e6;
 	g_unlink(path);
 	g_free(path);
 	cr_expect_eq(o.status, 0, "%s%s", o.out, o.err);
 	cr_expect(took < 20, "200,000 allocations took %.1f s", took);
-	g_free(o.out);
-	g_free(o.err);
+	test_cli_free(&o);
 }
 
 /* A scenario of host releases, submitted `rounds` times 1000 entries of 100
@@ -296,13 +276,12 @@ Test(bounds, the_trace_is_bounded_and_its_stop_is_no_verdict, .timeout = 300)
 {
 	GString *s = release_storm(12);
 	char *path = tmp_file("storm.chain", s->str, (gssize)s->len);
-	cli_out o = chainsim((const char *const[]){ "run", path, NULL });
+	test_cli_out o = chainsim((const char *const[]){ "run", path, NULL });
 	cr_expect_eq(o.status, 2, "%s%s", o.out, o.err);
 	cr_expect(strstr(o.err, ": trace: the trace reached its limit of 1048576 records; the run "
 				"stopped without a verdict"), "%s", o.err);
 	cr_expect(!strstr(o.out, "expectations:"), "no verdict is printed: %s", o.out);
-	g_free(o.out);
-	g_free(o.err);
+	test_cli_free(&o);
 	g_unlink(path);
 	g_free(path);
 
@@ -389,13 +368,12 @@ Test(messages, a_bad_ptx_file_is_located_even_without_a_launch)
 	char *scn = g_strdup_printf("arch hopper\nmodule m %s ptx=%s\nalloc s 16\n"
 				    "expect stage 1 not-fired\n", cubin, ptx);
 	char *path = tmp_file("badptx.chain", scn, -1);
-	cli_out o = chainsim((const char *const[]){ "run", path, NULL });
+	test_cli_out o = chainsim((const char *const[]){ "run", path, NULL });
 	cr_expect_eq(o.status, 2, "%s%s", o.out, o.err);
 	char *want = g_strdup_printf("ptx: %s:20:2: ", ptx);
 	cr_expect(strstr(o.err, want), "'%s' not in %s", want, o.err);
 	g_free(want);
-	g_free(o.out);
-	g_free(o.err);
+	test_cli_free(&o);
 	g_unlink(path);
 	g_unlink(ptx);
 	g_free(path);
@@ -416,12 +394,11 @@ Test(messages, a_disasm_name_that_would_not_read_back_is_refused)
 		expect_refused((const char *const[]){ "disasm", bin, "--arch", "hopper", "--name",
 						      bad[i], NULL },
 			       "would not read back");
-	cli_out o = chainsim((const char *const[]){ "disasm", bin, "--arch", "hopper", "--name",
-						    "ring_0", NULL });
+	test_cli_out o = chainsim((const char *const[]){ "disasm", bin, "--arch", "hopper", "--name",
+						         "ring_0", NULL });
 	cr_expect_eq(o.status, 0, "%s", o.err);
 	cr_expect(strstr(o.out, "push ring_0\n"), "%s", o.out);
-	g_free(o.out);
-	g_free(o.err);
+	test_cli_free(&o);
 	g_unlink(bin);
 	g_free(bin);
 }
@@ -447,8 +424,8 @@ Test(bounds, the_same_input_gives_byte_equal_json_and_trace, .timeout = 300)
 			for (int r = 0; r < 2; r++) {
 				char *t = g_strdup_printf("%s/inputs-%d-trace-%d.json", g_get_tmp_dir(),
 							  (int)getpid(), r);
-				cli_out o = chainsim((const char *const[]){ "run", "--json", "--trace", t,
-									    path, NULL });
+				test_cli_out o = chainsim((const char *const[]){ "run", "--json", "--trace", t,
+									         path, NULL });
 				json[r] = o.out;
 				g_free(o.err);
 				cr_assert(g_file_get_contents(t, &trace[r], &tlen[r], NULL), "%s", path);

@@ -8,9 +8,10 @@
  * a .chain file shown that way must run to its own expectations. */
 #include <criterion/criterion.h>
 #include <glib.h>
-#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cli.h"
 
 typedef struct block {
 	char *command;  /* the text after "$ " */
@@ -72,34 +73,15 @@ static GPtrArray *readme_blocks(void)
 	return blocks;
 }
 
-typedef struct run_result {
-	int status;
-	char *out, *err;
-} run_result;
-
-static run_result run_in_root(char **argv)
-{
-	run_result r = { 0 };
-	int ws = 0;
-	GError *err = NULL;
-	cr_assert(g_spawn_sync(source_root(), argv, NULL, 0, NULL, NULL, &r.out, &r.err, &ws, &err),
-		  "cannot run %s: %s", argv[0], err ? err->message : "?");
-	cr_assert(WIFEXITED(ws), "%s did not exit normally", argv[0]);
-	r.status = WEXITSTATUS(ws);
-	return r;
-}
-
 /* Run `build/tools/chainsim ARGS` with the built binary. */
-static run_result run_chainsim(const char *command, unsigned line)
+static test_cli_out run_chainsim(const char *command, unsigned line)
 {
 	char **argv = NULL;
 	GError *err = NULL;
 	cr_assert(g_shell_parse_argv(command, NULL, &argv, &err), "README.md:%u: '%s': %s", line,
 		  command, err ? err->message : "?");
 	cr_assert_str_eq(argv[0], "build/tools/chainsim", "README.md:%u", line);
-	g_free(argv[0]);
-	argv[0] = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
-	run_result r = run_in_root(argv);
+	test_cli_out r = test_cli_run_opts(source_root(), NULL, NULL, (const char *const *)argv + 1);
 	g_strfreev(argv);
 	return r;
 }
@@ -122,7 +104,7 @@ static bool opens_part(const char *l)
 
 static void check_chainsim_block(const block *b)
 {
-	run_result r = run_chainsim(b->command, b->line);
+	test_cli_out r = run_chainsim(b->command, b->line);
 	cr_expect(r.status == 0 || r.status == 1,
 		  "README.md:%u: `%s` exited %d (it must judge the chain: 0 or 1)\nstderr: %s",
 		  b->line, b->command, r.status, r.err);
@@ -154,8 +136,7 @@ static void check_chainsim_block(const block *b)
 	}
 	cr_expect_gt(verdicts, 0, "README.md:%u: the block shows no verdict line", b->line);
 	g_strfreev(out);
-	g_free(r.out);
-	g_free(r.err);
+	test_cli_free(&r);
 }
 
 static void check_cat_block(const block *b)
@@ -173,11 +154,10 @@ static void check_cat_block(const block *b)
 	if (g_str_has_suffix(file, ".chain")) {
 		/* the example runs from the repository root to its own expectations */
 		char *cmd = g_strdup_printf("build/tools/chainsim run %s", file);
-		run_result r = run_chainsim(cmd, b->line);
+		test_cli_out r = run_chainsim(cmd, b->line);
 		cr_expect_eq(r.status, 0, "README.md:%u: %s does not complete:\n%s%s", b->line, file,
 			     r.out, r.err);
-		g_free(r.out);
-		g_free(r.err);
+		test_cli_free(&r);
 		g_free(cmd);
 	}
 	g_string_free(shown, TRUE);

@@ -7,13 +7,13 @@
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "chainsim/file.h"
 #include "chainsim/reduce.h"
 #include "chainsim/report.h"
 #include "chainsim/scenario.h"
+#include "cli.h"
 
 #include "reduce_stream.h"
 
@@ -240,58 +240,26 @@ Test(reduce, goals_parse_or_name_the_bad_word)
 
 /* ---- the command ------------------------------------------------------------- */
 
-typedef struct cli_out {
-	int status;
-	char *out, *err;
-} cli_out;
-
-/* chainsim with args, or args[0] itself when it is an absolute path. */
-static cli_out reduce_cli(const char *cwd, const char *const *args)
-{
-	char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
-	GPtrArray *argv = g_ptr_array_new();
-	if (args[0][0] != '/')
-		g_ptr_array_add(argv, exe);
-	for (const char *const *a = args; *a; a++)
-		g_ptr_array_add(argv, (gpointer)*a);
-	g_ptr_array_add(argv, NULL);
-	cli_out o = { 0 };
-	int ws = 0;
-	cr_assert(g_spawn_sync(cwd, (char **)argv->pdata, NULL, 0, NULL, NULL, &o.out, &o.err, &ws,
-			       NULL));
-	cr_assert(WIFEXITED(ws), "chainsim did not exit normally");
-	o.status = WEXITSTATUS(ws);
-	g_ptr_array_free(argv, TRUE);
-	g_free(exe);
-	return o;
-}
-
-static void cli_free(cli_out *o)
-{
-	g_free(o->out);
-	g_free(o->err);
-}
-
 Test(reduce_cli, output_in_another_directory_runs_as_is)
 {
 	char *tmp = g_dir_make_tmp("reduce-XXXXXX", NULL);
 	cr_assert_not_null(tmp);
 	char *out = g_build_filename(tmp, "min.chain", NULL);
 	char *good = case_path("schedule-good.chain"), *bad = case_path("schedule-dropped.chain");
-	cli_out o = reduce_cli(source_root(),
-			       (const char *const[]){ "reduce", "--between", good, bad, "-o", out, NULL });
+	test_cli_out o = test_cli_run(source_root(), "reduce",
+				      (const char *const[]){ "--between", good, bad, "-o", out, NULL });
 	cr_expect_eq(o.status, 0, "%s", o.err);
 	cr_expect(strstr(o.err, "1 of "), "%s", o.err);
 	cr_expect(strstr(o.err, "schedule-good.chain:20: - inc 1 SEND_SIGNALING_PCAS2_B 9"), "%s",
 		  o.err);
 	cr_expect_not(strchr(o.err, '\r'), "a progress line on a pipe: %s", o.err);
 	cr_expect_eq(o.out[0], 0, "stdout is not empty with -o: %s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 	/* run from the output's directory: the module path was rewritten for it */
-	o = reduce_cli(tmp, (const char *const[]){ "run", "min.chain", NULL });
+	o = test_cli_run(tmp, "run", (const char *const[]){ "min.chain", NULL });
 	cr_expect_eq(o.status, 0, "the reduced scenario does not hold: %s\n%s", o.out, o.err);
 	cr_expect(strstr(o.out, "break at stage 7 (qmd-read) [no-schedule]"), "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 	g_remove(out);
 	g_rmdir(tmp);
 	g_free(out);
@@ -316,16 +284,16 @@ static void moved_paths_run(const char *good_name, const char *wait_line, const 
 	cr_assert_not_null(parts[1], "%s has no '%s'", good_name, wait_line);
 	char *bad_text = g_strjoin(bad_wait, parts[0], parts[1], NULL);
 	cr_assert(g_file_set_contents(bad, bad_text, -1, NULL));
-	cli_out o = reduce_cli(source_root(),
-			       (const char *const[]){ "reduce", "--between", good, bad, "-o", out, NULL });
+	test_cli_out o = test_cli_run(source_root(), "reduce",
+				      (const char *const[]){ "--between", good, bad, "-o", out, NULL });
 	cr_expect_eq(o.status, 0, "%s", o.err);
-	cli_free(&o);
+	test_cli_free(&o);
 	char *min = NULL;
 	cr_assert(g_file_get_contents(out, &min, NULL, NULL));
 	cr_expect(strstr(min, kept), "'%s' is not in:\n%s", kept, min);
-	o = reduce_cli(tmp, (const char *const[]){ "run", "min.chain", NULL });
+	o = test_cli_run(tmp, "run", (const char *const[]){ "min.chain", NULL });
 	cr_expect_eq(o.status, 0, "%s\n%s\n%s", min, o.out, o.err);
-	cli_free(&o);
+	test_cli_free(&o);
 	g_remove(out);
 	g_remove(bad);
 	g_rmdir(tmp);
@@ -350,8 +318,8 @@ Test(reduce_cli, module_ptx_and_load_paths_resolve_from_the_output)
 Test(reduce_cli, until_reduces_to_stdout_and_the_result_runs)
 {
 	char *bad = case_path("schedule-dropped.chain");
-	cli_out o = reduce_cli(source_root(),
-			       (const char *const[]){ "reduce", bad, "--until", "break 7", NULL });
+	test_cli_out o = test_cli_run(source_root(), "reduce",
+				      (const char *const[]){ bad, "--until", "break 7", NULL });
 	cr_expect_eq(o.status, 0, "%s", o.err);
 	cr_expect(strstr(o.out, "  inc 1 SEND_PCAS_A Q>>8\n"), "%s", o.out);
 	cr_expect_not(strstr(o.out, "NOP"), "%s", o.out);
@@ -362,7 +330,7 @@ Test(reduce_cli, until_reduces_to_stdout_and_the_result_runs)
 	char *dir = case_path("");
 	cr_expect_eq(run_text(o.out, dir, &cause, &held), CS_STAGE_QMD_READ);
 	cr_expect(held);
-	cli_free(&o);
+	test_cli_free(&o);
 	g_free(dir);
 	g_free(bad);
 }
@@ -376,12 +344,13 @@ Test(reduce_cli, a_progress_line_on_a_terminal)
 	char *tmp = g_dir_make_tmp("reduce-XXXXXX", NULL);
 	char *out = g_build_filename(tmp, "min.chain", NULL);
 	char *cmd = g_strdup_printf("'%s' reduce '%s' --until 'break 7' -o '%s'", exe, bad, out);
-	cli_out o = reduce_cli(source_root(),
-			       (const char *const[]){ "/usr/bin/script", "-qec", cmd, "/dev/null", NULL });
+	const test_cli_opts script = { .program = "/usr/bin/script" };
+	test_cli_out o = test_cli_run_opts(source_root(), &script, NULL,
+					   (const char *const[]){ "-qec", cmd, "/dev/null", NULL });
 	cr_expect_eq(o.status, 0, "%s%s", o.out, o.err);
 	cr_expect(strstr(o.out, "\rreduce: 1 runs, "), "no progress line: %s", o.out);
 	cr_expect(strstr(o.out, "lines kept"), "%s", o.out);
-	cli_free(&o);
+	test_cli_free(&o);
 	g_remove(out);
 	g_rmdir(tmp);
 	g_free(cmd);
@@ -395,36 +364,36 @@ Test(reduce_cli, exit_statuses)
 {
 	char *good = case_path("schedule-good.chain"), *bad = case_path("schedule-dropped.chain");
 	/* the input does not have the property: 1, nothing written */
-	cli_out o = reduce_cli(source_root(),
-			       (const char *const[]){ "reduce", good, "--until", "break 5", NULL });
+	test_cli_out o = test_cli_run(source_root(), "reduce",
+				      (const char *const[]){ good, "--until", "break 5", NULL });
 	cr_expect_eq(o.status, 1, "%s", o.err);
 	cr_expect_eq(o.out[0], 0);
-	cli_free(&o);
-	o = reduce_cli(source_root(), (const char *const[]){ "reduce", "--between", bad, good, NULL });
+	test_cli_free(&o);
+	o = test_cli_run(source_root(), "reduce", (const char *const[]){ "--between", bad, good, NULL });
 	cr_expect_eq(o.status, 1, "%s", o.err);
 	cr_expect(strstr(o.err, "does not break"), "%s", o.err);
-	cli_free(&o);
+	test_cli_free(&o);
 	/* bad input and usage: 2, with what is wrong */
-	o = reduce_cli(source_root(), (const char *const[]){ "reduce", good, "--until", "brake 5",
-							     NULL });
+	o = test_cli_run(source_root(), "reduce", (const char *const[]){ good, "--until", "brake 5",
+									 NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, "'brake'"), "%s", o.err);
-	cli_free(&o);
-	o = reduce_cli(source_root(), (const char *const[]){ "reduce", good, NULL });
+	test_cli_free(&o);
+	o = test_cli_run(source_root(), "reduce", (const char *const[]){ good, NULL });
 	cr_expect_eq(o.status, 2);
-	cli_free(&o);
-	o = reduce_cli(source_root(), (const char *const[]){ "reduce", "no-such.chain", "--until",
-							     "break 5", NULL });
+	test_cli_free(&o);
+	o = test_cli_run(source_root(), "reduce", (const char *const[]){ "no-such.chain", "--until",
+									 "break 5", NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, "no-such.chain"), "%s", o.err);
-	cli_free(&o);
+	test_cli_free(&o);
 	char *malformed = g_build_filename(source_root(), "tests", "scenario", "malformed",
 					   "data_100th_value_bad.chain", NULL);
-	o = reduce_cli(source_root(), (const char *const[]){ "reduce", malformed, "--until",
-							     "break 5", NULL });
+	o = test_cli_run(source_root(), "reduce", (const char *const[]){ malformed, "--until",
+									 "break 5", NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, "data_100th_value_bad.chain:4:300:"), "%s", o.err);
-	cli_free(&o);
+	test_cli_free(&o);
 	g_free(malformed);
 	/* one that parses but stops on an error while it runs: 2, located */
 	char *tmp = NULL;
@@ -433,11 +402,11 @@ Test(reduce_cli, exit_statuses)
 	static const char text[] = "arch hopper\nalloc a 16\nfill a 32 0\n";
 	cr_assert_eq(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
 	close(fd);
-	o = reduce_cli(source_root(), (const char *const[]){ "reduce", tmp, "--until", "break 1",
-							     NULL });
+	o = test_cli_run(source_root(), "reduce", (const char *const[]){ tmp, "--until", "break 1",
+									 NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, ":3:8: 32 bytes at"), "%s", o.err);
-	cli_free(&o);
+	test_cli_free(&o);
 	g_remove(tmp);
 	g_free(tmp);
 	g_free(good);
