@@ -401,7 +401,7 @@ static fe_exec semaphored(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 
 /* addr with the part a semaphore address method carries replaced by data's,
  * by the class table's field (its width differs per host class). */
-static uint64_t addr_latch(const cs_method_desc *md, uint64_t addr, uint32_t data)
+static inline uint64_t addr_latch(const cs_method_desc *md, uint64_t addr, uint32_t data)
 {
 	return cs_field_addr_merge(cs_method_addr_field(md), addr, data);
 }

@@ -44,8 +44,12 @@ enum {
 #define GR_ADDR_PUT(fs, name, addr) GR_PUT(fs, name, (uint64_t)(addr) >> GR_F_##fs##_##name##_SHIFT)
 #define GR_ADDR_GET(fs, name, data) ((uint64_t)GR_GET(fs, name, data) << GR_F_##fs##_##name##_SHIFT)
 
-/* The field of a layout by id; NULL when the version lacks it (gr/qmd.c). */
-const cs_qmd_field *gr_qmd_f(const cs_qmd_layout *l, gr_qf id);
+/* The field of a layout by id; NULL when the version lacks it. */
+static inline const cs_qmd_field *gr_qmd_f(const cs_qmd_layout *l, gr_qf id)
+{
+	unsigned row = (unsigned)id < GR_QF_COUNT ? l->row_of_id[id] : 0;
+	return row ? &l->fields[row - 1] : NULL;
+}
 
 /* The address bits a method's data carries, read through the class table's
  * address field (upper widths differ per class); 0 when it carries none. */

@@ -74,11 +74,11 @@ _Static_assert(NELEM(v03_fields) < 255 && NELEM(v04_fields) < 255 && NELEM(v05_f
 
 static const cs_qmd_layout qmd_layouts[] = {
 	{ 3, 0, "V03_00", 256, "NVIDIA/open-gpu-doc classes/compute/clc6c0qmd.h (QMDV03_00)",
-	  v03_fields, NELEM(v03_fields) },
+	  v03_fields, NELEM(v03_fields), v03_by_id },
 	{ 4, 0, "V04_00", 384, "NVIDIA/open-gpu-doc classes/compute/clcbc0qmd.h (QMDV04_00)",
-	  v04_fields, NELEM(v04_fields) },
+	  v04_fields, NELEM(v04_fields), v04_by_id },
 	{ 5, 0, "V05_00", 384, "NVIDIA/open-gpu-doc classes/compute/clcdc0qmd.h (QMDV05_00)",
-	  v05_fields, NELEM(v05_fields) },
+	  v05_fields, NELEM(v05_fields), v05_by_id },
 };
 
 unsigned cs_qmd_addr_fields(const cs_qmd_layout *l, const cs_qmd_field **out, unsigned max)
@@ -92,18 +92,6 @@ unsigned cs_qmd_addr_fields(const cs_qmd_layout *l, const cs_qmd_field **out, un
 		n++;
 	}
 	return n;
-}
-
-/* qmd_layouts[i]'s rows by id */
-static const uint8_t *const qmd_by_id[] = { v03_by_id, v04_by_id, v05_by_id };
-_Static_assert(NELEM(qmd_by_id) == NELEM(qmd_layouts), "one id map per layout");
-
-const cs_qmd_field *gr_qmd_f(const cs_qmd_layout *l, gr_qf id)
-{
-	size_t i = (size_t)(l - qmd_layouts);
-	if (i >= NELEM(qmd_layouts) || (unsigned)id >= GR_QF_COUNT || !qmd_by_id[i][id])
-		return NULL;
-	return &l->fields[qmd_by_id[i][id] - 1];
 }
 
 const cs_qmd_layout *cs_qmd_layout_of(unsigned major)

@@ -153,6 +153,7 @@ typedef struct cs_qmd_layout {
 	const char *source;/* the public header the table was written from */
 	const cs_qmd_field *fields;
 	unsigned nfields;
+	const uint8_t *row_of_id; /* gr's own: its field ids' rows + 1, 0 when absent */
 } cs_qmd_layout;
 
 /* The layout of QMD major version 3, 4 or 5; NULL otherwise. */

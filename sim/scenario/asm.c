@@ -972,8 +972,7 @@ static bool asm_semaphore(scn_exec *x, const scn_pline *pl)
 				   "value 0x%llx does not fit 32 bits; add u64 for a 64-bit semaphore",
 				   (unsigned long long)v);
 	/* SEM_ADDR_LO/HI by the host class's fields: the upper part's width is the class's */
-	const cs_class_desc *host = cs_fe_host_class(x->ai->host_class);
-	unsigned bits = cs_class_addr_bits(host, "SEM_ADDR");
+	unsigned bits = x->sem_addr_bits;
 	if ((addr & 3) || addr >> bits)
 		return scn_fail_at(x, pl->sem_addr->loc,
 				   "semaphore address 0x%llx does not fit SEM_ADDR_LO/HI of %04X "
@@ -981,10 +980,8 @@ static bool asm_semaphore(scn_exec *x, const scn_pline *pl)
 				   (unsigned long long)addr, x->ai->host_class, bits);
 	bool rel = pl->kind == SCN_PL_RELEASE;
 	emit(x, cs_pb_inc(0, CS_FE_M_SEM_ADDR_LO, 5));
-	const cs_field_desc *lo = cs_class_addr_field(host, "SEM_ADDR", CS_FE_M_SEM_ADDR_LO);
-	const cs_field_desc *hi = cs_class_addr_field(host, "SEM_ADDR", CS_FE_M_SEM_ADDR_HI);
-	emit(x, cs_field_addr_put(lo, 0, addr));
-	emit(x, cs_field_addr_put(hi, 0, addr));
+	emit(x, cs_field_addr_put(x->sem_addr_lo, 0, addr));
+	emit(x, cs_field_addr_put(x->sem_addr_hi, 0, addr));
 	emit(x, CS_FE_PUT(sem_payload, PAYLOAD, v));
 	emit(x, CS_FE_PUT(sem_payload, PAYLOAD, v >> 32)); /* the payload's upper half */
 	emit(x, cs_fe_sem_execute(rel ? CS_FE_SEM_RELEASE : CS_FE_SEM_ACQUIRE, pl->sem64, false,
@@ -1193,6 +1190,10 @@ void scn_exec_begin(scn_exec *x, cs_scenario *s, const cs_arch_info *ai, cs_mem 
 	x->ai = ai;
 	x->d = d;
 	cs_binding_init(&x->bind, ai->arch);
+	const cs_class_desc *host = cs_fe_host_class(ai->host_class);
+	x->sem_addr_lo = cs_class_addr_field(host, "SEM_ADDR", CS_FE_M_SEM_ADDR_LO);
+	x->sem_addr_hi = cs_class_addr_field(host, "SEM_ADDR", CS_FE_M_SEM_ADDR_HI);
+	x->sem_addr_bits = cs_class_addr_bits(host, "SEM_ADDR");
 }
 
 bool scn_assemble(cs_scenario *s, cs_mem *mem, cs_diag *d)

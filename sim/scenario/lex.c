@@ -41,23 +41,6 @@ bool scn_lx_line(scn_lx *l, const char *text, size_t len, size_t *pos)
 	return true;
 }
 
-void scn_lx_skip(scn_lx *l)
-{
-	while (l->pos < l->len && (l->line[l->pos] == ' ' || l->line[l->pos] == '\t'))
-		l->pos++;
-}
-
-bool scn_lx_end(scn_lx *l)
-{
-	scn_lx_skip(l);
-	return l->pos >= l->len;
-}
-
-uint32_t scn_lx_col(const scn_lx *l)
-{
-	return (uint32_t)l->pos + 1;
-}
-
 bool scn_lx_fail_at(scn_lx *l, size_t pos, const char *fmt, ...)
 {
 	char msg[CS_DIAG_MSG_MAX];
@@ -67,31 +50,6 @@ bool scn_lx_fail_at(scn_lx *l, size_t pos, const char *fmt, ...)
 	va_end(ap);
 	cs_diag_at_text(l->d, CS_ERR_INPUT, l->s->name, l->lineno, (uint32_t)pos + 1, "%s", msg);
 	return false;
-}
-
-size_t scn_lx_peek_word(scn_lx *l, const char **w)
-{
-	scn_lx_skip(l);
-	size_t p = l->pos;
-	while (p < l->len && l->line[p] != ' ' && l->line[p] != '\t')
-		p++;
-	*w = l->line + l->pos;
-	return p - l->pos;
-}
-
-bool scn_word_is(const char *w, size_t n, const char *lit)
-{
-	return strlen(lit) == n && memcmp(w, lit, n) == 0;
-}
-
-bool scn_ident_start(char c)
-{
-	return isalpha((unsigned char)c) || c == '_';
-}
-
-bool scn_ident_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '_';
 }
 
 char *scn_lx_ident(scn_lx *l, const char *what)

@@ -7,6 +7,9 @@
 #ifndef CHAINSIM_SIM_SCENARIO_LEX_H
 #define CHAINSIM_SIM_SCENARIO_LEX_H
 
+#include <ctype.h>
+#include <string.h>
+
 #include "scn.h"
 
 /* A cursor over one line of a scenario. */
@@ -23,16 +26,52 @@ typedef struct scn_lx {
  * past it; false (l->d set) on a NUL byte in the line. */
 bool scn_lx_line(scn_lx *l, const char *text, size_t len, size_t *pos);
 
-void scn_lx_skip(scn_lx *l);
+/* The small helpers every parse of a line calls, inline here. */
+static inline void scn_lx_skip(scn_lx *l)
+{
+	while (l->pos < l->len && (l->line[l->pos] == ' ' || l->line[l->pos] == '\t'))
+		l->pos++;
+}
+
 /* Whether only whitespace is left (skipping it). */
-bool scn_lx_end(scn_lx *l);
-uint32_t scn_lx_col(const scn_lx *l);
-bool scn_lx_fail_at(scn_lx *l, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static inline bool scn_lx_end(scn_lx *l)
+{
+	scn_lx_skip(l);
+	return l->pos >= l->len;
+}
+
+static inline uint32_t scn_lx_col(const scn_lx *l)
+{
+	return (uint32_t)l->pos + 1;
+}
+
 /* The next whitespace-separated word, without consuming it. */
-size_t scn_lx_peek_word(scn_lx *l, const char **w);
-bool scn_word_is(const char *w, size_t n, const char *lit);
-bool scn_ident_start(char c);
-bool scn_ident_char(char c);
+static inline size_t scn_lx_peek_word(scn_lx *l, const char **w)
+{
+	scn_lx_skip(l);
+	size_t p = l->pos;
+	while (p < l->len && l->line[p] != ' ' && l->line[p] != '\t')
+		p++;
+	*w = l->line + l->pos;
+	return p - l->pos;
+}
+
+static inline bool scn_word_is(const char *w, size_t n, const char *lit)
+{
+	return strlen(lit) == n && memcmp(w, lit, n) == 0;
+}
+
+static inline bool scn_ident_start(char c)
+{
+	return isalpha((unsigned char)c) || c == '_';
+}
+
+static inline bool scn_ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+bool scn_lx_fail_at(scn_lx *l, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A plain identifier (no dots): a name being defined, a key. */
 char *scn_lx_ident(scn_lx *l, const char *what);
 /* Something other than whitespace or the end follows a complete item. */

@@ -279,6 +279,10 @@ typedef struct scn_exec {
 	cs_scenario *s;
 	cs_mem *mem;
 	const cs_arch_info *ai;
+	/* the arch's host class's SEM_ADDR_LO/HI fields and the address bits they
+	 * hold, looked up once (release/acquire lines use them) */
+	const cs_field_desc *sem_addr_lo, *sem_addr_hi;
+	unsigned sem_addr_bits;
 	uint32_t channel;
 	cs_binding bind;  /* the assembler's view, across pushbuffers in file order */
 	GArray *pb;       /* dwords of the push being assembled */

@@ -211,14 +211,14 @@ int main(void)
 		uint64_t args[] = { va, vb, vc, N };
 		cs_grid_result out;
 		double sim = 1e30, nat = 1e30;
-		/* best of 10: one run is about 10 ms, which one interrupt can spoil */
+		/* best of 10 each: one run is about 10 ms, which one interrupt can
+		 * spoil; interleaved, so that a core slowed for a while (a busy
+		 * neighbour on a virtual machine) slows both alike */
 		for (int r = 0; r < 10; r++) {
 			double t0 = now_s();
 			rc |= run(pm, "matmul", &bus, 1, N / 16, N / 16, 16, 16, args, 4, &out);
 			double t1 = now_s();
 			sim = t1 - t0 < sim ? t1 - t0 : sim;
-		}
-		for (int r = 0; r < 10; r++) {
 			double n0 = now_s();
 			matmul_native(A, B, C, N);
 			__asm__ volatile("" : : "r"(C) : "memory");
