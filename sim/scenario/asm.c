@@ -24,8 +24,8 @@
 #include "scn.h"
 
 bool scn_fail_at(scn_exec *x, scn_loc loc, const char *fmt, ...)
-		 {
-		 char msg[CS_DIAG_MSG_MAX];
+{
+	char msg[CS_DIAG_MSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);

@@ -118,6 +118,24 @@ bool scn_lx_done(scn_lx *l)
 	return true;
 }
 
+bool scn_lx_indexed_name(scn_lx *l, size_t at, size_t *end)
+{
+	size_t p = at;
+	while (p < l->len && scn_ident_char(l->line[p]))
+		p++;
+	if (p < l->len && l->line[p] == '(') {
+		size_t q = p + 1;
+		while (q < l->len && isdigit((unsigned char)l->line[q]))
+			q++;
+		if (q == p + 1 || q >= l->len || l->line[q] != ')')
+			return scn_lx_fail_at(l, q, "expected an index and ')' in %.*s(i)",
+					      (int)(p - at), l->line + at);
+		p = q + 1;
+	}
+	*end = p;
+	return true;
+}
+
 bool scn_lx_key(scn_lx *l, scn_kv *out)
 {
 	scn_lx_skip(l);
@@ -125,18 +143,9 @@ bool scn_lx_key(scn_lx *l, scn_kv *out)
 	out->key_pos = p;
 	if (p >= l->len || !scn_ident_start(l->line[p]))
 		return scn_lx_fail_at(l, p, "expected key=value");
-	while (p < l->len && scn_ident_char(l->line[p]))
-		p++;
 	/* raw QMD field names may carry an index: NAME(i) */
-	if (p < l->len && l->line[p] == '(') {
-		size_t q = p + 1;
-		while (q < l->len && isdigit((unsigned char)l->line[q]))
-			q++;
-		if (q == p + 1 || q >= l->len || l->line[q] != ')')
-			return scn_lx_fail_at(l, q, "expected an index and ')' in %.*s(i)",
-					      (int)(p - l->pos), l->line + l->pos);
-		p = q + 1;
-	}
+	if (!scn_lx_indexed_name(l, l->pos, &p))
+		return false;
 	if (p >= l->len || l->line[p] != '=')
 		return scn_lx_fail_at(l, p, "expected '=' after '%.*s'", (int)(p - l->pos),
 				      l->line + l->pos);

@@ -79,6 +79,9 @@ bool scn_lx_need_sep(scn_lx *l, const char *after);
 scn_expr *scn_lx_expr(scn_lx *l, const char *what);
 /* An expression that must end at whitespace or the end of the line. */
 scn_expr *scn_lx_expr_word(scn_lx *l, const char *what);
+/* The name starting at `at` (its first character checked by the caller) and an
+ * optional index NAME(i): *end just past it; false (located) on a bad index. */
+bool scn_lx_indexed_name(scn_lx *l, size_t at, size_t *end);
 /* Consume the word `word` when it comes next; true when it did. */
 bool scn_lx_accept(scn_lx *l, const char *word);
 /* Nothing but whitespace is left on the line. */

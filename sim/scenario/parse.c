@@ -244,17 +244,8 @@ static bool parse_method(scn_lx *l, scn_pline *pl)
 		if (!scn_number_parse(l->line, l->len, &p, &v, &why))
 			return scn_lx_fail_at(l, p, "%s", why);
 	} else if (scn_ident_start(l->line[p])) {
-		while (p < l->len && scn_ident_char(l->line[p]))
-			p++;
-		if (p < l->len && l->line[p] == '(') {
-			size_t q = p + 1;
-			while (q < l->len && isdigit((unsigned char)l->line[q]))
-				q++;
-			if (q == p + 1 || q >= l->len || l->line[q] != ')')
-				return scn_lx_fail_at(l, q, "expected an index and ')' in %.*s(i)",
-						      (int)(p - at), l->line + at);
-			p = q + 1;
-		}
+		if (!scn_lx_indexed_name(l, at, &p))
+			return false;
 	} else {
 		return scn_lx_fail_at(l, at, "expected a method (a name or a byte offset)");
 	}

@@ -336,10 +336,11 @@ typedef struct scan_allow {
 	unsigned seen;
 } scan_allow;
 
-/* Every line of the .c and .h files under rel that matches re must be in
- * allow; *files counts the files read. */
-static void scan_sources(const char *root, const char *rel, GRegex *re, scan_allow *allow,
-			 size_t nallow, const char *what, unsigned *files)
+/* Calls visit(child, text, ctx) for every .c and .h file under rel (and .def
+ * with defs), its path relative to root; *files counts them. */
+static void for_each_source(const char *root, const char *rel, bool defs,
+			    void (*visit)(const char *child, const char *text, void *ctx), void *ctx,
+			    unsigned *files)
 {
 	char *path = g_build_filename(root, rel, NULL);
 	GDir *d = g_dir_open(path, 0, NULL);
@@ -349,25 +350,12 @@ static void scan_sources(const char *root, const char *rel, GRegex *re, scan_all
 		char *child = g_build_filename(rel, name, NULL);
 		char *abs = g_build_filename(root, child, NULL);
 		if (g_file_test(abs, G_FILE_TEST_IS_DIR)) {
-			scan_sources(root, child, re, allow, nallow, what, files);
-		} else if (g_str_has_suffix(name, ".c") || g_str_has_suffix(name, ".h")) {
+			for_each_source(root, child, defs, visit, ctx, files);
+		} else if (g_str_has_suffix(name, ".c") || g_str_has_suffix(name, ".h") ||
+			   (defs && g_str_has_suffix(name, ".def"))) {
 			char *text = NULL;
 			cr_assert(g_file_get_contents(abs, &text, NULL, NULL));
-			char **lines = g_strsplit(text, "\n", -1);
-			for (unsigned n = 0; lines[n]; n++) {
-				if (!g_regex_match(re, lines[n], 0, NULL))
-					continue;
-				bool ok = false;
-				for (size_t a = 0; a < nallow && !ok; a++)
-					if (strcmp(allow[a].file, child) == 0 &&
-					    strstr(lines[n], allow[a].text)) {
-						allow[a].seen++;
-						ok = true;
-					}
-				cr_expect(ok, "%s:%u %s: '%s'", child, n + 1, what,
-					  g_strstrip(lines[n]));
-			}
-			g_strfreev(lines);
+			visit(child, text, ctx);
 			g_free(text);
 			(*files)++;
 		}
@@ -376,6 +364,42 @@ static void scan_sources(const char *root, const char *rel, GRegex *re, scan_all
 	}
 	g_dir_close(d);
 	g_free(path);
+}
+
+typedef struct scan {
+	GRegex *re;
+	scan_allow *allow;
+	size_t nallow;
+	const char *what;
+} scan;
+
+/* Every line that matches the scan's re must be in its allow-list. */
+static void scan_lines(const char *child, const char *text, void *ctx)
+{
+	const scan *sc = ctx;
+	char **lines = g_strsplit(text, "\n", -1);
+	for (unsigned n = 0; lines[n]; n++) {
+		if (!g_regex_match(sc->re, lines[n], 0, NULL))
+			continue;
+		bool ok = false;
+		for (size_t a = 0; a < sc->nallow && !ok; a++)
+			if (strcmp(sc->allow[a].file, child) == 0 &&
+			    strstr(lines[n], sc->allow[a].text)) {
+				sc->allow[a].seen++;
+				ok = true;
+			}
+		cr_expect(ok, "%s:%u %s: '%s'", child, n + 1, sc->what, g_strstrip(lines[n]));
+	}
+	g_strfreev(lines);
+}
+
+/* Every line of the .c and .h files under rel that matches re must be in
+ * allow; *files counts the files read. */
+static void scan_sources(const char *root, const char *rel, GRegex *re, scan_allow *allow,
+			 size_t nallow, const char *what, unsigned *files)
+{
+	scan sc = { re, allow, nallow, what };
+	for_each_source(root, rel, false, scan_lines, &sc, files);
 }
 
 /* Behaviour asks the class table for a feature (cs_class_has) or a QMD version
@@ -452,34 +476,14 @@ Test(docs, no_hand_shifted_fields)
 	g_regex_unref(re);
 }
 
-/* Every C source and header of the project starts with its SPDX license line
- * (LICENSE: the source is MIT; fixtures/ holds test inputs whose line numbers
- * tests name, and is left as it is). */
-static void expect_spdx(const char *root, const char *rel, unsigned *files)
+/* Every C source, header and table of the project starts with its SPDX
+ * license line (LICENSE: the source is MIT; fixtures/ holds test inputs whose
+ * line numbers tests name, and is left as it is). */
+static void expect_spdx(const char *child, const char *text, void *ctx)
 {
-	char *path = g_build_filename(root, rel, NULL);
-	GDir *d = g_dir_open(path, 0, NULL);
-	cr_assert_not_null(d, "%s: cannot open", path);
-	const char *name;
-	while ((name = g_dir_read_name(d))) {
-		char *child = g_build_filename(rel, name, NULL);
-		char *abs = g_build_filename(root, child, NULL);
-		if (g_file_test(abs, G_FILE_TEST_IS_DIR)) {
-			expect_spdx(root, child, files);
-		} else if (g_str_has_suffix(name, ".c") || g_str_has_suffix(name, ".h") ||
-			   g_str_has_suffix(name, ".def")) {
-			char *text = NULL;
-			cr_assert(g_file_get_contents(abs, &text, NULL, NULL));
-			cr_expect(g_str_has_prefix(text, "/* SPDX-License-Identifier: MIT */\n"),
-				  "%s does not start with its SPDX line", child);
-			g_free(text);
-			(*files)++;
-		}
-		g_free(abs);
-		g_free(child);
-	}
-	g_dir_close(d);
-	g_free(path);
+	(void)ctx;
+	cr_expect(g_str_has_prefix(text, "/* SPDX-License-Identifier: MIT */\n"),
+		  "%s does not start with its SPDX line", child);
 }
 
 Test(docs, every_source_starts_with_its_license)
@@ -489,6 +493,6 @@ Test(docs, every_source_starts_with_its_license)
 					    "hwfake", "repl", "tools", "include", "tests", "examples" };
 	unsigned files = 0;
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		expect_spdx(root, dirs[i], &files);
+		for_each_source(root, dirs[i], true, expect_spdx, NULL, &files);
 	cr_expect_gt(files, 250, "only %u source files looked at", files);
 }
