@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* Runs the built `chainsim` (or another built program) as a user would, for the
  * suites that test a command end to end: its exit status and both output
- * streams. Standard input is /dev/null. */
+ * streams. Standard input is /dev/null or a file. */
 #ifndef CS_TESTS_CLI_H
 #define CS_TESTS_CLI_H
 
 #include <stdbool.h>
 
+#include <stddef.h>
+
 typedef struct test_cli_out {
 	int status;        /* the exit status */
-	char *out, *err;   /* stdout and stderr (test_cli_free) */
+	char *out, *err;   /* stdout and stderr, each with a NUL after it (test_cli_free) */
+	size_t out_len;    /* stdout's bytes: a capture on stdout may hold NULs */
 } test_cli_out;
 
 /* How test_cli_run_opts runs a program; a zeroed struct is test_cli_run. */
@@ -18,6 +21,7 @@ typedef struct test_cli_opts {
 				   * root (tests/gsp/gsp-cli) or an absolute one */
 	const char *const *env;   /* NAME, VALUE pairs, then NULL: set for the run */
 	const char *const *unset; /* names taken out of the run's environment, then NULL */
+	const char *stdin_path;   /* the file on standard input; NULL: /dev/null */
 	unsigned timeout_s;       /* not 0: run under timeout(1), killed after that long */
 	bool any_exit;            /* a death by signal N is status 128 + N, not a failure */
 } test_cli_opts;
