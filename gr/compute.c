@@ -350,15 +350,19 @@ cs_engine_result gr_compute_method(cs_gr *gr, gr_subch *s, const cs_method_call 
 	case CS_GR_PITCH_OUT: st->pitch_out = c->data; return CS_ENGINE_OK;
 	case CS_GR_LAUNCH_DMA: return i2m_launch(gr, st, c, why);
 	case CS_GR_LOAD_INLINE_DATA: return i2m_data(gr, st, c, why);
-	case CS_GR_SET_SHADER_SHARED_MEMORY_WINDOW_A: st->shared_window_a = c->data; return CS_ENGINE_OK;
-	case CS_GR_SET_SHADER_SHARED_MEMORY_WINDOW_B: st->shared_window_b = c->data; return CS_ENGINE_OK;
+	case CS_GR_SET_SHADER_SHARED_MEMORY_WINDOW_A:
+	case CS_GR_SET_SHADER_SHARED_MEMORY_WINDOW_B:
+		st->shared_window = gr_addr_latch(c->cls, m, st->shared_window, c->data);
+		return CS_ENGINE_OK;
 	case CS_GR_SET_SHADER_LOCAL_MEMORY_A:
 	case CS_GR_SET_SHADER_LOCAL_MEMORY_B:
 		st->local_addr = gr_addr_latch(c->cls, m, st->local_addr, c->data);
 		st->local_set = true;
 		return CS_ENGINE_OK;
-	case CS_GR_SET_SHADER_LOCAL_MEMORY_WINDOW_A: st->local_window_a = c->data; return CS_ENGINE_OK;
-	case CS_GR_SET_SHADER_LOCAL_MEMORY_WINDOW_B: st->local_window_b = c->data; return CS_ENGINE_OK;
+	case CS_GR_SET_SHADER_LOCAL_MEMORY_WINDOW_A:
+	case CS_GR_SET_SHADER_LOCAL_MEMORY_WINDOW_B:
+		st->local_window = gr_addr_latch(c->cls, m, st->local_window, c->data);
+		return CS_ENGINE_OK;
 	case CS_GR_SEND_PCAS_A:
 		st->pcas_a = c->data;
 		st->pcas_a_set = true;

@@ -113,7 +113,7 @@ typedef struct gr_compute {
 	/* context */
 	uint64_t local_addr; /* SET_SHADER_LOCAL_MEMORY_A/B's parts, as latched */
 	bool local_set;
-	uint32_t local_window_a, local_window_b, shared_window_a, shared_window_b;
+	uint64_t local_window, shared_window; /* the windows' parts, as latched */
 } gr_compute;
 
 typedef struct gr_copy {

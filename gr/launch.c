@@ -36,8 +36,8 @@ static void fill_grid(const gr_subch *s, const cs_method_call *c, uint32_t launc
 	memcpy(g->cbank_size, in->cbank_size, sizeof(g->cbank_size));
 	g->local_base = s->c.local_set ? s->c.local_addr : 0;
 	g->local_bytes_per_thread = in->local_bytes_per_thread;
-	g->shared_window = ((uint64_t)s->c.shared_window_a << 32) | s->c.shared_window_b;
-	g->local_window = ((uint64_t)s->c.local_window_a << 32) | s->c.local_window_b;
+	g->shared_window = s->c.shared_window;
+	g->local_window = s->c.local_window;
 }
 
 /* Stage 10: the QMD's release semaphores, after an executed grid only. */
@@ -170,8 +170,8 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 	}
 	ev = gr_event(CS_EV_CTX_LOAD, CS_STAGE_CTX_LOAD, CS_UNIT_COMPUTE, c, id);
 	ev.addr = local;
-	uint64_t lwin = ((uint64_t)s->c.local_window_a << 32) | s->c.local_window_b;
-	uint64_t swin = ((uint64_t)s->c.shared_window_a << 32) | s->c.shared_window_b;
+	uint64_t lwin = s->c.local_window;
+	uint64_t swin = s->c.shared_window;
 	char windows[96] = "";
 	if (lwin || swin)
 		snprintf(windows, sizeof(windows),

@@ -445,7 +445,9 @@ Test(docs, no_hand_shifted_fields)
 				 "|\\b\\w*addr\\w*\\([^()]*\\)\\s*(>>|<<)\\s*32\\b"
 				 "|\\b(addr\\w*|\\w+_addr\\w*|va|\\w+_va)\\s*&\\s*~?0xffffffff"
 				 "|\\(uint32_t\\)\\s*(\\w+->|\\w+\\.)*(addr\\w*|\\w+_addr\\w*|va|\\w+_va)\\s*[,;)]"
-				 "|\\(uint32_t\\)\\s*\\(?\\s*\\w*addr\\w*\\(",
+				 "|\\(uint32_t\\)\\s*\\(?\\s*\\w*addr\\w*\\("
+				 /* two method words joined into one value by hand */
+				 "|<<\\s*32\\s*\\)\\s*\\|",
 				 0, 0, NULL);
 	cr_assert_not_null(re);
 	scan_allow allow[] = {
@@ -463,6 +465,14 @@ Test(docs, no_hand_shifted_fields)
 		  "the ELF header's e_flags SM number, not a method or QMD field", 0 },
 		{ "ptxrun/module/cubin.c", ">> 18) & 0x3fffu",
 		  "a kernel parameter's size in a cubin .nv.info KPARAM_INFO word, not a method or QMD field", 0 },
+		{ "fe/fe.c", "((uint64_t)w[1] << 32) | w[0]",
+		  "a GPFIFO entry's two words as one 64-bit entry, not a method's field", 0 },
+		{ "fe/fe_host.c", "((uint64_t)c->payload_hi << 32) | c->payload_lo",
+		  "SEM_PAYLOAD_LO/HI: one 64-bit payload in two whole words, not a bit field", 0 },
+		{ "tools/cmd_repl.c", "((uint64_t)payload_hi << 32) | payload_lo",
+		  "SEM_PAYLOAD_LO/HI: one 64-bit payload in two whole words, not a bit field", 0 },
+		{ "tools/repl_coro.c", "(((uintptr_t)hi << 32) | (uintptr_t)lo)",
+		  "a pointer passed through makecontext's int arguments, not a field", 0 },
 	};
 	unsigned files = 0;
 	static const char *const dirs[] = { "fe", "gr", "sim", "ptxrun/module", "tools", "repl" };
