@@ -196,8 +196,13 @@ static cs_grid_result run_threads_alike(h_env *e, const cs_ptx_program *p, size_
 			     "%s on %u threads: thread-instructions", name, counts[k]);
 		cr_assert_str_eq(out[k].diag.msg, out[2].diag.msg, "%s on %u threads", name, counts[k]);
 		cr_assert_eq(out[k].fault_va, out[2].fault_va);
-		cr_assert(memcmp(after[k], after[2], len) == 0,
-			  "%s on %u threads left other bytes in memory than on 1", name, counts[k]);
+		/* a grid that stopped (fault, error, budget) is compared up to its record:
+		 * CTAs after the one that stopped it may have run on other threads, as
+		 * they do on a GPU, and their stores stay (docs/architecture.md) */
+		if (out[2].outcome == CS_GRID_EXECUTED)
+			cr_assert(memcmp(after[k], after[2], len) == 0,
+				  "%s on %u threads left other bytes in memory than on 1", name,
+				  counts[k]);
 		cr_assert_eq(nrec[k], nrec[2], "%s on %u threads: %zu trace records, on 1: %zu", name,
 			     counts[k], nrec[k], nrec[2]);
 		for (size_t i = 0; i < nrec[k]; i++)
