@@ -16,8 +16,7 @@ static int run_gsp_program(int argc, char **argv)
 {
 	(void)argc;
 	char exe[PATH_MAX], prog[PATH_MAX + 16];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = 0;
+	cs_cli_self_path(exe, sizeof(exe));
 	const char *slash = strrchr(exe, '/');
 	if (!slash) {
 		fprintf(stderr, "chainsim gsp: cannot find this program's folder "

@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 
@@ -33,4 +34,12 @@ int cs_cli_bad_option(const char *cmd, int got, char **argv, void (*usage)(FILE 
 		fprintf(stderr, "chainsim %s: unknown option '-%c'\n", cmd, optopt);
 	usage(stderr);
 	return CS_EXIT_INPUT;
+}
+
+bool cs_cli_self_path(char *buf, size_t len)
+{
+	ssize_t n = len ? readlink("/proc/self/exe", buf, len - 1) : -1;
+	if (len)
+		buf[n > 0 ? n : 0] = 0;
+	return n > 0;
 }

@@ -5,6 +5,8 @@
 #define CHAINSIM_TOOLS_CLI_H
 
 #include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* The long option every command takes besides its own; its getopt value. */
@@ -22,5 +24,9 @@ int cs_cli_version(void);
  * taken) or ':' (a value missing; the option string must begin with ':'):
  * says which on stderr as "chainsim CMD: ...", prints the usage, returns 2. */
 int cs_cli_bad_option(const char *cmd, int got, char **argv, void (*usage)(FILE *out));
+
+/* This program's own path (/proc/self/exe) in buf; "" and false when it
+ * cannot be read. The installed files beside it are found from there. */
+bool cs_cli_self_path(char *buf, size_t len);
 
 #endif

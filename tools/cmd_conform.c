@@ -399,10 +399,21 @@ typedef struct worker {
 	size_t len;
 } worker;
 
-/* The peak resident set since the last call: Linux resets the high-water
- * mark when "5" is written to clear_refs; where it cannot, the peak is the
+/* Starts a new peak of the resident set: Linux resets the high-water mark
+ * when "5" is written to clear_refs; where it cannot, the peak stays the
  * worker's since it began. */
-static long peak_rss_kib_since_reset(bool reset)
+static void peak_rss_reset(void)
+{
+	int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t w = write(fd, "5", 1);
+		(void)w;
+		close(fd);
+	}
+}
+
+/* The peak resident set since peak_rss_reset, in KiB. */
+static long peak_rss_kib(void)
 {
 	long kib = 0;
 	FILE *f = fopen("/proc/self/status", "r");
@@ -412,14 +423,6 @@ static long peak_rss_kib_since_reset(bool reset)
 			break;
 	if (f)
 		fclose(f);
-	if (reset) {
-		int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			ssize_t w = write(fd, "5", 1);
-			(void)w;
-			close(fd);
-		}
-	}
 	if (!kib) { /* no /proc: the process's peak from getrusage */
 		struct rusage ru;
 		if (getrusage(RUSAGE_SELF, &ru) == 0)
@@ -450,12 +453,12 @@ static _Noreturn void worker_main(const conform_opts *co, const conform_case *ca
 		if (co->inject_hang && strstr(path, co->inject_hang))
 			for (;;)
 				pause();
-		peak_rss_kib_since_reset(true);
+		peak_rss_reset();
 		char why[CONFORM_REASON_MAX] = "";
 		int rc = run_case(path, co, why, sizeof(why));
 		char line[CONFORM_REASON_MAX + 48];
 		int len = snprintf(line, sizeof(line), "%d %ld %s", rc,
-				   peak_rss_kib_since_reset(false), why);
+				   peak_rss_kib(), why);
 		if (len > (int)sizeof(line) - 1)
 			len = (int)sizeof(line) - 1;
 		if (write(result_fd, line, (size_t)len + 1) != (ssize_t)len + 1)

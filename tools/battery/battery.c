@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../cli.h"
 #include "battery.h"
 #include "chainsim/device.h"
 #include "chainsim/file.h"
@@ -200,8 +201,7 @@ static char *find_dir(const char *given, FILE *err)
 			return strdup(buf);
 	}
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = 0;
+	cs_cli_self_path(exe, sizeof(exe));
 	char *slash = strrchr(exe, '/');
 	/* installed: DATADIR/chainsim/battery, from BINDIR (tools/meson.build) */
 	if (CS_BINDIR_TO_DATA[0] == '/')
