@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential meson ninja-build pkg-config
 	libglib2.0-dev libjson-glib-dev libelf-dev libdw-dev libunicorn-dev libzstd-dev
-	libedit-dev libcriterion-dev
+	libedit-dev libcriterion-dev locales
 	gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
 	gdb-multiarch firmware-nvidia-gsp)
 

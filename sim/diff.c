@@ -2,10 +2,10 @@
 /* Two finished runs compared: chains side by side, traces aligned stage by
  * stage, the first divergence (include/chainsim/diff.h, docs/diff.md). */
 #include "chainsim/diff.h"
+#include "chainsim/json.h"
 #include "chainsim/registry.h"
 
 #include <inttypes.h>
-#include <json-glib/json-glib.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,64 +217,64 @@ void cs_diff_print_text(const cs_diff_run *a, const cs_diff_run *b, const cs_dif
 
 /* ---- JSON -------------------------------------------------------------------- */
 
-static void add_str(JsonBuilder *jb, const char *key, const char *v)
+static void add_str(cs_json_writer *jb, const char *key, const char *v)
 {
-	json_builder_set_member_name(jb, key);
+	cs_json_key(jb, key);
 	if (v)
-		json_builder_add_string_value(jb, v);
+		cs_json_string(jb, v);
 	else
-		json_builder_add_null_value(jb);
+		cs_json_null(jb);
 }
 
-static void add_int(JsonBuilder *jb, const char *key, int64_t v)
+static void add_int(cs_json_writer *jb, const char *key, int64_t v)
 {
-	json_builder_set_member_name(jb, key);
-	json_builder_add_int_value(jb, v);
+	cs_json_key(jb, key);
+	cs_json_int(jb, v);
 }
 
-static void add_opt(JsonBuilder *jb, const char *key, uint32_t v)
+static void add_opt(cs_json_writer *jb, const char *key, uint32_t v)
 {
-	json_builder_set_member_name(jb, key);
+	cs_json_key(jb, key);
 	if (v == CS_NONE32)
-		json_builder_add_null_value(jb);
+		cs_json_null(jb);
 	else
-		json_builder_add_int_value(jb, v);
+		cs_json_int(jb, v);
 }
 
-static void add_hex(JsonBuilder *jb, const char *key, uint64_t v)
+static void add_hex(cs_json_writer *jb, const char *key, uint64_t v)
 {
 	char buf[32];
 	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
 	add_str(jb, key, buf);
 }
 
-static void add_run(JsonBuilder *jb, const char *key, const cs_diff_run *r)
+static void add_run(cs_json_writer *jb, const char *key, const cs_diff_run *r)
 {
-	json_builder_set_member_name(jb, key);
-	json_builder_begin_object(jb);
+	cs_json_key(jb, key);
+	cs_json_begin_object(jb);
 	add_str(jb, "label", r->label);
 	const cs_chain *c = &r->report->overall;
 	add_str(jb, "result", cs_report_result(r->report, NULL));
-	json_builder_set_member_name(jb, "first_break");
+	cs_json_key(jb, "first_break");
 	if (c->first_break == CS_STAGE_NONE) {
-		json_builder_add_null_value(jb);
+		cs_json_null(jb);
 	} else {
-		json_builder_begin_object(jb);
+		cs_json_begin_object(jb);
 		add_int(jb, "stage", c->first_break);
 		add_str(jb, "name", cs_stage_name(c->first_break));
 		add_str(jb, "cause", cs_cause_key(c->cause));
-		json_builder_end_object(jb);
+		cs_json_end_object(jb);
 	}
 	add_int(jb, "launches", (int64_t)r->report->nlaunches);
-	json_builder_end_object(jb);
+	cs_json_end_object(jb);
 }
 
-static void add_point(JsonBuilder *jb, const char *key, const cs_diff_run *run,
+static void add_point(cs_json_writer *jb, const char *key, const cs_diff_run *run,
 		      const cs_diff_point *p)
 {
-	json_builder_set_member_name(jb, key);
+	cs_json_key(jb, key);
 	if (!p->present) {
-		json_builder_add_null_value(jb);
+		cs_json_null(jb);
 		return;
 	}
 	const cs_event *e = &p->ev;
@@ -284,7 +284,7 @@ static void add_point(JsonBuilder *jb, const char *key, const cs_diff_run *run,
 					      e->cls == CS_NONE32 ? 0 : e->cls,
 					      e->subch == CS_NONE32 ? 0 : e->subch, e->method, method,
 					      sizeof(method), NULL);
-	json_builder_begin_object(jb);
+	cs_json_begin_object(jb);
 	add_int(jb, "record", (int64_t)p->event);
 	add_str(jb, "kind", cs_event_kind_name((cs_event_kind)e->kind));
 	add_str(jb, "unit", cs_unit_name((cs_unit)e->unit));
@@ -298,81 +298,71 @@ static void add_point(JsonBuilder *jb, const char *key, const cs_diff_run *run,
 	add_hex(jb, "value", e->value);
 	add_hex(jb, "aux", e->aux);
 	add_str(jb, "detail", e->detail);
-	json_builder_end_object(jb);
+	cs_json_end_object(jb);
 }
 
-static void add_verdict(JsonBuilder *jb, const char *key, const cs_chain *c)
+static void add_verdict(cs_json_writer *jb, const char *key, const cs_chain *c)
 {
-	json_builder_set_member_name(jb, key);
+	cs_json_key(jb, key);
 	if (!c) {
-		json_builder_add_null_value(jb);
+		cs_json_null(jb);
 		return;
 	}
-	json_builder_begin_object(jb);
+	cs_json_begin_object(jb);
 	add_str(jb, "result", c->first_break == CS_STAGE_NONE ? "complete" : "broken");
 	add_opt(jb, "break_stage", c->first_break == CS_STAGE_NONE ? CS_NONE32 : c->first_break);
 	add_str(jb, "cause", c->first_break == CS_STAGE_NONE ? NULL : cs_cause_key(c->cause));
-	json_builder_end_object(jb);
+	cs_json_end_object(jb);
 }
 
 char *cs_diff_json(const cs_diff_run *a, const cs_diff_run *b, const cs_diff *df)
 {
-	JsonBuilder *jb = json_builder_new();
-	json_builder_begin_object(jb);
+	cs_json_writer *jb = cs_json_writer_new(true);
+	cs_json_begin_object(jb);
 	add_int(jb, "schema_version", 1);
 	add_run(jb, "a", a);
 	add_run(jb, "b", b);
 	add_str(jb, "result", df->diverged ? "divergent" : "same");
-	json_builder_set_member_name(jb, "chain");
-	json_builder_begin_array(jb);
+	cs_json_key(jb, "chain");
+	cs_json_begin_array(jb);
 	for (int s = 1; s <= CS_STAGE_COUNT; s++) {
-		json_builder_begin_object(jb);
+		cs_json_begin_object(jb);
 		add_int(jb, "stage", s);
 		add_str(jb, "name", cs_stage_name((cs_stage)s));
 		add_str(jb, "a", cs_stage_status_name(a->report->overall.rows[s].status));
 		add_str(jb, "b", cs_stage_status_name(b->report->overall.rows[s].status));
 		add_str(jb, "records", df->stage_differs[s] ? "differ" : "same");
-		json_builder_end_object(jb);
+		cs_json_end_object(jb);
 	}
-	json_builder_end_array(jb);
-	json_builder_set_member_name(jb, "launches");
-	json_builder_begin_array(jb);
+	cs_json_end_array(jb);
+	cs_json_key(jb, "launches");
+	cs_json_begin_array(jb);
 	const cs_report *ra = a->report, *rb = b->report;
 	for (size_t i = 0; i < ra->nlaunches || i < rb->nlaunches; i++) {
 		const cs_chain *ca = i < ra->nlaunches ? &ra->launches[i] : NULL;
 		const cs_chain *cb = i < rb->nlaunches ? &rb->launches[i] : NULL;
-		json_builder_begin_object(jb);
+		cs_json_begin_object(jb);
 		add_int(jb, "launch", (int64_t)i);
 		add_verdict(jb, "a", ca);
 		add_verdict(jb, "b", cb);
-		json_builder_set_member_name(jb, "differ");
-		json_builder_add_boolean_value(jb, !ca || !cb || chains_differ(ca, cb));
-		json_builder_end_object(jb);
+		cs_json_key(jb, "differ");
+		cs_json_bool(jb, !ca || !cb || chains_differ(ca, cb));
+		cs_json_end_object(jb);
 	}
-	json_builder_end_array(jb);
-	json_builder_set_member_name(jb, "first_divergence");
+	cs_json_end_array(jb);
+	cs_json_key(jb, "first_divergence");
 	if (!df->diverged) {
-		json_builder_add_null_value(jb);
+		cs_json_null(jb);
 	} else {
-		json_builder_begin_object(jb);
+		cs_json_begin_object(jb);
 		add_opt(jb, "stage", df->stage == CS_STAGE_NONE ? CS_NONE32 : df->stage);
 		add_str(jb, "name", df->stage == CS_STAGE_NONE ? NULL : cs_stage_name(df->stage));
 		add_int(jb, "index", (int64_t)df->index);
 		add_str(jb, "field", df->field);
 		add_point(jb, "a", a, &df->a);
 		add_point(jb, "b", b, &df->b);
-		json_builder_end_object(jb);
+		cs_json_end_object(jb);
 	}
-	json_builder_end_object(jb);
-	JsonGenerator *gen = json_generator_new();
-	JsonNode *root = json_builder_get_root(jb);
-	json_generator_set_root(gen, root);
-	json_generator_set_pretty(gen, TRUE);
-	gchar *text = json_generator_to_data(gen, NULL);
-	char *copy = text ? strdup(text) : NULL;
-	g_free(text);
-	json_node_unref(root);
-	g_object_unref(gen);
-	g_object_unref(jb);
-	return copy;
+	cs_json_end_object(jb);
+	return cs_json_writer_finish(jb, NULL);
 }

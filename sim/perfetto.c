@@ -9,13 +9,13 @@
  * time is the clock: ts and dur in microseconds of virtual nanoseconds. */
 #include "chainsim/report.h"
 
-#include <json-glib/json-glib.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "chainsim/fe.h"
 #include "chainsim/gr.h"
+#include "chainsim/json.h"
 #include "chainsim/registry.h"
 
 enum {
@@ -41,48 +41,48 @@ static int64_t tid_of(const cs_event *e)
 	return TID_HOST;
 }
 
-static void track_name(JsonBuilder *b, int64_t tid, const char *name)
+static void track_name(cs_json_writer *b, int64_t tid, const char *name)
 {
-	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "ph");
-	json_builder_add_string_value(b, "M");
-	json_builder_set_member_name(b, "name");
-	json_builder_add_string_value(b, "thread_name");
-	json_builder_set_member_name(b, "pid");
-	json_builder_add_int_value(b, 1);
-	json_builder_set_member_name(b, "tid");
-	json_builder_add_int_value(b, tid);
-	json_builder_set_member_name(b, "args");
-	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "name");
-	json_builder_add_string_value(b, name);
-	json_builder_end_object(b);
-	json_builder_end_object(b);
+	cs_json_begin_object(b);
+	cs_json_key(b, "ph");
+	cs_json_string(b, "M");
+	cs_json_key(b, "name");
+	cs_json_string(b, "thread_name");
+	cs_json_key(b, "pid");
+	cs_json_int(b, 1);
+	cs_json_key(b, "tid");
+	cs_json_int(b, tid);
+	cs_json_key(b, "args");
+	cs_json_begin_object(b);
+	cs_json_key(b, "name");
+	cs_json_string(b, name);
+	cs_json_end_object(b);
+	cs_json_end_object(b);
 }
 
-static void hex_member(JsonBuilder *b, const char *key, uint64_t v)
+static void hex_member(cs_json_writer *b, const char *key, uint64_t v)
 {
 	char buf[32];
 	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
-	json_builder_set_member_name(b, key);
-	json_builder_add_string_value(b, buf);
+	cs_json_key(b, key);
+	cs_json_string(b, buf);
 }
 
-static void event_common(JsonBuilder *b, const char *name, const char *cat, const char *ph,
+static void event_common(cs_json_writer *b, const char *name, const char *cat, const char *ph,
 			 int64_t tid, uint64_t time_ns)
 {
-	json_builder_set_member_name(b, "name");
-	json_builder_add_string_value(b, name);
-	json_builder_set_member_name(b, "cat");
-	json_builder_add_string_value(b, cat);
-	json_builder_set_member_name(b, "ph");
-	json_builder_add_string_value(b, ph);
-	json_builder_set_member_name(b, "pid");
-	json_builder_add_int_value(b, 1);
-	json_builder_set_member_name(b, "tid");
-	json_builder_add_int_value(b, tid);
-	json_builder_set_member_name(b, "ts");
-	json_builder_add_double_value(b, (double)time_ns / 1000.0);
+	cs_json_key(b, "name");
+	cs_json_string(b, name);
+	cs_json_key(b, "cat");
+	cs_json_string(b, cat);
+	cs_json_key(b, "ph");
+	cs_json_string(b, ph);
+	cs_json_key(b, "pid");
+	cs_json_int(b, 1);
+	cs_json_key(b, "tid");
+	cs_json_int(b, tid);
+	cs_json_key(b, "ts");
+	cs_json_double(b, (double)time_ns / 1000.0);
 }
 
 /* The method's name from its class table ("SEM_EXECUTE", "LAUNCH_DMA"), or
@@ -95,67 +95,67 @@ static void method_label(cs_arch arch, const cs_event *e, char *buf, size_t len)
 		snprintf(buf, len, "method 0x%" PRIx32, e->method);
 }
 
-static void event_args(JsonBuilder *b, const cs_device *dev, const cs_event *e)
+static void event_args(cs_json_writer *b, const cs_device *dev, const cs_event *e)
 {
 	cs_arch arch = cs_device_arch(dev);
-	json_builder_set_member_name(b, "args");
-	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "record");
-	json_builder_add_string_value(b, cs_event_kind_name((cs_event_kind)e->kind));
-	json_builder_set_member_name(b, "seq");
-	json_builder_add_int_value(b, (int64_t)e->seq);
-	json_builder_set_member_name(b, "stage");
-	json_builder_add_int_value(b, e->stage);
-	json_builder_set_member_name(b, "channel");
-	json_builder_add_int_value(b, e->channel);
+	cs_json_key(b, "args");
+	cs_json_begin_object(b);
+	cs_json_key(b, "record");
+	cs_json_string(b, cs_event_kind_name((cs_event_kind)e->kind));
+	cs_json_key(b, "seq");
+	cs_json_int(b, (int64_t)e->seq);
+	cs_json_key(b, "stage");
+	cs_json_int(b, e->stage);
+	cs_json_key(b, "channel");
+	cs_json_int(b, e->channel);
 	if (e->launch != CS_NONE32) {
-		json_builder_set_member_name(b, "launch");
-		json_builder_add_int_value(b, e->launch);
+		cs_json_key(b, "launch");
+		cs_json_int(b, e->launch);
 	}
 	if (e->gp_entry != CS_NONE32) {
-		json_builder_set_member_name(b, "gp_entry");
-		json_builder_add_int_value(b, e->gp_entry);
+		cs_json_key(b, "gp_entry");
+		cs_json_int(b, e->gp_entry);
 	}
 	if (e->method_index != CS_NONE32) {
-		json_builder_set_member_name(b, "method_index");
-		json_builder_add_int_value(b, e->method_index);
+		cs_json_key(b, "method_index");
+		cs_json_int(b, e->method_index);
 	}
 	if (e->method != CS_NONE32) {
 		char label[96];
 		method_label(arch, e, label, sizeof(label));
 		hex_member(b, "method", e->method);
-		json_builder_set_member_name(b, "method_name");
-		json_builder_add_string_value(b, label);
+		cs_json_key(b, "method_name");
+		cs_json_string(b, label);
 		const cs_class_desc *cd = e->cls != CS_NONE32 ? cs_registry_class(e->cls) : NULL;
 		if (cd) {
-			json_builder_set_member_name(b, "class");
-			json_builder_add_string_value(b, cd->name);
+			cs_json_key(b, "class");
+			cs_json_string(b, cd->name);
 		}
 	}
 	hex_member(b, "addr", e->addr);
 	char name[CS_REGION_NAME_MAX + 32];
 	cs_device_addr_name(dev, e->addr, name, sizeof(name));
-	json_builder_set_member_name(b, "addr_name");
-	json_builder_add_string_value(b, name);
+	cs_json_key(b, "addr_name");
+	cs_json_string(b, name);
 	hex_member(b, "value", e->value);
 	hex_member(b, "aux", e->aux);
 	if (e->detail) {
-		json_builder_set_member_name(b, "detail");
-		json_builder_add_string_value(b, e->detail);
+		cs_json_key(b, "detail");
+		cs_json_string(b, e->detail);
 	}
-	json_builder_end_object(b);
+	cs_json_end_object(b);
 }
 
 /* A complete event: a slice [start_ns, end_ns) on a track. */
-static void slice(JsonBuilder *b, const cs_device *dev, const char *name, int64_t tid, uint64_t start_ns,
+static void slice(cs_json_writer *b, const cs_device *dev, const char *name, int64_t tid, uint64_t start_ns,
 		  uint64_t end_ns, const cs_event *e)
 {
-	json_builder_begin_object(b);
+	cs_json_begin_object(b);
 	event_common(b, name, "chain", "X", tid, start_ns);
-	json_builder_set_member_name(b, "dur");
-	json_builder_add_double_value(b, (double)(end_ns > start_ns ? end_ns - start_ns : 0) / 1000.0);
+	cs_json_key(b, "dur");
+	cs_json_double(b, (double)(end_ns > start_ns ? end_ns - start_ns : 0) / 1000.0);
 	event_args(b, dev, e);
-	json_builder_end_object(b);
+	cs_json_end_object(b);
 }
 
 /* Entry `i` (a gp-fetch) runs until its entry-done, the channel's stop, or
@@ -180,7 +180,7 @@ static uint64_t entry_end(const cs_event *ev, size_t n, size_t i, bool *finished
 }
 
 /* The slices of one record: what takes virtual time. */
-static void add_slices(JsonBuilder *b, const cs_device *dev, const cs_event *ev, size_t n,
+static void add_slices(cs_json_writer *b, const cs_device *dev, const cs_event *ev, size_t n,
 		       size_t i)
 {
 	const cs_event *e = &ev[i];
@@ -235,7 +235,7 @@ static void add_slices(JsonBuilder *b, const cs_device *dev, const cs_event *ev,
 /* A global instant at the record that decided the break (the end of the
  * trace when no record did), named for the break; with no break, the same for
  * the first stage the backend cannot observe. */
-static void add_break_marker(JsonBuilder *b, const cs_device *dev, const cs_event *ev, size_t n)
+static void add_break_marker(cs_json_writer *b, const cs_device *dev, const cs_event *ev, size_t n)
 {
 	cs_report *r = cs_report_build(dev);
 	if (!r)
@@ -248,19 +248,19 @@ static void add_break_marker(JsonBuilder *b, const cs_device *dev, const cs_even
 		char name[128];
 		snprintf(name, sizeof(name), "%s: stage %d (%s) [%s]", brk ? "break" : "not observable",
 			 (int)st, cs_stage_name(st), cs_cause_key(c->cause));
-		json_builder_begin_object(b);
+		cs_json_begin_object(b);
 		event_common(b, name, "break", "i", e ? tid_of(e) : TID_HOST,
 			     e ? e->time_ns : n ? ev[n - 1].time_ns : 0);
-		json_builder_set_member_name(b, "s");
-		json_builder_add_string_value(b, "g");
+		cs_json_key(b, "s");
+		cs_json_string(b, "g");
 		if (e) {
 			event_args(b, dev, e);
 		} else {
-			json_builder_set_member_name(b, "args");
-			json_builder_begin_object(b);
-			json_builder_end_object(b);
+			cs_json_key(b, "args");
+			cs_json_begin_object(b);
+			cs_json_end_object(b);
 		}
-		json_builder_end_object(b);
+		cs_json_end_object(b);
 	}
 	cs_report_free(r);
 }
@@ -270,29 +270,29 @@ char *cs_trace_perfetto_json(const cs_device *dev)
 	size_t n = 0;
 	const cs_event *ev = cs_device_events(dev, &n);
 	cs_arch arch = cs_device_arch(dev);
-	JsonBuilder *b = json_builder_new();
-	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "displayTimeUnit");
-	json_builder_add_string_value(b, "ns");
-	json_builder_set_member_name(b, "traceEvents");
-	json_builder_begin_array(b);
+	cs_json_writer *b = cs_json_writer_new(false);
+	cs_json_begin_object(b);
+	cs_json_key(b, "displayTimeUnit");
+	cs_json_string(b, "ns");
+	cs_json_key(b, "traceEvents");
+	cs_json_begin_array(b);
 
-	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "ph");
-	json_builder_add_string_value(b, "M");
-	json_builder_set_member_name(b, "name");
-	json_builder_add_string_value(b, "process_name");
-	json_builder_set_member_name(b, "pid");
-	json_builder_add_int_value(b, 1);
-	json_builder_set_member_name(b, "args");
-	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "name");
+	cs_json_begin_object(b);
+	cs_json_key(b, "ph");
+	cs_json_string(b, "M");
+	cs_json_key(b, "name");
+	cs_json_string(b, "process_name");
+	cs_json_key(b, "pid");
+	cs_json_int(b, 1);
+	cs_json_key(b, "args");
+	cs_json_begin_object(b);
+	cs_json_key(b, "name");
 	const cs_arch_info *ai = cs_arch_get(arch);
 	char pname[64];
 	snprintf(pname, sizeof(pname), "chainsim %s device", ai ? ai->name : "?");
-	json_builder_add_string_value(b, pname);
-	json_builder_end_object(b);
-	json_builder_end_object(b);
+	cs_json_string(b, pname);
+	cs_json_end_object(b);
+	cs_json_end_object(b);
 
 	track_name(b, TID_GUEST, "guest");
 	track_name(b, TID_HOST, "host");
@@ -313,28 +313,19 @@ char *cs_trace_perfetto_json(const cs_device *dev)
 			method_label(arch, e, label, sizeof(label));
 			name = label;
 		}
-		json_builder_begin_object(b);
+		cs_json_begin_object(b);
 		event_common(b, name, "chain", "i", tid_of(e), e->time_ns);
-		json_builder_set_member_name(b, "s");
-		json_builder_add_string_value(b, "t");
+		cs_json_key(b, "s");
+		cs_json_string(b, "t");
 		event_args(b, dev, e);
-		json_builder_end_object(b);
+		cs_json_end_object(b);
 		add_slices(b, dev, ev, n, i);
 	}
 	add_break_marker(b, dev, ev, n);
-	json_builder_end_array(b);
-	json_builder_end_object(b);
+	cs_json_end_array(b);
+	cs_json_end_object(b);
 
-	JsonGenerator *g = json_generator_new();
-	JsonNode *root = json_builder_get_root(b);
-	json_generator_set_root(g, root);
-	gchar *text = json_generator_to_data(g, NULL);
-	char *out = text ? strdup(text) : NULL;
-	g_free(text);
-	json_node_unref(root);
-	g_object_unref(g);
-	g_object_unref(b);
-	return out;
+	return cs_json_writer_finish(b, NULL);
 }
 
 bool cs_trace_perfetto_write(const cs_device *dev, const char *path, cs_diag *d)

@@ -2,10 +2,10 @@
 /* The --json object, schema version 1 (docs/json.md). Every field is always
  * present, null when it has no value, and the object is printed for every
  * outcome, input errors included. */
+#include "chainsim/json.h"
 #include "chainsim/report.h"
 #include "chainsim/scenario.h"
 
-#include <json-glib/json-glib.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,47 +13,47 @@
 
 enum { JSON_SCHEMA_VERSION = 1 };
 
-static void add_hex(JsonBuilder *b, const char *key, uint64_t v)
+static void add_hex(cs_json_writer *b, const char *key, uint64_t v)
 {
 	char buf[32];
 	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
-	json_builder_set_member_name(b, key);
-	json_builder_add_string_value(b, buf);
+	cs_json_key(b, key);
+	cs_json_string(b, buf);
 }
 
 /* The address as the scenario names it (cs_device_addr_name). */
-static void add_addr_name(JsonBuilder *b, const char *key, const cs_device *dev, uint64_t v)
+static void add_addr_name(cs_json_writer *b, const char *key, const cs_device *dev, uint64_t v)
 {
 	char buf[CS_REGION_NAME_MAX + 32];
 	cs_device_addr_name(dev, v, buf, sizeof(buf));
-	json_builder_set_member_name(b, key);
-	json_builder_add_string_value(b, buf);
+	cs_json_key(b, key);
+	cs_json_string(b, buf);
 }
 
-static void add_int(JsonBuilder *b, const char *key, int64_t v)
+static void add_int(cs_json_writer *b, const char *key, int64_t v)
 {
-	json_builder_set_member_name(b, key);
-	json_builder_add_int_value(b, v);
+	cs_json_key(b, key);
+	cs_json_int(b, v);
 }
 
-static void add_null(JsonBuilder *b, const char *key)
+static void add_null(cs_json_writer *b, const char *key)
 {
-	json_builder_set_member_name(b, key);
-	json_builder_add_null_value(b);
+	cs_json_key(b, key);
+	cs_json_null(b);
 }
 
 /* A string member; null for NULL or "". */
-static void add_str(JsonBuilder *b, const char *key, const char *v)
+static void add_str(cs_json_writer *b, const char *key, const char *v)
 {
-	json_builder_set_member_name(b, key);
+	cs_json_key(b, key);
 	if (v && v[0])
-		json_builder_add_string_value(b, v);
+		cs_json_string(b, v);
 	else
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 }
 
 /* A string from a fixed buffer of cap bytes, never cut mid-word. */
-static void add_fit(JsonBuilder *b, const char *key, const char *v, size_t cap)
+static void add_fit(cs_json_writer *b, const char *key, const char *v, size_t cap)
 {
 	char buf[CS_DIAGNOSIS_MAX + 8];
 	add_str(b, key, cs_report_fit(v, cap < CS_DIAGNOSIS_MAX ? cap : CS_DIAGNOSIS_MAX, buf,
@@ -61,65 +61,65 @@ static void add_fit(JsonBuilder *b, const char *key, const char *v, size_t cap)
 }
 
 /* A record field that may be "none": null, else the number. */
-static void add_opt(JsonBuilder *b, const char *key, uint32_t v)
+static void add_opt(cs_json_writer *b, const char *key, uint32_t v)
 {
-	json_builder_set_member_name(b, key);
+	cs_json_key(b, key);
 	if (v == CS_NONE32)
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 	else
-		json_builder_add_int_value(b, v);
+		cs_json_int(b, v);
 }
 
-static void add_chain(JsonBuilder *b, const cs_chain *c)
+static void add_chain(cs_json_writer *b, const cs_chain *c)
 {
-	json_builder_begin_array(b);
+	cs_json_begin_array(b);
 	for (int s = 1; s <= CS_STAGE_COUNT; s++) {
 		const cs_stage_row *r = &c->rows[s];
-		json_builder_begin_object(b);
+		cs_json_begin_object(b);
 		add_int(b, "stage", s);
 		add_str(b, "name", cs_stage_name((cs_stage)s));
 		add_str(b, "status", cs_stage_status_name(r->status));
 		add_str(b, "author", r->author == CS_AUTHOR_NONE ? NULL : cs_author_name(r->author));
 		add_fit(b, "evidence", strcmp(r->evidence, "-") ? r->evidence : NULL,
 			sizeof(r->evidence));
-		json_builder_end_object(b);
+		cs_json_end_object(b);
 	}
-	json_builder_end_array(b);
+	cs_json_end_array(b);
 }
 
-static void add_notes(JsonBuilder *b, const cs_report_note *n, size_t count, bool output)
+static void add_notes(cs_json_writer *b, const cs_report_note *n, size_t count, bool output)
 {
-	json_builder_begin_array(b);
+	cs_json_begin_array(b);
 	for (size_t i = 0; i < count; i++) {
-		json_builder_begin_object(b);
+		cs_json_begin_object(b);
 		add_opt(b, "launch", n[i].launch);
 		add_int(b, "cta", (int64_t)n[i].cta);
 		if (output)
 			add_int(b, "thread", (int64_t)n[i].thread);
 		add_str(b, "text", n[i].text);
-		json_builder_end_object(b);
+		cs_json_end_object(b);
 	}
-	json_builder_end_array(b);
+	cs_json_end_array(b);
 }
 
-static void add_assumptions(JsonBuilder *b, const cs_report *r)
+static void add_assumptions(cs_json_writer *b, const cs_report *r)
 {
-	json_builder_begin_array(b);
+	cs_json_begin_array(b);
 	for (size_t i = 0; i < r->nassumptions; i++)
-		json_builder_add_string_value(b, r->assumptions[i]);
-	json_builder_end_array(b);
+		cs_json_string(b, r->assumptions[i]);
+	cs_json_end_array(b);
 }
 
 /* The record that decided a break (or a not-observable stage), or null. */
-static void add_evidence(JsonBuilder *b, const cs_chain *c, const cs_device *dev)
+static void add_evidence(cs_json_writer *b, const cs_chain *c, const cs_device *dev)
 {
 	const cs_event *e = dev && c->break_event != SIZE_MAX ? cs_device_event(dev, c->break_event) : NULL;
-	json_builder_set_member_name(b, "evidence");
+	cs_json_key(b, "evidence");
 	if (!e) {
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 		return;
 	}
-	json_builder_begin_object(b);
+	cs_json_begin_object(b);
 	add_str(b, "record", cs_event_kind_name((cs_event_kind)e->kind));
 	add_int(b, "seq", (int64_t)e->seq);
 	add_int(b, "channel", e->channel);
@@ -128,16 +128,16 @@ static void add_evidence(JsonBuilder *b, const cs_chain *c, const cs_device *dev
 	add_hex(b, "addr", e->addr);
 	add_addr_name(b, "addr_name", dev, e->addr);
 	add_hex(b, "value", e->value);
-	json_builder_end_object(b);
+	cs_json_end_object(b);
 }
 
-static void add_break(JsonBuilder *b, const cs_report *r, const cs_chain *c, const cs_device *dev)
+static void add_break(cs_json_writer *b, const cs_report *r, const cs_chain *c, const cs_device *dev)
 {
 	if (c->first_break == CS_STAGE_NONE) {
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 		return;
 	}
-	json_builder_begin_object(b);
+	cs_json_begin_object(b);
 	add_int(b, "stage", c->first_break);
 	add_str(b, "name", cs_stage_name(c->first_break));
 	add_str(b, "cause", cs_cause_key(c->cause));
@@ -145,42 +145,42 @@ static void add_break(JsonBuilder *b, const cs_report *r, const cs_chain *c, con
 	add_evidence(b, c, dev);
 	/* The model's assumptions belong to the run as a whole: the overall
 	 * break carries them (as does the top-level `assumptions`). */
-	json_builder_set_member_name(b, "assumptions");
+	cs_json_key(b, "assumptions");
 	if (c == &r->overall)
 		add_assumptions(b, r);
 	else
-		json_builder_add_null_value(b);
-	json_builder_end_object(b);
+		cs_json_null(b);
+	cs_json_end_object(b);
 }
 
 /* With no break, the first stage the backend cannot judge (code the
  * simulator cannot run), its cause and diagnosis; else null. */
-static void add_not_observable(JsonBuilder *b, const cs_chain *c, const cs_device *dev)
+static void add_not_observable(cs_json_writer *b, const cs_chain *c, const cs_device *dev)
 {
 	if (c->first_break != CS_STAGE_NONE || c->unobservable == CS_STAGE_NONE) {
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 		return;
 	}
-	json_builder_begin_object(b);
+	cs_json_begin_object(b);
 	add_int(b, "stage", c->unobservable);
 	add_str(b, "name", cs_stage_name(c->unobservable));
 	add_str(b, "cause", cs_cause_key(c->cause));
 	add_fit(b, "diagnosis", c->diagnosis, sizeof(c->diagnosis));
 	add_evidence(b, c, dev);
-	json_builder_end_object(b);
+	cs_json_end_object(b);
 }
 
 /* The located message of an input error: file, line and col of a text
  * position, offset of a binary one, each null when the error has none. */
-static void add_error(JsonBuilder *b, const cs_report_meta *meta)
+static void add_error(cs_json_writer *b, const cs_report_meta *meta)
 {
-	json_builder_set_member_name(b, "error");
+	cs_json_key(b, "error");
 	if (!meta || !meta->error) {
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 		return;
 	}
 	const cs_diag *d = meta->error_diag;
-	json_builder_begin_object(b);
+	cs_json_begin_object(b);
 	add_str(b, "status", d ? cs_status_name(d->status) : NULL);
 	add_str(b, "file", d ? d->file : NULL);
 	if (d && d->line)
@@ -197,37 +197,37 @@ static void add_error(JsonBuilder *b, const cs_report_meta *meta)
 		add_null(b, "offset");
 	add_str(b, "message", d && d->msg[0] ? d->msg : meta->error_msg);
 	add_str(b, "text", meta->error_msg);
-	json_builder_end_object(b);
+	cs_json_end_object(b);
 }
 
-static void add_expectations(JsonBuilder *b, const cs_report_meta *meta)
+static void add_expectations(cs_json_writer *b, const cs_report_meta *meta)
 {
 	enum { TEXT_CAP = sizeof(((cs_expect_outcome *)0)->text),
 	       DETAIL_CAP = sizeof(((cs_expect_outcome *)0)->detail) };
-	json_builder_begin_array(b);
+	cs_json_begin_array(b);
 	for (size_t i = 0; meta && i < meta->nexpects; i++) {
 		const cs_report_expect *e = &meta->expects[i];
-		json_builder_begin_object(b);
+		cs_json_begin_object(b);
 		add_int(b, "line", e->line);
 		add_fit(b, "text", e->text, TEXT_CAP);
-		json_builder_set_member_name(b, "held");
-		json_builder_add_boolean_value(b, e->held);
+		cs_json_key(b, "held");
+		cs_json_bool(b, e->held);
 		add_fit(b, "detail", e->held ? NULL : e->detail, DETAIL_CAP);
-		json_builder_end_object(b);
+		cs_json_end_object(b);
 	}
-	json_builder_end_array(b);
+	cs_json_end_array(b);
 }
 
-static void add_faults(JsonBuilder *b, const cs_device *dev)
+static void add_faults(cs_json_writer *b, const cs_device *dev)
 {
-	json_builder_begin_array(b);
+	cs_json_begin_array(b);
 	size_t n = 0;
 	const cs_event *ev = cs_device_events(dev, &n);
 	for (size_t i = 0; i < n; i++) {
 		const cs_event *e = &ev[i];
 		if (e->kind != CS_EV_FAULT)
 			continue;
-		json_builder_begin_object(b);
+		cs_json_begin_object(b);
 		add_int(b, "seq", (int64_t)e->seq);
 		add_int(b, "stage", e->stage);
 		add_str(b, "unit", cs_unit_name((cs_unit)e->unit));
@@ -239,18 +239,18 @@ static void add_faults(JsonBuilder *b, const cs_device *dev)
 		add_opt(b, "gp_entry", e->gp_entry);
 		add_opt(b, "method_index", e->method_index);
 		add_str(b, "detail", e->detail);
-		json_builder_end_object(b);
+		cs_json_end_object(b);
 	}
-	json_builder_end_array(b);
+	cs_json_end_array(b);
 }
 
 /* Every forwarding edit (stage 3), in trace order. */
-static void add_edits(JsonBuilder *b, const cs_report *r, const cs_device *dev)
+static void add_edits(cs_json_writer *b, const cs_report *r, const cs_device *dev)
 {
-	json_builder_begin_array(b);
+	cs_json_begin_array(b);
 	for (size_t i = 0; i < r->nedits; i++) {
 		const cs_report_edit *e = &r->edits[i];
-		json_builder_begin_object(b);
+		cs_json_begin_object(b);
 		add_int(b, "record", (int64_t)e->event);
 		add_str(b, "edit", cs_forward_edit_name(e->edit));
 		add_opt(b, "gp_entry", e->entry);
@@ -260,9 +260,9 @@ static void add_edits(JsonBuilder *b, const cs_report *r, const cs_device *dev)
 		add_hex(b, "value", e->value);
 		add_str(b, "cause", e->cause ? cs_cause_key(e->cause) : NULL);
 		add_str(b, "text", e->text);
-		json_builder_end_object(b);
+		cs_json_end_object(b);
 	}
-	json_builder_end_array(b);
+	cs_json_end_array(b);
 }
 
 char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_meta *meta)
@@ -271,8 +271,8 @@ char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_m
 	 * directives that never ran: the judged fields are null then, and only
 	 * what the run recorded (faults, counters, assumptions) is shown. */
 	bool judged = r && !(meta && meta->error);
-	JsonBuilder *b = json_builder_new();
-	json_builder_begin_object(b);
+	cs_json_writer *b = cs_json_writer_new(true);
+	cs_json_begin_object(b);
 	add_int(b, "schema_version", JSON_SCHEMA_VERSION);
 	add_str(b, "file", meta ? meta->file : NULL);
 	const cs_arch_info *ai = r ? cs_arch_get(r->arch) : NULL;
@@ -280,102 +280,91 @@ char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_m
 	add_str(b, "result", r || (meta && meta->error) ? cs_report_result(r, meta) : "error");
 	add_error(b, meta);
 
-	json_builder_set_member_name(b, "chain");
+	cs_json_key(b, "chain");
 	if (judged)
 		add_chain(b, &r->overall);
 	else
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 
-	json_builder_set_member_name(b, "first_break");
+	cs_json_key(b, "first_break");
 	if (judged)
 		add_break(b, r, &r->overall, dev);
 	else
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 
-	json_builder_set_member_name(b, "not_observable");
+	cs_json_key(b, "not_observable");
 	if (judged)
 		add_not_observable(b, &r->overall, dev);
 	else
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 
-	json_builder_set_member_name(b, "launches");
+	cs_json_key(b, "launches");
 	if (judged) {
-		json_builder_begin_array(b);
+		cs_json_begin_array(b);
 		for (size_t i = 0; i < r->nlaunches; i++) {
 			const cs_chain *c = &r->launches[i];
-			json_builder_begin_object(b);
+			cs_json_begin_object(b);
 			add_int(b, "launch", c->launch);
-			json_builder_set_member_name(b, "chain");
+			cs_json_key(b, "chain");
 			add_chain(b, c);
-			json_builder_set_member_name(b, "first_break");
+			cs_json_key(b, "first_break");
 			add_break(b, r, c, dev);
-			json_builder_set_member_name(b, "not_observable");
+			cs_json_key(b, "not_observable");
 			add_not_observable(b, c, dev);
-			json_builder_end_object(b);
+			cs_json_end_object(b);
 		}
-		json_builder_end_array(b);
+		cs_json_end_array(b);
 	} else {
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 	}
 
-	json_builder_set_member_name(b, "expectations");
+	cs_json_key(b, "expectations");
 	if (judged)
 		add_expectations(b, meta);
 	else
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 
-	json_builder_set_member_name(b, "faults");
+	cs_json_key(b, "faults");
 	if (dev)
 		add_faults(b, dev);
 	else
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 
-	json_builder_set_member_name(b, "edits");
+	cs_json_key(b, "edits");
 	if (r)
 		add_edits(b, r, dev);
 	else
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 
-	json_builder_set_member_name(b, "counters");
+	cs_json_key(b, "counters");
 	if (r) {
-		json_builder_begin_object(b);
+		cs_json_begin_object(b);
 		for (size_t i = 0; i < r->ncounters; i++)
 			add_int(b, cs_report_counter_name(r, i), (int64_t)r->counters[i]);
-		json_builder_end_object(b);
+		cs_json_end_object(b);
 	} else {
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 	}
 
-	json_builder_set_member_name(b, "assumptions");
+	cs_json_key(b, "assumptions");
 	if (r)
 		add_assumptions(b, r);
 	else
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 
-	json_builder_set_member_name(b, "findings");
+	cs_json_key(b, "findings");
 	if (r)
 		add_notes(b, r->findings, r->nfindings, false);
 	else
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 
-	json_builder_set_member_name(b, "output");
+	cs_json_key(b, "output");
 	if (r)
 		add_notes(b, r->output, r->noutput, true);
 	else
-		json_builder_add_null_value(b);
+		cs_json_null(b);
 
-	json_builder_end_object(b);
+	cs_json_end_object(b);
 
-	JsonGenerator *g = json_generator_new();
-	JsonNode *root = json_builder_get_root(b);
-	json_generator_set_root(g, root);
-	json_generator_set_pretty(g, TRUE);
-	json_generator_set_indent(g, 2);
-	gchar *text = json_generator_to_data(g, NULL);
-	char *out = text ? strdup(text) : NULL;
-	g_free(text);
-	json_node_unref(root);
-	g_object_unref(g);
-	g_object_unref(b);
-	return out;
+	return cs_json_writer_finish(b, NULL);
 }

@@ -3,14 +3,15 @@
  * `conform merge`, which joins shards only when they add up to the whole
  * selection (docs/conform.md). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <glib.h>
-#include <json-glib/json-glib.h>
 
 #include "chainsim/file.h"
+#include "chainsim/json.h"
 
 #include "commands.h"
 #include "conform.h"
@@ -93,58 +94,58 @@ static bool write_atomically(const char *path, const char *text, char *err, size
 bool conform_write_json(const char *path, const conform_meta *m, const conform_case *cases,
 			size_t n, char *err, size_t errlen)
 {
-	JsonBuilder *b = json_builder_new();
-	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "format");
-	json_builder_add_string_value(b, "chainsim-conform-1");
-	json_builder_set_member_name(b, "backend");
-	json_builder_add_string_value(b, m->backend);
-	json_builder_set_member_name(b, "shard");
-	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "index");
-	json_builder_add_int_value(b, m->shard_index);
-	json_builder_set_member_name(b, "count");
-	json_builder_add_int_value(b, m->shard_count);
-	json_builder_end_object(b);
-	json_builder_set_member_name(b, "filter");
+	cs_json_writer *b = cs_json_writer_new(true);
+	cs_json_begin_object(b);
+	cs_json_key(b, "format");
+	cs_json_string(b, "chainsim-conform-1");
+	cs_json_key(b, "backend");
+	cs_json_string(b, m->backend);
+	cs_json_key(b, "shard");
+	cs_json_begin_object(b);
+	cs_json_key(b, "index");
+	cs_json_int(b, m->shard_index);
+	cs_json_key(b, "count");
+	cs_json_int(b, m->shard_count);
+	cs_json_end_object(b);
+	cs_json_key(b, "filter");
 	if (m->filter)
-		json_builder_add_string_value(b, m->filter);
+		cs_json_string(b, m->filter);
 	else
-		json_builder_add_null_value(b);
-	json_builder_set_member_name(b, "allow_unavailable");
-	json_builder_add_boolean_value(b, m->allow_unavailable);
+		cs_json_null(b);
+	cs_json_key(b, "allow_unavailable");
+	cs_json_bool(b, m->allow_unavailable);
 	/* Every case the filter chose, before sharding: merge checks that the
 	 * shards agree on it and cover it once. */
-	json_builder_set_member_name(b, "selection");
-	json_builder_begin_array(b);
+	cs_json_key(b, "selection");
+	cs_json_begin_array(b);
 	for (size_t i = 0; i < m->nselection; i++)
-		json_builder_add_string_value(b, m->selection[i]);
-	json_builder_end_array(b);
-	json_builder_set_member_name(b, "cases");
-	json_builder_begin_array(b);
+		cs_json_string(b, m->selection[i]);
+	cs_json_end_array(b);
+	cs_json_key(b, "cases");
+	cs_json_begin_array(b);
 	for (size_t i = 0; i < n; i++) {
 		const conform_case *c = &cases[i];
-		json_builder_begin_object(b);
-		json_builder_set_member_name(b, "path");
-		json_builder_add_string_value(b, c->path);
-		json_builder_set_member_name(b, "outcome");
-		json_builder_add_string_value(b, conform_outcome_name(c->outcome));
-		json_builder_set_member_name(b, "exit");
-		json_builder_add_int_value(b, c->exit_code);
-		json_builder_set_member_name(b, "signal");
-		json_builder_add_int_value(b, c->signal);
-		json_builder_set_member_name(b, "seconds");
-		json_builder_add_double_value(b, c->seconds);
-		json_builder_set_member_name(b, "peak_rss_kib");
-		json_builder_add_int_value(b, c->peak_rss_kib);
-		json_builder_set_member_name(b, "reason");
-		json_builder_add_string_value(b, c->reason);
-		json_builder_end_object(b);
+		cs_json_begin_object(b);
+		cs_json_key(b, "path");
+		cs_json_string(b, c->path);
+		cs_json_key(b, "outcome");
+		cs_json_string(b, conform_outcome_name(c->outcome));
+		cs_json_key(b, "exit");
+		cs_json_int(b, c->exit_code);
+		cs_json_key(b, "signal");
+		cs_json_int(b, c->signal);
+		cs_json_key(b, "seconds");
+		cs_json_double(b, c->seconds);
+		cs_json_key(b, "peak_rss_kib");
+		cs_json_int(b, c->peak_rss_kib);
+		cs_json_key(b, "reason");
+		cs_json_string(b, c->reason);
+		cs_json_end_object(b);
 	}
-	json_builder_end_array(b);
+	cs_json_end_array(b);
 	conform_summary s = conform_summarize(cases, n);
-	json_builder_set_member_name(b, "summary");
-	json_builder_begin_object(b);
+	cs_json_key(b, "summary");
+	cs_json_begin_object(b);
 	const struct {
 		const char *k;
 		size_t v;
@@ -152,24 +153,21 @@ bool conform_write_json(const char *path, const conform_meta *m, const conform_c
 		       { "crashed", s.crashed }, { "timed_out", s.timeout },
 		       { "unavailable", s.unavailable } };
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
-		json_builder_set_member_name(b, counts[i].k);
-		json_builder_add_int_value(b, (gint64)counts[i].v);
+		cs_json_key(b, counts[i].k);
+		cs_json_int(b, (int64_t)counts[i].v);
 	}
-	json_builder_end_object(b);
+	cs_json_end_object(b);
 	/* Written last: a file without it never came from a finished run. */
-	json_builder_set_member_name(b, "complete");
-	json_builder_add_boolean_value(b, true);
-	json_builder_end_object(b);
-	JsonGenerator *g = json_generator_new();
-	JsonNode *root = json_builder_get_root(b);
-	json_generator_set_root(g, root);
-	json_generator_set_pretty(g, true);
-	char *text = json_generator_to_data(g, NULL);
+	cs_json_key(b, "complete");
+	cs_json_bool(b, true);
+	cs_json_end_object(b);
+	char *text = cs_json_writer_finish(b, NULL);
+	if (!text) {
+		snprintf(err, errlen, "out of memory");
+		return false;
+	}
 	bool ok = write_atomically(path, text, err, errlen);
-	g_free(text);
-	json_node_unref(root);
-	g_object_unref(g);
-	g_object_unref(b);
+	free(text);
 	return ok;
 }
 
@@ -247,17 +245,28 @@ bool conform_write_junit(const char *path, const conform_case *cases, size_t n, 
 
 typedef struct shard_file {
 	const char *file;
-	JsonParser *parser;
-	JsonObject *root;
+	cs_json_value *root; /* an object */
 	unsigned index, count;
 } shard_file;
+
+/* A member that is an array, or NULL. */
+static const cs_json_value *json_array(const cs_json_value *o, const char *key)
+{
+	const cs_json_value *a = cs_json_member(o, key);
+	return a && a->type == CS_JSON_ARRAY ? a : NULL;
+}
+
+/* An int member, or dflt when it is missing or out of an int's range. */
+static int json_int(const cs_json_value *o, const char *key, int dflt)
+{
+	int64_t v = cs_json_get_int(cs_json_member(o, key), dflt);
+	return v >= INT_MIN && v <= INT_MAX ? (int)v : dflt;
+}
 
 static bool load_shard(const char *path, shard_file *sf)
 {
 	const char *file = cs_file_name(path);
-	GError *ge = NULL;
 	sf->file = file;
-	sf->parser = json_parser_new();
 	char *text = NULL, msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 8];
 	size_t len = 0;
 	cs_diag d;
@@ -267,33 +276,32 @@ static bool load_shard(const char *path, shard_file *sf)
 		fprintf(stderr, "chainsim conform merge: %s\n", msg);
 		return false;
 	}
-	bool parsed = len <= G_MAXSSIZE &&
-		      json_parser_load_from_data(sf->parser, text, (gssize)len, &ge);
+	char why[160];
+	sf->root = cs_json_parse(text, len, why, sizeof(why));
 	free(text);
-	if (!parsed) {
+	if (!sf->root) {
 		fprintf(stderr, "chainsim conform merge: %s: %s (the shard crashed, never ran, "
-			"or this is not its result)\n", file, ge ? ge->message : "too long");
-		if (ge)
-			g_error_free(ge);
+			"or this is not its result)\n", file, why);
 		return false;
 	}
-	JsonNode *root = json_parser_get_root(sf->parser);
-	sf->root = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
-	JsonObject *sh = sf->root ? json_object_get_object_member(sf->root, "shard") : NULL;
-	if (!sf->root || g_strcmp0(json_object_get_string_member_with_default(
-					   sf->root, "format", ""), "chainsim-conform-1") ||
-	    !sh || !json_object_get_array_member(sf->root, "cases") ||
-	    !json_object_get_array_member(sf->root, "selection")) {
+	const cs_json_value *sh = cs_json_member(sf->root, "shard");
+	if (strcmp(cs_json_get_string(cs_json_member(sf->root, "format"), ""),
+		   "chainsim-conform-1") != 0 ||
+	    !sh || sh->type != CS_JSON_OBJECT || !json_array(sf->root, "cases") ||
+	    !json_array(sf->root, "selection")) {
 		fprintf(stderr, "chainsim conform merge: %s: not a chainsim conform result\n", file);
 		return false;
 	}
-	if (!json_object_get_boolean_member_with_default(sf->root, "complete", false)) {
+	if (!cs_json_get_bool(cs_json_member(sf->root, "complete"), false)) {
 		fprintf(stderr, "chainsim conform merge: %s: the shard did not finish (crashed?)\n",
 			file);
 		return false;
 	}
-	sf->index = (unsigned)json_object_get_int_member_with_default(sh, "index", 0);
-	sf->count = (unsigned)json_object_get_int_member_with_default(sh, "count", 0);
+	int64_t index = cs_json_get_int(cs_json_member(sh, "index"), 0),
+		count = cs_json_get_int(cs_json_member(sh, "count"), 0);
+	/* a shard count is a count of processes: far below this */
+	sf->index = index > 0 && index <= 1 << 20 ? (unsigned)index : 0;
+	sf->count = count > 0 && count <= 1 << 20 ? (unsigned)count : 0;
 	if (!sf->count || !sf->index || sf->index > sf->count) {
 		fprintf(stderr, "chainsim conform merge: %s: shard %u/%u is not a shard\n", file,
 			sf->index, sf->count);
@@ -302,13 +310,14 @@ static bool load_shard(const char *path, shard_file *sf)
 	return true;
 }
 
-static bool same_selection(JsonArray *a, JsonArray *b)
+static bool same_selection(const cs_json_value *a, const cs_json_value *b)
 {
-	guint n = json_array_get_length(a);
-	if (n != json_array_get_length(b))
+	size_t n = cs_json_length(a);
+	if (n != cs_json_length(b))
 		return false;
-	for (guint i = 0; i < n; i++)
-		if (g_strcmp0(json_array_get_string_element(a, i), json_array_get_string_element(b, i)))
+	for (size_t i = 0; i < n; i++)
+		if (g_strcmp0(cs_json_get_string(cs_json_at(a, i), NULL),
+			      cs_json_get_string(cs_json_at(b, i), NULL)))
 			return false;
 	return true;
 }
@@ -320,15 +329,15 @@ static bool join_shards(shard_file *sf, size_t nf, conform_case **out, size_t *n
 			bool *allow_unavailable)
 {
 	unsigned count = sf[0].count;
-	JsonArray *sel = json_object_get_array_member(sf[0].root, "selection");
+	const cs_json_value *sel = json_array(sf[0].root, "selection");
 	const char **by_index = calloc(count, sizeof(*by_index));
-	guint nsel = json_array_get_length(sel);
+	size_t nsel = cs_json_length(sel);
 	conform_case *cases = calloc(nsel ? nsel : 1, sizeof(*cases));
 	const char **ran_in = calloc(nsel ? nsel : 1, sizeof(*ran_in));
 	GHashTable *pos = g_hash_table_new(g_str_hash, g_str_equal);
 	bool ok = by_index && cases && ran_in;
-	for (guint i = 0; ok && i < nsel; i++) {
-		const char *p = json_array_get_string_element(sel, i);
+	for (size_t i = 0; ok && i < nsel; i++) {
+		const char *p = cs_json_get_string(cs_json_at(sel, i), NULL);
 		if (!p || g_hash_table_contains(pos, p)) {
 			fprintf(stderr, "chainsim conform merge: %s: the selection names a case "
 				"twice or not as text\n", sf[0].file);
@@ -346,7 +355,7 @@ static bool join_shards(shard_file *sf, size_t nf, conform_case **out, size_t *n
 			ok = false;
 			break;
 		}
-		if (!same_selection(sel, json_object_get_array_member(sf[f].root, "selection"))) {
+		if (!same_selection(sel, json_array(sf[f].root, "selection"))) {
 			fprintf(stderr, "chainsim conform merge: %s and %s selected different cases "
 				"(other paths or --filter)\n", sf[0].file, sf[f].file);
 			ok = false;
@@ -360,13 +369,11 @@ static bool join_shards(shard_file *sf, size_t nf, conform_case **out, size_t *n
 		}
 		by_index[sf[f].index - 1] = sf[f].file;
 		*allow_unavailable &=
-			json_object_get_boolean_member_with_default(sf[f].root, "allow_unavailable",
-								    false);
-		JsonArray *ca = json_object_get_array_member(sf[f].root, "cases");
-		for (guint i = 0; ok && i < json_array_get_length(ca); i++) {
-			JsonObject *o = json_array_get_object_element(ca, i);
-			const char *p = o ? json_object_get_string_member_with_default(o, "path", NULL)
-					  : NULL;
+			cs_json_get_bool(cs_json_member(sf[f].root, "allow_unavailable"), false);
+		const cs_json_value *ca = json_array(sf[f].root, "cases");
+		for (size_t i = 0; ok && i < cs_json_length(ca); i++) {
+			const cs_json_value *o = cs_json_at(ca, i);
+			const char *p = cs_json_get_string(cs_json_member(o, "path"), NULL);
 			guint at = p ? GPOINTER_TO_UINT(g_hash_table_lookup(pos, p)) : 0;
 			if (!at) {
 				fprintf(stderr, "chainsim conform merge: %s: case %s is not in the "
@@ -383,13 +390,14 @@ static bool join_shards(shard_file *sf, size_t nf, conform_case **out, size_t *n
 			}
 			ran_in[at - 1] = sf[f].file;
 			c->outcome = outcome_from_name(
-				json_object_get_string_member_with_default(o, "outcome", ""));
-			c->exit_code = (int)json_object_get_int_member_with_default(o, "exit", -1);
-			c->signal = (int)json_object_get_int_member_with_default(o, "signal", 0);
-			c->seconds = json_object_get_double_member_with_default(o, "seconds", 0);
-			c->peak_rss_kib = (long)json_object_get_int_member_with_default(o, "peak_rss_kib", 0);
+				cs_json_get_string(cs_json_member(o, "outcome"), ""));
+			c->exit_code = json_int(o, "exit", -1);
+			c->signal = json_int(o, "signal", 0);
+			c->seconds = cs_json_get_double(cs_json_member(o, "seconds"), 0);
+			int64_t kib = cs_json_get_int(cs_json_member(o, "peak_rss_kib"), 0);
+			c->peak_rss_kib = kib >= 0 && kib <= LONG_MAX ? (long)kib : 0;
 			snprintf(c->reason, sizeof(c->reason), "%s",
-				 json_object_get_string_member_with_default(o, "reason", ""));
+				 cs_json_get_string(cs_json_member(o, "reason"), ""));
 			if (c->outcome == CONFORM_PENDING) {
 				fprintf(stderr, "chainsim conform merge: %s: case %s has no outcome\n",
 					sf[f].file, p);
@@ -404,7 +412,7 @@ static bool join_shards(shard_file *sf, size_t nf, conform_case **out, size_t *n
 			ok = false;
 		}
 	}
-	for (guint i = 0; ok && i < nsel; i++) {
+	for (size_t i = 0; ok && i < nsel; i++) {
 		if (!ran_in[i]) {
 			fprintf(stderr, "chainsim conform merge: case %s was not run by any shard\n",
 				cases[i].path);
@@ -467,14 +475,14 @@ int conform_merge(const conform_merge_opts *o, char *const *files, size_t nf)
 		conform_print_summary(stdout, &s);
 		rc = conform_exit_status(&s, allow);
 		char err[256];
-		conform_meta m = { .backend = json_object_get_string_member_with_default(
-					   sf[0].root, "backend", "sim"),
+		conform_meta m = { .backend = cs_json_get_string(cs_json_member(sf[0].root,
+										"backend"), "sim"),
 				   .shard_index = 1, .shard_count = 1,
 				   .allow_unavailable = allow };
-		JsonArray *sel = json_object_get_array_member(sf[0].root, "selection");
+		const cs_json_value *sel = json_array(sf[0].root, "selection");
 		char **selv = calloc(n, sizeof(*selv));
 		for (size_t i = 0; selv && i < n; i++)
-			selv[i] = (char *)json_array_get_string_element(sel, (guint)i);
+			selv[i] = (char *)cs_json_get_string(cs_json_at(sel, i), NULL);
 		m.selection = selv;
 		m.nselection = selv ? n : 0;
 		if (json_out && !conform_write_json(json_out, &m, cases, n, err, sizeof(err))) {
@@ -489,8 +497,7 @@ int conform_merge(const conform_merge_opts *o, char *const *files, size_t nf)
 	}
 	free(cases);
 	for (size_t i = 0; sf && i < nf; i++)
-		if (sf[i].parser)
-			g_object_unref(sf[i].parser);
+		cs_json_free(sf[i].root);
 	free(sf);
 	return rc;
 }

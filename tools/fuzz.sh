@@ -3,7 +3,7 @@
 # tools/fuzz.sh TARGET SECONDS [LIBFUZZER-ARGS...]: builds the libFuzzer
 # targets with clang-14 and ASan+UBSan in ${FUZZ_BUILD_DIR:-build-fuzz}
 # (Debian 12: clang-14, libclang-rt-14-dev) and runs TARGET for SECONDS.
-# TARGET: scenario, module, gsp, gdb-session (tests/fuzz/), ptx
+# TARGET: scenario, module, json, gsp, gdb-session (tests/fuzz/), ptx
 # (tests/ptxrun/fuzz_ptx.c), elf, gdb (tests/gsp/fuzz_*.c: the packet parser).
 # Seeds: the corpus and fixtures (read only), plus generated ones with long
 # lines and many edits; new inputs go to $build/corpus/TARGET. A finding is
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then
-	echo "usage: tools/fuzz.sh scenario|module|gsp|gdb-session|ptx|elf|gdb SECONDS [LIBFUZZER-ARGS...]" >&2
+	echo "usage: tools/fuzz.sh scenario|module|json|gsp|gdb-session|ptx|elf|gdb SECONDS [LIBFUZZER-ARGS...]" >&2
 	exit 2
 fi
 target=$1 seconds=$2
@@ -38,6 +38,7 @@ fi
 case $target in
 scenario) exe=tests/fuzz/fuzz_scenario seeds=(tests/conformance tests/outside tests/scenario/cases) ;;
 module) exe=tests/fuzz/fuzz_module seeds=(fixtures/kernels/out) ;;
+json) exe=tests/fuzz/fuzz_json seeds=(tests/fuzz/json) ;;
 gsp) exe=tests/fuzz/fuzz_gsp seeds=(tests/gsp) ;;
 ptx) exe=tests/ptxrun/fuzz_ptx seeds=(tests/ptxrun/ptx) ;;
 elf) exe=tests/gsp/fuzz_elf seeds=(fixtures/firmware) ;;
