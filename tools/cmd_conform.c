@@ -8,9 +8,12 @@
 #include <poll.h>
 #include <regex.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -383,21 +386,40 @@ static int run_case(const char *path, const conform_opts *co, char *why, size_t 
 
 /* ---- the workers: one process runs cases until one crashes or hangs ------ */
 
-/* A worker reads case indexes (uint32, native order) from its command pipe and
- * answers each with "<rc> <peak KiB> <reason>" and a NUL, in one write under
- * PIPE_BUF, so a parent that reads late never blocks it. A worker that ends
- * without answering took its case down with it: the parent judges that case
+/* Workers take the next case themselves from a counter in memory they share
+ * with the parent, so that no case waits for the parent to be scheduled (on a
+ * VM, waking another CPU costs an interrupt to the hypervisor). Each answers a
+ * case with "<index> <rc> <peak KiB> <seconds> <reason>" and a NUL, in one
+ * write under PIPE_BUF, so a parent that reads late never blocks it. Its slot
+ * says which case it runs and since when: a worker that ends without
+ * answering took that case down with it, and the parent judges the case
  * crashed (or timed out, when the parent killed it) and starts a new worker. */
+enum { NO_CASE = UINT32_MAX };
+
+typedef struct worker_slot {
+	_Atomic uint32_t current;     /* the case it runs, or NO_CASE */
+	_Atomic uint64_t started_ns;  /* CLOCK_MONOTONIC when it took that case */
+} worker_slot;
+
+typedef struct shared_work {
+	_Atomic uint32_t next; /* the next case to take; past the last: none left */
+	worker_slot slot[];
+} shared_work;
+
 typedef struct worker {
-	pid_t pid;	 /* 0: no process in this slot */
-	int cmd_fd;	 /* case indexes to the worker */
-	int result_fd;	 /* answers from it */
-	size_t idx;	 /* the case it runs; SIZE_MAX when idle */
-	double started;	 /* when that case was sent */
-	bool killed;	 /* killed by the parent when its case timed out */
-	char buf[CONFORM_REASON_MAX + 48];
+	pid_t pid;	/* 0: no process in this slot */
+	int result_fd;	/* answers from it */
+	bool killed;	/* killed by the parent when its case timed out */
+	char buf[2 * (CONFORM_REASON_MAX + 64)];
 	size_t len;
 } worker;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* Starts a new peak of the resident set: Linux resets the high-water mark
  * when "5" is written to clear_refs; where it cannot, the peak stays the
@@ -431,20 +453,21 @@ static long peak_rss_kib(void)
 	return kib;
 }
 
-static _Noreturn void worker_main(const conform_opts *co, const conform_case *cases, int cmd_fd,
-				  int result_fd)
+static _Noreturn void worker_main(const conform_opts *co, const conform_case *cases, size_t n,
+				  shared_work *sh, worker_slot *me, int result_fd)
 {
 	int devnull = open("/dev/null", O_WRONLY);
 	if (devnull >= 0) {
 		dup2(devnull, STDOUT_FILENO);
 		close(devnull);
 	}
-	uint32_t idx;
-	ssize_t got;
-	while ((got = read(cmd_fd, &idx, sizeof(idx))) == (ssize_t)sizeof(idx) ||
-	       (got < 0 && errno == EINTR)) {
-		if (got < 0)
-			continue;
+	for (;;) {
+		uint32_t idx = atomic_fetch_add(&sh->next, 1);
+		if (idx >= n)
+			_exit(0);
+		uint64_t t0 = now_ns();
+		atomic_store(&me->started_ns, t0);
+		atomic_store(&me->current, idx);
 		const char *path = cases[idx].path;
 		if (co->inject_crash && strstr(path, co->inject_crash)) {
 			signal(SIGSEGV, SIG_DFL);
@@ -456,61 +479,44 @@ static _Noreturn void worker_main(const conform_opts *co, const conform_case *ca
 		peak_rss_reset();
 		char why[CONFORM_REASON_MAX] = "";
 		int rc = run_case(path, co, why, sizeof(why));
-		char line[CONFORM_REASON_MAX + 48];
-		int len = snprintf(line, sizeof(line), "%d %ld %s", rc,
-				   peak_rss_kib(), why);
+		char line[CONFORM_REASON_MAX + 64];
+		int len = snprintf(line, sizeof(line), "%u %d %ld %.6f %s", idx, rc, peak_rss_kib(),
+				   (double)(now_ns() - t0) / 1e9, why);
 		if (len > (int)sizeof(line) - 1)
 			len = (int)sizeof(line) - 1;
 		if (write(result_fd, line, (size_t)len + 1) != (ssize_t)len + 1)
 			_exit(CS_EXIT_INTERNAL);
+		atomic_store(&me->current, NO_CASE);
+		if (co->isolate)
+			_exit(0);
 	}
-	_exit(0);
 }
 
-static bool start_worker(const conform_opts *co, const conform_case *cases, worker *all,
-			 size_t nall, worker *w)
+static bool start_worker(const conform_opts *co, const conform_case *cases, size_t n,
+			 shared_work *sh, worker *all, size_t nall, size_t i)
 {
-	int cmd[2], res[2];
-	if (pipe2(cmd, O_CLOEXEC) != 0)
+	int res[2];
+	if (pipe2(res, O_CLOEXEC) != 0)
 		return false;
-	if (pipe2(res, O_CLOEXEC) != 0) {
-		close(cmd[0]);
-		close(cmd[1]);
-		return false;
-	}
+	atomic_store(&sh->slot[i].current, NO_CASE);
 	fflush(stdout);
 	fflush(stderr);
 	pid_t pid = fork();
 	if (pid < 0) {
-		close(cmd[0]), close(cmd[1]), close(res[0]), close(res[1]);
+		close(res[0]), close(res[1]);
 		return false;
 	}
 	if (pid == 0) {
 		/* the other workers' pipes, so that each sees its own end close */
-		for (size_t i = 0; i < nall; i++)
-			if (all[i].pid) {
-				close(all[i].cmd_fd);
-				close(all[i].result_fd);
-			}
-		close(cmd[1]);
+		for (size_t k = 0; k < nall; k++)
+			if (all[k].pid)
+				close(all[k].result_fd);
 		close(res[0]);
-		worker_main(co, cases, cmd[0], res[1]);
+		worker_main(co, cases, n, sh, &sh->slot[i], res[1]);
 	}
-	close(cmd[0]);
 	close(res[1]);
-	*w = (worker){ .pid = pid, .cmd_fd = cmd[1], .result_fd = res[0], .idx = SIZE_MAX };
+	all[i] = (worker){ .pid = pid, .result_fd = res[0] };
 	return true;
-}
-
-static bool send_case(worker *w, size_t idx)
-{
-	uint32_t v = (uint32_t)idx;
-	w->idx = idx;
-	w->started = now_s();
-	w->len = 0;
-	/* an empty pipe takes 4 bytes at once; EPIPE (SIGPIPE is ignored) means the
-	 * worker is gone, which its result pipe's end reports */
-	return write(w->cmd_fd, &v, sizeof(v)) == (ssize_t)sizeof(v);
 }
 
 static const char *signal_name(int sig)
@@ -519,63 +525,94 @@ static const char *signal_name(int sig)
 	return n ? n : "?";
 }
 
-/* The worker answered its case. */
-static void case_answered(worker *w, conform_case *c)
+/* One answer; false when it is not one (the worker is then judged crashed). */
+static bool case_answered(const char *a, conform_case *cases, size_t n)
 {
-	c->seconds = now_s() - w->started;
 	char *end;
-	long rc = strtol(w->buf, &end, 10);
+	unsigned long idx = strtoul(a, &end, 10);
+	long rc = *end == ' ' ? strtol(end + 1, &end, 10) : -1;
 	long kib = *end == ' ' ? strtol(end + 1, &end, 10) : -1;
-	if (*end != ' ' || rc < 0 || rc > 255 || kib < 0) {
-		c->outcome = CONFORM_CRASHED;
-		c->exit_code = -1;
-		snprintf(c->reason, sizeof(c->reason), "crashed: its worker answered garbage");
-		return;
-	}
+	double s = *end == ' ' ? strtod(end + 1, &end) : -1;
+	if (*end != ' ' || idx >= n || rc < 0 || rc > 255 || kib < 0 || s < 0 ||
+	    cases[idx].outcome != CONFORM_PENDING)
+		return false;
+	conform_case *c = &cases[idx];
+	c->seconds = s;
 	c->exit_code = (int)rc;
 	c->peak_rss_kib = kib;
 	snprintf(c->reason, sizeof(c->reason), "%s", end + 1);
 	c->outcome = c->exit_code == CS_EXIT_OK		 ? CONFORM_PASS
 		     : c->exit_code == CS_EXIT_UNAVAILABLE ? CONFORM_UNAVAILABLE
 							   : CONFORM_FAIL;
+	return true;
 }
 
-/* The worker's result pipe closed: reap it, and judge the case it was
- * running, if any, as crashed or timed out. */
-static void worker_ended(worker *w, conform_case *cases)
+/* Worker i's result pipe closed (or it answered garbage): reap it, and judge
+ * the case it was running, if it had not answered, as crashed or timed out.
+ * Returns the cases settled. */
+static size_t worker_ended(worker *all, size_t i, shared_work *sh, conform_case *cases,
+			   size_t n, bool garbage)
 {
+	worker *w = &all[i];
 	int st = 0;
 	struct rusage ru;
 	memset(&ru, 0, sizeof(ru));
-	if (w->cmd_fd >= 0) /* an idle worker ends when its command pipe closes */
-		close(w->cmd_fd);
+	if (garbage)
+		kill(w->pid, SIGKILL);
 	close(w->result_fd);
 	while (wait4(w->pid, &st, 0, &ru) < 0 && errno == EINTR)
 		;
 	w->pid = 0;
-	if (w->idx == SIZE_MAX)
-		return;
-	conform_case *c = &cases[w->idx];
-	w->idx = SIZE_MAX;
-	c->seconds = now_s() - w->started;
+	uint32_t idx = atomic_load(&sh->slot[i].current);
+	if (idx >= n || cases[idx].outcome != CONFORM_PENDING)
+		return 0;
+	conform_case *c = &cases[idx];
+	c->seconds = (double)(now_ns() - atomic_load(&sh->slot[i].started_ns)) / 1e9;
 	c->peak_rss_kib = ru.ru_maxrss;
-	if (w->killed) {
+	c->exit_code = -1;
+	c->outcome = CONFORM_CRASHED;
+	if (garbage) {
+		snprintf(c->reason, sizeof(c->reason), "crashed: its worker answered garbage");
+	} else if (w->killed) {
 		c->outcome = CONFORM_TIMEOUT;
-		c->exit_code = -1;
 		c->signal = SIGKILL;
 		snprintf(c->reason, sizeof(c->reason), "timed out after %.1f s: killed", c->seconds);
 	} else if (WIFSIGNALED(st)) {
-		c->outcome = CONFORM_CRASHED;
-		c->exit_code = -1;
 		c->signal = WTERMSIG(st);
 		snprintf(c->reason, sizeof(c->reason), "crashed: killed by signal %d (SIG%s)",
 			 c->signal, signal_name(c->signal));
 	} else {
-		c->outcome = CONFORM_CRASHED;
 		c->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 		snprintf(c->reason, sizeof(c->reason), "crashed: exited %d without a result",
 			 c->exit_code);
 	}
+	return 1;
+}
+
+/* Reads what worker i has to say; returns the cases it settled (answered,
+ * or lost when the worker ended). */
+static size_t worker_readable(worker *all, size_t i, shared_work *sh, conform_case *cases,
+			      size_t n)
+{
+	worker *w = &all[i];
+	ssize_t got = read(w->result_fd, w->buf + w->len, sizeof(w->buf) - 1 - w->len);
+	if (got < 0 && errno == EINTR)
+		return 0;
+	if (got <= 0)
+		return worker_ended(all, i, sh, cases, n, false);
+	w->len += (size_t)got;
+	w->buf[w->len] = 0;
+	size_t settled = 0, used = 0;
+	for (char *nul; (nul = memchr(w->buf + used, 0, w->len - used)); used = (size_t)(nul - w->buf) + 1) {
+		if (!case_answered(w->buf + used, cases, n))
+			return settled + worker_ended(all, i, sh, cases, n, true);
+		settled++;
+	}
+	memmove(w->buf, w->buf + used, w->len - used);
+	w->len -= used;
+	if (w->len >= sizeof(w->buf) - 1) /* an answer longer than any answer */
+		settled += worker_ended(all, i, sh, cases, n, true);
+	return settled;
 }
 
 /* ---- the parent: workers, progress, results ---------------------------- */
@@ -607,69 +644,48 @@ static void progress(const conform_case *cases, size_t n, size_t done, double t0
 	fflush(stderr);
 }
 
-/* Reads what worker w has to say; true when its case is settled (answered,
- * or the worker ended). */
-static bool worker_readable(const conform_opts *co, worker *w, conform_case *cases)
-{
-	ssize_t got = read(w->result_fd, w->buf + w->len, sizeof(w->buf) - 1 - w->len);
-	if (got < 0 && errno == EINTR)
-		return false;
-	if (got > 0) {
-		w->len += (size_t)got;
-		w->buf[w->len] = 0;
-		if (w->idx != SIZE_MAX && memchr(w->buf, 0, w->len)) {
-			case_answered(w, &cases[w->idx]);
-			w->idx = SIZE_MAX;
-			if (co->isolate) { /* it ends when its command pipe closes */
-				close(w->cmd_fd);
-				w->cmd_fd = -1;
-			}
-			return true;
-		}
-		if (w->len < sizeof(w->buf) - 1)
-			return false;
-	}
-	bool had_case = w->idx != SIZE_MAX;
-	worker_ended(w, cases);
-	return had_case;
-}
-
 static bool run_all(const conform_opts *co, conform_case *cases, size_t n)
 {
 	size_t nw = co->jobs < n ? co->jobs : n;
 	worker *w = calloc(nw, sizeof(*w));
 	struct pollfd *pfd = calloc(nw, sizeof(*pfd));
-	if (!w || !pfd) {
+	size_t shlen = sizeof(shared_work) + nw * sizeof(worker_slot);
+	shared_work *sh = mmap(NULL, shlen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			       -1, 0);
+	if (!w || !pfd || sh == MAP_FAILED) {
 		free(w);
 		free(pfd);
+		if (sh != MAP_FAILED)
+			munmap(sh, shlen);
 		return false;
 	}
+	atomic_store(&sh->next, 0);
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
 	sigaction(SIGPIPE, &ign, &old_pipe);
-	size_t next = 0, done = 0, printed = 0;
+	size_t done = 0, printed = 0;
 	double t0 = now_s(), last_progress = 0;
 	bool ok = true;
-	while (done < n) {
-		for (size_t i = 0; ok && i < nw && next < n; i++) {
-			if (w[i].pid && (w[i].idx != SIZE_MAX || w[i].cmd_fd < 0))
+	for (;;) {
+		/* a worker for every free slot while cases are left to take */
+		for (size_t i = 0; ok && i < nw && atomic_load(&sh->next) < n; i++) {
+			if (w[i].pid)
 				continue;
-			if (!w[i].pid && !start_worker(co, cases, w, nw, &w[i])) {
+			if (!start_worker(co, cases, n, sh, w, nw, i)) {
 				fprintf(stderr, "chainsim conform: cannot start a worker: %s\n",
 					strerror(errno));
 				ok = false;
-				break;
 			}
-			/* a failed write shows as the worker's end, its case crashed */
-			send_case(&w[i], next++);
 		}
-		size_t np = 0, busy = 0;
-		double now = now_s(), wait_s = 0.25;
+		size_t np = 0;
+		uint64_t now = now_ns();
+		double wait_s = 0.25;
 		for (size_t i = 0; i < nw; i++) {
 			if (!w[i].pid)
 				continue;
-			if (w[i].idx != SIZE_MAX) {
-				busy++;
-				double left = w[i].started + co->timeout_s - now;
+			uint32_t idx = atomic_load(&sh->slot[i].current);
+			if (idx != NO_CASE) {
+				double left = co->timeout_s -
+					      (double)(now - atomic_load(&sh->slot[i].started_ns)) / 1e9;
 				if (left <= 0 && !w[i].killed) {
 					kill(w[i].pid, SIGKILL);
 					w[i].killed = true;
@@ -679,7 +695,7 @@ static bool run_all(const conform_opts *co, conform_case *cases, size_t n)
 			}
 			pfd[np++] = (struct pollfd){ .fd = w[i].result_fd, .events = POLLIN };
 		}
-		if (!np || (!busy && next >= n))
+		if (!np)
 			break;
 		int pr = poll(pfd, np, (int)(wait_s * 1000) + 1);
 		if (pr < 0 && errno != EINTR) {
@@ -689,8 +705,8 @@ static bool run_all(const conform_opts *co, conform_case *cases, size_t n)
 		for (size_t i = 0, p = 0; pr > 0 && i < nw; i++) {
 			if (!w[i].pid)
 				continue;
-			if (pfd[p++].revents && worker_readable(co, &w[i], cases))
-				done++;
+			if (pfd[p++].revents)
+				done += worker_readable(w, i, sh, cases, n);
 		}
 		while (printed < n && cases[printed].outcome != CONFORM_PENDING) {
 			if (co->progress)
@@ -703,16 +719,6 @@ static bool run_all(const conform_opts *co, conform_case *cases, size_t n)
 			last_progress = now_s();
 		}
 	}
-	/* every idle worker is told to end before any is waited for: their exits
-	 * then overlap */
-	for (size_t i = 0; i < nw; i++)
-		if (w[i].pid && w[i].cmd_fd >= 0) {
-			close(w[i].cmd_fd);
-			w[i].cmd_fd = -1;
-		}
-	for (size_t i = 0; i < nw; i++)
-		if (w[i].pid)
-			worker_ended(&w[i], cases);
 	if (ok && done < n) {
 		fprintf(stderr, "chainsim conform: %zu of %zu cases were never settled\n", n - done, n);
 		ok = false;
@@ -720,6 +726,7 @@ static bool run_all(const conform_opts *co, conform_case *cases, size_t n)
 	sigaction(SIGPIPE, &old_pipe, NULL);
 	if (co->progress)
 		fputs("\r\033[K", stderr);
+	munmap(sh, shlen);
 	free(w);
 	free(pfd);
 	return ok;

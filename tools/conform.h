@@ -26,7 +26,7 @@ typedef struct conform_case {
 	conform_outcome outcome;
 	int exit_code;      /* the case's status; -1 when a signal ended its worker */
 	int signal;         /* the signal that ended it, 0 when none */
-	double seconds;     /* wall time, from sending the case to its answer */
+	double seconds;     /* wall time, from its worker taking the case to the answer */
 	long peak_rss_kib;  /* its worker's peak resident set while it ran */
 	char reason[CONFORM_REASON_MAX];
 } conform_case;
