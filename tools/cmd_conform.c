@@ -677,15 +677,18 @@ static bool run_all(const conform_opts *co, conform_case *cases, size_t n)
 			}
 		}
 		size_t np = 0;
-		uint64_t now = now_ns();
 		double wait_s = 0.25;
 		for (size_t i = 0; i < nw; i++) {
 			if (!w[i].pid)
 				continue;
 			uint32_t idx = atomic_load(&sh->slot[i].current);
-			if (idx != NO_CASE) {
+			/* the start read between two reads of the same case is that
+			 * case's; the clock read after it, so that a case taken since
+			 * cannot look older than it is */
+			uint64_t started = atomic_load(&sh->slot[i].started_ns), now = now_ns();
+			if (idx != NO_CASE && idx == atomic_load(&sh->slot[i].current)) {
 				double left = co->timeout_s -
-					      (double)(now - atomic_load(&sh->slot[i].started_ns)) / 1e9;
+					      (now > started ? (double)(now - started) / 1e9 : 0);
 				if (left <= 0 && !w[i].killed) {
 					kill(w[i].pid, SIGKILL);
 					w[i].killed = true;
