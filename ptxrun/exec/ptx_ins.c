@@ -500,7 +500,6 @@ bool pp_instruction(pp *P)
 	ins.guard = s.guard;
 	if (s.guard_neg)
 		ins.flags |= F_GUARD_NEG;
-	ins.nops = (uint8_t)s.nops;
 	if (!opcode->build(P, &s, &ins, opcode->form) || !pp_check_mods(P, &s))
 		return false;
 	return pp_emit(P, &ins, s.optok.line);

@@ -167,8 +167,7 @@ typedef struct ptx_ins {
 	uint8_t t1, t2;   /* types (dest / source) */
 	uint8_t aux;      /* sub-op, space, mode, comparison... */
 	uint8_t aux2;     /* rounding, combining op, vector count, atomic op... */
-	uint8_t nops;
-	uint8_t pad[3];
+	uint8_t pad[4];
 	uint32_t o[6];    /* slots; predicates are predicate indices */
 	int64_t imm;      /* memory offset; branch target; call site */
 } ptx_ins;
