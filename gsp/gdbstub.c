@@ -688,38 +688,38 @@ static cs_status packet_symbol(gsp_gdb_request *r)
  * protocol reads as "not supported". The first row that matches answers, so
  * a name goes before every shorter name it starts with (tests/gsp checks). */
 static const gsp_gdb_packet packets[] = {
-	{ "?", false, packet_stop_reason, "?", "why the target stopped: always S05 (SIGTRAP)" },
-	{ "g", false, packet_read_registers, "g", "read x0-x31 and pc" },
-	{ "G", false, packet_write_registers, "G XX...", "write x1-x31 and pc (x0 stays 0)" },
-	{ "p", false, packet_read_register, "p REG", "read a register by target.xml's number" },
-	{ "P", false, packet_write_register, "P REG=XX...", "write a register by target.xml's number" },
-	{ "m", false, packet_read_memory, "m ADDR,LENGTH", "read memory, up to half the packet size" },
-	{ "M", false, packet_write_memory, "M ADDR,LENGTH:XX...", "write memory" },
-	{ "c", false, packet_continue, "c [ADDR]", "run to a stop (0x03 from the client stops it)" },
-	{ "s", false, packet_step, "s [ADDR]", "run one instruction" },
-	{ "vCont?", true, packet_vcont_actions, "vCont?", "the vCont actions: c, C, s, S" },
-	{ "vCont;", false, packet_vcont, "vCont;ACTION[:THREAD]...",
+	{ "?", false, false, packet_stop_reason, "?", "why the target stopped: always S05 (SIGTRAP)" },
+	{ "g", false, false, packet_read_registers, "g", "read x0-x31 and pc" },
+	{ "G", false, false, packet_write_registers, "G XX...", "write x1-x31 and pc (x0 stays 0)" },
+	{ "p", false, false, packet_read_register, "p REG", "read a register by target.xml's number" },
+	{ "P", false, false, packet_write_register, "P REG=XX...", "write a register by target.xml's number" },
+	{ "m", false, false, packet_read_memory, "m ADDR,LENGTH", "read memory, up to half the packet size" },
+	{ "M", false, false, packet_write_memory, "M ADDR,LENGTH:XX...", "write memory" },
+	{ "c", false, true, packet_continue, "c [ADDR]", "run to a stop (0x03 from the client stops it)" },
+	{ "s", false, true, packet_step, "s [ADDR]", "run one instruction" },
+	{ "vCont?", true, false, packet_vcont_actions, "vCont?", "the vCont actions: c, C, s, S" },
+	{ "vCont;", false, true, packet_vcont, "vCont;ACTION[:THREAD]...",
 	  "c or C run to a stop, s or S run one instruction" },
-	{ "Z", false, packet_point_insert, "Z TYPE,ADDR,KIND",
+	{ "Z", false, false, packet_point_insert, "Z TYPE,ADDR,KIND",
 	  "insert a breakpoint (0, 1) or a write, read or access watchpoint (2, 3, 4)" },
-	{ "z", false, packet_point_remove, "z TYPE,ADDR,KIND", "remove what Z inserted" },
-	{ "QStartNoAckMode", true, packet_no_ack_mode, "QStartNoAckMode", "no acks from the next packet on" },
-	{ "H", false, packet_thread, "H OP THREAD", "select the thread of later packets (there is one)" },
-	{ "T", false, packet_thread, "T THREAD", "whether the thread is alive (it is)" },
-	{ "k", false, packet_kill, "k", "kill: end the session" },
-	{ "D", false, packet_detach, "D", "detach: OK, then end the session" },
-	{ "vKill", false, packet_detach, "vKill;PID", "kill: OK, then end the session" },
-	{ "qSupported", false, packet_supported, "qSupported[:FEATURE...]",
+	{ "z", false, false, packet_point_remove, "z TYPE,ADDR,KIND", "remove what Z inserted" },
+	{ "QStartNoAckMode", true, false, packet_no_ack_mode, "QStartNoAckMode", "no acks from the next packet on" },
+	{ "H", false, false, packet_thread, "H OP THREAD", "select the thread of later packets (there is one)" },
+	{ "T", false, false, packet_thread, "T THREAD", "whether the thread is alive (it is)" },
+	{ "k", false, false, packet_kill, "k", "kill: end the session" },
+	{ "D", false, false, packet_detach, "D", "detach: OK, then end the session" },
+	{ "vKill", false, false, packet_detach, "vKill;PID", "kill: OK, then end the session" },
+	{ "qSupported", false, false, packet_supported, "qSupported[:FEATURE...]",
 	  "the packet size and the features the stub has" },
-	{ "qXfer:features:read:", false, packet_target_xml, "qXfer:features:read:target.xml:OFFSET,LENGTH",
+	{ "qXfer:features:read:", false, false, packet_target_xml, "qXfer:features:read:target.xml:OFFSET,LENGTH",
 	  "the target description (cpu, fpu, csr and priv registers)" },
-	{ "qRcmd,", false, packet_monitor, "qRcmd,HEX",
+	{ "qRcmd,", false, false, packet_monitor, "qRcmd,HEX",
 	  "monitor CMD: any debugger command (monitor help lists them), its output as the reply" },
-	{ "qAttached", true, packet_attached, "qAttached", "1: attached to an existing process" },
-	{ "qC", true, packet_current_thread, "qC", "the current thread: 1" },
-	{ "qfThreadInfo", true, packet_first_threads, "qfThreadInfo", "the threads: 1" },
-	{ "qsThreadInfo", true, packet_more_threads, "qsThreadInfo", "no more threads" },
-	{ "qSymbol", false, packet_symbol, "qSymbol::", "OK: the stub looks up no symbols" },
+	{ "qAttached", true, false, packet_attached, "qAttached", "1: attached to an existing process" },
+	{ "qC", true, false, packet_current_thread, "qC", "the current thread: 1" },
+	{ "qfThreadInfo", true, false, packet_first_threads, "qfThreadInfo", "the threads: 1" },
+	{ "qsThreadInfo", true, false, packet_more_threads, "qsThreadInfo", "no more threads" },
+	{ "qSymbol", false, false, packet_symbol, "qSymbol::", "OK: the stub looks up no symbols" },
 };
 
 const gsp_gdb_packet *gsp_gdb_packets(size_t *count)
@@ -830,7 +830,8 @@ static bool send_console(int fd, bool acked, const GString *text)
  * for it with its remote timeout), the stop reply when the target stops. */
 static bool resumes(const char *pkt)
 {
-	return pkt[0] == 'c' || pkt[0] == 's' || pkt[0] == 'C' || pkt[0] == 'S' || !strncmp(pkt, "vCont;", 6);
+	const gsp_gdb_packet *p = packet_of(pkt);
+	return p && p->resumes;
 }
 
 void cs_gsp_set_gdb_idle_ms(cs_gsp *m, uint64_t ms)

@@ -224,6 +224,7 @@ typedef struct gsp_gdb_request gsp_gdb_request;
 typedef struct gsp_gdb_packet {
 	const char *name; /* the packet's first characters, or all of them when whole */
 	bool whole;
+	bool resumes; /* runs the target: acked at once, answered when it stops */
 	cs_status (*answer)(gsp_gdb_request *r);
 	const char *usage;
 	const char *what;

@@ -27,6 +27,13 @@ Test(gsp_gdbstub, packet_table_is_consistent)
 				  t[j].name, j);
 		}
 	}
+	/* the rows that run the target are the ones acked before they are answered */
+	char resuming[64] = "";
+	for (size_t i = 0; i < n; i++)
+		if (t[i].resumes)
+			snprintf(resuming + strlen(resuming), sizeof(resuming) - strlen(resuming), "%s ",
+				 t[i].name);
+	cr_assert_str_eq(resuming, "c s vCont; ");
 }
 
 Test(gsp_gdbstub, unknown_packets_get_the_empty_reply)
