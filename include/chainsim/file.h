@@ -13,7 +13,7 @@
 
 /* The documented caps, in bytes. */
 enum {
-	CS_FILE_MAX_TEXT = 16u << 20,    /* a scenario, a GSP map or script */
+	CS_FILE_MAX_TEXT = 16u << 20,    /* a scenario, a GSP map or script, a conform result */
 	CS_FILE_MAX_PTX = 64u << 20,     /* a ptx= file */
 	CS_FILE_MAX_BINARY = 256u << 20, /* a module, `load` data, raw pushbuffer bytes, firmware */
 };

@@ -412,6 +412,18 @@ Test(conform, shards_partition_the_selection_and_merge_checks_them)
 	o = merge((const char *const[]){ s1, s2, s3, NULL });
 	cr_expect_eq(o.status, 2);
 	cr_expect(strstr(o.err, "the shard crashed"), "%s", o.err);
+	/* cut in half: the message says where the text stops being JSON */
+	cr_expect(strstr(o.err, "line ") && strstr(o.err, ", column "), "%s", o.err);
+	test_cli_free(&o);
+	/* past the 16 MiB cap (white space after the JSON): refused before it is parsed */
+	GString *big = g_string_new(text);
+	g_string_set_size(big, (16u << 20) + 1);
+	memset(big->str + len, ' ', big->len - len);
+	cr_assert(g_file_set_contents(s3, big->str, (gssize)big->len, NULL));
+	g_string_free(big, TRUE);
+	o = merge((const char *const[]){ s1, s2, s3, NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "shard-3.json") && strstr(o.err, "16777216"), "%s", o.err);
 	test_cli_free(&o);
 	cr_assert(g_file_set_contents(s3, text, (gssize)len, NULL));
 	/* shard 2's cases again, labelled shard 3: run twice */
