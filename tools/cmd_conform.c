@@ -323,9 +323,8 @@ static int run_case(const char *path, const conform_opts *co, char *why, size_t 
 	const char *text = from_stdin ? co->stdin_text : read;
 	case_run_opts ro = { 0 };
 	bool ok = read_run_lines(cs_file_name(path), text, &ro, why, whylen);
-	cs_scenario *s = !ok ? NULL
-		       : from_stdin ? cs_scenario_parse(text, len, cs_file_name(path), NULL, &d)
-				    : cs_scenario_load(path, &d);
+	/* the text read once: its run lines and its scenario are the same version */
+	cs_scenario *s = ok ? cs_scenario_parse(text, len, cs_file_name(path), NULL, &d) : NULL;
 	free(read);
 	if (!ok)
 		return CS_EXIT_INPUT;
@@ -421,31 +420,38 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Starts a new peak of the resident set: Linux resets the high-water mark
- * when "5" is written to clear_refs; where it cannot, the peak stays the
- * worker's since it began. */
-static void peak_rss_reset(void)
+/* The worker's view of its own peak resident set: /proc/self/clear_refs and
+ * /proc/self/status, opened once (-1 where there is no /proc). */
+typedef struct peak_rss {
+	int clear_fd, status_fd;
+} peak_rss;
+
+static peak_rss peak_rss_open(void)
 {
-	int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		ssize_t w = write(fd, "5", 1);
+	return (peak_rss){ open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC),
+			   open("/proc/self/status", O_RDONLY | O_CLOEXEC) };
+}
+
+/* Starts a new peak: Linux resets the high-water mark when "5" is written to
+ * clear_refs; where it cannot, the peak stays the worker's since it began. */
+static void peak_rss_reset(const peak_rss *p)
+{
+	if (p->clear_fd >= 0) {
+		ssize_t w = pwrite(p->clear_fd, "5", 1, 0);
 		(void)w;
-		close(fd);
 	}
 }
 
 /* The peak resident set since peak_rss_reset, in KiB. */
-static long peak_rss_kib(void)
+static long peak_rss_kib(const peak_rss *p)
 {
 	long kib = 0;
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[128];
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	if (!kib) { /* no /proc: the process's peak from getrusage */
+	char text[4096];
+	ssize_t got = p->status_fd >= 0 ? pread(p->status_fd, text, sizeof(text) - 1, 0) : -1;
+	const char *hwm = got > 0 ? (text[got] = 0, strstr(text, "\nVmHWM:")) : NULL;
+	if (hwm)
+		kib = strtol(hwm + 7, NULL, 10);
+	if (kib <= 0) { /* no /proc: the process's peak from getrusage */
 		struct rusage ru;
 		if (getrusage(RUSAGE_SELF, &ru) == 0)
 			kib = ru.ru_maxrss;
@@ -461,6 +467,7 @@ static _Noreturn void worker_main(const conform_opts *co, const conform_case *ca
 		dup2(devnull, STDOUT_FILENO);
 		close(devnull);
 	}
+	peak_rss peak = peak_rss_open();
 	for (;;) {
 		uint32_t idx = atomic_fetch_add(&sh->next, 1);
 		if (idx >= n)
@@ -476,11 +483,11 @@ static _Noreturn void worker_main(const conform_opts *co, const conform_case *ca
 		if (co->inject_hang && strstr(path, co->inject_hang))
 			for (;;)
 				pause();
-		peak_rss_reset();
+		peak_rss_reset(&peak);
 		char why[CONFORM_REASON_MAX] = "";
 		int rc = run_case(path, co, why, sizeof(why));
 		char line[CONFORM_REASON_MAX + 64];
-		int len = snprintf(line, sizeof(line), "%u %d %ld %.6f %s", idx, rc, peak_rss_kib(),
+		int len = snprintf(line, sizeof(line), "%u %d %ld %.6f %s", idx, rc, peak_rss_kib(&peak),
 				   (double)(now_ns() - t0) / 1e9, why);
 		if (len > (int)sizeof(line) - 1)
 			len = (int)sizeof(line) - 1;
