@@ -213,8 +213,8 @@ typedef struct cs_ptx_launch {
 				    two barriers, touching a byte, one writing */
 	cs_ptx_schedule schedule;
 	uint64_t schedule_seed;
-	/* Host threads that run the grid's CTAs in parallel (0: one per online
-	 * core, at most CS_PTX_THREADS_MAX; races_global runs on one). */
+	/* Host threads that run the grid's CTAs in parallel (0: one per core the
+	 * process may run on, at most CS_PTX_THREADS_MAX; races_global runs on one). */
 	unsigned threads;
 	uint64_t max_wall_ns;    /* wall-time budget, 0: CS_PTX_WALL_DEFAULT_NS */
 } cs_ptx_launch;

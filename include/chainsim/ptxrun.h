@@ -157,8 +157,8 @@ CS_API void cs_ptx_runtime_set_approx(cs_ptx_runtime *rt, cs_ptx_approx mode);
 CS_API void cs_ptx_runtime_set_races(cs_ptx_runtime *rt, cs_ptx_races mode, bool global);
 /* The order warps run in between barriers (in-order unless set). */
 CS_API void cs_ptx_runtime_set_schedule(cs_ptx_runtime *rt, cs_ptx_schedule schedule, uint64_t seed);
-/* Host threads that run each grid's CTAs (0, the default: one per online
- * core). Results do not depend on it, but for the order of atomics that
+/* Host threads that run each grid's CTAs (0, the default: one per core the
+ * process may run on). Results do not depend on it, but for the order of atomics that
  * several CTAs race on, which a CS_EV_ATOMIC_ORDER finding names. */
 CS_API void cs_ptx_runtime_set_threads(cs_ptx_runtime *rt, unsigned threads);
 /* The budgets of the runtime's scenario, summed over its launches:

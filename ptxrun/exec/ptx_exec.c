@@ -20,6 +20,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -3035,15 +3036,27 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* Workers for a grid: one per online core unless the launch says, never more
+/* The cores this process may run on (its affinity mask: taskset, a Slurm
+ * allocation, a cgroup's cpuset), read once: asking costs a file read of
+ * /sys per call, and a stream launches thousands of grids. */
+static unsigned usable_cores(void)
+{
+	static atomic_uint cores;
+	unsigned n = atomic_load_explicit(&cores, memory_order_relaxed);
+	if (!n) {
+		cpu_set_t set;
+		int c = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : get_nprocs();
+		n = c > 0 ? (unsigned)c : 1;
+		atomic_store_explicit(&cores, n, memory_order_relaxed);
+	}
+	return n;
+}
+
+/* Workers for a grid: one per usable core unless the launch says, never more
  * than CTAs; one when the global race detector must see the CTAs in order. */
 static unsigned worker_count(const cs_ptx_launch *l, uint64_t nctas, uint64_t regfile)
 {
-	unsigned n = l->threads;
-	if (!n) {
-		int cores = get_nprocs();
-		n = cores > 0 ? (unsigned)cores : 1;
-	}
+	unsigned n = l->threads ? l->threads : usable_cores();
 	if (n > CS_PTX_THREADS_MAX)
 		n = CS_PTX_THREADS_MAX;
 	if (n > nctas)

@@ -5,6 +5,7 @@
  * that stop endless loops and enormous grids by thread-instructions and by
  * wall time. */
 #include <criterion/criterion.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,19 +281,30 @@ Test(threads, a_random_schedule_is_the_same_on_any_threads)
  * still running after it starts the others between two chunks, and computes
  * what one thread computes: its atomics go through the shared port from the
  * switch on. */
+/* Each CTA loops k_n times; thread 0 counts the CTA in k_out[0] and stores
+ * its sum in k_out[1 + ctaid]. */
+static const char loop_kernel[] =
+	".visible .entry k(.param .u64 k_out, .param .u32 k_n)\n{\n"
+	"\t.reg .pred %p<4>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n"
+	"\tld.param.u64 %rd1, [k_out];\n\tld.param.u32 %r2, [k_n];\n"
+	"\tmov.u32 %r1, 0;\n\tmov.u32 %r3, %ctaid.x;\n"
+	"$L:\n\tadd.u32 %r1, %r1, %r3;\n\tadd.u32 %r2, %r2, -1;\n"
+	"\tsetp.ne.u32 %p1, %r2, 0;\n\t@%p1 bra $L;\n"
+	"\tmov.u32 %r4, %tid.x;\n\tsetp.ne.u32 %p2, %r4, 0;\n\t@%p2 bra $END;\n"
+	"\tatom.global.add.u32 %r5, [%rd1], 1;\n"
+	"\tmul.wide.u32 %rd2, %r3, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+	"\tst.global.u32 [%rd3+4], %r1;\n$END:\n\tret;\n}\n";
+
+/* The cores the test may run on, as the executor counts them. */
+static long usable_cores(void)
+{
+	cpu_set_t set;
+	return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
 Test(threads, default_threads_start_late_and_agree)
 {
-	cs_ptx_program *p = parse(
-		".visible .entry k(.param .u64 k_out, .param .u32 k_n)\n{\n"
-		"\t.reg .pred %p<4>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n"
-		"\tld.param.u64 %rd1, [k_out];\n\tld.param.u32 %r2, [k_n];\n"
-		"\tmov.u32 %r1, 0;\n\tmov.u32 %r3, %ctaid.x;\n"
-		"$L:\n\tadd.u32 %r1, %r1, %r3;\n\tadd.u32 %r2, %r2, -1;\n"
-		"\tsetp.ne.u32 %p1, %r2, 0;\n\t@%p1 bra $L;\n"
-		"\tmov.u32 %r4, %tid.x;\n\tsetp.ne.u32 %p2, %r4, 0;\n\t@%p2 bra $END;\n"
-		"\tatom.global.add.u32 %r5, [%rd1], 1;\n"
-		"\tmul.wide.u32 %rd2, %r3, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
-		"\tst.global.u32 [%rd3+4], %r1;\n$END:\n\tret;\n}\n");
+	cs_ptx_program *p = parse(loop_kernel);
 	h_env e;
 	h_init(&e);
 	enum { CTAS = 256 };
@@ -331,7 +343,7 @@ Test(threads, default_threads_start_late_and_agree)
 		used[k] = r.host_threads;
 	}
 	cr_expect_eq(used[1], 1);
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	long cores = usable_cores();
 	cr_expect_eq(used[0], cores < 1 ? 1u : cores < CTAS ? (unsigned)cores : CTAS,
 		     "%ld cores: the long grid ran on %u host threads", cores, used[0]);
 	cr_expect_eq(words[0][0], CTAS);
@@ -339,6 +351,40 @@ Test(threads, default_threads_start_late_and_agree)
 		  "the default threads and one thread computed other words");
 	for (uint32_t c = 0; c < CTAS; c++)
 		cr_expect_eq(words[0][c + 1], c * n, "CTA %u", c);
+	h_fini(&e);
+	cs_ptx_program_free(p);
+}
+
+/* The default counts the cores the process may run on, not those online:
+ * taskset, Slurm's --cpus-per-task and a cgroup's cpuset narrow it. */
+Test(threads, default_threads_follow_the_affinity_mask)
+{
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	cr_assert_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	cs_ptx_program *p = parse(loop_kernel);
+	h_env e;
+	h_init(&e);
+	enum { CTAS = 256 };
+	uint64_t out = h_alloc(&e, 4 * (CTAS + 1));
+	uint8_t params[12];
+	uint32_t n = 1000; /* long enough for the other workers to start */
+	memcpy(params, &out, 8);
+	memcpy(params + 8, &n, 4);
+	cs_ptx_launch l;
+	memset(&l, 0, sizeof(l));
+	l.grid[0] = CTAS;
+	l.grid[1] = l.grid[2] = 1;
+	l.block[0] = 64;
+	l.block[1] = l.block[2] = 1;
+	l.params = params;
+	l.param_bytes = sizeof(params);
+	cs_grid_result r;
+	cs_ptx_run(p, 0, &l, &e.tb.bus, &r);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	cr_expect_eq(r.host_threads, 1, "one usable core, %u host threads (%ld online)",
+		     r.host_threads, sysconf(_SC_NPROCESSORS_ONLN));
 	h_fini(&e);
 	cs_ptx_program_free(p);
 }
