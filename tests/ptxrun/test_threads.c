@@ -302,6 +302,23 @@ static long usable_cores(void)
 	return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
 }
 
+/* loop_kernel over ctas CTAs of 64 threads, k_n = n, the default threads;
+ * params (12 bytes) must outlive the launch. */
+static cs_ptx_launch loop_launch(uint8_t *params, uint64_t out, uint32_t ctas, uint32_t n)
+{
+	cs_ptx_launch l;
+	memset(&l, 0, sizeof(l));
+	l.grid[0] = ctas;
+	l.grid[1] = l.grid[2] = 1;
+	l.block[0] = 64;
+	l.block[1] = l.block[2] = 1;
+	memcpy(params, &out, 8);
+	memcpy(params + 8, &n, 4);
+	l.params = params;
+	l.param_bytes = 12;
+	return l;
+}
+
 Test(threads, default_threads_start_late_and_agree)
 {
 	cs_ptx_program *p = parse(loop_kernel);
@@ -310,26 +327,15 @@ Test(threads, default_threads_start_late_and_agree)
 	enum { CTAS = 256 };
 	uint64_t out = h_alloc(&e, 4 * (CTAS + 1));
 	uint8_t params[12];
-	cs_ptx_launch l;
-	memset(&l, 0, sizeof(l));
-	l.grid[1] = l.grid[2] = 1;
-	l.block[0] = 64;
-	l.block[1] = l.block[2] = 1;
-	l.params = params;
-	l.param_bytes = sizeof(params);
-	memcpy(params, &out, 8);
 	/* a short grid: done long before the others would start */
-	uint32_t n = 4;
-	memcpy(params + 8, &n, 4);
-	l.grid[0] = 4;
+	cs_ptx_launch l = loop_launch(params, out, 4, 4);
 	cs_grid_result r;
 	cs_ptx_run(p, 0, &l, &e.tb.bus, &r);
 	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
 	cr_expect_eq(r.host_threads, 1, "a 4-CTA grid of 4 loops started %u threads", r.host_threads);
 	/* a long one, on the default and on one thread: the same words */
-	n = 1000;
-	memcpy(params + 8, &n, 4);
-	l.grid[0] = CTAS;
+	uint32_t n = 1000;
+	l = loop_launch(params, out, CTAS, n);
 	uint32_t words[2][CTAS + 1];
 	unsigned used[2];
 	for (unsigned k = 0; k < 2; k++) {
@@ -369,17 +375,8 @@ Test(threads, default_threads_follow_the_affinity_mask)
 	enum { CTAS = 256 };
 	uint64_t out = h_alloc(&e, 4 * (CTAS + 1));
 	uint8_t params[12];
-	uint32_t n = 1000; /* long enough for the other workers to start */
-	memcpy(params, &out, 8);
-	memcpy(params + 8, &n, 4);
-	cs_ptx_launch l;
-	memset(&l, 0, sizeof(l));
-	l.grid[0] = CTAS;
-	l.grid[1] = l.grid[2] = 1;
-	l.block[0] = 64;
-	l.block[1] = l.block[2] = 1;
-	l.params = params;
-	l.param_bytes = sizeof(params);
+	/* long enough for the other workers to start */
+	cs_ptx_launch l = loop_launch(params, out, CTAS, 1000);
 	cs_grid_result r;
 	cs_ptx_run(p, 0, &l, &e.tb.bus, &r);
 	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
