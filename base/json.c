@@ -10,6 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The two-character escapes: a backslash and a letter stand for the byte below
+ * the letter. The reader takes an escaped '/'; the writer writes '/' as it is,
+ * as json-glib does. */
+static const char escape_letters[] = "\"\\bfnrt/";
+static const char escape_bytes[] = "\"\\\b\f\n\r\t/";
+
 /* ---- writing ------------------------------------------------------------ */
 
 typedef struct level {
@@ -214,26 +220,15 @@ static void quoted(cs_json_writer *w, const char *str)
 	size_t run = 0; /* bytes that need no escape, copied at once */
 	for (size_t i = 0; i < n;) {
 		unsigned c = s[i];
-		const char *esc = NULL;
-		char hex[8];
+		const char *esc = NULL, *two = c != '/' ? strchr(escape_bytes, (int)c) : NULL;
+		char e[8];
 		size_t k = 1;
-		if (c == '"')
-			esc = "\\\"";
-		else if (c == '\\')
-			esc = "\\\\";
-		else if (c == '\b')
-			esc = "\\b";
-		else if (c == '\f')
-			esc = "\\f";
-		else if (c == '\n')
-			esc = "\\n";
-		else if (c == '\r')
-			esc = "\\r";
-		else if (c == '\t')
-			esc = "\\t";
-		else if (c < 0x20 || c == 0x7F) {
-			snprintf(hex, sizeof(hex), "\\u%04x", c);
-			esc = hex;
+		if (two) {
+			snprintf(e, sizeof(e), "\\%c", escape_letters[two - escape_bytes]);
+			esc = e;
+		} else if (c < 0x20 || c == 0x7F) {
+			snprintf(e, sizeof(e), "\\u%04x", c);
+			esc = e;
 		} else if (c >= 0x80 && !(k = utf8_len(s + i, n - i))) {
 			esc = "\xEF\xBF\xBD";
 			k = 1;
@@ -393,8 +388,6 @@ static const char *describe(const parser *ps, char *b, size_t blen)
 	return b;
 }
 
-static void free_value(cs_json_value *v);
-
 static bool parse_value(parser *ps, cs_json_value *v, unsigned depth);
 
 static int hex4(const char *p)
@@ -481,10 +474,9 @@ static char *parse_string(parser *ps)
 		}
 		const char *esc = ps->p++;
 		char e = *ps->p++;
-		static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-		const char *m = e ? strchr(from, e) : NULL;
+		const char *m = e ? strchr(escape_letters, e) : NULL;
 		if (m) {
-			*o++ = to[m - from];
+			*o++ = escape_bytes[m - escape_letters];
 			continue;
 		}
 		if (e != 'u') {

@@ -88,11 +88,17 @@ typedef struct conform_opts {
 	size_t stdin_len;
 } conform_opts;
 
-static double now_s(void)
+/* CLOCK_MONOTONIC: the same clock in the runner and in its workers. */
+static uint64_t now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static double now_s(void)
+{
+	return (double)now_ns() / 1e9;
 }
 
 /* ---- selection ---------------------------------------------------------- */
@@ -413,13 +419,6 @@ typedef struct worker {
 	size_t len;
 } worker;
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The worker's view of its own peak resident set: /proc/self/clear_refs and
  * /proc/self/status, opened once (-1 where there is no /proc). */
 typedef struct peak_rss {
@@ -487,8 +486,8 @@ static _Noreturn void worker_main(const conform_opts *co, const conform_case *ca
 		char why[CONFORM_REASON_MAX] = "";
 		int rc = run_case(path, co, why, sizeof(why));
 		char line[CONFORM_REASON_MAX + 64];
-		int len = snprintf(line, sizeof(line), "%u %d %ld %.6f %s", idx, rc, peak_rss_kib(&peak),
-				   (double)(now_ns() - t0) / 1e9, why);
+		int len = snprintf(line, sizeof(line), "%u %d %ld %.6f %s", idx, rc,
+				   peak_rss_kib(&peak), (double)(now_ns() - t0) / 1e9, why);
 		if (len > (int)sizeof(line) - 1)
 			len = (int)sizeof(line) - 1;
 		if (write(result_fd, line, (size_t)len + 1) != (ssize_t)len + 1)
@@ -610,10 +609,12 @@ static size_t worker_readable(worker *all, size_t i, shared_work *sh, conform_ca
 	w->len += (size_t)got;
 	w->buf[w->len] = 0;
 	size_t settled = 0, used = 0;
-	for (char *nul; (nul = memchr(w->buf + used, 0, w->len - used)); used = (size_t)(nul - w->buf) + 1) {
+	char *nul;
+	while ((nul = memchr(w->buf + used, 0, w->len - used))) {
 		if (!case_answered(w->buf + used, cases, n))
 			return settled + worker_ended(all, i, sh, cases, n, true);
 		settled++;
+		used = (size_t)(nul - w->buf) + 1;
 	}
 	memmove(w->buf, w->buf + used, w->len - used);
 	w->len -= used;

@@ -112,7 +112,6 @@ static char *glib_text(JsonBuilder *b, bool pretty)
 
 Test(json, writes_what_json_glib_writes)
 {
-	unsigned compared = 0;
 	for (unsigned long seed = 1; seed <= 3000; seed++) {
 		for (int pretty = 0; pretty < 2; pretty++) {
 			both t = { cs_json_writer_new(pretty), json_builder_new(), seed };
@@ -123,10 +122,8 @@ Test(json, writes_what_json_glib_writes)
 			free(ours);
 			g_free(theirs);
 			g_object_unref(t.b);
-			compared++;
 		}
 	}
-	cr_assert_eq(compared, 6000);
 }
 
 static char *write_one_double(double v)

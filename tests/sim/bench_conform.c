@@ -57,24 +57,16 @@ static double two_runs_at_once(void)
 	char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
 	const char *argv[] = { exe, "conform", "--no-progress", "--jobs", "1", corpus[0],
 			       corpus[1], NULL };
-	fflush(stdout); /* or each child's freopen writes what is buffered again */
 	gint64 t0 = g_get_monotonic_time();
-	pid_t pid[2];
-	for (int i = 0; i < 2; i++) {
-		pid[i] = fork();
-		if (pid[i] == 0) {
-			if (chdir(getenv("CHAINSIM_SOURCE_ROOT")) != 0 ||
-			    !freopen("/dev/null", "w", stdout))
-				_exit(1);
-			execv(exe, (char **)argv);
-			_exit(1);
-		}
-	}
+	GPid pid[2];
 	int ok = 1;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2; i++)
+		ok &= g_spawn_async(getenv("CHAINSIM_SOURCE_ROOT"), (char **)argv, NULL,
+				    G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+				    NULL, &pid[i], NULL);
+	for (int i = 0; ok && i < 2; i++) {
 		int ws = 0;
-		ok &= pid[i] > 0 && waitpid(pid[i], &ws, 0) == pid[i] && WIFEXITED(ws) &&
-		      WEXITSTATUS(ws) == 0;
+		ok &= waitpid(pid[i], &ws, 0) == pid[i] && WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
 	}
 	if (!ok) {
 		fprintf(stderr, "bench_conform: two runs at once failed\n");
