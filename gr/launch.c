@@ -74,9 +74,29 @@ static uint64_t unmapped_target(const cs_qmd_info *in, cs_cause refused, const c
 {
 	for (unsigned i = 0; i < CS_CBANK_COUNT; i++)
 		if ((in->cbank_valid & (1u << i)) && in->cbank_size[i] &&
-		    !m->mapped(m->ctx, in->cbank_addr[i], in->cbank_size[i]))
+		    !m->mapped(m->ctx, in->cbank_addr[i], 1))
 			return in->cbank_addr[i];
 	return refused == CS_CAUSE_CODE_UNMAPPED ? in->program : 0;
+}
+
+/* An assumption record for each valid bank that runs past mapped memory. */
+static void note_cbank_overhang(cs_gr *gr, const cs_method_call *c, uint32_t id,
+				const cs_qmd_info *in)
+{
+	const cs_mem_port *m = &gr->bus->mem;
+	for (unsigned i = 0; i < CS_CBANK_COUNT; i++) {
+		if (!(in->cbank_valid & (1u << i)) || !in->cbank_size[i] ||
+		    m->mapped(m->ctx, in->cbank_addr[i], in->cbank_size[i]))
+			continue;
+		uint64_t end = gr_first_unmapped(gr, in->cbank_addr[i], in->cbank_size[i]);
+		cs_event ev = gr_event(CS_EV_ASSUMPTION, CS_STAGE_QMD_READ, CS_UNIT_COMPUTE, c, id);
+		ev.addr = in->cbank_addr[i];
+		ev.value = in->cbank_size[i];
+		gr_emit(gr, &ev,
+			"constant buffer %u at 0x%" PRIx64 " size 0x%" PRIx32 " runs past mapped "
+			"memory at 0x%" PRIx64 ": bound as it is; a read past that faults",
+			i, in->cbank_addr[i], in->cbank_size[i], end);
+	}
 }
 
 static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, uint64_t qmd_va,
@@ -98,6 +118,8 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 		return END_STOP;
 	}
 	uint32_t id = gr->next_launch++;
+	if (gr->next_launch == CS_NONE32)
+		gr->next_launch = 0; /* ids wrap past 2^32 - 1 launches; CS_NONE32 means none */
 	*launch_out = id;
 	gr->counters.launches++;
 	if (path == CS_GR_PATH_DEPENDENT)
@@ -141,6 +163,7 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 			qmd_va, id, reason);
 		return END_STOP;
 	}
+	note_cbank_overhang(gr, c, id, in);
 	ev = gr_event(CS_EV_QMD_READ, CS_STAGE_QMD_READ, CS_UNIT_COMPUTE, c, id);
 	ev.addr = qmd_va;
 	ev.value = in->major;

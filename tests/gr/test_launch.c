@@ -621,3 +621,24 @@ Test(gr_launch, bind_serves_only_this_archs_engines)
 	cr_expect_eq(h_bind(h, 9, 0xC8B5), CS_ENGINE_STOP);
 	h_free(h);
 }
+
+/* A constant bank that runs past mapped memory (tinygrad's size field asks
+ * 0x1600 bytes of constant bank 0) is bound, dispatched and noted. */
+Test(gr_launch, a_bank_past_mapped_memory_dispatches_with_an_assumption)
+{
+	h_env *h = h_new(CS_ARCH_ADA, true);
+	cs_qmd q;
+	cs_diag d;
+	h_qmd_build(h, &q, 1, 0x42);
+	cr_assert(cs_qmd_set_key_text(&q, "cbank0", "0x20020ff00,0x1600", &d), "%s", d.msg);
+	h_qmd_write(h, H_QMD_VA, &q);
+	cr_assert_eq(h_pcas(h, H_QMD_VA, 3), CS_ENGINE_OK, "%s", h->why.msg);
+	cr_expect_eq(h_count(h, CS_EV_DISPATCH), 1);
+	const h_rec *as = h_find(h, CS_EV_ASSUMPTION, 0);
+	cr_assert_not_null(as);
+	cr_expect_str_eq(as->detail, "constant buffer 0 at 0x20020ff00 size 0x1600 runs past "
+				     "mapped memory at 0x200210000: bound as it is; a read past "
+				     "that faults");
+	cr_expect_eq(h_rd32(h, H_SEM_VA), 0x42);
+	h_free(h);
+}

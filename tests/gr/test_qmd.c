@@ -410,9 +410,21 @@ Test(gr_qmd, accept_rules_name_field_and_value)
 		   "constant buffer 0 size = 0 (must be > 0 when valid)");
 	acc_reject(4, 0xCBC0, "cbank0", "0x7d0000000,0x100",
 		   "constant buffer 0 at 0x7d0000000 size 0x100 is not mapped");
-	acc_reject(5, 0xCEC0, "cbank2", "0x200200f80,0x100",
-		   "constant buffer 2 at 0x200200f80 size 0x100 is not mapped");
+	acc_reject(5, 0xCEC0, "cbank2", "0x200201000,0x100",
+		   "constant buffer 2 at 0x200201000 size 0x100 is not mapped");
 	acc_reject(4, 0xCBC0, "program", "0x7d0000000", "program address 0x7d0000000 is not mapped");
+}
+
+/* A bank whose start is mapped is accepted even where its size runs past the
+ * mapping (tinygrad asks 0x1600 bytes of constant bank 0 in a smaller buffer). */
+Test(gr_qmd, accept_a_bank_that_runs_past_mapped_memory)
+{
+	acc_env e;
+	cs_diag d;
+	acc_setup(&e, 4);
+	cr_assert(cs_qmd_set_key_text(&e.q, "cbank0", "0x200200f80,0x1600", &d), "%s", d.msg);
+	cr_expect(acc_run(&e, 0xCBC0), "refused: %s", e.why);
+	cs_mem_free(e.mem);
 }
 
 Test(gr_qmd, accept_rejects_reserved_release_and_dependent_encodings)
