@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "chainsim/mem.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,7 +137,8 @@ static void advance_packed(cs_mem *mem)
 	}
 }
 
-bool cs_mem_map(cs_mem *mem, const char *name, uint64_t va, uint64_t size, cs_diag *d)
+static bool map_region(cs_mem *mem, const char *name, uint64_t va, uint64_t size, uint8_t *client,
+		       cs_diag *d)
 {
 	if (size == 0) {
 		cs_diag_set(d, CS_ERR_INPUT, "cannot map 0 bytes at 0x%llx", (unsigned long long)va);
@@ -199,12 +201,91 @@ bool cs_mem_map(cs_mem *mem, const char *name, uint64_t va, uint64_t size, cs_di
 		strcpy(r->name, name);
 	r->va = va;
 	r->size = size;
+	r->client = client;
 	mem->nregions++;
 	mem->mapped_bytes += span;
 	if (name && name[0]) {
 		name_put(mem->names, mem->cap_names, name_hash(name), va + 1);
 		mem->nnames++;
 	}
+	advance_packed(mem);
+	return true;
+}
+
+bool cs_mem_map(cs_mem *mem, const char *name, uint64_t va, uint64_t size, cs_diag *d)
+{
+	return map_region(mem, name, va, size, NULL, d);
+}
+
+bool cs_mem_map_client(cs_mem *mem, const char *name, uint64_t va, uint64_t size, void *host,
+		       cs_diag *d)
+{
+	if (!host || ((uintptr_t)host & (CS_MEM_CLIENT_ALIGN - 1))) {
+		cs_diag_set(d, CS_ERR_INPUT, "client memory at %p for 0x%llx: the host pointer must "
+			    "be non-NULL and %u-byte aligned", host, (unsigned long long)va,
+			    CS_MEM_CLIENT_ALIGN);
+		return false;
+	}
+	if (size & (CS_PAGE_SIZE - 1)) {
+		cs_diag_set(d, CS_ERR_INPUT, "client memory at 0x%llx: size 0x%llx is not a multiple "
+			    "of 4 KiB", (unsigned long long)va, (unsigned long long)size);
+		return false;
+	}
+	if ((uintptr_t)host + size < (uintptr_t)host) {
+		cs_diag_set(d, CS_ERR_INPUT, "client memory at %p: 0x%llx bytes wrap the host's "
+			    "address space", host, (unsigned long long)size);
+		return false;
+	}
+	return map_region(mem, name, va, size, host, d);
+}
+
+/* Rebuilds the name index from the regions (after one is removed). */
+static void names_rebuild(cs_mem *mem)
+{
+	if (!mem->cap_names)
+		return;
+	memset(mem->names, 0, mem->cap_names * sizeof(*mem->names));
+	mem->nnames = 0;
+	for (size_t i = 0; i < mem->nregions; i++) {
+		const cs_region *r = &mem->regions[i];
+		if (r->name[0]) {
+			name_put(mem->names, mem->cap_names, name_hash(r->name), r->va + 1);
+			mem->nnames++;
+		}
+	}
+}
+
+static bool pages_drop(cs_mem *mem, uint64_t vpn_lo, uint64_t vpn_hi);
+
+bool cs_mem_unmap(cs_mem *mem, uint64_t va, uint64_t size, cs_diag *d)
+{
+	const cs_region *r = cs_mem_region_at(mem, va);
+	if (!r || r->va != va || r->size != size) {
+		if (r)
+			cs_diag_set(d, CS_ERR_INPUT, "unmap 0x%llx size 0x%llx: the region there is "
+				    "'%s' at 0x%llx size 0x%llx; only a whole region unmaps",
+				    (unsigned long long)va, (unsigned long long)size, r->name,
+				    (unsigned long long)r->va, (unsigned long long)r->size);
+		else
+			cs_diag_set(d, CS_ERR_INPUT, "unmap 0x%llx size 0x%llx: nothing is mapped there",
+				    (unsigned long long)va, (unsigned long long)size);
+		return false;
+	}
+	size_t at = (size_t)(r - mem->regions);
+	uint64_t span = round_up(size, CS_PAGE_SIZE);
+	if (!r->client && !pages_drop(mem, va >> CS_PAGE_SHIFT, (va + span) >> CS_PAGE_SHIFT)) {
+		cs_diag_set(d, CS_ERR_NOMEM, "unmap 0x%llx: out of memory rehashing the pages",
+			    (unsigned long long)va);
+		return false;
+	}
+	memmove(&mem->regions[at], &mem->regions[at + 1],
+		(mem->nregions - at - 1) * sizeof(*mem->regions));
+	mem->nregions--;
+	mem->mapped_bytes -= span;
+	names_rebuild(mem);
+	mem->last_vpn = UINT64_MAX;
+	mem->last_page = NULL;
+	mem->packed_until = CS_MEM_ALLOC_BASE;
 	advance_packed(mem);
 	return true;
 }
@@ -333,23 +414,62 @@ static bool grow_slots(cs_mem *mem)
 	return true;
 }
 
-/* The backing page of a vpn when it has one. */
+/* The client's bytes behind a vpn of a client region, else NULL. */
+static uint8_t *client_page(cs_mem *mem, uint64_t vpn)
+{
+	const cs_region *r = cs_mem_region_at(mem, vpn << CS_PAGE_SHIFT);
+	if (!r || !r->client)
+		return NULL;
+	mem->last_vpn = vpn;
+	mem->last_page = r->client + ((vpn << CS_PAGE_SHIFT) - r->va);
+	return mem->last_page;
+}
+
+/* The backing page of a vpn when it has one (a client's page always has). */
 static uint8_t *page_find(cs_mem *mem, uint64_t vpn)
 {
 	if (vpn == mem->last_vpn)
 		return mem->last_page;
-	if (!mem->nslots)
-		return NULL;
-	size_t j = slot_index(vpn, mem->nslots);
-	while (mem->slots[j].key) {
-		if (mem->slots[j].key == vpn + 1) {
-			mem->last_vpn = vpn;
-			mem->last_page = mem->slots[j].page;
-			return mem->last_page;
+	if (mem->nslots) {
+		size_t j = slot_index(vpn, mem->nslots);
+		while (mem->slots[j].key) {
+			if (mem->slots[j].key == vpn + 1) {
+				mem->last_vpn = vpn;
+				mem->last_page = mem->slots[j].page;
+				return mem->last_page;
+			}
+			j = (j + 1) & (mem->nslots - 1);
 		}
-		j = (j + 1) & (mem->nslots - 1);
 	}
-	return NULL;
+	return client_page(mem, vpn);
+}
+
+/* Frees the backed pages of [vpn_lo, vpn_hi) and rehashes the rest into a
+ * new table; false (nothing changed) when that table cannot be allocated. */
+static bool pages_drop(cs_mem *mem, uint64_t vpn_lo, uint64_t vpn_hi)
+{
+	if (!mem->nslots)
+		return true;
+	page_slot *n = calloc(mem->nslots, sizeof(*n));
+	if (!n)
+		return false;
+	for (size_t i = 0; i < mem->nslots; i++) {
+		page_slot *s = &mem->slots[i];
+		if (!s->key)
+			continue;
+		if (s->key - 1 >= vpn_lo && s->key - 1 < vpn_hi) {
+			free(s->page);
+			mem->used_slots--;
+			continue;
+		}
+		size_t j = slot_index(s->key - 1, mem->nslots);
+		while (n[j].key)
+			j = (j + 1) & (mem->nslots - 1);
+		n[j] = *s;
+	}
+	free(mem->slots);
+	mem->slots = n;
+	return true;
 }
 
 /* The backing page of a mapped vpn, created zeroed on first touch. */

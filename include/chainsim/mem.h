@@ -26,6 +26,9 @@ typedef struct cs_region {
 	char name[CS_REGION_NAME_MAX];
 	uint64_t va;
 	uint64_t size; /* bytes as asked; the mapping covers whole pages */
+	/* the client's own bytes behind a region mapped with cs_mem_map_client
+	 * (read and written in place); NULL when chainsim backs the region */
+	uint8_t *client;
 } cs_region;
 
 /* Where `alloc` without at= starts placing regions. */
@@ -42,6 +45,19 @@ CS_API unsigned cs_mem_va_bits(const cs_mem *mem);
 /* Map [va, va + size) under a name (may be "" for anonymous). va must be 4 KiB
  * aligned, size > 0; the range must fit the address width and overlap nothing. */
 CS_API bool cs_mem_map(cs_mem *mem, const char *name, uint64_t va, uint64_t size, cs_diag *d);
+/* Map [va, va + size) onto the client's memory at host: every access to the
+ * range reads or writes host[va' - va] in place, and nothing outside
+ * [host, host + size) is ever touched. va and size are multiples of 4 KiB
+ * (so no page's tail lies beyond the client's bytes), host is 16-byte aligned
+ * (the widest access the device makes); the range obeys cs_mem_map's rules.
+ * The bytes must stay valid until the region is unmapped. */
+#define CS_MEM_CLIENT_ALIGN 16u
+CS_API bool cs_mem_map_client(cs_mem *mem, const char *name, uint64_t va, uint64_t size,
+			      void *host, cs_diag *d);
+/* Unmap the region mapped at exactly [va, va + size) (the size as mapped):
+ * its chainsim-backed pages are freed, a client's bytes are left alone and
+ * never touched again. A range that is not one whole region is refused. */
+CS_API bool cs_mem_unmap(cs_mem *mem, uint64_t va, uint64_t size, cs_diag *d);
 /* Place a region at the next free address aligned to align (a power of two; at
  * least 4 KiB is used) at or above CS_MEM_ALLOC_BASE. */
 CS_API bool cs_mem_alloc(cs_mem *mem, const char *name, uint64_t size, uint64_t align, uint64_t *va,
