@@ -652,6 +652,30 @@ cs_fe_run_result cs_fe_run(cs_fe *fe, uint64_t budget)
 	return r;
 }
 
+bool cs_fe_busy(const cs_fe *fe)
+{
+	for (uint32_t i = 0; i < fe->nchan; i++) {
+		const fe_chan *c = fe->chan[i];
+		switch (chan_state(c)) {
+		case CS_FE_CHAN_READY:
+			return true;
+		case CS_FE_CHAN_BLOCKED: {
+			const cs_fe_block_info *b = &c->block;
+			uint64_t cur = 0, fva;
+			/* an unreadable semaphore is progress too: the recheck stops the channel */
+			if (b->addr + (b->is64 ? 8 : 4) < b->addr ||
+			    !fe->bus->mem.read(fe->bus->mem.ctx, b->addr, &cur, b->is64 ? 8 : 4, &fva) ||
+			    fe_acquire_met(b->op, cur, b->wanted, b->is64))
+				return true;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	return false;
+}
+
 cs_fe_step_result cs_fe_step(cs_fe *fe, uint32_t ch)
 {
 	fe_chan *c = chan_get(fe, ch);

@@ -47,6 +47,7 @@ typedef struct dev_channel {
 	uint32_t submitted_put; /* GP_PUT as last written to USERD */
 	uint32_t guest_gp_put;  /* GP_PUT as the guest last wrote it: its own entries
 				   submitted, which the forwarding may turn into more or fewer */
+	bool owns_ring;         /* the device placed the ring (a scenario's channel) */
 } dev_channel;
 
 struct cs_device {
@@ -67,6 +68,7 @@ struct cs_device {
 	cs_status trace_stop;     /* CS_OK, CS_ERR_INPUT (a limit) or CS_ERR_NOMEM */
 	char trace_why[160];
 	uint64_t next_seq;
+	uint64_t dropped;         /* records a trace_ring store dropped */
 	arena_chunk *arena;
 
 	cs_fe *fe;
@@ -132,12 +134,61 @@ static const char *arena_strdup(cs_device *dev, const char *s)
 	return out;
 }
 
+static void arena_free(arena_chunk *c)
+{
+	while (c) {
+		arena_chunk *n = c->next;
+		free(c);
+		c = n;
+	}
+}
+
+/* A trace_ring store keeps the newer half of its records: their detail text
+ * moves to one new chunk and the old arena is freed. */
+static void trace_drop_oldest(cs_device *dev)
+{
+	size_t drop = dev->nevents / 2 ? dev->nevents / 2 : dev->nevents;
+	size_t bytes = 0;
+	for (size_t i = drop; i < dev->nevents; i++)
+		if (dev->events[i].detail)
+			bytes += strlen(dev->events[i].detail) + 1;
+	arena_chunk *c = malloc(sizeof(*c) + (bytes > ARENA_CHUNK ? bytes : ARENA_CHUNK));
+	if (!c) {
+		trace_stop(dev, CS_ERR_NOMEM, "compacting the trace window (%zu records) failed",
+			   dev->nevents);
+		return;
+	}
+	c->next = NULL;
+	c->used = 0;
+	c->cap = bytes > ARENA_CHUNK ? bytes : ARENA_CHUNK;
+	for (size_t i = drop; i < dev->nevents; i++) {
+		cs_event *e = &dev->events[i];
+		if (!e->detail)
+			continue;
+		size_t len = strlen(e->detail) + 1;
+		memcpy(c->data + c->used, e->detail, len);
+		e->detail = c->data + c->used;
+		c->used += len;
+	}
+	arena_free(dev->arena);
+	dev->arena = c;
+	dev->detail_bytes = c->used;
+	memmove(dev->events, dev->events + drop, (dev->nevents - drop) * sizeof(*dev->events));
+	dev->nevents -= drop;
+	dev->dropped += drop;
+	dev->last_deadlock_mark = SIZE_MAX;
+}
+
 static void store_event(cs_device *dev, const cs_event *ev)
 {
 	if (ev->kind == CS_EV_METHOD && dev->cfg.trace_level < CS_TRACE_ALL)
 		return;
 	if (dev->trace_stop != CS_OK)
 		return; /* the store stopped: the run ends without a verdict */
+	if (dev->cfg.trace_ring && dev->nevents &&
+	    (dev->nevents == dev->max_events ||
+	     (ev->detail && dev->detail_bytes + strlen(ev->detail) + 1 > TRACE_DETAIL_BYTES / 2)))
+		trace_drop_oldest(dev);
 	if (dev->nevents == dev->max_events) {
 		trace_stop(dev, CS_ERR_INPUT, "the trace reached its limit of %zu records",
 			   dev->max_events);
@@ -186,6 +237,11 @@ static void sink_emit(void *ctx, const cs_event *ev)
 void cs_device_record(cs_device *dev, const cs_event *ev)
 {
 	store_event(dev, ev);
+}
+
+uint64_t cs_device_events_dropped(const cs_device *dev)
+{
+	return dev->dropped;
 }
 
 size_t cs_device_event_count(const cs_device *dev)
@@ -426,6 +482,22 @@ bool cs_device_host_alloc(cs_device *dev, const char *name, uint64_t size, uint6
 	return true;
 }
 
+/* ---- the client's memory ------------------------------------------------------- */
+
+bool cs_device_map_client(cs_device *dev, const char *name, void *host, uint64_t size,
+			  uint64_t va, cs_diag *d)
+{
+	return cs_mem_map_client(dev->mem, name, va, size, host, d);
+}
+
+bool cs_device_unmap(cs_device *dev, uint64_t va, uint64_t size, cs_diag *d)
+{
+	if (!cs_mem_unmap(dev->mem, va, size, d))
+		return false;
+	cs_ptx_runtime_forget(dev->rt, va, size);
+	return true;
+}
+
 /* ---- construction ------------------------------------------------------------ */
 
 cs_device *cs_device_new(const cs_device_config *cfg, cs_diag *d)
@@ -462,6 +534,7 @@ cs_device *cs_device_new(const cs_device_config *cfg, cs_diag *d)
 		if (!dev->rt)
 			goto nomem;
 		dev->exec_port = cs_ptx_runtime_port(dev->rt);
+		cs_ptx_runtime_set_budget_per_launch(dev->rt, cfg->budget_per_launch);
 	}
 	dev->gr = cs_gr_new(cfg->arch, &dev->bus, dev->exec_port.run_grid ? &dev->exec_port : NULL);
 	if (!dev->gr)
@@ -471,7 +544,7 @@ cs_device *cs_device_new(const cs_device_config *cfg, cs_diag *d)
 	if (!dev->fe)
 		goto nomem;
 	uint32_t id;
-	if (!cs_device_channel(dev, "default", 0, &id, d)) {
+	if (!cfg->client_channels && !cs_device_channel(dev, "default", 0, &id, d)) {
 		cs_device_free(dev);
 		return NULL;
 	}
@@ -491,11 +564,7 @@ void cs_device_free(cs_device *dev)
 	cs_ptx_runtime_free(dev->rt);
 	cs_mem_free(dev->mem);
 	free(dev->events);
-	while (dev->arena) {
-		arena_chunk *n = dev->arena->next;
-		free(dev->arena);
-		dev->arena = n;
-	}
+	arena_free(dev->arena);
 	free(dev->channels);
 	free(dev->windows);
 	free(dev);
@@ -570,15 +639,19 @@ bool cs_device_peek(const cs_device *dev, uint64_t va, void *dst, size_t len)
 
 /* ---- channels ------------------------------------------------------------------ */
 
-bool cs_device_channel(cs_device *dev, const char *name, uint32_t entries, uint32_t *id,
-		       cs_diag *d)
+static const dev_channel *channel_named(const cs_device *dev, const char *name, uint32_t *id)
 {
 	for (uint32_t i = 0; i < dev->nchannels; i++) {
 		if (strcmp(dev->channels[i].name, name) == 0) {
 			*id = i;
-			return true;
+			return &dev->channels[i];
 		}
 	}
+	return NULL;
+}
+
+static bool channel_args_ok(const cs_device *dev, const char *name, uint32_t entries, cs_diag *d)
+{
 	if (strlen(name) >= CHANNEL_NAME_MAX || !name[0]) {
 		cs_diag_set(d, CS_ERR_INPUT, "channel name must be 1..%d characters",
 			    CHANNEL_NAME_MAX - 1);
@@ -588,40 +661,96 @@ bool cs_device_channel(cs_device *dev, const char *name, uint32_t entries, uint3
 		cs_diag_set(d, CS_ERR_INPUT, "too many channels (at most %d)", CS_FE_MAX_CHANNELS);
 		return false;
 	}
-	if (!entries)
-		entries = DEFAULT_RING_ENTRIES;
 	if (entries < 2 || entries > CS_FE_MAX_RING_ENTRIES || (entries & (entries - 1))) {
 		cs_diag_set(d, CS_ERR_INPUT,
 			    "channel '%s': entries=%u is not a power of two in 2..%u", name, entries,
 			    (unsigned)CS_FE_MAX_RING_ENTRIES);
 		return false;
 	}
+	return true;
+}
+
+/* The one way a channel is made: its ring and USERD already mapped. */
+static bool channel_add(cs_device *dev, const char *name, uint64_t ring_va, uint32_t entries,
+			uint64_t userd_va, bool owns_ring, uint32_t *id, cs_diag *d)
+{
 	dev_channel *chs = realloc(dev->channels, (dev->nchannels + 1) * sizeof(*chs));
 	if (!chs) {
 		cs_diag_set(d, CS_ERR_NOMEM, "out of memory creating channel '%s'", name);
 		return false;
 	}
 	dev->channels = chs;
-	uint32_t n = dev->nchannels;
-	dev_channel *ch = &chs[n];
+	dev_channel *ch = &chs[dev->nchannels];
 	memset(ch, 0, sizeof(*ch));
 	strcpy(ch->name, name);
 	ch->entries = entries;
-	ch->ring_va = CS_DEVICE_CHANNEL_BASE + (uint64_t)n * CS_DEVICE_CHANNEL_STRIDE;
+	ch->ring_va = ring_va;
+	ch->userd_va = userd_va;
+	ch->owns_ring = owns_ring;
+	if (!cs_fe_channel_new(dev->fe, ring_va, entries, userd_va, &ch->fe_id, d))
+		return false;
+	*id = dev->nchannels++;
+	return true;
+}
+
+bool cs_device_channel(cs_device *dev, const char *name, uint32_t entries, uint32_t *id,
+		       cs_diag *d)
+{
+	if (channel_named(dev, name, id))
+		return true;
+	if (!entries)
+		entries = DEFAULT_RING_ENTRIES;
+	if (!channel_args_ok(dev, name, entries, d))
+		return false;
+	uint32_t n = dev->nchannels;
+	uint64_t ring_va = CS_DEVICE_CHANNEL_BASE + (uint64_t)n * CS_DEVICE_CHANNEL_STRIDE;
 	uint64_t ring_bytes = (uint64_t)entries * 8u;
-	ch->userd_va = ch->ring_va + ((ring_bytes + CS_PAGE_SIZE - 1) & ~(uint64_t)(CS_PAGE_SIZE - 1));
+	uint64_t userd_va = ring_va + ((ring_bytes + CS_PAGE_SIZE - 1) & ~(uint64_t)(CS_PAGE_SIZE - 1));
 	char rname[CS_REGION_NAME_MAX];
 	snprintf(rname, sizeof(rname), "chainsim.ch%u.gpfifo", n);
-	if (!cs_mem_map(dev->mem, rname, ch->ring_va, ring_bytes, d))
+	if (!cs_mem_map(dev->mem, rname, ring_va, ring_bytes, d))
 		return false;
 	snprintf(rname, sizeof(rname), "chainsim.ch%u.userd", n);
-	if (!cs_mem_map(dev->mem, rname, ch->userd_va, CS_USERD_SIZE, d))
+	if (!cs_mem_map(dev->mem, rname, userd_va, CS_USERD_SIZE, d))
 		return false;
-	if (!cs_fe_channel_new(dev->fe, ch->ring_va, entries, ch->userd_va, &ch->fe_id, d))
+	return channel_add(dev, name, ring_va, entries, userd_va, true, id, d);
+}
+
+bool cs_device_channel_at(cs_device *dev, const char *name, uint64_t ring_va, uint32_t entries,
+			  uint64_t userd_va, uint32_t *id, cs_diag *d)
+{
+	uint32_t other;
+	if (channel_named(dev, name, &other)) {
+		cs_diag_set(d, CS_ERR_INPUT, "a channel named '%s' exists", name);
 		return false;
-	dev->nchannels++;
-	*id = n;
-	return true;
+	}
+	if (!channel_args_ok(dev, name, entries, d))
+		return false;
+	if (ring_va & 7u) {
+		cs_diag_set(d, CS_ERR_INPUT, "channel '%s': the ring at 0x%llx is not 8-byte aligned",
+			    name, (unsigned long long)ring_va);
+		return false;
+	}
+	uint64_t ring_bytes = (uint64_t)entries * 8u;
+	if (ring_va + ring_bytes < ring_va || !cs_mem_mapped(dev->mem, ring_va, ring_bytes)) {
+		cs_diag_set(d, CS_ERR_INPUT, "channel '%s': the ring of %u entries at 0x%llx is not "
+			    "mapped (map it first)", name, entries, (unsigned long long)ring_va);
+		return false;
+	}
+	/* the front end reads GP_PUT and writes GP_GET: those words must be there */
+	if ((userd_va & 3u) || userd_va + CS_USERD_GP_PUT + 4 < userd_va ||
+	    !cs_mem_mapped(dev->mem, userd_va + CS_USERD_GP_GET, CS_USERD_GP_PUT + 4 - CS_USERD_GP_GET)) {
+		cs_diag_set(d, CS_ERR_INPUT, "channel '%s': USERD at 0x%llx is not mapped or not "
+			    "4-byte aligned (GP_GET at +0x%x and GP_PUT at +0x%x must be mapped)",
+			    name, (unsigned long long)userd_va, CS_USERD_GP_GET, CS_USERD_GP_PUT);
+		return false;
+	}
+	return channel_add(dev, name, ring_va, entries, userd_va, false, id, d);
+}
+
+uint32_t cs_device_channel_fe_id(const cs_device *dev, uint32_t ch)
+{
+	return ch < dev->nchannels ? dev->channels[ch].fe_id : CS_NONE32;
 }
 
 uint32_t cs_device_channel_count(const cs_device *dev)
@@ -865,18 +994,20 @@ static bool forward_entries(cs_device *dev, dev_channel *c, uint32_t *edits, cs_
 	return ok;
 }
 
-bool cs_device_submit(cs_device *dev, uint32_t ch, cs_diag *d)
+/* Stage 2 and 3 of one doorbell: the guest's GP_PUT (guest_put, entries up to
+ * which the guest's ring holds work), the doorbell, the forwarding (or
+ * identity), then the front end reads the host's GP_PUT. write_put: the
+ * device writes the host's GP_PUT to USERD (a scenario's guest pushes through
+ * the device; a live client wrote it itself). */
+static bool ring_doorbell(cs_device *dev, dev_channel *c, uint32_t guest_put, bool write_put,
+			  cs_diag *d)
 {
-	if (ch >= dev->nchannels) {
-		cs_diag_set(d, CS_ERR_INPUT, "no channel %u", ch);
-		return false;
-	}
-	dev_channel *c = &dev->channels[ch];
-	uint32_t old = 0;
-	cs_mem_read(dev->mem, c->userd_va + CS_USERD_GP_PUT, &old, 4, NULL);
-	uint32_t guest_entries = (c->guest_put - c->submitted_put) & (c->entries - 1u);
+	uint32_t mask = c->entries - 1u;
+	uint32_t old = c->submitted_put;
+	uint32_t guest_entries = (guest_put - c->submitted_put) & mask;
 	uint32_t guest_old = c->guest_gp_put;
-	c->guest_gp_put = (guest_old + guest_entries) & (c->entries - 1u);
+	c->guest_put = guest_put;
+	c->guest_gp_put = (guest_old + guest_entries) & mask;
 
 	cs_event ev = cs_event_make(CS_EV_GP_PUT, CS_STAGE_GUEST_SUBMIT, CS_UNIT_GUEST, c->fe_id);
 	ev.addr = c->userd_va + CS_USERD_GP_PUT;
@@ -892,7 +1023,8 @@ bool cs_device_submit(cs_device *dev, uint32_t ch, cs_diag *d)
 	if (dev->forward && !forward_entries(dev, c, &edits, d))
 		return false;
 	uint32_t put = c->guest_put;
-	if (!cs_mem_write(dev->mem, c->userd_va + CS_USERD_GP_PUT, &put, 4, NULL)) {
+	if ((write_put || dev->forward) &&
+	    !cs_mem_write(dev->mem, c->userd_va + CS_USERD_GP_PUT, &put, 4, NULL)) {
 		cs_diag_set(d, CS_ERR_INTERNAL, "channel '%s': USERD is not mapped", c->name);
 		return false;
 	}
@@ -900,7 +1032,7 @@ bool cs_device_submit(cs_device *dev, uint32_t ch, cs_diag *d)
 
 	char text[128];
 	ev = cs_event_make(CS_EV_HOST_FORWARD, CS_STAGE_HOST_FORWARD, CS_UNIT_HOST, c->fe_id);
-	ev.value = (put - old) & (c->entries - 1u);
+	ev.value = (put - old) & mask;
 	ev.aux = CS_HOST_FORWARD_RING;
 	if (dev->forward) {
 		snprintf(text, sizeof(text), "forwarded %u guest entries as %llu host entries, %u edits",
@@ -912,14 +1044,64 @@ bool cs_device_submit(cs_device *dev, uint32_t ch, cs_diag *d)
 	store_event(dev, &ev);
 
 	cs_fe_doorbell(dev->fe, c->fe_id);
+	return true;
+}
+
+bool cs_device_submit(cs_device *dev, uint32_t ch, cs_diag *d)
+{
+	if (ch >= dev->nchannels) {
+		cs_diag_set(d, CS_ERR_INPUT, "no channel %u", ch);
+		return false;
+	}
+	dev_channel *c = &dev->channels[ch];
+	if (!ring_doorbell(dev, c, c->guest_put, true, d))
+		return false;
 	cs_device_run(dev);
 	return true;
 }
 
+bool cs_device_doorbell(cs_device *dev, uint32_t ch, cs_diag *d)
+{
+	if (ch >= dev->nchannels) {
+		cs_diag_set(d, CS_ERR_INPUT, "no channel %u", ch);
+		return false;
+	}
+	dev_channel *c = &dev->channels[ch];
+	uint32_t put = 0;
+	uint64_t fva = 0;
+	if (!cs_mem_read(dev->mem, c->userd_va + CS_USERD_GP_PUT, &put, 4, &fva)) {
+		/* the front end reads it too, and stops the channel with the fault */
+		cs_fe_doorbell(dev->fe, c->fe_id);
+		cs_diag_set(d, CS_ERR_FAULT, "channel '%s': reading GP_PUT from USERD at 0x%llx "
+			    "faulted at 0x%llx", c->name,
+			    (unsigned long long)(c->userd_va + CS_USERD_GP_PUT),
+			    (unsigned long long)fva);
+		return false;
+	}
+	if (put >= c->entries) {
+		cs_fe_doorbell(dev->fe, c->fe_id); /* stops the channel, naming GP_PUT */
+		cs_diag_set(d, CS_ERR_INPUT, "channel '%s': GP_PUT %u is outside its ring of %u "
+			    "entries", c->name, put, c->entries);
+		return false;
+	}
+	return ring_doorbell(dev, c, put, false, d);
+}
+
 void cs_device_run(cs_device *dev)
 {
-	cs_fe_run_result r = cs_fe_run(dev->fe, dev->cfg.run_budget);
+	cs_device_run_entries(dev, 0);
+}
+
+cs_fe_run_result cs_device_run_entries(cs_device *dev, uint64_t entries)
+{
+	cs_fe_run_result r = cs_fe_run(dev->fe, entries ? entries : dev->cfg.run_budget);
 	dev->budget_out = r.end == CS_FE_RUN_BUDGET;
+	return r;
+}
+
+bool cs_device_busy(const cs_device *dev)
+{
+	return cs_fe_busy(dev->fe);
 }
 
 /* Whether no channel can make progress and at least one is blocked. */

@@ -13,6 +13,7 @@
 
 #include "chainsim/arch.h"
 #include "chainsim/diag.h"
+#include "chainsim/fe.h"
 #include "chainsim/mem.h"
 #include "chainsim/ports.h"
 #include "chainsim/trace.h"
@@ -33,6 +34,16 @@ typedef struct cs_device_config {
 	const cs_exec_port *exec_override;
 	/* records the trace may hold; 0 = CS_DEVICE_MAX_RECORDS */
 	size_t trace_max_records;
+	/* past trace_max_records, drop the oldest half of the records and go on
+	 * (a live device: the trace is a window of recent records) instead of
+	 * stopping the store */
+	bool trace_ring;
+	/* the executor's budgets apply to each launch alone, not to the sum of
+	 * every launch the device ran (a live device runs for hours) */
+	bool budget_per_launch;
+	/* no "default" channel: every channel is one a client placed
+	 * (cs_device_channel_at), and the device maps nothing of its own */
+	bool client_channels;
 } cs_device_config;
 
 /* The trace holds at most this many records by default (88 bytes each). */
@@ -57,12 +68,20 @@ CS_API size_t cs_device_event_count(const cs_device *dev);
  * unknown prefix of the run: nothing may be judged from them. */
 CS_API bool cs_device_trace_ok(const cs_device *dev, cs_diag *d);
 CS_API const cs_event *cs_device_event(const cs_device *dev, size_t i);
+/* Records a trace_ring device dropped (the oldest, to keep the window). */
+CS_API uint64_t cs_device_events_dropped(const cs_device *dev);
 
 /* Channel NAME, created on first use with a GPFIFO ring of `entries` (0 = the
  * default, 1024) and a USERD, both placed in the device's memory. The channel
  * "default" exists from the start as id 0. */
 CS_API bool cs_device_channel(cs_device *dev, const char *name, uint32_t entries, uint32_t *id,
 		       cs_diag *d);
+/* Channel NAME on a ring and USERD the caller placed and mapped (a live
+ * client's own): both must be mapped now, the ring `entries` (a power of two
+ * in 2..CS_FE_MAX_RING_ENTRIES) 8-byte entries. The device never writes the
+ * ring's entries; its front end writes GP_GET to USERD. */
+CS_API bool cs_device_channel_at(cs_device *dev, const char *name, uint64_t ring_va,
+				 uint32_t entries, uint64_t userd_va, uint32_t *id, cs_diag *d);
 CS_API uint32_t cs_device_channel_count(const cs_device *dev);
 CS_API const char *cs_device_channel_name(const cs_device *dev, uint32_t ch);
 
@@ -73,8 +92,30 @@ CS_API bool cs_device_gpfifo_push(cs_device *dev, uint32_t ch, uint32_t lo, uint
 /* The guest advances GP_PUT in USERD over its pushed entries and rings the
  * doorbell (stage 2 records), then the device runs until idle or blocked. */
 CS_API bool cs_device_submit(cs_device *dev, uint32_t ch, cs_diag *d);
+/* The client wrote GP_PUT to the channel's USERD itself and rings the
+ * doorbell: the device records stage 2 (GP_PUT as read from USERD, the
+ * doorbell) and 3, and the front end reads GP_PUT. No work is done (run does
+ * it). False (d set) for a bad channel or a USERD that faults. */
+CS_API bool cs_device_doorbell(cs_device *dev, uint32_t ch, cs_diag *d);
 /* Run until every channel is idle, blocked or stopped, or the budget ends. */
 CS_API void cs_device_run(cs_device *dev);
+/* The same with a budget of GPFIFO entries for this call (0: the device's
+ * run_budget); the front end's account of how it ended. */
+CS_API cs_fe_run_result cs_device_run_entries(cs_device *dev, uint64_t entries);
+/* Whether a run would do anything now: a channel has entries or an entry in
+ * progress, or is blocked on an acquire that memory now satisfies. */
+CS_API bool cs_device_busy(const cs_device *dev);
+/* The front end's id of channel ch (for cs_fe_channel_info_get). */
+CS_API uint32_t cs_device_channel_fe_id(const cs_device *dev, uint32_t ch);
+
+/* Memory the client owns, read and written in place (cs_mem_map_client's
+ * rules), named NAME in reports. */
+CS_API bool cs_device_map_client(cs_device *dev, const char *name, void *host, uint64_t size,
+				 uint64_t va, cs_diag *d);
+/* Unmap a whole region (cs_mem_unmap) and drop what the executor cached from
+ * it (PTX parsed from program text there). A channel whose ring, USERD or
+ * pushbuffer was there faults at its next access to it. */
+CS_API bool cs_device_unmap(cs_device *dev, uint64_t va, uint64_t size, cs_diag *d);
 /* The guest waits for [addr] == value (32- or 64-bit compare): runs the device,
  * records stage 11 (wait-begin, then wait-done or wait-failed); true when met. */
 CS_API bool cs_device_wait(cs_device *dev, uint64_t addr, uint64_t value, bool is64);

@@ -253,6 +253,9 @@ typedef struct cs_fe_run_result {
  * blocked channel re-reads its semaphore at each of its turns. budget = the
  * most entries fetched in this call (0 = no limit). */
 CS_API cs_fe_run_result cs_fe_run(cs_fe *fe, uint64_t budget);
+/* Whether cs_fe_run would do anything now: a channel is ready, or blocked on
+ * an acquire that memory satisfies now (read without records). */
+CS_API bool cs_fe_busy(const cs_fe *fe);
 
 /* One unit of work on one channel, for steppers (the REPL): */
 typedef enum cs_fe_step_result {

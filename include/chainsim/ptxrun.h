@@ -167,6 +167,15 @@ CS_API void cs_ptx_runtime_set_threads(cs_ptx_runtime *rt, unsigned threads);
  * CS_GRID_BUDGET, as does every launch after it. */
 CS_API void cs_ptx_runtime_set_budget(cs_ptx_runtime *rt, uint64_t thread_instructions,
 				      uint64_t wall_ns);
+/* The budgets bound each launch alone instead of their sum (a live device). */
+CS_API void cs_ptx_runtime_set_budget_per_launch(cs_ptx_runtime *rt, bool per_launch);
+/* Drop what the runtime parsed from program text in [va, va + size) (the
+ * memory was unmapped; new text there is parsed again). */
+CS_API void cs_ptx_runtime_forget(cs_ptx_runtime *rt, uint64_t va, uint64_t size);
+/* Programs parsed from text that the runtime holds (at most
+ * CS_PTX_TEXT_CACHE_MAX; past it the least recently launched is dropped). */
+#define CS_PTX_TEXT_CACHE_MAX 256u
+CS_API size_t cs_ptx_runtime_text_count(const cs_ptx_runtime *rt);
 
 /* The port (ctx = rt). run_grid outcomes:
  *  - program unmapped: CS_GRID_FAULT with fault_va;

@@ -31,6 +31,7 @@ typedef struct rt_text {
 	size_t len;
 	cs_ptx_program *prog;   /* NULL when it did not parse */
 	cs_diag diag;
+	uint64_t last_use;      /* the launch count when it last ran, for eviction */
 } rt_text;
 
 struct cs_ptx_runtime {
@@ -50,6 +51,8 @@ struct cs_ptx_runtime {
 	/* the budgets of the runtime's scenario, and what its launches spent */
 	uint64_t budget_instructions, budget_wall_ns;
 	uint64_t spent_instructions, spent_wall_ns;
+	bool budget_per_launch;
+	uint64_t text_launches;  /* launches of text programs, the eviction clock */
 };
 
 cs_ptx_runtime *cs_ptx_runtime_new(cs_arch arch)
@@ -116,6 +119,32 @@ void cs_ptx_runtime_set_budget(cs_ptx_runtime *rt, uint64_t thread_instructions,
 	}
 }
 
+void cs_ptx_runtime_set_budget_per_launch(cs_ptx_runtime *rt, bool per_launch)
+{
+	if (rt)
+		rt->budget_per_launch = per_launch;
+}
+
+static void text_drop(cs_ptx_runtime *rt, size_t i)
+{
+	cs_ptx_program_free(rt->texts[i].prog);
+	rt->texts[i] = rt->texts[--rt->ntexts];
+}
+
+void cs_ptx_runtime_forget(cs_ptx_runtime *rt, uint64_t va, uint64_t size)
+{
+	if (!rt)
+		return;
+	for (size_t i = rt->ntexts; i-- > 0;)
+		if (rt->texts[i].va - va < size)
+			text_drop(rt, i);
+}
+
+size_t cs_ptx_runtime_text_count(const cs_ptx_runtime *rt)
+{
+	return rt ? rt->ntexts : 0;
+}
+
 bool cs_ptx_runtime_add(cs_ptx_runtime *rt, cs_module *m, cs_diag *d)
 {
 	if (!rt || !m) {
@@ -173,6 +202,10 @@ static void run_budgeted(cs_ptx_runtime *rt, const cs_ptx_program *prog, size_t 
 {
 	uint64_t instr = rt->budget_instructions ? rt->budget_instructions : CS_PTX_BUDGET_DEFAULT;
 	uint64_t wall = rt->budget_wall_ns ? rt->budget_wall_ns : CS_PTX_WALL_DEFAULT_NS;
+	if (rt->budget_per_launch) {
+		rt->spent_instructions = 0;
+		rt->spent_wall_ns = 0;
+	}
 	if (rt->spent_instructions >= instr || rt->spent_wall_ns >= wall) {
 		memset(out, 0, sizeof(*out));
 		set_outcome(out, CS_GRID_BUDGET, CS_ERR_UNSUPPORTED,
@@ -285,15 +318,26 @@ static uint64_t fnv1a(const uint8_t *p, size_t n)
 static rt_text *text_program(cs_ptx_runtime *rt, uint64_t va, size_t len)
 {
 	uint64_t h = fnv1a(rt->scratch, len);
-	for (size_t i = 0; i < rt->ntexts; i++)
-		if (rt->texts[i].va == va && rt->texts[i].len == len && rt->texts[i].hash == h)
+	rt->text_launches++;
+	for (size_t i = 0; i < rt->ntexts; i++) {
+		if (rt->texts[i].va == va && rt->texts[i].len == len && rt->texts[i].hash == h) {
+			rt->texts[i].last_use = rt->text_launches;
 			return &rt->texts[i];
+		}
+	}
+	if (rt->ntexts == CS_PTX_TEXT_CACHE_MAX) {
+		size_t oldest = 0;
+		for (size_t i = 1; i < rt->ntexts; i++)
+			if (rt->texts[i].last_use < rt->texts[oldest].last_use)
+				oldest = i;
+		text_drop(rt, oldest);
+	}
 	rt_text *nt = realloc(rt->texts, (rt->ntexts + 1) * sizeof(*nt));
 	if (!nt)
 		return NULL;
 	rt->texts = nt;
 	rt_text *t = &nt[rt->ntexts++];
-	*t = (rt_text){ .va = va, .hash = h, .len = len };
+	*t = (rt_text){ .va = va, .hash = h, .len = len, .last_use = rt->text_launches };
 	char name[48];
 	snprintf(name, sizeof(name), "ptx@0x%" PRIx64, va);
 	t->prog = cs_ptx_parse((const char *)rt->scratch, len, name, &t->diag);
