@@ -104,6 +104,8 @@ typedef struct cs_report_input {
 	const cs_event *events;
 	size_t nevents;
 	bool no_executor;         /* the device had no executor wired */
+	bool client_waits;        /* the guest waits on its own memory (a live client):
+				     no wait record is not-observable, not a break */
 	const cs_device *dev;     /* optional */
 } cs_report_input;
 CS_API cs_report *cs_report_judge(const cs_report_input *in);

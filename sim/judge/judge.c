@@ -469,7 +469,8 @@ cs_report *cs_report_build(const cs_device *dev)
 	size_t n;
 	const cs_event *ev = cs_device_events(dev, &n);
 	cs_report_input in = { .arch = cs_device_arch(dev), .events = ev, .nevents = n,
-			       .no_executor = cs_device_config_get(dev)->no_executor, .dev = dev };
+			       .no_executor = cs_device_config_get(dev)->no_executor,
+			       .client_waits = cs_device_config_get(dev)->client_channels, .dev = dev };
 	return cs_report_judge(&in);
 }
 

@@ -515,6 +515,11 @@ void jg_stage_wake(judge *j, cs_chain *c)
 			snprintf(more, sizeof(more), " (%zu waits)", begins);
 		jg_row(c, 11, CS_STAGE_FIRED, CS_AUTHOR_HOST, last_done, "wait %s == %llu: resolved%s",
 		     JG_ADDR(j, e->addr), X(e->value), more);
+	} else if (j->in->client_waits) {
+		jg_row(c, 11, CS_STAGE_NOT_OBSERVABLE, CS_AUTHOR_NONE, NONE,
+		       "the client waits on its own memory");
+		jg_why(j, 11, CS_CAUSE_CLIENT_WAIT, "the live client waits on its own memory, which "
+			    "the device does not see: a wait through cs_live_wait is judged");
 	} else {
 		jg_row(c, 11, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "no wait");
 		jg_why(j, 11, CS_CAUSE_NO_WAIT, "the guest never waits, so completion never reached it: "

@@ -140,6 +140,7 @@ Test(corpus, every_file_holds_and_every_rule_is_covered, .timeout = 120)
 		{ "no-install", "every launch record the engine writes follows an install" },
 		{ "no-dispatch", "the engine records an outcome for every dispatch" },
 		{ "budget", "needs a device whose run budget ends (sim-device covers it)" },
+		{ "client-wait", "only a live device's client waits unseen (tests/python covers it)" },
 		{ "grid-budget", "by default a budget stop takes seconds and its point varies with "
 				 "the clock; tests/sim/budget with lowered budgets (sim-cli covers it)" },
 		{ "not-fired", "the judge's fallback when no rule explains a stage" },
