@@ -9,7 +9,7 @@ packages=(build-essential meson ninja-build pkg-config
 	libglib2.0-dev libjson-glib-dev libelf-dev libdw-dev libunicorn-dev libzstd-dev
 	libedit-dev libcriterion-dev locales
 	gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
-	gdb-multiarch firmware-nvidia-gsp)
+	gdb-multiarch python3 python3-pytest firmware-nvidia-gsp)
 
 missing=()
 for p in "${packages[@]}"; do

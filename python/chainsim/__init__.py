@@ -128,7 +128,7 @@ def library_path():
     return _lib.find()
 
 
-class ChainsimError(Exception):
+class ChainsimError(RuntimeError):
     """A call the live device refused: bad input, with the library's located message."""
 
 
@@ -158,8 +158,9 @@ class Verdict:
     __repr__ = __str__
 
 
-class ChainBreak(Exception):
-    """A channel stopped or a wait cannot resolve; .verdict says where the chain broke."""
+class ChainBreak(RuntimeError):
+    """A channel stopped or a wait cannot resolve; .verdict says where the chain broke.
+    A RuntimeError, as a runtime's own device faults and wait timeouts are."""
 
     def __init__(self, verdict, report=None, what=None):
         self.verdict, self.report = verdict, report

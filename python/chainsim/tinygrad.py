@@ -255,8 +255,12 @@ def _report_share(wall):
     if os.environ.get("CHAINSIM_TIMING") != "1":
         return
     inside = sum(g.device.seconds_inside for g in _devices)
+    counts = [g.device.counters() for g in _devices]
+    launches = sum(c["launches"] for c in counts)
+    executed = sum(c["grids_executed"] for c in counts)
     print(f"chainsim.tinygrad: {wall:.2f} s wall, {inside:.2f} s inside chainsim "
-          f"({100 * inside / wall if wall else 0:.2f}%), {len(_devices)} devices", file=sys.stderr)
+          f"({100 * inside / wall if wall else 0:.2f}%), {len(_devices)} devices, "
+          f"{launches} launches, {executed} grids executed", file=sys.stderr)
 
 
 if __name__ == "__main__":
