@@ -3,7 +3,7 @@
 # tools/fuzz.sh TARGET SECONDS [LIBFUZZER-ARGS...]: builds the libFuzzer
 # targets with clang-14 and ASan+UBSan in ${FUZZ_BUILD_DIR:-build-fuzz}
 # (Debian 12: clang-14, libclang-rt-14-dev) and runs TARGET for SECONDS.
-# TARGET: scenario, module, json, gsp, gdb-session (tests/fuzz/), ptx
+# TARGET: scenario, module, json, gsp, gdb-session, live (tests/fuzz/), ptx
 # (tests/ptxrun/fuzz_ptx.c), elf, gdb (tests/gsp/fuzz_*.c: the packet parser).
 # Seeds: the corpus and fixtures (read only), plus generated ones with long
 # lines and many edits; new inputs go to $build/corpus/TARGET. A finding is
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then
-	echo "usage: tools/fuzz.sh scenario|module|json|gsp|gdb-session|ptx|elf|gdb SECONDS [LIBFUZZER-ARGS...]" >&2
+	echo "usage: tools/fuzz.sh scenario|module|json|gsp|gdb-session|live|ptx|elf|gdb SECONDS [LIBFUZZER-ARGS...]" >&2
 	exit 2
 fi
 target=$1 seconds=$2
@@ -44,6 +44,7 @@ ptx) exe=tests/ptxrun/fuzz_ptx seeds=(tests/ptxrun/ptx) ;;
 elf) exe=tests/gsp/fuzz_elf seeds=(fixtures/firmware) ;;
 gdb) exe=tests/gsp/fuzz_gdb seeds=() ;;
 gdb-session) exe=tests/fuzz/fuzz_gdb_session seeds=() ;;
+live) exe=tests/fuzz/fuzz_live seeds=() ;;
 *)
 	echo "fuzz.sh: unknown target '$target'" >&2
 	exit 2
@@ -70,6 +71,18 @@ if [ "$target" = scenario ]; then
 		echo "wait sem == 300"
 		echo "expect complete"
 	} >"$corpus/many-edits.chain"
+elif [ "$target" = live ]; then
+	# arch ada; a channel (ring at the arena's start, USERD at +0x200, 16
+	# entries, token 0); GP_PUT 1 and the doorbell; a run; the verdict. The
+	# arena (the input's second half): entry 0 names a host release at +0x1000.
+	/usr/bin/python3 - "$corpus/release" <<'PY'
+import struct, sys
+prog = bytes([1, 0, 0, 0, 0, 0x80, 0, 4, 0, 1, 0, 1, 0, 2, 0, 5])
+arena = struct.pack("<Q", (0x10001000 & 0xFFFFFFFFFC) | (6 << 42)).ljust(0x1000, b"\0")
+arena += struct.pack("<6I", (1 << 29) | (5 << 16) | (0x5C >> 2), 0x10000F00, 0, 9, 0, 1 | (1 << 20))
+half = max(len(prog), len(arena))
+open(sys.argv[1], "wb").write(prog.ljust(half, b"\x05") + arena.ljust(half, b"\0"))
+PY
 elif [ "$target" = gsp ]; then
 	printf 'break busy_loop\ncontinue 1000\nsnapshot save a\nstepi 50\nsnapshot restore a\ninfo registers\nnext 3\nbt\n' >"$corpus/runs.gsp"
 	printf 'x/64xw %s\n' "$(printf '0x80000000+%.0s' $(seq 300))0" >"$corpus/long-line.gsp"

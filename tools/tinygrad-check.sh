@@ -15,6 +15,8 @@
 #   TINYGRAD_CHECK_OUT=DIR      keep logs and JUnit files there (default: a temp dir)
 #   TINYGRAD_CHECK_TIMEOUT=S    the most one file may take one way (default 1800)
 #   TINYGRAD_CHECK_WAYS="cpu ptx cuda"   the ways to run
+#   TINYGRAD_CHECK_SUMMARY_ONLY=1   run nothing: print the table of what DIR holds
+#                               (the ways run apart, e.g. at once, into one DIR)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 py=/usr/bin/python3
@@ -55,6 +57,7 @@ mkdir -p "$out"
 echo "tinygrad-check: tinygrad $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo '?') in $src; logs in $out"
 
 for f in "${files[@]}"; do
+	[ -n "${TINYGRAD_CHECK_SUMMARY_ONLY:-}" ] && break
 	name=$(echo "$f" | tr '/' '_')
 	for way in $ways; do
 		case $way in
@@ -92,7 +95,10 @@ def outcomes(way, name):
     return res
 
 def seconds(way, name):
-    rc, start, end = open(os.path.join(out, way, name + ".rc")).read().split()
+    path = os.path.join(out, way, name + ".rc")
+    if not os.path.exists(path):
+        return -1, 0.0  # not run
+    rc, start, end = open(path).read().split()
     return int(rc), float(end) - float(start)
 
 head = f"{'file':44}" + "".join(f" {label[w]:>22}" for w in ways)
