@@ -378,6 +378,7 @@ void cs_live_counters_get(const cs_live *lv, cs_live_counters *out)
 	out->methods = fc.methods;
 	out->launches = gc.launches;
 	out->grids_executed = gc.grids_executed;
+	out->grids_not_run = gc.grids_not_run;
 	out->ctas_executed = gc.ctas_executed;
 	out->thread_instructions = gc.thread_instructions;
 	out->copies = gc.copies;

@@ -148,6 +148,8 @@ typedef struct cs_live_counters {
 	uint64_t methods;
 	uint64_t launches;
 	uint64_t grids_executed;
+	uint64_t grids_not_run;     /* dispatched, not executed: unknown code, refused PTX,
+				       a budget stop, no executor */
 	uint64_t ctas_executed;
 	uint64_t thread_instructions;
 	uint64_t copies;

@@ -66,7 +66,7 @@ class _Verdict(ctypes.Structure):
 
 
 _COUNTER_NAMES = ("doorbells", "runs", "entries", "methods", "launches", "grids_executed",
-                  "ctas_executed", "thread_instructions", "copies", "bytes_copied", "faults",
+                  "grids_not_run", "ctas_executed", "thread_instructions", "copies", "bytes_copied", "faults",
                   "records", "records_dropped", "maps", "unmaps")
 
 

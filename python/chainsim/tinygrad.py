@@ -86,6 +86,7 @@ class ChainsimGPU:
         self.mapped_ranges = set()
         self.queues = []
         self._refs = {}
+        self.grids_not_run = 0
         self.device = chainsim.Device(
             "ada", trace_window=int(os.environ.get("CHAINSIM_TRACE_WINDOW", "0")),
             launch_seconds=float(os.environ.get("CHAINSIM_LAUNCH_SECONDS", "30")))
@@ -144,6 +145,12 @@ def run_all():
                     progress = True
                     if r["newly_stopped"]:
                         gpu.device.raise_break(f"chainsim: mock NV GPU {gpu.gpuid}: a channel stopped")
+                    not_run = gpu.device.counters()["grids_not_run"]
+                    if not_run != gpu.grids_not_run:
+                        # its release never comes: say why now, not at tinygrad's timeout
+                        gpu.grids_not_run = not_run
+                        gpu.device.raise_break(f"chainsim: mock NV GPU {gpu.gpuid}: a launch was "
+                                               "dispatched, not executed")
     finally:
         _running = False
     return progress

@@ -240,6 +240,9 @@ def test_a_launch_past_its_budget_is_not_complete():
     dev.run(raise_on_stop=False)
     v = dev.verdict()
     assert v.stage == 9 and v.cause == "grid-budget"
+    assert v.unobservable and not v.broken, "a budget stop is never complete, nor the guest's fault"
+    assert dev.counters()["grids_not_run"] == 1
+    assert arena.u32(sem) == 0, "a grid stopped at its budget releases nothing"
     dev.close()
 
 
