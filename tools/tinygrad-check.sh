@@ -83,15 +83,20 @@ out, ways, files = sys.argv[1], sys.argv[2].split(), sys.argv[3:]
 label = {"cpu": "DEV=CPU", "ptx": "MOCK+NV:PTX", "cuda": "MOCK+NV"}
 
 def outcomes(way, name):
-    """{test id: passed|failed|skipped}, or None when pytest left no result."""
+    """{test id: (passed|failed|skipped, skip reason)}, or None when pytest left no result."""
     path = os.path.join(out, way, name + ".xml")
     if not os.path.exists(path) or os.path.getsize(path) == 0:
         return None
     res = {}
     for tc in ET.parse(path).getroot().iter("testcase"):
         tid = tc.get("classname", "") + "::" + tc.get("name", "")
-        kinds = {c.tag for c in tc}
-        res[tid] = "failed" if kinds & {"failure", "error"} else "skipped" if "skipped" in kinds else "passed"
+        kinds = {c.tag: c for c in tc}
+        if kinds.keys() & {"failure", "error"}:
+            res[tid] = ("failed", "")
+        elif "skipped" in kinds:
+            res[tid] = ("skipped", kinds["skipped"].get("message", "").strip())
+        else:
+            res[tid] = ("passed", "")
     return res
 
 def seconds(way, name):
@@ -115,7 +120,7 @@ for f in files:
             row += f" {'no result (rc ' + str(rc) + ')':>22}"
             no_result.append(f"{f} ({label[w]}): pytest left no result, exit {rc}; see {os.path.join(out, w, name + '.log')}")
             continue
-        n = [sum(1 for v in res[w].values() if v == k) for k in ("passed", "failed", "skipped")]
+        n = [sum(1 for v in res[w].values() if v[0] == k) for k in ("passed", "failed", "skipped")]
         for i in range(3):
             totals[w][i] += n[i]
         totals[w][3] += secs
@@ -125,15 +130,29 @@ for f in files:
     for w in ways:
         if w == "cpu" or cpu is None:
             continue
-        for tid, v in sorted(cpu.items()):
-            if v == "passed" and (res[w] is None or res[w].get(tid) != "passed"):
-                regress.append(f"{label[w]:12} {tid} ({'no result' if res[w] is None else res[w].get(tid, 'absent')})")
+        for tid, (v, _) in sorted(cpu.items()):
+            if v != "passed":
+                continue
+            got = None if res[w] is None else res[w].get(tid)
+            if got is None:
+                regress.append((w, tid, "no result" if res[w] is None else "absent", ""))
+            elif got[0] != "passed":
+                regress.append((w, tid, got[0], got[1]))
 print(f"{'total':44}" + "".join(f" {'%d/%d/%d %6.1f' % tuple(totals[w]):>22}" for w in ways))
 for line in no_result:
     print("NO RESULT " + line)
 if "cpu" in ways:
-    print(f"passes on DEV=CPU, not on chainsim: {len(regress)}")
-    for line in regress:
-        print("  " + line)
+    failed = [r for r in regress if r[2] != "skipped"]
+    skipped = [r for r in regress if r[2] == "skipped"]
+    print(f"passes on DEV=CPU, fails on chainsim (or left no result): {len(failed)}")
+    for w, tid, how, _ in failed:
+        print(f"  {label[w]:12} {tid} ({how})")
+    print(f"passes on DEV=CPU, skipped on chainsim by tinygrad's own tests: {len(skipped)}")
+    reasons = {}
+    for w, tid, _, why in skipped:
+        reasons.setdefault((label[w], why[:120] or "(no reason given)"), []).append(tid)
+    for (w, why), tids in sorted(reasons.items(), key=lambda kv: -len(kv[1])):
+        print(f"  {w:12} {len(tids):4}  {why}")
+    regress = failed
 sys.exit(1 if regress or no_result else 0)
 EOF
