@@ -136,11 +136,14 @@ class Verdict:
     """The chain judged over the device's recent trace window."""
 
     @classmethod
-    def none(cls):
-        """A verdict with no stage: nothing the device saw explains what went wrong."""
-        return cls(_Verdict(stage=0))
+    def none(cls, why):
+        """No verdict: nothing the device saw explains what went wrong (why says so)."""
+        v = cls(_Verdict(stage=0))
+        v.judged, v.diagnosis = False, why
+        return v
 
     def __init__(self, v):
+        self.judged = True
         self.broken = bool(v.broken)
         self.unobservable = bool(v.unobservable)
         self.stage = v.stage
@@ -150,6 +153,8 @@ class Verdict:
         self.evidence = v.evidence.decode(errors="replace")
 
     def __str__(self):
+        if not self.judged:
+            return f"no verdict: {self.diagnosis}"
         if not self.stage:
             return "chain complete: every stage fired"
         what = "break" if self.broken else "not observable"

@@ -156,10 +156,14 @@ def run_all():
     return progress
 
 
-def _stuck_devices():
-    """(gpu, text) for every queue that is blocked or stopped."""
+def _explain():
+    """(gpu, text) for every queue that is blocked or stopped and every GPU with a launch
+    that was dispatched, not executed: what can keep a signal from being written."""
     out = []
     for gpu in _devices:
+        if gpu.grids_not_run:
+            out.append((gpu, f"mock NV GPU {gpu.gpuid}: {gpu.grids_not_run} launches dispatched, "
+                             "not executed"))
         for q in gpu.queues:
             if q.channel is not None and q.channel.state().state_name in ("blocked", "stopped"):
                 out.append((gpu, f"mock NV GPU {gpu.gpuid} queue {q.token}: {q.channel.state()}"))
@@ -215,14 +219,14 @@ def install():
         except RuntimeError as e:
             if "Wait timeout" not in str(e):
                 raise
-            stuck = _stuck_devices()
-            if not stuck:
-                raise chainsim.ChainBreak(chainsim.Verdict.none(), None,
-                                          f"{e}; chainsim: no channel is blocked or stopped, so "
-                                          "nothing submitted will write that signal") from e
-            gpu, what = stuck[0]
+            found = _explain()
+            if not found:
+                raise chainsim.ChainBreak(chainsim.Verdict.none(
+                    "no channel is blocked or stopped and every launch ran, so nothing "
+                    "submitted will write that signal"), None, str(e)) from e
+            gpu, _ = found[0]
             raise chainsim.ChainBreak(gpu.device.verdict(), gpu.device.report(),
-                                      f"{e}; chainsim: " + "; ".join(w for _, w in stuck)) from e
+                                      f"{e}; chainsim: " + "; ".join(w for _, w in found)) from e
     hcq.HCQSignal.wait = wait
 
 
