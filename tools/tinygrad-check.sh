@@ -15,6 +15,9 @@
 #   TINYGRAD_CHECK_OUT=DIR      keep logs and JUnit files there (default: a temp dir)
 #   TINYGRAD_CHECK_TIMEOUT=S    the most one file may take one way (default 1800)
 #   TINYGRAD_CHECK_WAYS="cpu ptx cuda"   the ways to run
+#   HCQDEV_WAIT_TIMEOUT_MS     tinygrad's wait timeout; on chainsim 5000 unless set (a
+#                               queue that cannot progress after a failed launch then
+#                               costs each later wait 5 s, not tinygrad's 30)
 #   TINYGRAD_CHECK_SUMMARY_ONLY=1   run nothing: print the table of what DIR holds
 #                               (the ways run apart, e.g. at once, into one DIR)
 set -euo pipefail
@@ -69,7 +72,13 @@ for f in "${files[@]}"; do
 		mkdir -p "$out/$way"
 		start=$(date +%s.%N)
 		rc=0
-		(cd "$src" && DEV=$dev CHAINSIM_TIMING=1 PYTHONPATH="$here/python:$src" \
+		wait_env=()
+		if [ -n "${HCQDEV_WAIT_TIMEOUT_MS:-}" ]; then
+			wait_env=(HCQDEV_WAIT_TIMEOUT_MS="$HCQDEV_WAIT_TIMEOUT_MS")
+		elif [ "$way" != cpu ]; then
+			wait_env=(HCQDEV_WAIT_TIMEOUT_MS=5000)
+		fi
+		(cd "$src" && env DEV=$dev CHAINSIM_TIMING=1 PYTHONPATH="$here/python:$src" "${wait_env[@]}" \
 			timeout "$limit" "$py" "${runner[@]}" -m pytest -q --noconftest -p no:cacheprovider \
 			--junitxml="$out/$way/$name.xml" "$f") >"$out/$way/$name.log" 2>&1 || rc=$?
 		end=$(date +%s.%N)
