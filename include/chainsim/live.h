@@ -95,7 +95,9 @@ typedef struct cs_live_run_result {
 
 /* Run every channel round-robin until each is idle, blocked or stopped, or
  * max_entries GPFIFO entries were fetched (0: no bound but the device's own,
- * 2^24). Each launch runs under its own budgets (cs_live_config). */
+ * 2^24). Each launch runs under its own budgets (cs_live_config). Called while
+ * another thread is inside the device, it runs nothing and answers
+ * CS_LIVE_BUDGET with 0 entries (work may be left). */
 CS_API cs_live_run_result cs_live_run(cs_live *lv, uint64_t max_entries);
 /* Whether cs_live_run would do anything now: entries pending or an entry in
  * progress, or an acquire that memory now satisfies. False means every

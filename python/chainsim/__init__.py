@@ -259,6 +259,8 @@ class Device:
         """Map the caller's bytes at va: a ctypes buffer or bytearray (kept alive), or a
         raw host address with size. Without either, a new zeroed buffer of size bytes."""
         keep = None
+        if host is not None and size is None:
+            raise ChainsimError("map(host=ADDR) needs size=")
         if host is None:
             if buffer is None:
                 buffer = _aligned_buffer(size)
