@@ -17,11 +17,49 @@ static bool build_cvt_tf32(pp *P, stmt *s, ptx_ins *ins, int rnd)
 	return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, T_F32, &ins->o[1]);
 }
 
+/* cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32 (two sources), f16x2} d.b16, ...
+ * and cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d.b32, a.b16: .satfinite marks the
+ * conversions to 8 bits (PTX requires it there and allows it nowhere else). */
+static bool build_cvt_fp8(pp *P, stmt *s, ptx_ins *ins, bool e5m2)
+{
+	bool sat = stmt_take(s, ".satfinite"), relu = stmt_take(s, ".relu");
+	int rnd = stmt_take_rnd(s);
+	if (rnd != RND_RN || s->ntypes != 1 || !pp_nops(P, s, 2, 3)) {
+		if (!P->failed)
+			pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "cvt with %s other than .rn from "
+			       ".f32 or .f16x2, or to .f16x2", e5m2 ? "e5m2x2" : "e4m3x2");
+		return false;
+	}
+	ins->op = OP_CVT_FP8;
+	ins->aux2 = (uint8_t)((e5m2 ? FP8_E5M2 : 0) | (relu ? FP8_RELU : 0));
+	ptx_type t = s->types[0];
+	if (sat && t == T_F32 && s->nops == 3) {
+		ins->aux = FP8_FROM_F32X2; /* d = {cvt(a) in the upper byte, cvt(b) in the lower} */
+		return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, T_F32, &ins->o[1]) &&
+		       pp_src(P, s, 2, T_F32, &ins->o[2]);
+	}
+	if (sat && t == T_F16X2 && s->nops == 2) {
+		ins->aux = FP8_FROM_F16X2;
+		return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, T_B32, &ins->o[1]);
+	}
+	if (!sat && t == T_F16X2 && s->nops == 2) {
+		ins->aux = FP8_TO_F16X2;
+		return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, T_B16, &ins->o[1]);
+	}
+	pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "this cvt form with %s (.satfinite to 8 bits "
+	       "from .f32 pairs or .f16x2; without it to .f16x2)", e5m2 ? "e5m2x2" : "e4m3x2");
+	return false;
+}
+
 bool ptx_build_cvt(pp *P, stmt *s, ptx_ins *ins, int form)
 {
 	(void)form;
 	if (stmt_take(s, ".tf32"))
 		return build_cvt_tf32(P, s, ins, stmt_take_rnd(s));
+	if (stmt_take(s, ".e4m3x2"))
+		return build_cvt_fp8(P, s, ins, false);
+	if (stmt_take(s, ".e5m2x2"))
+		return build_cvt_fp8(P, s, ins, true);
 	bool ftz = stmt_take(s, ".ftz"), sat = stmt_take(s, ".sat");
 	bool relu = stmt_take(s, ".relu");
 	int rnd = stmt_take_rnd(s);

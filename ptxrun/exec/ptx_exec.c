@@ -335,6 +335,19 @@ static uint8_t *xlate_slow(run *R, warp *w, int space, uint64_t va, unsigned siz
 	return NULL;
 }
 
+/* cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}: each byte to a half, exactly (a NaN
+ * becomes 0x7FFF, the canonical f16 NaN; .relu makes a negative 0). */
+static uint32_t fp8_pair_to_f16x2(uint16_t v, bool e5m2, bool relu)
+{
+	uint32_t out = 0;
+	for (int k = 1; k >= 0; k--) {
+		float f = ptx_fp8_to_f32((uint8_t)(v >> (8 * k)), e5m2);
+		uint16_t h = isnan(f) ? 0x7fff : ptx_float_to_half(relu && f < 0 ? 0.0f : f);
+		out |= (uint32_t)h << (16 * k);
+	}
+	return out;
+}
+
 static inline uint8_t *xlate(run *R, warp *w, int space, uint64_t va, unsigned size,
 			     uint32_t lane, uint32_t pc, int access, uint8_t *tmp, bool *port)
 {
@@ -2371,6 +2384,19 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		case OP_CVT_TF32:
 			FOR_LANES(m, D[l] = ptx_tf32_round((uint32_t)A[l], in->aux2));
 			break;
+		case OP_CVT_FP8: {
+			/* the upper half of a pair is the upper byte, as cvt's f16x2 forms */
+			bool e5 = in->aux2 & FP8_E5M2, relu = in->aux2 & FP8_RELU;
+			if (in->aux == FP8_FROM_F32X2)
+				FOR_LANES(m, D[l] = (uint64_t)ptx_f32_to_fp8(ptx_f32(A[l]), e5, relu) << 8 |
+						    ptx_f32_to_fp8(ptx_f32(B[l]), e5, relu));
+			else if (in->aux == FP8_FROM_F16X2)
+				FOR_LANES(m, D[l] = (uint64_t)ptx_f32_to_fp8(ptx_half_to_float((uint16_t)(A[l] >> 16)), e5, relu) << 8 |
+						    ptx_f32_to_fp8(ptx_half_to_float((uint16_t)A[l]), e5, relu));
+			else
+				FOR_LANES(m, D[l] = fp8_pair_to_f16x2((uint16_t)A[l], e5, relu));
+			break;
+		}
 		case OP_WARPSYNC:
 			/* bar.warp.sync: the warp's lanes run in lockstep here; what the
 			 * model checks is that each executing lane is in its mask */

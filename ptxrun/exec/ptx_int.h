@@ -90,6 +90,7 @@ typedef enum ptx_op {
 	OP_MMA,          /* mma.sync, wmma.mma: operands in p->mmas[imm] */
 	OP_WMMA_LDST,    /* wmma.load / wmma.store: address o0, stride o1, the rest in p->wmmas[imm] */
 	OP_CVT_TF32,     /* cvt.{rna,rn,rz}.tf32.f32: rounding in aux2 */
+	OP_CVT_FP8,      /* cvt with e4m3x2 / e5m2x2: aux FP8_*, aux2 FP8_E5M2 | FP8_RELU */
 	OP_BAR, OP_BAR_RED, OP_MEMBAR,
 	/* control */
 	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP,
@@ -140,6 +141,10 @@ enum { AO_ADD, AO_MIN, AO_MAX, AO_INC, AO_DEC, AO_CAS, AO_EXCH, AO_AND, AO_OR, A
 /* Shuffle modes / vote modes. */
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 enum { VO_ALL, VO_ANY, VO_UNI, VO_BALLOT };
+
+/* OP_CVT_FP8's forms (aux) and its format and .relu (aux2). */
+enum { FP8_FROM_F32X2, FP8_FROM_F16X2, FP8_TO_F16X2 };
+enum { FP8_E5M2 = 1u << 0, FP8_RELU = 1u << 1 };
 
 /* Instruction flags. */
 enum {
@@ -305,5 +310,9 @@ float ptx_half_to_float(uint16_t h);
 uint16_t ptx_float_to_half(float f);
 float ptx_bf16_to_float(uint16_t h);
 uint16_t ptx_float_to_bf16(float f);
+/* e4m3 / e5m2 (ptx_fp8.c): to them rounds to nearest even, saturating to the
+ * largest finite value (.satfinite), NaN to 0x7F; from them is exact. */
+uint8_t ptx_f32_to_fp8(float f, bool e5m2, bool relu);
+float ptx_fp8_to_f32(uint8_t v, bool e5m2);
 
 #endif
