@@ -143,11 +143,24 @@ static void arena_free(arena_chunk *c)
 	}
 }
 
-/* A trace_ring store keeps the newer half of its records: their detail text
- * moves to one new chunk and the old arena is freed. */
+/* Whether a window may start at record e: where an entry is fetched or the
+ * guest submits, so that no entry, and no launch inside one, is cut in half. */
+static bool window_start(const cs_event *e)
+{
+	return e->kind == CS_EV_GP_FETCH || e->kind == CS_EV_GP_CONTROL || e->kind == CS_EV_GP_PUT;
+}
+
+/* A trace_ring store keeps about the newer half of its records, from an entry's
+ * start (the whole window when no such start is left: one huge entry); their
+ * detail text moves to one new chunk and the old arena is freed. */
 static void trace_drop_oldest(cs_device *dev)
 {
 	size_t drop = dev->nevents / 2 ? dev->nevents / 2 : dev->nevents;
+	size_t cut = drop;
+	while (cut < dev->nevents && !window_start(&dev->events[cut]))
+		cut++;
+	if (cut < dev->nevents)
+		drop = cut;
 	size_t bytes = 0;
 	for (size_t i = drop; i < dev->nevents; i++)
 		if (dev->events[i].detail)

@@ -462,3 +462,34 @@ def test_fp8_conversions_match_a_reference_by_search(gpu):
                   for v in (a, b))
         want_r4 = fp8_encode(ha, "e4m3", relu=True) << 8 | fp8_encode(hb, "e4m3", relu=True)
         assert r4 == want_r4, f"relu e4m3x2 of halves {ha!r}, {hb!r}: {r4:#06x}, want {want_r4:#06x}"
+
+
+def test_the_window_starts_at_an_entry_so_no_launch_is_cut_in_half():
+    """The window drops its oldest records at an entry's start: a verdict never sees
+    half a launch (which would read as a launch with no QMD install). Windows of
+    every size from 64 to 95 records put the cut everywhere in an entry of two
+    launches."""
+    for window in range(64, 96):
+        dev = chainsim.Device("ada", trace_window=window)
+        arena = rt.Arena(dev, ARENA_VA, 1 << 20)
+        q = rt.Queue(dev, arena)
+        n = 32
+        a, c, sem = arena.alloc(4 * n), arena.alloc(4 * n), arena.alloc(16)
+        prog = ptx_kernel(arena)
+        cb = mock_cbank(arena, [a, a, c, n])
+        qmds = []
+        for k in range(2):
+            qmds.append(arena.alloc(rt.QMD_BYTES, 256))
+            arena.write(qmds[-1], rt.launch_qmd(prog, (1,), (32,), cb, 0x160, sem, k + 1))
+        mark = arena.next
+        for i in range(12):
+            arena.next = mark
+            pb = rt.Pushbuffer().bind(1, rt.ADA_COMPUTE_A)
+            for qmd in qmds:
+                pb.launch_pcas(qmd)
+            q.submit(pb.release(sem + 8, i))
+            dev.run()
+            v = dev.verdict()
+            assert not v.broken, f"window {window}, entry {i}: {v}"
+        assert dev.counters()["records_dropped"] > 0
+        dev.close()
