@@ -262,11 +262,12 @@ static bool parse_uint(pp *P, uint64_t *v, const char *what)
 	return true;
 }
 
+static bool parse_reg_names(pp *P, ptx_type t);
+
 /* `.reg .TYPE name[<N>] [, name...];` (after `.reg`). */
 static bool parse_reg_decl(pp *P)
 {
 	ptx_tok tt = P->t;
-	uint32_t vec = 1;
 	if (pp_is(P, ".v2") || pp_is(P, ".v4")) {
 		pp_err(P, &P->t, CS_ERR_UNSUPPORTED, "vector register declarations are not supported");
 		return false;
@@ -277,7 +278,26 @@ static bool parse_reg_decl(pp *P)
 		return false;
 	}
 	pp_next(P);
-	(void)vec;
+	return parse_reg_names(P, t);
+}
+
+/* `.reg.TYPE name...;` written as one word, as CUDA's headers write their
+ * inline asm (cuda_bf16.hpp's `{ .reg.f32 f; ... }`): tok is that word. */
+static bool parse_reg_decl_joined(pp *P, const ptx_tok *tok)
+{
+	ptx_type t = pp_type_of(tok->s + 4, tok->len - 4);
+	if (t == T_NONE) {
+		pp_err(P, tok, CS_ERR_INPUT, "expected a register type after .reg in '%.*s'",
+		       (int)tok->len, tok->s);
+		return false;
+	}
+	pp_next(P);
+	return parse_reg_names(P, t);
+}
+
+/* The names of a register declaration of type t, to its ';'. */
+static bool parse_reg_names(pp *P, ptx_type t)
+{
 	for (;;) {
 		ptx_tok nt = P->t;
 		if (nt.kind != TK_ID || nt.s[0] == '.') {
@@ -1059,6 +1079,9 @@ static bool parse_body(pp *P, size_t fi)
 			if (pp_is(P, ".reg")) {
 				pp_next(P);
 				if (!parse_reg_decl(P))
+					return false;
+			} else if (t.len > 5 && memcmp(t.s, ".reg.", 5) == 0) {
+				if (!parse_reg_decl_joined(P, &t))
 					return false;
 			} else if (pp_is(P, ".local") || pp_is(P, ".shared") || pp_is(P, ".param") ||
 				   pp_is(P, ".global") || pp_is(P, ".const")) {

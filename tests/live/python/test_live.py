@@ -493,3 +493,49 @@ def test_the_window_starts_at_an_entry_so_no_launch_is_cut_in_half():
             assert not v.broken, f"window {window}, entry {i}: {v}"
         assert dev.counters()["records_dropped"] > 0
         dev.close()
+
+
+BF16_PTX = b"""
+.version 8.0
+.target sm_89
+.address_size 64
+.visible .entry bf16_to_s16(.param .u64 out, .param .u64 in)
+{
+	.reg .b16 %rs<5>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u64 %rd2, [in];
+	ld.global.u16 %rs2, [%rd2];
+	ld.global.u16 %rs4, [%rd2+2];
+	{ .reg.f32 f;
+	mov.b32 f, {0,%rs2};
+	cvt.rzi.s16.f32 %rs1,f;
+	}
+	{ .reg.f32 f;
+	mov.b32 f, {0,%rs4};
+	cvt.rzi.s16.f32 %rs3,f;
+	}
+	st.global.u16 [%rd1], %rs1;
+	st.global.u16 [%rd1+2], %rs3;
+	ret;
+}
+"""
+
+
+def test_a_register_declared_as_one_word_in_nested_scopes(gpu):
+    """`{ .reg.f32 f; ... }` twice in one body, as cuda_bf16.hpp's inline asm writes
+    its bf16-to-integer casts (NVRTC output for tinygrad's bf16 casts)."""
+    dev, arena, q = gpu
+    text = BF16_PTX + b"\0" * (4 - len(BF16_PTX) % 4)
+    prog = arena.alloc(len(text) + 4096, 256)
+    arena.write(prog, text)
+    src, out, sem = arena.alloc(16), arena.alloc(16), arena.alloc(16)
+    bf16 = [struct.unpack("<I", struct.pack("<f", v))[0] >> 16 for v in (-7.75, 300.5)]
+    arena.write(src, struct.pack("<2H", *bf16))
+    cb = mock_cbank(arena, [out, src])
+    qmd = arena.alloc(rt.QMD_BYTES, 256)
+    arena.write(qmd, rt.launch_qmd(prog, (1,), (1,), cb, 0x160, sem, 1))
+    q.submit(rt.Pushbuffer().bind(1, rt.ADA_COMPUTE_A).launch_pcas(qmd))
+    dev.run()
+    assert dev.wait(sem, 1), str(dev.verdict())
+    assert struct.unpack("<2h", arena.read(out, 4)) == (-7, 300)
