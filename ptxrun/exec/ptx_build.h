@@ -179,6 +179,7 @@ ptx_builder ptx_build_shfl;
 ptx_builder ptx_build_vote;
 ptx_builder ptx_build_match;
 ptx_builder ptx_build_redux;
+ptx_builder ptx_build_elect;
 ptx_builder ptx_build_activemask;
 ptx_builder ptx_build_bar;
 

@@ -30,6 +30,7 @@ const ptx_opcode ptx_opcodes[] = {
 	{ "cvt", ptx_build_cvt, 0, false },
 	{ "cvta", ptx_build_cvta, 0, false },
 	{ "div", ptx_build_div_rem, IO_DIV, false },
+	{ "elect", ptx_build_elect, 0, false },
 	{ "ex2", ptx_build_arith_op, ARITH_OPS(1, -1, FO_EX2), false },
 	{ "exit", ptx_build_ret, OP_EXIT, false },
 	{ "fence", ptx_build_membar, 0, false },
