@@ -235,30 +235,64 @@ Test(warp_diff, random_masks_on_divergent_sibling_paths)
 	cr_expect_gt(checked, 10000u);
 }
 
+/* Runs body on one warp and expects an error whose message holds both words. */
+static void expect_error(const char *body, const char *w1, const char *w2)
+{
+	uint32_t out[32];
+	cs_grid_result r = h_run_body("", body, 32, NULL, 0, out, sizeof(out));
+	cr_expect_eq(r.outcome, CS_GRID_ERROR);
+	cr_expect(strstr(r.diag.msg, w1) && strstr(r.diag.msg, w2), "%s", r.diag.msg);
+}
+
 /* A member that never reaches the instruction (it waits at the reconvergence
  * point after a branch the others took) is an error naming the lanes, not a
  * result computed without it. */
 Test(warp_diff, member_that_never_arrives_is_an_error)
 {
-	const char *body =
-		"\tsetp.lt.u32 %p1, %r2, 16;\n\t@!%p1 bra $J;\n"
-		"\tredux.sync.add.u32 %r3, %r2, -1;\n$J:\n\tst.global.u32 [%rd4], %r3;\n";
-	uint32_t out[32];
-	cs_grid_result r = h_run_body("", body, 32, NULL, 0, out, sizeof(out));
-	cr_expect_eq(r.outcome, CS_GRID_ERROR);
-	cr_expect(strstr(r.diag.msg, "0xffff0000") && strstr(r.diag.msg, "not converged"), "%s",
-		  r.diag.msg);
+	expect_error("\tsetp.lt.u32 %p1, %r2, 16;\n\t@!%p1 bra $J;\n"
+		     "\tredux.sync.add.u32 %r3, %r2, -1;\n$J:\n\tst.global.u32 [%rd4], %r3;\n",
+		     "0xffff0000", "not converged");
 }
 
 /* Two lanes that execute one instruction together with different member
  * masks are an error (PTX requires the same mask). */
 Test(warp_diff, differing_member_masks_are_an_error)
 {
-	const char *body =
-		"\tsetp.lt.u32 %p1, %r2, 1;\n\tselp.b32 %r4, 3, -1, %p1;\n"
-		"\tredux.sync.add.u32 %r3, %r2, %r4;\n\tst.global.u32 [%rd4], %r3;\n";
-	uint32_t out[32];
-	cs_grid_result r = h_run_body("", body, 32, NULL, 0, out, sizeof(out));
-	cr_expect_eq(r.outcome, CS_GRID_ERROR);
-	cr_expect(strstr(r.diag.msg, "member masks"), "%s", r.diag.msg);
+	expect_error("\tsetp.lt.u32 %p1, %r2, 1;\n\tselp.b32 %r4, 3, -1, %p1;\n"
+		     "\tredux.sync.add.u32 %r3, %r2, %r4;\n\tst.global.u32 [%rd4], %r3;\n",
+		     "member masks", "same mask");
+}
+
+/* A shfl that reads an exited lane gets chainsim's 0 and leaves a finding
+ * (an assumption record) naming the PTX line, the lanes and the value. */
+Test(warp_diff, undefined_source_is_a_finding)
+{
+	char *src = h_kernel("", "\tsetp.ge.u32 %p1, %r2, 16;\n\t@%p1 exit;\n"
+				 "\tadd.u32 %r3, %r2, 100;\n"
+				 "\tshfl.sync.down.b32 %r4, %r3, 8, 31, -1;\n"
+				 "\tst.global.u32 [%rd4], %r4;\n");
+	cs_diag d;
+	cs_ptx_program *p = h_parse(src, &d);
+	free(src);
+	cr_assert(p, "%s", d.msg);
+	h_env e;
+	h_init(&e);
+	uint64_t out = h_alloc(&e, 4 * 32);
+	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
+				 (uint64_t[]){ out, 0, 32 }, 3);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	uint32_t got[32];
+	h_read(&e, out, got, sizeof(got));
+	for (uint32_t l = 0; l < 16; l++)
+		cr_expect_eq(got[l], l < 8 ? l + 108 : 0, "lane %u: %u", l, got[l]);
+	unsigned notes = 0;
+	for (size_t i = 0; i < e.tb.trace.n; i++) {
+		const cs_event *ev = &e.tb.trace.recs[i].ev;
+		if (ev->kind == CS_EV_ASSUMPTION && ev->detail && strstr(ev->detail, "returns 0") &&
+		    strstr(ev->detail, "lane 8 reads lane 16"))
+			notes++;
+	}
+	cr_expect_eq(notes, 1u);
+	h_fini(&e);
+	cs_ptx_program_free(p);
 }
