@@ -113,6 +113,7 @@ enum {
 	IO_SAD, IO_BFIND, IO_ADDSAT, IO_SUBSAT,
 	IO_SHF,          /* funnel shift of {b:a} by c: aux2 SHF_* */
 	IO_MUL24, IO_MAD24, /* low 24 bits multiplied; F_HI for bits 47..16 */
+	IO_BMSK, IO_SZEXT,  /* aux2 1: .clamp, 0: .wrap */
 };
 enum { SHF_RIGHT = 1, SHF_CLAMP = 2 };
 /* OP_CARRY forms; the flag is the carry for add and mad, the borrow for sub. */

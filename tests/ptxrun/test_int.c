@@ -388,3 +388,30 @@ Test(int, mov_pred_immediate)
 	for (int i = 0; i < 4; i++)
 		cr_expect_eq(out[i], 12);
 }
+
+/* bmsk and szext (cub::BlockRadixSort's digit masks): each mode at the
+ * edges the PTX ISA's semantics spell out. */
+Test(int, bmsk_and_szext_modes)
+{
+	static const struct {
+		const char *op;
+		uint32_t a, b, want;
+	} cases[] = {
+		{ "bmsk.wrap.b32", 1, 2, 0x6 },          { "bmsk.wrap.b32", 0, 32, 0 },
+		{ "bmsk.clamp.b32", 0, 32, 0xffffffffu }, { "bmsk.wrap.b32", 28, 8, 0xf0000000u },
+		{ "bmsk.clamp.b32", 40, 3, 0 },          { "bmsk.wrap.b32", 40, 3, 0x700 },
+		{ "bmsk.wrap.b32", 4, 0, 0 },            { "bmsk.clamp.b32", 8, 8, 0xff00 },
+		{ "szext.wrap.s32", 0xff, 8, 0xffffffffu }, { "szext.wrap.u32", 0xff, 8, 0xff },
+		{ "szext.wrap.s32", 0x7f, 8, 0x7f },     { "szext.clamp.s32", 0x80000000u, 40, 0x80000000u },
+		{ "szext.wrap.u32", 0xffffffffu, 0, 0 }, { "szext.wrap.s32", 0x12345, 32, 0 },
+		{ "szext.wrap.s32", 0x5, 3, 0xfffffffdu }, { "szext.clamp.u32", 0xabcd, 4, 0xd },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char ops[64];
+		snprintf(ops, sizeof(ops), "%s %%r5, %%r3, %%r4;", cases[i].op);
+		uint32_t got;
+		h_pairs32(ops, &cases[i].a, &cases[i].b, &got, 1);
+		cr_expect_eq(got, cases[i].want, "%s %u, %u: 0x%x, want 0x%x", cases[i].op, cases[i].a,
+			     cases[i].b, got, cases[i].want);
+	}
+}
