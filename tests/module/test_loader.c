@@ -78,6 +78,9 @@ static const expect_kernel kernels[] = {
 	{ "warpmask", "warp16_max", 2, { 8, 8 }, 0, 0, 0, 0, { 0 } },
 	{ "warpmask", "bucket_max", 2, { 8, 8 }, 0, 0, 0, 0, { 0 } },
 	{ "warpmask", "half_reduce", 2, { 8, 8 }, 0, 0, 0, 0, { 0 } },
+	{ "cubblock", "radix_sort_block", 2, { 8, 8 }, 2336, 1, 0, 0, { 0 } },
+	{ "cubblock", "histogram_block", 2, { 8, 8 }, 2336 + 1024, 1, 0, 0, { 0 } },
+	{ "cubblock", "load_store_transpose", 2, { 8, 8 }, 1040, 1, 0, 0, { 0 } },
 };
 
 /* Where nvcc 13 puts the parameters in constant bank 0, per target (checked
