@@ -60,7 +60,10 @@
  * consecutive CTAs: it depends on the grid alone); %clock counts from the
  * CTA's start, %globaltimer is the bus clock plus the CTA's thread-instructions;
  * bar.sync waits for whole warps (the .aligned form) and counts the threads
- * that passed bar.arrive.
+ * that passed bar.arrive. The .sync warp instructions follow docs/warp.md: each
+ * lane's member mask, sibling paths joined at them, an error where members
+ * never converge, and a CS_EV_ASSUMPTION finding with a fixed value where PTX
+ * leaves a result undefined.
  */
 #ifndef CHAINSIM_PTX_H
 #define CHAINSIM_PTX_H

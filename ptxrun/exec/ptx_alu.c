@@ -241,6 +241,25 @@ uint64_t ptx_alu_int(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, uint
 	case IO_XOR: r = ua ^ ub; break;
 	case IO_NOT: r = ~ua; break;
 	case IO_CNOT: r = ua == 0 ? 1 : 0; break;
+	case IO_BMSK: {
+		/* the PTX ISA's bmsk: width b from position a, 0 past bit 31 */
+		uint32_t a1 = (uint32_t)ua & 31, b1 = (uint32_t)ub & 31;
+		bool clamp = in->aux2 == 1;
+		uint64_t mask0 = (0xffffffffull << a1) & 0xffffffffu;
+		if (clamp && (uint32_t)ua >= 32)
+			mask0 = 0;
+		bool over = a1 + b1 >= 32 || (clamp && ((uint32_t)ua >= 32 || (uint32_t)ub >= 32));
+		uint64_t mask1 = over ? 0 : b1 == 0 ? 0xffffffffu : (0xffffffffull << (a1 + b1)) & 0xffffffffu;
+		return mask0 & ~mask1 & 0xffffffffu;
+	}
+	case IO_SZEXT: {
+		/* the low b bits of a, sign- (.s32) or zero-extended; b 0 gives 0 */
+		uint32_t b1 = (uint32_t)ub & 31;
+		bool too_large = in->aux2 == 1 && (uint32_t)ub >= 32;
+		uint32_t mask = too_large ? 0 : 0xffffffffu << b1;
+		bool sign = b1 != 0 && !too_large && sgn && (((uint32_t)ua >> ((b1 - 1) & 31)) & 1);
+		return ptx_alu_norm(((uint32_t)ua & ~mask) | (sign ? mask : 0), t);
+	}
 	case IO_SAD: r = (sgn ? (uint64_t)(sa > sb ? sa - sb : sb - sa) : (ua > ub ? ua - ub : ub - ua)) + uc; break;
 	default: r = 0;
 	}

@@ -142,6 +142,7 @@ ptx_builder ptx_build_shf;
 ptx_builder ptx_build_logic;
 ptx_builder ptx_build_shift;
 ptx_builder ptx_build_prmt;
+ptx_builder ptx_build_bitmask;
 /* add.cc/sub.cc (form CA_ADD, CA_SUB) through the carry flag. */
 bool pp_carry_arith(pp *P, stmt *s, ptx_ins *ins, int form, bool carry_in, bool carry_out);
 /* madc and mad.cc: .lo or .hi picks the half of the product added. */
@@ -179,6 +180,7 @@ ptx_builder ptx_build_shfl;
 ptx_builder ptx_build_vote;
 ptx_builder ptx_build_match;
 ptx_builder ptx_build_redux;
+ptx_builder ptx_build_elect;
 ptx_builder ptx_build_activemask;
 ptx_builder ptx_build_bar;
 

@@ -169,3 +169,24 @@ bool ptx_build_prmt(pp *P, stmt *s, ptx_ins *ins, int form)
 	ins->aux2 = (uint8_t)(m + 1);
 	return true;
 }
+
+/* bmsk.{clamp,wrap}.b32 d, a, b and szext.{clamp,wrap}.{u32,s32} d, a, b
+ * (form IO_BMSK or IO_SZEXT): aux2 1 for .clamp. */
+bool ptx_build_bitmask(pp *P, stmt *s, ptx_ins *ins, int form)
+{
+	static const char *const modes[] = { ".wrap", ".clamp" };
+	int m = stmt_take_one(s, modes, 2);
+	ptx_type t = s->ntypes == 1 ? s->types[0] : T_NONE;
+	bool ok = form == IO_BMSK ? t == T_B32 : (t == T_U32 || t == T_S32);
+	if (m < 0 || !ok) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "%s needs .clamp or .wrap and %s", s->base,
+		       form == IO_BMSK ? ".b32" : ".u32 or .s32");
+		return false;
+	}
+	if (!pp_arith(P, s, ins, 2))
+		return false;
+	ins->op = OP_INT;
+	ins->aux = (uint8_t)form;
+	ins->aux2 = (uint8_t)m;
+	return true;
+}

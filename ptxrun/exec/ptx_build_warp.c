@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Warp-level operations and barriers: shfl, vote, match, redux, activemask,
- * bar and barrier. */
+/* Warp-level operations and barriers: shfl, vote, match, redux, elect,
+ * activemask, bar and barrier. */
 #include "ptx_build.h"
 
 bool ptx_build_shfl(pp *P, stmt *s, ptx_ins *ins, int form)
@@ -109,8 +109,10 @@ bool ptx_build_redux(pp *P, stmt *s, ptx_ins *ins, int form)
 	static const char *const ops[] = { ".add", ".min", ".max", ".and", ".or", ".xor" };
 	stmt_take(s, ".sync");
 	int k = stmt_take_one(s, ops, 6);
+	uint8_t fq = (uint8_t)((stmt_take(s, ".abs") ? REDUX_ABS : 0) | (stmt_take(s, ".NaN") ? REDUX_NAN : 0));
 	ptx_type t = s->ntypes == 1 ? s->types[0] : T_NONE;
-	bool ok = k >= 0 && (k <= 2 ? (t == T_U32 || t == T_S32) : t == T_B32);
+	bool ok = k >= 0 && (t == T_F32 ? k == 1 || k == 2
+			     : !fq && (k <= 2 ? (t == T_U32 || t == T_S32) : t == T_B32));
 	if (!ok) {
 		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "this redux form");
 		return false;
@@ -119,9 +121,35 @@ bool ptx_build_redux(pp *P, stmt *s, ptx_ins *ins, int form)
 		return false;
 	ins->op = OP_REDUX;
 	ins->aux = (uint8_t)k;
+	ins->aux2 = fq;
 	ins->t1 = (uint8_t)t;
+	ins->flags |= F_MEMBER_MASK;
+	ins->o[4] = PTX_NONE;
 	return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, t, &ins->o[1]) &&
-	       pp_src(P, s, 2, T_B32, &ins->o[2]);
+	       pp_src(P, s, 2, T_B32, &ins->o[5]);
+}
+
+/* elect.sync d|p, membermask (d may be the sink `_`). */
+bool ptx_build_elect(pp *P, stmt *s, ptx_ins *ins, int form)
+{
+	(void)form;
+	if (!stmt_take(s, ".sync") || !pp_nops(P, s, 2, 2)) {
+		if (!P->failed)
+			pp_err(P, &s->optok, CS_ERR_INPUT, "elect.sync d|p, membermask");
+		return false;
+	}
+	opnd *d0 = &s->o[0];
+	if (!d0->has_pipe || (d0->kind == OK_REG && (d0->is_addr || d0->slot < SR_COUNT)) ||
+	    (d0->kind != OK_REG && d0->kind != OK_SINK)) {
+		pp_err(P, &d0->at, CS_ERR_INPUT, "elect.sync writes a register (or _) and a predicate");
+		return false;
+	}
+	ins->op = OP_ELECT;
+	ins->flags |= F_MEMBER_MASK;
+	ins->o[0] = d0->kind == OK_REG ? d0->slot : PTX_NONE;
+	ins->o[1] = PTX_NONE;
+	ins->o[4] = d0->pipe_pred;
+	return pp_src(P, s, 1, T_B32, &ins->o[5]);
 }
 
 bool ptx_build_activemask(pp *P, stmt *s, ptx_ins *ins, int form)

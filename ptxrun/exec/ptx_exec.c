@@ -145,6 +145,8 @@ typedef struct run {
 	uint32_t epoch;       /* advances at every barrier release and CTA start */
 	uint32_t race_pairs[RACE_PAIRS_MAX][2]; /* PTX lines already reported */
 	uint32_t nrace_pairs;
+	uint32_t undef_pairs[RACE_PAIRS_MAX][2]; /* (reason, PTX line) of undefined-result notes */
+	uint32_t nundef_pairs;
 	bool race_on;         /* shadow or races_global */
 	bool races_global;    /* global memory too, within the grid */
 	global_cell *gcells;  /* open addressing on va; va 0 with write_cta and
@@ -525,6 +527,8 @@ struct grid {
 	uint64_t done, tinstr;   /* committed: CTAs completed, thread-instructions */
 	uint32_t race_pairs[RACE_PAIRS_MAX][2];
 	uint32_t nrace_pairs;
+	uint32_t undef_pairs[RACE_PAIRS_MAX][2];
+	uint32_t nundef_pairs;
 	uint64_t *atom_cta;      /* per instruction: the CTA that ran an atomic whose
 				    result depends on the order of CTAs (ATOM_NO_CTA: none
 				    yet, ATOM_SEVERAL_CTAS: more than one), ATOM_ORDER_FREE
@@ -1586,19 +1590,333 @@ static bool run_builtin(run *R, warp *w, uint32_t pc, uint32_t m, const ptx_call
 
 /* Each lane executing a .sync warp operation must be in its own member mask
  * (the PTX ISA leaves it undefined otherwise): the model stops there. */
-static bool members_ok(run *R, warp *w, uint32_t pc, uint32_t m, const uint64_t *M)
+/* ---- .sync warp instructions --------------------------------------------- */
+
+/* A finding, not a stop: the instruction at pc produced a result PTX leaves
+ * undefined, and chainsim returned the value docs/warp.md names. Once per
+ * reason and PTX line per worker, and again per grid at commit. */
+static void undefined_note(run *R, warp *w, uint32_t pc, uint32_t why, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void undefined_note(run *R, warp *w, uint32_t pc, uint32_t why, const char *fmt, ...)
 {
-	for (uint32_t g = m; g; g &= g - 1) {
+	uint32_t line = R->p->lines[pc];
+	if (!race_pair_new(R->undef_pairs, &R->nundef_pairs, why, line))
+		return;
+	char msg[CS_DIAG_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	char detail[CS_DIAG_MSG_MAX + 128];
+	snprintf(detail, sizeof(detail), "%s: PTX line %u, warp %u of CTA %" PRIu64 ": %s",
+		 R->f->name, line, w->id, cta_linear(R), msg);
+	cs_event ev = cs_event_make(CS_EV_ASSUMPTION, CS_STAGE_GR_DISPATCH, CS_UNIT_SM, R->l->channel);
+	ev.launch = R->l->launch;
+	ev.value = cta_linear(R);
+	ev.aux = (uint64_t)why << 32 | line;
+	ev.detail = detail;
+	cs_trace_emit(&R->bus->trace, &ev);
+}
+enum { UNDEF_SHFL_SOURCE, UNDEF_MEMBER_OFF };
+
+enum { WS_DONE, WS_YIELD, WS_STOP };
+
+/* What one .sync warp instruction sees: the lanes that execute it, each with
+ * the operands of the instruction it executes (lanes of sibling paths that
+ * meet at one rendezvous execute different instructions of one kind). */
+typedef struct wsync {
+	uint32_t exec;                /* lanes executing it */
+	uint32_t off;                 /* lanes at it with their guard false */
+	uint32_t pred;                /* vote: each executing lane's source predicate */
+	uint32_t pout;                /* predicate results */
+	uint32_t mask[PTX_WARP];      /* each executing lane's member mask */
+	const ptx_ins *ins[PTX_WARP]; /* and the instruction it executes */
+	uint64_t a[PTX_WARP], b[PTX_WARP], c[PTX_WARP], d[PTX_WARP];
+} wsync;
+
+static uint32_t guard_lanes(const ptx_ins *in, const uint32_t *pr, uint32_t onpath)
+{
+	if (in->guard == PTX_NONE)
+		return onpath;
+	return onpath & ((in->flags & F_GUARD_NEG) ? ~pr[in->guard] : pr[in->guard]);
+}
+
+/* Two instructions one rendezvous may join: the same operation with the same
+ * qualifiers (PTX: "the same qualifiers and the same membermask value"). */
+static bool sync_same_kind(const ptx_ins *a, const ptx_ins *b)
+{
+	return a->op == b->op && a->aux == b->aux && a->aux2 == b->aux2 && a->t1 == b->t1 &&
+	       (a->flags & F_MEMBER_MASK) && (b->flags & F_MEMBER_MASK);
+}
+
+static bool is_sync_warp_op(const ptx_ins *in)
+{
+	switch ((ptx_op)in->op) {
+	case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: case OP_WARPSYNC: case OP_ELECT:
+		return (in->flags & F_MEMBER_MASK) != 0;
+	default:
+		return false;
+	}
+}
+
+/* Adds the lanes of one path that execute `in` (lanes on the path, guard true). */
+static void sync_gather(wsync *s, const ptx_ins *in, uint32_t onpath, const uint64_t *r,
+			const uint32_t *pr)
+{
+	uint32_t lanes = guard_lanes(in, pr, onpath);
+	s->exec |= lanes;
+	s->off |= onpath & ~lanes;
+	const uint64_t *M = (in->flags & F_MEMBER_MASK) ? REG(in->o[5]) : NULL;
+	if (in->op == OP_VOTE) {
+		uint32_t v = pr[in->o[1]];
+		s->pred |= ((in->flags & F_NEG_A) ? ~v : v) & lanes;
+	}
+	bool src = in->op == OP_SHFL || in->op == OP_MATCH || in->op == OP_REDUX;
+	for (uint32_t g = lanes; g; g &= g - 1) {
 		unsigned l = (unsigned)__builtin_ctz(g);
-		if (!((M[l] >> l) & 1)) {
-			set_error(R, w, pc,
-				  "lane %u executes a .sync warp operation with member mask 0x%08x, "
-				  "which does not include it",
-				  l, (uint32_t)M[l]);
-			return false;
+		s->ins[l] = in;
+		/* the forms without .sync act among the lanes executing them */
+		s->mask[l] = M ? (uint32_t)M[l] : lanes;
+		if (src)
+			s->a[l] = REG(in->o[1])[l];
+		if (in->op == OP_SHFL) {
+			s->b[l] = REG(in->o[2])[l];
+			s->c[l] = REG(in->o[3])[l];
 		}
 	}
-	return true;
+}
+
+static void set_pred_lane(uint32_t *pr, uint32_t idx, unsigned l, bool v)
+{
+	pr[idx] = (pr[idx] & ~(1u << l)) | ((uint32_t)v << l);
+}
+
+static uint32_t redux_combine(const ptx_ins *in, uint32_t acc, uint32_t v)
+{
+	bool sgn = in->t1 == T_S32;
+	if (in->t1 == T_F32) {
+		/* min/max, +0 above -0; .abs on the inputs; NaN handled by the caller */
+		float x = ptx_f32(acc), y = ptx_f32(v);
+		bool y_wins = in->aux == 1 ? (y < x || (y == x && (v >> 31) > (acc >> 31)))
+					   : (y > x || (y == x && (v >> 31) < (acc >> 31)));
+		return y_wins ? v : acc;
+	}
+	switch (in->aux) {
+	case 0: return acc + v;
+	case 1: return sgn ? ((int32_t)v < (int32_t)acc ? v : acc) : (v < acc ? v : acc);
+	case 2: return sgn ? ((int32_t)v > (int32_t)acc ? v : acc) : (v > acc ? v : acc);
+	case 3: return acc & v;
+	case 4: return acc | v;
+	default: return acc ^ v;
+	}
+}
+
+/* redux over the lanes of `group` in lane order. */
+static uint32_t redux_group(const ptx_ins *in, const wsync *s, uint32_t group)
+{
+	bool f32 = in->t1 == T_F32, nan_in = false, any = false;
+	uint32_t acc = 0;
+	for (uint32_t g = group; g; g &= g - 1) {
+		unsigned l = (unsigned)__builtin_ctz(g);
+		uint32_t v = (uint32_t)s->a[l];
+		if (f32) {
+			if (in->aux2 & REDUX_ABS)
+				v &= 0x7fffffffu;
+			if ((v & 0x7fffffffu) > 0x7f800000u) {
+				nan_in = true;
+				continue; /* NaN inputs take no part unless .NaN says so */
+			}
+		}
+		acc = any ? redux_combine(in, acc, v) : v;
+		any = true;
+	}
+	if (f32 && (!any || (nan_in && (in->aux2 & REDUX_NAN))))
+		return 0x7fffffffu;
+	return acc;
+}
+
+/* Runs the .sync warp instruction at pc (or its form without .sync) for the
+ * lanes m of the top path. A member lane that is live but on a sibling path
+ * is waited for: a sibling that has not reached a warp instruction runs first
+ * (WS_YIELD), and siblings waiting at one of the same kind join this one.
+ * Member lanes anywhere else (waiting at a reconvergence point, on an outer
+ * path) never arrive in this model: an error naming them. */
+static int warp_sync(run *R, warp *w, uint32_t pc, uint32_t m)
+{
+	const ptx_ins *code = R->p->code, *in = &code[pc];
+	sentry *top = &w->stk[w->sp - 1];
+	uint64_t *r = w->r;
+	uint32_t *pr = w->pr;
+	if (!m)
+		return WS_DONE;
+	wsync s;
+	s.exec = s.off = s.pred = s.pout = 0;
+	sync_gather(&s, in, top->mask, r, pr);
+	bool sync = (in->flags & F_MEMBER_MASK) != 0;
+	uint32_t joins[PTX_WARP], njoins = 0;
+	if (sync) {
+		uint32_t need = 0;
+		for (uint32_t g = m; g; g &= g - 1)
+			need |= s.mask[__builtin_ctz(g)];
+		uint32_t missing = need & w->live & ~top->mask, found = 0;
+		for (uint32_t k = w->sp - 1; missing && k-- > 0;) {
+			sentry *e = &w->stk[k];
+			if (e->rpc != top->rpc || e->call != top->call)
+				break;
+			/* lanes waiting at their reconvergence point never get here */
+			if (!(e->mask & missing) || e->pc == e->rpc || e->pc >= R->p->ncode)
+				continue;
+			const ptx_ins *o = &code[e->pc];
+			if (!is_sync_warp_op(o)) {
+				/* the sibling runs until it reaches a warp instruction,
+				 * reconverges or exits; this path waits at pc */
+				sentry t = *e;
+				*e = *top;
+				*top = t;
+				return WS_YIELD;
+			}
+			if (!sync_same_kind(o, in)) {
+				set_error(R, w, pc,
+					  "lanes 0x%08x wait at this warp instruction for lanes 0x%08x, "
+					  "which wait at a different one (PTX line %u); PTX requires the same "
+					  "instruction kind and qualifiers", m, e->mask & missing,
+					  R->p->lines[e->pc]);
+				return WS_STOP;
+			}
+			joins[njoins++] = k;
+			found |= e->mask;
+		}
+		if (missing & ~found) {
+			set_error(R, w, pc,
+				  "lanes 0x%08x of the member mask are live but not converged with lanes "
+				  "0x%08x at this warp instruction (they wait at a reconvergence point or "
+				  "on an enclosing path); chainsim joins only sibling paths", missing & ~found,
+				  m);
+			return WS_STOP;
+		}
+		for (uint32_t i = 0; i < njoins; i++) {
+			sentry *e = &w->stk[joins[i]];
+			sync_gather(&s, &code[e->pc], e->mask, r, pr);
+		}
+		for (uint32_t g = s.exec; g; g &= g - 1) {
+			unsigned l = (unsigned)__builtin_ctz(g);
+			if (!((s.mask[l] >> l) & 1)) {
+				set_error(R, w, pc,
+					  "lane %u executes a .sync warp operation with member mask 0x%08x, "
+					  "which does not include it", l, s.mask[l]);
+				return WS_STOP;
+			}
+			uint32_t same = s.mask[l] & s.exec;
+			for (uint32_t h = same; h; h &= h - 1) {
+				unsigned j = (unsigned)__builtin_ctz(h);
+				if (s.mask[j] != s.mask[l]) {
+					set_error(R, w, pc,
+						  "lanes %u and %u execute this warp instruction together with "
+						  "member masks 0x%08x and 0x%08x; PTX requires the same mask",
+						  l, j, s.mask[l], s.mask[j]);
+					return WS_STOP;
+				}
+			}
+		}
+	}
+	bool values = in->op != OP_WARPSYNC && in->op != OP_ELECT;
+	for (uint32_t g = s.exec; g; g &= g - 1) {
+		unsigned l = (unsigned)__builtin_ctz(g);
+		const ptx_ins *li = s.ins[l];
+		uint32_t P = s.mask[l] & s.exec;
+		uint32_t off = s.mask[l] & s.off;
+		if (off && values)
+			undefined_note(R, w, pc, UNDEF_MEMBER_OFF,
+				       "lanes 0x%08x of lane %u's member mask 0x%08x are predicated off at "
+				       "this warp instruction; PTX does not say what they contribute, and "
+				       "chainsim leaves them out", off, l, s.mask[l]);
+		switch ((ptx_op)li->op) {
+		case OP_SHFL: {
+			uint32_t bval = (uint32_t)s.b[l] & 31, c = (uint32_t)s.c[l];
+			uint32_t cval = c & 31, seg = (c >> 8) & 31;
+			uint32_t maxl = (l & seg) | (cval & ~seg), minl = l & seg;
+			int32_t j;
+			bool ok;
+			switch (li->aux) {
+			case SH_UP: j = (int32_t)l - (int32_t)bval; ok = j >= (int32_t)maxl; break;
+			case SH_DOWN: j = (int32_t)(l + bval); ok = j <= (int32_t)maxl; break;
+			case SH_BFLY: j = (int32_t)(l ^ bval); ok = j <= (int32_t)maxl; break;
+			default: j = (int32_t)(minl | (bval & ~seg)); ok = j <= (int32_t)maxl; break;
+			}
+			if (!ok)
+				j = (int32_t)l;
+			if ((P >> j) & 1) {
+				s.d[l] = (uint32_t)s.a[j];
+			} else {
+				s.d[l] = 0;
+				undefined_note(R, w, pc, UNDEF_SHFL_SOURCE,
+					       "lane %u reads lane %d, which %s; PTX leaves the value "
+					       "undefined, and chainsim returns 0", l, j,
+					       !((w->live >> j) & 1) ? "has exited (or does not exist)"
+					       : !((s.mask[l] >> j) & 1) ? "is not in its member mask"
+									 : "does not execute the shfl");
+			}
+			s.pout |= (uint32_t)ok << l;
+			break;
+		}
+		case OP_VOTE: {
+			uint32_t act = s.pred & P;
+			bool v = li->aux == VO_ALL ? act == P : li->aux == VO_ANY ? act != 0
+				 : li->aux == VO_UNI ? (act == 0 || act == P) : false;
+			s.d[l] = act;
+			s.pout |= (uint32_t)v << l;
+			break;
+		}
+		case OP_MATCH: {
+			uint64_t vm = li->t1 == T_B32 ? 0xffffffffu : UINT64_MAX;
+			uint32_t same = 0;
+			for (uint32_t h = P; h; h &= h - 1) {
+				unsigned j = (unsigned)__builtin_ctz(h);
+				if (((s.a[j] ^ s.a[l]) & vm) == 0)
+					same |= 1u << j;
+			}
+			bool all = same == P;
+			s.d[l] = li->aux == MA_ANY ? same : all ? P : 0;
+			s.pout |= (uint32_t)all << l;
+			break;
+		}
+		case OP_REDUX:
+			s.d[l] = redux_group(li, &s, P);
+			break;
+		case OP_ELECT: {
+			unsigned leader = (unsigned)__builtin_ctz(P);
+			s.d[l] = leader;
+			s.pout |= (uint32_t)(l == leader) << l;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	for (uint32_t g = s.exec; g; g &= g - 1) {
+		unsigned l = (unsigned)__builtin_ctz(g);
+		const ptx_ins *li = s.ins[l];
+		bool pv = (s.pout >> l) & 1;
+		switch ((ptx_op)li->op) {
+		case OP_VOTE:
+			if (li->aux == VO_BALLOT)
+				REG(li->o[0])[l] = s.d[l];
+			else
+				set_pred_lane(pr, li->o[0], l, pv);
+			break;
+		case OP_SHFL: case OP_MATCH: case OP_REDUX: case OP_ELECT:
+			if (li->o[0] != PTX_NONE)
+				REG(li->o[0])[l] = s.d[l];
+			if (li->op != OP_REDUX && li->o[4] != PTX_NONE)
+				set_pred_lane(pr, li->o[4], l, pv);
+			break;
+		default:
+			break;
+		}
+	}
+	for (uint32_t i = 0; i < njoins; i++)
+		w->stk[joins[i]].pc++;
+	return WS_DONE;
 }
 
 /* isspacep: whether generic address va lies in the window of space sp. The
@@ -2262,78 +2580,20 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			break;
 		}
 		/* ---- warp ---- */
-		case OP_SHFL: {
-			if ((in->flags & F_MEMBER_MASK) && !members_ok(R, w, pc, m, REG(in->o[5])))
+		case OP_SHFL:
+		case OP_VOTE:
+		case OP_MATCH:
+		case OP_REDUX:
+		case OP_WARPSYNC:
+		case OP_ELECT: {
+			top->pc = pc;
+			int ws = warp_sync(R, w, pc, m);
+			if (ws == WS_STOP)
 				goto stop;
-			uint64_t vals[PTX_WARP];
-			uint32_t pv = 0;
-			int mode = in->aux;
-			FOR_LANES(m, {
-				uint32_t bval = (uint32_t)B[l] & 31, c = (uint32_t)C[l];
-				uint32_t cval = c & 31, seg = (c >> 8) & 31;
-				uint32_t maxl = (l & seg) | (cval & ~seg), minl = l & seg;
-				int32_t j;
-				bool ok;
-				switch (mode) {
-				case SH_UP: j = (int32_t)l - (int32_t)bval; ok = j >= (int32_t)maxl; break;
-				case SH_DOWN: j = (int32_t)(l + bval); ok = j <= (int32_t)maxl; break;
-				case SH_BFLY: j = (int32_t)(l ^ bval); ok = j <= (int32_t)maxl; break;
-				default: j = (int32_t)(minl | (bval & ~seg)); ok = j <= (int32_t)maxl; break;
-				}
-				if (!ok)
-					j = (int32_t)l;
-				vals[l] = (uint32_t)A[j];
-				pv |= (uint32_t)ok << l;
-			});
-			FOR_LANES(m, D[l] = vals[l]);
-			if (in->o[4] != PTX_NONE)
-				pr[in->o[4]] = (pr[in->o[4]] & ~m) | (pv & m);
-			break;
-		}
-		case OP_VOTE: {
-			uint32_t src = pr[in->o[1]];
-			if (in->flags & F_NEG_A)
-				src = ~src;
-			/* each lane votes among the executing lanes of its member mask */
-			const uint64_t *M = (in->flags & F_MEMBER_MASK) ? REG(in->o[5]) : NULL;
-			if (M && !members_ok(R, w, pc, m, M))
-				goto stop;
-			uint32_t bits = 0;
-			FOR_LANES(m, {
-				uint32_t group = M ? (uint32_t)M[l] & m : m, act = src & group;
-				if (in->aux == VO_BALLOT)
-					D[l] = act;
-				else if (in->aux == VO_ALL ? act == group
-					 : in->aux == VO_ANY ? act != 0
-							     : (act == 0 || act == group))
-					bits |= 1u << l;
-			});
-			if (in->aux != VO_BALLOT)
-				pr[in->o[0]] = (pr[in->o[0]] & ~m) | (bits & m);
-			break;
-		}
-		case OP_MATCH: {
-			/* match.{any,all}.sync.b32/.b64 d[|p], a, membermask */
-			if (!members_ok(R, w, pc, m, REG(in->o[5])))
-				goto stop;
-			const uint64_t *M = REG(in->o[5]);
-			uint64_t vm = in->t1 == T_B32 ? 0xffffffffu : UINT64_MAX;
-			uint32_t pv = 0;
-			uint64_t vals[PTX_WARP];
-			FOR_LANES(m, {
-				uint32_t group = (uint32_t)M[l] & m, same = 0;
-				for (uint32_t g = group; g; g &= g - 1) {
-					unsigned j = (unsigned)__builtin_ctz(g);
-					if (((A[j] ^ A[l]) & vm) == 0)
-						same |= 1u << j;
-				}
-				bool all = same == group;
-				vals[l] = in->aux == MA_ANY ? same : all ? group : 0;
-				pv |= (uint32_t)all << l;
-			});
-			FOR_LANES(m, D[l] = vals[l]);
-			if (in->o[4] != PTX_NONE)
-				pr[in->o[4]] = (pr[in->o[4]] & ~m) | (pv & m);
+			if (ws == WS_YIELD) {
+				RELOAD();
+				continue;
+			}
 			break;
 		}
 		case OP_CP_ASYNC: {
@@ -2397,39 +2657,9 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				FOR_LANES(m, D[l] = fp8_pair_to_f16x2((uint16_t)A[l], e5, relu));
 			break;
 		}
-		case OP_WARPSYNC:
-			/* bar.warp.sync: the warp's lanes run in lockstep here; what the
-			 * model checks is that each executing lane is in its mask */
-			if (!members_ok(R, w, pc, m, REG(in->o[5])))
-				goto stop;
-			break;
 		case OP_ACTIVEMASK:
-			FOR_LANES(m, D[l] = mask);
+			FOR_LANES(m, D[l] = m);
 			break;
-		case OP_REDUX: {
-			/* over the lanes executing it, in lane order */
-			uint32_t acc = 0;
-			bool first = true;
-			bool sgn = in->t1 == T_S32;
-			FOR_LANES(m, {
-				uint32_t v = (uint32_t)A[l];
-				if (first) {
-					acc = v;
-					first = false;
-					continue;
-				}
-				switch (in->aux) {
-				case 0: acc += v; break;
-				case 1: acc = sgn ? ((int32_t)v < (int32_t)acc ? v : acc) : (v < acc ? v : acc); break;
-				case 2: acc = sgn ? ((int32_t)v > (int32_t)acc ? v : acc) : (v > acc ? v : acc); break;
-				case 3: acc &= v; break;
-				case 4: acc |= v; break;
-				default: acc ^= v; break;
-				}
-			});
-			FOR_LANES(m, D[l] = acc);
-			break;
-		}
 		case OP_BAR:
 		case OP_BAR_RED: {
 			if (!m)
@@ -2976,6 +3206,10 @@ static void commit_ready(grid *G)
 			held_event *h = &s->held.v[i];
 			if (h->ev.kind == CS_EV_RACE &&
 			    !race_pair_new(G->race_pairs, &G->nrace_pairs, (uint32_t)(h->ev.aux >> 32),
+					   (uint32_t)h->ev.aux))
+				continue;
+			if (h->ev.kind == CS_EV_ASSUMPTION &&
+			    !race_pair_new(G->undef_pairs, &G->nundef_pairs, (uint32_t)(h->ev.aux >> 32),
 					   (uint32_t)h->ev.aux))
 				continue;
 			h->ev.detail = h->detail;

@@ -348,8 +348,10 @@ static bool parse_operand(pp *P, stmt *st, opnd *o)
 	if (P->t.kind == TK_ID) {
 		if (!parse_name_operand(P, o))
 			return false;
-		/* d|p: a second, predicate destination (setp, and the like) */
-		if ((o->kind == OK_REG || o->kind == OK_PRED) && pp_punct(P, '|')) {
+		/* d|p: a second, predicate destination (setp, and the like; `_|p`
+		 * in elect.sync) */
+		if ((o->kind == OK_REG || o->kind == OK_PRED || o->kind == OK_SINK) &&
+		    pp_punct(P, '|')) {
 			pp_next(P);
 			opnd q;
 			memset(&q, 0, sizeof(q));

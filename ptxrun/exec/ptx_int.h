@@ -83,7 +83,7 @@ typedef enum ptx_op {
 	OP_CARRY,        /* add/sub/mad with the carry flag: aux CA_*, o[4] its predicate */
 	OP_ISSPACEP,     /* pd = generic address a lies in space aux */
 	/* warp */
-	OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_REDUX, OP_MATCH, OP_WARPSYNC,
+	OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_REDUX, OP_MATCH, OP_WARPSYNC, OP_ELECT,
 	OP_CP_ASYNC,     /* cp.async: shared [o0 + imm] <- [o1 + const o3], aux bytes, o2 src-size */
 	OP_CP_ASYNC_GROUP, /* cp.async.commit_group / wait_group imm / wait_all: aux CPG_* */
 	OP_LDMATRIX,     /* ldmatrix: aux matrices, aux2 1 = .trans, space in t2; d in o1.. */
@@ -114,6 +114,7 @@ enum {
 	IO_SAD, IO_BFIND, IO_ADDSAT, IO_SUBSAT,
 	IO_SHF,          /* funnel shift of {b:a} by c: aux2 SHF_* */
 	IO_MUL24, IO_MAD24, /* low 24 bits multiplied; F_HI for bits 47..16 */
+	IO_BMSK, IO_SZEXT,  /* aux2 1: .clamp, 0: .wrap */
 };
 enum { SHF_RIGHT = 1, SHF_CLAMP = 2 };
 /* OP_CARRY forms; the flag is the carry for add and mad, the borrow for sub. */
@@ -122,6 +123,8 @@ enum { CA_ADD, CA_SUB, CA_MADLO, CA_MADHI };
 enum { CPG_COMMIT, CPG_WAIT, CPG_WAIT_ALL };
 /* OP_MATCH modes. */
 enum { MA_ANY, MA_ALL };
+/* OP_REDUX: aux the operation (add, min, max, and, or, xor), aux2 these f32 qualifiers. */
+enum { REDUX_ABS = 1, REDUX_NAN = 2 };
 enum {
 	FO_ADD, FO_SUB, FO_MUL, FO_FMA, FO_DIV, FO_RCP, FO_SQRT, FO_RSQRT, FO_EX2, FO_LG2,
 	FO_SIN, FO_COS, FO_TANH, FO_MIN, FO_MAX, FO_ABS, FO_NEG, FO_COPYSIGN, FO_TESTP,
@@ -160,7 +163,8 @@ enum {
 	F_NEG_A = 1u << 9,     /* vote source predicate negated */
 	F_CARRY_IN = 1u << 10, /* addc/subc/madc: adds (subtracts) the carry flag */
 	F_CARRY_OUT = 1u << 11, /* .cc: writes the carry flag */
-	F_MEMBER_MASK = 1u << 12, /* .sync warp op: o[5] is its member mask */
+	F_MEMBER_MASK = 1u << 12, /* .sync warp op: o[5] is its member mask (every such op
+				     has o[0] its destination, o[1] its source) */
 	F_DEAD_DEST = 1u << 13, /* fused run: the destination is read only inside the
 				   run, so a whole run need not write it back */
 };

@@ -75,6 +75,12 @@ static const expect_kernel kernels[] = {
 	{ "idioms", "block_sum_dynamic", 3, { 8, 8, 4 }, RESERVED_ONLY, 1, 0, 0, { 0 } },
 	{ "idioms", "early_exit_rows", 4, { 8, 8, 4, 4 }, 8 * 4, 1, 0, 0, { 0 } },
 	{ "idioms", "layernorm_forward", 8, { 8, 8, 8, 8, 8, 8, 4, 4 }, RESERVED_ONLY, 0, 0, 0, { 0 } },
+	{ "warpmask", "warp16_max", 2, { 8, 8 }, 0, 0, 0, 0, { 0 } },
+	{ "warpmask", "bucket_max", 2, { 8, 8 }, 0, 0, 0, 0, { 0 } },
+	{ "warpmask", "half_reduce", 2, { 8, 8 }, 0, 0, 0, 0, { 0 } },
+	{ "cubblock", "radix_sort_block", 2, { 8, 8 }, 2336, 1, 0, 0, { 0 } },
+	{ "cubblock", "histogram_block", 2, { 8, 8 }, 2336 + 1024, 1, 0, 0, { 0 } },
+	{ "cubblock", "load_store_transpose", 2, { 8, 8 }, 1040, 1, 0, 0, { 0 } },
 };
 
 /* Where nvcc 13 puts the parameters in constant bank 0, per target (checked

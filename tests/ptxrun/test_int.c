@@ -2,6 +2,7 @@
 /* Integer instruction families with their edge cases. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -387,4 +388,81 @@ Test(int, mov_pred_immediate)
 		  a, b, out, 4);
 	for (int i = 0; i < 4; i++)
 		cr_expect_eq(out[i], 12);
+}
+
+/* bmsk and szext (cub::BlockRadixSort's digit masks): each mode at the
+ * edges the PTX ISA's semantics spell out. */
+Test(int, bmsk_and_szext_modes)
+{
+	static const struct {
+		const char *op;
+		uint32_t a, b, want;
+	} cases[] = {
+		{ "bmsk.wrap.b32", 1, 2, 0x6 },          { "bmsk.wrap.b32", 0, 32, 0 },
+		{ "bmsk.clamp.b32", 0, 32, 0xffffffffu }, { "bmsk.wrap.b32", 28, 8, 0xf0000000u },
+		{ "bmsk.clamp.b32", 40, 3, 0 },          { "bmsk.wrap.b32", 40, 3, 0x700 },
+		{ "bmsk.wrap.b32", 4, 0, 0 },            { "bmsk.clamp.b32", 8, 8, 0xff00 },
+		{ "szext.wrap.s32", 0xff, 8, 0xffffffffu }, { "szext.wrap.u32", 0xff, 8, 0xff },
+		{ "szext.wrap.s32", 0x7f, 8, 0x7f },     { "szext.clamp.s32", 0x80000000u, 40, 0x80000000u },
+		{ "szext.wrap.u32", 0xffffffffu, 0, 0 }, { "szext.wrap.s32", 0x12345, 32, 0 },
+		{ "szext.wrap.s32", 0x5, 3, 0xfffffffdu }, { "szext.clamp.u32", 0xabcd, 4, 0xd },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char ops[64];
+		snprintf(ops, sizeof(ops), "%s %%r5, %%r3, %%r4;", cases[i].op);
+		uint32_t got;
+		h_pairs32(ops, &cases[i].a, &cases[i].b, &got, 1);
+		cr_expect_eq(got, cases[i].want, "%s %u, %u: 0x%x, want 0x%x", cases[i].op, cases[i].a,
+			     cases[i].b, got, cases[i].want);
+	}
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* fixtures/kernels/cubblock.cu against CPU references on each arch:
+ * cub::BlockRadixSort of 256 keys, BlockHistogram of 256 bytes into 256 bins,
+ * BlockLoad (transpose) and BlockStore (warp transpose) of 256 ints. */
+Test(int, cub_block_sort_histogram_load_store)
+{
+	const char *archs[] = { "sm_80", "sm_90", "sm_100" };
+	enum { N = 256 };
+	uint32_t keys[N], sorted[N], bins[256] = { 0 };
+	uint8_t bytes[N];
+	int32_t ints[N];
+	uint32_t seed = 99;
+	for (int i = 0; i < N; i++) {
+		keys[i] = (uint32_t)(h_frand(&seed) * 2147483647.0f) ^ (uint32_t)i << 20;
+		bytes[i] = (uint8_t)(h_frand(&seed) * 40.0f + 100.0f);
+		ints[i] = (int32_t)(h_frand(&seed) * 1000.0f);
+		bins[bytes[i]]++;
+	}
+	memcpy(sorted, keys, sizeof(sorted));
+	qsort(sorted, N, sizeof(sorted[0]), cmp_u32);
+	for (size_t a = 0; a < 3; a++) {
+		cs_ptx_program *p = h_load_fixture("cubblock", archs[a]);
+		h_env e;
+		h_init(&e);
+		uint64_t vk = h_put(&e, keys, sizeof(keys)), vb = h_put(&e, bytes, sizeof(bytes));
+		uint64_t vi = h_put(&e, ints, sizeof(ints)), vout = h_alloc(&e, N * 4);
+		const char *names[] = { "radix_sort_block", "histogram_block", "load_store_transpose" };
+		uint64_t ins[] = { vk, vb, vi };
+		for (int k = 0; k < 3; k++) {
+			cs_grid_result r = h_run(&e, p, names[k], (uint32_t[]){ 1, 1, 1 },
+						 (uint32_t[]){ 64, 1, 1 }, 0, (uint64_t[]){ ins[k], vout }, 2);
+			cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s %s: %s", archs[a], names[k], r.diag.msg);
+			uint32_t got[N];
+			h_read(&e, vout, got, sizeof(got));
+			for (int i = 0; i < N; i++) {
+				uint32_t want = k == 0 ? sorted[i] : k == 1 ? bins[i] : (uint32_t)(ints[i] * 2 + 1);
+				cr_expect_eq(got[i], want, "%s %s [%d]: %u, want %u", archs[a], names[k], i,
+					     got[i], want);
+			}
+		}
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
 }

@@ -2,6 +2,7 @@
 /* Warp-level instructions: shfl.sync in every mode (with clamp and segments),
  * vote.sync all/any/uni/ballot, activemask, inside divergent code too. */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,4 +294,56 @@ Test(warp, isspacep_generic_windows)
 		cr_expect_eq(got[l], 1 | 2 | 4 | 8, "lane %d: 0x%x", l, got[l]);
 	h_fini(&e);
 	cs_ptx_program_free(p);
+}
+
+/* fixtures/kernels/warpmask.cu, nvcc's PTX for each arch, against CPU
+ * references: cub::WarpReduce<int,16> (redux.sync.max with a half-warp mask),
+ * cg::reduce over a labeled_partition (match.any masks) and __reduce_*_sync
+ * on half warps; each group gets its own result, not the warp's. */
+Test(warp, cub_and_cg_reductions_under_partial_masks)
+{
+	const char *archs[] = { "sm_80", "sm_90", "sm_100" };
+	enum { N = 64 };
+	int32_t in[N];
+	uint32_t seed = 7;
+	for (int t = 0; t < N; t++)
+		in[t] = (int32_t)(h_frand(&seed) * 100000.0f);
+	for (size_t a = 0; a < 3; a++) {
+		cs_ptx_program *p = h_load_fixture("warpmask", archs[a]);
+		h_env e;
+		h_init(&e);
+		uint64_t vin = h_put(&e, in, sizeof(in)), vout = h_alloc(&e, 2 * N * 4);
+		const char *kernels[] = { "warp16_max", "bucket_max", "half_reduce" };
+		for (size_t k = 0; k < 3; k++) {
+			cs_grid_result r = h_run(&e, p, kernels[k], (uint32_t[]){ 1, 1, 1 },
+						 (uint32_t[]){ N, 1, 1 }, 0, (uint64_t[]){ vin, vout }, 2);
+			cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s %s: %s", archs[a], kernels[k],
+				     r.diag.msg);
+			uint32_t got[2 * N];
+			h_read(&e, vout, got, sizeof(got));
+			for (int t = 0; t < N; t++) {
+				int g16 = t & ~15, g32 = t & ~31;
+				int32_t mx = INT32_MIN, bmx = INT32_MIN;
+				uint32_t sum = 0, and_ = UINT32_MAX;
+				for (int j = 0; j < 16; j++) {
+					mx = in[g16 + j] > mx ? in[g16 + j] : mx;
+					sum += (uint32_t)in[g16 + j];
+					and_ &= (uint32_t)in[g16 + j];
+				}
+				for (int j = g32; j < g32 + 32; j++)
+					if ((in[j] & 3) == (in[t] & 3) && in[j] > bmx)
+						bmx = in[j];
+				if (k == 0 && (t & 15) == 0)
+					cr_expect_eq((int32_t)got[t], mx, "%s warp16_max %d", archs[a], t);
+				if (k == 1)
+					cr_expect_eq((int32_t)got[t], bmx, "%s bucket_max %d", archs[a], t);
+				if (k == 2) {
+					cr_expect_eq(got[2 * t], sum, "%s half sum %d", archs[a], t);
+					cr_expect_eq(got[2 * t + 1], and_, "%s half and %d", archs[a], t);
+				}
+			}
+		}
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
 }
