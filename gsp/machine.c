@@ -203,6 +203,30 @@ const cs_gsp_map *cs_gsp_map_of(const cs_gsp *m)
 
 /* ---- MMIO models ---- */
 
+uint32_t gsp_mmio_word(const gsp_mmio *dev, uint64_t off)
+{
+	return (uint32_t)GPOINTER_TO_SIZE(g_hash_table_lookup(dev->regs, GSIZE_TO_POINTER(off / 4)));
+}
+
+void gsp_mmio_set_word(gsp_mmio *dev, uint64_t off, uint32_t v)
+{
+	if (v)
+		g_hash_table_insert(dev->regs, GSIZE_TO_POINTER(off / 4), GSIZE_TO_POINTER(v));
+	else
+		g_hash_table_remove(dev->regs, GSIZE_TO_POINTER(off / 4));
+}
+
+GHashTable *gsp_mmio_regs_copy(GHashTable *regs)
+{
+	GHashTable *copy = g_hash_table_new(g_direct_hash, g_direct_equal);
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, regs);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		g_hash_table_insert(copy, k, v);
+	return copy;
+}
+
 static void mmio_trace(gsp_mmio *dev, const char *dir, uint64_t off, unsigned size, uint64_t v)
 {
 	if (dev->m->mmio_trace)
@@ -223,12 +247,11 @@ static uint64_t mmio_model_read(gsp_mmio *dev, uint64_t off, unsigned size)
 			v = m->host_irq_status;
 		else if (off == 0x00C)
 			v = m->irq_pending;
-		else if (off / 4 < GSP_MMIO_WORDS)
-			v = dev->regs[off / 4];
+		else
+			v = gsp_mmio_word(dev, off);
 		break;
 	default:
-		if (off / 4 < GSP_MMIO_WORDS)
-			v = dev->regs[off / 4];
+		v = gsp_mmio_word(dev, off);
 		break;
 	}
 	if (size < 4)
@@ -265,14 +288,12 @@ static void mmio_model_write(gsp_mmio *dev, uint64_t off, unsigned size, uint64_
 		/* fall through: plain registers */
 		/* FALLTHROUGH */
 	default:
-		if (off / 4 < GSP_MMIO_WORDS) {
-			if (size >= 4)
-				dev->regs[off / 4] = (uint32_t)v;
-			else {
-				unsigned sh = (unsigned)(off & 3) * 8;
-				uint32_t mask = (uint32_t)(((1ull << (size * 8)) - 1) << sh);
-				dev->regs[off / 4] = (dev->regs[off / 4] & ~mask) | ((uint32_t)(v << sh) & mask);
-			}
+		if (size >= 4)
+			gsp_mmio_set_word(dev, off, (uint32_t)v);
+		else {
+			unsigned sh = (unsigned)(off & 3) * 8;
+			uint32_t mask = (uint32_t)(((1ull << (size * 8)) - 1) << sh);
+			gsp_mmio_set_word(dev, off, (gsp_mmio_word(dev, off) & ~mask) | ((uint32_t)(v << sh) & mask));
 		}
 		break;
 	}
@@ -314,8 +335,10 @@ void cs_gsp_ring_doorbell(cs_gsp *m, unsigned queue)
 {
 	queue &= 7;
 	for (size_t i = 0; i < m->nmmio; i++)
-		if (m->mmio[i].r->model == CS_GSP_MODEL_DOORBELL)
-			m->mmio[i].regs[(0xC00 + 8 * queue) / 4]++;
+		if (m->mmio[i].r->model == CS_GSP_MODEL_DOORBELL) {
+			uint64_t off = 0xC00 + 8 * queue;
+			gsp_mmio_set_word(&m->mmio[i], off, gsp_mmio_word(&m->mmio[i], off) + 1);
+		}
 	m->irq_pending |= 1u << queue;
 }
 
@@ -461,6 +484,7 @@ cs_status cs_gsp_create(const cs_gsp_map *map, const cs_gsp_image *img, cs_gsp *
 			gsp_mmio *dev = &m->mmio[m->nmmio++];
 			dev->m = m;
 			dev->r = r;
+			dev->regs = g_hash_table_new(g_direct_hash, g_direct_equal);
 			e = uc_mmio_map(m->uc, r->base, r->size, mmio_read_cb, dev, mmio_write_cb, dev);
 		} else {
 			uint32_t perms = r->kind == CS_GSP_ROM ? (UC_PROT_READ | UC_PROT_EXEC) : UC_PROT_ALL;
@@ -524,6 +548,8 @@ void cs_gsp_destroy(cs_gsp *m)
 		uc_context_free(m->cpu_state);
 	if (m->uc)
 		uc_close(m->uc);
+	for (size_t i = 0; i < m->nmmio; i++)
+		g_hash_table_destroy(m->mmio[i].regs);
 	free(m->mmio);
 	if (m->log)
 		g_string_free(m->log, TRUE);
