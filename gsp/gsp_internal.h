@@ -111,6 +111,9 @@ struct cs_gsp {
 	uint64_t frame_pc, frame_sp;
 	cs_gsp_map map;
 	const cs_gsp_image *img;
+	/* img, then the images cs_gsp_load added beside it */
+	const cs_gsp_image *images[CS_GSP_IMAGES_MAX];
+	size_t nimages;
 	gsp_point pt[GSP_POINTS_MAX];
 	gsp_hookctx hctx[GSP_POINTS_MAX];
 	int next_id;

@@ -507,18 +507,10 @@ cs_status cs_gsp_create(const cs_gsp_map *map, const cs_gsp_image *img, cs_gsp *
 		cs_gsp_destroy(m);
 		return CS_ERR_INTERNAL;
 	}
-	for (size_t i = 0; img && i < img->nseg; i++) {
-		const cs_gsp_segment *s = &img->seg[i];
-		const cs_gsp_region *r = gsp_region_of(m, s->addr, s->memsz);
-		if (!r || r->kind == CS_GSP_MMIO) {
-			cs_diag_set(d, CS_ERR_INPUT,
-				    "segment %zu [0x%" PRIx64 ", 0x%" PRIx64 ") is not inside one ram/rom region of the map",
-				    i, s->addr, s->addr + s->memsz);
-			cs_gsp_destroy(m);
-			return CS_ERR_INPUT;
-		}
-		if (s->filesz)
-			uc_mem_write(m->uc, s->addr, s->data, s->filesz);
+	cs_status loaded = img ? cs_gsp_load(m, img, d) : CS_OK;
+	if (loaded != CS_OK) {
+		cs_gsp_destroy(m);
+		return loaded;
 	}
 	if (uc_hook_add(m->uc, &m->intr_hook, UC_HOOK_INTR, GSP_CB(intr_cb), m, 1, 0) != UC_ERR_OK ||
 	    uc_hook_add(m->uc, &m->bad_access_hook, UC_HOOK_MEM_INVALID, GSP_CB(bad_access_cb), m, 1, 0) != UC_ERR_OK) {
@@ -536,6 +528,47 @@ cs_status cs_gsp_create(const cs_gsp_map *map, const cs_gsp_image *img, cs_gsp *
 	uint64_t entry = img ? img->entry : (m->map.count ? m->map.region[0].base : 0);
 	gsp_set_reg(m, UC_RISCV_REG_PC, entry);
 	*out = m;
+	return CS_OK;
+}
+
+/* Whether [addr, addr + len) overlaps a segment of an image already loaded. */
+static const cs_gsp_image *loaded_at(const cs_gsp *m, uint64_t addr, uint64_t len)
+{
+	for (size_t k = 0; k < m->nimages; k++)
+		for (size_t i = 0; i < m->images[k]->nseg; i++) {
+			const cs_gsp_segment *s = &m->images[k]->seg[i];
+			if (addr < s->addr + s->memsz && s->addr < addr + len)
+				return m->images[k];
+		}
+	return NULL;
+}
+
+cs_status cs_gsp_load(cs_gsp *m, const cs_gsp_image *img, cs_diag *d)
+{
+	if (m->nimages == CS_GSP_IMAGES_MAX) {
+		cs_diag_set(d, CS_ERR_INPUT, "%d images are the most one machine holds", CS_GSP_IMAGES_MAX);
+		return CS_ERR_INPUT;
+	}
+	for (size_t i = 0; i < img->nseg; i++) {
+		const cs_gsp_segment *s = &img->seg[i];
+		const cs_gsp_region *r = gsp_region_of(m, s->addr, s->memsz);
+		if (!r || r->kind == CS_GSP_MMIO) {
+			cs_diag_set(d, CS_ERR_INPUT,
+				    "segment %zu [0x%" PRIx64 ", 0x%" PRIx64 ") is not inside one ram/rom region of the map",
+				    i, s->addr, s->addr + s->memsz);
+			return CS_ERR_INPUT;
+		}
+		if (loaded_at(m, s->addr, s->memsz)) {
+			cs_diag_set(d, CS_ERR_INPUT,
+				    "segment %zu [0x%" PRIx64 ", 0x%" PRIx64 ") overlaps an image loaded before it",
+				    i, s->addr, s->addr + s->memsz);
+			return CS_ERR_INPUT;
+		}
+	}
+	for (size_t i = 0; i < img->nseg; i++)
+		if (img->seg[i].filesz)
+			uc_mem_write(m->uc, img->seg[i].addr, img->seg[i].data, img->seg[i].filesz);
+	m->images[m->nimages++] = img;
 	return CS_OK;
 }
 
@@ -783,7 +816,9 @@ cs_status cs_gsp_mem_write(cs_gsp *m, uint64_t addr, const void *buf, size_t len
 
 void cs_gsp_symbolize(cs_gsp *m, uint64_t addr, char *buf, size_t len)
 {
-	const cs_gsp_symbol *s = cs_gsp_image_symbolize(m->img, addr);
+	const cs_gsp_symbol *s = NULL;
+	for (size_t k = 0; !s && k < m->nimages; k++)
+		s = cs_gsp_image_symbolize(m->images[k], addr);
 	if (!s)
 		snprintf(buf, len, "0x%" PRIx64, addr);
 	else if (addr == s->addr)

@@ -64,3 +64,33 @@ Test(gsp_boot, a_register_file_backs_all_of_its_region)
 	cs_gsp_destroy(m);
 	cs_gsp_image_free(img);
 }
+
+Test(gsp_boot, starts_in_s_mode_with_a_second_image_beside_the_first)
+{
+	static const char map_text[] = "[ram]\nbase=0x80000000\nsize=0x10000\nkind=ram\n";
+	static const uint32_t first[] = { 0x00000073 }; /* ecall */
+	static const uint32_t second[] = { 0x00100073 }; /* ebreak: the trap vector */
+	cs_gsp_image *img, *vector_img;
+	cs_gsp *m = machine_on(map_text, first, 1, &img);
+	cs_diag d;
+	cs_diag_clear(&d);
+	cr_assert_eq(cs_gsp_image_from_raw((const uint8_t *)second, 4, 0x80001000, &vector_img, &d), CS_OK, "%s", d.msg);
+	cr_assert_eq(cs_gsp_load(m, vector_img, &d), CS_OK, "%s", d.msg);
+	/* a third image on top of the first is refused */
+	cs_gsp_image *clash;
+	cr_assert_eq(cs_gsp_image_from_raw((const uint8_t *)second, 4, 0x80000000, &clash, &d), CS_OK, "%s", d.msg);
+	cr_expect_eq(cs_gsp_load(m, clash, &d), CS_ERR_INPUT);
+	set_reg(m, "priv", 1);
+	set_reg(m, "mtvec", 0x80001000);
+	cs_gsp_stop st;
+	cr_assert_eq(cs_gsp_stepi(m, 1, &st, &d), CS_OK, "%s", d.msg);
+	cr_expect_eq(cs_gsp_pc(m), 0x80001000);
+	cr_expect_eq(reg(m, "mcause"), 9, "an ecall from S is cause 9, got %lu", (unsigned long)reg(m, "mcause"));
+	uint32_t word = 0;
+	cr_assert_eq(cs_gsp_mem_read(m, 0x80001000, &word, 4, NULL), CS_OK);
+	cr_expect_eq(word, second[0]);
+	cs_gsp_destroy(m);
+	cs_gsp_image_free(clash);
+	cs_gsp_image_free(vector_img);
+	cs_gsp_image_free(img);
+}
