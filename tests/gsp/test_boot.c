@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The machine as NVIDIA's GSP-RM needs it: register files of any size, a hart
- * started in S-mode, a second image beside the first, paging on a sparse map. */
+ * started in S-mode, a second image beside the first; the paging gap pinned. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -92,5 +92,32 @@ Test(gsp_boot, starts_in_s_mode_with_a_second_image_beside_the_first)
 	cs_gsp_destroy(m);
 	cs_gsp_image_free(clash);
 	cs_gsp_image_free(vector_img);
+	cs_gsp_image_free(img);
+}
+
+/* The gap: Unicorn 2.0.1 checks its map with the virtual address before the
+ * page walk, so a fetch from a virtual page the map lacks stops as unmapped.
+ * This fails the moment the model translates first (docs/gsp.md). */
+Test(gsp_gaps, paging_checks_the_map_with_the_virtual_address)
+{
+	/* at virtual 0, physical 0x80000000: lw a2, 16(zero); ebreak; data at 16 */
+	static const uint32_t code[] = { 0x01002603, 0x00100073, 0, 0, 0x5EED5EED };
+	static const char map_text[] = "[ram]\nbase=0x80000000\nsize=0x10000\nkind=ram\n";
+	cs_gsp_image *img;
+	cs_gsp *m = machine_on(map_text, code, 5, &img);
+	/* Sv39 root at 0x80002000: entry 0, a gigapage 0 -> 0x80000000 (V R W X A D) */
+	uint64_t pte = (0x80000000ull >> 12) << 10 | 0xCF;
+	cr_assert_eq(cs_gsp_mem_write(m, 0x80002000, &pte, 8, NULL), CS_OK);
+	set_reg(m, "satp", 8ull << 60 | 0x80002000ull >> 12);
+	set_reg(m, "pc", 0);
+	set_reg(m, "priv", 1);
+	cs_gsp_stop st;
+	cs_diag d;
+	cs_diag_clear(&d);
+	cr_assert_eq(cs_gsp_continue(m, 100, &st, &d), CS_OK, "%s", d.msg);
+	cr_expect_eq(st.reason, CS_GSP_STOP_FAULT, "stopped (%d): %s", st.reason, st.detail);
+	cr_expect(strstr(st.detail, "fetch of 2 bytes at 0x0: Invalid memory fetch"), "%s", st.detail);
+	cr_expect_neq(reg(m, "a2"), 0x5EED5EED);
+	cs_gsp_destroy(m);
 	cs_gsp_image_free(img);
 }
