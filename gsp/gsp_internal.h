@@ -12,7 +12,7 @@
 /* uc_hook_add takes callbacks as void *; go through an integer (ISO C allows that). */
 #define GSP_CB(f) ((void *)(uintptr_t)(f))
 
-enum { GSP_POINTS_MAX = 64, GSP_MMIO_WORDS = 1024, GSP_OUTSTANDING_MAX = 256, GSP_UNMODELLED_PAGES_MAX = 256 };
+enum { GSP_POINTS_MAX = 64, GSP_OUTSTANDING_MAX = 256, GSP_UNMODELLED_PAGES_MAX = 256 };
 
 typedef struct gsp_point {
 	bool used;
@@ -28,10 +28,13 @@ typedef struct gsp_point {
 	uint64_t hits;
 } gsp_point;
 
+/* A device region; its registers are the 32-bit words written so far (word
+ * index -> value, a word not in the table reads 0), so a register file of
+ * any size is backed whole. */
 typedef struct gsp_mmio {
 	cs_gsp *m;
 	const cs_gsp_region *r;
-	uint32_t regs[GSP_MMIO_WORDS];
+	GHashTable *regs;
 } gsp_mmio;
 
 /* A page of unmapped memory that --mmio-log turned into a logging device. */
@@ -89,7 +92,7 @@ typedef struct gsp_snapshot {
 	uint64_t bytes; /* of region memory it holds */
 	uc_context *ctx;
 	uint8_t **mem; /* one per memory-backed region */
-	gsp_mmio *mmio;
+	GHashTable **mmio_regs; /* one per device, as machine's mmio */
 	size_t nmmio;
 	gsp_msgq q;
 	uint32_t irq_pending;
@@ -108,6 +111,9 @@ struct cs_gsp {
 	uint64_t frame_pc, frame_sp;
 	cs_gsp_map map;
 	const cs_gsp_image *img;
+	/* img, then the images cs_gsp_load added beside it */
+	const cs_gsp_image *images[CS_GSP_IMAGES_MAX];
+	size_t nimages;
 	gsp_point pt[GSP_POINTS_MAX];
 	gsp_hookctx hctx[GSP_POINTS_MAX];
 	int next_id;
@@ -183,6 +189,12 @@ void gsp_priv_lower(cs_gsp *m, unsigned was);
 /* CSR access as the debugger sees it: at M whatever mode the hart is in. */
 uint64_t gsp_csr(cs_gsp *m, int ucreg);
 void gsp_set_csr(cs_gsp *m, int ucreg, uint64_t v);
+/* The 32-bit register at byte offset off of a device region (the word
+ * holding it), and setting it. */
+uint32_t gsp_mmio_word(const gsp_mmio *dev, uint64_t off);
+void gsp_mmio_set_word(gsp_mmio *dev, uint64_t off, uint32_t v);
+/* A copy of a device's registers (a snapshot's), and putting one back. */
+GHashTable *gsp_mmio_regs_copy(GHashTable *regs);
 /* The LR reservation's value, and clearing it (an SC the model completes). */
 uint64_t gsp_reservation_value(cs_gsp *m);
 void gsp_reservation_clear(cs_gsp *m);

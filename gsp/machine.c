@@ -203,6 +203,30 @@ const cs_gsp_map *cs_gsp_map_of(const cs_gsp *m)
 
 /* ---- MMIO models ---- */
 
+uint32_t gsp_mmio_word(const gsp_mmio *dev, uint64_t off)
+{
+	return (uint32_t)GPOINTER_TO_SIZE(g_hash_table_lookup(dev->regs, GSIZE_TO_POINTER(off / 4)));
+}
+
+void gsp_mmio_set_word(gsp_mmio *dev, uint64_t off, uint32_t v)
+{
+	if (v)
+		g_hash_table_insert(dev->regs, GSIZE_TO_POINTER(off / 4), GSIZE_TO_POINTER(v));
+	else
+		g_hash_table_remove(dev->regs, GSIZE_TO_POINTER(off / 4));
+}
+
+GHashTable *gsp_mmio_regs_copy(GHashTable *regs)
+{
+	GHashTable *copy = g_hash_table_new(g_direct_hash, g_direct_equal);
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, regs);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		g_hash_table_insert(copy, k, v);
+	return copy;
+}
+
 static void mmio_trace(gsp_mmio *dev, const char *dir, uint64_t off, unsigned size, uint64_t v)
 {
 	if (dev->m->mmio_trace)
@@ -223,12 +247,11 @@ static uint64_t mmio_model_read(gsp_mmio *dev, uint64_t off, unsigned size)
 			v = m->host_irq_status;
 		else if (off == 0x00C)
 			v = m->irq_pending;
-		else if (off / 4 < GSP_MMIO_WORDS)
-			v = dev->regs[off / 4];
+		else
+			v = gsp_mmio_word(dev, off);
 		break;
 	default:
-		if (off / 4 < GSP_MMIO_WORDS)
-			v = dev->regs[off / 4];
+		v = gsp_mmio_word(dev, off);
 		break;
 	}
 	if (size < 4)
@@ -265,14 +288,12 @@ static void mmio_model_write(gsp_mmio *dev, uint64_t off, unsigned size, uint64_
 		/* fall through: plain registers */
 		/* FALLTHROUGH */
 	default:
-		if (off / 4 < GSP_MMIO_WORDS) {
-			if (size >= 4)
-				dev->regs[off / 4] = (uint32_t)v;
-			else {
-				unsigned sh = (unsigned)(off & 3) * 8;
-				uint32_t mask = (uint32_t)(((1ull << (size * 8)) - 1) << sh);
-				dev->regs[off / 4] = (dev->regs[off / 4] & ~mask) | ((uint32_t)(v << sh) & mask);
-			}
+		if (size >= 4)
+			gsp_mmio_set_word(dev, off, (uint32_t)v);
+		else {
+			unsigned sh = (unsigned)(off & 3) * 8;
+			uint32_t mask = (uint32_t)(((1ull << (size * 8)) - 1) << sh);
+			gsp_mmio_set_word(dev, off, (gsp_mmio_word(dev, off) & ~mask) | ((uint32_t)(v << sh) & mask));
 		}
 		break;
 	}
@@ -314,8 +335,10 @@ void cs_gsp_ring_doorbell(cs_gsp *m, unsigned queue)
 {
 	queue &= 7;
 	for (size_t i = 0; i < m->nmmio; i++)
-		if (m->mmio[i].r->model == CS_GSP_MODEL_DOORBELL)
-			m->mmio[i].regs[(0xC00 + 8 * queue) / 4]++;
+		if (m->mmio[i].r->model == CS_GSP_MODEL_DOORBELL) {
+			uint64_t off = 0xC00 + 8 * queue;
+			gsp_mmio_set_word(&m->mmio[i], off, gsp_mmio_word(&m->mmio[i], off) + 1);
+		}
 	m->irq_pending |= 1u << queue;
 }
 
@@ -461,6 +484,7 @@ cs_status cs_gsp_create(const cs_gsp_map *map, const cs_gsp_image *img, cs_gsp *
 			gsp_mmio *dev = &m->mmio[m->nmmio++];
 			dev->m = m;
 			dev->r = r;
+			dev->regs = g_hash_table_new(g_direct_hash, g_direct_equal);
 			e = uc_mmio_map(m->uc, r->base, r->size, mmio_read_cb, dev, mmio_write_cb, dev);
 		} else {
 			uint32_t perms = r->kind == CS_GSP_ROM ? (UC_PROT_READ | UC_PROT_EXEC) : UC_PROT_ALL;
@@ -483,18 +507,10 @@ cs_status cs_gsp_create(const cs_gsp_map *map, const cs_gsp_image *img, cs_gsp *
 		cs_gsp_destroy(m);
 		return CS_ERR_INTERNAL;
 	}
-	for (size_t i = 0; img && i < img->nseg; i++) {
-		const cs_gsp_segment *s = &img->seg[i];
-		const cs_gsp_region *r = gsp_region_of(m, s->addr, s->memsz);
-		if (!r || r->kind == CS_GSP_MMIO) {
-			cs_diag_set(d, CS_ERR_INPUT,
-				    "segment %zu [0x%" PRIx64 ", 0x%" PRIx64 ") is not inside one ram/rom region of the map",
-				    i, s->addr, s->addr + s->memsz);
-			cs_gsp_destroy(m);
-			return CS_ERR_INPUT;
-		}
-		if (s->filesz)
-			uc_mem_write(m->uc, s->addr, s->data, s->filesz);
+	cs_status loaded = img ? cs_gsp_load(m, img, d) : CS_OK;
+	if (loaded != CS_OK) {
+		cs_gsp_destroy(m);
+		return loaded;
 	}
 	if (uc_hook_add(m->uc, &m->intr_hook, UC_HOOK_INTR, GSP_CB(intr_cb), m, 1, 0) != UC_ERR_OK ||
 	    uc_hook_add(m->uc, &m->bad_access_hook, UC_HOOK_MEM_INVALID, GSP_CB(bad_access_cb), m, 1, 0) != UC_ERR_OK) {
@@ -515,6 +531,47 @@ cs_status cs_gsp_create(const cs_gsp_map *map, const cs_gsp_image *img, cs_gsp *
 	return CS_OK;
 }
 
+/* Whether [addr, addr + len) overlaps a segment of an image already loaded. */
+static const cs_gsp_image *loaded_at(const cs_gsp *m, uint64_t addr, uint64_t len)
+{
+	for (size_t k = 0; k < m->nimages; k++)
+		for (size_t i = 0; i < m->images[k]->nseg; i++) {
+			const cs_gsp_segment *s = &m->images[k]->seg[i];
+			if (addr < s->addr + s->memsz && s->addr < addr + len)
+				return m->images[k];
+		}
+	return NULL;
+}
+
+cs_status cs_gsp_load(cs_gsp *m, const cs_gsp_image *img, cs_diag *d)
+{
+	if (m->nimages == CS_GSP_IMAGES_MAX) {
+		cs_diag_set(d, CS_ERR_INPUT, "%d images are the most one machine holds", CS_GSP_IMAGES_MAX);
+		return CS_ERR_INPUT;
+	}
+	for (size_t i = 0; i < img->nseg; i++) {
+		const cs_gsp_segment *s = &img->seg[i];
+		const cs_gsp_region *r = gsp_region_of(m, s->addr, s->memsz);
+		if (!r || r->kind == CS_GSP_MMIO) {
+			cs_diag_set(d, CS_ERR_INPUT,
+				    "segment %zu [0x%" PRIx64 ", 0x%" PRIx64 ") is not inside one ram/rom region of the map",
+				    i, s->addr, s->addr + s->memsz);
+			return CS_ERR_INPUT;
+		}
+		if (loaded_at(m, s->addr, s->memsz)) {
+			cs_diag_set(d, CS_ERR_INPUT,
+				    "segment %zu [0x%" PRIx64 ", 0x%" PRIx64 ") overlaps an image loaded before it",
+				    i, s->addr, s->addr + s->memsz);
+			return CS_ERR_INPUT;
+		}
+	}
+	for (size_t i = 0; i < img->nseg; i++)
+		if (img->seg[i].filesz)
+			uc_mem_write(m->uc, img->seg[i].addr, img->seg[i].data, img->seg[i].filesz);
+	m->images[m->nimages++] = img;
+	return CS_OK;
+}
+
 void cs_gsp_destroy(cs_gsp *m)
 {
 	if (!m)
@@ -524,6 +581,8 @@ void cs_gsp_destroy(cs_gsp *m)
 		uc_context_free(m->cpu_state);
 	if (m->uc)
 		uc_close(m->uc);
+	for (size_t i = 0; i < m->nmmio; i++)
+		g_hash_table_destroy(m->mmio[i].regs);
 	free(m->mmio);
 	if (m->log)
 		g_string_free(m->log, TRUE);
@@ -757,7 +816,9 @@ cs_status cs_gsp_mem_write(cs_gsp *m, uint64_t addr, const void *buf, size_t len
 
 void cs_gsp_symbolize(cs_gsp *m, uint64_t addr, char *buf, size_t len)
 {
-	const cs_gsp_symbol *s = cs_gsp_image_symbolize(m->img, addr);
+	const cs_gsp_symbol *s = NULL;
+	for (size_t k = 0; !s && k < m->nimages; k++)
+		s = cs_gsp_image_symbolize(m->images[k], addr);
 	if (!s)
 		snprintf(buf, len, "0x%" PRIx64, addr);
 	else if (addr == s->addr)

@@ -18,7 +18,9 @@ static void snapshot_free(gsp_snapshot *s, const cs_gsp *m)
 	for (size_t i = 0; s->mem && i < m->map.count; i++)
 		free(s->mem[i]);
 	free(s->mem);
-	free(s->mmio);
+	for (size_t i = 0; s->mmio_regs && i < s->nmmio; i++)
+		g_hash_table_destroy(s->mmio_regs[i]);
+	free(s->mmio_regs);
 	free(s);
 }
 
@@ -75,8 +77,8 @@ cs_status cs_gsp_snapshot_save(cs_gsp *m, const char *name, cs_diag *d)
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->bytes = bytes;
 	s->mem = calloc(m->map.count, sizeof(*s->mem));
-	s->mmio = calloc(m->nmmio ? m->nmmio : 1, sizeof(*s->mmio));
-	if (!s->mem || !s->mmio || uc_context_alloc(m->uc, &s->ctx) != UC_ERR_OK ||
+	s->mmio_regs = calloc(m->nmmio ? m->nmmio : 1, sizeof(*s->mmio_regs));
+	if (!s->mem || !s->mmio_regs || uc_context_alloc(m->uc, &s->ctx) != UC_ERR_OK ||
 	    uc_context_save(m->uc, s->ctx) != UC_ERR_OK) {
 		snapshot_free(s, m);
 		cs_diag_set(d, CS_ERR_NOMEM, "cannot save snapshot '%s'", name);
@@ -93,8 +95,8 @@ cs_status cs_gsp_snapshot_save(cs_gsp *m, const char *name, cs_diag *d)
 			return CS_ERR_NOMEM;
 		}
 	}
-	memcpy(s->mmio, m->mmio, m->nmmio * sizeof(*m->mmio));
-	s->nmmio = m->nmmio;
+	for (; s->nmmio < m->nmmio; s->nmmio++)
+		s->mmio_regs[s->nmmio] = gsp_mmio_regs_copy(m->mmio[s->nmmio].regs);
 	s->q = m->q;
 	s->irq_pending = m->irq_pending;
 	s->host_irq_status = m->host_irq_status;
@@ -123,7 +125,10 @@ cs_status cs_gsp_snapshot_restore(cs_gsp *m, const char *name, cs_diag *d)
 	for (size_t i = 0; i < m->map.count; i++)
 		if (s->mem[i])
 			uc_mem_write(m->uc, m->map.region[i].base, s->mem[i], m->map.region[i].size);
-	memcpy(m->mmio, s->mmio, s->nmmio * sizeof(*m->mmio));
+	for (size_t i = 0; i < s->nmmio; i++) {
+		g_hash_table_destroy(m->mmio[i].regs);
+		m->mmio[i].regs = gsp_mmio_regs_copy(s->mmio_regs[i]);
+	}
 	uc_hook mon = m->q.mon_hook;
 	bool armed = m->q.monitor;
 	m->q = s->q;

@@ -15,11 +15,15 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: chainsim gsp FIRMWARE [--map FILE] [--raw-base ADDR] [--script FILE]\n"
+		"usage: chainsim gsp FIRMWARE [--map FILE] [--raw-base ADDR] [--load FILE[@ADDR]]...\n"
+		"                    [--priv M|S|U] [--script FILE]\n"
 		"                    [-ex COMMAND]... [--gdb [HOST:]PORT] [--guard-ms N] [--mmio-log]\n"
 		"  FIRMWARE      an RV64 ELF executable, NVIDIA's firmware container (gsp_*.bin:\n"
 		"                its .fwimage section), or raw bytes, both loaded at --raw-base;\n"
 		"                also given as --image FILE\n"
+		"  --load FILE[@ADDR]  load a further image beside the first (repeatable;\n"
+		"                raw bytes or a container at ADDR, an ELF where it is linked)\n"
+		"  --priv M|S|U  the mode the hart starts in (M)\n"
 		"  --mmio-log    log unmodelled accesses (unmapped memory, custom CSRs) with\n"
 		"                pc, address, width and value; they read as zero\n"
 		"  --map FILE    the memory map (GLib key file); default: the fixture map\n"
@@ -93,7 +97,7 @@ static void gdb_ready(uint16_t port, void *ctx)
 }
 
 enum { OPT_MAP = 0x200, OPT_MMIO_LOG, OPT_IMAGE, OPT_SCRIPT, OPT_EX, OPT_GDB,
-       OPT_GDB_ALLOW_REMOTE, OPT_RAW_BASE, OPT_GUARD_MS, OPT_GDB_IDLE_MS };
+       OPT_GDB_ALLOW_REMOTE, OPT_RAW_BASE, OPT_GUARD_MS, OPT_GDB_IDLE_MS, OPT_LOAD, OPT_PRIV };
 
 /* getopt_long_only, so that gdb's -ex spelling stays as it was */
 static const struct option gsp_options[] = {
@@ -109,8 +113,56 @@ static const struct option gsp_options[] = {
 	{ "raw-base", required_argument, NULL, OPT_RAW_BASE },
 	{ "guard-ms", required_argument, NULL, OPT_GUARD_MS },
 	{ "gdb-idle-ms", required_argument, NULL, OPT_GDB_IDLE_MS },
+	{ "load", required_argument, NULL, OPT_LOAD },
+	{ "priv", required_argument, NULL, OPT_PRIV },
 	{ 0 },
 };
+
+/* The privilege level a --priv letter names, or -1. */
+static int priv_of(const char *a)
+{
+	static const char *const letters[] = { "U", "S", NULL, "M" };
+	for (int p = 0; p < 4; p++)
+		if (letters[p] && !g_ascii_strcasecmp(a, letters[p]))
+			return p;
+	return -1;
+}
+
+/* Loads each --load FILE[@ADDR] beside the first image; the images are kept
+ * in `loaded` for after the machine. */
+static cs_status load_further(cs_gsp *m, GPtrArray *specs, GPtrArray *loaded, cs_diag *d)
+{
+	for (guint i = 0; i < specs->len; i++) {
+		char *spec = g_strdup(g_ptr_array_index(specs, i));
+		char *at = strrchr(spec, '@');
+		uint64_t base = 0;
+		if (at) {
+			char *end = NULL;
+			*at = 0;
+			base = strtoull(at + 1, &end, 0);
+			if (!at[1] || *end) {
+				cs_diag_set(d, CS_ERR_INPUT, "--load %s: '%s' is not an address", spec, at + 1);
+				g_free(spec);
+				return CS_ERR_INPUT;
+			}
+		}
+		cs_gsp_image *img = NULL;
+		cs_status st = cs_gsp_image_load(spec, base, &img, d);
+		if (st == CS_OK) {
+			g_ptr_array_add(loaded, img);
+			st = cs_gsp_load(m, img, d);
+		}
+		if (st != CS_OK) {
+			char why[sizeof(d->msg)];
+			snprintf(why, sizeof(why), "%s", d->msg);
+			cs_diag_set(d, st, "--load %s: %s", spec, why);
+			g_free(spec);
+			return st;
+		}
+		g_free(spec);
+	}
+	return CS_OK;
+}
 
 int cs_cmd_gsp(int argc, char **argv)
 {
@@ -118,7 +170,10 @@ int cs_cmd_gsp(int argc, char **argv)
 	uint64_t raw_base = 0x80000000u, guard_ms = 10000, gdb_idle_ms = 0;
 	bool gdb_remote = false;
 	bool unmodelled_log = false;
+	int start_priv = 3;
 	GPtrArray *ex = g_ptr_array_new();
+	g_autoptr(GPtrArray) loads = g_ptr_array_new();
+	g_autoptr(GPtrArray) further = g_ptr_array_new_with_free_func((GDestroyNotify)cs_gsp_image_free);
 	int rc = CS_EXIT_OK;
 	cs_cli_begin();
 	for (int c, li = -1; (c = getopt_long_only(argc, argv, ":h", gsp_options, &li)) != -1;
@@ -158,6 +213,15 @@ int cs_cmd_gsp(int argc, char **argv)
 		case OPT_RAW_BASE: raw_base = v; break;
 		case OPT_GUARD_MS: guard_ms = v; break;
 		case OPT_GDB_IDLE_MS: gdb_idle_ms = v; break;
+		case OPT_LOAD: g_ptr_array_add(loads, (gpointer)a); break;
+		case OPT_PRIV:
+			start_priv = priv_of(a);
+			if (start_priv < 0) {
+				fprintf(stderr, "chainsim gsp: --priv: '%s' is not M, S or U\n", a);
+				g_ptr_array_free(ex, TRUE);
+				return CS_EXIT_INPUT;
+			}
+			break;
 		default:
 			g_ptr_array_free(ex, TRUE);
 			return cs_cli_bad_option("gsp", c, argv, usage);
@@ -209,6 +273,14 @@ int cs_cmd_gsp(int argc, char **argv)
 		cs_gsp_image_free(img);
 		g_ptr_array_free(ex, TRUE);
 		return fail(&d);
+	}
+	if (load_further(m, loads, further, &d) != CS_OK ||
+	    cs_gsp_reg_write(m, CS_GSP_REG_PRIV, (uint64_t)start_priv, &d) != CS_OK) {
+		rc = fail(&d);
+		cs_gsp_destroy(m);
+		cs_gsp_image_free(img);
+		g_ptr_array_free(ex, TRUE);
+		return rc;
 	}
 	cs_gsp_set_guard_ms(m, guard_ms);
 	if (unmodelled_log)

@@ -219,6 +219,12 @@ typedef struct cs_gsp_stop {
 CS_API cs_status cs_gsp_create(const cs_gsp_map *map, const cs_gsp_image *img, cs_gsp **out,
 			cs_diag *d);
 CS_API void cs_gsp_destroy(cs_gsp *m);
+/* Loads a further image beside the first: each segment inside one ram/rom
+ * region and clear of every segment loaded before; pc stays. The machine
+ * reads its symbols after the first image's; the caller frees it after the
+ * machine. At most CS_GSP_IMAGES_MAX images in all. */
+enum { CS_GSP_IMAGES_MAX = 8 };
+CS_API cs_status cs_gsp_load(cs_gsp *m, const cs_gsp_image *img, cs_diag *d);
 CS_API const cs_gsp_image *cs_gsp_image_of(const cs_gsp *m);
 CS_API const cs_gsp_map *cs_gsp_map_of(const cs_gsp *m);
 
