@@ -190,22 +190,49 @@ static void rewrite_free(struct cs_rewrite *rw)
 	cs_rewrite_free(rw);
 }
 
-/* The block's rules replace the last block's; the device applies them to
- * every entry submitted from here on. */
+/* An edit of the rewrite in force that matched nothing is bad input: a test
+ * of a rewrite that changed nothing would read green on nothing. */
+static bool rewrite_checked(scn_exec *x)
+{
+	unsigned edit = 0;
+	cs_diag dd;
+	cs_diag_clear(&dd);
+	if (!x->rewrote || cs_rewrite_check(x->s->rewrite, &edit, &dd))
+		return true;
+	return scn_fail_at(x, x->s->rewrite_locs[edit], "%s", dd.msg);
+}
+
+/* The block's rules replace the last block's (whose edits must each have
+ * applied); the device applies them to every entry submitted from here on. */
 static bool do_rewrite(scn_exec *x, const scn_dir *dir)
 {
+	if (!rewrite_checked(x))
+		return false;
 	cs_rewrite *rw = cs_rewrite_new();
 	if (!rw)
 		return scn_fail_at(x, dir->loc, "out of memory creating the rewrite");
+	unsigned most = 0;
+	for (unsigned i = 0; i < dir->nrlines; i++)
+		most += dir->rlines[i].naddrs + 1;
+	scn_loc *locs = scn_alloc(x->s, sizeof(*locs) * (most + 1));
 	for (unsigned i = 0; i < dir->nrlines; i++) {
-		if (!rewrite_line(x, rw, &dir->rlines[i])) {
+		const scn_rline *rl = &dir->rlines[i];
+		unsigned before = cs_rewrite_edits(rw);
+		if (!rewrite_line(x, rw, rl)) {
 			cs_rewrite_free(rw);
 			return false;
 		}
+		/* keep names one edit per address; every other line is one edit */
+		for (unsigned k = before; k < cs_rewrite_edits(rw) && k < most; k++)
+			locs[k] = rl->kind == SCN_RW_KEEP || rl->kind == SCN_RW_SKEW
+					  ? rl->addr_locs[k - before < rl->naddrs ? k - before : 0]
+					  : rl->loc;
 	}
 	if (x->s->rewrite)
 		x->s->rewrite_free(x->s->rewrite);
 	x->s->rewrite = rw;
+	x->s->rewrite_locs = locs;
+	x->rewrote = true;
 	x->s->rewrite_free = rewrite_free;
 	cs_device_set_forward(DEV(x), cs_rewrite_forward, rw);
 	return true;
@@ -413,5 +440,5 @@ bool cs_scenario_execute_tapped(cs_scenario *s, cs_device *dev, const cs_scenari
 	cs_device_finish(dev);
 	if (s->ndirs && !trace_intact(&x, dev, s->dirs[s->ndirs - 1].loc))
 		return false;
-	return evaluate_expectations(&x);
+	return rewrite_checked(&x) && evaluate_expectations(&x);
 }
