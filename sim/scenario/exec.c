@@ -306,6 +306,41 @@ static bool do_directive(scn_exec *x, const scn_dir *dir)
 
 /* ---- expectations ---------------------------------------------------------- */
 
+/* Why an expectation of a chain not observable from some stage fails. */
+static void unobservable_detail(const cs_chain *c, const char *lead, cs_expect_outcome *o)
+{
+	char full[CS_DIAGNOSIS_MAX + 128];
+	snprintf(full, sizeof(full), "%s: it is not observable from stage %u (%s) [%s]: %s", lead,
+		 (unsigned)c->unobservable, cs_stage_name(c->unobservable), cs_cause_key(c->cause),
+		 c->diagnosis);
+	cs_report_fit_copy(o->detail, sizeof(o->detail), full);
+}
+
+/* The first launch whose grid the simulator did not execute to its end (its
+ * stage 9 not observable), or NULL: memory its kernel writes is unknown. */
+static const cs_chain *unexecuted_grid(const cs_report *r)
+{
+	for (size_t k = 0; k < r->nlaunches; k++)
+		if (r->launches[k].rows[CS_STAGE_GR_DISPATCH].status == CS_STAGE_NOT_OBSERVABLE)
+			return &r->launches[k];
+	return NULL;
+}
+
+/* expect mem after a grid that was not executed cannot hold: what its
+ * kernel would have written is unknown, whatever memory shows. */
+static void expect_mem_judged(const cs_report *r, cs_expect_outcome *o)
+{
+	const cs_chain *c = o->held ? unexecuted_grid(r) : NULL;
+	if (!c)
+		return;
+	o->held = false;
+	char full[CS_EVIDENCE_MAX + 128];
+	snprintf(full, sizeof(full), "not judged: launch %u's grid was not executed here (stage 9 "
+		 "not observable: %s), so what its kernel writes is unknown",
+		 c->launch, c->rows[CS_STAGE_GR_DISPATCH].evidence);
+	cs_report_fit_copy(o->detail, sizeof(o->detail), full);
+}
+
 static void expect_chain(const scn_dir *dir, const cs_report *r, cs_expect_outcome *o)
 {
 	const cs_chain *c = &r->overall;
@@ -326,7 +361,14 @@ static void expect_chain(const scn_dir *dir, const cs_report *r, cs_expect_outco
 	case SCN_D_EXPECT_COMPLETE: {
 		cs_stage want = dir->kind == SCN_D_EXPECT_BREAK ? (cs_stage)dir->stage : CS_STAGE_NONE;
 		o->held = c->first_break == want;
-		if (!o->held && c->first_break == CS_STAGE_NONE)
+		/* a chain not observable from some stage is not complete: it was not judged */
+		if (o->held && dir->kind == SCN_D_EXPECT_COMPLETE && c->unobservable != CS_STAGE_NONE) {
+			o->held = false;
+			unobservable_detail(c, "the chain is not complete", o);
+		} else if (!o->held && c->first_break == CS_STAGE_NONE &&
+			   c->unobservable != CS_STAGE_NONE)
+			unobservable_detail(c, "the chain has no break", o);
+		else if (!o->held && c->first_break == CS_STAGE_NONE)
 			snprintf(o->detail, sizeof(o->detail), "the chain is complete (no break)");
 		else if (!o->held) {
 			char full[CS_DIAGNOSIS_MAX + 64];
@@ -360,6 +402,14 @@ static bool evaluate_expectations(scn_exec *x)
 		case SCN_D_EXPECT_MEM:
 			scn_outcome_init(&o, dir);
 			ok = scn_expect_mem(x, dir, &o);
+			if (ok && o.held && !r)
+				r = cs_report_build(DEV(x));
+			if (ok && o.held && !r) {
+				cs_diag_set(x->d, CS_ERR_NOMEM, "cannot build the report");
+				ok = false;
+			}
+			if (ok)
+				expect_mem_judged(r, &o);
 			break;
 		case SCN_D_EXPECT_STAGE:
 		case SCN_D_EXPECT_BREAK:
