@@ -381,8 +381,7 @@ void cs_reduce_result_clear(cs_reduce_result *r)
 
 bool cs_reduce_goal_parse(const char *text, cs_reduce_goal *goal, cs_diag *d)
 {
-	goal->stage = CS_STAGE_NONE;
-	goal->cause = CS_CAUSE_NONE;
+	*goal = (cs_reduce_goal){ .stage = CS_STAGE_NONE, .cause = CS_CAUSE_NONE };
 	char **parts = g_strsplit_set(text, " \t", -1);
 	GPtrArray *w = g_ptr_array_new();
 	for (size_t i = 0; parts[i]; i++)
@@ -394,6 +393,10 @@ bool cs_reduce_goal_parse(const char *text, cs_reduce_goal *goal, cs_diag *d)
 			    "name), 'cause KEY' or both", text);
 	for (size_t i = 0; ok && i < w->len; i += 2) {
 		const char *key = w->pdata[i], *value = w->pdata[i + 1];
+		if (!strcmp(value, "any") && (!strcmp(key, "break") || !strcmp(key, "cause"))) {
+			*(key[0] == 'b' ? &goal->any_stage : &goal->any_cause) = true;
+			continue;
+		}
 		if (!strcmp(key, "break") && (goal->stage = cs_stage_parse(value)) != CS_STAGE_NONE)
 			continue;
 		if (!strcmp(key, "cause") && (goal->cause = cs_cause_parse(value)) != CS_CAUSE_NONE)
@@ -455,7 +458,9 @@ bool cs_reduce_scenario(const char *text, size_t len, const cs_reduce_opts *o,
 			cs_reduce_result *out, cs_diag *d)
 {
 	memset(out, 0, sizeof(*out));
-	if (o->goal.stage == CS_STAGE_NONE && o->goal.cause == CS_CAUSE_NONE) {
+	cs_reduce_goal goal = o->goal;
+	if (goal.stage == CS_STAGE_NONE && goal.cause == CS_CAUSE_NONE && !goal.any_stage &&
+	    !goal.any_cause) {
 		cs_diag_set(d, CS_ERR_INPUT, "reduce needs a goal: a break stage, a cause or both");
 		return false;
 	}
@@ -465,9 +470,17 @@ bool cs_reduce_scenario(const char *text, size_t len, const cs_reduce_opts *o,
 	cs_cause cause;
 	if (!run_break(text, len, name, o->base_dir, &stage, &cause, d))
 		return false;
+	/* The property is the input's break: what the goal leaves out of it is kept
+	 * too, unless asked for less, so the reduction cannot slide to another bug. */
+	if (goal_met(&goal, stage, cause)) {
+		if (goal.stage == CS_STAGE_NONE && !goal.any_stage)
+			goal.stage = stage;
+		if (goal.cause == CS_CAUSE_NONE && !goal.any_cause)
+			goal.cause = cause;
+	}
 	reducer r;
 	reducer_init(&r, o);
-	r.goal = o->goal;
+	r.goal = goal;
 	size_t n;
 	char **lines = content_lines(text, len, &n);
 	add_scenario_lines(&r, lines, n, name);

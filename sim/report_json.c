@@ -305,6 +305,9 @@ char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_m
 			const cs_chain *c = &r->launches[i];
 			cs_json_begin_object(b);
 			add_int(b, "launch", c->launch);
+			add_str(b, "result", c->first_break != CS_STAGE_NONE   ? "broken"
+					     : c->unobservable != CS_STAGE_NONE ? "not-observable"
+										 : "complete");
 			cs_json_key(b, "chain");
 			add_chain(b, c);
 			cs_json_key(b, "first_break");

@@ -65,7 +65,11 @@ void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *
 						      r->overall.first_break)) {
 		for (size_t i = 0; i < r->nlaunches; i++) {
 			const cs_chain *c = &r->launches[i];
-			if (c->first_break == CS_STAGE_NONE)
+			if (c->first_break == CS_STAGE_NONE && c->unobservable != CS_STAGE_NONE)
+				fprintf(out, "launch %u: not observable from stage %d (%s) [%s]\n",
+					c->launch, (int)c->unobservable, cs_stage_name(c->unobservable),
+					cs_cause_key(c->cause));
+			else if (c->first_break == CS_STAGE_NONE)
 				fprintf(out, "launch %u: complete\n", c->launch);
 			else
 				fprintf(out, "launch %u: break at stage %d (%s) [%s]\n", c->launch,

@@ -5,6 +5,7 @@
  * tables' address fields, never from offsets typed here. */
 #include "chainsim/rewrite.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ typedef enum rw_rule_kind { RULE_DROP_PRED, RULE_DROP_NAMED, RULE_REPLACE_NAMED 
 
 typedef struct rw_rule {
 	rw_rule_kind kind;
+	unsigned edit;         /* its index in cs_rewrite.edits */
 	cs_rewrite_pred pred;
 	void *ctx;
 	uint32_t subch;        /* 8: any */
@@ -57,13 +59,26 @@ typedef struct rw_subch {
 	uint64_t qmd_entry[CS_QMD_MAX_DWORDS];
 } rw_subch;
 
+/* One edit asked for, as the scenario writes it, and whether it changed
+ * anything forwarded: an edit that matched nothing is refused (cs_rewrite_check). */
+typedef struct rw_edit {
+	char text[RW_NAME_MAX + 32];
+	bool applied;
+} rw_edit;
+
 struct cs_rewrite {
+	rw_edit *edits;
+	unsigned nedits;
 	bool relocate;
+	unsigned relocate_edit;
 	char keep[RW_MAX_KEEP][RW_NAME_MAX];
+	unsigned keep_edit[RW_MAX_KEEP];
 	unsigned nkeep;
 	char skew[RW_MAX_KEEP][RW_NAME_MAX];
 	int64_t skew_delta[RW_MAX_KEEP];
+	unsigned skew_edit[RW_MAX_KEEP];
 	unsigned nskew;
+	unsigned prelude_edit, split_edit, merge_edit;
 	rw_rule *rules;
 	unsigned nrules;
 	uint32_t *prelude;
@@ -93,6 +108,7 @@ void cs_rewrite_free(cs_rewrite *rw)
 {
 	if (!rw)
 		return;
+	free(rw->edits);
 	free(rw->rules);
 	free(rw->prelude);
 	free(rw->held);
@@ -100,8 +116,55 @@ void cs_rewrite_free(cs_rewrite *rw)
 	free(rw);
 }
 
+/* A new edit named like the scenario line that asks for it; false when there
+ * is no memory for it. */
+static bool add_edit(cs_rewrite *rw, unsigned *index, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static bool add_edit(cs_rewrite *rw, unsigned *index, const char *fmt, ...)
+{
+	rw_edit *n = realloc(rw->edits, (rw->nedits + 1) * sizeof(*n));
+	if (!n)
+		return false;
+	rw->edits = n;
+	rw_edit *e = &rw->edits[rw->nedits];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->text, sizeof(e->text), fmt, ap);
+	va_end(ap);
+	e->applied = false;
+	*index = rw->nedits++;
+	return true;
+}
+
+static void applied(cs_rewrite *rw, unsigned edit)
+{
+	if (edit < rw->nedits)
+		rw->edits[edit].applied = true;
+}
+
+unsigned cs_rewrite_edits(const cs_rewrite *rw)
+{
+	return rw->nedits;
+}
+
+bool cs_rewrite_check(const cs_rewrite *rw, unsigned *edit, cs_diag *d)
+{
+	for (unsigned i = 0; i < rw->nedits; i++) {
+		if (rw->edits[i].applied)
+			continue;
+		if (edit)
+			*edit = i;
+		cs_diag_set(d, CS_ERR_INPUT, "the rewrite's '%s' matched nothing the host forwarded, "
+			    "so it changed nothing", rw->edits[i].text);
+		return false;
+	}
+	return true;
+}
+
 void cs_rewrite_relocate(cs_rewrite *rw, bool on)
 {
+	if (on && !rw->relocate && !add_edit(rw, &rw->relocate_edit, "relocate"))
+		rw->relocate_edit = UINT32_MAX; /* no memory to judge it by: never refused */
 	rw->relocate = on;
 }
 
@@ -152,7 +215,7 @@ bool cs_rewrite_keep_guest(cs_rewrite *rw, const char *addr)
 		return false;
 	if (kept(rw, addr))
 		return true;
-	if (rw->nkeep == RW_MAX_KEEP)
+	if (rw->nkeep == RW_MAX_KEEP || !add_edit(rw, &rw->keep_edit[rw->nkeep], "keep %s", addr))
 		return false;
 	snprintf(rw->keep[rw->nkeep++], RW_NAME_MAX, "%s", addr);
 	return true;
@@ -167,19 +230,33 @@ bool cs_rewrite_skew(cs_rewrite *rw, const char *addr, int64_t delta)
 		i++;
 	if (i == rw->nskew && rw->nskew == RW_MAX_KEEP)
 		return false;
-	if (i == rw->nskew) /* a new name; a known one takes the new delta */
+	if (i == rw->nskew) { /* a new name; a known one takes the new delta */
+		if (!add_edit(rw, &rw->skew_edit[i], "skew %s %lld", addr, (long long)delta))
+			return false;
 		snprintf(rw->skew[rw->nskew++], RW_NAME_MAX, "%s", addr);
+	} else {
+		snprintf(rw->edits[rw->skew_edit[i]].text, sizeof(rw->edits[0].text), "skew %s %lld",
+			 addr, (long long)delta);
+	}
 	rw->skew_delta[i] = delta;
 	return true;
 }
 
 
-static bool add_rule(cs_rewrite *rw, const rw_rule *r)
+static bool add_rule(cs_rewrite *rw, rw_rule *r)
 {
 	rw_rule *n = realloc(rw->rules, (rw->nrules + 1) * sizeof(*n));
 	if (!n)
 		return false;
 	rw->rules = n;
+	char subch[8];
+	snprintf(subch, sizeof(subch), r->subch == 8 ? "*" : "%u", r->subch);
+	bool ok = r->kind == RULE_REPLACE_NAMED
+			  ? add_edit(rw, &r->edit, "replace %s %s 0x%x", subch, r->name, r->data)
+			  : add_edit(rw, &r->edit, "drop %s %s", subch,
+				     r->kind == RULE_DROP_NAMED ? r->name : "(a predicate)");
+	if (!ok)
+		return false;
 	rw->rules[rw->nrules++] = *r;
 	return true;
 }
@@ -218,6 +295,10 @@ bool cs_rewrite_prelude(cs_rewrite *rw, const uint32_t *dw, size_t n)
 	if (!p)
 		return false;
 	memcpy(p, dw, n * 4);
+	if (!rw->prelude && !add_edit(rw, &rw->prelude_edit, "prelude")) {
+		free(p);
+		return false;
+	}
 	free(rw->prelude);
 	rw->prelude = p;
 	rw->nprelude = n;
@@ -227,11 +308,18 @@ bool cs_rewrite_prelude(cs_rewrite *rw, const uint32_t *dw, size_t n)
 
 void cs_rewrite_split(cs_rewrite *rw, uint32_t max_dwords)
 {
+	if (max_dwords && !rw->split && !add_edit(rw, &rw->split_edit, "split %u", max_dwords))
+		rw->split_edit = UINT32_MAX;
+	else if (max_dwords && rw->split_edit < rw->nedits)
+		snprintf(rw->edits[rw->split_edit].text, sizeof(rw->edits[0].text), "split %u",
+			 max_dwords);
 	rw->split = max_dwords;
 }
 
 void cs_rewrite_merge(cs_rewrite *rw, bool on)
 {
+	if (on && !rw->merge && !add_edit(rw, &rw->merge_edit, "merge"))
+		rw->merge_edit = UINT32_MAX;
 	rw->merge = on;
 }
 
@@ -243,16 +331,41 @@ static const cs_class_desc *class_desc(uint32_t cls)
 	return d ? d : cs_fe_host_class(cls);
 }
 
+/* Whether relocation reaches addr at guest, where a window gives *host; a
+ * kept addr is not reached, and its keep has then applied. */
+static bool relocation_reaches(cs_rewrite *rw, cs_forward *fw, const char *addr, uint64_t guest,
+			       uint64_t *host)
+{
+	if (!rw->relocate || !cs_device_guest_to_host(cs_forward_device(fw), guest, host))
+		return false;
+	for (unsigned i = 0; i < rw->nkeep; i++)
+		if (strcmp(rw->keep[i], addr) == 0) {
+			applied(rw, rw->keep_edit[i]);
+			return false;
+		}
+	applied(rw, rw->relocate_edit);
+	return true;
+}
+
+/* The delta a skew of addr adds to its relocation (0 when none asks); the
+ * skew has then applied. */
+static int64_t skew_of(cs_rewrite *rw, const char *addr)
+{
+	for (unsigned i = 0; i < rw->nskew; i++)
+		if (strcmp(rw->skew[i], addr) == 0) {
+			applied(rw, rw->skew_edit[i]);
+			return rw->skew_delta[i];
+		}
+	return 0;
+}
+
 /* Where the host sees a guest address, when relocation applies to it. */
-static bool relocated(const cs_rewrite *rw, cs_forward *fw, const char *addr, uint64_t guest,
+static bool relocated(cs_rewrite *rw, cs_forward *fw, const char *addr, uint64_t guest,
 		      uint64_t *host)
 {
-	if (!rw->relocate || kept(rw, addr) ||
-	    !cs_device_guest_to_host(cs_forward_device(fw), guest, host))
+	if (!relocation_reaches(rw, fw, addr, guest, host))
 		return false;
-	for (unsigned i = 0; i < rw->nskew; i++)
-		if (strcmp(rw->skew[i], addr) == 0)
-			*host += (uint64_t)rw->skew_delta[i];
+	*host += (uint64_t)skew_of(rw, addr);
 	return true;
 }
 
@@ -295,6 +408,7 @@ static qmd_copy_result qmd_copy(cs_rewrite *rw, cs_forward *fw, unsigned major, 
 	if (!qmd_relocate_fields(rw, fw, &q, guest, depth, d) ||
 	    !host_copy(rw, fw, q.dw, l->bytes, "qmd", host, d))
 		return QMD_FAILED;
+	applied(rw, rw->relocate_edit);
 	note(fw, CS_EDIT_COPY, guest, *host, l->bytes, CS_NONE32, "QMD");
 	return QMD_COPIED;
 }
@@ -316,8 +430,7 @@ static bool qmd_relocate_fields(cs_rewrite *rw, cs_forward *fw, cs_qmd *q, uint6
 			else
 				snprintf(what, sizeof(what), "%s", f->name);
 			bool dep = strcmp(f->addr, "DEPENDENT_QMD") == 0;
-			if (dep && rw->relocate && !kept(rw, f->addr) && depth < RW_QMD_DEPTH &&
-			    cs_device_guest_to_host(cs_forward_device(fw), v, &h)) {
+			if (dep && depth < RW_QMD_DEPTH && relocation_reaches(rw, fw, f->addr, v, &h)) {
 				qmd_copy_result r = qmd_copy(rw, fw, q->layout->major, v, depth + 1, &h, d);
 				if (r == QMD_FAILED)
 					return false;
@@ -422,16 +535,18 @@ static bool relocate_pcas(rw_entry *e, rw_subch *s, const cs_field_desc *f, size
 			  uint32_t method, cs_diag *d)
 {
 	uint64_t guest = cs_field_addr_bits(f, e->out[pos]), host;
-	if (!e->rw->relocate || kept(e->rw, "QMD") ||
-	    !cs_device_guest_to_host(cs_forward_device(e->fw), guest, &host))
+	if (!relocation_reaches(e->rw, e->fw, "QMD", guest, &host))
 		return true;
 	qmd_copy_result r = qmd_copy(e->rw, e->fw, cs_class_qmd_major(s->cls), guest, 0, &host, d);
 	if (r == QMD_FAILED)
 		return false;
-	e->out[pos] = cs_field_addr_put(f, e->out[pos], host);
+	int64_t skew = skew_of(e->rw, "QMD"); /* off the copy, or off the window's address */
+	e->out[pos] = cs_field_addr_put(f, e->out[pos], host + (uint64_t)skew);
 	e->edited = true;
-	if (r == QMD_UNREADABLE) /* a copy was noted as such; this is the window's address */
-		note(e->fw, CS_EDIT_RELOCATE, guest, host, 0, method, "QMD");
+	/* a copy was noted as such; the window's address, or a skewed one, is a relocation */
+	if (r == QMD_UNREADABLE || skew)
+		note(e->fw, CS_EDIT_RELOCATE, guest, cs_field_addr_bits(f, e->out[pos]), 0, method,
+		     "QMD");
 	return true;
 }
 
@@ -483,6 +598,8 @@ static bool one_method(rw_entry *e, const cs_pb_item *it, size_t pos, cs_diag *d
 		const rw_rule *rule = &e->rw->rules[r];
 		if (!rule_matches(rule, &m))
 			continue;
+		if (rule->kind != RULE_REPLACE_NAMED || !immediate)
+			applied(e->rw, rule->edit);
 		if (rule->kind == RULE_REPLACE_NAMED && !immediate) {
 			e->out[pos] = rule->data;
 			e->edited = true;
@@ -575,6 +692,8 @@ static bool submit_split(cs_rewrite *rw, cs_forward *fw, const cs_gp_entry *g, u
 	}
 	if (!submit_slice(rw, fw, g, base + 4 * from, (uint32_t)(n - from), d))
 		return false;
+	if (pieces)
+		applied(rw, rw->split_edit);
 	note(fw, CS_EDIT_SPLIT, 0, base, pieces + 1, CS_NONE32, "entry");
 	return true;
 }
@@ -588,6 +707,18 @@ static bool forward_plain(cs_rewrite *rw, cs_forward *fw, const cs_gp_entry *g, 
 		return cs_forward_submit(fw, lo, hi, d);
 	note(fw, CS_EDIT_RELOCATE, g->addr, host_pb, 0, CS_NONE32, "pushbuffer");
 	return submit_slice(rw, fw, g, host_pb, g->length, d);
+}
+
+/* Where the host's entry points at its copy at of the guest's pushbuffer at
+ * guest: the copy itself, or off it by a skew of PUSHBUFFER (a relocation
+ * to the wrong place, noted as one). */
+static uint64_t skewed_copy(cs_rewrite *rw, cs_forward *fw, uint64_t guest, uint64_t at)
+{
+	int64_t skew = rw->relocate ? skew_of(rw, "PUSHBUFFER") : 0;
+	if (!skew)
+		return at;
+	note(fw, CS_EDIT_RELOCATE, guest, at + (uint64_t)skew, 0, CS_NONE32, "pushbuffer");
+	return at + (uint64_t)skew;
 }
 
 /* Hold an entry's edited dwords for the merged entry. */
@@ -635,8 +766,11 @@ static bool merge_flush(cs_rewrite *rw, cs_forward *fw, cs_diag *d)
 	uint64_t at;
 	bool ok = host_copy(rw, fw, rw->held, rw->nheld * 4, "merged", &at, d);
 	if (ok) {
+		if (rw->held_entries > 1)
+			applied(rw, rw->merge_edit);
 		note(fw, CS_EDIT_MERGE, rw->held_first.addr, at, rw->held_entries, CS_NONE32,
 		     "entries merged");
+		at = skewed_copy(rw, fw, rw->held_first.addr, at);
 		ok = submit_split(rw, fw, &rw->held_first, at, rw->held_starts, rw->nheld_starts,
 				  rw->nheld, d);
 	}
@@ -758,10 +892,13 @@ static bool rewrite_entry(cs_rewrite *rw, cs_forward *fw, uint32_t ch, const cs_
 	} else {
 		uint64_t at;
 		ok = host_copy(rw, fw, body, nbody * 4, "pb", &at, d);
-		if (ok && src)
+		if (ok && src) {
+			applied(rw, rw->prelude_edit);
 			note(fw, CS_EDIT_INSERT, 0, at, nbody, CS_NONE32, "prelude");
-		else if (ok)
+		} else if (ok) {
 			note(fw, CS_EDIT_COPY, g.addr, at, nbody * 4, CS_NONE32, "pushbuffer");
+			at = skewed_copy(rw, fw, g.addr, at);
+		}
 		ok = ok && submit_split(rw, fw, &g, at, starts, nstarts, nbody, d);
 	}
 	free(re);

@@ -37,7 +37,8 @@ static void conform_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: chainsim conform [OPTIONS] PATH...\n"
-		"       chainsim conform merge [--json F] [--junit F] [--allow-unavailable] FILE...\n"
+		"       chainsim conform merge [--json F] [--junit F] [--allow-unavailable]\n"
+		"                              [--allow-unobservable] FILE...\n"
 		"\n"
 		"Runs the scenario cases PATH (files, and the .chain files directly in folders),\n"
 		"each judged by its own expect lines, and prints one line per case in path\n"
@@ -60,13 +61,17 @@ static void conform_usage(FILE *out)
 		"  --json F              write the results, with time and peak memory per case\n"
 		"  --junit F             write JUnit XML\n"
 		"  --allow-unavailable   unavailable cases do not fail the run\n"
+		"  --allow-unobservable  unobservable cases (every expectation held, but the\n"
+		"                        chain could not be judged to its end: a grid\n"
+		"                        stopped at its budget, code the simulator cannot\n"
+		"                        run) do not fail the run\n"
 		"  --no-progress         no live progress line (it is shown on a terminal only)\n"
 		"  --version             print chainsim's version\n"
 		"A PATH - is one case read from standard input, and a merge FILE - is one result\n"
 		"file read from it. An option's value follows it or an '='.\n"
 		"\n"
-		"exit status: 0 every case passed; 1 a case failed, crashed, timed out or was\n"
-		"unavailable; 2 bad usage, or no case selected; 3 no case could run on the\n"
+		"exit status: 0 every case passed; 1 a case failed, crashed, timed out, was\n"
+		"unavailable or unobservable; 2 bad usage, or no case selected; 3 no case could run on the\n"
 		"backend. `merge` joins shard results and refuses (2) a missing, repeated or\n"
 		"crashed shard, or a case run twice or not at all.\n");
 }
@@ -78,7 +83,7 @@ typedef struct conform_opts {
 	const char *filter;
 	unsigned shard_index, shard_count;
 	const char *json_out, *junit_out;
-	bool allow_unavailable, progress;
+	bool allow_unavailable, allow_unobservable, progress;
 	bool isolate; /* a fresh worker process for every case */
 	/* Test-only (tests/sim/test_conform.c): a case whose path contains the
 	 * text kills itself with SIGSEGV, or sleeps forever, in its worker. */
@@ -311,8 +316,36 @@ static bool read_run_lines(const char *path, const char *text, case_run_opts *o,
 	return true;
 }
 
+/* A case whose expectations all held is still not a pass when its chain could
+ * not be judged to its end (no break, a stage not observable) and no
+ * expectation states that stage's not-observable: CONFORM_RC_UNOBSERVABLE
+ * then, with the reason; else CS_EXIT_OK. */
+static int unobserved(const cs_scenario *s, cs_device *dev, char *why, size_t whylen)
+{
+	for (size_t i = 0; i < cs_scenario_expect_count(s); i++)
+		if (strstr(cs_scenario_expect(s, i)->text, "not-observable"))
+			return CS_EXIT_OK;
+	cs_report *r = cs_report_build(dev);
+	if (!r) {
+		snprintf(why, whylen, "out of memory judging the chain");
+		return CS_EXIT_INTERNAL;
+	}
+	const cs_chain *c = &r->overall;
+	int rc = CS_EXIT_OK;
+	if (c->first_break == CS_STAGE_NONE && c->unobservable != CS_STAGE_NONE) {
+		snprintf(why, whylen, "%s: not judged: every expectation held, but the chain is not "
+			 "observable from stage %d (%s) [%s]: %.400s", cs_scenario_name(s),
+			 (int)c->unobservable, cs_stage_name(c->unobservable), cs_cause_key(c->cause),
+			 c->diagnosis);
+		rc = CONFORM_RC_UNOBSERVABLE;
+	}
+	cs_report_free(r);
+	return rc;
+}
+
 /* Runs one case; returns the status the worker answers with (0 pass, 1 an
- * expectation failed, 2 bad input, 3 unavailable, 4 internal) and the reason. */
+ * expectation failed, 2 bad input, 3 unavailable, 4 internal, 5 unobservable)
+ * and the reason. */
 static int run_case(const char *path, const conform_opts *co, char *why, size_t whylen)
 {
 	cs_diag d;
@@ -383,6 +416,8 @@ static int run_case(const char *path, const conform_opts *co, char *why, size_t 
 				break;
 			}
 		}
+		if (rc == CS_EXIT_OK)
+			rc = unobserved(s, dev, why, whylen);
 	}
 	cs_device_free(dev);
 	cs_scenario_free(s);
@@ -549,6 +584,7 @@ static bool case_answered(const char *a, conform_case *cases, size_t n)
 	snprintf(c->reason, sizeof(c->reason), "%s", end + 1);
 	c->outcome = c->exit_code == CS_EXIT_OK		 ? CONFORM_PASS
 		     : c->exit_code == CS_EXIT_UNAVAILABLE ? CONFORM_UNAVAILABLE
+		     : c->exit_code == CONFORM_RC_UNOBSERVABLE ? CONFORM_UNOBSERVABLE
 							   : CONFORM_FAIL;
 	return true;
 }
@@ -631,8 +667,9 @@ static void print_case(FILE *out, const conform_case *c)
 					   [CONFORM_FAIL] = "FAIL",
 					   [CONFORM_CRASHED] = "CRASH",
 					   [CONFORM_TIMEOUT] = "TIMEOUT",
-					   [CONFORM_UNAVAILABLE] = "UNAVAIL" };
-	const char *t = c->outcome >= CONFORM_PASS && c->outcome <= CONFORM_UNAVAILABLE
+					   [CONFORM_UNAVAILABLE] = "UNAVAIL",
+					   [CONFORM_UNOBSERVABLE] = "UNOBS" };
+	const char *t = c->outcome >= CONFORM_PASS && c->outcome <= CONFORM_UNOBSERVABLE
 				? tag[c->outcome] : "?";
 	if (c->outcome == CONFORM_PASS)
 		fprintf(out, "%-7s %s (%.2f s)\n", t, c->path, c->seconds);
@@ -746,7 +783,7 @@ static bool run_all(const conform_opts *co, conform_case *cases, size_t n)
 /* ---- the command -------------------------------------------------------- */
 
 enum { OPT_BACKEND = 0x200, OPT_TIMEOUT, OPT_FILTER, OPT_SHARD, OPT_JSON, OPT_JUNIT,
-       OPT_ALLOW_UNAVAILABLE, OPT_NO_PROGRESS, OPT_ISOLATE, OPT_INJECT_CRASH, OPT_INJECT_HANG };
+       OPT_ALLOW_UNAVAILABLE, OPT_ALLOW_UNOBSERVABLE, OPT_NO_PROGRESS, OPT_ISOLATE, OPT_INJECT_CRASH, OPT_INJECT_HANG };
 
 static const struct option conform_options[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -759,6 +796,7 @@ static const struct option conform_options[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "junit", required_argument, NULL, OPT_JUNIT },
 	{ "allow-unavailable", no_argument, NULL, OPT_ALLOW_UNAVAILABLE },
+	{ "allow-unobservable", no_argument, NULL, OPT_ALLOW_UNOBSERVABLE },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "isolate", no_argument, NULL, OPT_ISOLATE },
 	{ "test-inject-crash", required_argument, NULL, OPT_INJECT_CRASH },
@@ -787,6 +825,9 @@ static int conform_merge_command(int argc, char **argv)
 			break;
 		case OPT_ALLOW_UNAVAILABLE:
 			o.allow_unavailable = true;
+			break;
+		case OPT_ALLOW_UNOBSERVABLE:
+			o.allow_unobservable = true;
 			break;
 		case '?':
 		case ':':
@@ -867,6 +908,9 @@ int cs_cmd_conform(int argc, char **argv)
 			break;
 		case OPT_ALLOW_UNAVAILABLE:
 			co.allow_unavailable = true;
+			break;
+		case OPT_ALLOW_UNOBSERVABLE:
+			co.allow_unobservable = true;
 			break;
 		case OPT_NO_PROGRESS:
 			co.progress = false;
@@ -973,11 +1017,12 @@ int cs_cmd_conform(int argc, char **argv)
 	}
 	conform_summary sum = conform_summarize(cases, n);
 	conform_print_summary(stdout, &sum);
-	rc = conform_exit_status(&sum, co.allow_unavailable);
+	rc = conform_exit_status(&sum, co.allow_unavailable, co.allow_unobservable);
 	conform_meta meta = { .backend = co.backend, .shard_index = co.shard_index,
 			      .shard_count = co.shard_count, .filter = co.filter,
 			      .selection = (char *const *)all->pdata, .nselection = all->len,
-			      .allow_unavailable = co.allow_unavailable };
+			      .allow_unavailable = co.allow_unavailable,
+			      .allow_unobservable = co.allow_unobservable };
 	char err[256];
 	if (co.json_out && !conform_write_json(co.json_out, &meta, cases, n, err, sizeof(err))) {
 		fprintf(stderr, "chainsim conform: --json %s: %s\n", co.json_out, err);

@@ -17,7 +17,12 @@ typedef enum conform_outcome {
 	CONFORM_CRASHED,
 	CONFORM_TIMEOUT,
 	CONFORM_UNAVAILABLE,
+	CONFORM_UNOBSERVABLE, /* every expectation held, but the chain was not judged to its
+				 end (a grid stopped at its budget, code it cannot run) */
 } conform_outcome;
+
+/* A worker's answer for an unobservable case (beside the CS_EXIT_* statuses). */
+enum { CONFORM_RC_UNOBSERVABLE = 5 };
 
 enum { CONFORM_REASON_MAX = 768 };
 
@@ -32,7 +37,7 @@ typedef struct conform_case {
 } conform_case;
 
 typedef struct conform_summary {
-	size_t cases, pass, fail, crashed, timeout, unavailable;
+	size_t cases, pass, fail, crashed, timeout, unavailable, unobservable;
 } conform_summary;
 
 /* Where a result came from: which slice of which selection. */
@@ -42,15 +47,17 @@ typedef struct conform_meta {
 	const char *filter;                /* NULL when none */
 	char *const *selection;            /* every case the filter chose, before sharding */
 	size_t nselection;
-	bool allow_unavailable;
+	bool allow_unavailable, allow_unobservable;
 } conform_meta;
 
 const char *conform_outcome_name(conform_outcome o);
 conform_summary conform_summarize(const conform_case *cases, size_t n);
 void conform_print_summary(FILE *out, const conform_summary *s);
-/* 0 when the run is green, 1 when a case failed, crashed, timed out or was
- * unavailable (unless allowed), 3 when nothing could run at all. */
-int conform_exit_status(const conform_summary *s, bool allow_unavailable);
+/* 0 when the run is green, 1 when a case failed, crashed, timed out, was
+ * unavailable or unobservable (each unless allowed), 3 when nothing could run
+ * at all. */
+int conform_exit_status(const conform_summary *s, bool allow_unavailable,
+			bool allow_unobservable);
 
 /* Both write to PATH.tmp and rename, so a reader never sees half a file.
  * False with errno-style text in err. */
@@ -63,7 +70,7 @@ bool conform_write_junit(const char *path, const conform_case *cases, size_t n, 
  * (- is standard input); NULL outputs are not written. */
 typedef struct conform_merge_opts {
 	const char *json_out, *junit_out;
-	bool allow_unavailable;
+	bool allow_unavailable, allow_unobservable;
 } conform_merge_opts;
 int conform_merge(const conform_merge_opts *o, char *const *files, size_t nfiles);
 

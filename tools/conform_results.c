@@ -20,16 +20,17 @@ static const char *const outcome_names[] = {
 	[CONFORM_PENDING] = "pending", [CONFORM_PASS] = "pass",
 	[CONFORM_FAIL] = "fail",       [CONFORM_CRASHED] = "crashed",
 	[CONFORM_TIMEOUT] = "timeout", [CONFORM_UNAVAILABLE] = "unavailable",
+	[CONFORM_UNOBSERVABLE] = "unobservable",
 };
 
 const char *conform_outcome_name(conform_outcome o)
 {
-	return o <= CONFORM_UNAVAILABLE ? outcome_names[o] : "?";
+	return o <= CONFORM_UNOBSERVABLE ? outcome_names[o] : "?";
 }
 
 static conform_outcome outcome_from_name(const char *s)
 {
-	for (conform_outcome o = CONFORM_PASS; o <= CONFORM_UNAVAILABLE; o++)
+	for (conform_outcome o = CONFORM_PASS; o <= CONFORM_UNOBSERVABLE; o++)
 		if (s && !strcmp(s, outcome_names[o]))
 			return o;
 	return CONFORM_PENDING;
@@ -45,6 +46,7 @@ conform_summary conform_summarize(const conform_case *cases, size_t n)
 		case CONFORM_CRASHED: s.crashed++; break;
 		case CONFORM_TIMEOUT: s.timeout++; break;
 		case CONFORM_UNAVAILABLE: s.unavailable++; break;
+		case CONFORM_UNOBSERVABLE: s.unobservable++; break;
 		case CONFORM_PENDING: s.crashed++; break; /* never finished: not a pass */
 		}
 	}
@@ -55,11 +57,12 @@ void conform_print_summary(FILE *out, const conform_summary *s)
 {
 	fprintf(out,
 		"SUMMARY: %zu cases: %zu pass, %zu fail, %zu crashed, %zu timed out, "
-		"%zu unavailable\n",
-		s->cases, s->pass, s->fail, s->crashed, s->timeout, s->unavailable);
+		"%zu unavailable, %zu not observable\n",
+		s->cases, s->pass, s->fail, s->crashed, s->timeout, s->unavailable, s->unobservable);
 }
 
-int conform_exit_status(const conform_summary *s, bool allow_unavailable)
+int conform_exit_status(const conform_summary *s, bool allow_unavailable,
+			bool allow_unobservable)
 {
 	if (s->cases == 0)
 		return CS_EXIT_INPUT;
@@ -68,6 +71,8 @@ int conform_exit_status(const conform_summary *s, bool allow_unavailable)
 	if (s->unavailable == s->cases)
 		return CS_EXIT_UNAVAILABLE; /* nothing ran: never green */
 	if (s->unavailable && !allow_unavailable)
+		return CS_EXIT_BROKEN;
+	if (s->unobservable && !allow_unobservable)
 		return CS_EXIT_BROKEN;
 	return CS_EXIT_OK;
 }
@@ -114,6 +119,8 @@ bool conform_write_json(const char *path, const conform_meta *m, const conform_c
 		cs_json_null(b);
 	cs_json_key(b, "allow_unavailable");
 	cs_json_bool(b, m->allow_unavailable);
+	cs_json_key(b, "allow_unobservable");
+	cs_json_bool(b, m->allow_unobservable);
 	/* Every case the filter chose, before sharding: merge checks that the
 	 * shards agree on it and cover it once. */
 	cs_json_key(b, "selection");
@@ -151,7 +158,7 @@ bool conform_write_json(const char *path, const conform_meta *m, const conform_c
 		size_t v;
 	} counts[] = { { "cases", s.cases },	 { "pass", s.pass },	       { "fail", s.fail },
 		       { "crashed", s.crashed }, { "timed_out", s.timeout },
-		       { "unavailable", s.unavailable } };
+		       { "unavailable", s.unavailable }, { "unobservable", s.unobservable } };
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		cs_json_key(b, counts[i].k);
 		cs_json_int(b, (int64_t)counts[i].v);
@@ -201,11 +208,12 @@ bool conform_write_junit(const char *path, const conform_case *cases, size_t n, 
 	g_string_append_printf(x,
 			       "<testsuites name=\"chainsim conform\" tests=\"%zu\" failures=\"%zu\" "
 			       "errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
-			       s.cases, s.fail, s.crashed + s.timeout, s.unavailable, total);
+			       s.cases, s.fail, s.crashed + s.timeout, s.unavailable + s.unobservable, total);
 	g_string_append_printf(x,
 			       "  <testsuite name=\"conformance\" tests=\"%zu\" failures=\"%zu\" "
 			       "errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
-			       s.cases, s.fail, s.crashed + s.timeout, s.unavailable, total);
+			       s.cases, s.fail, s.crashed + s.timeout, s.unavailable + s.unobservable,
+			       total);
 	for (size_t i = 0; i < n; i++) {
 		const conform_case *c = &cases[i];
 		const char *slash = strrchr(c->path, '/');
@@ -224,6 +232,7 @@ bool conform_write_junit(const char *path, const conform_case *cases, size_t n, 
 		g_string_append_printf(x, "\" time=\"%.3f\"", c->seconds);
 		const char *tag = c->outcome == CONFORM_FAIL	     ? "failure"
 				  : c->outcome == CONFORM_UNAVAILABLE ? "skipped"
+				  : c->outcome == CONFORM_UNOBSERVABLE ? "skipped"
 				  : c->outcome == CONFORM_PASS	      ? NULL
 								      : "error";
 		if (!tag) {
@@ -327,7 +336,7 @@ static bool same_selection(const cs_json_value *a, const cs_json_value *b)
  * naming what is wrong) unless every shard is there once and every case of
  * the selection ran exactly once. */
 static bool join_shards(shard_file *sf, size_t nf, conform_case **out, size_t *nout,
-			bool *allow_unavailable)
+			bool *allow_unavailable, bool *allow_unobservable)
 {
 	unsigned count = sf[0].count;
 	const cs_json_value *sel = json_array(sf[0].root, "selection");
@@ -348,7 +357,7 @@ static bool join_shards(shard_file *sf, size_t nf, conform_case **out, size_t *n
 		g_hash_table_insert(pos, (gpointer)p, GUINT_TO_POINTER(i + 1));
 		cases[i].path = (char *)p;
 	}
-	*allow_unavailable = true;
+	*allow_unavailable = *allow_unobservable = true;
 	for (size_t f = 0; ok && f < nf; f++) {
 		if (sf[f].count != count) {
 			fprintf(stderr, "chainsim conform merge: %s is shard %u/%u but %s is of %u\n",
@@ -371,6 +380,8 @@ static bool join_shards(shard_file *sf, size_t nf, conform_case **out, size_t *n
 		by_index[sf[f].index - 1] = sf[f].file;
 		*allow_unavailable &=
 			cs_json_get_bool(cs_json_member(sf[f].root, "allow_unavailable"), false);
+		*allow_unobservable &=
+			cs_json_get_bool(cs_json_member(sf[f].root, "allow_unobservable"), false);
 		const cs_json_value *ca = json_array(sf[f].root, "cases");
 		for (size_t i = 0; ok && i < cs_json_length(ca); i++) {
 			const cs_json_value *o = cs_json_at(ca, i);
@@ -455,31 +466,33 @@ int conform_merge(const conform_merge_opts *o, char *const *files, size_t nf)
 		ok = load_shard(files[i], &sf[i]);
 	conform_case *cases = NULL;
 	size_t n = 0;
-	bool allow = false;
+	bool allow = false, allow_unobs = false;
 	if (ok)
-		ok = join_shards(sf, nf, &cases, &n, &allow);
+		ok = join_shards(sf, nf, &cases, &n, &allow, &allow_unobs);
 	if (ok && !n) {
 		fprintf(stderr, "chainsim conform merge: the shards selected no case\n");
 		ok = false;
 	}
 	if (ok) {
 		allow |= allow_flag;
+		allow_unobs |= o->allow_unobservable;
 		for (size_t i = 0; i < n; i++)
 			if (cases[i].outcome != CONFORM_PASS)
 				fprintf(stdout, "%-7s %s: %s\n",
 					cases[i].outcome == CONFORM_FAIL ? "FAIL"
 					: cases[i].outcome == CONFORM_CRASHED ? "CRASH"
 					: cases[i].outcome == CONFORM_TIMEOUT ? "TIMEOUT"
-									       : "UNAVAIL",
+					: cases[i].outcome == CONFORM_UNOBSERVABLE ? "UNOBS"
+										  : "UNAVAIL",
 					cases[i].path, cases[i].reason);
 		conform_summary s = conform_summarize(cases, n);
 		conform_print_summary(stdout, &s);
-		rc = conform_exit_status(&s, allow);
+		rc = conform_exit_status(&s, allow, allow_unobs);
 		char err[256];
 		conform_meta m = { .backend = cs_json_get_string(cs_json_member(sf[0].root,
 										"backend"), "sim"),
 				   .shard_index = 1, .shard_count = 1,
-				   .allow_unavailable = allow };
+				   .allow_unavailable = allow, .allow_unobservable = allow_unobs };
 		const cs_json_value *sel = json_array(sf[0].root, "selection");
 		char **selv = calloc(n, sizeof(*selv));
 		for (size_t i = 0; selv && i < n; i++)

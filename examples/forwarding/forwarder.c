@@ -66,3 +66,8 @@ unsigned forwarder_host_entries(const forwarder *f)
 {
 	return f->host_entries;
 }
+
+bool forwarder_check(const forwarder *f, cs_diag *d)
+{
+	return cs_rewrite_check(f->rw, NULL, d);
+}

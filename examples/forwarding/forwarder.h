@@ -24,5 +24,8 @@ bool forwarder_attach(forwarder *f, cs_device *dev, uint64_t guest, uint64_t hos
 /* Entries the guest submitted, and entries the host put on its ring. */
 unsigned forwarder_guest_entries(const forwarder *f);
 unsigned forwarder_host_entries(const forwarder *f);
+/* After a run: false, with d naming it, when an edit the forwarder asked
+ * for changed nothing (its test would then test nothing). */
+bool forwarder_check(const forwarder *f, cs_diag *d);
 
 #endif

@@ -40,7 +40,7 @@ static cs_report *run(const char *path, bool forget_i2m, forwarder **fo, cs_scen
 	cs_device *dev = cs_device_new(&cfg, &d);
 	forwarder *f = forwarder_new(forget_i2m);
 	if (!dev || !f || !forwarder_attach(f, dev, GUEST, HOST, SIZE, &d) ||
-	    !cs_scenario_execute(s, dev, &d)) {
+	    !cs_scenario_execute(s, dev, &d) || !forwarder_check(f, &d)) {
 		printf("  %s\n", d.msg);
 		return NULL;
 	}

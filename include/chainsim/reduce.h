@@ -26,10 +26,15 @@ extern "C" {
 typedef struct cs_reduce_goal {
 	cs_stage stage;
 	cs_cause cause;
+	/* asked for less: any stage ("break any") or any cause ("cause any"). Without
+	 * them, the part of the input's break a goal leaves out is kept as well: a
+	 * reduction never slides to another bug that shares the named part. */
+	bool any_stage, any_cause;
 } cs_reduce_goal;
 
 /* "break N" (N a stage number or name), "cause KEY" (cause.def), or both
- * ("break 7 cause no-schedule"). False with d naming the bad word. */
+ * ("break 7 cause no-schedule"); "any" for either asks for less. False with d
+ * naming the bad word. */
 CS_API bool cs_reduce_goal_parse(const char *text, cs_reduce_goal *goal, cs_diag *d);
 
 typedef struct cs_reduce_opts {

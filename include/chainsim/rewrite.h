@@ -75,6 +75,18 @@ CS_API void cs_rewrite_split(cs_rewrite *rw, uint32_t max_dwords);
  * with split, the merged entry is split again. */
 CS_API void cs_rewrite_merge(cs_rewrite *rw, bool on);
 
+/* Every call above that asks for an edit (relocate, each name kept, each
+ * address skewed, each drop or replace rule, the prelude, split, merge) adds
+ * one, numbered from 0 in call order; this is how many there are. */
+CS_API unsigned cs_rewrite_edits(const cs_rewrite *rw);
+/* After the run: true when every edit changed something the host forwarded
+ * (a relocation reached an address, a kept or skewed name was met, a rule
+ * matched a method, the prelude went out, an entry was split, entries were
+ * merged). Otherwise false, with *edit (when not NULL) the first edit that
+ * matched nothing and d naming it: a test whose edit matched nothing tests
+ * nothing, so call this before believing a verdict. */
+CS_API bool cs_rewrite_check(const cs_rewrite *rw, unsigned *edit, cs_diag *d);
+
 /* The forwarding hook applying rw (pass rw as ctx to cs_device_set_forward).
  * A stream it cannot decode (a malformed header) is forwarded as it is. */
 CS_API bool cs_rewrite_forward(void *rw, cs_forward *fw, uint32_t lo, uint32_t hi, cs_diag *d);

@@ -38,6 +38,16 @@ static bool guest_window(const judge *j, uint64_t va, uint64_t *host)
 	return false;
 }
 
+/* Whether a buffer of the guest holds va (the guest's view maps it), its
+ * name into name; false without a device or where no named buffer is. */
+static bool guest_buffer(const judge *j, uint64_t va, char *name, size_t len)
+{
+	if (!j->in->dev)
+		return false;
+	cs_device_addr_name(j->in->dev, va, name, len);
+	return strncmp(name, "0x", 2) != 0;
+}
+
 /* What a fault or rejection record shows was being accessed. */
 static const char *fault_subject(const cs_event *e)
 {
@@ -79,9 +89,11 @@ static size_t unrelocated_fault(const judge *j, uint32_t launch)
 	for (size_t i = 0; i < j->n; i++) {
 		const cs_event *e = &j->ev[i];
 		uint64_t host, at = unreached_addr(e);
+		char name[64];
 		if (!at || (launch != CS_NONE32 && e->launch != CS_NONE32 && e->launch != launch))
 			continue;
-		if (!host_maps(j, at) && guest_window(j, at, &host))
+		if (!host_maps(j, at) &&
+		    (guest_window(j, at, &host) || guest_buffer(j, at, name, sizeof(name))))
 			return i;
 	}
 	return NONE;
@@ -96,17 +108,37 @@ static void attribute(const judge *j, cs_chain *c)
 		return;
 	const cs_event *e = &j->ev[f];
 	uint64_t host = 0, at = unreached_addr(e);
-	guest_window(j, at, &host);
+	bool windowed = guest_window(j, at, &host);
 	char entry[48] = "the stream";
 	if (e->gp_entry != CS_NONE32)
 		snprintf(entry, sizeof(entry), "entry %u", e->gp_entry);
+	else if (e->launch != CS_NONE32)
+		snprintf(entry, sizeof(entry), "launch %u", e->launch);
+	char name[64], guest[96], where[64];
+	if (guest_buffer(j, at, name, sizeof(name)))
+		snprintf(guest, sizeof(guest), "guest 0x%llx (%s)", X(at), name);
+	else
+		snprintf(guest, sizeof(guest), "guest 0x%llx", X(at));
+	if (windowed)
+		snprintf(where, sizeof(where), "its window holds it at 0x%llx", X(host));
+	else
+		snprintf(where, sizeof(where), "no window holds it");
 	char was[CS_DIAGNOSIS_MAX];
 	snprintf(was, sizeof(was), "%s", c->diagnosis);
 	/* the judge's own words first; the engine's account follows, cut to fit */
-	snprintf(c->diagnosis, sizeof(c->diagnosis),
-		 "%s's %s at guest 0x%llx was forwarded unrelocated, left in the guest's view: the "
-		 "host's view does not map it (its window holds it at 0x%llx), so %.600s", entry, fault_subject(e),
-		 X(at), X(host), was);
+	if (e->kind == CS_EV_FAULT && e->unit == CS_UNIT_SM)
+		/* a kernel's pointers are data: no rewrite relocates them, so the buffer
+		 * must be where the kernel looks in the host's view too */
+		snprintf(c->diagnosis, sizeof(c->diagnosis),
+			 "%s's kernel accessed %s, an address only the guest's view maps: the host's "
+			 "view does not (%s), and a kernel's pointer parameters are data no "
+			 "relocation reaches (map the buffer at the same address in both views), so "
+			 "%.600s", entry, guest, where, was);
+	else
+		snprintf(c->diagnosis, sizeof(c->diagnosis),
+			 "%s's %s at %s was forwarded unrelocated, left in the guest's view: the "
+			 "host's view does not map it (%s), so %.600s", entry, fault_subject(e),
+			 guest, where, was);
 	c->cause = CS_CAUSE_FORWARD_UNRELOCATED;
 	c->break_event = f;
 }

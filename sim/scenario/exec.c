@@ -190,22 +190,49 @@ static void rewrite_free(struct cs_rewrite *rw)
 	cs_rewrite_free(rw);
 }
 
-/* The block's rules replace the last block's; the device applies them to
- * every entry submitted from here on. */
+/* An edit of the rewrite in force that matched nothing is bad input: a test
+ * of a rewrite that changed nothing would read green on nothing. */
+static bool rewrite_checked(scn_exec *x)
+{
+	unsigned edit = 0;
+	cs_diag dd;
+	cs_diag_clear(&dd);
+	if (!x->rewrote || cs_rewrite_check(x->s->rewrite, &edit, &dd))
+		return true;
+	return scn_fail_at(x, x->s->rewrite_locs[edit], "%s", dd.msg);
+}
+
+/* The block's rules replace the last block's (whose edits must each have
+ * applied); the device applies them to every entry submitted from here on. */
 static bool do_rewrite(scn_exec *x, const scn_dir *dir)
 {
+	if (!rewrite_checked(x))
+		return false;
 	cs_rewrite *rw = cs_rewrite_new();
 	if (!rw)
 		return scn_fail_at(x, dir->loc, "out of memory creating the rewrite");
+	unsigned most = 0;
+	for (unsigned i = 0; i < dir->nrlines; i++)
+		most += dir->rlines[i].naddrs + 1;
+	scn_loc *locs = scn_alloc(x->s, sizeof(*locs) * (most + 1));
 	for (unsigned i = 0; i < dir->nrlines; i++) {
-		if (!rewrite_line(x, rw, &dir->rlines[i])) {
+		const scn_rline *rl = &dir->rlines[i];
+		unsigned before = cs_rewrite_edits(rw);
+		if (!rewrite_line(x, rw, rl)) {
 			cs_rewrite_free(rw);
 			return false;
 		}
+		/* keep names one edit per address; every other line is one edit */
+		for (unsigned k = before; k < cs_rewrite_edits(rw) && k < most; k++)
+			locs[k] = rl->kind == SCN_RW_KEEP || rl->kind == SCN_RW_SKEW
+					  ? rl->addr_locs[k - before < rl->naddrs ? k - before : 0]
+					  : rl->loc;
 	}
 	if (x->s->rewrite)
 		x->s->rewrite_free(x->s->rewrite);
 	x->s->rewrite = rw;
+	x->s->rewrite_locs = locs;
+	x->rewrote = true;
 	x->s->rewrite_free = rewrite_free;
 	cs_device_set_forward(DEV(x), cs_rewrite_forward, rw);
 	return true;
@@ -279,6 +306,41 @@ static bool do_directive(scn_exec *x, const scn_dir *dir)
 
 /* ---- expectations ---------------------------------------------------------- */
 
+/* Why an expectation of a chain not observable from some stage fails. */
+static void unobservable_detail(const cs_chain *c, const char *lead, cs_expect_outcome *o)
+{
+	char full[CS_DIAGNOSIS_MAX + 128];
+	snprintf(full, sizeof(full), "%s: it is not observable from stage %u (%s) [%s]: %s", lead,
+		 (unsigned)c->unobservable, cs_stage_name(c->unobservable), cs_cause_key(c->cause),
+		 c->diagnosis);
+	cs_report_fit_copy(o->detail, sizeof(o->detail), full);
+}
+
+/* The first launch whose grid the simulator did not execute to its end (its
+ * stage 9 not observable), or NULL: memory its kernel writes is unknown. */
+static const cs_chain *unexecuted_grid(const cs_report *r)
+{
+	for (size_t k = 0; k < r->nlaunches; k++)
+		if (r->launches[k].rows[CS_STAGE_GR_DISPATCH].status == CS_STAGE_NOT_OBSERVABLE)
+			return &r->launches[k];
+	return NULL;
+}
+
+/* expect mem after a grid that was not executed cannot hold: what its
+ * kernel would have written is unknown, whatever memory shows. */
+static void expect_mem_judged(const cs_report *r, cs_expect_outcome *o)
+{
+	const cs_chain *c = o->held ? unexecuted_grid(r) : NULL;
+	if (!c)
+		return;
+	o->held = false;
+	char full[CS_EVIDENCE_MAX + 128];
+	snprintf(full, sizeof(full), "not judged: launch %u's grid was not executed here (stage 9 "
+		 "not observable: %s), so what its kernel writes is unknown",
+		 c->launch, c->rows[CS_STAGE_GR_DISPATCH].evidence);
+	cs_report_fit_copy(o->detail, sizeof(o->detail), full);
+}
+
 static void expect_chain(const scn_dir *dir, const cs_report *r, cs_expect_outcome *o)
 {
 	const cs_chain *c = &r->overall;
@@ -299,7 +361,14 @@ static void expect_chain(const scn_dir *dir, const cs_report *r, cs_expect_outco
 	case SCN_D_EXPECT_COMPLETE: {
 		cs_stage want = dir->kind == SCN_D_EXPECT_BREAK ? (cs_stage)dir->stage : CS_STAGE_NONE;
 		o->held = c->first_break == want;
-		if (!o->held && c->first_break == CS_STAGE_NONE)
+		/* a chain not observable from some stage is not complete: it was not judged */
+		if (o->held && dir->kind == SCN_D_EXPECT_COMPLETE && c->unobservable != CS_STAGE_NONE) {
+			o->held = false;
+			unobservable_detail(c, "the chain is not complete", o);
+		} else if (!o->held && c->first_break == CS_STAGE_NONE &&
+			   c->unobservable != CS_STAGE_NONE)
+			unobservable_detail(c, "the chain has no break", o);
+		else if (!o->held && c->first_break == CS_STAGE_NONE)
 			snprintf(o->detail, sizeof(o->detail), "the chain is complete (no break)");
 		else if (!o->held) {
 			char full[CS_DIAGNOSIS_MAX + 64];
@@ -333,6 +402,14 @@ static bool evaluate_expectations(scn_exec *x)
 		case SCN_D_EXPECT_MEM:
 			scn_outcome_init(&o, dir);
 			ok = scn_expect_mem(x, dir, &o);
+			if (ok && o.held && !r)
+				r = cs_report_build(DEV(x));
+			if (ok && o.held && !r) {
+				cs_diag_set(x->d, CS_ERR_NOMEM, "cannot build the report");
+				ok = false;
+			}
+			if (ok)
+				expect_mem_judged(r, &o);
 			break;
 		case SCN_D_EXPECT_STAGE:
 		case SCN_D_EXPECT_BREAK:
@@ -413,5 +490,5 @@ bool cs_scenario_execute_tapped(cs_scenario *s, cs_device *dev, const cs_scenari
 	cs_device_finish(dev);
 	if (s->ndirs && !trace_intact(&x, dev, s->dirs[s->ndirs - 1].loc))
 		return false;
-	return evaluate_expectations(&x);
+	return rewrite_checked(&x) && evaluate_expectations(&x);
 }

@@ -674,8 +674,8 @@ static bool parse_expect(scn_lx *l, scn_dir *dir)
 		char buf[32];
 		if (n == 0)
 			return scn_lx_fail_at(l, l->pos, "expected a stage (1..11 or a name)");
-		if (!is_stage && scn_word_is(w, n, "none")) {
-			dir->kind = SCN_D_EXPECT_COMPLETE;
+		if (!is_stage && scn_word_is(w, n, "none")) { /* no break: stage stays none */
+			dir->stage = (unsigned)CS_STAGE_NONE;
 			l->pos += n;
 			return scn_lx_done(l);
 		}

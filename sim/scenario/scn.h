@@ -248,6 +248,7 @@ struct cs_scenario {
 	 * freed (set by the executor, so the parser links without the device) */
 	struct cs_rewrite *rewrite;
 	void (*rewrite_free)(struct cs_rewrite *rw);
+	scn_loc *rewrite_locs; /* where each of its edits is written, by edit number */
 };
 
 void *scn_alloc(cs_scenario *s, size_t size);
@@ -292,6 +293,7 @@ typedef struct scn_exec {
 	void (*record)(void *host, const cs_event *ev);
 	bool (*module_add)(void *host, cs_module *m, cs_diag *d);
 	const cs_scenario_tap *tap; /* a watcher (capture export), NULL when none */
+	bool rewrote;     /* this run set s->rewrite */
 } scn_exec;
 
 void scn_exec_reset(cs_scenario *s);

@@ -95,7 +95,7 @@ Test(forward, unrelocated_prelude_write_is_named_and_relocation_completes)
 	cr_expect_eq(bad.r->overall.first_break, CS_STAGE_FE_EXEC);
 	cr_expect_eq(bad.r->overall.cause, CS_CAUSE_FORWARD_UNRELOCATED);
 	cr_expect(strstr(bad.r->overall.diagnosis, "inline-to-memory write at guest 0x200001210 "
-				 "was forwarded unrelocated"), "%s", bad.r->overall.diagnosis);
+				 "(cb+0x210) was forwarded unrelocated"), "%s", bad.r->overall.diagnosis);
 	run_free(&bad);
 
 	run good = run_file("tests/conformance/forward-relocated.chain", NULL, NULL);
@@ -302,4 +302,20 @@ Test(forward, tinygrad_streams_relocated_end_to_end, .timeout = 120)
 	g_dir_close(d);
 	g_free(dir);
 	cr_expect_geq(streams, 16, "tests/outside has %u streams", streams);
+}
+
+/* A kernel's buffers left out of the host's view (no `map` for them): the
+ * grid's fault at an address only the guest's view maps is the forwarding's,
+ * forward-unrelocated naming the buffer and the views, not grid-fault. */
+Test(forward, a_kernel_access_only_the_guests_view_maps_is_the_forwardings)
+{
+	run r = run_file("tests/conformance/forward-kernel-buffer-unmapped.chain", NULL, NULL);
+	cr_expect_eq(r.r->overall.first_break, CS_STAGE_GR_DISPATCH);
+	cr_expect_eq(r.r->overall.cause, CS_CAUSE_FORWARD_UNRELOCATED, "%s",
+		     cs_cause_key(r.r->overall.cause));
+	cr_expect(strstr(r.r->overall.diagnosis, "launch 0's kernel accessed guest 0x300001000 (b)"),
+		  "%s", r.r->overall.diagnosis);
+	cr_expect(strstr(r.r->overall.diagnosis, "no window holds it"), "%s",
+		  r.r->overall.diagnosis);
+	run_free(&r);
 }

@@ -341,17 +341,19 @@ Test(rewrite, random_streams_never_crash_the_rewrite, .timeout = 120)
 }
 
 /* A malformed pushbuffer is forwarded as the guest wrote it (moved into the
- * host's view): no edit is noted for it, and the front end names the header. */
+ * host's view): no edit is noted for it, and the front end names the header.
+ * The entry before it is edited (its NOP dropped). */
 Test(rewrite, malformed_stream_is_forwarded_untouched)
 {
 	run r = run_text("arch hopper\nalloc sem 16\n"
 			 "map guest 0x200000000 host 0x5000000000 size 0x100000\n"
 			 "rewrite\n  relocate\n  drop * NOP\nend\n"
+			 "push good\n  inc 0 NOP 0\n  inc 0 NOP 0\nend\n"
 			 "push pb\n  inc 0 NOP 0\n  raw 0x40000000\n  release sem 1\nend\n"
-			 "gpfifo pb\nsubmit\nwait sem == 1\n");
+			 "gpfifo good\ngpfifo pb\nsubmit\nwait sem == 1\n");
 	cr_assert(r.ok, "%s", r.msg);
-	cr_expect_eq(edits(&r, CS_EDIT_DROP, CS_NONE32), 0);
-	cr_expect_eq(edits(&r, CS_EDIT_RELOCATE, CS_NONE32), 1, "the pushbuffer only");
+	cr_expect_eq(edits(&r, CS_EDIT_DROP, CS_NONE32), 3, "the good entry's two NOPs, and itself");
+	cr_expect_eq(edits(&r, CS_EDIT_RELOCATE, CS_NONE32), 1, "the malformed pushbuffer only");
 	cr_expect_eq(r.r->overall.cause, CS_CAUSE_PB_MALFORMED, "%s", r.r->overall.diagnosis);
 	run_free(&r);
 }
@@ -373,4 +375,89 @@ Test(rewrite, merge_a_submissions_entries_into_one)
 	cr_expect_eq(fetched, 2, "two submissions, one host entry each");
 	cr_expect_eq(edits(&r, CS_EDIT_MERGE, CS_NONE32), 2);
 	run_free(&r);
+}
+
+/* A skew of the QMD on the SEND_PCAS path moves the pointer off the host's
+ * copy, and a skew of the pushbuffer moves an edited entry off its copy:
+ * each is a relocation to the wrong place, listed and judged, never a
+ * complete chain with the skew nowhere. */
+Test(rewrite, a_skew_of_a_copied_qmd_or_pushbuffer_applies)
+{
+	static const char *const skews[] = { "skew QMD 0x100", "skew PUSHBUFFER 0x1000" };
+	for (size_t i = 0; i < 2; i++) {
+		char *text = g_strdup_printf("arch hopper\n" VADD WINDOWS
+					     "rewrite\n  relocate\n  %s\nend\n"
+					     "push pb\n  launch m.vadd grid=1 block=32 args=a,b,c,4 "
+					     "path=pcas name=L\nend\n"
+					     "gpfifo pb\nsubmit\nwait L.sem == 1\n", skews[i]);
+		run r = run_text(text);
+		cr_assert(r.ok, "%s: %s", skews[i], r.msg);
+		cr_expect_eq(r.r->overall.first_break, CS_STAGE_HOST_FORWARD, "%s: %s", skews[i],
+			     r.r->overall.diagnosis);
+		cr_expect_eq(r.r->overall.cause, CS_CAUSE_FORWARD_MISRELOCATED, "%s", skews[i]);
+		cr_expect_not_null(strstr(r.r->overall.diagnosis, i ? "pushbuffer" : "QMD"), "%s",
+				   r.r->overall.diagnosis);
+		run_free(&r);
+		g_free(text);
+	}
+}
+
+/* Every edit of a rewrite block that matched nothing the host forwarded is
+ * refused, at its line and column, naming it. */
+Test(rewrite, an_edit_that_matched_nothing_is_refused_naming_it)
+{
+	static const struct {
+		const char *edit, *named, *at;
+	} cases[] = {
+		{ "drop * SEND_SIGNALING_PCAS2_B", "'drop * SEND_SIGNALING_PCAS2_B'", "rw.chain:10:3" },
+		{ "replace 1 SEND_PCAS_A 0", "'replace 1 SEND_PCAS_A 0x0'", "rw.chain:10:3" },
+		{ "keep MEM_OP_TARGET", "'keep MEM_OP_TARGET'", "rw.chain:10:8" },
+		{ "skew COPY_SRC 0x10", "'skew COPY_SRC 16'", "rw.chain:10:8" },
+		{ "split 4000", "'split 4000'", "rw.chain:10:3" },
+		{ "merge", "'merge'", "rw.chain:10:3" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = g_strdup_printf("arch hopper\n" VADD WINDOWS
+					     "rewrite\n  relocate\n  %s\nend\n"
+					     "push pb\n  launch m.vadd grid=1 block=32 args=a,b,c,4 "
+					     "path=inline name=L\nend\n"
+					     "gpfifo pb\nsubmit\nwait L.sem == 1\n", cases[i].edit);
+		run r = run_text(text);
+		cr_expect_not(r.ok, "%s was taken", cases[i].edit);
+		cr_expect_not_null(strstr(r.msg, cases[i].named), "%s: %s", cases[i].edit, r.msg);
+		cr_expect_not_null(strstr(r.msg, cases[i].at), "%s: %s", cases[i].edit, r.msg);
+		cr_expect_not_null(strstr(r.msg, "matched nothing"), "%s", r.msg);
+		run_free(&r);
+		g_free(text);
+	}
+}
+
+/* The same rule in C: cs_rewrite_check names the first edit that changed
+ * nothing, by its number, and holds once every edit has applied. */
+Test(rewrite, the_library_check_names_the_edit_that_matched_nothing)
+{
+	cs_diag d;
+	cs_diag_clear(&d);
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	const char *text = "arch hopper\nalloc sem 16\n"
+			   "map guest 0x200000000 host 0x5000000000 size 0x100000\n"
+			   "push pb\n  release sem 1\nend\ngpfifo pb\nsubmit\nwait sem == 1\n";
+	cs_scenario *s = cs_scenario_parse(text, strlen(text), "c.chain", root, &d);
+	cr_assert_not_null(s, "%s", d.msg);
+	cs_device_config cfg = { .arch = cs_scenario_arch(s) };
+	cs_device *dev = cs_device_new(&cfg, &d);
+	cs_rewrite *rw = cs_rewrite_new();
+	cs_rewrite_relocate(rw, true);
+	cr_assert(cs_rewrite_replace_named(rw, 8, "SEM_PAYLOAD_LO", 1));
+	cr_assert(cs_rewrite_drop_named(rw, 8, "SET_OBJECT"));
+	cr_expect_eq(cs_rewrite_edits(rw), 3);
+	cs_device_set_forward(dev, cs_rewrite_forward, rw);
+	cr_assert(cs_scenario_execute(s, dev, &d), "%s", d.msg);
+	unsigned edit = 99;
+	cr_expect_not(cs_rewrite_check(rw, &edit, &d));
+	cr_expect_eq(edit, 2, "the drop, the third edit asked for");
+	cr_expect_not_null(strstr(d.msg, "'drop * SET_OBJECT' matched nothing"), "%s", d.msg);
+	cs_rewrite_free(rw);
+	cs_device_free(dev);
+	cs_scenario_free(s);
 }

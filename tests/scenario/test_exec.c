@@ -7,6 +7,7 @@
 
 #include "chainsim/device.h"
 #include "chainsim/pushbuf.h"
+#include "chainsim/ptxrun.h"
 #include "chainsim/report.h"
 #include "chainsim/trace.h"
 #include "cli.h"
@@ -113,7 +114,7 @@ Test(launch, a_bare_cubin_is_dispatched_not_executed)
 				     "gpfifo pb\nsubmit\nwait launch0.sem == 1\n"
 				     "expect stage 9 not-observable\nexpect stage 8 fired\n"
 				     "expect stage 10 not-observable\nexpect stage 11 not-observable\n"
-				     "expect complete\n", fx);
+				     "expect break none\n", fx);
 	g_free(fx);
 	run r = execute_ok(text);
 	cr_assert_eq(cs_scenario_expect_count(r.s), 5);
@@ -122,6 +123,40 @@ Test(launch, a_bare_cubin_is_dispatched_not_executed)
 			  cs_scenario_expect(r.s, i)->detail);
 	g_free(text);
 	done(&r);
+}
+
+/* A grid stopped at the executor's budget did not run: `expect complete` and
+ * `expect mem` on what its first threads wrote both fail, saying why, while
+ * `expect break none` holds (there is no break either). */
+Test(launch, a_budget_stop_is_never_complete)
+{
+	char *fx = fixture("vadd.nocompress.fatbin");
+	char *text = g_strdup_printf("module m \"%s\"\nalloc a 256\nalloc b 256\nalloc c 256\n"
+				     "data a f32 1 2 3 4\ndata b f32 10 20 30 40\n"
+				     "push pb\n  launch m.vadd grid=200000 block=1024 args=a,b,c,4 "
+				     "name=L\nend\ngpfifo pb\nsubmit\nwait L.sem == 1\n"
+				     "expect complete\nexpect mem c f32 11 22 33 44\n"
+				     "expect break none\n", fx);
+	g_free(fx);
+	cs_diag d;
+	cs_scenario *s = cs_scenario_parse(text, strlen(text), "b.chain", ".", &d);
+	cr_assert_not_null(s, "%s", d.msg);
+	cs_device_config cfg = { .arch = cs_scenario_arch(s) };
+	cs_device *dev = cs_device_new(&cfg, &d);
+	cs_ptx_runtime_set_budget(cs_device_ptx(dev), 1000, 0);
+	cr_assert(cs_scenario_execute(s, dev, &d), "%s", d.msg);
+	cr_assert_eq(cs_scenario_expect_count(s), 3);
+	const cs_expect_outcome *complete = cs_scenario_expect(s, 0), *mem = cs_scenario_expect(s, 1);
+	cr_expect_not(complete->held);
+	cr_expect(strstr(complete->detail, "not observable from stage 9 (gr-dispatch) [grid-budget]"),
+		  "%s", complete->detail);
+	cr_expect_not(mem->held);
+	cr_expect(strstr(mem->detail, "not judged: launch 0's grid was not executed"), "%s",
+		  mem->detail);
+	cr_expect(cs_scenario_expect(s, 2)->held, "%s", cs_scenario_expect(s, 2)->detail);
+	cs_device_free(dev);
+	cs_scenario_free(s);
+	g_free(text);
 }
 
 Test(records, guest_build_per_pushbuffer_and_qmd)

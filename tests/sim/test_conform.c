@@ -78,7 +78,7 @@ Test(conform, the_corpus_passes_with_two_jobs_in_path_order)
 							      "tests/conformance", NULL });
 	cr_expect_eq(a.status, 0, "%s%s", a.out, a.err);
 	char *want = g_strdup_printf("SUMMARY: %zu cases: %zu pass, 0 fail, 0 crashed, "
-				     "0 timed out, 0 unavailable\n", n, n);
+				     "0 timed out, 0 unavailable, 0 not observable\n", n, n);
 	cr_expect(g_str_has_suffix(a.out, want), "%s", a.out);
 	/* folders are listed in path order whatever the argument order */
 	const char *c = strstr(a.out, "tests/conformance/"), *o = strstr(a.out, "tests/outside/");
@@ -103,7 +103,7 @@ Test(conform, a_crash_costs_one_case)
 							      "host-only", "tests/conformance", NULL });
 	cr_expect_eq(o.status, 1, "%s", o.out);
 	char *want = g_strdup_printf("SUMMARY: %zu cases: %zu pass, 0 fail, 1 crashed, 0 timed out, "
-				     "0 unavailable\n", n, n - 1);
+				     "0 unavailable, 0 not observable\n", n, n - 1);
 	cr_expect(g_str_has_suffix(o.out, want), "%s", o.out);
 	cr_expect(strstr(o.out, "CRASH   tests/conformance/host-only.chain: crashed: killed by "
 				"signal 11 (SIGSEGV)"), "%s", o.out);
@@ -126,7 +126,7 @@ Test(conform, a_crashed_worker_is_replaced_and_the_rest_run)
 			crashed++;
 		cr_expect_geq(crashed, 4, "%s", o.out);
 		char *want = g_strdup_printf("SUMMARY: %zu cases: %zu pass, 0 fail, %zu crashed, "
-					     "0 timed out, 0 unavailable\n", n, n - crashed, crashed);
+					     "0 timed out, 0 unavailable, 0 not observable\n", n, n - crashed, crashed);
 		cr_expect(g_str_has_suffix(o.out, want), "--jobs %s: %s", jobs[j], o.out);
 		g_free(want);
 		test_cli_free(&o);
@@ -160,7 +160,7 @@ Test(conform, a_hang_times_out_and_costs_one_case)
 	double took = (double)(g_get_monotonic_time() - t0) / 1e6;
 	cr_expect_eq(o.status, 1, "%s", o.out);
 	char *want = g_strdup_printf("SUMMARY: %zu cases: %zu pass, 0 fail, 0 crashed, 1 timed out, "
-				     "0 unavailable\n", n, n - 1);
+				     "0 unavailable, 0 not observable\n", n, n - 1);
 	cr_expect(g_str_has_suffix(o.out, want), "%s", o.out);
 	cr_expect(strstr(o.out, "TIMEOUT tests/conformance/deadlock.chain: timed out after"), "%s",
 		  o.out);
@@ -341,15 +341,18 @@ Test(conform, never_green_on_nothing)
 	test_cli_free(&o);
 }
 
-Test(conform, unavailable_fails_unless_allowed)
+Test(conform, unavailable_and_unobservable_fail_unless_allowed)
 {
 	conform_summary s = { .cases = 3, .pass = 2, .unavailable = 1 };
-	cr_expect_eq(conform_exit_status(&s, false), 1);
-	cr_expect_eq(conform_exit_status(&s, true), 0);
+	cr_expect_eq(conform_exit_status(&s, false, false), 1);
+	cr_expect_eq(conform_exit_status(&s, true, false), 0);
 	conform_summary none = { 0 };
-	cr_expect_eq(conform_exit_status(&none, true), 2);
+	cr_expect_eq(conform_exit_status(&none, true, false), 2);
 	conform_summary crash = { .cases = 3, .pass = 2, .crashed = 1 };
-	cr_expect_eq(conform_exit_status(&crash, true), 1);
+	cr_expect_eq(conform_exit_status(&crash, true, false), 1);
+	conform_summary unobs = { .cases = 3, .pass = 2, .unobservable = 1 };
+	cr_expect_eq(conform_exit_status(&unobs, true, false), 1);
+	cr_expect_eq(conform_exit_status(&unobs, false, true), 0);
 }
 
 /* Runs shard k of n with its JSON in dir; returns the JSON's path. */
@@ -387,7 +390,7 @@ Test(conform, shards_partition_the_selection_and_merge_checks_them)
 	test_cli_out o = merge((const char *const[]){ s3, s1, "--json", merged, s2, NULL });
 	cr_expect_eq(o.status, 0, "%s%s", o.out, o.err);
 	char *want = g_strdup_printf("SUMMARY: %zu cases: %zu pass, 0 fail, 0 crashed, 0 timed out, "
-				     "0 unavailable\n", n, n);
+				     "0 unavailable, 0 not observable\n", n, n);
 	cr_expect_str_eq(o.out, want);
 	test_cli_free(&o);
 
@@ -542,4 +545,52 @@ Test(conform, progress_line_on_a_terminal_only)
 	g_free(cmd);
 	g_free(exe);
 	g_free(script);
+}
+
+/* A case whose expectations all held while its grid stopped at the budget was
+ * not judged: it is its own outcome (UNOBS), counted in the SUMMARY, in the
+ * JSON and JUnit, and it fails the run unless --allow-unobservable. A case
+ * that names the stage it cannot judge (`expect stage 9 not-observable`)
+ * passes. */
+Test(conform, an_unobservable_case_fails_the_run_unless_allowed)
+{
+	char *tmpdir = sibling_dir();
+	char *path = g_build_filename(tmpdir, "budget-stop.chain", NULL);
+	const char *text = "# run: --budget-instructions=1000\n"
+			   "arch hopper\n"
+			   "module m ../../fixtures/kernels/out/vadd.nocompress.fatbin\n"
+			   "alloc a 256\nalloc b 256\nalloc c 256\n"
+			   "push pb\n  launch m.vadd grid=200000 block=1024 args=a,b,c,4 name=L\nend\n"
+			   "gpfifo pb\nsubmit\nwait L.sem == 1\nexpect stage 8 fired\n";
+	cr_assert(g_file_set_contents(path, text, -1, NULL));
+	char *json = tmp_path("unobs.json"), *xml = tmp_path("unobs.xml");
+	test_cli_out o = conform(NULL, (const char *const[]){ "--json", json, "--junit", xml, path,
+							      "tests/conformance/"
+							      "unobservable-budget-stop.chain", NULL });
+	cr_expect_eq(o.status, 1, "%s", o.out);
+	cr_expect(strstr(o.out, "UNOBS"), "%s", o.out);
+	cr_expect(strstr(o.out, "not observable from stage 9 (gr-dispatch) [grid-budget]"), "%s",
+		  o.out);
+	cr_expect(strstr(o.out, "SUMMARY: 2 cases: 1 pass, 0 fail, 0 crashed, 0 timed out, "
+				"0 unavailable, 1 not observable"), "%s", o.out);
+	gchar *jt = NULL, *xt = NULL;
+	cr_assert(g_file_get_contents(json, &jt, NULL, NULL));
+	cr_expect(strstr(jt, "\"outcome\" : \"unobservable\""), "%s", jt);
+	cr_expect(strstr(jt, "\"unobservable\" : 1"), "%s", jt);
+	cr_assert(g_file_get_contents(xml, &xt, NULL, NULL));
+	cr_expect(strstr(xt, "<skipped type=\"unobservable\""), "%s", xt);
+	test_cli_free(&o);
+	o = conform(NULL, (const char *const[]){ "--allow-unobservable", path, NULL });
+	cr_expect_eq(o.status, 0, "%s", o.out);
+	test_cli_free(&o);
+	g_unlink(path);
+	g_unlink(json);
+	g_unlink(xml);
+	g_rmdir(tmpdir);
+	g_free(tmpdir);
+	g_free(path);
+	g_free(json);
+	g_free(xml);
+	g_free(jt);
+	g_free(xt);
 }

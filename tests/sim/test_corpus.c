@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "chainsim/device.h"
+#include "chainsim/ptxrun.h"
 #include "chainsim/report.h"
 #include "chainsim/scenario.h"
 
@@ -19,6 +20,7 @@ typedef struct corpus_meta {
 	char cause[64];
 	char phrase[256];
 	bool no_exec;
+	uint64_t budget_instructions; /* `# run: --budget-instructions=N`; 0: the default */
 	bool has_verdict; /* `expect break N`, `expect complete` or `expect break none` */
 } corpus_meta;
 
@@ -34,6 +36,8 @@ static void read_meta(const char *text, corpus_meta *m)
 			snprintf(m->phrase, sizeof(m->phrase), "%s", g_strstrip(*l + 13));
 		else if (!strncmp(s, "# run: ", 7) && strstr(s, "--no-exec"))
 			m->no_exec = true;
+		else if (!strncmp(s, "# run: --budget-instructions=", 29))
+			m->budget_instructions = g_ascii_strtoull(s + 29, NULL, 10);
 		else if (!strncmp(s, "expect break", 12) || !strncmp(s, "expect complete", 15))
 			m->has_verdict = true;
 	}
@@ -74,6 +78,8 @@ static corpus_result run_one(const char *dir, const char *name)
 	cs_device_config cfg = { .arch = res.arch, .no_executor = m.no_exec };
 	cs_device *dev = cs_device_new(&cfg, &d);
 	cr_assert_not_null(dev);
+	if (m.budget_instructions)
+		cs_ptx_runtime_set_budget(cs_device_ptx(dev), m.budget_instructions, 0);
 	bool ran = cs_scenario_execute(s, dev, &d);
 	if (!ran) {
 		cs_diag_format(&d, msg, sizeof(msg));
@@ -140,9 +146,7 @@ Test(corpus, every_file_holds_and_every_rule_is_covered, .timeout = 120)
 		{ "no-install", "every launch record the engine writes follows an install" },
 		{ "no-dispatch", "the engine records an outcome for every dispatch" },
 		{ "budget", "needs a device whose run budget ends (sim-device covers it)" },
-		{ "client-wait", "only a live device's client waits unseen (tests/python covers it)" },
-		{ "grid-budget", "by default a budget stop takes seconds and its point varies with "
-				 "the clock; tests/sim/budget with lowered budgets (sim-cli covers it)" },
+		{ "client-wait", "only a live device's client waits unseen (tests/live/python covers it)" },
 		{ "not-fired", "the judge's fallback when no rule explains a stage" },
 	};
 	bool covered[CS_CAUSE_COUNT] = { 0 };

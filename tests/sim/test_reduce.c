@@ -228,7 +228,9 @@ Test(reduce, goals_parse_or_name_the_bad_word)
 	cr_expect(cs_reduce_goal_parse("  break qmd-read   cause no-schedule ", &g, &d));
 	cr_expect(g.stage == CS_STAGE_QMD_READ && g.cause == CS_CAUSE_NO_SCHEDULE);
 	cr_expect(cs_reduce_goal_parse("cause deadlock", &g, &d));
-	cr_expect(g.stage == CS_STAGE_NONE && g.cause == CS_CAUSE_DEADLOCK);
+	cr_expect(g.stage == CS_STAGE_NONE && g.cause == CS_CAUSE_DEADLOCK && !g.any_stage);
+	cr_expect(cs_reduce_goal_parse("cause deadlock break any", &g, &d));
+	cr_expect(g.any_stage && !g.any_cause && g.cause == CS_CAUSE_DEADLOCK);
 	static const char *const bad[] = { "", "break", "break 12", "cause no-such-cause",
 					   "brake 5", "break 5 cause", "break 5 5" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -411,4 +413,61 @@ Test(reduce_cli, exit_statuses)
 	g_free(tmp);
 	g_free(good);
 	g_free(bad);
+}
+
+/* A goal of a cause alone keeps the input's break stage as well: the release
+ * left unrelocated (stage 10) stays the bug, rather than the unrelocated
+ * pushbuffer (stage 4, the same cause) that dropping the rewrite block gives;
+ * `break any` asks for the cause alone. */
+Test(reduce, a_cause_goal_keeps_the_inputs_stage_unless_asked_for_less)
+{
+	size_t len;
+	char *text = NULL, *dir = g_build_filename(source_root(), "tests", "conformance", NULL);
+	char *path = g_build_filename(dir, "forward-release-unrelocated.chain", NULL);
+	cs_diag fd;
+	cr_assert(cs_file_read(path, CS_FILE_MAX_TEXT, "the case", &text, &len, &fd), "%s", fd.msg);
+	g_free(path);
+	static const struct {
+		const char *goal;
+		cs_stage stage;
+	} cases[] = { { "cause forward-unrelocated", CS_STAGE_ENGINE_RELEASE },
+		      { "cause forward-unrelocated break any", CS_STAGE_FE_FETCH } };
+	for (size_t i = 0; i < 2; i++) {
+		cs_reduce_opts o = { .name = "forward-release-unrelocated.chain", .base_dir = dir };
+		cs_diag d;
+		cs_diag_clear(&d);
+		cr_assert(cs_reduce_goal_parse(cases[i].goal, &o.goal, &d), "%s", d.msg);
+		cs_reduce_result r;
+		cr_assert(cs_reduce_scenario(text, len, &o, &r, &d), "%s", d.msg);
+		cr_assert(r.held);
+		cr_expect_eq(r.goal.stage, i ? CS_STAGE_NONE : CS_STAGE_ENGINE_RELEASE, "%s",
+			     cases[i].goal);
+		cr_expect_eq(r.goal.cause, CS_CAUSE_FORWARD_UNRELOCATED);
+		cs_cause cause;
+		bool held;
+		cr_expect_eq(run_text(r.text, dir, &cause, &held), cases[i].stage, "%s:\n%s",
+			     cases[i].goal, r.text);
+		cr_expect_eq(cause, CS_CAUSE_FORWARD_UNRELOCATED);
+		cr_expect(held, "%s", r.text);
+		cr_expect_eq(strstr(r.text, "keep RELEASE0") != NULL, i == 0, "%s", r.text);
+		cs_reduce_result_clear(&r);
+	}
+	free(text);
+	g_free(dir);
+}
+
+/* The summary names the break kept, stage and cause, for a goal of a cause. */
+Test(reduce_cli, the_summary_names_the_stage_and_the_cause)
+{
+	char *in = g_build_filename(source_root(), "tests", "conformance",
+				    "forward-release-unrelocated.chain", NULL);
+	test_cli_out o = test_cli_run(source_root(), "reduce",
+				      (const char *const[]){ in, "--until",
+							     "cause forward-unrelocated", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.err, "it breaks at stage 10 (engine-release) [forward-unrelocated]"),
+		  "%s", o.err);
+	cr_expect(strstr(o.out, "expect break 10\nexpect cause forward-unrelocated\n"), "%s", o.out);
+	test_cli_free(&o);
+	g_free(in);
 }

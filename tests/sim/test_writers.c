@@ -136,9 +136,9 @@ Test(writers, json_schema_1_every_field_always_present)
 		cr_assert_not_null(ls);
 		for (guint i = 0; i < json_array_get_length(ls); i++) {
 			JsonObject *l = json_array_get_object_element(ls, i);
-			static const char *const lk[] = { "launch", "chain", "first_break",
+			static const char *const lk[] = { "launch", "result", "chain", "first_break",
 							  "not_observable" };
-			expect_exact_keys(l, files[f], lk, 4);
+			expect_exact_keys(l, files[f], lk, 5);
 			check_chain(json_object_get_array_member(l, "chain"), files[f]);
 			check_break(json_object_get_member(l, "first_break"), files[f]);
 		}
