@@ -107,15 +107,17 @@ class ChainsimGPU:
             return
         self._refs[key] -= 1
         if self._refs[key] == 0:
-            del self._refs[key]
-            self.mapped_ranges.discard(key)
-            self.device.unmap(vaddr, size)
+            self._drop(key)
 
     def unmap_containing(self, base, length):
-        for (va, size) in list(self._refs):
-            if va >= base and va + size <= base + length:
-                self._refs[(va, size)] = 1
-                self.unmap_range(va, size)
+        """Every mapping inside [base, base + length), whatever its count (UVM_FREE)."""
+        for key in [k for k in self._refs if k[0] >= base and k[0] + k[1] <= base + length]:
+            self._drop(key)
+
+    def _drop(self, key):
+        del self._refs[key]
+        self.mapped_ranges.discard(key)
+        self.device.unmap(*key)
 
     def add_gpfifo(self, base, entries_count):
         q = ChainsimQueue(self, len(self.queues), base, entries_count)
