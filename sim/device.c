@@ -900,6 +900,31 @@ static bool window_alias(const cs_device *dev, uint64_t guest, uint64_t host)
 	return false;
 }
 
+/* What an edit changed, as detail's opening names it ("entry 0's
+ * RELEASE0_ADDRESS in QMD L.qmd"): two runs' edits of the same target are
+ * the same edit, made or not, alike or not (sim/diff.c). */
+static int edit_target(const cs_device *dev, const cs_forward *fw, const cs_forward_note_in *n,
+		       const char *what, char *buf, size_t len)
+{
+	char guest[CS_REGION_NAME_MAX + 32];
+	cs_device_addr_name(dev, n->guest, guest, sizeof(guest));
+	switch (n->edit) {
+	case CS_EDIT_DROP:
+	case CS_EDIT_REPLACE:
+		return snprintf(buf, len, "entry %u's %s at %s", fw->guest_slot, what, guest);
+	case CS_EDIT_PATCH:
+		return snprintf(buf, len, "entry %u's %s in QMD %s", fw->guest_slot, what, guest);
+	case CS_EDIT_SPLIT:
+	case CS_EDIT_MERGE:
+		if (!n->what)
+			return snprintf(buf, len, "entry %u", fw->guest_slot);
+		break;
+	default:
+		break;
+	}
+	return snprintf(buf, len, "entry %u's %s", fw->guest_slot, what);
+}
+
 void cs_forward_note(cs_forward *fw, const cs_forward_note_in *n)
 {
 	cs_device *dev = fw->dev;
@@ -912,50 +937,52 @@ void cs_forward_note(cs_forward *fw, const cs_forward_note_in *n)
 	ev.aux = n->host;
 	ev.value = n->value;
 	ev.method = n->method;
+	int t = edit_target(dev, fw, n, what, text, sizeof(text));
+	size_t at = t < 0 ? 0 : (size_t)t < sizeof(text) ? (size_t)t : sizeof(text) - 1;
+	ev.target_len = (uint16_t)at;
+	char *rest = text + at;
+	size_t room = sizeof(text) - at;
+	char guest[CS_REGION_NAME_MAX + 32], host[CS_REGION_NAME_MAX + 32];
+	cs_device_addr_name(dev, n->guest, guest, sizeof(guest));
+	cs_device_addr_name(dev, n->host, host, sizeof(host));
 	uint64_t want;
 	switch (n->edit) {
 	case CS_EDIT_RELOCATE:
 		if (cs_device_guest_to_host(dev, n->guest, &want) && !window_alias(dev, n->guest, n->host)) {
 			ev.cause = CS_CAUSE_FORWARD_MISRELOCATED;
-			snprintf(text, sizeof(text), "entry %u's %s at guest 0x%llx was relocated to "
-				 "0x%llx, but the host's view holds it at 0x%llx", fw->guest_slot, what,
-				 (unsigned long long)n->guest, (unsigned long long)n->host,
-				 (unsigned long long)want);
+			snprintf(rest, room, " at guest %s was relocated to %s, but the host's view "
+				 "holds it at 0x%llx", guest, host, (unsigned long long)want);
 		} else {
-			snprintf(text, sizeof(text), "entry %u's %s: guest 0x%llx -> host 0x%llx",
-				 fw->guest_slot, what, (unsigned long long)n->guest,
-				 (unsigned long long)n->host);
+			snprintf(rest, room, ": guest %s -> host %s", guest, host);
 		}
 		break;
 	case CS_EDIT_DROP:
-		snprintf(text, sizeof(text), "entry %u: dropped %s (data at guest 0x%llx)",
-			 fw->guest_slot, what, (unsigned long long)n->guest);
+		snprintf(rest, room, ": dropped");
 		break;
 	case CS_EDIT_INSERT:
-		snprintf(text, sizeof(text), "entry %u: inserted %s of %llu dwords at host 0x%llx",
-			 fw->guest_slot, what, (unsigned long long)n->value,
-			 (unsigned long long)n->host);
+		snprintf(rest, room, ": %llu dword%s inserted at host %s", (unsigned long long)n->value,
+			 n->value == 1 ? "" : "s", host);
 		break;
 	case CS_EDIT_REPLACE:
-		snprintf(text, sizeof(text), "entry %u: %s's data replaced by 0x%llx", fw->guest_slot,
-			 what, (unsigned long long)n->value);
+		snprintf(rest, room, ": data replaced by 0x%llx", (unsigned long long)n->value);
 		break;
 	case CS_EDIT_PATCH:
-		snprintf(text, sizeof(text), "entry %u: QMD at guest 0x%llx: %s = 0x%llx",
-			 fw->guest_slot, (unsigned long long)n->guest, what,
-			 (unsigned long long)n->value);
+		snprintf(rest, room, " = 0x%llx", (unsigned long long)n->value);
 		break;
 	case CS_EDIT_COPY:
-		snprintf(text, sizeof(text), "entry %u: the %s at guest 0x%llx (%llu bytes) rewritten "
-			 "into host memory at 0x%llx", fw->guest_slot, what,
-			 (unsigned long long)n->guest, (unsigned long long)n->value,
-			 (unsigned long long)n->host);
+		snprintf(rest, room, ": %s (%llu bytes) rewritten into host memory at %s", guest,
+			 (unsigned long long)n->value, host);
 		break;
 	case CS_EDIT_SPLIT:
+		snprintf(rest, room, ": split into %llu host entr%s", (unsigned long long)n->value,
+			 n->value == 1 ? "y" : "ies");
+		break;
 	case CS_EDIT_MERGE:
+		snprintf(rest, room, ": %llu guest entr%s merged at host %s",
+			 (unsigned long long)n->value, n->value == 1 ? "y" : "ies", host);
+		break;
 	default:
-		snprintf(text, sizeof(text), "entry %u: %s (%llu)", fw->guest_slot, what,
-			 (unsigned long long)n->value);
+		snprintf(rest, room, " (%llu)", (unsigned long long)n->value);
 		break;
 	}
 	ev.detail = text;

@@ -124,7 +124,9 @@ typedef enum cs_event_kind {
 	CS_EV_HOST_EDIT,       /* stage 3: one forwarding edit. subch = its cs_forward_edit,
 				  gp_entry = the guest's ring slot, addr = guest, aux = host,
 				  value = the edit's value, method = the method edited;
-				  cause set when the edit is wrong; detail says what */
+				  cause set when the edit is wrong; detail says what,
+				  opening with its target (target_len bytes: "entry 0's
+				  RELEASE0_ADDRESS in QMD L.qmd") */
 	CS_EV_KIND_COUNT
 } cs_event_kind;
 
@@ -135,6 +137,8 @@ typedef struct cs_event {
 	uint8_t stage;         /* cs_stage, 0 when the record is context only */
 	uint8_t unit;          /* cs_unit */
 	uint16_t cause;        /* cs_cause the record shows, CS_CAUSE_NONE when none */
+	uint16_t target_len;   /* the length of detail's opening that names what the
+				  record is about (a host edit's target), 0 when none */
 	uint32_t channel;
 	uint32_t launch;       /* CS_NONE32 when not part of a launch */
 	uint32_t gp_entry;     /* the GPFIFO entry index (GP_GET at fetch), CS_NONE32 when none */
