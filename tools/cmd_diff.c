@@ -376,8 +376,17 @@ static unsigned read_stage(uint64_t kind)
 	}
 }
 
-static void compare(const cs_results *sim, const cs_results *hw, verdict v[12])
+/* An address as the capture's regions name it ("out+0x8"), on the replay's device. */
+static const char *addr_name(const cs_device *dev, uint64_t va, char *buf, size_t len)
 {
+	cs_device_addr_name(dev, va, buf, len);
+	return buf;
+}
+
+static void compare(const cs_device *dev, const cs_results *sim, const cs_results *hw,
+		    verdict v[12])
+{
+	char name[CS_REGION_NAME_MAX + 32];
 	/* stages 2 and 4: the submissions, GP_PUT written, GP_GET seen */
 	size_t ns = count_kind(sim, CS_RES_SUBMIT), nh = count_kind(hw, CS_RES_SUBMIT);
 	for (size_t i = 0; i < ns || i < nh; i++) {
@@ -422,8 +431,9 @@ static void compare(const cs_results *sim, const cs_results *hw, verdict v[12])
 		if (!a || !b)
 			mark(&v[11], "wait %zu is only in the %s's results", i, a ? "simulator" : "GPU");
 		else if (a->met != b->met || a->va != b->va)
-			mark(&v[11], "wait %zu on 0x%" PRIx64 " == 0x%" PRIx64 ": %s on the simulator, "
-			     "%s on the GPU (it saw 0x%" PRIx64 ")", i, a->va, a->b,
+			mark(&v[11], "wait %zu on %s == 0x%" PRIx64 ": %s on the simulator, "
+			     "%s on the GPU (it saw 0x%" PRIx64 ")", i,
+			     addr_name(dev, a->va, name, sizeof(name)), a->b,
 			     a->met ? "met" : "unmet", b->met ? "met" : "unmet", (uint64_t)b->c);
 	}
 	/* stages 5, 9, 10, 11: read-backs, in capture order */
@@ -433,21 +443,23 @@ static void compare(const cs_results *sim, const cs_results *hw, verdict v[12])
 		unsigned st = read_stage(a->b);
 		v[st].compared++;
 		if (!b || b->va != a->va || b->a != a->a) {
-			mark(&v[st], "read-back %zu (0x%" PRIx64 ") is missing from the GPU's results", i,
-			     a->va);
+			mark(&v[st], "read-back %zu (%s) is missing from the GPU's results", i,
+			     addr_name(dev, a->va, name, sizeof(name)));
 			continue;
 		}
 		if (!a->bytes || !b->bytes) {
 			if (a->bytes != b->bytes)
-				mark(&v[st], "0x%" PRIx64 " could be read on the %s only", a->va,
+				mark(&v[st], "%s could be read on the %s only",
+				     addr_name(dev, a->va, name, sizeof(name)),
 				     a->bytes ? "simulator" : "GPU");
 			continue;
 		}
 		for (uint64_t k = 0; k < a->a; k++)
 			if (a->bytes[k] != b->bytes[k]) {
-				mark(&v[st], "%s at 0x%" PRIx64 ": byte 0x%02x on the simulator, 0x%02x on "
+				mark(&v[st], "%s at %s: byte 0x%02x on the simulator, 0x%02x on "
 				     "the GPU", cs_capture_rb_kind_name((cs_capture_rb_kind)a->b),
-				     a->va + k, a->bytes[k], b->bytes[k]);
+				     addr_name(dev, a->va + k, name, sizeof(name)), a->bytes[k],
+				     b->bytes[k]);
 				break;
 			}
 	}
@@ -492,7 +504,7 @@ static int diff_hw_results(const char *hwfile, const char *capfile)
 		goto out;
 	}
 	verdict v[12] = { 0 };
-	compare(&sim, &hw, v);
+	compare(dev, &sim, &hw, v);
 	printf("diff %s (simulator) vs %s (%s %s)\n", capname, hwname, hw.backend, hw.driver);
 	static const unsigned shown[] = { 2, 4, 5, 9, 10, 11 };
 	int first = 0;

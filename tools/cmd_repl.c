@@ -707,6 +707,13 @@ static cs_status cmd_channel(rs_session *s, const char *args, FILE *out, cs_diag
 
 /* ---- memory ------------------------------------------------------------------ */
 
+/* The scenario's name for va (the device's one namer); false when it has none. */
+static bool addr_named(const cs_device *dev, uint64_t va, char *buf, size_t len)
+{
+	cs_device_addr_name(dev, va, buf, len);
+	return strncmp(buf, "0x", 2) != 0;
+}
+
 static cs_status cmd_qmd(rs_session *s, const char *args, FILE *out, cs_diag *d)
 {
 	cs_device *dev = rs_session_device(s);
@@ -768,7 +775,11 @@ static cs_status cmd_qmd(rs_session *s, const char *args, FILE *out, cs_diag *d)
 				snprintf(fname, sizeof(fname), "%s(%u)", f->name, k);
 			else
 				snprintf(fname, sizeof(fname), "%s", f->name);
-			fprintf(out, "  %-36s 0x%" PRIx64 " (%" PRIu64 ")\n", fname, v, v);
+			char vname[CS_REGION_NAME_MAX + 32];
+			if (f->kind == CS_FIELD_ADDRESS && addr_named(dev, v, vname, sizeof(vname)))
+				fprintf(out, "  %-36s 0x%" PRIx64 " <%s>\n", fname, v, vname);
+			else
+				fprintf(out, "  %-36s 0x%" PRIx64 " (%" PRIu64 ")\n", fname, v, v);
 		}
 	}
 	fprintf(out, "  (%u fields are zero)\n", zero);
@@ -943,7 +954,11 @@ static cs_status cmd_trace(rs_session *s, const char *args, FILE *out, cs_diag *
 			fprintf(out, " entry %" PRIu32, e->gp_entry);
 		if (e->method_index != CS_NONE32)
 			fprintf(out, ".%" PRIu32, e->method_index);
-		fprintf(out, " addr 0x%" PRIx64 " value 0x%" PRIx64, e->addr, e->value);
+		char name[CS_REGION_NAME_MAX + 32];
+		fprintf(out, " addr 0x%" PRIx64, e->addr);
+		if (addr_named(rs_session_device(s), e->addr, name, sizeof(name)))
+			fprintf(out, " <%s>", name);
+		fprintf(out, " value 0x%" PRIx64, e->value);
 		if (e->detail)
 			fprintf(out, "  %s", e->detail);
 		fprintf(out, "\n");

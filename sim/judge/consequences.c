@@ -68,8 +68,8 @@ void jg_attribute_consequences(judge *j, cs_report *r, cs_chain *o)
 			size_t used = strlen(j->diag[9]);
 			if (at && used < sizeof(j->diag[9]))
 				snprintf(j->diag[9] + used, sizeof(j->diag[9]) - used,
-					 " As a consequence, channel %s waits for [0x%llx] == %llu, which "
-					 "launch %u's release would have written.", ch, X(b->addr),
+					 " As a consequence, channel %s waits for [%s] == %llu, which "
+					 "launch %u's release would have written.", ch, JG_ADDR(j, b->addr),
 					 X(b->value), r->launches[k].launch);
 		}
 	}

@@ -121,9 +121,12 @@ check_diff() {
 		"$tmp/a.res" >"$tmp/mem.res"
 	expect_rc 1 "diff: memory" "$cs" diff --hw-results "$tmp/mem.res" "$tmp/a.cap"
 	grep -q "first divergence at stage 9" "$tmp/out" || fail "diff: memory divergence not stage 9"
+	grep -q "memory at c: byte 0x00 on the simulator, 0xff on the GPU" "$tmp/out" ||
+		fail "diff: the memory divergence does not name the region (c)"
 	sed 's/ met / unmet /' "$tmp/a.res" >"$tmp/w.res"
 	expect_rc 1 "diff: wait" "$cs" diff --hw-results "$tmp/w.res" "$tmp/a.cap"
 	grep -q "first divergence at stage 11" "$tmp/out" || fail "diff: wait divergence not stage 11"
+	grep -q "wait 0 on L.sem " "$tmp/out" || fail "diff: the wait divergence does not name L.sem"
 	awk '/^read / && $4 == 2 && !done { $5 = "00000000"; done = 1 } { print }' \
 		"$tmp/a.res" >"$tmp/rel.res"
 	expect_rc 1 "diff: release" "$cs" diff --hw-results "$tmp/rel.res" "$tmp/a.cap"

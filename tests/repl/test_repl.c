@@ -67,7 +67,8 @@ Test(repl, acceptance_pcas_session_content)
 							       "pcas.script", NULL });
 	cr_expect(strstr(o.out, "breakpoint 1, method SEND_PCAS_A\nnext: #3 ch0 entry 0 method 2 subch 1 "
 				"HOPPER_COMPUTE_A.SEND_PCAS_A"), "%s", o.out);
-	cr_expect(strstr(o.out, "  RELEASE0_ADDRESS                     0x200005000"), "%s", o.out);
+	cr_expect(strstr(o.out, "  RELEASE0_ADDRESS                     0x200005000 <L.sem>\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "  PROGRAM_ADDRESS                      0x200000000 <m.vadd>\n"), "%s", o.out);
 	cr_expect(strstr(o.out, "  CTA_THREAD_DIMENSION0                0x20 (32)"), "%s", o.out);
 	cr_expect(strstr(o.out, "0x200005000 <L.sem>: 0x00000000\n"), "%s", o.out);
 	cr_expect(strstr(o.out, "stage 10 (engine-release) fired: release L.sem = 1\n"), "%s", o.out);
