@@ -22,6 +22,11 @@ static uint32_t get32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
 static uint64_t get64(const uint8_t *p)
 {
 	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
@@ -31,6 +36,12 @@ static void put32(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
 }
 
 static void put64(uint8_t *p, uint64_t v)
@@ -334,10 +345,14 @@ static bool read_record(reader *r, cs_capture_item *it, const uint8_t *p, uint32
 	case CS_CAP_WAIT:
 		it->va = get64(p);
 		it->value = get64(p + 8);
-		it->size = get32(p + 16);
+		it->size = get16(p + 16);
+		it->aux = get16(p + 18);
 		if (it->size != 4 && it->size != 8)
 			return BAD(r, poff + 16, "wait width %llu; expected 4 or 8",
 				   (unsigned long long)it->size);
+		if (it->aux != CS_CAP_WAIT_EQ && it->aux != CS_CAP_WAIT_GEQ)
+			return BAD(r, poff + 18, "wait comparison %llu; expected 0 (==) or 1 (>=)",
+				   (unsigned long long)it->aux);
 		if (it->size == 4 && it->value > 0xffffffffull)
 			return BAD(r, poff + 8, "value 0x%llx does not fit a 32-bit wait",
 				   (unsigned long long)it->value);
@@ -678,7 +693,8 @@ bool cs_capture_writer_add(cs_capture_writer *w, const cs_capture_item *it, cs_d
 	case CS_CAP_WAIT:
 		put64(p, it->va);
 		put64(p + 8, it->value);
-		put32(p + 16, (uint32_t)it->size);
+		put16(p + 16, (uint16_t)it->size);
+		put16(p + 18, (uint16_t)it->aux);
 		break;
 	case CS_CAP_READBACK:
 		put64(p, it->va);

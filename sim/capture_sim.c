@@ -173,12 +173,13 @@ static void tap_submit(void *ctx, uint32_t ch)
 	add(e, &it);
 }
 
-static void tap_wait(void *ctx, uint64_t addr, uint64_t value, bool is64)
+static void tap_wait(void *ctx, uint64_t addr, uint64_t value, bool is64, cs_wait_cmp cmp)
 {
 	exporter *e = ctx;
 	sync_guest(e);
 	cs_capture_item it = { .type = CS_CAP_WAIT, .va = addr, .value = value,
-			       .size = is64 ? 8 : 4 };
+			       .size = is64 ? 8 : 4,
+			       .aux = cmp == CS_WAIT_GEQ ? CS_CAP_WAIT_GEQ : CS_CAP_WAIT_EQ };
 	add(e, &it);
 	cs_capture_item rb = { .type = CS_CAP_READBACK, .va = addr, .size = is64 ? 8 : 4,
 			       .aux = CS_CAP_RB_WAIT };
@@ -489,7 +490,9 @@ bool cs_capture_replay(const cs_capture *c, cs_device *dev, cs_results *res, cs_
 				results_submit(dev, it->channel, t0, res);
 			break;
 		case CS_CAP_WAIT: {
-			bool met = cs_device_wait(dev, it->va, it->value, it->size == 8);
+			bool met = cs_device_wait_cmp(dev, it->va, it->value, it->size == 8,
+						      it->aux == CS_CAP_WAIT_GEQ ? CS_WAIT_GEQ
+										 : CS_WAIT_EQ);
 			if (res)
 				results_wait(dev, it, met, res);
 			break;

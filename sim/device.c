@@ -1168,12 +1168,23 @@ static void record_deadlocks(cs_device *dev)
 	dev->last_deadlock_mark = dev->nevents;
 }
 
+const char *cs_wait_cmp_symbol(cs_wait_cmp cmp)
+{
+	return cmp == CS_WAIT_GEQ ? ">=" : "==";
+}
+
 bool cs_device_wait(cs_device *dev, uint64_t addr, uint64_t value, bool is64)
+{
+	return cs_device_wait_cmp(dev, addr, value, is64, CS_WAIT_EQ);
+}
+
+bool cs_device_wait_cmp(cs_device *dev, uint64_t addr, uint64_t value, bool is64,
+			cs_wait_cmp cmp)
 {
 	cs_event ev = cs_event_make(CS_EV_WAIT_BEGIN, CS_STAGE_GUEST_WAKE, CS_UNIT_GUEST, 0);
 	ev.addr = addr;
 	ev.value = value;
-	ev.aux = is64 ? 8 : 4;
+	ev.aux = (is64 ? 8 : 4) | (cmp == CS_WAIT_GEQ ? CS_WAIT_BEGIN_GEQ : 0);
 	store_event(dev, &ev);
 
 	cs_device_run(dev);
@@ -1181,10 +1192,11 @@ bool cs_device_wait(cs_device *dev, uint64_t addr, uint64_t value, bool is64)
 	uint64_t seen = 0;
 	bool mapped = cs_mem_read(dev->mem, addr, &seen, is64 ? 8 : 4, NULL);
 	uint64_t want = is64 ? value : (value & 0xffffffffu);
-	if (mapped && seen == want) {
+	if (mapped && (cmp == CS_WAIT_GEQ ? seen >= want : seen == want)) {
 		ev = cs_event_make(CS_EV_WAIT_DONE, CS_STAGE_GUEST_WAKE, CS_UNIT_HOST, 0);
 		ev.addr = addr;
 		ev.value = seen;
+		ev.aux = want;
 		store_event(dev, &ev);
 		return true;
 	}

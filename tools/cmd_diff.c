@@ -383,8 +383,17 @@ static const char *addr_name(const cs_device *dev, uint64_t va, char *buf, size_
 	return buf;
 }
 
-static void compare(const cs_device *dev, const cs_results *sim, const cs_results *hw,
-		    verdict v[12])
+/* The comparison of the capture's i-th wait, as the scenario wrote it. */
+static const char *wait_cmp(const cs_capture *c, size_t i)
+{
+	for (size_t k = 0; k < c->nitems; k++)
+		if (c->items[k].type == CS_CAP_WAIT && i-- == 0)
+			return c->items[k].aux == CS_CAP_WAIT_GEQ ? ">=" : "==";
+	return "==";
+}
+
+static void compare(const cs_capture *c, const cs_device *dev, const cs_results *sim,
+		    const cs_results *hw, verdict v[12])
 {
 	char name[CS_REGION_NAME_MAX + 32];
 	/* stages 2 and 4: the submissions, GP_PUT written, GP_GET seen */
@@ -431,9 +440,9 @@ static void compare(const cs_device *dev, const cs_results *sim, const cs_result
 		if (!a || !b)
 			mark(&v[11], "wait %zu is only in the %s's results", i, a ? "simulator" : "GPU");
 		else if (a->met != b->met || a->va != b->va)
-			mark(&v[11], "wait %zu on %s == 0x%" PRIx64 ": %s on the simulator, "
+			mark(&v[11], "wait %zu on %s %s 0x%" PRIx64 ": %s on the simulator, "
 			     "%s on the GPU (it saw 0x%" PRIx64 ")", i,
-			     addr_name(dev, a->va, name, sizeof(name)), a->b,
+			     addr_name(dev, a->va, name, sizeof(name)), wait_cmp(c, i), a->b,
 			     a->met ? "met" : "unmet", b->met ? "met" : "unmet", (uint64_t)b->c);
 	}
 	/* stages 5, 9, 10, 11: read-backs, in capture order */
@@ -504,7 +513,7 @@ static int diff_hw_results(const char *hwfile, const char *capfile)
 		goto out;
 	}
 	verdict v[12] = { 0 };
-	compare(dev, &sim, &hw, v);
+	compare(c, dev, &sim, &hw, v);
 	printf("diff %s (simulator) vs %s (%s %s)\n", capname, hwname, hw.backend, hw.driver);
 	static const unsigned shown[] = { 2, 4, 5, 9, 10, 11 };
 	int first = 0;

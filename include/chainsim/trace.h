@@ -26,6 +26,8 @@ extern "C" {
  * it put on the host's ring. A record without it (a forwarding layer's own
  * account, recorded by hand) counts no entries. */
 #define CS_HOST_FORWARD_RING 1ull
+/* In a CS_EV_WAIT_BEGIN's aux: the wait compares with >= (CS_WAIT_GEQ), not ==. */
+#define CS_WAIT_BEGIN_GEQ (1ull << 32)
 
 /* The unit that produced a record, finer than its author. */
 typedef enum cs_unit {
@@ -97,8 +99,10 @@ typedef enum cs_event_kind {
 	/* anyone */
 	CS_EV_FAULT,           /* addr = faulting VA, value = cs_access, unit = who, detail */
 	/* guest wait (stage 11) */
-	CS_EV_WAIT_BEGIN,      /* addr, value = wanted, aux = 8 for u64 compares else 4 */
-	CS_EV_WAIT_DONE,       /* stage 11 fired: addr, value = value seen */
+	CS_EV_WAIT_BEGIN,      /* addr, value = wanted, aux = 8 for u64 compares else 4,
+				  | CS_WAIT_BEGIN_GEQ for a >= wait (the wait-done or
+				  wait-failed after it compares the same way) */
+	CS_EV_WAIT_DONE,       /* stage 11 fired: addr, value = value seen, aux = wanted */
 	CS_EV_WAIT_FAILED,     /* stage 11 not fired: device idle first. addr, value = seen,
 				  aux = wanted */
 	CS_EV_DEADLOCK,        /* every channel blocked: channel, addr, value = wanted,

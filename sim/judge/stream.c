@@ -475,8 +475,9 @@ void jg_stage_wake(judge *j, cs_chain *c)
 	}
 	if (failed != NONE) {
 		const cs_event *e = &j->ev[failed];
-		jg_row(c, 11, CS_STAGE_NOT_FIRED, CS_AUTHOR_HOST, failed, "wait %s == %llu: value is %llu",
-		     JG_ADDR(j, e->addr), X(e->aux), X(e->value));
+		const char *cmp = jg_wait_cmp(j, failed);
+		jg_row(c, 11, CS_STAGE_NOT_FIRED, CS_AUTHOR_HOST, failed, "wait %s %s %llu: value is %llu",
+		     JG_ADDR(j, e->addr), cmp, X(e->aux), X(e->value));
 		/* Who wrote what: the releases that did happen. */
 		char rel[256] = "nothing released any semaphore";
 		size_t nrel = 0;
@@ -500,31 +501,34 @@ void jg_stage_wake(judge *j, cs_chain *c)
 			if (j->ev[i].kind == CS_EV_SEM_RELEASE && j->ev[i].addr == e->addr)
 				wrote_here = true;
 		if (e->cause == CS_CAUSE_BUDGET)
-			jg_why(j, 11, CS_CAUSE_BUDGET, "the guest waits for [%s] == %llu, but the device's "
+			jg_why(j, 11, CS_CAUSE_BUDGET, "the guest waits for [%s] %s %llu, but the device's "
 				    "entry budget ran out with work left (value %llu): raise "
-				    "run_budget or shorten the stream", JG_ADDR(j, e->addr), X(e->aux),
+				    "run_budget or shorten the stream", JG_ADDR(j, e->addr), cmp, X(e->aux),
 				    X(e->value));
 		else if (e->cause == CS_CAUSE_WAIT_UNMAPPED)
 			jg_why(j, 11, CS_CAUSE_WAIT_UNMAPPED, "the guest waits on %s, which is not mapped",
 			     JG_ADDR(j, e->addr));
 		else if (wrote_here)
 			jg_why(j, 11, CS_CAUSE_WAIT_UNMET,
-			     "the guest waits for [%s] == %llu but the value is %llu: a release "
-			     "wrote that address with another value", JG_ADDR(j, e->addr), X(e->aux),
-			     X(e->value));
+			     "the guest waits for [%s] %s %llu but the value is %llu: a release "
+			     "wrote that address with %s value", JG_ADDR(j, e->addr), cmp, X(e->aux),
+			     X(e->value), strcmp(cmp, ">=") ? "another" : "a lower");
 		else
 			jg_why(j, 11, CS_CAUSE_WAIT_UNMET,
-			     "the guest waits for [%s] == %llu, a value nobody writes (it is %llu): "
+			     "the guest waits for [%s] %s %llu, a value nobody writes (it is %llu): "
 			     "%s%s; point the wait at the release address or the release at the waited "
-			     "one.", JG_ADDR(j, e->addr), X(e->aux), X(e->value), rel,
+			     "one.", JG_ADDR(j, e->addr), cmp, X(e->aux), X(e->value), rel,
 			     nrel > 1 ? " and others" : "");
 	} else if (last_done != NONE) {
 		const cs_event *e = &j->ev[last_done];
 		char more[32] = "";
 		if (begins > 1)
 			snprintf(more, sizeof(more), " (%zu waits)", begins);
-		jg_row(c, 11, CS_STAGE_FIRED, CS_AUTHOR_HOST, last_done, "wait %s == %llu: resolved%s",
-		     JG_ADDR(j, e->addr), X(e->value), more);
+		char seen[40] = "";
+		if (e->value != e->aux)
+			snprintf(seen, sizeof(seen), " (value %llu)", X(e->value));
+		jg_row(c, 11, CS_STAGE_FIRED, CS_AUTHOR_HOST, last_done, "wait %s %s %llu: resolved%s%s",
+		     JG_ADDR(j, e->addr), jg_wait_cmp(j, last_done), X(e->aux), seen, more);
 	} else if (j->in->client_waits) {
 		jg_row(c, 11, CS_STAGE_NOT_OBSERVABLE, CS_AUTHOR_NONE, NONE,
 		       "the client waits on its own memory");
@@ -533,6 +537,6 @@ void jg_stage_wake(judge *j, cs_chain *c)
 	} else {
 		jg_row(c, 11, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "no wait");
 		jg_why(j, 11, CS_CAUSE_NO_WAIT, "the guest never waits, so completion never reached it: "
-			    "add `wait ADDR == VALUE` on the release address");
+			    "add `wait ADDR == VALUE` (or `>=`) on the release address");
 	}
 }

@@ -198,6 +198,10 @@ Test(capture, semantic_checks_located)
 		{ { .type = CS_CAP_WAIT, .va = 0x200000000, .value = 1, .size = 3 }, "width" },
 		{ { .type = CS_CAP_WAIT, .va = 0x200000000, .value = 1ull << 40, .size = 4 },
 		  "does not fit" },
+		{ { .type = CS_CAP_WAIT, .va = 0x200000000, .value = 1, .size = 4, .aux = 2 },
+		  "wait comparison 2; expected 0 (==) or 1 (>=)" },
+		{ { .type = CS_CAP_WAIT, .va = 0x200000000, .value = 1, .size = 8,
+		    .aux = CS_CAP_WAIT_GEQ }, NULL }, /* fine: a >= wait */
 		{ { .type = CS_CAP_REGION, .va = 0x200000800, .host_va = 0x200000800, .size = 0x1000 },
 		  "aligned" },
 		{ { .type = CS_CAP_REGION, .va = 1ull << 57, .host_va = 0x400000000, .size = 0x1000 },

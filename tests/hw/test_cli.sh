@@ -109,6 +109,10 @@ check_signal() {
 check_diff() {
 	"$cs" export "$corpus/complete-hopper-pcas.chain" -o "$tmp/a.cap"
 	"$fake" "$tmp/a.cap" -o "$tmp/a.res" 2>/dev/null
+	# a >= wait (a timeline semaphore released past the value) is met on the GPU too
+	"$cs" export "$corpus/wait-geq.chain" -o "$tmp/geq.cap"
+	expect_rc 0 "chainsim-hw: a >= wait" "$fake" "$tmp/geq.cap" -o "$tmp/geq.res"
+	grep -q '^wait .* met 0x3$' "$tmp/geq.res" || fail "chainsim-hw: the >= wait is not met at 3"
 	# a results file that records no run is refused
 	sed 's/^ran .*/ran 0/' "$tmp/a.res" >"$tmp/none.res"
 	expect_rc 2 "diff: no run" "$cs" diff --hw-results "$tmp/none.res" "$tmp/a.cap"
