@@ -299,19 +299,13 @@ int cs_cmd_gsp(int argc, char **argv)
 		rc = fail(&d);
 		goto out;
 	}
-	for (guint i = 0; i < ex->len; i++) {
-		bool quit = false;
-		cs_diag sub;
-		cs_diag_clear(&sub);
-		if (cs_repl_line(r, g_ptr_array_index(ex, i), true, stdout, &quit, &sub) != CS_OK) {
-			cs_diag_at_text(&d, sub.status, "-ex", i + 1, 1, "%s", sub.msg);
-			fflush(stdout);
-			rc = fail(&d);
-			goto out;
-		}
-		if (quit)
-			goto out;
+	bool quit = false;
+	if (cs_repl_ex(r, (const char *const *)ex->pdata, ex->len, stdout, &quit, &d) != CS_OK) {
+		rc = fail(&d);
+		goto out;
 	}
+	if (quit)
+		goto out;
 	fflush(stdout);
 	if (gdb) {
 		char host[64] = "127.0.0.1";
