@@ -1075,8 +1075,9 @@ static bool ring_doorbell(cs_device *dev, dev_channel *c, uint32_t guest_put, bo
 	ev.value = (put - old) & mask;
 	ev.aux = CS_HOST_FORWARD_RING;
 	if (dev->forward) {
-		snprintf(text, sizeof(text), "forwarded %u guest entries as %llu host entries, %u edits",
-			 guest_entries, (unsigned long long)ev.value, edits);
+		snprintf(text, sizeof(text), "forwarded %u guest entr%s as %llu host entr%s, %u edit%s",
+			 guest_entries, guest_entries == 1 ? "y" : "ies", (unsigned long long)ev.value,
+			 ev.value == 1 ? "y" : "ies", edits, edits == 1 ? "" : "s");
 		ev.detail = text;
 	} else {
 		ev.detail = "identity (no rewrite)";

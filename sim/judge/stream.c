@@ -38,7 +38,8 @@ void jg_stage_build(judge *j, cs_chain *c)
 		const cs_event *e = &j->ev[first_pb];
 		if (pbs == 1)
 			jg_row(c, 1, CS_STAGE_FIRED, CS_AUTHOR_GUEST, first_pb,
-			     "%llu dwords in pushbuffer %s%s", X(e->value), JG_ADDR(j, e->addr), qmd);
+			     "%llu dword%s in pushbuffer %s%s", X(e->value), e->value == 1 ? "" : "s",
+			     JG_ADDR(j, e->addr), qmd);
 		else
 			jg_row(c, 1, CS_STAGE_FIRED, CS_AUTHOR_GUEST, first_pb,
 			     "%zu pushbuffers, %llu dwords%s", pbs, X(dwords), qmd);
@@ -382,8 +383,8 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 			snprintf(more, sizeof(more), " (%zu entries)", nfetch + nctl);
 		if (e->kind == CS_EV_GP_FETCH)
 			jg_row(c, 4, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, first_fetch,
-			     "entry %u: %s, %llu dwords%s", e->gp_entry, JG_ADDR(j, e->addr), X(e->value),
-			     more);
+			     "entry %u: %s, %llu dword%s%s", e->gp_entry, JG_ADDR(j, e->addr),
+			     X(e->value), e->value == 1 ? "" : "s", more);
 		else
 			jg_row(c, 4, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, first_fetch,
 			     "entry %u: control opcode %llu%s", e->gp_entry, X(e->value), more);
@@ -448,8 +449,8 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 		char bound[48] = "";
 		if (binds)
 			snprintf(bound, sizeof(bound), ", %zu object%s bound", binds, binds > 1 ? "s" : "");
-		jg_row(c, 5, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, NONE, "%zu entr%s, %llu methods%s",
-		     ndone, ndone > 1 ? "ies" : "y", X(methods), bound);
+		jg_row(c, 5, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, NONE, "%zu entr%s, %llu method%s%s",
+		     ndone, ndone > 1 ? "ies" : "y", X(methods), methods == 1 ? "" : "s", bound);
 	} else if (nfetch == 0 && nctl > 0) {
 		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "only control entries");
 		jg_why(j, 5, CS_CAUSE_NO_METHODS, "every fetched entry was a control entry: no method ran");

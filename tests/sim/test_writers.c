@@ -537,6 +537,20 @@ Test(writers, a_kernel_the_simulator_cannot_run_is_not_observable_in_json_and_tr
 /* The forwarding layer's edits without --trace: the text lists the first
  * CS_REPORT_EDITS_SHOWN under stage 3 and counts the rest, the JSON every one,
  * a wrong edit with its cause. */
+/* One of a thing reads as one: "1 guest entry", "1 edit", "1 method", "1 dword". */
+Test(writers, counts_of_one_read_in_the_singular)
+{
+	run_out o = run_scenario("one.chain", "arch hopper\n"
+				 "map guest 0x200000000 host 0x5000000000 size 0x100000\n"
+				 "rewrite\n  relocate\nend\n"
+				 "push pb\n  imm 0 NOP 0\nend\ngpfifo pb\nsubmit\n", CS_TRACE_CHAIN);
+	cr_expect(strstr(o.text, " 1 dword in pushbuffer pb\n"), "%s", o.text);
+	cr_expect(strstr(o.text, " forwarded 1 guest entry as 1 host entry, 1 edit\n"), "%s", o.text);
+	cr_expect(strstr(o.text, " entry 0: 0x5000000000, 1 dword\n"), "%s", o.text);
+	cr_expect(strstr(o.text, " 1 entry, 1 method\n"), "%s", o.text);
+	run_free(&o);
+}
+
 Test(writers, forwarding_edits_in_the_text_and_the_json)
 {
 	run_out o = run_scenario("forward-relocated.chain", NULL, CS_TRACE_CHAIN);
