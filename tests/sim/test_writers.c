@@ -537,6 +537,31 @@ Test(writers, a_kernel_the_simulator_cannot_run_is_not_observable_in_json_and_tr
 /* The forwarding layer's edits without --trace: the text lists the first
  * CS_REPORT_EDITS_SHOWN under stage 3 and counts the rest, the JSON every one,
  * a wrong edit with its cause. */
+/* A record of no channel (a view-map: a window of the host's view) has a null
+ * channel in the trace, not 4294967295. */
+Test(writers, perfetto_a_record_of_no_channel_has_a_null_channel)
+{
+	run_out o = run_scenario("map.chain", "arch hopper\n"
+				 "map guest 0x200000000 host 0x5000000000 size 0x100000\n", CS_TRACE_CHAIN);
+	JsonParser *p = parse(o.perfetto);
+	JsonArray *evs = json_object_get_array_member(json_node_get_object(json_parser_get_root(p)),
+						      "traceEvents");
+	unsigned maps = 0;
+	for (guint i = 0; i < json_array_get_length(evs); i++) {
+		JsonObject *e = json_array_get_object_element(evs, i);
+		JsonObject *args = json_object_has_member(e, "args")
+					   ? json_object_get_object_member(e, "args") : NULL;
+		if (!args || !json_object_has_member(args, "record") ||
+		    strcmp(json_object_get_string_member(args, "record"), "view-map"))
+			continue;
+		maps++;
+		cr_expect(json_object_get_null_member(args, "channel"), "%s", o.perfetto);
+	}
+	cr_expect_eq(maps, 1, "%s", o.perfetto);
+	g_object_unref(p);
+	run_free(&o);
+}
+
 /* One of a thing reads as one: "1 guest entry", "1 edit", "1 method", "1 dword". */
 Test(writers, counts_of_one_read_in_the_singular)
 {
