@@ -80,6 +80,19 @@ static const gsp_command *find_command(const char *word)
 	return NULL;
 }
 
+/* The RPC names `rpc send` and `rpc post` take, one string. */
+static void rpc_names_list(char *buf, size_t len)
+{
+	size_t used = 0;
+	uint32_t fn;
+	const char *name;
+	buf[0] = 0;
+	for (size_t i = 0; (name = cs_gsp_rpc_known(i, &fn)) && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s (%u)", i ? ", " : "", name, fn);
+	if (used < len)
+		snprintf(buf + used, len - used, ", or a function number");
+}
+
 static cs_status cmd_help(const char *name, FILE *out, cs_diag *d)
 {
 	if (name) {
@@ -91,6 +104,11 @@ static cs_status cmd_help(const char *name, FILE *out, cs_diag *d)
 		fprintf(out, "usage: %s\n  %s\n", c->usage, c->what);
 		if (c->aliases[0])
 			fprintf(out, "  also: %s\n", c->aliases);
+		if (!strcmp(c->name, "rpc")) {
+			char names[512];
+			rpc_names_list(names, sizeof(names));
+			fprintf(out, "  NAME (send, post): %s\n", names);
+		}
 		return CS_OK;
 	}
 	for (size_t i = 0; i < NCOMMANDS; i++)
@@ -840,7 +858,10 @@ static cs_status cmd_rpc(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 	if (!strcmp(sub, "send") || !strcmp(sub, "post")) {
 		uint32_t fn;
 		if (a->argc < 3 || !cs_gsp_rpc_lookup(a->argv[2], &fn)) {
-			cs_diag_set(d, CS_ERR_INPUT, "rpc %s: unknown function '%s'", sub, a->argc < 3 ? "" : a->argv[2]);
+			char names[512];
+			rpc_names_list(names, sizeof(names));
+			cs_diag_set(d, CS_ERR_INPUT, "rpc %s: unknown function '%s': give %s", sub,
+				    a->argc < 3 ? "" : a->argv[2], names);
 			free(rep);
 			return CS_ERR_INPUT;
 		}

@@ -53,6 +53,19 @@ const char *cs_gsp_rpc_name(uint32_t fn)
 	return "?";
 }
 
+const char *cs_gsp_rpc_known(size_t i, uint32_t *fn)
+{
+	for (size_t k = 0; k < sizeof(rpc_names) / sizeof(rpc_names[0]); k++) {
+		if (rpc_names[k].fn >= CS_GSP_EVENT_INIT_DONE)
+			continue;
+		if (i-- == 0) {
+			*fn = rpc_names[k].fn;
+			return rpc_names[k].name;
+		}
+	}
+	return NULL;
+}
+
 bool cs_gsp_rpc_lookup(const char *name, uint32_t *fn)
 {
 	for (size_t i = 0; i < sizeof(rpc_names) / sizeof(rpc_names[0]); i++)

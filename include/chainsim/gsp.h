@@ -335,6 +335,10 @@ typedef struct cs_gsp_reply {
 
 CS_API const char *cs_gsp_rpc_name(uint32_t function);
 CS_API bool cs_gsp_rpc_lookup(const char *name, uint32_t *function);
+/* The i-th RPC the host side sends by name (the firmware's events, which it
+ * only receives, left out): its name, and its function in *function; NULL
+ * past the last. cs_gsp_rpc_lookup also takes a function number. */
+CS_API const char *cs_gsp_rpc_known(size_t i, uint32_t *function);
 
 /* Initializes the command queue header and page table in the shared region
  * (the host's half of the protocol). */

@@ -109,6 +109,30 @@ Test(gsp_cli, clear_errors)
 	g_free(elf);
 }
 
+/* The RPC names rpc send and rpc post take: help rpc lists them, and an
+ * unknown one is answered with the list. */
+Test(gsp_cli, help_rpc_lists_the_rpc_names)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	static const char names[] = "GET_GSP_STATIC_INFO (65), SET_SYSTEM_INFO (72), SET_REGISTRY "
+				    "(73), GSP_RM_CONTROL (76), GSP_RM_ALLOC (103), or a function "
+				    "number";
+	const char *a1[] = { elf, "-ex", "help rpc", NULL };
+	test_cli_out r = run_cli(a1);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "  NAME (send, post): "), "%s", r.out);
+	cr_expect(strstr(r.out, names), "%s", r.out);
+	cr_expect_null(strstr(r.out, "LIBOS_PRINT"), "an event is not sent: %s", r.out);
+	test_cli_free(&r);
+	const char *a2[] = { elf, "-ex", "rpc post NOPE", NULL };
+	r = run_cli(a2);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "-ex:1:1: rpc post: unknown function 'NOPE': give "), "%s", r.err);
+	cr_expect(strstr(r.err, names), "%s", r.err);
+	test_cli_free(&r);
+	g_free(elf);
+}
+
 Test(gsp_cli, gdb_multiarch_against_the_stub)
 {
 	char *cli = gsp_build_path("tests/gsp/gsp-cli");
