@@ -448,6 +448,23 @@ Test(gsp_cli, gdb_stub_drops_a_silent_client)
 	close(err_fd);
 }
 
+Test(gsp_cli, gdb_host_that_is_not_ipv4_is_refused_as_such)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	const char *hosts[] = { "[::]:0", "::1:0", "localhost:0" };
+	for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		test_cli_out r = run_cli((const char *const[]){ elf, "--gdb", hosts[i], "--gdb-allow-remote", NULL });
+		cr_expect_eq(r.status, 2, "%s", hosts[i]);
+		cr_expect(strstr(r.err, "is not an IPv4 address"), "%s: %s", hosts[i], r.err);
+		cr_expect(!strstr(r.err, "loopback"), "%s: %s", hosts[i], r.err);
+		test_cli_free(&r);
+		r = run_cli((const char *const[]){ elf, "--gdb", hosts[i], NULL });
+		cr_expect(strstr(r.err, "is not an IPv4 address"), "%s without --gdb-allow-remote: %s", hosts[i], r.err);
+		test_cli_free(&r);
+	}
+	g_free(elf);
+}
+
 Test(gsp_cli, gdb_beyond_loopback_needs_allow_remote_and_warns, .timeout = 30)
 {
 	char *elf = gsp_fixture("gsp-fixture.elf");
@@ -464,7 +481,15 @@ Test(gsp_cli, gdb_beyond_loopback_needs_allow_remote_and_warns, .timeout = 30)
 	char line[256] = { 0 };
 	for (size_t n = 0; n < sizeof(line) - 1 && read(err_fd, line + n, 1) == 1 && line[n] != '\n'; n++)
 		;
-	cr_expect(strstr(line, "warning: the GDB stub on 0.0.0.0:0 accepts anyone"), "%s", line);
+	char ready[128] = { 0 };
+	for (size_t n = 0; n < sizeof(ready) - 1 && read(out_fd, ready + n, 1) == 1 && ready[n] != '\n'; n++)
+		;
+	unsigned port = 0;
+	cr_assert_eq(sscanf(ready, "gdb stub listening on port %u", &port), 1, "%s", ready);
+	cr_expect_neq(port, 0);
+	char *warning = g_strdup_printf("warning: the GDB stub on 0.0.0.0:%u accepts anyone", port);
+	cr_expect(strstr(line, warning), "the warning names the bound port %u: %s", port, line);
+	g_free(warning);
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
 	g_spawn_close_pid(pid);
