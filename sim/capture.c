@@ -167,6 +167,7 @@ typedef struct reader {
 	uint32_t nchannels;
 	char chan_names[CS_CAPTURE_MAX_CHANNELS][CS_CAPTURE_NAME_MAX + 1];
 	size_t cap_items;
+	uint64_t readback_bytes, readbacks; /* the read-backs so far */
 } reader;
 
 #define BAD(r, off, ...) (cs_diag_at_offset((r)->d, CS_ERR_INPUT, (r)->name, (off), __VA_ARGS__), false)
@@ -358,6 +359,14 @@ static bool read_record(reader *r, cs_capture_item *it, const uint8_t *p, uint32
 		if (!region_of(c, it->va, it->size))
 			return BAD(r, poff, "read-back of %llu bytes at 0x%llx is not inside one region",
 				   (unsigned long long)it->size, (unsigned long long)it->va);
+		if (it->size > CS_CAPTURE_MAX_READBACK_TOTAL - r->readback_bytes)
+			return BAD(r, poff + 8, "read-back of %llu bytes brings the read-backs to %llu "
+				   "bytes in %llu, more than the %u a capture may read back",
+				   (unsigned long long)it->size,
+				   (unsigned long long)(r->readback_bytes + it->size),
+				   (unsigned long long)r->readbacks + 1, CS_CAPTURE_MAX_READBACK_TOTAL);
+		r->readback_bytes += it->size;
+		r->readbacks++;
 		return get_name(r, p + 16, poff + 16, true, it->name);
 	default:
 		return BAD(r, off, "record type %u unknown", it->type);
@@ -535,6 +544,7 @@ struct cs_capture_writer {
 	uint8_t *buf;
 	size_t len, cap;
 	uint32_t count;
+	uint64_t readback_bytes, readbacks;
 	bool failed;
 };
 
@@ -619,7 +629,17 @@ bool cs_capture_writer_add(cs_capture_writer *w, const cs_capture_item *it, cs_d
 	case CS_CAP_GPFIFO: fixed = SZ_GPFIFO; break;
 	case CS_CAP_SUBMIT: fixed = SZ_SUBMIT; break;
 	case CS_CAP_WAIT: fixed = SZ_WAIT; break;
-	case CS_CAP_READBACK: fixed = SZ_READBACK; break;
+	case CS_CAP_READBACK:
+		fixed = SZ_READBACK;
+		if (it->size > CS_CAPTURE_MAX_READBACK_TOTAL - w->readback_bytes) {
+			cs_diag_set(d, CS_ERR_INPUT, "read-back %s of %llu bytes brings the read-backs "
+				    "to %llu bytes in %llu, more than the %u a capture may read back",
+				    it->name, (unsigned long long)it->size,
+				    (unsigned long long)(w->readback_bytes + it->size),
+				    (unsigned long long)w->readbacks + 1, CS_CAPTURE_MAX_READBACK_TOTAL);
+			return false;
+		}
+		break;
 	default:
 		cs_diag_set(d, CS_ERR_INTERNAL, "record type %u cannot be written", it->type);
 		return false;
@@ -697,6 +717,10 @@ bool cs_capture_writer_add(cs_capture_writer *w, const cs_capture_item *it, cs_d
 	put32(h + 4, (uint32_t)(fixed + var));
 	put32(h + 8, record_crc(h, p, (uint32_t)(fixed + var)));
 	w->count++;
+	if (it->type == CS_CAP_READBACK) {
+		w->readback_bytes += it->size;
+		w->readbacks++;
+	}
 	return true;
 }
 

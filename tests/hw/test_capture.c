@@ -273,6 +273,62 @@ static void fix_crcs(uint8_t *b, size_t len)
 	}
 }
 
+/* The read-backs together hold at most CS_CAPTURE_MAX_READBACK_TOTAL bytes:
+ * the writer refuses the read-back past it, and so does the reader, naming
+ * the numbers at that record's length field. */
+Test(capture, readbacks_bounded_together)
+{
+	enum { N = CS_CAPTURE_MAX_READBACK_TOTAL / CS_CAPTURE_MAX_READBACK };
+	cs_capture_item items[N + 2] = {
+		{ .type = CS_CAP_REGION, .va = 0x200000000, .host_va = 0x200000000,
+		  .size = CS_CAPTURE_MAX_READBACK_TOTAL },
+	};
+	for (size_t i = 1; i <= N + 1; i++)
+		items[i] = (cs_capture_item){ .type = CS_CAP_READBACK,
+					      .va = 0x200000000 + (i - 1) % N * CS_CAPTURE_MAX_READBACK,
+					      .size = CS_CAPTURE_MAX_READBACK, .aux = CS_CAP_RB_MEMORY };
+	cs_capture_writer *w = cs_capture_writer_new(CS_ARCH_HOPPER);
+	size_t len;
+	const uint8_t *at_cap = build(w, items, N + 1, &len);
+	cs_diag d;
+	cs_capture *c = cs_capture_parse(at_cap, len, "t.cap", &d);
+	cr_expect(c, "read-backs of exactly the cap refused: %s", d.msg);
+	cs_capture_free(c);
+	/* one more: the file as a hostile writer would make it (the last
+	 * read-back record again, before the end record) */
+	size_t rb = CS_CAPTURE_RECORD_HEADER + 16 + 64, end = CS_CAPTURE_RECORD_HEADER + 4;
+	uint8_t *over = malloc(len + rb);
+	cr_assert(over);
+	memcpy(over, at_cap, len - end);
+	memcpy(over + len - end, at_cap + len - end - rb, rb);
+	memcpy(over + len - end + rb, at_cap + len - end, end);
+	uint32_t count;
+	memcpy(&count, over + len + rb - 4, 4);
+	count++;
+	memcpy(over + len + rb - 4, &count, 4);
+	fix_crcs(over, len + rb);
+	c = cs_capture_parse(over, len + rb, "t.cap", &d);
+	cr_assert_null(c);
+	cr_expect_eq(d.status, CS_ERR_INPUT);
+	cr_expect(strstr(d.msg, "read-back of 1048576 bytes brings the read-backs to 5242880 bytes "
+			 "in 5, more than the 4194304 a capture may read back"), "%s", d.msg);
+	cr_expect_eq(d.offset, len - end + CS_CAPTURE_RECORD_HEADER + 8, "offset 0x%llx",
+		     (unsigned long long)d.offset);
+	free(over);
+	cs_capture_writer_free(w);
+	w = cs_capture_writer_new(CS_ARCH_HOPPER);
+	cs_capture_item ch = { .type = CS_CAP_CHANNEL, .channel = 0, .entries = 1024 };
+	strcpy(ch.name, "default");
+	cr_assert(cs_capture_writer_add(w, &ch, &d));
+	for (size_t i = 0; i <= N; i++)
+		cr_assert(cs_capture_writer_add(w, &items[i], &d), "item %zu: %s", i, d.msg);
+	strcpy(items[N + 1].name, "out");
+	cr_expect_not(cs_capture_writer_add(w, &items[N + 1], &d));
+	cr_expect(strstr(d.msg, "read-back out of 1048576 bytes brings the read-backs to 5242880 "
+			 "bytes in 5, more than the 4194304"), "%s", d.msg);
+	cs_capture_writer_free(w);
+}
+
 Test(capture, mutations_never_crash, .timeout = 240)
 {
 	const char *names[] = { "complete-hopper-pcas.chain", "cross-channel-semaphore.chain",
