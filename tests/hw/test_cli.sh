@@ -146,6 +146,8 @@ check_diff() {
 	expect_rc 4 "run --results on a full disk" "$cs" run "$tmp/a.cap" --results /dev/full
 	expect_err "--results /dev/full: cannot write the results" "run --results failure named"
 	expect_err "No space left on device" "run --results failure says why"
+	expect_rc 4 "chainsim-hw-fake -o on a full disk" "$fake" "$tmp/a.cap" -o /dev/full
+	expect_err "-o /dev/full: cannot write the results" "chainsim-hw -o failure named"
 	# a region read back whole past the read-backs' total cap: refused at export
 	printf 'arch hopper\nalloc big 0x500000\nfill big 0x500000 7\n' >"$tmp/big.chain"
 	expect_rc 2 "export --read past the read-back cap" "$cs" export "$tmp/big.chain" -o "$tmp/big.cap" --read big
