@@ -4,8 +4,11 @@
  * refuses truncated, bit-flipped, overlapping and otherwise hostile files with
  * a byte offset, and survives mutations without a crash. */
 #include "common.h"
+#include "limit_captures.h"
 
 #include <dirent.h>
+#include <glib/gstdio.h>
+#include <sys/wait.h>
 
 /* The overall chain of a scenario run and of its capture's replay. */
 static cs_report *judge_scenario(const char *path, cs_device **dev)
@@ -327,6 +330,55 @@ Test(capture, readbacks_bounded_together)
 	cr_expect(strstr(d.msg, "read-back out of 1048576 bytes brings the read-backs to 5242880 "
 			 "bytes in 5, more than the 4194304"), "%s", d.msg);
 	cs_capture_writer_free(w);
+}
+
+/* At the format's limits the loaders stay near linear (bench_loaders has
+ * the figures): 2^20 records of regions, writes and read-backs load, and
+ * `diff --hw-results` compares a 16 MiB results file, well inside the
+ * timeout, which a loader that rescans every record for each one does not. */
+Test(capture, loaders_at_the_format_limits, .timeout = 120)
+{
+	cs_diag d;
+	size_t len;
+	uint8_t *img = limit_regions_capture((CS_CAPTURE_MAX_RECORDS - 1) / 3, &len, &d);
+	cr_assert(img, "%s", d.msg);
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cr_assert(c, "%s", d.msg);
+	cr_expect_eq(c->nitems, 1 + (CS_CAPTURE_MAX_RECORDS - 1) / 3 * 3);
+	cs_capture_free(c);
+	g_free(img);
+
+	img = limit_readbacks_capture(LIMIT_RESULTS_READBACKS, &len, &d);
+	cr_assert(img, "%s", d.msg);
+	char *dir = g_dir_make_tmp("limits-XXXXXX", NULL);
+	char *cap = g_build_filename(dir, "rb.cap", NULL), *res = g_build_filename(dir, "rb.res", NULL);
+	cr_assert(g_file_set_contents(cap, (const char *)img, (gssize)len, NULL));
+	g_free(img);
+	char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
+	const char *runs[][6] = { { exe, "run", cap, "--results", res, NULL },
+				  { exe, "diff", "--hw-results", res, cap, NULL } };
+	for (size_t i = 0; i < 2; i++) {
+		char *out = NULL, *err = NULL;
+		int ws = 0;
+		cr_assert(g_spawn_sync(NULL, (char **)runs[i], NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+				       &err, &ws, NULL));
+		/* the run has no launch: a chain that never starts is exit 1 */
+		cr_expect(WIFEXITED(ws) && WEXITSTATUS(ws) == (i ? 0 : 1), "%s: status 0x%x: %s",
+			  runs[i][1], ws, err);
+		if (i)
+			cr_expect(strstr(out, "no divergence"), "%s", out);
+		g_free(out);
+		g_free(err);
+	}
+	struct stat st;
+	cr_expect(g_stat(res, &st) == 0 && st.st_size < (16 << 20), "the results outgrow what diff reads");
+	g_unlink(cap);
+	g_unlink(res);
+	g_rmdir(dir);
+	g_free(exe);
+	g_free(cap);
+	g_free(res);
+	g_free(dir);
 }
 
 Test(capture, mutations_never_crash, .timeout = 240)
