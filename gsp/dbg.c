@@ -1194,6 +1194,39 @@ static cs_status cmd_print(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 	return CS_OK;
 }
 
+const char *gsp_dbg_gdb_instead(const char *line)
+{
+	static const struct {
+		const char *command, *sub, *instead;
+	} moves_the_hart[] = {
+		{ "continue", NULL, "gdb's 'continue'" },
+		{ "step", NULL, "gdb's 'step'" },
+		{ "next", NULL, "gdb's 'next'" },
+		{ "stepi", NULL, "gdb's 'stepi'" },
+		{ "nexti", NULL, "gdb's 'nexti'" },
+		{ "finish", NULL, "gdb's 'finish'" },
+		{ "set", "$", "gdb's 'set $REG = VALUE'" },
+		{ "rpc", "init", "'monitor msgq init', then gdb's 'continue' (the firmware initializes "
+				 "until it idles), then 'monitor rpc recv' for GSP_INIT_DONE" },
+		{ "rpc", "send", "'monitor rpc post NAME', then gdb's 'continue', then 'monitor rpc recv'" },
+		{ "rpc", "drain", "gdb's 'continue', then 'monitor rpc recv' for each reply" },
+	};
+	argv_t a;
+	cs_diag d;
+	if (!split(line, &a, &d) || a.argc == 0)
+		return NULL;
+	const gsp_command *cmd = find_command(a.argv[0]);
+	for (size_t i = 0; cmd && i < sizeof(moves_the_hart) / sizeof(moves_the_hart[0]); i++) {
+		const char *sub = moves_the_hart[i].sub;
+		if (strcmp(cmd->name, moves_the_hart[i].command))
+			continue;
+		if (!sub || (a.argc > 1 && (!strcmp(a.argv[1], sub) ||
+					    (!strcmp(sub, "$") && a.argv[1][0] == '$'))))
+			return moves_the_hart[i].instead;
+	}
+	return NULL;
+}
+
 cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 {
 	argv_t a;

@@ -350,7 +350,11 @@ static void monitor_command(cs_gsp *m, const char *hex, char *reply, size_t max)
 	}
 	cs_diag d;
 	cs_diag_clear(&d);
-	if (cs_gsp_dbg_exec(m, line, out, &d) != CS_OK) {
+	const char *instead = gsp_dbg_gdb_instead(line);
+	if (instead)
+		fprintf(out, "error: 'monitor %s' would move the hart behind gdb's back (gdb keeps "
+			"showing the registers it read, the old pc): use %s\n", line, instead);
+	else if (cs_gsp_dbg_exec(m, line, out, &d) != CS_OK) {
 		char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
 		cs_diag_format(&d, msg, sizeof(msg));
 		fprintf(out, "error: %s\n", msg);

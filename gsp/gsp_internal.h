@@ -248,6 +248,13 @@ const gsp_gdb_packet *gsp_gdb_packets(size_t *count);
 void gsp_msgq_arm_monitor(cs_gsp *m);
 const char *gsp_msgq_cursor_name(cs_gsp *m, uint64_t addr);
 
+/* ---- debugger commands over gdb's monitor (dbg.c) ---- */
+/* What a gdb client types instead of the debugger command line, when the
+ * line moves the hart behind gdb's back (it runs the firmware, or writes a
+ * register): gdb keeps the registers it read until it resumes the target
+ * itself. NULL when the line leaves the registers as gdb read them. */
+const char *gsp_dbg_gdb_instead(const char *line);
+
 /* ---- unwinding (dbg.c) ---- */
 typedef struct gsp_frame {
 	uint64_t pc, sp, fp, cfa;

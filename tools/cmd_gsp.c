@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* chainsim gsp: the GSP firmware debugger's command line (gsp/README.md). */
+#include <arpa/inet.h>
 #include <glib.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -89,9 +90,19 @@ static const char *words_cb(void *ctx, size_t i)
 	return NULL;
 }
 
+/* The host a remote-reachable stub listens on, or NULL on loopback. */
+typedef struct {
+	const char *remote_host;
+} gdb_listen;
+
 static void gdb_ready(uint16_t port, void *ctx)
 {
-	(void)ctx;
+	const gdb_listen *where = ctx;
+	/* the stub reads and writes the firmware's memory for whoever connects */
+	if (where->remote_host)
+		fprintf(stderr, "chainsim gsp: warning: the GDB stub on %s:%u accepts "
+			"anyone who can reach it, and lets them read and write the "
+			"firmware's memory\n", where->remote_host, port);
 	printf("gdb stub listening on port %u\n", port);
 	fflush(stdout);
 }
@@ -331,20 +342,24 @@ int cs_cmd_gsp(int argc, char **argv)
 			rc = CS_EXIT_INPUT;
 			goto out;
 		}
-		/* the stub reads and writes the firmware's memory for whoever connects */
-		if (strncmp(host, "127.", 4) != 0) {
+		struct in_addr addr;
+		if (inet_pton(AF_INET, host, &addr) != 1) {
+			fprintf(stderr, "chainsim gsp: --gdb: '%s' is not an IPv4 address\n", host);
+			rc = CS_EXIT_INPUT;
+			goto out;
+		}
+		gdb_listen where = { NULL };
+		if ((ntohl(addr.s_addr) >> 24) != 127) {
 			if (!gdb_remote) {
 				fprintf(stderr, "chainsim gsp: --gdb %s listens beyond loopback: "
 					"add --gdb-allow-remote if that is meant\n", host);
 				rc = CS_EXIT_INPUT;
 				goto out;
 			}
-			fprintf(stderr, "chainsim gsp: warning: the GDB stub on %s:%lu accepts "
-				"anyone who can reach it, and lets them read and write the "
-				"firmware's memory\n", host, port);
+			where.remote_host = host;
 		}
 		cs_gsp_set_gdb_idle_ms(m, gdb_idle_ms);
-		if (cs_gdb_serve(m, host, (uint16_t)port, gdb_ready, NULL, &d) != CS_OK)
+		if (cs_gdb_serve(m, host, (uint16_t)port, gdb_ready, &where, &d) != CS_OK)
 			rc = fail(&d);
 		goto out;
 	}

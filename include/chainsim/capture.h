@@ -29,6 +29,9 @@ enum {
 	CS_CAPTURE_MAX_RECORDS = 1u << 20,
 	CS_CAPTURE_MAX_CHANNELS = 64,
 	CS_CAPTURE_MAX_READBACK = 1u << 20, /* bytes per read-back */
+	/* bytes of all read-backs together: a results file writes each as two
+	 * hex digits, and diff reads results files of at most 16 MiB */
+	CS_CAPTURE_MAX_READBACK_TOTAL = 4u << 20,
 };
 /* The most one region may span and the most bytes a capture may hold in all,
  * so a hostile file cannot make a replay map or allocate without bound. */

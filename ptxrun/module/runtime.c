@@ -165,7 +165,8 @@ bool cs_ptx_runtime_add(cs_ptx_runtime *rt, cs_module *m, cs_diag *d)
 	rt_module *r = &nm[rt->nmods];
 	memset(r, 0, sizeof(*r));
 	if (m->ptx) {
-		r->prog = cs_ptx_parse(m->ptx, m->ptx_len, m->name, &r->parse_diag);
+		r->prog = cs_ptx_parse(m->ptx, m->ptx_len, m->ptx_file ? m->ptx_file : m->name,
+				       &r->parse_diag);
 		r->parse_failed = r->prog == NULL;
 	}
 	r->m = cs_module_ref(m);

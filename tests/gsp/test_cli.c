@@ -472,6 +472,23 @@ Test(gsp_cli, gdb_stub_drops_a_silent_client)
 	close(err_fd);
 }
 
+Test(gsp_cli, gdb_host_that_is_not_ipv4_is_refused_as_such)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	const char *hosts[] = { "[::]:0", "::1:0", "localhost:0" };
+	for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		test_cli_out r = run_cli((const char *const[]){ elf, "--gdb", hosts[i], "--gdb-allow-remote", NULL });
+		cr_expect_eq(r.status, 2, "%s", hosts[i]);
+		cr_expect(strstr(r.err, "is not an IPv4 address"), "%s: %s", hosts[i], r.err);
+		cr_expect(!strstr(r.err, "loopback"), "%s: %s", hosts[i], r.err);
+		test_cli_free(&r);
+		r = run_cli((const char *const[]){ elf, "--gdb", hosts[i], NULL });
+		cr_expect(strstr(r.err, "is not an IPv4 address"), "%s without --gdb-allow-remote: %s", hosts[i], r.err);
+		test_cli_free(&r);
+	}
+	g_free(elf);
+}
+
 Test(gsp_cli, gdb_beyond_loopback_needs_allow_remote_and_warns, .timeout = 30)
 {
 	char *elf = gsp_fixture("gsp-fixture.elf");
@@ -488,7 +505,15 @@ Test(gsp_cli, gdb_beyond_loopback_needs_allow_remote_and_warns, .timeout = 30)
 	char line[256] = { 0 };
 	for (size_t n = 0; n < sizeof(line) - 1 && read(err_fd, line + n, 1) == 1 && line[n] != '\n'; n++)
 		;
-	cr_expect(strstr(line, "warning: the GDB stub on 0.0.0.0:0 accepts anyone"), "%s", line);
+	char ready[128] = { 0 };
+	for (size_t n = 0; n < sizeof(ready) - 1 && read(out_fd, ready + n, 1) == 1 && ready[n] != '\n'; n++)
+		;
+	unsigned port = 0;
+	cr_assert_eq(sscanf(ready, "gdb stub listening on port %u", &port), 1, "%s", ready);
+	cr_expect_neq(port, 0);
+	char *warning = g_strdup_printf("warning: the GDB stub on 0.0.0.0:%u accepts anyone", port);
+	cr_expect(strstr(line, warning), "the warning names the bound port %u: %s", port, line);
+	g_free(warning);
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
 	g_spawn_close_pid(pid);
@@ -497,6 +522,10 @@ Test(gsp_cli, gdb_beyond_loopback_needs_allow_remote_and_warns, .timeout = 30)
 	g_free(cli);
 	g_free(elf);
 }
+
+/* `rpc init` in a gdb session: the queues set up with monitor, the firmware
+ * run by gdb's own continue (so gdb sees where it stops), the reply read. */
+#define GDB_RPC_INIT "monitor msgq init", "continue", "monitor rpc recv"
 
 /* Starts the stub on fw (with the memory map `map` when not NULL) and runs
  * gdb-multiarch in batch mode with the -ex commands. */
@@ -679,14 +708,14 @@ Test(gsp_cli, nvidia_gsp_firmware_session)
  * status queue's write cursor. */
 Test(gsp_cli, gdb_prints_a_32k_struct_and_speaks_monitor)
 {
-	const char *cmds[] = { "monitor rpc init", "monitor rpc post GET_GSP_STATIC_INFO 24", "break fw.c:160",
+	const char *cmds[] = { GDB_RPC_INIT, "monitor rpc post GET_GSP_STATIC_INFO 24", "break fw.c:160",
 			       "continue", "print sizeof(fw)", "print fw", "monitor msgq",
 			       "watch *(unsigned int *)0x90041010", "continue", "monitor snapshot save a",
 			       "monitor bogus", NULL };
 	gint64 t0 = g_get_monotonic_time();
 	test_cli_out r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
 	double s = (double)(g_get_monotonic_time() - t0) / 1e6;
-	HAS_ANY(r, "GSP_INIT_DONE received (status seqNum 0)");
+	HAS_ANY(r, "reply GSP_INIT_DONE(4097) sequence 0 seqNum 0");
 	HAS_ANY(r, "posted 24 x GET_GSP_STATIC_INFO; 24 outstanding");
 	HAS(r, "Breakpoint 1, statq_free_slots () at fw.c:160");
 	HAS(r, "$1 = 32920");
@@ -760,7 +789,7 @@ Test(gsp_cli, gdb_dumps_32k_well_under_a_second)
  * console output, and the firmware's log forwarded the same way. */
 Test(gsp_cli, gdb_shows_the_monitor_stop_and_the_firmware_log)
 {
-	const char *cmds[] = { "monitor rpc init", "monitor msgq monitor on",
+	const char *cmds[] = { GDB_RPC_INIT, "monitor msgq monitor on",
 			       "monitor rpc post GET_GSP_STATIC_INFO 24", "continue", NULL };
 	test_cli_out r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
 	HAS_ANY(r, "chainsim: msgq desync: status queue overrun: the GSP moved msgq.stat.write 61 -> 1 (3 elements) "
@@ -773,19 +802,20 @@ Test(gsp_cli, gdb_shows_the_monitor_stop_and_the_firmware_log)
 	test_cli_free(&r);
 }
 
-/* The planted defect at source level: a read watchpoint on the GSP's own
- * command-queue read position stops, the second time, in statq_free_slots,
- * which must read the host's status-queue position instead (gdb reports the
- * line after the load it stepped over). */
+/* The planted defect at source level: with the queues set up and the
+ * firmware booting under a read watchpoint on the GSP's own command-queue
+ * read position, the first stop is in statq_free_slots (sending
+ * GSP_INIT_DONE), which must read the host's status-queue position instead
+ * (gdb reports the line after the load it stepped over); the next is
+ * cmdq_receive's own read. */
 Test(gsp_cli, gdb_finds_the_planted_defect_at_source_level)
 {
-	const char *cmds[] = { "monitor rpc init", "monitor rpc post GET_GSP_STATIC_INFO 24",
-			       "rwatch *(unsigned int *)0x90041020", "continue", "continue", "info line *($pc - 4)",
-			       NULL };
+	const char *cmds[] = { "monitor msgq init", "rwatch *(unsigned int *)0x90041020", "continue",
+			       "info line *($pc - 4)", "continue", NULL };
 	test_cli_out r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
-	HAS(r, "in cmdq_receive (elems=elems@entry=");
 	HAS(r, "statq_free_slots () at fw.c:164");
 	HAS(r, "Line 160 of \"fw.c\"");
+	HAS(r, "in cmdq_receive (elems=elems@entry=");
 	test_cli_free(&r);
 }
 
@@ -819,7 +849,7 @@ static GHashTable *frame_vars(const char *text, const char *start, const char *e
  * names, the same numbers, the same <optimized out>. */
 Test(gsp_cli, gdb_agrees_on_outer_frame_locals)
 {
-	const char *gdb_cmds[] = { "monitor rpc init", "monitor rpc post GET_GSP_STATIC_INFO 1", "break statq_free_slots",
+	const char *gdb_cmds[] = { GDB_RPC_INIT, "monitor rpc post GET_GSP_STATIC_INFO 1", "break statq_free_slots",
 				   "continue", "frame 1", "info locals", "info args", "frame 2", "info locals", "info args",
 				   "frame 3", "info locals", "info args", NULL };
 	test_cli_out g = gdb_batch_map("gsp-fixture.elf", "gsp-fixture.map", gdb_cmds);
@@ -865,7 +895,7 @@ Test(gsp_cli, gdb_agrees_on_outer_frame_locals)
  * watchpoints, stepped, resumed and lost the target. */
 Test(gsp_cli, gdb_shows_the_debuggers_own_stops_in_words)
 {
-	const char *cmds[] = { "monitor rpc init", "monitor rpc post GET_GSP_STATIC_INFO 2", "monitor watch msgq.stat.write",
+	const char *cmds[] = { GDB_RPC_INIT, "monitor rpc post GET_GSP_STATIC_INFO 2", "monitor watch msgq.stat.write",
 			       "continue", "print *(unsigned int *)0x90041010", "continue", "print *(unsigned int *)0x90041010",
 			       "monitor delete", "monitor rpc post GET_GSP_STATIC_INFO 1", "monitor break statq_free_slots",
 			       "continue", "print $pc", NULL };
@@ -906,4 +936,38 @@ Test(gsp_cli, source_level_session_through_the_cli)
 	g_free(script);
 	g_free(elf);
 	g_free(map);
+}
+
+/* A monitor command that would run the firmware (or write a register) moves
+ * the hart where gdb does not look: gdb kept showing the old pc. The stub
+ * refuses it, naming what to type instead, and the firmware stays where gdb
+ * saw it; the gdb way (monitor msgq init, continue, monitor rpc recv) shows
+ * the new pc, the one the debugger itself has. */
+Test(gsp_cli, gdb_monitor_refuses_what_would_move_the_hart_behind_gdb)
+{
+	const char *cmds[] = { "print $pc", "monitor rpc init", "print $pc", "monitor info registers pc",
+			       "monitor c", "monitor si 3", "monitor set $pc = 0x80000010",
+			       "monitor rpc send GET_GSP_STATIC_INFO", "monitor info registers pc",
+			       GDB_RPC_INIT, "print $pc", "monitor info registers pc", NULL };
+	test_cli_out r = gdb_batch("gsp-fixture.elf", cmds);
+	HAS(r, "$1 = (void (*)()) 0x80000000 <_start>");
+	HAS_ANY(r, "error: 'monitor rpc init' would move the hart behind gdb's back (gdb keeps showing the "
+		   "registers it read, the old pc): use 'monitor msgq init', then gdb's 'continue' (the firmware "
+		   "initializes until it idles), then 'monitor rpc recv' for GSP_INIT_DONE");
+	HAS_ANY(r, "error: 'monitor c' would move the hart behind gdb's back");
+	HAS_ANY(r, "use gdb's 'continue'");
+	HAS_ANY(r, "error: 'monitor si 3' would move the hart behind gdb's back");
+	HAS_ANY(r, "use gdb's 'stepi'");
+	HAS_ANY(r, "use gdb's 'set $REG = VALUE'");
+	HAS_ANY(r, "use 'monitor rpc post NAME', then gdb's 'continue', then 'monitor rpc recv'");
+	/* nothing ran: the debugger's pc is the one gdb shows */
+	HAS(r, "$2 = (void (*)()) 0x80000000 <_start>");
+	HASNT(r, "GSP_INIT_DONE received");
+	const char *first = strstr(r.out, "pc       0x0000000080000000");
+	const char *err_first = strstr(r.err, "pc       0x0000000080000000");
+	cr_expect(first || err_first, "the debugger's pc moved:\n%s\n%s", r.out, r.err);
+	HAS_ANY(r, "reply GSP_INIT_DONE(4097) sequence 0 seqNum 0");
+	HAS(r, "$3 = (void (*)()) 0x8000018e <wait_for_host+10>");
+	HAS_ANY(r, "pc       0x000000008000018e");
+	test_cli_free(&r);
 }

@@ -149,6 +149,17 @@ check_diff() {
 	head -n 3 "$tmp/a.res" >"$tmp/cut.res"
 	expect_rc 2 "diff: truncated results" "$cs" diff --hw-results "$tmp/cut.res" "$tmp/a.cap"
 	expect_err ":3:" "diff: truncated results located"
+	# results that cannot be written: exit 4 naming the file and why
+	expect_rc 4 "run --results on a full disk" "$cs" run "$tmp/a.cap" --results /dev/full
+	expect_err "--results /dev/full: cannot write the results" "run --results failure named"
+	expect_err "No space left on device" "run --results failure says why"
+	expect_rc 4 "chainsim-hw-fake -o on a full disk" "$fake" "$tmp/a.cap" -o /dev/full
+	expect_err "-o /dev/full: cannot write the results" "chainsim-hw -o failure named"
+	# a region read back whole past the read-backs' total cap: refused at export
+	printf 'arch hopper\nalloc big 0x500000\nfill big 0x500000 7\n' >"$tmp/big.chain"
+	expect_rc 2 "export --read past the read-back cap" "$cs" export "$tmp/big.chain" -o "$tmp/big.cap" --read big
+	expect_err "read-back big+0x400000 of 1048576 bytes brings the read-backs to 5242880 bytes in 5, more than the 4194304" \
+		"export --read past the read-back cap named"
 }
 
 check_devcheck() {

@@ -625,7 +625,8 @@ Test(kernels, refused_kernel_does_not_block_its_module)
 		expect_executed(&res, 2, "mixed_scale");
 		uint64_t out = rig_alloc(&r, N * 4);
 		res = rig_launch(&r, "mixed_texture_sum", (uint64_t[]){ 1, out, N }, 3, 2, 1, 256, 1, 0);
-		cr_expect_eq(res.outcome, CS_GRID_ERROR, "%s", cases[c].fixture);
+		/* nvcc's own PTX with a texture fetch: the simulator's limit, not observable */
+		cr_expect_eq(res.outcome, CS_GRID_UNSUPPORTED, "%s", cases[c].fixture);
 		cr_expect_eq(res.diag.line, cases[c].tex_line, "%s: line %u: %s", cases[c].fixture,
 			     res.diag.line, res.diag.msg);
 		cr_expect(strstr(res.diag.msg, "refuses mixed_texture_sum") &&
