@@ -78,13 +78,15 @@ typedef struct gsp_hit {
 	char detail[256];
 } gsp_hit;
 
-/* An access to unmapped or protected memory, seen by the invalid-memory hook. */
+/* An access to unmapped or protected memory, seen by the invalid-memory hook;
+ * why is set where the model's own page walk refused it (paging.c). */
 typedef struct gsp_bad_access {
 	bool set;
 	uc_mem_type type;
 	uint64_t addr;
 	uint32_t size;
 	uint64_t value;
+	char why[96];
 } gsp_bad_access;
 
 typedef struct gsp_snapshot {
@@ -153,6 +155,9 @@ struct cs_gsp {
 	FILE *unmodelled_log; /* --mmio-log: unmapped accesses and unknown CSRs */
 	gsp_unmodelled_page unmodelled[GSP_UNMODELLED_PAGES_MAX];
 	size_t nunmodelled;
+	GHashTable *placeholders; /* virtual page numbers mapped for Unicorn's check (paging.c) */
+	bool placeholder_retry;   /* a fetch at placeholder_va needs one first (machine.c) */
+	uint64_t placeholder_va;
 	GString *log;
 	GString *logline;
 	uint32_t irq_pending; /* doorbells pending for the GSP, bit per queue */
@@ -201,6 +206,23 @@ void gsp_reservation_clear(cs_gsp *m);
 /* One line of the unmodelled-access log (--mmio-log): what, by the
  * instruction at pc. */
 void gsp_log_unmodelled(cs_gsp *m, const char *what, uint64_t pc);
+
+/* ---- translation for the map check (paging.c) ---- */
+typedef enum { GSP_ACCESS_READ, GSP_ACCESS_WRITE, GSP_ACCESS_FETCH } gsp_access;
+typedef enum {
+	GSP_WALK_BARE,           /* no translation in the access's mode: pa = va */
+	GSP_WALK_MAPPED,         /* a leaf permits the access: pa */
+	GSP_WALK_PAGE_FAULT,     /* the hardware raises a page fault */
+	GSP_WALK_TABLE_UNMAPPED, /* a table entry at pa is in no ram or rom region */
+} gsp_walk;
+/* The Sv39/Sv48 walk of va for an access in the hart's current mode
+ * (mstatus.MPRV, SUM and MXR included). */
+gsp_walk gsp_translate(cs_gsp *m, uint64_t va, gsp_access acc, uint64_t *pa);
+/* Whether addr's page is a placeholder, and mapping one at va's page. */
+bool gsp_placeholder_at(const cs_gsp *m, uint64_t addr);
+bool gsp_map_placeholder(cs_gsp *m, uint64_t va);
+/* len bytes of code at the virtual address va, read through the walk. */
+bool gsp_read_code(cs_gsp *m, uint64_t va, void *buf, size_t len);
 
 /* ---- breakpoints and watchpoints (points.c) ---- */
 /* Raises a stop from inside a memory hook. */

@@ -417,20 +417,102 @@ void cs_gsp_unmodelled_log(cs_gsp *m, FILE *out)
 	m->unmodelled_log = out;
 }
 
+static bool unmodelled_page_at(const cs_gsp *m, uint64_t addr)
+{
+	for (size_t i = 0; i < m->nunmodelled; i++)
+		if (m->unmodelled[i].base == (addr & ~0xFFFull))
+			return true;
+	return false;
+}
+
+/* Whether the physical page of pa takes the access: a region of the map that
+ * allows it, or a page --mmio-log made (or makes now) a logging device. */
+static bool physical_takes(cs_gsp *m, uint64_t pa, gsp_access acc)
+{
+	const cs_gsp_region *r = gsp_region_of(m, pa, 1);
+	if (r)
+		return acc == GSP_ACCESS_FETCH ? r->kind != CS_GSP_MMIO : acc != GSP_ACCESS_WRITE || r->kind != CS_GSP_ROM;
+	if (acc == GSP_ACCESS_FETCH || gsp_placeholder_at(m, pa))
+		return false;
+	return unmodelled_page_at(m, pa) || map_unmodelled_page(m, pa);
+}
+
+static bool refuse(cs_gsp *m, uc_mem_type type, uint64_t addr, int size, int64_t value, const char *why)
+{
+	m->bad_access.set = true;
+	m->bad_access.type = type;
+	m->bad_access.addr = addr;
+	m->bad_access.size = (uint32_t)size;
+	m->bad_access.value = (uint64_t)value;
+	snprintf(m->bad_access.why, sizeof(m->bad_access.why), "%s", why);
+	return false;
+}
+
+/* Maps the placeholder an access at unmapped va needs. A fetch has filled
+ * Unicorn's TLB for va before the check, and mapping flushes that TLB under
+ * the fetch (it would use the flushed entry): the run stops there instead,
+ * and the run loop maps the page and starts again at the same block. */
+static bool placeholder_for(cs_gsp *m, uint64_t va, gsp_access acc)
+{
+	if (acc != GSP_ACCESS_FETCH)
+		return gsp_map_placeholder(m, va);
+	m->placeholder_retry = true;
+	m->placeholder_va = va;
+	return false;
+}
+
+/* An access Unicorn found unmapped, or protected at a placeholder: with
+ * paging on, the model's walk decides (paging.c). A page fault is left to
+ * Unicorn's own walk, which raises it. */
+static bool translated_access(cs_gsp *m, uc_mem_type type, uint64_t addr, int size, int64_t value,
+			      bool placeholder, bool *handled)
+{
+	gsp_access acc = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT ? GSP_ACCESS_FETCH
+			 : type == UC_MEM_WRITE_UNMAPPED || type == UC_MEM_WRITE_PROT ? GSP_ACCESS_WRITE
+										      : GSP_ACCESS_READ;
+	uint64_t pa;
+	char why[96];
+	switch (gsp_translate(m, addr, acc, &pa)) {
+	case GSP_WALK_BARE:
+		if (!placeholder)
+			return false;
+		snprintf(why, sizeof(why), "physical 0x%" PRIx64 " is not in the map", addr);
+		*handled = refuse(m, type, addr, size, value, why);
+		return true;
+	case GSP_WALK_PAGE_FAULT:
+		*handled = placeholder || placeholder_for(m, addr, acc);
+		return true;
+	case GSP_WALK_TABLE_UNMAPPED:
+		snprintf(why, sizeof(why), "its page-table entry at 0x%" PRIx64 " is in no ram or rom region", pa);
+		*handled = refuse(m, type, addr, size, value, why);
+		return true;
+	case GSP_WALK_MAPPED:
+		if (physical_takes(m, pa, acc)) {
+			*handled = placeholder || placeholder_for(m, addr, acc);
+			return true;
+		}
+		snprintf(why, sizeof(why), "physical 0x%" PRIx64 " %s", pa,
+			 gsp_region_of(m, pa, 1) ? "does not allow it" : "is not in the map");
+		*handled = refuse(m, type, addr, size, value, why);
+		return true;
+	}
+	return false;
+}
+
 /* Records an access to unmapped or protected memory for the run loop; the
  * access is not handled, so Unicorn ends the run. */
 static bool bad_access_cb(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *user)
 {
 	(void)uc;
 	cs_gsp *m = user;
+	bool unmapped = type == UC_MEM_READ_UNMAPPED || type == UC_MEM_WRITE_UNMAPPED || type == UC_MEM_FETCH_UNMAPPED;
+	bool handled;
+	if ((unmapped || gsp_placeholder_at(m, addr)) &&
+	    translated_access(m, type, addr, size, value, !unmapped, &handled))
+		return handled;
 	if ((type == UC_MEM_READ_UNMAPPED || type == UC_MEM_WRITE_UNMAPPED) && map_unmodelled_page(m, addr))
 		return true;
-	m->bad_access.set = true;
-	m->bad_access.type = type;
-	m->bad_access.addr = addr;
-	m->bad_access.size = (uint32_t)size;
-	m->bad_access.value = (uint64_t)value;
-	return false;
+	return refuse(m, type, addr, size, value, "");
 }
 
 static void intr_cb(uc_engine *uc, uint32_t intno, void *user)
@@ -584,6 +666,8 @@ void cs_gsp_destroy(cs_gsp *m)
 	for (size_t i = 0; i < m->nmmio; i++)
 		g_hash_table_destroy(m->mmio[i].regs);
 	free(m->mmio);
+	if (m->placeholders)
+		g_hash_table_destroy(m->placeholders);
 	if (m->log)
 		g_string_free(m->log, TRUE);
 	if (m->logline)

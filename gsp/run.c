@@ -85,10 +85,10 @@ static bool irq_inject(cs_gsp *m)
 static uint32_t insn_at(cs_gsp *m, uint64_t pc, bool *ok)
 {
 	uint32_t w = 0;
-	*ok = uc_mem_read(m->uc, pc, &w, 4) == UC_ERR_OK;
+	*ok = gsp_read_code(m, pc, &w, 4);
 	if (!*ok) {
 		uint16_t h = 0;
-		*ok = uc_mem_read(m->uc, pc, &h, 2) == UC_ERR_OK;
+		*ok = gsp_read_code(m, pc, &h, 2);
 		w = h;
 	}
 	return w;
@@ -114,7 +114,7 @@ static void exception_of(cs_gsp *m, uint32_t intno, uint64_t epc, uint64_t *caus
 	case 4: {
 		uint8_t b[4] = { 0 };
 		cs_rv_insn in;
-		if (uc_mem_read(m->uc, epc, b, 4) == UC_ERR_OK && cs_rv_decode(b, 4, epc, &in) &&
+		if (gsp_read_code(m, epc, b, 4) && cs_rv_decode(b, 4, epc, &in) &&
 		    in.memop != CS_RV_MEM_NONE && in.memop != CS_RV_MEM_LOAD)
 			*cause = 6;
 		*tval = m->trap_badaddr;
@@ -213,7 +213,7 @@ bool gsp_find_access(cs_gsp *m, uint64_t block_pc, uint64_t addr, uint32_t size,
 	uint64_t pc = block_pc;
 	for (int n = 0; n < 256; n++) {
 		uint8_t b[4];
-		if (uc_mem_read(m->uc, pc, b, 4) != UC_ERR_OK && uc_mem_read(m->uc, pc, b, 2) != UC_ERR_OK)
+		if (!gsp_read_code(m, pc, b, 4) && !gsp_read_code(m, pc, b, 2))
 			return false;
 		if (!cs_rv_decode(b, 4, pc, in))
 			return false;
@@ -340,7 +340,8 @@ static void fault_stop(cs_gsp *m, cs_gsp_stop *st, uc_err e)
 		st->is_write = is_write;
 		st->value = is_write ? b->value : 0;
 		snprintf(st->detail, sizeof(st->detail), "%s of %u bytes at 0x%" PRIx64 ": %s",
-			 is_fetch ? "fetch" : is_write ? "store" : "load", b->size, b->addr, uc_strerror(e));
+			 is_fetch ? "fetch" : is_write ? "store" : "load", b->size, b->addr,
+			 b->why[0] ? b->why : uc_strerror(e));
 	} else
 		snprintf(st->detail, sizeof(st->detail), "unicorn: %s (pc 0x%" PRIx64 ")", uc_strerror(e), npc);
 }
@@ -535,6 +536,7 @@ static cs_status run_loop(cs_gsp *m, uint64_t until, bool step_mode, run_guard *
 		m->hit.detail[0] = 0;
 		m->trap_pending = false;
 		m->bad_access.set = false;
+		m->placeholder_retry = false;
 		if (first) {
 			m->skip_armed = true;
 			m->skip_pc = pc;
@@ -545,6 +547,15 @@ static cs_status run_loop(cs_gsp *m, uint64_t until, bool step_mode, run_guard *
 		uint64_t npc = cs_gsp_pc(m);
 		if (atomic_exchange(&m->interrupt_req, 0)) {
 			fill_stop(m, st, CS_GSP_STOP_INTERRUPTED);
+			return CS_OK;
+		}
+		if (m->placeholder_retry) {
+			m->placeholder_retry = false;
+			if (gsp_map_placeholder(m, m->placeholder_va))
+				continue;
+			fill_stop(m, st, CS_GSP_STOP_FAULT);
+			snprintf(st->detail, sizeof(st->detail), "cannot map the translation placeholder at 0x%" PRIx64,
+				 m->placeholder_va);
 			return CS_OK;
 		}
 		if (m->hit.set) {
