@@ -89,6 +89,33 @@ typedef struct gsp_bad_access {
 	char why[96];
 } gsp_bad_access;
 
+/* The M-mode monitor model (monitor.c): the partitions the firmware
+ * registered, each with its entry and the S-mode state a switch saves and
+ * restores. */
+enum { GSP_PARTITIONS_MAX = 16, GSP_PARTITION_CSRS = 8, GSP_PMP_WINDOWS_MAX = 16 };
+/* A window a partition was granted (FID 8 or 9): as the calls give it. */
+typedef struct gsp_pmp_window {
+	uint64_t base, size, access;
+	uint64_t index[2]; /* the call's a1 and a2 */
+} gsp_pmp_window;
+
+typedef struct gsp_partition {
+	gsp_pmp_window window[GSP_PMP_WINDOWS_MAX];
+	size_t nwindows;
+	bool registered;
+	uint64_t entry;
+	uint64_t args[4]; /* the registration's a2..a5, kept as given */
+	bool saved;       /* csr holds its S-mode CSRs from when it was left */
+	uint64_t csr[GSP_PARTITION_CSRS];
+} gsp_partition;
+
+typedef struct gsp_monitor {
+	bool on;
+	unsigned current;
+	uint64_t message_area[5]; /* FID 10's a0..a4 */
+	gsp_partition part[GSP_PARTITIONS_MAX];
+} gsp_monitor;
+
 typedef struct gsp_snapshot {
 	char name[64];
 	uint64_t bytes; /* of region memory it holds */
@@ -155,6 +182,7 @@ struct cs_gsp {
 	FILE *unmodelled_log; /* --mmio-log: unmapped accesses and unknown CSRs */
 	gsp_unmodelled_page unmodelled[GSP_UNMODELLED_PAGES_MAX];
 	size_t nunmodelled;
+	gsp_monitor mon;
 	GHashTable *placeholders; /* virtual page numbers mapped for Unicorn's check (paging.c) */
 	bool placeholder_retry;   /* a fetch at placeholder_va needs one first (machine.c) */
 	uint64_t placeholder_va;
@@ -223,6 +251,12 @@ bool gsp_placeholder_at(const cs_gsp *m, uint64_t addr);
 bool gsp_map_placeholder(cs_gsp *m, uint64_t va);
 /* len bytes of code at the virtual address va, read through the walk. */
 bool gsp_read_code(cs_gsp *m, uint64_t va, void *buf, size_t len);
+
+/* ---- the monitor model (monitor.c) ---- */
+typedef enum { GSP_MONITOR_NOT_MINE, GSP_MONITOR_RETURNED, GSP_MONITOR_STOP } gsp_monitor_action;
+/* An ecall (cause 8 or 9) at epc: answered by the monitor model when it is on
+ * and the call reaches M; GSP_MONITOR_STOP fills st. */
+gsp_monitor_action gsp_monitor_ecall(cs_gsp *m, uint64_t cause, uint64_t epc, cs_gsp_stop *st);
 
 /* ---- breakpoints and watchpoints (points.c) ---- */
 /* Raises a stop from inside a memory hook. */

@@ -585,7 +585,10 @@ static cs_status run_loop(cs_gsp *m, uint64_t until, bool step_mode, run_guard *
 				}
 				continue;
 			}
-			if (!take_trap(m, cause, epc, tval, pc, &storm, st))
+			gsp_monitor_action mon = gsp_monitor_ecall(m, cause, epc, st);
+			if (mon == GSP_MONITOR_STOP)
+				return CS_OK;
+			if (mon == GSP_MONITOR_NOT_MINE && !take_trap(m, cause, epc, tval, pc, &storm, st))
 				return CS_OK;
 			if (step_mode) {
 				fill_stop(m, st, CS_GSP_STOP_STEP);
@@ -814,6 +817,9 @@ void cs_gsp_stop_describe(cs_gsp *m, const cs_gsp_stop *st, char *buf, size_t le
 		break;
 	case CS_GSP_STOP_GUARD:
 		snprintf(buf, len, "still running at 0x%" PRIx64 " <%s>: %s", st->pc, where, st->detail);
+		break;
+	case CS_GSP_STOP_SHUTDOWN:
+		snprintf(buf, len, "shut down at 0x%" PRIx64 " <%s>: %s", st->pc, where, st->detail);
 		break;
 	case CS_GSP_STOP_NONE:
 		snprintf(buf, len, "at 0x%" PRIx64 " <%s>", st->pc, where);

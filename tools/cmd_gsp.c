@@ -16,7 +16,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: chainsim gsp FIRMWARE [--map FILE] [--raw-base ADDR] [--load FILE[@ADDR]]...\n"
-		"                    [--priv M|S|U] [--script FILE]\n"
+		"                    [--priv M|S|U] [--monitor] [--boot ga10x] [--script FILE]\n"
 		"                    [-ex COMMAND]... [--gdb [HOST:]PORT] [--guard-ms N] [--mmio-log]\n"
 		"  FIRMWARE      an RV64 ELF executable, NVIDIA's firmware container (gsp_*.bin:\n"
 		"                its .fwimage section), or raw bytes, both loaded at --raw-base;\n"
@@ -24,6 +24,8 @@ static void usage(FILE *out)
 		"  --load FILE[@ADDR]  load a further image beside the first (repeatable;\n"
 		"                raw bytes or a container at ADDR, an ELF where it is linked)\n"
 		"  --priv M|S|U  the mode the hart starts in (M)\n"
+		"  --monitor     answer ecalls that reach M with the monitor model (SBI base,\n"
+		"                shutdown, NVIDIA's vendor extension); --mmio-log shows each call\n"
 		"  --mmio-log    log unmodelled accesses (unmapped memory, custom CSRs) with\n"
 		"                pc, address, width and value; they read as zero\n"
 		"  --map FILE    the memory map (GLib key file); default: the fixture map\n"
@@ -97,7 +99,8 @@ static void gdb_ready(uint16_t port, void *ctx)
 }
 
 enum { OPT_MAP = 0x200, OPT_MMIO_LOG, OPT_IMAGE, OPT_SCRIPT, OPT_EX, OPT_GDB,
-       OPT_GDB_ALLOW_REMOTE, OPT_RAW_BASE, OPT_GUARD_MS, OPT_GDB_IDLE_MS, OPT_LOAD, OPT_PRIV };
+       OPT_GDB_ALLOW_REMOTE, OPT_RAW_BASE, OPT_GUARD_MS, OPT_GDB_IDLE_MS, OPT_LOAD, OPT_PRIV,
+       OPT_MONITOR };
 
 /* getopt_long_only, so that gdb's -ex spelling stays as it was */
 static const struct option gsp_options[] = {
@@ -115,6 +118,7 @@ static const struct option gsp_options[] = {
 	{ "gdb-idle-ms", required_argument, NULL, OPT_GDB_IDLE_MS },
 	{ "load", required_argument, NULL, OPT_LOAD },
 	{ "priv", required_argument, NULL, OPT_PRIV },
+	{ "monitor", no_argument, NULL, OPT_MONITOR },
 	{ 0 },
 };
 
@@ -169,7 +173,7 @@ int cs_cmd_gsp(int argc, char **argv)
 	const char *fw = NULL, *map_path = NULL, *script = NULL, *gdb = NULL;
 	uint64_t raw_base = 0x80000000u, guard_ms = 10000, gdb_idle_ms = 0;
 	bool gdb_remote = false;
-	bool unmodelled_log = false;
+	bool unmodelled_log = false, monitor = false;
 	int start_priv = 3;
 	GPtrArray *ex = g_ptr_array_new();
 	g_autoptr(GPtrArray) loads = g_ptr_array_new();
@@ -205,6 +209,7 @@ int cs_cmd_gsp(int argc, char **argv)
 			return cs_cli_version();
 		case OPT_MAP: map_path = a; break;
 		case OPT_MMIO_LOG: unmodelled_log = true; break;
+		case OPT_MONITOR: monitor = true; break;
 		case OPT_IMAGE: fw = a; break;
 		case OPT_SCRIPT: script = a; break;
 		case OPT_EX: g_ptr_array_add(ex, (gpointer)a); break;
@@ -285,6 +290,8 @@ int cs_cmd_gsp(int argc, char **argv)
 	cs_gsp_set_guard_ms(m, guard_ms);
 	if (unmodelled_log)
 		cs_gsp_unmodelled_log(m, stdout);
+	if (monitor)
+		cs_gsp_monitor_on(m);
 	gsp_cli cli = { m };
 	cs_repl_config cfg = { "chainsim-gsp", "(gsp) ", cs_gsp_dbg_commands(), words_cb, exec_cb, &cli, NULL,
 				.own_help = true };

@@ -192,6 +192,7 @@ typedef enum cs_gsp_stop_reason {
 	CS_GSP_STOP_INTERRUPTED,
 	CS_GSP_STOP_REPLY,      /* the awaited RPC reply arrived */
 	CS_GSP_STOP_GUARD,      /* the wall-clock guard of an unbudgeted run expired */
+	CS_GSP_STOP_SHUTDOWN,   /* the firmware asked the monitor model to shut down */
 } cs_gsp_stop_reason;
 
 typedef enum cs_gsp_watch_kind {
@@ -281,6 +282,9 @@ CS_API void cs_gsp_mmio_trace(cs_gsp *m, FILE *out);
  * custom and debug ranges) is logged, reads as zero and ignores writes,
  * instead of raising an illegal-instruction trap. */
 CS_API void cs_gsp_unmodelled_log(cs_gsp *m, FILE *out);
+/* Turns the M-mode monitor model on (docs/gsp.md, "The monitor model"):
+ * ecalls that reach M are answered by it, not by the firmware's mtvec. */
+CS_API void cs_gsp_monitor_on(cs_gsp *m);
 /* Log lines the firmware wrote to log-model regions. */
 CS_API const char *cs_gsp_log_text(cs_gsp *m);
 /* Host interrupts raised by the firmware (doorbell model, bit 6) so far. */
