@@ -302,6 +302,9 @@ const gsp_gdb_packet *gsp_gdb_packets(size_t *count);
 
 /* ---- the message queues' monitor hook and cursor names (msgq.c) ---- */
 void gsp_msgq_arm_monitor(cs_gsp *m);
+/* The queues in shared region r, their page table holding dma_base + the
+ * offset of each page (the address the host's side gives the device). */
+cs_status gsp_msgq_init_dma(cs_gsp *m, const cs_gsp_region *r, uint64_t dma_base, cs_diag *d);
 const char *gsp_msgq_cursor_name(cs_gsp *m, uint64_t addr);
 
 /* ---- unwinding (dbg.c) ---- */

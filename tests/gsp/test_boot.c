@@ -3,6 +3,7 @@
  * started in S-mode, a second image beside the first, paging that translates
  * before the map check. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "chainsim/gsp.h"
@@ -198,4 +199,123 @@ Test(gsp_gaps, paging_from_a_mapped_virtual_page_is_not_checked)
 	 * -> 0xC0000000, outside the map); lw a2, 0(a0); ebreak */
 	static const uint32_t code[] = { 0x80008537, 0x00052603, 0x00100073 };
 	expect_paged_fault(code, 2, 0xC0000000, "trap (cause 13) at 0x4 with no trap vector");
+}
+
+/* ---- --boot ga10x: the boot data ---- */
+
+static uint64_t u64_at(cs_gsp *m, uint64_t addr)
+{
+	uint64_t v = 0;
+	cr_assert_eq(cs_gsp_mem_read(m, addr, &v, 8, NULL), CS_OK, "read 0x%lx", (unsigned long)addr);
+	return v;
+}
+
+static uint32_t u32_at(cs_gsp *m, uint64_t addr)
+{
+	uint32_t v = 0;
+	cr_assert_eq(cs_gsp_mem_read(m, addr, &v, 4, NULL), CS_OK, "read 0x%lx", (unsigned long)addr);
+	return v;
+}
+
+/* A machine booted as --boot ga10x does it, with an image of `size` bytes. */
+static cs_gsp *booted(uint64_t size, cs_gsp_image **img)
+{
+	cs_diag d;
+	cs_diag_clear(&d);
+	cs_gsp_map map;
+	uint64_t base;
+	cr_assert_eq(cs_gsp_boot_map("ga10x", size, &map, &base, &d), CS_OK, "%s", d.msg);
+	uint8_t *bytes = calloc(1, size);
+	cr_assert_eq(cs_gsp_image_from_raw(bytes, size, base, img, &d), CS_OK, "%s", d.msg);
+	free(bytes);
+	cs_gsp *m = NULL;
+	cr_assert_eq(cs_gsp_create(&map, *img, &m, &d), CS_OK, "%s", d.msg);
+	cr_assert_eq(cs_gsp_boot(m, "ga10x", size, &d), CS_OK, "%s", d.msg);
+	return m;
+}
+
+/* What the image checks before its first monitor call: the metadata at a2
+ * (magic, revision, Booter's verified mark), its WPR2 start equal to the
+ * one NV_PFB_PRI_MMU_WPR2_ADDR_LO gives, a heap of 82-276 MiB, the chip in
+ * NV_PMC_BOOT_42; and the hart at the image's first byte in S-mode. */
+Test(gsp_boot, ga10x_boot_data_passes_the_images_checks)
+{
+	const uint64_t size = 0x2477000; /* gsp_ga10x.bin 535.261.03's .fwimage */
+	cs_gsp_image *img;
+	cs_gsp *m = booted(size, &img);
+	uint64_t meta = reg(m, "a2");
+	cr_expect_eq(u64_at(m, meta), 0xdc3aae21371a60b3ull);
+	cr_expect_eq(u64_at(m, meta + 8), 1);
+	cr_expect_eq(u64_at(m, meta + 248), 0xa0a0a0a0a0a0a0a0ull);
+	uint64_t wpr_start = u64_at(m, meta + 112);
+	uint32_t wpr2_lo = u32_at(m, 0x20000000001fa824ull);
+	cr_expect_eq((uint64_t)(wpr2_lo >> 4) << 12, wpr_start, "WPR2_ADDR_LO 0x%x, gspFwWprStart 0x%lx", wpr2_lo,
+		     (unsigned long)wpr_start);
+	cr_expect_eq(meta, 0x6060000000000000ull + wpr_start, "the metadata lies at the start of WPR2 in FB");
+	uint64_t heap = u64_at(m, meta + 128);
+	cr_expect(heap >= (82ull << 20) && heap <= (276ull << 20), "heap of %lu MiB", (unsigned long)(heap >> 20));
+	cr_expect_eq(u64_at(m, meta + 120), wpr_start + (1 << 20), "the heap follows the metadata's MiB");
+	uint64_t elf = u64_at(m, meta + 136);
+	cr_expect_eq(reg(m, "pc"), 0x6060000000000000ull + elf, "the hart starts at the image's first byte in FB");
+	cr_expect_geq(u64_at(m, meta + 144), elf + size, "the image ends before the boot binary");
+	cr_expect_eq(u32_at(m, 0x2000000000000a00ull) >> 24, 0x17, "NV_PMC_BOOT_42: Ampere");
+	cr_expect_eq(reg(m, "priv"), 1);
+	cr_expect_eq(reg(m, "a0"), 0);
+	cr_expect_eq(reg(m, "a1"), 1);
+	cs_gsp_destroy(m);
+	cs_gsp_image_free(img);
+}
+
+/* The mailbox holds the LibOS arguments' address; they name LOGINIT,
+ * LOGINTR, LOGRM and RMARGS; RMARGS names the queues; the command queue
+ * holds SET_SYSTEM_INFO (72) and SET_REGISTRY (73). */
+Test(gsp_boot, ga10x_boot_data_leads_from_the_mailbox_to_the_queues)
+{
+	cs_gsp_image *img;
+	cs_gsp *m = booted(0x100000, &img);
+	const uint64_t sysmem = 0x8060000000000000ull;
+	uint64_t libos = (uint64_t)u32_at(m, 0x1280044) << 32 | u32_at(m, 0x1280040);
+	static const char *const ids[] = { "LOGINIT", "LOGINTR", "LOGRM", "RMARGS" };
+	uint64_t rmargs = 0;
+	for (int i = 0; i < 4; i++) {
+		uint64_t id8 = u64_at(m, sysmem + libos + 32 * i), want = 0;
+		for (const char *c = ids[i]; *c; c++)
+			want = want << 8 | (uint8_t)*c;
+		cr_expect_eq(id8, want, "region %d", i);
+		uint64_t kind_loc = u64_at(m, sysmem + libos + 32 * i + 24);
+		cr_expect_eq(kind_loc & 0xFFFF, 0x0101, "contiguous, in sysmem");
+		if (i < 3) {
+			uint64_t pa = u64_at(m, sysmem + libos + 32 * i + 8);
+			cr_expect_eq(u64_at(m, sysmem + pa), 0, "the put pointer starts at 0");
+			cr_expect_eq(u64_at(m, sysmem + pa + 8), pa, "the first page's address");
+			cr_expect_eq(u64_at(m, sysmem + pa + 16), pa + 0x1000, "the second page's address");
+		} else
+			rmargs = u64_at(m, sysmem + libos + 32 * i + 8);
+	}
+	uint64_t shm = u64_at(m, sysmem + rmargs);
+	cr_expect_eq(u32_at(m, sysmem + rmargs + 8), 129, "page-table entries");
+	cr_expect_eq(u64_at(m, sysmem + rmargs + 16), 0x1000, "cmdQueueOffset");
+	cr_expect_eq(u64_at(m, sysmem + rmargs + 24), 0x41000, "statQueueOffset");
+	cr_expect_eq(u64_at(m, sysmem + rmargs + 32), 0, "no lockless command queue");
+	cr_expect_eq(u64_at(m, sysmem + shm), shm, "the page table holds DMA addresses");
+	uint64_t cmdq = sysmem + shm + 0x1000;
+	cr_expect_eq(u32_at(m, cmdq + 0x10), 2, "two messages queued");
+	cr_expect_eq(u32_at(m, cmdq + 0x1000 + 48 + 12), 72, "SET_SYSTEM_INFO");
+	cr_expect_eq(u32_at(m, cmdq + 0x1000 + 48 + 8), 32 + 664, "with a GspSystemInfo");
+	cr_expect_eq(u32_at(m, cmdq + 0x2000 + 48 + 12), 73, "SET_REGISTRY");
+	cs_gsp_destroy(m);
+	cs_gsp_image_free(img);
+}
+
+Test(gsp_boot, boot_refuses_other_targets_and_images_too_large)
+{
+	cs_diag d;
+	cs_diag_clear(&d);
+	cs_gsp_map map;
+	uint64_t base;
+	cr_expect_eq(cs_gsp_boot_map("gh100", 0x1000, &map, &base, &d), CS_ERR_INPUT);
+	cr_expect(strstr(d.msg, "ga10x only"), "%s", d.msg);
+	cs_diag_clear(&d);
+	cr_expect_eq(cs_gsp_boot_map("ga10x", 0x20000000, &map, &base, &d), CS_ERR_INPUT);
+	cr_expect(strstr(d.msg, "does not fit"), "%s", d.msg);
 }
