@@ -21,6 +21,8 @@
 #define BAR0_SIZE 0x4000000ull
 /* The GSP falcon's own registers, where the image reads its mailbox. */
 #define FALCON_LOCAL 0x1280000ull
+/* 64 MiB: the LibOS kernel maps that much of it (an MPU entry) */
+#define FALCON_LOCAL_SIZE 0x4000000ull
 #define FALCON_MAILBOX0 0x40
 #define FALCON_MAILBOX1 0x44
 
@@ -131,7 +133,7 @@ cs_status cs_gsp_boot_map(const char *target, uint64_t image_size, cs_gsp_map *m
 	}
 	memset(map, 0, sizeof(*map));
 	cs_status s;
-	if ((s = add(map, "gsp-falcon", FALCON_LOCAL, 0x1000, CS_GSP_MMIO, CS_GSP_MODEL_REGFILE, d)) != CS_OK ||
+	if ((s = add(map, "gsp-falcon", FALCON_LOCAL, FALCON_LOCAL_SIZE, CS_GSP_MMIO, CS_GSP_MODEL_REGFILE, d)) != CS_OK ||
 	    (s = add(map, "bar0", BAR0_APERTURE, BAR0_SIZE, CS_GSP_MMIO, CS_GSP_MODEL_REGFILE, d)) != CS_OK ||
 	    (s = add(map, "fb", FB_APERTURE, FB_SIZE, CS_GSP_RAM, CS_GSP_MODEL_NONE, d)) != CS_OK ||
 	    (s = add(map, "sysmem", SYSMEM_APERTURE + SYSMEM_DMA_BASE, SYSMEM_BUFFERS_SIZE, CS_GSP_RAM,

@@ -99,7 +99,31 @@ typedef struct gsp_pmp_window {
 	uint64_t index[2]; /* the call's a1 and a2 */
 } gsp_pmp_window;
 
+/* An entry of the MPU model (mpu.c), and the MPU of one partition. */
+enum { GSP_MPU_ENTRIES = 128, GSP_MPU_PIECES = 4 };
+/* A second mapping, at va, of the part of one region an entry covers. */
+typedef struct gsp_mpu_piece {
+	uint64_t va, size;
+	gsp_mmio *dev;  /* a device region's piece: its offset there is delta + the access's */
+	uint64_t delta;
+} gsp_mpu_piece;
+
+typedef struct gsp_mpu_entry {
+	uint64_t va; /* virtual base | 1 valid */
+	uint64_t pa, range, attr;
+	gsp_mpu_piece piece[GSP_MPU_PIECES];
+	size_t npieces;
+} gsp_mpu_entry;
+
+enum { GSP_MPU_GROUPS = GSP_MPU_ENTRIES / 64 };
+typedef struct gsp_mpu {
+	uint64_t index, group;
+	uint64_t bits[GSP_MPU_GROUPS]; /* what 0x5d1 holds for each group */
+	gsp_mpu_entry entry[GSP_MPU_ENTRIES];
+} gsp_mpu;
+
 typedef struct gsp_partition {
+	gsp_mpu mpu;
 	gsp_pmp_window window[GSP_PMP_WINDOWS_MAX];
 	size_t nwindows;
 	bool registered;
@@ -113,6 +137,7 @@ typedef struct gsp_monitor {
 	bool on;
 	unsigned current;
 	uint64_t message_area[5]; /* FID 10's a0..a4 */
+	uint64_t time;            /* the virtual clock `time` reads */
 	gsp_partition part[GSP_PARTITIONS_MAX];
 } gsp_monitor;
 
@@ -139,6 +164,7 @@ struct cs_gsp {
 	int frame_sel;
 	uint64_t frame_pc, frame_sp;
 	cs_gsp_map map;
+	void *host[CS_GSP_REGIONS_MAX]; /* the memory of each ram/rom region */
 	const cs_gsp_image *img;
 	/* img, then the images cs_gsp_load added beside it */
 	const cs_gsp_image *images[CS_GSP_IMAGES_MAX];
@@ -185,6 +211,7 @@ struct cs_gsp {
 	gsp_monitor mon;
 	GHashTable *placeholders; /* virtual page numbers mapped for Unicorn's check (paging.c) */
 	bool placeholder_retry;   /* a fetch at placeholder_va needs one first (machine.c) */
+	bool mpu_refused;         /* the MPU model could not map an entry (mpu.c) */
 	uint64_t placeholder_va;
 	GString *log;
 	GString *logline;
@@ -204,6 +231,14 @@ uint64_t gsp_reg(cs_gsp *m, int ucreg);
 void gsp_set_reg(cs_gsp *m, int ucreg, uint64_t v);
 /* The region holding all of [addr, addr + len), or NULL. */
 const cs_gsp_region *gsp_region_of(const cs_gsp *m, uint64_t addr, uint64_t len);
+/* The model's memory behind [addr, addr + len) of one ram/rom region, and
+ * that region's permissions; NULL elsewhere. */
+uint8_t *gsp_host_of(const cs_gsp *m, uint64_t addr, uint64_t len, uint32_t *perms);
+/* The device of a device region; an access to it as the firmware's would
+ * be (traced, modelled). */
+gsp_mmio *gsp_mmio_of(cs_gsp *m, const cs_gsp_region *r);
+uint64_t gsp_mmio_read(gsp_mmio *dev, uint64_t off, unsigned size);
+void gsp_mmio_write(gsp_mmio *dev, uint64_t off, unsigned size, uint64_t v);
 /* Memory hooks take effect in blocks translated after the first one came. */
 void gsp_mem_hook_added(cs_gsp *m);
 void gsp_mem_hook_removed(cs_gsp *m);
@@ -257,6 +292,20 @@ typedef enum { GSP_MONITOR_NOT_MINE, GSP_MONITOR_RETURNED, GSP_MONITOR_STOP } gs
 /* An ecall (cause 8 or 9) at epc: answered by the monitor model when it is on
  * and the call reaches M; GSP_MONITOR_STOP fills st. */
 gsp_monitor_action gsp_monitor_ecall(cs_gsp *m, uint64_t cause, uint64_t epc, cs_gsp_stop *st);
+/* A read of the time CSR (the illegal instruction insn at epc) under the
+ * monitor model: answered with its virtual clock; true when it was one. */
+bool gsp_monitor_time(cs_gsp *m, uint32_t insn, uint64_t epc);
+
+/* ---- the MPU model (mpu.c) ---- */
+typedef enum { GSP_MPU_NOT_MINE, GSP_MPU_DONE, GSP_MPU_REFUSED } gsp_mpu_result;
+/* A CSR instruction on csr (op 0 read only, 1 write, 2 set, 3 clear
+ * operand): the CSR's value before it in *old; REFUSED fills why. */
+gsp_mpu_result gsp_mpu_csr(cs_gsp *m, unsigned csr, unsigned op, uint64_t operand, uint64_t *old, char *why,
+			   size_t len);
+/* The current partition's MPU mappings go when it is left and come back
+ * when it is entered (false, with why, when one cannot). */
+void gsp_mpu_leave(cs_gsp *m);
+bool gsp_mpu_enter(cs_gsp *m, char *why, size_t len);
 
 /* ---- breakpoints and watchpoints (points.c) ---- */
 /* Raises a stop from inside a memory hook. */

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "gsp_internal.h"
 
@@ -299,21 +300,29 @@ static void mmio_model_write(gsp_mmio *dev, uint64_t off, unsigned size, uint64_
 	}
 }
 
-static uint64_t mmio_read_cb(uc_engine *uc, uint64_t off, unsigned size, void *user)
+uint64_t gsp_mmio_read(gsp_mmio *dev, uint64_t off, unsigned size)
 {
-	(void)uc;
-	gsp_mmio *dev = user;
 	uint64_t v = mmio_model_read(dev, off, size);
 	mmio_trace(dev, "R", off, size, v);
 	return v;
 }
 
+void gsp_mmio_write(gsp_mmio *dev, uint64_t off, unsigned size, uint64_t v)
+{
+	mmio_trace(dev, "W", off, size, v);
+	mmio_model_write(dev, off, size, v);
+}
+
+static uint64_t mmio_read_cb(uc_engine *uc, uint64_t off, unsigned size, void *user)
+{
+	(void)uc;
+	return gsp_mmio_read(user, off, size);
+}
+
 static void mmio_write_cb(uc_engine *uc, uint64_t off, unsigned size, uint64_t v, void *user)
 {
 	(void)uc;
-	gsp_mmio *dev = user;
-	mmio_trace(dev, "W", off, size, v);
-	mmio_model_write(dev, off, size, v);
+	gsp_mmio_write(user, off, size, v);
 }
 
 void cs_gsp_mmio_trace(cs_gsp *m, FILE *out)
@@ -343,6 +352,15 @@ void cs_gsp_ring_doorbell(cs_gsp *m, unsigned queue)
 }
 
 /* ---- creation ---- */
+
+uint8_t *gsp_host_of(const cs_gsp *m, uint64_t addr, uint64_t len, uint32_t *perms)
+{
+	const cs_gsp_region *r = gsp_region_of(m, addr, len);
+	if (!r || r->kind == CS_GSP_MMIO)
+		return NULL;
+	*perms = r->kind == CS_GSP_ROM ? (UC_PROT_READ | UC_PROT_EXEC) : UC_PROT_ALL;
+	return (uint8_t *)m->host[r - m->map.region] + (addr - r->base);
+}
 
 const cs_gsp_region *gsp_region_of(const cs_gsp *m, uint64_t addr, uint64_t len)
 {
@@ -569,8 +587,18 @@ cs_status cs_gsp_create(const cs_gsp_map *map, const cs_gsp_image *img, cs_gsp *
 			dev->regs = g_hash_table_new(g_direct_hash, g_direct_equal);
 			e = uc_mmio_map(m->uc, r->base, r->size, mmio_read_cb, dev, mmio_write_cb, dev);
 		} else {
+			/* the model holds the memory, so that a second mapping of it can
+			 * be made (the MPU model's, mpu.c) */
 			uint32_t perms = r->kind == CS_GSP_ROM ? (UC_PROT_READ | UC_PROT_EXEC) : UC_PROT_ALL;
-			e = uc_mem_map(m->uc, r->base, r->size, perms);
+			void *host = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+					  -1, 0);
+			if (host == MAP_FAILED) {
+				cs_diag_set(d, CS_ERR_NOMEM, "region '%s': cannot reserve 0x%" PRIx64 " bytes", r->name, r->size);
+				cs_gsp_destroy(m);
+				return CS_ERR_NOMEM;
+			}
+			m->host[i] = host;
+			e = uc_mem_map_ptr(m->uc, r->base, r->size, perms, host);
 		}
 		if (e != UC_ERR_OK) {
 			cs_diag_set(d, CS_ERR_INPUT, "region '%s' at 0x%" PRIx64 ": unicorn: %s", r->name,
@@ -663,6 +691,9 @@ void cs_gsp_destroy(cs_gsp *m)
 		uc_context_free(m->cpu_state);
 	if (m->uc)
 		uc_close(m->uc);
+	for (size_t i = 0; i < m->map.count; i++)
+		if (m->host[i])
+			munmap(m->host[i], m->map.region[i].size);
 	for (size_t i = 0; i < m->nmmio; i++)
 		g_hash_table_destroy(m->mmio[i].regs);
 	free(m->mmio);
@@ -839,7 +870,7 @@ cs_status cs_gsp_reg_write(cs_gsp *m, unsigned regno, uint64_t v, cs_diag *d)
 
 /* ---- memory ---- */
 
-static gsp_mmio *mmio_of(cs_gsp *m, const cs_gsp_region *r)
+gsp_mmio *gsp_mmio_of(cs_gsp *m, const cs_gsp_region *r)
 {
 	for (size_t i = 0; i < m->nmmio; i++)
 		if (m->mmio[i].r == r)
@@ -864,7 +895,7 @@ static cs_status mem_access(cs_gsp *m, uint64_t addr, void *buf, size_t len, boo
 		}
 		size_t n = (size_t)MIN((uint64_t)len, r->base + r->size - addr);
 		if (r->kind == CS_GSP_MMIO) {
-			gsp_mmio *dev = mmio_of(m, r);
+			gsp_mmio *dev = gsp_mmio_of(m, r);
 			for (size_t i = 0; i < n; i++) {
 				uint64_t off = addr - r->base + i;
 				if (write)

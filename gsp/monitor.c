@@ -117,6 +117,27 @@ static sbi_result vendor_call(cs_gsp *m, uint64_t fid, const uint64_t *a)
 	}
 }
 
+/* Unicorn 2.0.1 has no time source behind the `time` CSR (its read is an
+ * illegal instruction). Under the monitor model a read of it (csrr rd,
+ * time) is answered as an M-mode SBI implementation emulates it: with the
+ * model's virtual clock, which starts at 0 and advances GSP_TIME_STEP a read
+ * (a model choice: no public source gives the GSP's timer rate). */
+#define GSP_TIME_STEP 1000u
+
+bool gsp_monitor_time(cs_gsp *m, uint32_t insn, uint64_t epc)
+{
+	unsigned f3 = (insn >> 12) & 7, csr = insn >> 20, rd = (insn >> 7) & 31, rs1 = (insn >> 15) & 31;
+	if (!m->mon.on || (insn & 0x7F) != 0x73 || csr != 0xC01 || rs1 || (f3 != 2 && f3 != 3 && f3 != 6 && f3 != 7))
+		return false;
+	m->mon.time += GSP_TIME_STEP;
+	if (m->unmodelled_log)
+		fprintf(m->unmodelled_log, "time read = %" PRIu64 " by 0x%" PRIx64 "\n", m->mon.time, epc);
+	if (rd)
+		gsp_set_reg(m, UC_RISCV_REG_X0 + (int)rd, m->mon.time);
+	gsp_set_reg(m, UC_RISCV_REG_PC, epc + 4);
+	return true;
+}
+
 void cs_gsp_monitor_on(cs_gsp *m)
 {
 	m->mon.on = true;
@@ -164,7 +185,14 @@ static gsp_monitor_action switch_partition(cs_gsp *m, const uint64_t *a, uint64_
 	gsp_set_reg(m, UC_RISCV_REG_A5, mon->current);
 	if (m->unmodelled_log)
 		fprintf(m->unmodelled_log, "partition switch %u -> %" PRIu64 "\n", mon->current, target);
+	gsp_mpu_leave(m);
 	mon->current = (unsigned)target;
+	if (!gsp_mpu_enter(m, st->detail, sizeof(st->detail))) {
+		st->reason = CS_GSP_STOP_FAULT;
+		st->pc = to->entry;
+		gsp_set_reg(m, UC_RISCV_REG_PC, to->entry);
+		return GSP_MONITOR_STOP;
+	}
 	gsp_set_priv(m, GSP_PRIV_S);
 	gsp_set_reg(m, UC_RISCV_REG_PC, to->entry);
 	return GSP_MONITOR_RETURNED;

@@ -172,7 +172,35 @@ static bool is_sc(const cs_rv_insn *in)
  * does not have (the custom ranges, the debug and trigger CSRs) and that the
  * mode may access reads as zero, drops its write and is logged, instead of
  * being an illegal instruction. True when it was one (pc is past it). */
-static bool unmodelled_csr(cs_gsp *m, uint64_t epc)
+/* A CSR instruction (its word w at epc) on an MPU CSR, done by the MPU
+ * model (mpu.c); a mapping it cannot make stops the run (st). */
+static bool mpu_csr(cs_gsp *m, uint64_t epc, uint32_t w, cs_gsp_stop *st)
+{
+	unsigned f3 = (w >> 12) & 7, csr = w >> 20, rd = (w >> 7) & 31, rs1 = (w >> 15) & 31;
+	uint64_t operand = f3 >= 5 ? rs1 : gsp_reg(m, UC_RISCV_REG_X0 + (int)rs1);
+	unsigned op = (f3 & 3) == 1 ? 1 : rs1 ? (f3 & 3) : 0;
+	uint64_t old;
+	char why[160] = "";
+	gsp_mpu_result r = gsp_mpu_csr(m, csr, op, operand, &old, why, sizeof(why));
+	if (r == GSP_MPU_NOT_MINE)
+		return false;
+	if (m->unmodelled_log && op) {
+		static const char *const name[4] = { "", "write", "set", "clear" };
+		fprintf(m->unmodelled_log, "mpu csr 0x%03x %s 0x%" PRIx64 " (was 0x%" PRIx64 ")\n", csr, name[op], operand,
+			old);
+	}
+	if (r == GSP_MPU_REFUSED) {
+		m->mpu_refused = true;
+		snprintf(st->detail, sizeof(st->detail), "%s", why);
+		return true;
+	}
+	if (rd)
+		gsp_set_reg(m, UC_RISCV_REG_X0 + (int)rd, old);
+	gsp_set_reg(m, UC_RISCV_REG_PC, epc + 4);
+	return true;
+}
+
+static bool unmodelled_csr(cs_gsp *m, uint64_t epc, cs_gsp_stop *st)
 {
 	static const uint16_t ranges[][2] = {
 		{ 0x5C0, 0x5FF }, { 0x6C0, 0x6FF }, { 0x7A0, 0x7FF }, { 0x800, 0x8FF }, { 0x9C0, 0x9FF }, { 0xAC0, 0xAFF },
@@ -181,7 +209,11 @@ static bool unmodelled_csr(cs_gsp *m, uint64_t epc)
 	bool ok;
 	uint32_t w = insn_at(m, epc, &ok);
 	unsigned f3 = (w >> 12) & 7, csr = w >> 20, rd = (w >> 7) & 31, rs1 = (w >> 15) & 31;
-	if (!m->unmodelled_log || !ok || (w & 0x7F) != 0x73 || f3 == 0 || f3 == 4 || ((csr >> 8) & 3) > gsp_priv(m))
+	if (!ok || (w & 0x7F) != 0x73 || f3 == 0 || f3 == 4 || ((csr >> 8) & 3) > gsp_priv(m))
+		return false;
+	if (mpu_csr(m, epc, w, st) || gsp_monitor_time(m, w, epc))
+		return true;
+	if (!m->unmodelled_log)
 		return false;
 	bool unmodelled = false;
 	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
@@ -578,7 +610,16 @@ static cs_status run_loop(cs_gsp *m, uint64_t until, bool step_mode, run_guard *
 			/* Unicorn reports the pc after the trapping instruction, +4 always */
 			uint64_t epc = npc - 4, cause, tval;
 			exception_of(m, m->trap_intno, epc, &cause, &tval);
-			if (cause == 2 && unmodelled_csr(m, epc)) {
+			if (cause == 2 && unmodelled_csr(m, epc, st)) {
+				if (m->mpu_refused) {
+					m->mpu_refused = false;
+					gsp_set_reg(m, UC_RISCV_REG_PC, epc);
+					char why[sizeof(st->detail)];
+					snprintf(why, sizeof(why), "%s", st->detail);
+					fill_stop(m, st, CS_GSP_STOP_FAULT);
+					snprintf(st->detail, sizeof(st->detail), "%s", why);
+					return CS_OK;
+				}
 				if (step_mode) {
 					fill_stop(m, st, CS_GSP_STOP_STEP);
 					return CS_OK;

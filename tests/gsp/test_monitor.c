@@ -173,3 +173,59 @@ Test(gsp_monitor, windows_are_granted_to_partitions_it_holds)
 	cr_expect(strstr(t.log, "sbi 0x90001eb 9 0x2 0x4 0x4 0x3 0x100 0x1000 -> 0 0x0\n"), "%s", t.log);
 	monitored_free(&t);
 }
+
+/* The MPU model: entry 1 maps virtual 0x40000000 to the RAM at 0x80002000
+ * (index 0x5ca, physical base 0x5cc, size 0x5ce, virtual base | valid
+ * 0x5cb); a load there reads the RAM; once invalid, nothing is there (with
+ * the log on, an unmodelled page that reads as zero). */
+Test(gsp_monitor, an_mpu_entry_maps_a_virtual_range_until_it_goes)
+{
+	static const uint32_t code[] = { 0x00100293, 0x5ca29073, 0x000402b7, 0x0012829b, 0x00d29293, 0x5cc29073,
+					 0x000012b7, 0x5ce29073, 0x400002b7, 0x0012829b, 0x5cb29073, 0x40000337,
+					 0x01032503, 0x5cb025f3, 0x5cb01073, 0x01032603, 0x00100073 };
+	monitored t;
+	monitored_on(&t, code, sizeof(code) / 4);
+	uint32_t seed = 0x5EED5EED;
+	cr_assert_eq(cs_gsp_mem_write(t.m, 0x80002010, &seed, 4, NULL), CS_OK);
+	cs_gsp_stop st = run(&t);
+	cr_assert_eq(st.reason, CS_GSP_STOP_EBREAK, "stopped (%d): %s", st.reason, st.detail);
+	cr_expect_eq(reg(&t, "a0"), 0x5EED5EED, "the first load read the RAM behind the entry");
+	cr_expect_eq(reg(&t, "a2"), 0, "the second, after the entry went, read nothing");
+	cr_expect(strstr(t.log, "unmodelled read 0x40000010 size 4 = 0x0 by 0x8000003c"), "%s", t.log);
+	cr_expect_eq(reg(&t, "a1"), 0x40000001, "0x5cb reads back");
+	cr_expect(strstr(t.log, "mpu csr 0x5cb write 0x40000001 (was 0x0)\n"), "%s", t.log);
+	monitored_free(&t);
+}
+
+/* An entry whose virtual range lies over a region of the map is refused
+ * with a stop that says so, at the CSR write. */
+Test(gsp_monitor, an_mpu_entry_over_the_map_stops)
+{
+	/* entry 0: virtual 0x80008000 (inside the RAM region) -> 0x80002000, 4 KiB */
+	static const uint32_t code[] = { 0x000402b7, 0x0012829b, 0x00d29293, 0x5cc29073, 0x000012b7, 0x5ce29073,
+					 0x000102b7, 0x0012829b, 0x00f29293, 0x00128293, 0x5cb29073, 0x00100073 };
+	monitored t;
+	monitored_on(&t, code, sizeof(code) / 4);
+	cs_gsp_stop st = run(&t);
+	cr_assert_eq(st.reason, CS_GSP_STOP_FAULT, "stopped (%d): %s", st.reason, st.detail);
+	cr_expect_eq(st.pc, 0x80000028);
+	cr_expect(strstr(st.detail, "MPU entry maps region 'ram' at 0x80008000+0x1000, which overlaps the map"), "%s",
+		  st.detail);
+	monitored_free(&t);
+}
+
+/* Unicorn has no time source: under the monitor model `rdtime` reads its
+ * virtual clock, 1000 more at each read. */
+Test(gsp_monitor, time_reads_the_virtual_clock)
+{
+	/* rdtime a0; rdtime a1; ebreak */
+	static const uint32_t code[] = { 0xc0102573, 0xc01025f3, 0x00100073 };
+	monitored t;
+	monitored_on(&t, code, 3);
+	cs_gsp_stop st = run(&t);
+	cr_assert_eq(st.reason, CS_GSP_STOP_EBREAK, "stopped (%d): %s", st.reason, st.detail);
+	cr_expect_eq(reg(&t, "a0"), 1000);
+	cr_expect_eq(reg(&t, "a1"), 2000);
+	cr_expect(strstr(t.log, "time read = 2000 by 0x80000004\n"), "%s", t.log);
+	monitored_free(&t);
+}
