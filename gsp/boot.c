@@ -25,6 +25,10 @@
 #define FALCON_LOCAL_SIZE 0x4000000ull
 #define FALCON_MAILBOX0 0x40
 #define FALCON_MAILBOX1 0x44
+/* NV_PFALCON_FALCON_DMATRFCMD (dev_falcon_v4.h): IDLE is bit 1; the model
+ * has no falcon DMA engine, so it is idle */
+#define FALCON_DMATRFCMD 0x118
+#define FALCON_DMATRFCMD_IDLE 0x2u
 
 /* Model choices: the FB size, and where the driver's DMA buffers are. */
 #define FB_SIZE 0x20000000ull /* 512 MiB */
@@ -287,6 +291,7 @@ cs_status cs_gsp_boot(cs_gsp *m, const char *target, uint64_t image_size, cs_dia
 	/* the driver writes the LibOS arguments' address to the falcon's mailbox */
 	if ((s = set_reg32(m, FALCON_LOCAL + FALCON_MAILBOX0, (uint32_t)libos, d)) != CS_OK ||
 	    (s = set_reg32(m, FALCON_LOCAL + FALCON_MAILBOX1, (uint32_t)(libos >> 32), d)) != CS_OK ||
+	    (s = set_reg32(m, FALCON_LOCAL + FALCON_DMATRFCMD, FALCON_DMATRFCMD_IDLE, d)) != CS_OK ||
 	    (s = set_reg32(m, BAR0_APERTURE + NV_PMC_BOOT_42, GA102_BOOT_42, d)) != CS_OK ||
 	    (s = set_reg32(m, BAR0_APERTURE + NV_PFB_PRI_MMU_WPR2_ADDR_LO, (uint32_t)(l.wpr_start >> 12 << 4), d)) !=
 		    CS_OK ||

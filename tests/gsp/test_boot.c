@@ -259,6 +259,7 @@ Test(gsp_boot, ga10x_boot_data_passes_the_images_checks)
 	cr_expect_eq(reg(m, "pc"), 0x6060000000000000ull + elf, "the hart starts at the image's first byte in FB");
 	cr_expect_geq(u64_at(m, meta + 144), elf + size, "the image ends before the boot binary");
 	cr_expect_eq(u32_at(m, 0x2000000000000a00ull) >> 24, 0x17, "NV_PMC_BOOT_42: Ampere");
+	cr_expect_eq(u32_at(m, 0x1280118) & 2, 2, "NV_PFALCON_FALCON_DMATRFCMD: idle");
 	cr_expect_eq(reg(m, "priv"), 1);
 	cr_expect_eq(reg(m, "a0"), 0);
 	cr_expect_eq(reg(m, "a1"), 1);

@@ -664,14 +664,14 @@ Test(gsp_cli, nvidia_gsp_firmware_session)
  * "How far NVIDIA's image runs"): the root partition registers itself and
  * the init partition, serves its requests, spawns partition 2 and switches
  * into it; the LibOS kernel there programs its MPU, runs at its virtual
- * addresses, reads the time and then polls falcon register 0x118, which no
- * public header names and which reads as the register file's 0. */
+ * addresses, finds the falcon's DMA idle, panics and hands the root a
+ * CrashCat report, which the root signals to the host and waits on. */
 Test(gsp_cli, nvidia_gsp_firmware_boots_into_the_spawned_partition)
 {
 	const char *fw = nvidia_firmware();
 	if (!fw)
 		return;
-	const char *args[] = { "--image", fw, "--boot", "ga10x", "--mmio-log", "-ex", "continue 400000", NULL };
+	const char *args[] = { "--image", fw, "--boot", "ga10x", "--mmio-log", "-ex", "continue 600000", NULL };
 	test_cli_out r = run_cli(args);
 	HAS(r, "mmio R bar0+0xa00 size 4 = 0x172a1000");
 	HAS(r, "mmio R gsp-falcon+0x040 size 4 = 0x10000000");
@@ -681,8 +681,10 @@ Test(gsp_cli, nvidia_gsp_firmware_boots_into_the_spawned_partition)
 	HAS(r, "partition switch 1 -> 2\nmpu csr 0x5d0 write 0x0 (was 0x0)\n");
 	HAS(r, "mpu csr 0x5cb write 0xffffffff93000001 (was 0x0)\n");
 	HAS(r, "time read = 1000 by 0xffffffff930010ba\n");
-	HAS(r, "mmio R gsp-falcon+0x118 size 4 = 0x0\nmmio R gsp-falcon+0x118 size 4 = 0x0\n");
-	HAS(r, "stopped: instruction budget exhausted at 0xffffffff93004");
+	HAS(r, "mmio R gsp-falcon+0x118 size 4 = 0x2\nsbi 0x90001eb 0 0x2f 0x606000001ce09008 0x1c8 0x0 0x0 0x1 -> 0 0x0\n"
+	       "partition switch 2 -> 1\nmmio W gsp-falcon+0x040 size 4 = 0xcb\n");
+	HAS(r, "mmio W gsp-falcon+0x094 size 4 = 0x11dead\n");
+	HAS(r, "stopped: instruction budget exhausted at 0x606000001d98161");
 	cr_assert_eq(r.status, 1, "the run ends on its budget: exit 1, got %d", r.status);
 	test_cli_free(&r);
 }
