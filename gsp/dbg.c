@@ -403,7 +403,7 @@ static void print_insn(cs_gsp *m, FILE *out, uint64_t pc, bool mark)
 	char sym[128], txt[320];
 	cs_rv_insn in;
 	cs_gsp_symbolize(m, pc, sym, sizeof(sym));
-	bool ok = uc_mem_read(m->uc, pc, b, 4) == UC_ERR_OK || uc_mem_read(m->uc, pc, b, 2) == UC_ERR_OK;
+	bool ok = gsp_read_code(m, pc, b, 4) || gsp_read_code(m, pc, b, 2);
 	if (ok && (cs_rv_decode_in(m->img, b, 4, pc, &in) || in.len)) {
 		cs_rv_format(&in, txt, sizeof(txt));
 		if (in.has_target) {
@@ -421,7 +421,8 @@ static uint64_t insn_len_at(cs_gsp *m, uint64_t pc)
 {
 	uint8_t b[4] = { 0 };
 	cs_rv_insn in;
-	uc_mem_read(m->uc, pc, b, 4);
+	if (!gsp_read_code(m, pc, b, 4))
+		gsp_read_code(m, pc, b, 2);
 	cs_rv_decode_in(m->img, b, 4, pc, &in);
 	return in.len ? in.len : 2;
 }

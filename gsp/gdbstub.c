@@ -303,7 +303,8 @@ static void console_after_stop(cs_gsp *m, size_t log_before, const cs_gsp_stop *
 		g_string_append_len(console, log + log_before, (gssize)(log_len - log_before));
 	switch (st->reason) {
 	case CS_GSP_STOP_DESYNC: case CS_GSP_STOP_FAULT: case CS_GSP_STOP_GUARD: case CS_GSP_STOP_BUDGET:
-	case CS_GSP_STOP_IDLE: case CS_GSP_STOP_EBREAK: case CS_GSP_STOP_REPLY: case CS_GSP_STOP_RETURNED: {
+	case CS_GSP_STOP_IDLE: case CS_GSP_STOP_EBREAK: case CS_GSP_STOP_REPLY: case CS_GSP_STOP_RETURNED:
+	case CS_GSP_STOP_SHUTDOWN: {
 		char desc[512];
 		cs_gsp_stop_describe(m, st, desc, sizeof(desc));
 		g_string_append_printf(console, "chainsim: %s\n", desc);

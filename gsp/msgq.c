@@ -202,6 +202,11 @@ cs_status cs_gsp_msgq_init(cs_gsp *m, cs_diag *d)
 		cs_diag_set(d, CS_ERR_INPUT, "the memory map has no region of kind 'shared' for the message queues");
 		return CS_ERR_INPUT;
 	}
+	return gsp_msgq_init_dma(m, r, r->base, d);
+}
+
+cs_status gsp_msgq_init_dma(cs_gsp *m, const cs_gsp_region *r, uint64_t dma_base, cs_diag *d)
+{
 	if (r->size < CS_GSP_MSGQ_SHARED_SIZE) {
 		cs_diag_set(d, CS_ERR_INPUT, "shared region '%s' is 0x%" PRIx64 " bytes; the queues need 0x%x",
 			    r->name, r->size, CS_GSP_MSGQ_SHARED_SIZE);
@@ -218,7 +223,7 @@ cs_status cs_gsp_msgq_init(cs_gsp *m, cs_diag *d)
 	free(zero);
 	/* page-address table: one 64-bit address per page of the shared area */
 	for (uint64_t i = 0; i < CS_GSP_MSGQ_SHARED_SIZE / ELEM; i++) {
-		uint64_t pa = r->base + i * ELEM;
+		uint64_t pa = dma_base + i * ELEM;
 		uc_mem_write(m->uc, r->base + i * 8, &pa, 8);
 	}
 	uint64_t c = r->base + CS_GSP_MSGQ_CMD_OFF;

@@ -676,7 +676,10 @@ Test(gsp_cli, gdb_watchpoint_on_an_amo_stops_where_gdb_expects)
 /* NVIDIA's own GSP firmware (firmware-nvidia-gsp, which scripts/setup.sh
  * installs from bookworm's non-free-firmware component): the batch session of
  * tests/gsp/gsp-ga10x.gsp runs it from its entry to where the model stops. */
-Test(gsp_cli, nvidia_gsp_firmware_session)
+/* NVIDIA's GSP firmware (firmware-nvidia-gsp), or NULL when it is missing
+ * and CHAINSIM_NO_GSP_FIRMWARE_OK says that is fine (the test then says it
+ * checked nothing). */
+static const char *nvidia_firmware(void)
 {
 	const char *fw = getenv("CHAINSIM_GSP_FIRMWARE");
 	if (!fw)
@@ -686,8 +689,16 @@ Test(gsp_cli, nvidia_gsp_firmware_session)
 			  "%s is missing: install firmware-nvidia-gsp (scripts/setup.sh does) or set "
 			  "CHAINSIM_NO_GSP_FIRMWARE_OK=1 to check nothing", fw);
 		cr_log_warn("%s is missing: this test checked nothing (CHAINSIM_NO_GSP_FIRMWARE_OK)", fw);
-		return;
+		return NULL;
 	}
+	return fw;
+}
+
+Test(gsp_cli, nvidia_gsp_firmware_session)
+{
+	const char *fw = nvidia_firmware();
+	if (!fw)
+		return;
 	char *map = gsp_fixture("gsp-ga10x.map");
 	char *script = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "tests", "gsp", "gsp-ga10x.gsp", NULL);
 	const char *args[] = { "--image", fw, "--raw-base", "0", "--map", map, "--mmio-log", "--script", script, NULL };
@@ -700,6 +711,48 @@ Test(gsp_cli, nvidia_gsp_firmware_session)
 	test_cli_free(&r);
 	g_free(map);
 	g_free(script);
+}
+
+/* The image under --boot ga10x, as far as the model goes (docs/gsp.md,
+ * "How far NVIDIA's image runs"): the root partition registers itself and
+ * the init partition, serves its requests, spawns partition 2 and switches
+ * into it; the LibOS kernel there programs its MPU, runs at its virtual
+ * addresses, finds the falcon's DMA idle, panics and hands the root a
+ * CrashCat report, which the root signals to the host and waits on. */
+Test(gsp_cli, nvidia_gsp_firmware_boots_into_the_spawned_partition)
+{
+	const char *fw = nvidia_firmware();
+	if (!fw)
+		return;
+	const char *args[] = { "--image", fw, "--boot", "ga10x", "--mmio-log", "-ex", "continue 600000", NULL };
+	test_cli_out r = run_cli(args);
+	HAS(r, "mmio R bar0+0xa00 size 4 = 0x172a1000");
+	HAS(r, "mmio R gsp-falcon+0x040 size 4 = 0x10000000");
+	HAS(r, "sbi 0x90001eb 7 0x1 0x606000001d982d90 ");
+	HAS(r, "sbi 0x90001eb 0 0x20 0xffffffff 0x606000001d985110 0x0 0x0 0x1 -> 0 0x0\npartition switch 0 -> 1\n");
+	HAS(r, "sbi 0x90001eb 0 0x25 0x2 0x606000001d9b6000 0x606000001ce00000 0xa00000 0x1 -> 0 0x0");
+	HAS(r, "partition switch 1 -> 2\nmpu csr 0x5d0 write 0x0 (was 0x0)\n");
+	HAS(r, "mpu csr 0x5cb write 0xffffffff93000001 (was 0x0)\n");
+	HAS(r, "time read = 1000 by 0xffffffff930010ba\n");
+	HAS(r, "mmio R gsp-falcon+0x118 size 4 = 0x2\nsbi 0x90001eb 0 0x2f 0x606000001ce09008 0x1c8 0x0 0x0 0x1 -> 0 0x0\n"
+	       "partition switch 2 -> 1\nmmio W gsp-falcon+0x040 size 4 = 0xcb\n");
+	HAS(r, "mmio W gsp-falcon+0x094 size 4 = 0x11dead\n");
+	HAS(r, "stopped: instruction budget exhausted at 0x606000001d98161");
+	cr_assert_eq(r.status, 1, "the run ends on its budget: exit 1, got %d", r.status);
+	test_cli_free(&r);
+}
+
+Test(gsp_cli, boot_refuses_a_map_of_its_own)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	char *map = gsp_fixture("gsp-fixture.map");
+	const char *args[] = { "--image", elf, "--boot", "ga10x", "--map", map, "-ex", "info registers", NULL };
+	test_cli_out r = run_cli(args);
+	cr_expect_eq(r.status, 2, "exit %d", r.status);
+	cr_expect(strstr(r.err, "--boot builds its own map and start state"), "%s", r.err);
+	test_cli_free(&r);
+	g_free(elf);
+	g_free(map);
 }
 
 /* The acceptance session of issue 15 through gdb-multiarch: a source
