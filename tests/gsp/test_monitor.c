@@ -255,3 +255,40 @@ Test(gsp_monitor, a_snapshot_holds_the_partitions)
 	cr_expect(first && strstr(first + 1, "partition switch 0 -> 1\n"), "%s", t.log);
 	monitored_free(&t);
 }
+
+/* Loads a partition makes outside what it was granted, or outside every
+ * MPU entry once it has some, succeed: `code` stops at its ebreak with the
+ * word at 0x80008000 in a0. */
+static void expect_unenforced_load(const uint32_t *code, size_t nwords)
+{
+	monitored t;
+	monitored_on(&t, code, nwords);
+	uint32_t word = 0x0DDBA11u;
+	cr_assert_eq(cs_gsp_mem_write(t.m, 0x80008000, &word, 4, NULL), CS_OK);
+	cs_gsp_stop st = run(&t);
+	cr_expect_eq(st.reason, CS_GSP_STOP_EBREAK, "the gap closed: stopped (%d): %s", st.reason, st.detail);
+	cr_expect_eq(reg(&t, "a0"), 0x0DDBA11u);
+	monitored_free(&t);
+}
+
+/* The gap: the monitor model keeps the windows it grants and does not
+ * enforce them (Unicorn 2.0.1 gives the host no PMP CSRs). Partition 0 is
+ * granted 0x80000000+0x1000, read only, then loads from 0x80008000. */
+Test(gsp_gaps, granted_windows_are_not_enforced)
+{
+	static const uint32_t code[] = { 0x090008b7, 0x1eb8889b, 0x00900813, 0x00000513, 0x00000593, 0x00000613,
+					 0x00100693, 0x0010071b, 0x01f71713, 0x000017b7, 0x00000073, 0x00010337,
+					 0x0013031b, 0x00f31313, 0x00032503, 0x00100073 };
+	expect_unenforced_load(code, sizeof(code) / 4);
+}
+
+/* The gap: with an MPU entry valid, an address no entry covers stays
+ * physical and the access succeeds; what the hardware does there is not
+ * public (docs/gsp.md). */
+Test(gsp_gaps, addresses_no_mpu_entry_covers_stay_physical)
+{
+	static const uint32_t code[] = { 0x000402b7, 0x0012829b, 0x00d29293, 0x5cc29073, 0x000012b7, 0x5ce29073,
+					 0x400002b7, 0x0012829b, 0x5cb29073, 0x00010337, 0x0013031b, 0x00f31313,
+					 0x00032503, 0x00100073 };
+	expect_unenforced_load(code, sizeof(code) / 4);
+}
