@@ -153,6 +153,7 @@ typedef struct gsp_snapshot {
 	uint32_t host_irq_status;
 	uint64_t host_irqs;
 	size_t log_len;
+	gsp_monitor *mon; /* the monitor model's partitions, MPU entries, clock */
 } gsp_snapshot;
 
 struct cs_gsp {

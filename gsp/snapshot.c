@@ -21,6 +21,7 @@ static void snapshot_free(gsp_snapshot *s, const cs_gsp *m)
 	for (size_t i = 0; s->mmio_regs && i < s->nmmio; i++)
 		g_hash_table_destroy(s->mmio_regs[i]);
 	free(s->mmio_regs);
+	free(s->mon);
 	free(s);
 }
 
@@ -97,6 +98,12 @@ cs_status cs_gsp_snapshot_save(cs_gsp *m, const char *name, cs_diag *d)
 	}
 	for (; s->nmmio < m->nmmio; s->nmmio++)
 		s->mmio_regs[s->nmmio] = gsp_mmio_regs_copy(m->mmio[s->nmmio].regs);
+	s->mon = malloc(sizeof(*s->mon));
+	if (!s->mon) {
+		snapshot_free(s, m);
+		return CS_ERR_NOMEM;
+	}
+	*s->mon = m->mon;
 	s->q = m->q;
 	s->irq_pending = m->irq_pending;
 	s->host_irq_status = m->host_irq_status;
@@ -139,6 +146,18 @@ cs_status cs_gsp_snapshot_restore(cs_gsp *m, const char *name, cs_diag *d)
 	m->host_irqs = s->host_irqs;
 	if (s->log_len <= m->log->len)
 		g_string_truncate(m->log, s->log_len);
+	/* the MPU model's mappings are Unicorn regions: the current ones go and
+	 * the snapshot's current partition's come back */
+	gsp_mpu_leave(m);
+	m->mon = *s->mon;
+	for (size_t p = 0; p < GSP_PARTITIONS_MAX; p++)
+		for (size_t e = 0; e < GSP_MPU_ENTRIES; e++)
+			m->mon.part[p].mpu.entry[e].npieces = 0;
+	char why[160];
+	if (!gsp_mpu_enter(m, why, sizeof(why))) {
+		cs_diag_set(d, CS_ERR_FAULT, "snapshot '%s': %s", name, why);
+		return CS_ERR_FAULT;
+	}
 	/* translated blocks stay valid: code is restored byte for byte */
 	return CS_OK;
 }

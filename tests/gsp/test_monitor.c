@@ -63,24 +63,26 @@ static void monitored_free(monitored *t)
 	free(t->log);
 }
 
+/* Partition 0 (0x80000000) registers partition 1 and itself, sets
+ * sscratch 0x1234 and switches to 1 with 0x55, 0x66; part1 (0x80000054):
+ * a1 = sscratch, a2 = sp, a3 = a0, a4 = a5, switch to 0 with 0x77;
+ * reentry (0x80000080): t2 = sscratch; ebreak. */
+static const uint32_t switch_program[] = {
+	0x090008b7, 0x1eb8889b, 0x00700813, 0x00100513, 0x00000597, 0x04458593, 0x00000073,
+	0x00700813, 0x00000513, 0x00000597, 0x05c58593, 0x00000073, 0x000012b7, 0x2342829b,
+	0x14029073, 0x00000813, 0x05500513, 0x06600593, 0x00100793, 0x00000073, 0x00100073,
+	0x140025f3, 0x00010613, 0x00050693, 0x00078713, 0x090008b7, 0x1eb8889b, 0x00000813,
+	0x07700513, 0x00000793, 0x00000073, 0x00100073, 0x140023f3, 0x00100073,
+};
+
 /* Partition 0 registers partition 1 (FID 7) and itself, sets sscratch and
  * switches to 1 (FID 0) with a message; 1 sends back what it saw (its
  * sscratch, sp, the message, the caller's number) and switches to 0, which
  * is entered at its registered re-entry and reads its own sscratch back. */
 Test(gsp_monitor, a_switch_enters_the_target_at_its_entry_with_the_message)
 {
-	static const uint32_t code[] = {
-		0x090008b7, 0x1eb8889b, 0x00700813, 0x00100513, 0x00000597, 0x04458593, 0x00000073,
-		0x00700813, 0x00000513, 0x00000597, 0x05c58593, 0x00000073, 0x000012b7, 0x2342829b,
-		0x14029073, 0x00000813, 0x05500513, 0x06600593, 0x00100793, 0x00000073, 0x00100073,
-		/* part1 (0x80000054): a1 = sscratch, a2 = sp, a3 = a0, a4 = a5, switch to 0 with 0x77 */
-		0x140025f3, 0x00010613, 0x00050693, 0x00078713, 0x090008b7, 0x1eb8889b, 0x00000813,
-		0x07700513, 0x00000793, 0x00000073, 0x00100073,
-		/* reentry (0x80000080): t2 = sscratch; ebreak */
-		0x140023f3, 0x00100073,
-	};
 	monitored t;
-	monitored_on(&t, code, sizeof(code) / 4);
+	monitored_on(&t, switch_program, sizeof(switch_program) / 4);
 	cs_gsp_stop st = run(&t);
 	cr_assert_eq(st.reason, CS_GSP_STOP_EBREAK, "stopped (%d): %s", st.reason, st.detail);
 	cr_expect_eq(st.pc, 0x80000084, "pc 0x%lx", (unsigned long)st.pc);
@@ -228,4 +230,65 @@ Test(gsp_monitor, time_reads_the_virtual_clock)
 	cr_expect_eq(reg(&t, "a1"), 2000);
 	cr_expect(strstr(t.log, "time read = 2000 by 0x80000004\n"), "%s", t.log);
 	monitored_free(&t);
+}
+
+/* A snapshot holds the monitor model's state: restored, the machine is back
+ * in partition 0 with nothing registered, and the same switch is made again
+ * from there. */
+Test(gsp_monitor, a_snapshot_holds_the_partitions)
+{
+	monitored t;
+	monitored_on(&t, switch_program, sizeof(switch_program) / 4);
+	cs_diag d;
+	cs_diag_clear(&d);
+	cr_assert_eq(cs_gsp_snapshot_save(t.m, "start", &d), CS_OK, "%s", d.msg);
+	int id;
+	cr_assert_eq(cs_gsp_break_add(t.m, 0x80000054, false, &id, &d), CS_OK, "%s", d.msg);
+	cs_gsp_stop st = run(&t);
+	cr_assert_eq(st.reason, CS_GSP_STOP_BREAK, "stopped (%d): %s", st.reason, st.detail);
+	cr_assert_eq(cs_gsp_snapshot_restore(t.m, "start", &d), CS_OK, "%s", d.msg);
+	cr_assert_eq(cs_gsp_break_remove_at(t.m, 0x80000054, &d), CS_OK, "%s", d.msg);
+	st = run(&t);
+	cr_assert_eq(st.reason, CS_GSP_STOP_EBREAK, "stopped (%d): %s", st.reason, st.detail);
+	cr_expect_eq(reg(&t, "a4"), 0, "partition 1 saw the caller 0, %s", t.log);
+	const char *first = strstr(t.log, "partition switch 0 -> 1\n");
+	cr_expect(first && strstr(first + 1, "partition switch 0 -> 1\n"), "%s", t.log);
+	monitored_free(&t);
+}
+
+/* Loads a partition makes outside what it was granted, or outside every
+ * MPU entry once it has some, succeed: `code` stops at its ebreak with the
+ * word at 0x80008000 in a0. */
+static void expect_unenforced_load(const uint32_t *code, size_t nwords)
+{
+	monitored t;
+	monitored_on(&t, code, nwords);
+	uint32_t word = 0x0DDBA11u;
+	cr_assert_eq(cs_gsp_mem_write(t.m, 0x80008000, &word, 4, NULL), CS_OK);
+	cs_gsp_stop st = run(&t);
+	cr_expect_eq(st.reason, CS_GSP_STOP_EBREAK, "the gap closed: stopped (%d): %s", st.reason, st.detail);
+	cr_expect_eq(reg(&t, "a0"), 0x0DDBA11u);
+	monitored_free(&t);
+}
+
+/* The gap: the monitor model keeps the windows it grants and does not
+ * enforce them (Unicorn 2.0.1 gives the host no PMP CSRs). Partition 0 is
+ * granted 0x80000000+0x1000, read only, then loads from 0x80008000. */
+Test(gsp_gaps, granted_windows_are_not_enforced)
+{
+	static const uint32_t code[] = { 0x090008b7, 0x1eb8889b, 0x00900813, 0x00000513, 0x00000593, 0x00000613,
+					 0x00100693, 0x0010071b, 0x01f71713, 0x000017b7, 0x00000073, 0x00010337,
+					 0x0013031b, 0x00f31313, 0x00032503, 0x00100073 };
+	expect_unenforced_load(code, sizeof(code) / 4);
+}
+
+/* The gap: with an MPU entry valid, an address no entry covers stays
+ * physical and the access succeeds; what the hardware does there is not
+ * public (docs/gsp.md). */
+Test(gsp_gaps, addresses_no_mpu_entry_covers_stay_physical)
+{
+	static const uint32_t code[] = { 0x000402b7, 0x0012829b, 0x00d29293, 0x5cc29073, 0x000012b7, 0x5ce29073,
+					 0x400002b7, 0x0012829b, 0x5cb29073, 0x00010337, 0x0013031b, 0x00f31313,
+					 0x00032503, 0x00100073 };
+	expect_unenforced_load(code, sizeof(code) / 4);
 }
