@@ -66,6 +66,9 @@ typedef struct warp {
 	async_copy *copies;       /* cp.async in flight, in issue order */
 	uint32_t ncopies, cap_copies;
 	uint32_t groups[PTX_WARP]; /* cp.async groups each lane has committed */
+	bool mbar_wait;            /* it yielded at an mbarrier wait that found its phase
+				      incomplete, for the object at shared offset mbar_at */
+	uint32_t mbar_at;
 } warp;
 
 enum { W_READY, W_BARRIER, W_DONE };
@@ -157,6 +160,9 @@ typedef struct run {
 	cs_ptx_schedule schedule;
 	uint64_t schedule_seed;
 	uint32_t arrive[NBAR]; /* threads that passed bar.arrive since each barrier opened */
+	uint64_t mbar_changes; /* state changes of the CTA's mbarrier objects */
+	uint32_t mbar_stall;   /* rounds in a row in which every warp that ran waited on an
+				  mbarrier and none changed */
 	/* outcome */
 	int status;
 	uint64_t fault_va;
@@ -1349,13 +1355,14 @@ static bool async_issue(run *R, warp *w, uint32_t pc, unsigned lane, uint32_t ds
 }
 
 /* Lands, in issue order, the copies of the lanes in m whose group is older
- * than the newest `keep` groups the lane has committed; the rest stay. */
-static bool async_land(run *R, warp *w, uint32_t m, uint64_t keep)
+ * than the newest `keep` groups the lane has committed (keep -1: every copy
+ * of those lanes, committed or not); the rest stay. */
+static bool async_land(run *R, warp *w, uint32_t m, int64_t keep)
 {
 	uint32_t kept = 0;
 	for (uint32_t i = 0; i < w->ncopies; i++) {
 		async_copy *c = &w->copies[i];
-		if (!(m >> c->lane & 1) || (uint64_t)c->group + keep >= w->groups[c->lane]) {
+		if (!(m >> c->lane & 1) || (int64_t)c->group + keep >= (int64_t)w->groups[c->lane]) {
 			w->copies[kept++] = *c;
 			continue;
 		}
@@ -1941,6 +1948,185 @@ static bool in_space(const run *R, int sp, uint64_t va)
 	}
 }
 
+/* ---- mbarrier ------------------------------------------------------------ */
+
+/* An mbarrier object as chainsim lays out its 64 bits (docs/mbarrier.md):
+ * pending arrivals of the current phase in bits 0-19, expected arrivals in
+ * 20-39, the tx-count (signed) in 40-60, bit 62 set once initialized, bit 63
+ * the current phase's parity. A state token is the object as the arrival left
+ * it, with the parity of the phase it arrived on. */
+enum { MBAR_COUNT_MAX = (1u << 20) - 1, MBAR_STALL_ROUNDS = 1u << 16 };
+#define MBAR_VALID (1ull << 62)
+#define MBAR_PHASE (1ull << 63)
+
+static inline uint32_t mbar_pending(uint64_t v) { return (uint32_t)(v & 0xfffff); }
+static inline uint32_t mbar_expected(uint64_t v) { return (uint32_t)(v >> 20 & 0xfffff); }
+static inline int32_t mbar_tx(uint64_t v) { return (int32_t)((uint32_t)(v >> 40 & 0x1fffff) << 11) >> 11; }
+
+static inline uint64_t mbar_make(uint64_t phase, uint32_t pending, uint32_t expected, int32_t tx)
+{
+	return (phase & MBAR_PHASE) | MBAR_VALID | pending | (uint64_t)expected << 20 |
+	       (uint64_t)((uint32_t)tx & 0x1fffff) << 40;
+}
+
+/* The object lane l names: its bytes in the CTA's shared memory, or NULL
+ * with the fault or error set. */
+static uint64_t *mbar_object(run *R, warp *w, const ptx_ins *in, uint32_t pc, unsigned l,
+			     uint32_t *off)
+{
+	uint64_t va = w->r[(size_t)in->o[1] * PTX_WARP + l] + (uint64_t)in->imm;
+	if (in->t2 == SP_SHARED) {
+		va = (uint32_t)va;
+	} else if (in_space(R, SP_SHARED, va)) {
+		va -= R->shwin;
+	} else {
+		set_error(R, w, pc, "mbarrier object at generic address 0x%" PRIx64
+			  " (lane %u) is not in shared memory", va, l);
+		return NULL;
+	}
+	uint8_t tmp[32];
+	bool port = false;
+	uint8_t *q = xlate(R, w, SP_SHARED, va, 8, l, pc, CS_ACCESS_ATOMIC, tmp, &port);
+	*off = (uint32_t)va;
+	return (uint64_t *)(void *)q;
+}
+
+/* Tx-count changes and arrivals of the current phase; the phase completes
+ * when both its pending count and its tx-count are zero. */
+static bool mbar_update(run *R, warp *w, uint32_t pc, unsigned l, uint32_t off, uint64_t *obj,
+			const ptx_ins *in, uint32_t arrivals, int64_t tx_add, uint32_t drop,
+			uint64_t *token)
+{
+	uint64_t v = *obj;
+	if (!(v & MBAR_VALID)) {
+		set_error(R, w, pc, "lane %u: the mbarrier at shared offset 0x%x is not initialized "
+			  "(mbarrier.init)", l, off);
+		return false;
+	}
+	uint32_t pending = mbar_pending(v), expected = mbar_expected(v);
+	int64_t tx = (int64_t)mbar_tx(v) + tx_add;
+	if (tx > (int64_t)MBAR_COUNT_MAX || tx < -(int64_t)MBAR_COUNT_MAX) {
+		set_error(R, w, pc, "lane %u: the tx-count of the mbarrier at shared offset 0x%x "
+			  "leaves -(2^20-1)..2^20-1 (%" PRId64 ")", l, off, tx);
+		return false;
+	}
+	if (drop > expected || arrivals > pending) {
+		set_error(R, w, pc, "lane %u: %u arrivals (%u dropped) on the mbarrier at shared "
+			  "offset 0x%x, whose current phase has %u pending of %u expected", l,
+			  arrivals, drop, off, pending, expected);
+		return false;
+	}
+	expected -= drop;
+	pending -= arrivals;
+	if (token)
+		*token = mbar_make(v, pending, expected, (int32_t)tx);
+	if (pending == 0 && tx == 0) {
+		if (in->aux2 & MBF_NO_COMPLETE) {
+			set_error(R, w, pc, "lane %u: mbarrier arrive .noComplete completes the phase "
+				  "of the mbarrier at shared offset 0x%x", l, off);
+			return false;
+		}
+		v ^= MBAR_PHASE;
+		pending = expected;
+		R->epoch++; /* the race detector: a completed phase orders like a barrier */
+	}
+	*obj = mbar_make(v, pending, expected, (int32_t)tx);
+	R->mbar_changes++;
+	return true;
+}
+
+enum { MBR_DONE, MBR_WAIT, MBR_STOP };
+
+/* One mbarrier instruction, lane by lane in lane order. MBR_WAIT: a wait
+ * found its phase incomplete in some lane (its predicate is false there), and
+ * the warp lets the others run. */
+static int mbar_run(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
+{
+	uint64_t *r = w->r;
+	uint32_t *pr = w->pr;
+	const uint64_t *N = in->o[2] != PTX_NONE ? REG(in->o[2]) : NULL;
+	uint64_t *D = in->o[0] != PTX_NONE && in->aux != MB_TEST_WAIT && in->aux != MB_TRY_WAIT
+			      ? REG(in->o[0]) : NULL;
+	if (in->aux == MB_PENDING_COUNT) {
+		FOR_LANES(m, D[l] = mbar_pending(N[l]));
+		return MBR_DONE;
+	}
+	uint32_t incomplete = 0;
+	for (unsigned l = 0; l < PTX_WARP; l++) {
+		if (!(m >> l & 1))
+			continue;
+		uint32_t off, n = N ? (uint32_t)N[l] : 1;
+		uint64_t *obj = mbar_object(R, w, in, pc, l, &off), token;
+		if (!obj)
+			return MBR_STOP;
+		switch (in->aux) {
+		case MB_INIT:
+			if (n < 1 || n > MBAR_COUNT_MAX) {
+				set_error(R, w, pc, "lane %u: mbarrier.init with count %u (1..2^20-1)", l, n);
+				return MBR_STOP;
+			}
+			*obj = mbar_make(0, n, n, 0);
+			R->mbar_changes++;
+			break;
+		case MB_INVAL:
+			*obj = 0;
+			R->mbar_changes++;
+			break;
+		case MB_EXPECT_TX:
+		case MB_COMPLETE_TX:
+			if (n > MBAR_COUNT_MAX) {
+				set_error(R, w, pc, "lane %u: tx-count %u (0..2^20-1)", l, n);
+				return MBR_STOP;
+			}
+			if (!mbar_update(R, w, pc, l, off, obj, in, 0,
+					 in->aux == MB_EXPECT_TX ? (int64_t)n : -(int64_t)n, 0, NULL))
+				return MBR_STOP;
+			break;
+		case MB_ARRIVE:
+		case MB_ARRIVE_DROP: {
+			bool expect = in->aux2 & MBF_EXPECT_TX;
+			uint32_t count = expect ? 1 : n;
+			if (count < 1 || count > MBAR_COUNT_MAX || (expect && n > MBAR_COUNT_MAX)) {
+				set_error(R, w, pc, "lane %u: mbarrier arrive with %s %u (%s)", l,
+					  expect ? "tx-count" : "count", n, expect ? "0..2^20-1" : "1..2^20-1");
+				return MBR_STOP;
+			}
+			if (!mbar_update(R, w, pc, l, off, obj, in, count, expect ? (int64_t)n : 0,
+					 in->aux == MB_ARRIVE_DROP ? count : 0, &token))
+				return MBR_STOP;
+			if (D)
+				D[l] = token;
+			break;
+		}
+		case MB_CP_ASYNC_ARRIVE:
+			/* the copies may land any time before the arrive-on: here; without
+			 * .noinc the pending count rose by one first, so it nets zero */
+			if (!async_land(R, w, 1u << l, -1))
+				return MBR_STOP;
+			if ((in->aux2 & MBF_NOINC) && !mbar_update(R, w, pc, l, off, obj, in, 1, 0, 0, NULL))
+				return MBR_STOP;
+			break;
+		default: { /* MB_TEST_WAIT, MB_TRY_WAIT */
+			uint64_t v = *obj;
+			if (!(v & MBAR_VALID)) {
+				set_error(R, w, pc, "lane %u: wait on the mbarrier at shared offset 0x%x, "
+					  "which is not initialized (mbarrier.init)", l, off);
+				return MBR_STOP;
+			}
+			uint64_t parity = (in->aux2 & MBF_PARITY) ? (N[l] & 1) : N[l] >> 63;
+			bool done = (v >> 63) != parity;
+			set_pred_lane(pr, in->o[0], l, done);
+			if (!done) {
+				if (!incomplete)
+					w->mbar_at = off;
+				incomplete |= 1u << l;
+			}
+		}
+		}
+	}
+	return incomplete ? MBR_WAIT : MBR_DONE;
+}
+
 PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 {
 	const cs_ptx_program *p = R->p;
@@ -1948,6 +2134,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 	uint64_t *r = w->r;
 	uint32_t *pr = w->pr;
 	uint64_t ti = 0;
+	w->mbar_wait = false;
 	if (!settle(w)) {
 		w->state = W_DONE;
 		return W_DONE;
@@ -2626,9 +2813,22 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		case OP_CP_ASYNC_GROUP:
 			if (in->aux != CPG_WAIT)
 				FOR_LANES(m, w->groups[l]++); /* wait_all commits, then waits for all */
-			if (in->aux != CPG_COMMIT && !async_land(R, w, m, in->aux == CPG_WAIT ? (uint64_t)in->imm : 0))
+			if (in->aux != CPG_COMMIT && !async_land(R, w, m, in->aux == CPG_WAIT ? in->imm : 0))
 				goto stop;
 			break;
+		case OP_MBAR: {
+			int mr = mbar_run(R, w, in, pc, m);
+			if (mr == MBR_STOP)
+				goto stop;
+			if (mr == MBR_WAIT) {
+				top->pc = pc + 1;
+				R->tinstr += ti;
+				w->clock += ti;
+				w->mbar_wait = true;
+				return W_READY;
+			}
+			break;
+		}
 		case OP_LDMATRIX:
 			if (!ldmatrix(R, w, in, pc, m))
 				goto stop;
@@ -2897,14 +3097,39 @@ static void schedule_round(run *R)
 	R->round++;
 }
 
+/* A round in which every warp that ran waited on an mbarrier and no object
+ * changed: after MBAR_STALL_ROUNDS of them in a row the CTA is deadlocked (no
+ * warp left to arrive), an error naming the first waiting warp's object. */
+static bool mbar_progress(run *R)
+{
+	if (++R->mbar_stall < MBAR_STALL_ROUNDS)
+		return true;
+	for (uint32_t i = 0; i < R->nwarps; i++) {
+		warp *w = &R->warps[i];
+		if (w->state != W_READY || !w->mbar_wait)
+			continue;
+		uint64_t v;
+		memcpy(&v, R->shared + w->mbar_at, sizeof(v));
+		set_error(R, w, w->stk[w->sp - 1].pc - 1,
+			  "mbarrier deadlock: warp %u waits on the mbarrier at shared offset 0x%x "
+			  "(current phase parity %u, %u of %u arrivals pending, tx-count %d), and no mbarrier "
+			  "of the CTA changed in %u rounds", w->id, w->mbar_at, (unsigned)(v >> 63),
+			  mbar_pending(v), mbar_expected(v), mbar_tx(v), MBAR_STALL_ROUNDS);
+		break;
+	}
+	return false;
+}
+
 static int cta_run(run *R)
 {
 	for (uint32_t i = 0; i < R->nwarps; i++)
 		warp_start(R, &R->warps[i]);
 	memset(R->arrive, 0, sizeof(R->arrive));
 	R->epoch++;
+	R->mbar_stall = 0;
 	for (;;) {
-		bool ran = false;
+		bool ran = false, all_waited = true;
+		uint64_t changes = R->mbar_changes;
 		schedule_round(R);
 		for (uint32_t k = 0; k < R->nwarps; k++) {
 			warp *w = &R->warps[R->order[k]];
@@ -2914,7 +3139,12 @@ static int cta_run(run *R)
 			warp_run(R, w);
 			if (R->status != R_OK)
 				return R->status;
+			all_waited &= w->mbar_wait;
 		}
+		if (!ran || !all_waited || changes != R->mbar_changes)
+			R->mbar_stall = 0;
+		else if (!mbar_progress(R))
+			return R->status;
 		/* open the barriers whose thread count is met */
 		uint32_t live = live_threads(R);
 		uint32_t arrived[NBAR] = { 0 }, want[NBAR] = { 0 };
