@@ -155,3 +155,60 @@ Test(mbarrier, undefined_uses_are_errors)
 		     "mbarrier deadlock: warp 0 waits on the mbarrier at shared offset 0x0 (current "
 		     "phase parity 0, 1 of 33 arrivals pending, tx-count 0)");
 }
+
+/* fixtures/kernels/asyncbar.cu against CPU references on each arch:
+ * cuda::barrier with memcpy_async (2 CTAs), rounds of arrive/wait with half
+ * the block dropping out, and a two-stage cuda::pipeline over 5 batches. */
+Test(mbarrier, libcudacxx_barrier_and_pipeline_fixtures)
+{
+	const char *archs[] = { "sm_80", "sm_90", "sm_100" };
+	enum { N = 512, BATCHES = 5 };
+	float fin[BATCHES * 128], rev[N], sums[128] = { 0 };
+	int32_t ints[64], rounds[8] = { 0 };
+	uint32_t seed = 7;
+	for (int i = 0; i < BATCHES * 128; i++)
+		fin[i] = h_frand(&seed) * 100.0f;
+	for (int i = 0; i < N; i++)
+		rev[i] = 2.0f * fin[i / 256 * 256 + 255 - i % 256];
+	for (int t = 0; t < 64; t++) {
+		ints[t] = (int32_t)(h_frand(&seed) * 1000.0f);
+		for (int r = 0; r < 6; r++)
+			if (r == 0 || t < 32)
+				rounds[r] += ints[t] * (r + 1);
+	}
+	for (int t = 0; t < 128; t++)
+		for (int b = 0; b < BATCHES; b++)
+			sums[t] += fin[b * 128 + 127 - t];
+	for (size_t a = 0; a < 3; a++) {
+		cs_ptx_program *p = h_load_fixture("asyncbar", archs[a]);
+		h_env e;
+		h_init(&e);
+		uint64_t vf = h_put(&e, fin, sizeof(fin)), vi = h_put(&e, ints, sizeof(ints));
+		uint64_t vout = h_alloc(&e, N * 4);
+		cs_grid_result r = h_run(&e, p, "barrier_reverse", (uint32_t[]){ 2, 1, 1 },
+					 (uint32_t[]){ 96, 1, 1 }, 0, (uint64_t[]){ vf, vout }, 2);
+		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s barrier_reverse: %s", archs[a], r.diag.msg);
+		float got[N];
+		h_read(&e, vout, got, sizeof(got));
+		for (int i = 0; i < N; i++)
+			cr_expect_eq(got[i], rev[i], "%s barrier_reverse [%d]: %g, want %g", archs[a], i,
+				     (double)got[i], (double)rev[i]);
+		r = h_run(&e, p, "barrier_rounds", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 64, 1, 1 }, 0,
+			  (uint64_t[]){ vi, vout, 6 }, 3);
+		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s barrier_rounds: %s", archs[a], r.diag.msg);
+		int32_t acc[8];
+		h_read(&e, vout, acc, sizeof(acc));
+		for (int i = 0; i < 8; i++)
+			cr_expect_eq(acc[i], rounds[i], "%s barrier_rounds [%d]: %d, want %d", archs[a], i,
+				     acc[i], rounds[i]);
+		r = h_run(&e, p, "pipeline_sum", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 128, 1, 1 }, 0,
+			  (uint64_t[]){ vf, vout, BATCHES }, 3);
+		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s pipeline_sum: %s", archs[a], r.diag.msg);
+		h_read(&e, vout, got, 128 * 4);
+		for (int t = 0; t < 128; t++)
+			cr_expect_eq(got[t], sums[t], "%s pipeline_sum [%d]: %g, want %g", archs[a], t,
+				     (double)got[t], (double)sums[t]);
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
+}
