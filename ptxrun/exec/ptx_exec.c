@@ -69,6 +69,8 @@ typedef struct warp {
 	bool mbar_wait;            /* it yielded at an mbarrier wait that found its phase
 				      incomplete, for the object at shared offset mbar_at */
 	uint32_t mbar_at;
+	bool spun;                 /* cooperative: it yielded before the F_SPIN instruction
+				      at its pc, which runs when it resumes */
 } warp;
 
 enum { W_READY, W_BARRIER, W_DONE };
@@ -163,6 +165,7 @@ typedef struct run {
 	uint64_t mbar_changes; /* state changes of the CTA's mbarrier objects */
 	uint32_t mbar_stall;   /* rounds in a row in which every warp that ran waited on an
 				  mbarrier and none changed */
+	bool cooperative;      /* the launch's: warps yield at F_SPIN instructions */
 	/* outcome */
 	int status;
 	uint64_t fault_va;
@@ -2156,6 +2159,22 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			goto lost;                                 \
 	} while (0)
 
+/* A cooperative launch: the warp lets every other warp of the grid run once
+ * before it polls (the instruction, not yet counted, runs when it resumes). */
+#define SPIN_TURN()                                                \
+	do {                                                       \
+		if ((in->flags & F_SPIN) && R->cooperative) {      \
+			if (!w->spun) {                            \
+				w->spun = true;                    \
+				top->pc = pc;                      \
+				R->tinstr += ti - npop;            \
+				w->clock += ti - npop;             \
+				return W_READY;                    \
+			}                                          \
+			w->spun = false;                           \
+		}                                                  \
+	} while (0)
+
 	for (;;) {
 		const ptx_ins *in = &code[pc];
 		uint32_t m = mask;
@@ -2498,6 +2517,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		}
 			/* fall through */
 		case OP_LD: {
+			SPIN_TURN();
 			if (R->race_on && !race_check(R, w, in, pc, m, false))
 				goto stop;
 			ptx_type t = (ptx_type)in->t1;
@@ -2667,6 +2687,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		}
 		case OP_ATOM:
 		case OP_RED: {
+			SPIN_TURN();
 			ptx_type t = (ptx_type)in->t1;
 			unsigned esz = ptx_type_bytes(t);
 			int space = in->aux;
@@ -3120,91 +3141,101 @@ static bool mbar_progress(run *R)
 	return false;
 }
 
-static int cta_run(run *R)
+static void cta_start(run *R)
 {
 	for (uint32_t i = 0; i < R->nwarps; i++)
 		warp_start(R, &R->warps[i]);
 	memset(R->arrive, 0, sizeof(R->arrive));
 	R->epoch++;
 	R->mbar_stall = 0;
-	for (;;) {
-		bool ran = false, all_waited = true;
-		uint64_t changes = R->mbar_changes;
-		schedule_round(R);
-		for (uint32_t k = 0; k < R->nwarps; k++) {
-			warp *w = &R->warps[R->order[k]];
-			if (w->state != W_READY)
-				continue;
-			ran = true;
-			warp_run(R, w);
-			if (R->status != R_OK)
-				return R->status;
-			all_waited &= w->mbar_wait;
-		}
-		if (!ran || !all_waited || changes != R->mbar_changes)
-			R->mbar_stall = 0;
-		else if (!mbar_progress(R))
-			return R->status;
-		/* open the barriers whose thread count is met */
-		uint32_t live = live_threads(R);
-		uint32_t arrived[NBAR] = { 0 }, want[NBAR] = { 0 };
-		bool any_wait = false, any_ready = false;
-		for (uint32_t i = 0; i < R->nwarps; i++) {
-			warp *w = &R->warps[i];
-			if (w->state == W_READY)
-				any_ready = true;
-			if (w->state != W_BARRIER)
-				continue;
-			any_wait = true;
-			if (w->bar_id >= NBAR) {
-				set_error(R, w, w->stk[w->sp - 1].pc - 1, "barrier %u is out of range (0..15)",
-					  w->bar_id);
-				return R->status;
-			}
-			arrived[w->bar_id] += lane_count(w->live);
-			const ptx_ins *in = &R->p->code[w->stk[w->sp - 1].pc - 1];
-			uint32_t cnt_slot = in->op == OP_BAR ? in->o[1] : in->o[2];
-			if (cnt_slot != PTX_NONE) {
-				uint32_t c = (uint32_t)w->r[(size_t)cnt_slot * PTX_WARP +
-							 (unsigned)__builtin_ctz(w->stk[w->sp - 1].mask | 1)];
-				want[w->bar_id] = c;
-			}
-		}
-		if (!any_wait) {
-			if (!any_ready && !ran)
-				return R_OK;
-			if (!any_ready)
-				return R_OK;
+}
+
+/* One round: each ready warp runs until it waits, yields or ends, then the
+ * barriers whose count is met open. False once the CTA has ended, R->status
+ * saying how. */
+static bool cta_round(run *R)
+{
+	bool ran = false, all_waited = true;
+	uint64_t changes = R->mbar_changes;
+	schedule_round(R);
+	for (uint32_t k = 0; k < R->nwarps; k++) {
+		warp *w = &R->warps[R->order[k]];
+		if (w->state != W_READY)
 			continue;
+		ran = true;
+		warp_run(R, w);
+		if (R->status != R_OK)
+			return false;
+		all_waited &= w->mbar_wait;
+	}
+	if (!ran || !all_waited || changes != R->mbar_changes)
+		R->mbar_stall = 0;
+	else if (!mbar_progress(R))
+		return false;
+	/* open the barriers whose thread count is met */
+	uint32_t live = live_threads(R);
+	uint32_t arrived[NBAR] = { 0 }, want[NBAR] = { 0 };
+	bool any_wait = false, any_ready = false;
+	for (uint32_t i = 0; i < R->nwarps; i++) {
+		warp *w = &R->warps[i];
+		if (w->state == W_READY)
+			any_ready = true;
+		if (w->state != W_BARRIER)
+			continue;
+		any_wait = true;
+		if (w->bar_id >= NBAR) {
+			set_error(R, w, w->stk[w->sp - 1].pc - 1, "barrier %u is out of range (0..15)",
+				  w->bar_id);
+			return false;
 		}
-		bool opened = false;
-		for (uint32_t b = 0; b < NBAR; b++) {
-			if (!arrived[b])
-				continue;
-			uint32_t need = want[b] ? want[b] : live;
-			if (arrived[b] + R->arrive[b] >= need) {
-				R->arrive[b] = 0;
-				R->epoch++;
-				bar_red_finish(R, b);
-				for (uint32_t i = 0; i < R->nwarps; i++) {
-					warp *w = &R->warps[i];
-					if (w->state == W_BARRIER && w->bar_id == b)
-						w->state = W_READY;
-				}
-				opened = true;
-			}
-		}
-		if (!opened && !any_ready) {
-			warp *w0 = NULL;
-			for (uint32_t i = 0; i < R->nwarps && !w0; i++)
-				if (R->warps[i].state == W_BARRIER)
-					w0 = &R->warps[i];
-			set_error(R, w0, w0 ? w0->stk[w0->sp - 1].pc - 1 : 0,
-				  "barrier deadlock: %u of %u live threads wait at barrier %u",
-				  arrived[w0 ? w0->bar_id : 0], live, w0 ? w0->bar_id : 0);
-			return R->status;
+		arrived[w->bar_id] += lane_count(w->live);
+		const ptx_ins *in = &R->p->code[w->stk[w->sp - 1].pc - 1];
+		uint32_t cnt_slot = in->op == OP_BAR ? in->o[1] : in->o[2];
+		if (cnt_slot != PTX_NONE) {
+			uint32_t c = (uint32_t)w->r[(size_t)cnt_slot * PTX_WARP +
+						 (unsigned)__builtin_ctz(w->stk[w->sp - 1].mask | 1)];
+			want[w->bar_id] = c;
 		}
 	}
+	if (!any_wait) {
+		return any_ready;
+	}
+	bool opened = false;
+	for (uint32_t b = 0; b < NBAR; b++) {
+		if (!arrived[b])
+			continue;
+		uint32_t need = want[b] ? want[b] : live;
+		if (arrived[b] + R->arrive[b] >= need) {
+			R->arrive[b] = 0;
+			R->epoch++;
+			bar_red_finish(R, b);
+			for (uint32_t i = 0; i < R->nwarps; i++) {
+				warp *w = &R->warps[i];
+				if (w->state == W_BARRIER && w->bar_id == b)
+					w->state = W_READY;
+			}
+			opened = true;
+		}
+	}
+	if (!opened && !any_ready) {
+		warp *w0 = NULL;
+		for (uint32_t i = 0; i < R->nwarps && !w0; i++)
+			if (R->warps[i].state == W_BARRIER)
+				w0 = &R->warps[i];
+		set_error(R, w0, w0 ? w0->stk[w0->sp - 1].pc - 1 : 0,
+			  "barrier deadlock: %u of %u live threads wait at barrier %u",
+			  arrived[w0 ? w0->bar_id : 0], live, w0 ? w0->bar_id : 0);
+		return false;
+	}
+	return true;
+}
+
+static int cta_run(run *R)
+{
+	cta_start(R);
+	while (cta_round(R))
+		;
+	return R->status;
 }
 
 static void fill_slots(run *R)
@@ -3219,6 +3250,10 @@ static void fill_slots(run *R)
 			uint64_t v = c->value;
 			if (c->var == -2)
 				v += R->dyn_base;
+			else if (c->var == PTX_CONST_ENVREG_HI)
+				v = l->grid_workspace >> 32;
+			else if (c->var == PTX_CONST_ENVREG_LO)
+				v = l->grid_workspace & LOW32;
 			else if (c->var >= 0)
 				v += (l->var_va && (size_t)c->var < l->var_count)
 					     ? l->var_va[c->var]
@@ -3654,6 +3689,51 @@ static bool run_workers(grid *G, const run *proto, unsigned nworkers)
 	return ok;
 }
 
+/* A cooperative grid: every CTA resident at once, each with its own warps and
+ * memory, taking rounds in CTA order on the caller's thread until all have
+ * ended or one failed; then they commit in CTA order, as run_workers' do:
+ * those that ended before the first CTA that did not, then the failed one. */
+static bool run_cooperative(grid *G, const run *proto)
+{
+	uint64_t n = G->nctas, inited = 0;
+	run *ctas = calloc(n, sizeof(run));
+	bool *ended = calloc(n, sizeof(bool));
+	bool ok = ctas && ended;
+	for (; ok && inited < n; inited++) {
+		if (!worker_init(&ctas[inited], proto, G, false)) {
+			free_run(&ctas[inited]);
+			ok = false;
+			break;
+		}
+		cta_begin(&ctas[inited], inited, true);
+		cta_start(&ctas[inited]);
+	}
+	uint64_t failed = n, left = n;
+	while (ok && left && failed == n) {
+		for (uint64_t c = 0; c < n && failed == n; c++) {
+			if (ended[c] || cta_round(&ctas[c]))
+				continue;
+			ended[c] = true;
+			left--;
+			if (ctas[c].status != R_OK)
+				failed = c;
+		}
+	}
+	G->started = 1;
+	for (uint64_t c = 0; ok && c < n && !G->finished; c++) {
+		uint64_t take = c < failed && ended[c] ? c : failed;
+		cta_slot *s = &G->window[G->commit % WINDOW];
+		slot_take(s, &ctas[take]);
+		s->ready = true;
+		commit_ready(G);
+	}
+	for (uint64_t c = 0; ctas && c < inited; c++)
+		free_run(&ctas[c]);
+	free(ctas);
+	free(ended);
+	return ok;
+}
+
 void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 		const cs_bus *bus, cs_grid_result *out)
 {
@@ -3727,6 +3807,20 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 		     regfile, CS_PTX_REGFILE_MAX);
 		return;
 	}
+	if (l->cooperative && !l->grid_workspace) {
+		fail(out, CS_GRID_ERROR, p->name, "cooperative launch of %s without a grid workspace",
+		     R.f->name);
+		return;
+	}
+	uint64_t cta_state = regfile + R.shared_size + (uint64_t)R.local_size * R.nthreads;
+	if (l->cooperative && cta_state * ctas > CS_PTX_COOPERATIVE_STATE_MAX) {
+		fail(out, CS_GRID_ERROR, p->name,
+		     "cooperative launch of %s: %" PRIu64 " resident CTAs of %" PRIu64 " bytes of "
+		     "registers and memory each (the model allows %llu bytes in all)", R.f->name, ctas,
+		     cta_state, CS_PTX_COOPERATIVE_STATE_MAX);
+		return;
+	}
+	R.cooperative = l->cooperative;
 	R.races = l->races;
 	R.schedule = l->schedule;
 	R.schedule_seed = l->schedule_seed;
@@ -3776,7 +3870,7 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	pthread_mutex_init(&G.lock, NULL);
 	pthread_cond_init(&G.moved, NULL);
 	if (ok)
-		ok = run_workers(&G, &R, nworkers);
+		ok = l->cooperative ? run_cooperative(&G, &R) : run_workers(&G, &R, nworkers);
 	for (uint32_t i = 0; G.window && i < WINDOW; i++)
 		held_free(&G.window[i].held);
 	free(G.window);

@@ -174,6 +174,8 @@ enum {
 				     has o[0] its destination, o[1] its source) */
 	F_DEAD_DEST = 1u << 13, /* fused run: the destination is read only inside the
 				   run, so a whole run need not write it back */
+	F_SPIN = 1u << 14,     /* atom, or ld .acquire/.relaxed/.volatile: where a warp of a
+				  cooperative launch yields (a spin loop polls with them) */
 };
 
 typedef struct ptx_ins {
@@ -238,8 +240,12 @@ typedef struct ptx_func {
 /* A constant slot: a literal, or the address of a module variable (known per run). */
 typedef struct ptx_const {
 	uint64_t value;
-	int32_t var;                 /* -1 literal, else module var index (value = offset) */
+	int32_t var;                 /* -1 literal, -2 the dynamic shared area, PTX_CONST_ENVREG_*,
+					else module var index (value = offset) */
 } ptx_const;
+/* %envreg1 and %envreg2: the high and low halves of the launch's grid workspace. */
+#define PTX_CONST_ENVREG_HI (-3)
+#define PTX_CONST_ENVREG_LO (-4)
 
 typedef struct ptx_mvar {
 	char *name;

@@ -188,11 +188,9 @@ Test(mbarrier, libcudacxx_barrier_and_pipeline_fixtures)
 		cs_grid_result r = h_run(&e, p, "barrier_reverse", (uint32_t[]){ 2, 1, 1 },
 					 (uint32_t[]){ 96, 1, 1 }, 0, (uint64_t[]){ vf, vout }, 2);
 		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s barrier_reverse: %s", archs[a], r.diag.msg);
-		float got[N];
-		h_read(&e, vout, got, sizeof(got));
-		for (int i = 0; i < N; i++)
-			cr_expect_eq(got[i], rev[i], "%s barrier_reverse [%d]: %g, want %g", archs[a], i,
-				     (double)got[i], (double)rev[i]);
+		char what[64];
+		snprintf(what, sizeof(what), "%s barrier_reverse", archs[a]);
+		h_expect_f32(&e, vout, rev, N, what);
 		r = h_run(&e, p, "barrier_rounds", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 64, 1, 1 }, 0,
 			  (uint64_t[]){ vi, vout, 6 }, 3);
 		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s barrier_rounds: %s", archs[a], r.diag.msg);
@@ -204,10 +202,8 @@ Test(mbarrier, libcudacxx_barrier_and_pipeline_fixtures)
 		r = h_run(&e, p, "pipeline_sum", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 128, 1, 1 }, 0,
 			  (uint64_t[]){ vf, vout, BATCHES }, 3);
 		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s pipeline_sum: %s", archs[a], r.diag.msg);
-		h_read(&e, vout, got, 128 * 4);
-		for (int t = 0; t < 128; t++)
-			cr_expect_eq(got[t], sums[t], "%s pipeline_sum [%d]: %g, want %g", archs[a], t,
-				     (double)got[t], (double)sums[t]);
+		snprintf(what, sizeof(what), "%s pipeline_sum", archs[a]);
+		h_expect_f32(&e, vout, sums, 128, what);
 		h_fini(&e);
 		cs_ptx_program_free(p);
 	}
