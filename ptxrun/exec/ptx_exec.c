@@ -3848,7 +3848,8 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	unsigned nworkers = worker_count(l, ctas, regfile);
 	G.window = calloc(WINDOW, sizeof(cta_slot));
 	bool ok = G.window != NULL;
-	if (ok && ctas > 1)
+	/* a cooperative grid's CTAs take turns in one fixed order, whatever the threads */
+	if (ok && ctas > 1 && !l->cooperative)
 		G.atom_cta = atomic_order_table(p, &ok);
 	if (ok && !l->var_va && p->module_bytes) {
 		G.module_size = ((uint64_t)p->module_bytes + CS_PAGE_SIZE - 1) & ~(uint64_t)(CS_PAGE_SIZE - 1);
