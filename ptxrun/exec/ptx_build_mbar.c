@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* mbarrier objects in shared memory (docs/mbarrier.md): mbarrier.init, inval,
  * arrive, arrive_drop (with .expect_tx and .noComplete), expect_tx,
- * complete_tx, test_wait, try_wait (with .parity), pending_count; and
- * cp.async.mbarrier.arrive{.noinc}. */
+ * complete_tx, test_wait, try_wait (with .parity), pending_count;
+ * cp.async.mbarrier.arrive{.noinc}; and the bulk copy that signals one,
+ * cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes. */
 #include "ptx_build.h"
 
 /* The object's state space: .shared, .shared::cta, .shared::cluster (a
@@ -138,4 +139,40 @@ bool ptx_build_cp_mbarrier(pp *P, stmt *s, ptx_ins *ins)
 	ins->o[1] = s->o[0].mbase;
 	ins->imm = s->o[0].moff;
 	return true;
+}
+
+/* cp.async.bulk.shared::{cluster,cta}.global.mbarrier::complete_tx::bytes
+ * [dst], [src], size, [mbar]: size bytes (a multiple of 16, both addresses
+ * 16-aligned) from global to the CTA's shared memory, then a complete-tx of
+ * size on the mbarrier. */
+bool ptx_build_cp_bulk(pp *P, stmt *s, ptx_ins *ins)
+{
+	if ((!stmt_take(s, ".shared::cluster") && !stmt_take(s, ".shared::cta")) ||
+	    !stmt_take(s, ".global") || !stmt_take(s, ".mbarrier::complete_tx::bytes")) {
+		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED,
+		       "cp.async.bulk other than .shared::cluster.global.mbarrier::complete_tx::bytes");
+		return false;
+	}
+	if (!pp_nops(P, s, 4, 4))
+		return false;
+	opnd *dm = &s->o[0], *sm = &s->o[1];
+	if (dm->kind != OK_MEM || sm->kind != OK_MEM) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "cp.async.bulk [shared], [global], size, [mbarrier]");
+		return false;
+	}
+	ins->op = OP_MBAR;
+	ins->aux = MB_CP_BULK;
+	ins->t2 = SP_SHARED;
+	ins->o[0] = dm->mbase;
+	ins->o[3] = pp_const_slot(P, (uint64_t)dm->moff, PP_VAR_LITERAL);
+	ins->o[4] = sm->mbase;
+	ins->o[5] = pp_const_slot(P, (uint64_t)sm->moff, PP_VAR_LITERAL);
+	if (!pp_src(P, s, 2, T_U32, &ins->o[2]))
+		return false;
+	uint8_t space;
+	if (!mbar_space(P, s, &s->o[3], &space))
+		return false;
+	ins->o[1] = s->o[3].mbase;
+	ins->imm = s->o[3].moff;
+	return !P->failed;
 }

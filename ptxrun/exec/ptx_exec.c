@@ -2038,6 +2038,36 @@ static bool mbar_update(run *R, warp *w, uint32_t pc, unsigned l, uint32_t off, 
 	return true;
 }
 
+/* The bytes of a cp.async.bulk, 16 at a time (so no piece crosses a page);
+ * they land at issue, which is one of the times the copy may complete. */
+static bool bulk_copy(run *R, warp *w, const ptx_ins *in, uint32_t pc, unsigned l, uint32_t size)
+{
+	uint64_t *r = w->r;
+	uint64_t dst = (uint32_t)(REG(in->o[0])[l] + REG(in->o[3])[0]);
+	uint64_t src = REG(in->o[4])[l] + REG(in->o[5])[0];
+	if (size % 16 || dst % 16 || src % 16) {
+		set_error(R, w, pc, "lane %u: cp.async.bulk of %u bytes from 0x%" PRIx64 " to shared "
+			  "0x%" PRIx64 " (size and addresses must be multiples of 16)", l, size, src, dst);
+		return false;
+	}
+	for (uint32_t i = 0; i < size; i += 16) {
+		uint8_t tmp[32], buf[16];
+		bool port = false;
+		const uint8_t *q = xlate(R, w, SP_GLOBAL, src + i, 16, l, pc, CS_ACCESS_READ, tmp, &port);
+		if (!q)
+			return false;
+		memcpy(buf, q, 16);
+		if (R->race_on && (!race_check_bytes(R, w, l, pc, SP_GLOBAL, src + i, 16, false) ||
+				   !race_check_bytes(R, w, l, pc, SP_SHARED, dst + i, 16, true)))
+			return false;
+		uint8_t *d = xlate(R, w, SP_SHARED, dst + i, 16, l, pc, CS_ACCESS_WRITE, tmp, &port);
+		if (!d)
+			return false;
+		memcpy(d, buf, 16);
+	}
+	return true;
+}
+
 enum { MBR_DONE, MBR_WAIT, MBR_STOP };
 
 /* One mbarrier instruction, lane by lane in lane order. MBR_WAIT: a wait
@@ -2101,6 +2131,11 @@ static int mbar_run(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
 				D[l] = token;
 			break;
 		}
+		case MB_CP_BULK:
+			if (!bulk_copy(R, w, in, pc, l, n) ||
+			    !mbar_update(R, w, pc, l, off, obj, in, 0, -(int64_t)n, 0, NULL))
+				return MBR_STOP;
+			break;
 		case MB_CP_ASYNC_ARRIVE:
 			/* the copies may land any time before the arrive-on: here; without
 			 * .noinc the pending count rose by one first, so it nets zero */

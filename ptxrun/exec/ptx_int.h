@@ -126,7 +126,8 @@ enum { CA_ADD, CA_SUB, CA_MADLO, CA_MADHI };
 enum { CPG_COMMIT, CPG_WAIT, CPG_WAIT_ALL };
 /* OP_MBAR operations (the order of ptx_build_mbarrier's list) and flags. */
 enum { MB_INIT, MB_INVAL, MB_ARRIVE, MB_ARRIVE_DROP, MB_EXPECT_TX, MB_COMPLETE_TX, MB_TEST_WAIT,
-       MB_TRY_WAIT, MB_PENDING_COUNT, MB_CP_ASYNC_ARRIVE };
+       MB_TRY_WAIT, MB_PENDING_COUNT, MB_CP_ASYNC_ARRIVE,
+       MB_CP_BULK /* shared [o0 + const o3] <- global [o4 + const o5], o2 bytes, then complete_tx */ };
 enum { MBF_EXPECT_TX = 1u << 0, MBF_NO_COMPLETE = 1u << 1, MBF_PARITY = 1u << 2, MBF_NOINC = 1u << 3 };
 /* OP_MATCH modes. */
 enum { MA_ANY, MA_ALL };

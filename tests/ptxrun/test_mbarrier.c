@@ -9,7 +9,7 @@
 
 #include "harness.h"
 
-static const char *decls = ".shared .align 8 .b64 bar;\n.shared .align 4 .b8 data[256];\n";
+static const char *decls = ".shared .align 8 .b64 bar;\n.shared .align 16 .b8 data[256];\n";
 
 /* Warp 1 writes shared memory and arrives; warp 0, which runs first, waits
  * on the phase with try_wait.parity and then reads what warp 1 wrote. */
@@ -119,6 +119,32 @@ Test(mbarrier, cp_async_arrive_with_and_without_noinc)
 	}
 }
 
+/* cp.async.bulk as cuda::memcpy_async with a barrier emits it for sm_90:
+ * thread 0 copies 256 bytes and (after the copy, as nvcc orders them) sets
+ * the expected tx-count; the phase completes when the bytes and all 32
+ * arrivals are in. */
+Test(mbarrier, bulk_copy_completes_the_tx_count)
+{
+	const char *body =
+		"\tmov.u32 %r3, bar;\n\tmov.u32 %r6, data;\n"
+		"\tsetp.ne.u32 %p1, %r2, 0;\n\t@%p1 bra $S;\n"
+		"\tmbarrier.init.shared.b64 [%r3], 32;\n"
+		"$S:\n\tbar.sync 0;\n\t@%p1 bra $A;\n"
+		"\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r6], [%rd2], 256, [%r3];\n"
+		"\tmbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r3], 256;\n"
+		"$A:\n\tmbarrier.arrive.shared::cta.b64 %rd10, [%r3];\n"
+		"$W:\n\tmbarrier.try_wait.shared.b64 %p3, [%r3], %rd10;\n\t@!%p3 bra $W;\n"
+		"\tshl.b32 %r8, %r2, 3;\n\tadd.u32 %r9, %r6, %r8;\n"
+		"\tld.shared.u32 %r12, [%r9+4];\n\tst.global.u32 [%rd4], %r12;\n";
+	uint32_t in[64], out[32];
+	for (int i = 0; i < 64; i++)
+		in[i] = 0x5000u + (uint32_t)i;
+	cs_grid_result r = h_run_body(decls, body, 32, in, sizeof(in), out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	for (int t = 0; t < 32; t++)
+		cr_expect_eq(out[t], in[2 * t + 1], "thread %d read 0x%x", t, out[t]);
+}
+
 static void expect_error(const char *body, uint32_t threads, const char *needle)
 {
 	uint32_t out[1];
@@ -147,6 +173,9 @@ Test(mbarrier, undefined_uses_are_errors)
 		     "\tmbarrier.test_wait.parity.shared.b64 %p1, [%r3], 0;\n", 1,
 		     "which is not initialized");
 	expect_error("\tmbarrier.init.b64 [%rd1], 1;\n", 1, "is not in shared memory");
+	expect_error("\tmov.u32 %r3, bar;\n\tmov.u32 %r6, data;\n\tmbarrier.init.shared.b64 [%r3], 1;\n"
+		     "\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r6], [%rd2], 24, [%r3];\n",
+		     1, "cp.async.bulk of 24 bytes");
 	/* 33 expected, 32 threads arrive: nobody is left to complete the phase */
 	expect_error("\tmov.u32 %r3, bar;\n\tsetp.ne.u32 %p1, %r2, 0;\n\t@%p1 bra $S;\n"
 		     "\tmbarrier.init.shared.b64 [%r3], 33;\n$S:\n\tbar.sync 0;\n"
