@@ -69,6 +69,12 @@ typedef struct warp {
 	bool mbar_wait;            /* it yielded at an mbarrier wait that found its phase
 				      incomplete, for the object at shared offset mbar_at */
 	uint32_t mbar_at;
+	/* the phase (parity mbar_parity) of the object at mbar_at it waits for
+	 * completed while it was waiting: its next wait for it sees that, as a
+	 * thread suspended in try_wait (or polling) does, even if the object was
+	 * initialized again since */
+	uint8_t mbar_parity;
+	bool mbar_pending_wait, mbar_seen;
 	bool spun;                 /* cooperative: it yielded before the F_SPIN instruction
 				      at its pc, which runs when it resumes */
 } warp;
@@ -2029,6 +2035,11 @@ static bool mbar_update(run *R, warp *w, uint32_t pc, unsigned l, uint32_t off, 
 				  "of the mbarrier at shared offset 0x%x", l, off);
 			return false;
 		}
+		for (uint32_t i = 0; i < R->nwarps; i++) {
+			warp *o = &R->warps[i];
+			if (o->mbar_pending_wait && o->mbar_at == off && o->mbar_parity == v >> 63)
+				o->mbar_seen = true;
+		}
 		v ^= MBAR_PHASE;
 		pending = expected;
 		R->epoch++; /* the race detector: a completed phase orders like a barrier */
@@ -2146,22 +2157,30 @@ static int mbar_run(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
 			break;
 		default: { /* MB_TEST_WAIT, MB_TRY_WAIT */
 			uint64_t v = *obj;
-			if (!(v & MBAR_VALID)) {
+			uint64_t parity = (in->aux2 & MBF_PARITY) ? (N[l] & 1) : N[l] >> 63;
+			bool seen = w->mbar_pending_wait && w->mbar_seen && w->mbar_at == off &&
+				    w->mbar_parity == parity;
+			if (!seen && !(v & MBAR_VALID)) {
 				set_error(R, w, pc, "lane %u: wait on the mbarrier at shared offset 0x%x, "
 					  "which is not initialized (mbarrier.init)", l, off);
 				return MBR_STOP;
 			}
-			uint64_t parity = (in->aux2 & MBF_PARITY) ? (N[l] & 1) : N[l] >> 63;
-			bool done = (v >> 63) != parity;
+			bool done = seen || (v >> 63) != parity;
 			set_pred_lane(pr, in->o[0], l, done);
 			if (!done) {
-				if (!incomplete)
+				if (!incomplete) {
 					w->mbar_at = off;
+					w->mbar_parity = (uint8_t)parity;
+					w->mbar_seen = false;
+					w->mbar_pending_wait = true;
+				}
 				incomplete |= 1u << l;
 			}
 		}
 		}
 	}
+	if (!incomplete && (in->aux == MB_TEST_WAIT || in->aux == MB_TRY_WAIT))
+		w->mbar_pending_wait = w->mbar_seen = false;
 	return incomplete ? MBR_WAIT : MBR_DONE;
 }
 
