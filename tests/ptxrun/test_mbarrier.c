@@ -147,25 +147,27 @@ Test(mbarrier, bulk_copy_completes_the_tx_count)
 
 /* libcu++'s own tests reuse an object's storage: thread 0, once its wait
  * returns, initializes the object again (then invalidates it) while the
- * other warps are still in their wait loops. A waiting warp sees the phase
- * it waited for complete, as a thread suspended in try_wait does. */
+ * other warps are still in their wait loops (warp 2's arrival completes the
+ * phase; warp 0 resumes first and reuses the object before warp 1 polls). A
+ * waiting warp sees the phase it waited for complete, as a thread suspended
+ * in try_wait does. */
 Test(mbarrier, a_waiter_sees_its_phase_complete_after_the_object_is_reused)
 {
 	const char *body =
 		"\tmov.u32 %r3, bar;\n"
 		"\tsetp.ne.u32 %p1, %r2, 0;\n\t@%p1 bra $S;\n"
-		"\tmbarrier.init.shared.b64 [%r3], 64;\n"
+		"\tmbarrier.init.shared.b64 [%r3], 96;\n"
 		"$S:\n\tbar.sync 0;\n"
 		"\tmbarrier.arrive.shared::cta.b64 %rd10, [%r3];\n"
 		"$W:\n\tmbarrier.try_wait.shared::cta.b64 %p3, [%r3], %rd10;\n\t@!%p3 bra $W;\n"
 		"\t@%p1 bra $T;\n"
-		"\tmbarrier.init.shared.b64 [%r3], 64;\n"
+		"\tmbarrier.init.shared.b64 [%r3], 96;\n"
 		"\tmbarrier.inval.shared.b64 [%r3];\n"
 		"$T:\n\tbar.sync 0;\n\tst.global.u32 [%rd4], 7;\n";
-	uint32_t out[64];
-	cs_grid_result r = h_run_body(decls, body, 64, NULL, 0, out, sizeof(out));
+	uint32_t out[96];
+	cs_grid_result r = h_run_body(decls, body, 96, NULL, 0, out, sizeof(out));
 	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
-	for (int t = 0; t < 64; t++)
+	for (int t = 0; t < 96; t++)
 		cr_expect_eq(out[t], 7u, "thread %d: %u", t, out[t]);
 }
 
