@@ -11,6 +11,13 @@ static const cs_arch_info arch_table[CS_ARCH_COUNT] = {
 #undef CS_ARCH
 };
 
+static const cs_gpu_info gpu_table[CS_ARCH_COUNT] = {
+#define CS_GPU(e, model, sms, ctas, threads, regs, shared, reserved, in_static) \
+	[CS_ARCH_##e] = { model, sms, ctas, threads, regs, shared, reserved, in_static },
+#include "chainsim/gpu.def"
+#undef CS_GPU
+};
+
 typedef struct class_row {
 	uint32_t id;
 	const char *name;
@@ -35,6 +42,54 @@ const cs_arch_info *cs_arch_get(cs_arch arch)
 	if ((unsigned)arch >= CS_ARCH_COUNT)
 		return NULL;
 	return &arch_table[arch];
+}
+
+const cs_gpu_info *cs_arch_gpu(cs_arch arch)
+{
+	if ((unsigned)arch >= CS_ARCH_COUNT)
+		return NULL;
+	return &gpu_table[arch];
+}
+
+/* Registers go to warps in units of 256 (per thread, rounded up to 8), shared
+ * memory to CTAs in units of 128 bytes: the CUDA occupancy calculator's
+ * granularities for compute capability 8.0 to 10.0. */
+void cs_arch_coresident(cs_arch arch, uint32_t threads_per_cta, uint32_t regs_per_thread,
+			uint32_t shared_per_cta, cs_coresidency *out)
+{
+	const cs_gpu_info *g = cs_arch_gpu(arch);
+	memset(out, 0, sizeof(*out));
+	if (!g || threads_per_cta == 0)
+		return;
+	uint32_t warps = (threads_per_cta + 31) / 32, max_warps = g->threads_per_sm / 32;
+	uint32_t n = g->ctas_per_sm;
+	snprintf(out->bound, sizeof(out->bound), "an SM holds at most %u CTAs", g->ctas_per_sm);
+	if (max_warps / warps < n) {
+		n = max_warps / warps;
+		snprintf(out->bound, sizeof(out->bound), "threads: %u warps per CTA of %u per SM",
+			 warps, max_warps);
+	}
+	if (regs_per_thread) {
+		uint32_t per_warp = (regs_per_thread + 7) / 8 * 8 * 32;
+		uint32_t by_regs = g->regs_per_sm / per_warp / warps;
+		if (by_regs < n) {
+			n = by_regs;
+			snprintf(out->bound, sizeof(out->bound),
+				 "registers: %u per thread (%u per warp), %u warps per CTA, %u per SM",
+				 regs_per_thread, per_warp, warps, g->regs_per_sm);
+		}
+	}
+	uint64_t reserve = g->reserve_in_static ? 0 : g->shared_reserved;
+	uint64_t per_cta = ((uint64_t)shared_per_cta + reserve + 127) / 128 * 128;
+	if (g->shared_per_sm / per_cta < n) {
+		n = (uint32_t)(g->shared_per_sm / per_cta);
+		snprintf(out->bound, sizeof(out->bound),
+			 "shared memory: %u bytes per CTA with the system's %u, %u per SM",
+			 (uint32_t)per_cta, g->shared_reserved, g->shared_per_sm);
+	}
+	out->sms = g->sms;
+	out->ctas_per_sm = n;
+	out->ctas = (uint64_t)g->sms * n;
 }
 
 bool cs_arch_from_name(const char *name, cs_arch *out)

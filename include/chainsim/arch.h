@@ -50,6 +50,25 @@ CS_API const cs_arch_info *cs_arch_get(cs_arch arch);
 /* Parse "ampere" etc.; false when unknown. */
 CS_API bool cs_arch_from_name(const char *name, cs_arch *out);
 
+/* The GPU an arch models (include/chainsim/gpu.def) and how many CTAs of one
+ * kernel it holds at once: SMs times the CTAs one SM holds, the least of its
+ * limits on CTAs, warps, registers (regs per thread, 0 when unknown: not
+ * counted) and shared memory (the kernel's static bytes as nvcc counts them,
+ * plus the dynamic, plus the system's reserve where they do not count it). */
+typedef struct cs_gpu_info {
+	const char *model;
+	uint32_t sms, ctas_per_sm, threads_per_sm, regs_per_sm, shared_per_sm, shared_reserved;
+	bool reserve_in_static;
+} cs_gpu_info;
+typedef struct cs_coresidency {
+	uint32_t sms, ctas_per_sm;
+	uint64_t ctas;           /* sms * ctas_per_sm */
+	char bound[200];         /* the limit that sets ctas_per_sm, with its numbers */
+} cs_coresidency;
+CS_API const cs_gpu_info *cs_arch_gpu(cs_arch arch);
+CS_API void cs_arch_coresident(cs_arch arch, uint32_t threads_per_cta, uint32_t regs_per_thread,
+			       uint32_t shared_per_cta, cs_coresidency *out);
+
 /* Class lookup: kind and name for any known class id (NULL/NONE when unknown). */
 CS_API cs_class_kind cs_class_kind_of(uint32_t cls);
 CS_API const char *cs_class_name(uint32_t cls);

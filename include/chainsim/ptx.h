@@ -172,6 +172,9 @@ CS_API bool cs_ptx_var_info(const cs_ptx_program *p, size_t i, cs_ptx_var *out);
 /* The most host memory the register files of one CTA may take (every
  * declared register and constant of the module, 8 bytes per lane). */
 #define CS_PTX_REGFILE_MAX (512u << 20)
+/* The most host memory the CTAs of a cooperative grid, all resident at once,
+ * may take together (registers, shared and local memory). */
+#define CS_PTX_COOPERATIVE_STATE_MAX (1ull << 30)
 
 /* How approximate f32 instructions (ex2, lg2, sin, cos, tanh, rsqrt, and rcp,
  * sqrt, div in their approximate forms) round. */
@@ -226,6 +229,16 @@ typedef struct cs_ptx_launch {
 	 * process may run on, at most CS_PTX_THREADS_MAX; races_global runs on one). */
 	unsigned threads;
 	uint64_t max_wall_ns;    /* wall-time budget, 0: CS_PTX_WALL_DEFAULT_NS */
+	/* A cooperative launch (cudaLaunchCooperativeKernel, docs/cooperative.md):
+	 * every CTA of the grid is resident at once, and the CTAs take turns on one
+	 * host thread, a warp yielding at each atom and at each ld.acquire,
+	 * .relaxed or .volatile, so a CTA that spins on another's flag (the grid
+	 * barrier of cg::this_grid().sync()) lets it run. grid_workspace is the VA
+	 * of the driver's grid workspace (8 zeroed bytes: a u32 size, the u32
+	 * barrier word), which %envreg1 (high half) and %envreg2 (low half) read;
+	 * 0 on other launches, where they read 0. */
+	bool cooperative;
+	uint64_t grid_workspace;
 } cs_ptx_launch;
 
 /* Runs the grid through bus->mem; fills out: EXECUTED with CTAs and

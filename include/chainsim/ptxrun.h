@@ -181,6 +181,13 @@ CS_API void cs_ptx_runtime_forget(cs_ptx_runtime *rt, uint64_t va, uint64_t size
 #define CS_PTX_TEXT_CACHE_MAX 256u
 CS_API size_t cs_ptx_runtime_text_count(const cs_ptx_runtime *rt);
 
+/* The launch whose QMD is at qmd_va is cooperative (docs/cooperative.md), with
+ * its grid workspace at workspace_va: what a driver's cooperative launch call
+ * knows and no public QMD field carries. The scenario's `launch ...
+ * cooperative=1` says it; a grid whose QMD is there runs cooperatively. */
+CS_API bool cs_ptx_runtime_cooperative(cs_ptx_runtime *rt, uint64_t qmd_va, uint64_t workspace_va,
+				       cs_diag *d);
+
 /* The port (ctx = rt). run_grid outcomes:
  *  - program unmapped: CS_GRID_FAULT with fault_va;
  *  - bytes match no kernel: CS_GRID_UNKNOWN_CODE ("dispatched, not executed: the

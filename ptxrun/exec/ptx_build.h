@@ -190,6 +190,13 @@ ptx_builder ptx_build_wmma;
 ptx_builder ptx_build_ldmatrix;
 ptx_builder ptx_build_cp;
 
+/* ptx_build_mbar.c: mbarrier objects; cp.async.mbarrier.arrive (ptx_build_cp
+ * hands it the statement once it took .async.mbarrier). */
+ptx_builder ptx_build_mbarrier;
+bool ptx_build_cp_mbarrier(pp *P, stmt *s, ptx_ins *ins);
+/* cp.async.bulk (once ptx_build_cp took .async.bulk). */
+bool ptx_build_cp_bulk(pp *P, stmt *s, ptx_ins *ins);
+
 /* ptx_build_misc.c: fences and hints. */
 ptx_builder ptx_build_membar;
 ptx_builder ptx_build_hint;

@@ -63,6 +63,8 @@ bool ptx_build_atom(pp *P, stmt *s, ptx_ins *ins, int form)
 		return false;
 	}
 	ins->op = atom ? OP_ATOM : OP_RED;
+	if (atom)
+		ins->flags |= F_SPIN;
 	ins->aux = (uint8_t)space;
 	ins->aux2 = (uint8_t)op;
 	ins->t1 = (uint8_t)t;

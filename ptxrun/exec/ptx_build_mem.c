@@ -54,6 +54,8 @@ bool ptx_build_ld_st(pp *P, stmt *s, ptx_ins *ins, int form)
 		space = SP_GLOBAL;
 	stmt_take(s, ".unified");
 	ins->op = load ? OP_LD : OP_ST;
+	if (load && (stmt_take(s, ".acquire") || stmt_take(s, ".relaxed") || stmt_take(s, ".volatile")))
+		ins->flags |= F_SPIN;
 	ins->aux = (uint8_t)space;
 	ins->aux2 = (uint8_t)vec;
 	ins->t1 = (uint8_t)t;

@@ -254,6 +254,10 @@ bool ptx_build_cp(pp *P, stmt *s, ptx_ins *ins, int form)
 		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "cp without .async");
 		return false;
 	}
+	if (stmt_take(s, ".mbarrier"))
+		return ptx_build_cp_mbarrier(P, s, ins);
+	if (stmt_take(s, ".bulk"))
+		return ptx_build_cp_bulk(P, s, ins);
 	static const char *const groups[] = { ".commit_group", ".wait_group", ".wait_all" };
 	int grp = stmt_take_one(s, groups, 3);
 	if (grp >= 0) {

@@ -66,6 +66,17 @@ typedef struct warp {
 	async_copy *copies;       /* cp.async in flight, in issue order */
 	uint32_t ncopies, cap_copies;
 	uint32_t groups[PTX_WARP]; /* cp.async groups each lane has committed */
+	bool mbar_wait;            /* it yielded at an mbarrier wait that found its phase
+				      incomplete, for the object at shared offset mbar_at */
+	uint32_t mbar_at;
+	/* the phase (parity mbar_parity) of the object at mbar_at it waits for
+	 * completed while it was waiting: its next wait for it sees that, as a
+	 * thread suspended in try_wait (or polling) does, even if the object was
+	 * initialized again since */
+	uint8_t mbar_parity;
+	bool mbar_pending_wait, mbar_seen;
+	bool spun;                 /* cooperative: it yielded before the F_SPIN instruction
+				      at its pc, which runs when it resumes */
 } warp;
 
 enum { W_READY, W_BARRIER, W_DONE };
@@ -157,6 +168,10 @@ typedef struct run {
 	cs_ptx_schedule schedule;
 	uint64_t schedule_seed;
 	uint32_t arrive[NBAR]; /* threads that passed bar.arrive since each barrier opened */
+	uint64_t mbar_changes; /* state changes of the CTA's mbarrier objects */
+	uint32_t mbar_stall;   /* rounds in a row in which every warp that ran waited on an
+				  mbarrier and none changed */
+	bool cooperative;      /* the launch's: warps yield at F_SPIN instructions */
 	/* outcome */
 	int status;
 	uint64_t fault_va;
@@ -1349,13 +1364,14 @@ static bool async_issue(run *R, warp *w, uint32_t pc, unsigned lane, uint32_t ds
 }
 
 /* Lands, in issue order, the copies of the lanes in m whose group is older
- * than the newest `keep` groups the lane has committed; the rest stay. */
-static bool async_land(run *R, warp *w, uint32_t m, uint64_t keep)
+ * than the newest `keep` groups the lane has committed (keep -1: every copy
+ * of those lanes, committed or not); the rest stay. */
+static bool async_land(run *R, warp *w, uint32_t m, int64_t keep)
 {
 	uint32_t kept = 0;
 	for (uint32_t i = 0; i < w->ncopies; i++) {
 		async_copy *c = &w->copies[i];
-		if (!(m >> c->lane & 1) || (uint64_t)c->group + keep >= w->groups[c->lane]) {
+		if (!(m >> c->lane & 1) || (int64_t)c->group + keep >= (int64_t)w->groups[c->lane]) {
 			w->copies[kept++] = *c;
 			continue;
 		}
@@ -1941,6 +1957,233 @@ static bool in_space(const run *R, int sp, uint64_t va)
 	}
 }
 
+/* ---- mbarrier ------------------------------------------------------------ */
+
+/* An mbarrier object as chainsim lays out its 64 bits (docs/mbarrier.md):
+ * pending arrivals of the current phase in bits 0-19, expected arrivals in
+ * 20-39, the tx-count (signed) in 40-60, bit 62 set once initialized, bit 63
+ * the current phase's parity. A state token is the object as the arrival left
+ * it, with the parity of the phase it arrived on. */
+enum { MBAR_COUNT_MAX = (1u << 20) - 1, MBAR_STALL_ROUNDS = 1u << 16 };
+#define MBAR_VALID (1ull << 62)
+#define MBAR_PHASE (1ull << 63)
+
+static inline uint32_t mbar_pending(uint64_t v) { return (uint32_t)(v & 0xfffff); }
+static inline uint32_t mbar_expected(uint64_t v) { return (uint32_t)(v >> 20 & 0xfffff); }
+static inline int32_t mbar_tx(uint64_t v) { return (int32_t)((uint32_t)(v >> 40 & 0x1fffff) << 11) >> 11; }
+
+static inline uint64_t mbar_make(uint64_t phase, uint32_t pending, uint32_t expected, int32_t tx)
+{
+	return (phase & MBAR_PHASE) | MBAR_VALID | pending | (uint64_t)expected << 20 |
+	       (uint64_t)((uint32_t)tx & 0x1fffff) << 40;
+}
+
+/* The object lane l names: its bytes in the CTA's shared memory, or NULL
+ * with the fault or error set. */
+static uint64_t *mbar_object(run *R, warp *w, const ptx_ins *in, uint32_t pc, unsigned l,
+			     uint32_t *off)
+{
+	uint64_t va = w->r[(size_t)in->o[1] * PTX_WARP + l] + (uint64_t)in->imm;
+	if (in->t2 == SP_SHARED) {
+		va = (uint32_t)va;
+	} else if (in_space(R, SP_SHARED, va)) {
+		va -= R->shwin;
+	} else {
+		set_error(R, w, pc, "mbarrier object at generic address 0x%" PRIx64
+			  " (lane %u) is not in shared memory", va, l);
+		return NULL;
+	}
+	uint8_t tmp[32];
+	bool port = false;
+	uint8_t *q = xlate(R, w, SP_SHARED, va, 8, l, pc, CS_ACCESS_ATOMIC, tmp, &port);
+	*off = (uint32_t)va;
+	return (uint64_t *)(void *)q;
+}
+
+/* Tx-count changes and arrivals of the current phase; the phase completes
+ * when both its pending count and its tx-count are zero. */
+static bool mbar_update(run *R, warp *w, uint32_t pc, unsigned l, uint32_t off, uint64_t *obj,
+			const ptx_ins *in, uint32_t arrivals, int64_t tx_add, uint32_t drop,
+			uint64_t *token)
+{
+	uint64_t v = *obj;
+	if (!(v & MBAR_VALID)) {
+		set_error(R, w, pc, "lane %u: the mbarrier at shared offset 0x%x is not initialized "
+			  "(mbarrier.init)", l, off);
+		return false;
+	}
+	uint32_t pending = mbar_pending(v), expected = mbar_expected(v);
+	int64_t tx = (int64_t)mbar_tx(v) + tx_add;
+	if (tx > (int64_t)MBAR_COUNT_MAX || tx < -(int64_t)MBAR_COUNT_MAX) {
+		set_error(R, w, pc, "lane %u: the tx-count of the mbarrier at shared offset 0x%x "
+			  "leaves -(2^20-1)..2^20-1 (%" PRId64 ")", l, off, tx);
+		return false;
+	}
+	if (drop > expected || arrivals > pending) {
+		set_error(R, w, pc, "lane %u: %u arrivals (%u dropped) on the mbarrier at shared "
+			  "offset 0x%x, whose current phase has %u pending of %u expected", l,
+			  arrivals, drop, off, pending, expected);
+		return false;
+	}
+	expected -= drop;
+	pending -= arrivals;
+	if (token)
+		*token = mbar_make(v, pending, expected, (int32_t)tx);
+	if (pending == 0 && tx == 0) {
+		if (in->aux2 & MBF_NO_COMPLETE) {
+			set_error(R, w, pc, "lane %u: mbarrier arrive .noComplete completes the phase "
+				  "of the mbarrier at shared offset 0x%x", l, off);
+			return false;
+		}
+		for (uint32_t i = 0; i < R->nwarps; i++) {
+			warp *o = &R->warps[i];
+			if (o->mbar_pending_wait && o->mbar_at == off && o->mbar_parity == v >> 63)
+				o->mbar_seen = true;
+		}
+		v ^= MBAR_PHASE;
+		pending = expected;
+		R->epoch++; /* the race detector: a completed phase orders like a barrier */
+	}
+	*obj = mbar_make(v, pending, expected, (int32_t)tx);
+	R->mbar_changes++;
+	return true;
+}
+
+/* The bytes of a cp.async.bulk, 16 at a time (so no piece crosses a page);
+ * they land at issue, which is one of the times the copy may complete. */
+static bool bulk_copy(run *R, warp *w, const ptx_ins *in, uint32_t pc, unsigned l, uint32_t size)
+{
+	uint64_t *r = w->r;
+	uint64_t dst = (uint32_t)(REG(in->o[0])[l] + REG(in->o[3])[0]);
+	uint64_t src = REG(in->o[4])[l] + REG(in->o[5])[0];
+	if (size % 16 || dst % 16 || src % 16) {
+		set_error(R, w, pc, "lane %u: cp.async.bulk of %u bytes from 0x%" PRIx64 " to shared "
+			  "0x%" PRIx64 " (size and addresses must be multiples of 16)", l, size, src, dst);
+		return false;
+	}
+	for (uint32_t i = 0; i < size; i += 16) {
+		uint8_t tmp[32], buf[16];
+		bool port = false;
+		const uint8_t *q = xlate(R, w, SP_GLOBAL, src + i, 16, l, pc, CS_ACCESS_READ, tmp, &port);
+		if (!q)
+			return false;
+		memcpy(buf, q, 16);
+		if (R->race_on && (!race_check_bytes(R, w, l, pc, SP_GLOBAL, src + i, 16, false) ||
+				   !race_check_bytes(R, w, l, pc, SP_SHARED, dst + i, 16, true)))
+			return false;
+		uint8_t *d = xlate(R, w, SP_SHARED, dst + i, 16, l, pc, CS_ACCESS_WRITE, tmp, &port);
+		if (!d)
+			return false;
+		memcpy(d, buf, 16);
+	}
+	return true;
+}
+
+enum { MBR_DONE, MBR_WAIT, MBR_STOP };
+
+/* One mbarrier instruction, lane by lane in lane order. MBR_WAIT: a wait
+ * found its phase incomplete in some lane (its predicate is false there), and
+ * the warp lets the others run. */
+static int mbar_run(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
+{
+	uint64_t *r = w->r;
+	uint32_t *pr = w->pr;
+	const uint64_t *N = in->o[2] != PTX_NONE ? REG(in->o[2]) : NULL;
+	uint64_t *D = in->o[0] != PTX_NONE && in->aux != MB_TEST_WAIT && in->aux != MB_TRY_WAIT
+			      ? REG(in->o[0]) : NULL;
+	if (in->aux == MB_PENDING_COUNT) {
+		FOR_LANES(m, D[l] = mbar_pending(N[l]));
+		return MBR_DONE;
+	}
+	uint32_t incomplete = 0;
+	for (unsigned l = 0; l < PTX_WARP; l++) {
+		if (!(m >> l & 1))
+			continue;
+		uint32_t off, n = N ? (uint32_t)N[l] : 1;
+		uint64_t *obj = mbar_object(R, w, in, pc, l, &off), token;
+		if (!obj)
+			return MBR_STOP;
+		switch (in->aux) {
+		case MB_INIT:
+			if (n < 1 || n > MBAR_COUNT_MAX) {
+				set_error(R, w, pc, "lane %u: mbarrier.init with count %u (1..2^20-1)", l, n);
+				return MBR_STOP;
+			}
+			*obj = mbar_make(0, n, n, 0);
+			R->mbar_changes++;
+			break;
+		case MB_INVAL:
+			*obj = 0;
+			R->mbar_changes++;
+			break;
+		case MB_EXPECT_TX:
+		case MB_COMPLETE_TX:
+			if (n > MBAR_COUNT_MAX) {
+				set_error(R, w, pc, "lane %u: tx-count %u (0..2^20-1)", l, n);
+				return MBR_STOP;
+			}
+			if (!mbar_update(R, w, pc, l, off, obj, in, 0,
+					 in->aux == MB_EXPECT_TX ? (int64_t)n : -(int64_t)n, 0, NULL))
+				return MBR_STOP;
+			break;
+		case MB_ARRIVE:
+		case MB_ARRIVE_DROP: {
+			bool expect = in->aux2 & MBF_EXPECT_TX;
+			uint32_t count = expect ? 1 : n;
+			if (count < 1 || count > MBAR_COUNT_MAX || (expect && n > MBAR_COUNT_MAX)) {
+				set_error(R, w, pc, "lane %u: mbarrier arrive with %s %u (%s)", l,
+					  expect ? "tx-count" : "count", n, expect ? "0..2^20-1" : "1..2^20-1");
+				return MBR_STOP;
+			}
+			if (!mbar_update(R, w, pc, l, off, obj, in, count, expect ? (int64_t)n : 0,
+					 in->aux == MB_ARRIVE_DROP ? count : 0, &token))
+				return MBR_STOP;
+			if (D)
+				D[l] = token;
+			break;
+		}
+		case MB_CP_BULK:
+			if (!bulk_copy(R, w, in, pc, l, n) ||
+			    !mbar_update(R, w, pc, l, off, obj, in, 0, -(int64_t)n, 0, NULL))
+				return MBR_STOP;
+			break;
+		case MB_CP_ASYNC_ARRIVE:
+			/* the copies may land any time before the arrive-on: here; without
+			 * .noinc the pending count rose by one first, so it nets zero */
+			if (!async_land(R, w, 1u << l, -1))
+				return MBR_STOP;
+			if ((in->aux2 & MBF_NOINC) && !mbar_update(R, w, pc, l, off, obj, in, 1, 0, 0, NULL))
+				return MBR_STOP;
+			break;
+		default: { /* MB_TEST_WAIT, MB_TRY_WAIT */
+			uint64_t v = *obj;
+			uint64_t parity = (in->aux2 & MBF_PARITY) ? (N[l] & 1) : N[l] >> 63;
+			bool seen = w->mbar_pending_wait && w->mbar_seen && w->mbar_at == off &&
+				    w->mbar_parity == parity;
+			if (!seen && !(v & MBAR_VALID)) {
+				set_error(R, w, pc, "lane %u: wait on the mbarrier at shared offset 0x%x, "
+					  "which is not initialized (mbarrier.init)", l, off);
+				return MBR_STOP;
+			}
+			bool done = seen || (v >> 63) != parity;
+			set_pred_lane(pr, in->o[0], l, done);
+			if (!done) {
+				if (!incomplete) {
+					w->mbar_at = off;
+					w->mbar_parity = (uint8_t)parity;
+					w->mbar_seen = false;
+					w->mbar_pending_wait = true;
+				}
+				incomplete |= 1u << l;
+			}
+		}
+		}
+	}
+	if (!incomplete && (in->aux == MB_TEST_WAIT || in->aux == MB_TRY_WAIT))
+		w->mbar_pending_wait = w->mbar_seen = false;
+	return incomplete ? MBR_WAIT : MBR_DONE;
+}
+
 PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 {
 	const cs_ptx_program *p = R->p;
@@ -1948,6 +2191,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 	uint64_t *r = w->r;
 	uint32_t *pr = w->pr;
 	uint64_t ti = 0;
+	w->mbar_wait = false;
 	if (!settle(w)) {
 		w->state = W_DONE;
 		return W_DONE;
@@ -1967,6 +2211,22 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		npop = lane_count(mask);                      \
 		if (pc == PTX_NONE)                                \
 			goto lost;                                 \
+	} while (0)
+
+/* A cooperative launch: the warp lets every other warp of the grid run once
+ * before it polls (the instruction, not yet counted, runs when it resumes). */
+#define SPIN_TURN()                                                \
+	do {                                                       \
+		if ((in->flags & F_SPIN) && R->cooperative) {      \
+			if (!w->spun) {                            \
+				w->spun = true;                    \
+				top->pc = pc;                      \
+				R->tinstr += ti - npop;            \
+				w->clock += ti - npop;             \
+				return W_READY;                    \
+			}                                          \
+			w->spun = false;                           \
+		}                                                  \
 	} while (0)
 
 	for (;;) {
@@ -2311,6 +2571,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		}
 			/* fall through */
 		case OP_LD: {
+			SPIN_TURN();
 			if (R->race_on && !race_check(R, w, in, pc, m, false))
 				goto stop;
 			ptx_type t = (ptx_type)in->t1;
@@ -2480,6 +2741,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		}
 		case OP_ATOM:
 		case OP_RED: {
+			SPIN_TURN();
 			ptx_type t = (ptx_type)in->t1;
 			unsigned esz = ptx_type_bytes(t);
 			int space = in->aux;
@@ -2626,9 +2888,22 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		case OP_CP_ASYNC_GROUP:
 			if (in->aux != CPG_WAIT)
 				FOR_LANES(m, w->groups[l]++); /* wait_all commits, then waits for all */
-			if (in->aux != CPG_COMMIT && !async_land(R, w, m, in->aux == CPG_WAIT ? (uint64_t)in->imm : 0))
+			if (in->aux != CPG_COMMIT && !async_land(R, w, m, in->aux == CPG_WAIT ? in->imm : 0))
 				goto stop;
 			break;
+		case OP_MBAR: {
+			int mr = mbar_run(R, w, in, pc, m);
+			if (mr == MBR_STOP)
+				goto stop;
+			if (mr == MBR_WAIT) {
+				top->pc = pc + 1;
+				R->tinstr += ti;
+				w->clock += ti;
+				w->mbar_wait = true;
+				return W_READY;
+			}
+			break;
+		}
 		case OP_LDMATRIX:
 			if (!ldmatrix(R, w, in, pc, m))
 				goto stop;
@@ -2897,84 +3172,124 @@ static void schedule_round(run *R)
 	R->round++;
 }
 
-static int cta_run(run *R)
+/* A round in which every warp that ran waited on an mbarrier and no object
+ * changed: after MBAR_STALL_ROUNDS of them in a row the CTA is deadlocked (no
+ * warp left to arrive), an error naming the first waiting warp's object. */
+static bool mbar_progress(run *R)
+{
+	if (++R->mbar_stall < MBAR_STALL_ROUNDS)
+		return true;
+	for (uint32_t i = 0; i < R->nwarps; i++) {
+		warp *w = &R->warps[i];
+		if (w->state != W_READY || !w->mbar_wait)
+			continue;
+		uint64_t v;
+		memcpy(&v, R->shared + w->mbar_at, sizeof(v));
+		set_error(R, w, w->stk[w->sp - 1].pc - 1,
+			  "mbarrier deadlock: warp %u waits on the mbarrier at shared offset 0x%x "
+			  "(current phase parity %u, %u of %u arrivals pending, tx-count %d), and no mbarrier "
+			  "of the CTA changed in %u rounds", w->id, w->mbar_at, (unsigned)(v >> 63),
+			  mbar_pending(v), mbar_expected(v), mbar_tx(v), MBAR_STALL_ROUNDS);
+		break;
+	}
+	return false;
+}
+
+static void cta_start(run *R)
 {
 	for (uint32_t i = 0; i < R->nwarps; i++)
 		warp_start(R, &R->warps[i]);
 	memset(R->arrive, 0, sizeof(R->arrive));
 	R->epoch++;
-	for (;;) {
-		bool ran = false;
-		schedule_round(R);
-		for (uint32_t k = 0; k < R->nwarps; k++) {
-			warp *w = &R->warps[R->order[k]];
-			if (w->state != W_READY)
-				continue;
-			ran = true;
-			warp_run(R, w);
-			if (R->status != R_OK)
-				return R->status;
-		}
-		/* open the barriers whose thread count is met */
-		uint32_t live = live_threads(R);
-		uint32_t arrived[NBAR] = { 0 }, want[NBAR] = { 0 };
-		bool any_wait = false, any_ready = false;
-		for (uint32_t i = 0; i < R->nwarps; i++) {
-			warp *w = &R->warps[i];
-			if (w->state == W_READY)
-				any_ready = true;
-			if (w->state != W_BARRIER)
-				continue;
-			any_wait = true;
-			if (w->bar_id >= NBAR) {
-				set_error(R, w, w->stk[w->sp - 1].pc - 1, "barrier %u is out of range (0..15)",
-					  w->bar_id);
-				return R->status;
-			}
-			arrived[w->bar_id] += lane_count(w->live);
-			const ptx_ins *in = &R->p->code[w->stk[w->sp - 1].pc - 1];
-			uint32_t cnt_slot = in->op == OP_BAR ? in->o[1] : in->o[2];
-			if (cnt_slot != PTX_NONE) {
-				uint32_t c = (uint32_t)w->r[(size_t)cnt_slot * PTX_WARP +
-							 (unsigned)__builtin_ctz(w->stk[w->sp - 1].mask | 1)];
-				want[w->bar_id] = c;
-			}
-		}
-		if (!any_wait) {
-			if (!any_ready && !ran)
-				return R_OK;
-			if (!any_ready)
-				return R_OK;
+	R->mbar_stall = 0;
+}
+
+/* One round: each ready warp runs until it waits, yields or ends, then the
+ * barriers whose count is met open. False once the CTA has ended, R->status
+ * saying how. */
+static bool cta_round(run *R)
+{
+	bool ran = false, all_waited = true;
+	uint64_t changes = R->mbar_changes;
+	schedule_round(R);
+	for (uint32_t k = 0; k < R->nwarps; k++) {
+		warp *w = &R->warps[R->order[k]];
+		if (w->state != W_READY)
 			continue;
+		ran = true;
+		warp_run(R, w);
+		if (R->status != R_OK)
+			return false;
+		all_waited &= w->mbar_wait;
+	}
+	if (!ran || !all_waited || changes != R->mbar_changes)
+		R->mbar_stall = 0;
+	else if (!mbar_progress(R))
+		return false;
+	/* open the barriers whose thread count is met */
+	uint32_t live = live_threads(R);
+	uint32_t arrived[NBAR] = { 0 }, want[NBAR] = { 0 };
+	bool any_wait = false, any_ready = false;
+	for (uint32_t i = 0; i < R->nwarps; i++) {
+		warp *w = &R->warps[i];
+		if (w->state == W_READY)
+			any_ready = true;
+		if (w->state != W_BARRIER)
+			continue;
+		any_wait = true;
+		if (w->bar_id >= NBAR) {
+			set_error(R, w, w->stk[w->sp - 1].pc - 1, "barrier %u is out of range (0..15)",
+				  w->bar_id);
+			return false;
 		}
-		bool opened = false;
-		for (uint32_t b = 0; b < NBAR; b++) {
-			if (!arrived[b])
-				continue;
-			uint32_t need = want[b] ? want[b] : live;
-			if (arrived[b] + R->arrive[b] >= need) {
-				R->arrive[b] = 0;
-				R->epoch++;
-				bar_red_finish(R, b);
-				for (uint32_t i = 0; i < R->nwarps; i++) {
-					warp *w = &R->warps[i];
-					if (w->state == W_BARRIER && w->bar_id == b)
-						w->state = W_READY;
-				}
-				opened = true;
-			}
-		}
-		if (!opened && !any_ready) {
-			warp *w0 = NULL;
-			for (uint32_t i = 0; i < R->nwarps && !w0; i++)
-				if (R->warps[i].state == W_BARRIER)
-					w0 = &R->warps[i];
-			set_error(R, w0, w0 ? w0->stk[w0->sp - 1].pc - 1 : 0,
-				  "barrier deadlock: %u of %u live threads wait at barrier %u",
-				  arrived[w0 ? w0->bar_id : 0], live, w0 ? w0->bar_id : 0);
-			return R->status;
+		arrived[w->bar_id] += lane_count(w->live);
+		const ptx_ins *in = &R->p->code[w->stk[w->sp - 1].pc - 1];
+		uint32_t cnt_slot = in->op == OP_BAR ? in->o[1] : in->o[2];
+		if (cnt_slot != PTX_NONE) {
+			uint32_t c = (uint32_t)w->r[(size_t)cnt_slot * PTX_WARP +
+						 (unsigned)__builtin_ctz(w->stk[w->sp - 1].mask | 1)];
+			want[w->bar_id] = c;
 		}
 	}
+	if (!any_wait) {
+		return any_ready;
+	}
+	bool opened = false;
+	for (uint32_t b = 0; b < NBAR; b++) {
+		if (!arrived[b])
+			continue;
+		uint32_t need = want[b] ? want[b] : live;
+		if (arrived[b] + R->arrive[b] >= need) {
+			R->arrive[b] = 0;
+			R->epoch++;
+			bar_red_finish(R, b);
+			for (uint32_t i = 0; i < R->nwarps; i++) {
+				warp *w = &R->warps[i];
+				if (w->state == W_BARRIER && w->bar_id == b)
+					w->state = W_READY;
+			}
+			opened = true;
+		}
+	}
+	if (!opened && !any_ready) {
+		warp *w0 = NULL;
+		for (uint32_t i = 0; i < R->nwarps && !w0; i++)
+			if (R->warps[i].state == W_BARRIER)
+				w0 = &R->warps[i];
+		set_error(R, w0, w0 ? w0->stk[w0->sp - 1].pc - 1 : 0,
+			  "barrier deadlock: %u of %u live threads wait at barrier %u",
+			  arrived[w0 ? w0->bar_id : 0], live, w0 ? w0->bar_id : 0);
+		return false;
+	}
+	return true;
+}
+
+static int cta_run(run *R)
+{
+	cta_start(R);
+	while (cta_round(R))
+		;
+	return R->status;
 }
 
 static void fill_slots(run *R)
@@ -2989,6 +3304,10 @@ static void fill_slots(run *R)
 			uint64_t v = c->value;
 			if (c->var == -2)
 				v += R->dyn_base;
+			else if (c->var == PTX_CONST_ENVREG_HI)
+				v = l->grid_workspace >> 32;
+			else if (c->var == PTX_CONST_ENVREG_LO)
+				v = l->grid_workspace & LOW32;
 			else if (c->var >= 0)
 				v += (l->var_va && (size_t)c->var < l->var_count)
 					     ? l->var_va[c->var]
@@ -3424,6 +3743,51 @@ static bool run_workers(grid *G, const run *proto, unsigned nworkers)
 	return ok;
 }
 
+/* A cooperative grid: every CTA resident at once, each with its own warps and
+ * memory, taking rounds in CTA order on the caller's thread until all have
+ * ended or one failed; then they commit in CTA order, as run_workers' do:
+ * those that ended before the first CTA that did not, then the failed one. */
+static bool run_cooperative(grid *G, const run *proto)
+{
+	uint64_t n = G->nctas, inited = 0;
+	run *ctas = calloc(n, sizeof(run));
+	bool *ended = calloc(n, sizeof(bool));
+	bool ok = ctas && ended;
+	for (; ok && inited < n; inited++) {
+		if (!worker_init(&ctas[inited], proto, G, false)) {
+			free_run(&ctas[inited]);
+			ok = false;
+			break;
+		}
+		cta_begin(&ctas[inited], inited, true);
+		cta_start(&ctas[inited]);
+	}
+	uint64_t failed = n, left = n;
+	while (ok && left && failed == n) {
+		for (uint64_t c = 0; c < n && failed == n; c++) {
+			if (ended[c] || cta_round(&ctas[c]))
+				continue;
+			ended[c] = true;
+			left--;
+			if (ctas[c].status != R_OK)
+				failed = c;
+		}
+	}
+	G->started = 1;
+	for (uint64_t c = 0; ok && c < n && !G->finished; c++) {
+		uint64_t take = c < failed && ended[c] ? c : failed;
+		cta_slot *s = &G->window[G->commit % WINDOW];
+		slot_take(s, &ctas[take]);
+		s->ready = true;
+		commit_ready(G);
+	}
+	for (uint64_t c = 0; ctas && c < inited; c++)
+		free_run(&ctas[c]);
+	free(ctas);
+	free(ended);
+	return ok;
+}
+
 void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 		const cs_bus *bus, cs_grid_result *out)
 {
@@ -3500,6 +3864,20 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 		     regfile, CS_PTX_REGFILE_MAX);
 		return;
 	}
+	if (l->cooperative && !l->grid_workspace) {
+		fail(out, CS_GRID_ERROR, p->name, "cooperative launch of %s without a grid workspace",
+		     R.f->name);
+		return;
+	}
+	uint64_t cta_state = regfile + R.shared_size + (uint64_t)R.local_size * R.nthreads;
+	if (l->cooperative && cta_state * ctas > CS_PTX_COOPERATIVE_STATE_MAX) {
+		fail(out, CS_GRID_ERROR, p->name,
+		     "cooperative launch of %s: %" PRIu64 " resident CTAs of %" PRIu64 " bytes of "
+		     "registers and memory each (the model allows %llu bytes in all)", R.f->name, ctas,
+		     cta_state, CS_PTX_COOPERATIVE_STATE_MAX);
+		return;
+	}
+	R.cooperative = l->cooperative;
 	R.races = l->races;
 	R.schedule = l->schedule;
 	R.schedule_seed = l->schedule_seed;
@@ -3527,7 +3905,8 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	unsigned nworkers = worker_count(l, ctas, regfile);
 	G.window = calloc(WINDOW, sizeof(cta_slot));
 	bool ok = G.window != NULL;
-	if (ok && ctas > 1)
+	/* a cooperative grid's CTAs take turns in one fixed order, whatever the threads */
+	if (ok && ctas > 1 && !l->cooperative)
 		G.atom_cta = atomic_order_table(p, &ok);
 	if (ok && !l->var_va && p->module_bytes) {
 		G.module_size = ((uint64_t)p->module_bytes + CS_PAGE_SIZE - 1) & ~(uint64_t)(CS_PAGE_SIZE - 1);
@@ -3549,7 +3928,7 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	pthread_mutex_init(&G.lock, NULL);
 	pthread_cond_init(&G.moved, NULL);
 	if (ok)
-		ok = run_workers(&G, &R, nworkers);
+		ok = l->cooperative ? run_cooperative(&G, &R) : run_workers(&G, &R, nworkers);
 	for (uint32_t i = 0; G.window && i < WINDOW; i++)
 		held_free(&G.window[i].held);
 	free(G.window);

@@ -72,6 +72,24 @@ static bool sym_address(pp *P, const pp_sym *s, uint32_t *slot, int *space)
 	}
 }
 
+/* %envreg0..31 are the driver's (PTX ISA: "driver-defined"). The one public
+ * account of their contents is cooperative_groups' details/driver_abi.h:
+ * %envreg1 (high) and %envreg2 (low) hold the grid workspace's address on a
+ * cooperative launch. The others are refused by name. */
+static bool envreg_operand(pp *P, opnd *o, const ptx_tok *t)
+{
+	if (tok_eq(t, "%envreg1") || tok_eq(t, "%envreg2")) {
+		o->kind = OK_REG;
+		o->slot = pp_const_slot(P, 0, tok_eq(t, "%envreg1") ? PTX_CONST_ENVREG_HI
+								    : PTX_CONST_ENVREG_LO);
+		return true;
+	}
+	pp_err(P, t, CS_ERR_UNSUPPORTED, "'%.*s': the driver's value for it is not public (only "
+	       "%%envreg1 and %%envreg2, the grid workspace of a cooperative launch, are)",
+	       (int)t->len, t->s);
+	return false;
+}
+
 /* A register, predicate, special register or symbol name. */
 static bool parse_name_operand(pp *P, opnd *o)
 {
@@ -88,6 +106,8 @@ static bool parse_name_operand(pp *P, opnd *o)
 		o->imm = PTX_WARP;
 		return true;
 	}
+	if (t.len > 7 && !memcmp(t.s, "%envreg", 7))
+		return envreg_operand(P, o, &t);
 	int sr = sreg_slot(&t);
 	if (sr >= 0) {
 		o->kind = OK_REG;

@@ -86,6 +86,9 @@ typedef enum ptx_op {
 	OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_REDUX, OP_MATCH, OP_WARPSYNC, OP_ELECT,
 	OP_CP_ASYNC,     /* cp.async: shared [o0 + imm] <- [o1 + const o3], aux bytes, o2 src-size */
 	OP_CP_ASYNC_GROUP, /* cp.async.commit_group / wait_group imm / wait_all: aux CPG_* */
+	OP_MBAR,         /* mbarrier.* and cp.async.mbarrier.arrive: aux MB_*, aux2 MBF_*, t2
+			    the space; o0 destination (state, predicate or count), object at
+			    [o1 + imm], o2 count, tx-count, state or parity (PTX_NONE: 1) */
 	OP_LDMATRIX,     /* ldmatrix: aux matrices, aux2 1 = .trans, space in t2; d in o1.. */
 	OP_MMA,          /* mma.sync, wmma.mma: operands in p->mmas[imm] */
 	OP_WMMA_LDST,    /* wmma.load / wmma.store: address o0, stride o1, the rest in p->wmmas[imm] */
@@ -121,6 +124,11 @@ enum { SHF_RIGHT = 1, SHF_CLAMP = 2 };
 enum { CA_ADD, CA_SUB, CA_MADLO, CA_MADHI };
 /* OP_CP_ASYNC_GROUP forms. */
 enum { CPG_COMMIT, CPG_WAIT, CPG_WAIT_ALL };
+/* OP_MBAR operations (the order of ptx_build_mbarrier's list) and flags. */
+enum { MB_INIT, MB_INVAL, MB_ARRIVE, MB_ARRIVE_DROP, MB_EXPECT_TX, MB_COMPLETE_TX, MB_TEST_WAIT,
+       MB_TRY_WAIT, MB_PENDING_COUNT, MB_CP_ASYNC_ARRIVE,
+       MB_CP_BULK /* shared [o0 + const o3] <- global [o4 + const o5], o2 bytes, then complete_tx */ };
+enum { MBF_EXPECT_TX = 1u << 0, MBF_NO_COMPLETE = 1u << 1, MBF_PARITY = 1u << 2, MBF_NOINC = 1u << 3 };
 /* OP_MATCH modes. */
 enum { MA_ANY, MA_ALL };
 /* OP_REDUX: aux the operation (add, min, max, and, or, xor), aux2 these f32 qualifiers. */
@@ -167,6 +175,8 @@ enum {
 				     has o[0] its destination, o[1] its source) */
 	F_DEAD_DEST = 1u << 13, /* fused run: the destination is read only inside the
 				   run, so a whole run need not write it back */
+	F_SPIN = 1u << 14,     /* atom, or ld .acquire/.relaxed/.volatile: where a warp of a
+				  cooperative launch yields (a spin loop polls with them) */
 };
 
 typedef struct ptx_ins {
@@ -231,8 +241,12 @@ typedef struct ptx_func {
 /* A constant slot: a literal, or the address of a module variable (known per run). */
 typedef struct ptx_const {
 	uint64_t value;
-	int32_t var;                 /* -1 literal, else module var index (value = offset) */
+	int32_t var;                 /* -1 literal, -2 the dynamic shared area, PTX_CONST_ENVREG_*,
+					else module var index (value = offset) */
 } ptx_const;
+/* %envreg1 and %envreg2: the high and low halves of the launch's grid workspace. */
+#define PTX_CONST_ENVREG_HI (-3)
+#define PTX_CONST_ENVREG_LO (-4)
 
 typedef struct ptx_mvar {
 	char *name;

@@ -46,6 +46,7 @@ const ptx_opcode ptx_opcodes[] = {
 	{ "madc", ptx_build_carry, CA_MADLO, false },
 	{ "match", ptx_build_match, 0, false },
 	{ "max", ptx_build_arith_op, ARITH_OPS(2, IO_MAX, FO_MAX), false },
+	{ "mbarrier", ptx_build_mbarrier, 0, false },
 	{ "membar", ptx_build_membar, 0, false },
 	{ "min", ptx_build_arith_op, ARITH_OPS(2, IO_MIN, FO_MIN), false },
 	{ "mma", ptx_build_mma, 0, false },

@@ -34,6 +34,12 @@ typedef struct rt_text {
 	uint64_t last_use;      /* the launch count when it last ran, for eviction */
 } rt_text;
 
+/* A cooperative launch as its driver call made it: the QMD and its grid
+ * workspace. */
+typedef struct rt_cooperative {
+	uint64_t qmd, workspace;
+} rt_cooperative;
+
 struct cs_ptx_runtime {
 	cs_arch arch;
 	rt_module *mods;
@@ -53,6 +59,8 @@ struct cs_ptx_runtime {
 	uint64_t spent_instructions, spent_wall_ns;
 	bool budget_per_launch;
 	uint64_t text_launches;  /* launches of text programs, the eviction clock */
+	rt_cooperative *coops;   /* the QMDs launched cooperatively */
+	size_t ncoops;
 };
 
 cs_ptx_runtime *cs_ptx_runtime_new(cs_arch arch)
@@ -78,7 +86,34 @@ void cs_ptx_runtime_free(cs_ptx_runtime *rt)
 		cs_ptx_program_free(rt->texts[i].prog);
 	free(rt->texts);
 	free(rt->scratch);
+	free(rt->coops);
 	free(rt);
+}
+
+bool cs_ptx_runtime_cooperative(cs_ptx_runtime *rt, uint64_t qmd_va, uint64_t workspace_va,
+				cs_diag *d)
+{
+	for (size_t i = 0; i < rt->ncoops; i++)
+		if (rt->coops[i].qmd == qmd_va) {
+			rt->coops[i].workspace = workspace_va;
+			return true;
+		}
+	rt_cooperative *n = realloc(rt->coops, (rt->ncoops + 1) * sizeof(*n));
+	if (!n) {
+		cs_diag_set(d, CS_ERR_NOMEM, "out of memory");
+		return false;
+	}
+	rt->coops = n;
+	rt->coops[rt->ncoops++] = (rt_cooperative){ qmd_va, workspace_va };
+	return true;
+}
+
+static uint64_t cooperative_workspace(const cs_ptx_runtime *rt, uint64_t qmd_va)
+{
+	for (size_t i = 0; i < rt->ncoops; i++)
+		if (rt->coops[i].qmd == qmd_va)
+			return rt->coops[i].workspace;
+	return 0;
 }
 
 size_t cs_ptx_runtime_module_count(const cs_ptx_runtime *rt) { return rt ? rt->nmods : 0; }
@@ -628,6 +663,8 @@ static void run_grid(void *ctx, const cs_bus *bus, const cs_grid_launch *g, cs_g
 	l.races_global = rt->races_global;
 	l.schedule = rt->schedule;
 	l.schedule_seed = rt->schedule_seed;
+	l.grid_workspace = cooperative_workspace(rt, g->qmd_addr);
+	l.cooperative = l.grid_workspace != 0;
 	run_budgeted(rt, rm->prog, entry, &l, bus, out);
 	if (!out->kernel[0])
 		snprintf(out->kernel, sizeof(out->kernel), "%s", k->name);

@@ -777,6 +777,36 @@ static bool arg_bytes_of(scn_exec *x, const scn_expr *name, const cs_kernel_para
 	return true;
 }
 
+/* What the driver does for a cooperative launch: refuse a grid larger than
+ * the modelled GPU holds at once, with the numbers, and set up the grid
+ * workspace L.ws (a u32 size, 8, and the u32 barrier word, 0). */
+static bool cooperative_workspace(scn_exec *x, const scn_pline *pl, const cs_kernel_info *k,
+				  const uint64_t grid[3], const uint64_t block[3], uint64_t dyn,
+				  uint64_t *ws_va)
+{
+	uint64_t threads = block[0] * block[1] * block[2], ctas = grid[0] * grid[1] * grid[2];
+	uint64_t shared = k->shared_static + dyn;
+	cs_coresidency cr;
+	cs_arch_coresident(x->ai->arch, threads > UINT32_MAX ? UINT32_MAX : (uint32_t)threads, k->regs,
+			   shared > UINT32_MAX ? UINT32_MAX : (uint32_t)shared, &cr);
+	if (ctas > cr.ctas)
+		return scn_fail_at(x, pl->loc,
+				   "cooperative launch of %s: %llu CTAs do not fit the modelled %s at "
+				   "once, which holds %u SMs x %u CTAs = %llu (%s)",
+				   k->name, (unsigned long long)ctas, cs_arch_gpu(x->ai->arch)->model,
+				   cr.sms, cr.ctas_per_sm, (unsigned long long)cr.ctas, cr.bound);
+	char name[200];
+	snprintf(name, sizeof(name), "%s.ws", pl->launch_name);
+	const uint8_t ws[8] = { 8 };
+	if (!new_region(x, pl->loc, name, sizeof(ws), 8, ws_va) ||
+	    !mem_write(x, pl->loc, *ws_va, ws, sizeof(ws)))
+		return false;
+	scn_sym *sym = sym_add(x, name, SCN_SYM_ALLOC);
+	sym->va = *ws_va;
+	sym->size = sizeof(ws);
+	return true;
+}
+
 static bool asm_launch(scn_exec *x, const scn_dir *push, const scn_pline *pl)
 {
 	scn_expr ke = { .kind = SCN_EX_NAME, .loc = pl->kernel_loc, .name = pl->kernel };
@@ -896,9 +926,14 @@ static bool asm_launch(scn_exec *x, const scn_dir *push, const scn_pline *pl)
 		lsym->va = local_va;
 		lsym->size = local_bytes;
 	}
+	uint64_t ws_va = 0;
+	if (pl->cooperative && !cooperative_workspace(x, pl, k, grid, block, dyn, &ws_va))
+		return false;
 	snprintf(name, sizeof(name), "%s.qmd", pl->launch_name);
 	if (!place_qmd(x, pl->loc, name, &q, !pl->inline_path, &qmd_va))
 		return false;
+	if (pl->cooperative && x->cooperative && !x->cooperative(x->host, qmd_va, ws_va, &dd))
+		return scn_fail_with(x, pl->loc, "cooperative launch", &dd);
 	char detail[256];
 	snprintf(detail, sizeof(detail), "QMD %s for launch '%s' of %s (%s path, pushbuffer '%s')",
 		 q.layout->name, pl->launch_name, k->name, pl->inline_path ? "inline" : "PCAS",

@@ -436,6 +436,12 @@ static bool evaluate_expectations(scn_exec *x)
 	return ok;
 }
 
+static bool device_cooperative(void *host, uint64_t qmd_va, uint64_t workspace_va, cs_diag *d)
+{
+	struct cs_ptx_runtime *rt = cs_device_ptx(host);
+	return !rt || cs_ptx_runtime_cooperative(rt, qmd_va, workspace_va, d);
+}
+
 static void device_record(void *host, const cs_event *ev)
 {
 	cs_device_record(host, ev);
@@ -478,6 +484,7 @@ bool cs_scenario_execute_tapped(cs_scenario *s, cs_device *dev, const cs_scenari
 	x.host = dev;
 	x.record = device_record;
 	x.module_add = device_module_add;
+	x.cooperative = device_cooperative;
 	x.tap = tap;
 	for (unsigned i = 0; i < s->ndirs; i++) {
 		if (!do_directive(&x, &s->dirs[i]))

@@ -383,6 +383,14 @@ static bool parse_launch(scn_lx *l, scn_pline *pl, unsigned index)
 			else
 				return scn_lx_fail_at(l, l->pos, "expected path=inline or path=pcas");
 			l->pos += n;
+		} else if (!strcmp(kv.key, "cooperative")) {
+			const char *w;
+			size_t n = scn_lx_peek_word(l, &w);
+			if (scn_word_is(w, n, "1"))
+				pl->cooperative = true;
+			else if (!scn_word_is(w, n, "0"))
+				return scn_lx_fail_at(l, l->pos, "expected cooperative=0 or cooperative=1");
+			l->pos += n;
 		} else if (!strcmp(kv.key, "name")) {
 			pl->launch_name = scn_lx_ident(l, "a launch name");
 			if (!pl->launch_name || !scn_lx_need_sep(l, "the name"))
@@ -390,7 +398,7 @@ static bool parse_launch(scn_lx *l, scn_pline *pl, unsigned index)
 		} else {
 			return scn_lx_fail_at(l, kv.key_pos,
 					      "unknown launch key '%s'; expected grid=, block=, args=, "
-					      "shared=, path= or name=", kv.key);
+					      "shared=, path=, cooperative= or name=", kv.key);
 		}
 	}
 	if (!grid)

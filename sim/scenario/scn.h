@@ -104,6 +104,7 @@ typedef struct scn_pline {
 	bool has_args;
 	scn_expr *shared;
 	bool inline_path;
+	bool cooperative;    /* cooperative=1 */
 	char *launch_name;   /* name= or launchN */
 	/* copy: vals[0..2] = dst, src, len; sem (release/acquire: addr, value) */
 	scn_expr *sem_addr, *sem_value;
@@ -293,6 +294,8 @@ typedef struct scn_exec {
 	void *host;
 	void (*record)(void *host, const cs_event *ev);
 	bool (*module_add)(void *host, cs_module *m, cs_diag *d);
+	/* a cooperative launch: its QMD and grid workspace */
+	bool (*cooperative)(void *host, uint64_t qmd_va, uint64_t workspace_va, cs_diag *d);
 	const cs_scenario_tap *tap; /* a watcher (capture export), NULL when none */
 	bool rewrote;     /* this run set s->rewrite */
 } scn_exec;

@@ -81,6 +81,12 @@ static const expect_kernel kernels[] = {
 	{ "cubblock", "radix_sort_block", 2, { 8, 8 }, 2336, 1, 0, 0, { 0 } },
 	{ "cubblock", "histogram_block", 2, { 8, 8 }, 2336 + 1024, 1, 0, 0, { 0 } },
 	{ "cubblock", "load_store_transpose", 2, { 8, 8 }, 1040, 1, 0, 0, { 0 } },
+	{ "asyncbar", "barrier_reverse", 2, { 8, 8 }, 256 * 4 + 8, 1, 0, 0, { 0 } },
+	{ "coopgrid", "grid_reduce", 4, { 8, 8, 8, 4 }, 128 * 4, 1, 0, 0, { 0 } },
+	{ "coopgrid", "grid_stencil", 4, { 8, 8, 4, 4 }, 0, 1, 0, 0, { 0 } },
+	{ "asyncbar", "barrier_rounds", 3, { 8, 8, 4 }, 8 * 4 + 8, 1, 0, 0, { 0 } },
+	/* pipeline_shared_state<block, 2>: two barriers per stage, a 4-byte count */
+	{ "asyncbar", "pipeline_sum", 3, { 8, 8, 4 }, 2 * 128 * 4 + 4 * 8 + 8, 1, 0, 0, { 0 } },
 };
 
 /* Where nvcc 13 puts the parameters in constant bank 0, per target (checked

@@ -250,6 +250,8 @@ cs_grid_result h_run(h_env *e, const cs_ptx_program *p, const char *name, const 
 	l.races_global = e->races_global;
 	l.schedule = e->schedule;
 	l.schedule_seed = e->schedule_seed;
+	l.cooperative = e->cooperative;
+	l.grid_workspace = e->grid_workspace;
 	/* the suite's time limit bounds it: a loaded or sanitizer build must not
 	 * turn a slow launch into a budget stop */
 	l.max_wall_ns = 600ull * 1000 * 1000 * 1000;
@@ -260,6 +262,17 @@ cs_grid_result h_run(h_env *e, const cs_ptx_program *p, const char *name, const 
 		return out;
 	}
 	return run_threads_alike(e, p, entry, &l, name);
+}
+
+void h_expect_f32(h_env *e, uint64_t va, const float *want, size_t n, const char *what)
+{
+	float *got = calloc(n ? n : 1, sizeof(float));
+	cr_assert(got);
+	h_read(e, va, got, n * sizeof(float));
+	for (size_t i = 0; i < n; i++)
+		cr_expect_eq(got[i], want[i], "%s [%zu]: %g, want %g", what, i, (double)got[i],
+			     (double)want[i]);
+	free(got);
 }
 
 char *h_kernel(const char *decls, const char *body)

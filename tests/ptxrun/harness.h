@@ -22,6 +22,9 @@ typedef struct h_env {
 	uint64_t schedule_seed;
 	/* host threads; 0: h_run runs on 4, 2 and 1 and asserts the same results */
 	unsigned threads;
+	/* a cooperative launch with this grid workspace (h_init: neither) */
+	bool cooperative;
+	uint64_t grid_workspace;
 } h_env;
 
 void h_init(h_env *e);
@@ -37,6 +40,8 @@ cs_ptx_program *h_parse(const char *text, cs_diag *d);
 char *h_read_source(const char *relpath, size_t *len);
 /* Parses fixtures/kernels/out/<kernel>.<arch>.ptx; asserts it reads and parses. */
 cs_ptx_program *h_load_fixture(const char *kernel, const char *arch);
+/* Expects the n floats at va to equal want exactly; what names them. */
+void h_expect_f32(h_env *e, uint64_t va, const float *want, size_t n, const char *what);
 /* A fresh region holding a copy of src; its VA. */
 uint64_t h_put(h_env *e, const void *src, size_t bytes);
 /* The next of a fixed pseudo-random sequence in [-1, 1), steps of 1/32768. */

@@ -411,6 +411,37 @@ Test(launch, errors)
 	g_free(fix);
 }
 
+/* A cooperative grid larger than the modelled GPU holds at once is refused
+ * with the numbers, as the driver refuses it; the bound is whichever limit
+ * of an SM binds first. */
+Test(launch, cooperative_grid_must_fit_the_gpu)
+{
+	char *fix = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "fixtures", "kernels", "out",
+				     "coopgrid.nocompress.fatbin", NULL);
+	const char *launch =
+		"  launch m.grid_reduce grid=%s block=%s args=0,0,0,0 shared=%s cooperative=1\n";
+	const struct {
+		const char *arch, *grid, *block, *shared, *want;
+	} cases[] = {
+		{ "hopper", "2113", "128", "0", "2113 CTAs do not fit the modelled H100 SXM5 (sm_90) at "
+		  "once, which holds 132 SMs x 16 CTAs = 2112 (threads: 4 warps per CTA of 64 per SM)" },
+		{ "hopper", "300", "32", "100000", "300 CTAs do not fit the modelled H100 SXM5 (sm_90) at "
+		  "once, which holds 132 SMs x 2 CTAs = 264 (shared memory: 101632 bytes per CTA with "
+		  "the system's 1024, 233472 per SM)" },
+		{ "ampere", "3457", "32", "0", "3457 CTAs do not fit the modelled A100 (sm_80) at once, "
+		  "which holds 108 SMs x 32 CTAs = 3456 (an SM holds at most 32 CTAs)" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *l = g_strdup_printf(launch, cases[i].grid, cases[i].block, cases[i].shared);
+		char *t = g_strdup_printf("arch %s\nmodule m \"%s\"\npush p\n%send\n", cases[i].arch,
+					  fix, l);
+		asm_fails(t, 4, 3, cases[i].want);
+		g_free(t);
+		g_free(l);
+	}
+	g_free(fix);
+}
+
 /* ---- memory directives ---------------------------------------------------- */
 
 Test(memory, data_fill_random)
