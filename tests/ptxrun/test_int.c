@@ -641,8 +641,9 @@ Test(int, cluster_registers_of_an_implicit_cluster)
 }
 
 /* The cluster registers and instructions need sm_90; a predicate register is
- * read by mov.pred only; the cluster barrier is refused by name. */
-Test(int, cluster_constructs_refused_where_they_do_not_apply)
+ * read by mov.pred only; the cluster barrier, lop3 with a predicate result and
+ * .shiftamt on anything but bfind are refused by name. */
+Test(int, constructs_refused_where_they_do_not_apply)
 {
 	static const struct {
 		const char *target, *ins, *why;
@@ -654,6 +655,7 @@ Test(int, cluster_constructs_refused_where_they_do_not_apply)
 		{ "sm_90", "mov.u32 %r5, %is_explicit_cluster;", "predicate special register" },
 		{ "sm_90", "barrier.cluster.arrive;", "barrier.cluster" },
 		{ "sm_90", "lop3.or.b32 %r5|%p1, %r3, %r4, %r3, 0x96, %p2;", "predicate result" },
+		{ "sm_90", "popc.shiftamt.b32 %r5, %r3;", ".shiftamt on 'popc'" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char src[1024];
@@ -714,5 +716,90 @@ Test(int, getctarank_and_mapa_in_an_implicit_cluster)
 		r = h_run_body("", b, 32, NULL, 0, o, sizeof(o));
 		cr_expect_eq(r.outcome, CS_GRID_ERROR, "%s", stops[i].body);
 		cr_expect(strstr(r.diag.msg, stops[i].why), "%s: %s", stops[i].body, r.diag.msg);
+	}
+}
+
+/* prmt in each mode with each selector c[1:0] (higher bits of c ignored),
+ * against the PTX ISA's table, written as it is there: bytes d.b3 d.b2
+ * d.b1 d.b0 taken from {b, a}. */
+Test(int, prmt_every_mode_and_selector)
+{
+	static const struct {
+		const char *mode;
+		const char *rows[4];
+	} modes[] = {
+		{ ".f4e", { "3210", "4321", "5432", "6543" } },
+		{ ".b4e", { "5670", "6701", "7012", "0123" } },
+		{ ".rc8", { "0000", "1111", "2222", "3333" } },
+		{ ".ecl", { "3210", "3211", "3222", "3333" } },
+		{ ".ecr", { "0000", "1110", "2210", "3210" } },
+		{ ".rc16", { "1010", "3232", "1010", "3232" } },
+	};
+	const uint32_t a = 0x44332211u, b = 0x88776655u;
+	const uint8_t bytes[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
+	for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++)
+		for (uint32_t sel = 0; sel < 4; sel++) {
+			char op[96];
+			snprintf(op, sizeof(op), "prmt.b32%s %%r5, %%r3, %%r4, %u;", modes[k].mode,
+				 sel | 0xfff0u);
+			uint32_t want = 0, got;
+			for (int i = 0; i < 4; i++)
+				want |= (uint32_t)bytes[modes[k].rows[sel][3 - i] - '0'] << (8 * i);
+			h_pairs32(op, &a, &b, &got, 1);
+			cr_expect_eq(got, want, "%s: 0x%08x, want 0x%08x", op, got, want);
+		}
+	/* the generic form: nibble i picks byte i, its bit 3 replicating the sign */
+	static const op_case generic[] = {
+		{ "prmt.b32 %r5, %r3, %r4, 0x7654;", 0x04030201u, 0x08070605u, 0x08070605u },
+		{ "prmt.b32 %r5, %r3, %r4, 0x0123;", 0x04030201u, 0x08070605u, 0x01020304u },
+		{ "prmt.b32 %r5, %r3, %r4, 0x8888;", 0x000000ffu, 0, 0xffffffffu },
+		{ "prmt.b32 %r5, %r3, %r4, 0xc9a8;", 0x7f80ff01u, 0x80000000u, 0x00ffff00u },
+		{ "prmt.b32 %r5, %r3, %r4, 0xf0b3;", 0x7f80ff01u, 0x80000000u, 0xff01007fu },
+		{ "prmt.b32 %r5, %r3, %r4, 0xffff7654;", 0x04030201u, 0x08070605u, 0x08070605u },
+	};
+	run_op_cases(generic, sizeof(generic) / sizeof(generic[0]));
+}
+
+/* bfind in each type with and without .shiftamt, brev at both widths. */
+Test(int, bfind_shiftamt_and_brev_edges)
+{
+	static const op_case cases[] = {
+		{ "bfind.u32 %r5, %r3;", 1, 0, 0 },
+		{ "bfind.u32 %r5, %r3;", 0x80000000u, 0, 31 },
+		{ "bfind.shiftamt.u32 %r5, %r3;", 1, 0, 31 },
+		{ "bfind.shiftamt.u32 %r5, %r3;", 0x80000000u, 0, 0 },
+		{ "bfind.shiftamt.u32 %r5, %r3;", 0, 0, 0xffffffffu },
+		{ "bfind.s32 %r5, %r3;", 0xffffffffu, 0, 0xffffffffu },
+		{ "bfind.s32 %r5, %r3;", 0x80000000u, 0, 30 },
+		{ "bfind.s32 %r5, %r3;", 0xfffffff0u, 0, 3 },
+		{ "bfind.shiftamt.s32 %r5, %r3;", 0xfffffff0u, 0, 28 },
+		{ "bfind.shiftamt.s32 %r5, %r3;", 0xffffffffu, 0, 0xffffffffu },
+		{ "bfind.s32 %r5, %r3;", 0x7fffffffu, 0, 30 },
+		{ "brev.b32 %r5, %r3;", 0x00000001u, 0, 0x80000000u },
+		{ "brev.b32 %r5, %r3;", 0x12345678u, 0, 0x1e6a2c48u },
+	};
+	run_op_cases(cases, sizeof(cases) / sizeof(cases[0]));
+	static const struct {
+		const char *op;
+		uint64_t a, want;
+	} wide[] = {
+		{ "bfind.u64 %r5, %rd8;", 1ull << 63, 63 },
+		{ "bfind.shiftamt.u64 %r5, %rd8;", 1, 63 },
+		{ "bfind.u64 %r5, %rd8;", 0, 0xffffffffu },
+		{ "bfind.s64 %r5, %rd8;", 0x8000000000000000ull, 62 },
+		{ "bfind.s64 %r5, %rd8;", 0xffffffffffffffffull, 0xffffffffu },
+		{ "bfind.shiftamt.s64 %r5, %rd8;", 0xffffffff00000000ull, 32 },
+		{ "brev.b64 %rd10, %rd8;", 1, 1ull << 63 },
+		{ "brev.b64 %rd10, %rd8;", 0x0123456789abcdefull, 0xf7b3d591e6a2c480ull },
+	};
+	for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++) {
+		char ops[128];
+		bool to32 = wide[i].op[0] == 'b' && wide[i].op[1] == 'f';
+		snprintf(ops, sizeof(ops), "%s%s", wide[i].op, to32 ? "\n\tcvt.u64.u32 %rd10, %r5;" : "");
+		uint64_t zero = 0, got;
+		h_pairs64(ops, &wide[i].a, &zero, &got, 1);
+		cr_expect_eq(got, wide[i].want, "%s 0x%llx: 0x%llx, want 0x%llx", wide[i].op,
+			     (unsigned long long)wide[i].a, (unsigned long long)got,
+			     (unsigned long long)wide[i].want);
 	}
 }
