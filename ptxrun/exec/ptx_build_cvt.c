@@ -148,9 +148,11 @@ bool ptx_build_cvta(pp *P, stmt *s, ptx_ins *ins, int form)
 {
 	(void)form;
 	bool to = stmt_take(s, ".to");
-	static const char *const sp[] = { ".global", ".shared", ".local", ".const", ".param" };
-	static const int spv[] = { SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_KPARAM };
-	int k = stmt_take_one(s, sp, 5);
+	static const char *const sp[] = { ".global", ".shared", ".local", ".const", ".param",
+					  ".shared::cta", ".shared::cluster" };
+	static const int spv[] = { SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_KPARAM, SP_SHARED,
+				   SP_SHARED };
+	int k = stmt_take_one(s, sp, 7);
 	if (k < 0 || !pp_nops(P, s, 2, 2)) {
 		if (!P->failed)
 			pp_err(P, &s->optok, CS_ERR_INPUT, "cvta needs a state space");

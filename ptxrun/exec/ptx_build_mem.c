@@ -10,9 +10,12 @@
 bool ptx_build_ld_st(pp *P, stmt *s, ptx_ins *ins, int form)
 {
 	bool load = form == OP_LD;
-	static const char *const sp[] = { ".global", ".shared", ".local", ".const", ".param" };
-	static const int spv[] = { SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_KPARAM };
-	int k = stmt_take_one(s, sp, 5);
+	/* .shared::cluster is the CTA's own shared memory in its implicit cluster */
+	static const char *const sp[] = { ".global", ".shared", ".local", ".const", ".param",
+					  ".shared::cta", ".shared::cluster" };
+	static const int spv[] = { SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_KPARAM, SP_SHARED,
+				   SP_SHARED };
+	int k = stmt_take_one(s, sp, 7);
 	int space = k < 0 ? SP_GENERIC : spv[k];
 	int vec = stmt_take(s, ".v2") ? 2 : stmt_take(s, ".v4") ? 4 : 1;
 	ptx_type t = pp_want_type(P, s, 0);

@@ -674,12 +674,41 @@ Test(int, constructs_refused_where_they_do_not_apply)
 	}
 }
 
+/* Runs body on 32 threads, each storing 4 words at out + 16 * tid, and
+ * checks them against want(tid). */
+static void expect_quads(const char *body, void (*want)(uint32_t t, uint32_t w[4]))
+{
+	uint32_t out[32][4];
+	cs_grid_result r = h_run_body("", body, 32, NULL, 0, out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	for (uint32_t t = 0; t < 32; t++) {
+		uint32_t w[4];
+		want(t, w);
+		for (int i = 0; i < 4; i++)
+			cr_expect_eq(out[t][i], w[i], "thread %u word %d: %u, want %u", t, i, out[t][i],
+				     w[i]);
+	}
+}
+
+static void rank_mapa_want(uint32_t t, uint32_t w[4])
+{
+	w[0] = w[1] = w[2] = 0;
+	w[3] = t + 100;
+}
+
+static void shared_spaces_want(uint32_t t, uint32_t w[4])
+{
+	w[0] = t ? t : 32;
+	w[1] = 32;
+	w[2] = 1;
+	w[3] = 0;
+}
+
 /* getctarank and mapa in the implicit cluster: the CTA's own shared memory
  * is rank 0 and mapa to rank 0 is the address itself; another rank, or an
  * address outside the CTA's shared memory, stops the grid, naming it. */
 Test(int, getctarank_and_mapa_in_an_implicit_cluster)
 {
-	const char *decls = "";
 	const char *body =
 		"\t.shared .align 4 .b32 buf[32];\n"
 		"\tmov.u32 %r10, buf;\n\tshl.b32 %r11, %r2, 2;\n\tadd.s32 %r12, %r10, %r11;\n"
@@ -691,15 +720,8 @@ Test(int, getctarank_and_mapa_in_an_implicit_cluster)
 		"\tmapa.shared::cluster.u32 %r14, %r12, 0;\n\tld.shared.u32 %r23, [%r14];\n"
 		"\tmul.wide.u32 %rd6, %r2, 16;\n\tadd.s64 %rd7, %rd1, %rd6;\n"
 		"\tst.global.v4.u32 [%rd7], {%r20, %r21, %r22, %r23};\n";
-	uint32_t out[32][4];
-	cs_grid_result r = h_run_body(decls, body, 32, NULL, 0, out, sizeof(out));
-	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
-	for (uint32_t t = 0; t < 32; t++) {
-		uint32_t want[4] = { 0, 0, 0, t + 100 };
-		for (int i = 0; i < 4; i++)
-			cr_expect_eq(out[t][i], want[i], "thread %u word %d: %u, want %u", t, i,
-				     out[t][i], want[i]);
-	}
+	expect_quads(body, rank_mapa_want);
+	cs_grid_result r;
 	static const struct {
 		const char *body, *why;
 	} stops[] = {
@@ -802,4 +824,22 @@ Test(int, bfind_shiftamt_and_brev_edges)
 			     (unsigned long long)wide[i].a, (unsigned long long)got,
 			     (unsigned long long)wide[i].want);
 	}
+}
+
+/* .shared::cta and .shared::cluster name the CTA's shared memory in ld, st,
+ * atom and cvta (the CTA's own, in its implicit cluster). */
+Test(int, shared_cta_and_cluster_spaces)
+{
+	const char *body =
+		"\t.shared .align 4 .b32 buf[32];\n"
+		"\tmov.u32 %r10, buf;\n\tshl.b32 %r11, %r2, 2;\n\tadd.s32 %r12, %r10, %r11;\n"
+		"\tst.shared::cta.u32 [%r12], %r2;\n\tbar.sync 0;\n"
+		"\tatom.shared::cta.add.u32 %r13, [buf], 1;\n\tbar.sync 0;\n"
+		"\tld.shared::cluster.u32 %r20, [%r12];\n\tld.shared::cta.u32 %r21, [buf];\n"
+		"\tcvta.shared::cta.u64 %rd10, buf;\n\tcvta.shared::cluster.u64 %rd11, buf;\n"
+		"\tld.u32 %r22, [%rd10+4];\n\tcvta.to.shared::cluster.u64 %rd12, %rd11;\n"
+		"\tcvt.u32.u64 %r23, %rd12;\n\tsub.s32 %r23, %r23, %r10;\n"
+		"\tmul.wide.u32 %rd6, %r2, 16;\n\tadd.s64 %rd7, %rd1, %rd6;\n"
+		"\tst.global.v4.u32 [%rd7], {%r20, %r21, %r22, %r23};\n";
+	expect_quads(body, shared_spaces_want);
 }
