@@ -383,11 +383,13 @@ Test(int, mov_pred_immediate)
 {
 	static const uint32_t a[] = { 1, 2, 3, 4 }, b[] = { 0, 0, 0, 0 };
 	uint32_t out[4];
+	/* any nonzero integer is true: nvcc writes -1 (cub's merge sort) */
 	h_pairs32("\tmov.pred %p1, 1;\n\tmov.pred %p2, 0;\n\tselp.u32 %r5, 10, 20, %p1;\n"
-		  "\tselp.u32 %r6, 1, 2, %p2;\n\tadd.u32 %r5, %r5, %r6;",
+		  "\tselp.u32 %r6, 1, 2, %p2;\n\tadd.u32 %r5, %r5, %r6;\n"
+		  "\tmov.pred %p3, -1;\n\tselp.u32 %r6, 100, 200, %p3;\n\tadd.u32 %r5, %r5, %r6;",
 		  a, b, out, 4);
 	for (int i = 0; i < 4; i++)
-		cr_expect_eq(out[i], 12);
+		cr_expect_eq(out[i], 112);
 }
 
 /* bmsk and szext (cub::BlockRadixSort's digit masks): each mode at the
@@ -842,4 +844,129 @@ Test(int, shared_cta_and_cluster_spaces)
 		"\tmul.wide.u32 %rd6, %r2, 16;\n\tadd.s64 %rd7, %rd1, %rd6;\n"
 		"\tst.global.v4.u32 [%rd7], {%r20, %r21, %r22, %r23};\n";
 	expect_quads(body, shared_spaces_want);
+}
+
+/* fixtures/kernels/cubload.cu: cub::BlockLoad / BlockStore with every
+ * algorithm on a partial tile (items past the valid ones load as -1 and are
+ * not stored) and the full vectorized tile, on each arch. */
+Test(int, cub_load_store_every_algorithm)
+{
+	const char *archs[] = { "sm_80", "sm_90", "sm_100" };
+	const char *partial[] = { "load_store_direct", "load_store_striped", "load_store_vectorize",
+				  "load_store_transpose_all", "load_store_warp_transpose",
+				  "load_store_timesliced" };
+	enum { N = 256, VALID = 201, UNTOUCHED = 0x5a5a5a5a };
+	int32_t in[N], fill[N];
+	for (int i = 0; i < N; i++) {
+		in[i] = i * 3 - 100;
+		fill[i] = UNTOUCHED;
+	}
+	for (size_t a = 0; a < 3; a++) {
+		cs_ptx_program *p = h_load_fixture("cubload", archs[a]);
+		h_env e;
+		h_init(&e);
+		uint64_t vin = h_put(&e, in, sizeof(in)), vout = h_alloc(&e, sizeof(in));
+		for (size_t k = 0; k <= 6; k++) {
+			bool full = k == 6;
+			h_write(&e, vout, fill, sizeof(fill));
+			cs_grid_result r = h_run(&e, p, full ? "load_store_vectorize_full" : partial[k],
+						 (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 64, 1, 1 }, 0,
+						 (uint64_t[]){ vin, vout, VALID }, full ? 2 : 3);
+			cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s %zu: %s", archs[a], k, r.diag.msg);
+			int32_t got[N];
+			h_read(&e, vout, got, sizeof(got));
+			for (int i = 0; i < N; i++) {
+				int32_t want = full || i < VALID ? in[i] * 2 : UNTOUCHED;
+				cr_expect_eq(got[i], want, "%s %s [%d]: %d, want %d", archs[a],
+					     full ? "vectorize_full" : partial[k], i, got[i], want);
+			}
+		}
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
+}
+
+static int cmp_desc_pair(const void *x, const void *y)
+{
+	const float *a = x, *b = y;
+	return a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0;
+}
+
+/* cubload.cu: BlockRadixSort of float keys (negative, zero, duplicates-free)
+ * with values, descending, blocked to striped; the atomic BlockHistogram;
+ * cuda::atomic_ref at device, block and system scope over 2 CTAs. */
+Test(int, cub_sort_pairs_histogram_atomic_ref)
+{
+	const char *archs[] = { "sm_80", "sm_90", "sm_100" };
+	enum { N = 256 };
+	float keys[N], pairs[N][2];
+	uint8_t bytes[N];
+	uint32_t bins[256] = { 0 }, seed = 7;
+	for (int i = 0; i < N; i++) {
+		keys[i] = (float)((i * 37) % N - 128) * 0.25f + h_frand(&seed) * 0.01f;
+		pairs[i][0] = keys[i];
+		pairs[i][1] = (float)i;
+		bytes[i] = (uint8_t)(i * i % 251);
+		bins[bytes[i]]++;
+	}
+	keys[5] = -0.0f;
+	pairs[5][0] = -0.0f;
+	qsort(pairs, N, sizeof(pairs[0]), cmp_desc_pair);
+	for (size_t a = 0; a < 3; a++) {
+		cs_ptx_program *p = h_load_fixture("cubload", archs[a]);
+		h_env e;
+		h_init(&e);
+		uint64_t vk = h_put(&e, keys, sizeof(keys)), vko = h_alloc(&e, sizeof(keys));
+		uint64_t vvo = h_alloc(&e, N * 4);
+		cs_grid_result r = h_run(&e, p, "radix_sort_pairs_desc", (uint32_t[]){ 1, 1, 1 },
+					 (uint32_t[]){ 64, 1, 1 }, 0, (uint64_t[]){ vk, vko, vvo }, 3);
+		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s sort: %s", archs[a], r.diag.msg);
+		float ko[N];
+		int32_t vo[N];
+		h_read(&e, vko, ko, sizeof(ko));
+		h_read(&e, vvo, vo, sizeof(vo));
+		for (int i = 0; i < N; i++) {
+			cr_expect_eq(h_b(ko[i]), h_b(pairs[i][0]), "%s key [%d]: %a, want %a", archs[a], i,
+				     (double)ko[i], (double)pairs[i][0]);
+			cr_expect_eq(vo[i], (int32_t)pairs[i][1], "%s value [%d]: %d, want %d", archs[a], i,
+				     vo[i], (int32_t)pairs[i][1]);
+		}
+		uint64_t vb = h_put(&e, bytes, sizeof(bytes)), vh = h_alloc(&e, 256 * 4);
+		r = h_run(&e, p, "histogram_atomic", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 64, 1, 1 },
+			  0, (uint64_t[]){ vb, vh }, 2);
+		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s histogram: %s", archs[a], r.diag.msg);
+		uint32_t got[256];
+		h_read(&e, vh, got, sizeof(got));
+		for (int i = 0; i < 256; i++)
+			cr_expect_eq(got[i], bins[i], "%s bin %d: %u, want %u", archs[a], i, got[i], bins[i]);
+		int32_t ints[9] = { 0, -1, 0, 0, 0, -1, -1, 0, 0 };
+		uint64_t vi = h_put(&e, ints, sizeof(ints)), vm = h_alloc(&e, 8), vs = h_alloc(&e, 4);
+		r = h_run(&e, p, "atomic_refs", (uint32_t[]){ 2, 1, 1 }, (uint32_t[]){ 64, 1, 1 }, 0,
+			  (uint64_t[]){ vi, vm, vs }, 3);
+		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s atomic_ref: %s", archs[a], r.diag.msg);
+		int32_t io[9];
+		uint64_t mask;
+		float sum;
+		h_read(&e, vi, io, sizeof(io));
+		h_read(&e, vm, &mask, 8);
+		h_read(&e, vs, &sum, 4);
+		int32_t mx = -1, mn = 0;
+		for (int t = 0; t < 128; t++) {
+			mx = t * 7 % 101 > mx ? t * 7 % 101 : mx;
+			mn = -(t * 5 % 97) < mn ? -(t * 5 % 97) : mn;
+		}
+		cr_expect_eq(io[0], 128, "%s", archs[a]);
+		cr_expect_eq(io[1], mx, "%s", archs[a]);
+		cr_expect_eq(io[2], mn, "%s", archs[a]);
+		cr_expect(io[3] >= 1 && io[3] <= 128, "%s: cas winner %d", archs[a], io[3]);
+		cr_expect_eq(io[4], 1, "%s: %d cas winners", archs[a], io[4]);
+		cr_expect(io[5] >= 0 && io[5] < 128, "%s: exchanged %d", archs[a], io[5]);
+		cr_expect_eq(io[6], 0, "%s", archs[a]);
+		cr_expect_eq(io[7], 0, "%s: xor of 0..127", archs[a]);
+		cr_expect_eq(io[8], 1, "%s", archs[a]);
+		cr_expect_eq(mask, ~0ull, "%s: mask 0x%llx", archs[a], (unsigned long long)mask);
+		cr_expect_eq(sum, 64.0f, "%s: sum %g", archs[a], (double)sum);
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
 }
