@@ -99,6 +99,78 @@ static uint32_t prmt(uint32_t a, uint32_t b, uint32_t c, int mode)
 	return r;
 }
 
+/* fns: the position of the |offset|-th set bit of mask counted from base
+ * upward (offset > 0) or downward (offset < 0), base itself when offset is 0
+ * and that bit is set; 0xffffffff when there is none. The PTX ISA leaves a
+ * base above 31 undefined: chainsim finds no bit there (0xffffffff). */
+static uint32_t fns(uint32_t mask, uint32_t base, int32_t offset)
+{
+	if (base > 31)
+		return 0xffffffffu;
+	if (offset == 0)
+		return (mask >> base) & 1 ? base : 0xffffffffu;
+	int step = offset > 0 ? 1 : -1;
+	uint32_t left = offset > 0 ? (uint32_t)offset : 0u - (uint32_t)offset;
+	for (int pos = (int)base; pos >= 0 && pos < 32; pos += step)
+		if ((mask >> pos) & 1 && --left == 0)
+			return (uint32_t)pos;
+	return 0xffffffffu;
+}
+
+/* lop3: bit i of the result is bit (a_i b_i c_i, read as a 3-bit number) of
+ * the truth table lut. */
+static uint32_t lop3(uint32_t a, uint32_t b, uint32_t c, uint8_t lut)
+{
+	uint32_t r = 0;
+	for (unsigned k = 0; k < 8; k++) {
+		if (!((lut >> k) & 1))
+			continue;
+		r |= ((k & 4) ? a : ~a) & ((k & 2) ? b : ~b) & ((k & 1) ? c : ~c);
+	}
+	return r;
+}
+
+/* Element i of width bits of v, sign- or zero-extended. */
+static int64_t elem(uint32_t v, unsigned i, unsigned bits, bool sgn)
+{
+	uint32_t x = (v >> (i * bits)) & (uint32_t)wmask(bits);
+	return sgn ? sx(x, bits) : (int64_t)x;
+}
+
+/* dp4a: c plus the four byte products; dp2a: c plus a's two halfwords times
+ * b's low (.lo) or high (.hi) two bytes. 32-bit wrapping sums. */
+static uint32_t dot_product(const ptx_ins *in, uint32_t a, uint32_t b, uint32_t c)
+{
+	bool as = in->aux2 & DP_A_SIGNED, bs = in->aux2 & DP_B_SIGNED;
+	uint64_t d = c;
+	if (in->aux == IO_DP4A) {
+		for (unsigned i = 0; i < 4; i++)
+			d += (uint64_t)(elem(a, i, 8, as) * elem(b, i, 8, bs));
+	} else {
+		unsigned first = (in->aux2 & DP_HI) ? 2 : 0;
+		for (unsigned i = 0; i < 2; i++)
+			d += (uint64_t)(elem(a, i, 16, as) * elem(b, first + i, 8, bs));
+	}
+	return (uint32_t)d;
+}
+
+/* cvt.pack.sat: a and b (s32) clamped to the converted type, b in the low
+ * field and a above it; below 16 bits the rest of d comes from c's low bits. */
+static uint32_t cvt_pack(uint8_t form, uint32_t a, uint32_t b, uint32_t c)
+{
+	unsigned bits = form & CVP_WIDTH;
+	int64_t lo = (form & CVP_SIGNED) ? -((int64_t)1 << (bits - 1)) : 0;
+	int64_t hi = (form & CVP_SIGNED) ? ((int64_t)1 << (bits - 1)) - 1 : ((int64_t)1 << bits) - 1;
+	int64_t ta = (int32_t)a, tb = (int32_t)b;
+	ta = ta < lo ? lo : ta > hi ? hi : ta;
+	tb = tb < lo ? lo : tb > hi ? hi : tb;
+	uint32_t field = (uint32_t)wmask(bits);
+	uint32_t d = ((uint32_t)tb & field) | (((uint32_t)ta & field) << bits);
+	if (bits < 16)
+		d |= c << (2 * bits);
+	return d;
+}
+
 uint64_t ptx_alu_int(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e)
 {
 	ptx_type t = (ptx_type)in->t1;
@@ -260,6 +332,11 @@ uint64_t ptx_alu_int(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, uint
 		bool sign = b1 != 0 && !too_large && sgn && (((uint32_t)ua >> ((b1 - 1) & 31)) & 1);
 		return ptx_alu_norm(((uint32_t)ua & ~mask) | (sign ? mask : 0), t);
 	}
+	case IO_FNS: return fns((uint32_t)a, (uint32_t)b, (int32_t)(uint32_t)c);
+	case IO_LOP3: return lop3((uint32_t)a, (uint32_t)b, (uint32_t)c, in->aux2);
+	case IO_DP4A:
+	case IO_DP2A: return dot_product(in, (uint32_t)a, (uint32_t)b, (uint32_t)c);
+	case IO_CVT_PACK: return cvt_pack(in->aux2, (uint32_t)a, (uint32_t)b, (uint32_t)c);
 	case IO_SAD: r = (sgn ? (uint64_t)(sa > sb ? sa - sb : sb - sa) : (ua > ub ? ua - ub : ub - ua)) + uc; break;
 	default: r = 0;
 	}

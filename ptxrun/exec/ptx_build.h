@@ -25,6 +25,8 @@ typedef struct opnd {
 	bool has_pipe;      /* d|p */
 	uint32_t pipe_pred;
 	int immk;           /* OK_IMM: 0 int, 1 f32 bits, 2 f64 bits */
+	bool pred_sreg;     /* OK_IMM: the value of a predicate special register, which
+			       only mov.pred reads */
 	uint64_t imm;
 	int mspace;         /* OK_MEM: space the symbol implies, -1 none */
 	uint32_t mbase;     /* OK_MEM base slot */
@@ -143,6 +145,9 @@ ptx_builder ptx_build_logic;
 ptx_builder ptx_build_shift;
 ptx_builder ptx_build_prmt;
 ptx_builder ptx_build_bitmask;
+ptx_builder ptx_build_fns;
+ptx_builder ptx_build_lop3;
+ptx_builder ptx_build_dot; /* dp4a, dp2a */
 /* add.cc/sub.cc (form CA_ADD, CA_SUB) through the carry flag. */
 bool pp_carry_arith(pp *P, stmt *s, ptx_ins *ins, int form, bool carry_in, bool carry_out);
 /* madc and mad.cc: .lo or .hi picks the half of the product added. */
@@ -162,6 +167,9 @@ ptx_builder ptx_build_cvta;
  * or OP_ST. */
 ptx_builder ptx_build_ld_st;
 ptx_builder ptx_build_isspacep;
+ptx_builder ptx_build_cluster_addr; /* getctarank, mapa */
+/* The module's .target is sm_90 or later: it has clusters. */
+bool pp_target_has_clusters(const pp *P);
 
 /* ptx_build_atom.c: atom and red: form OP_ATOM or OP_RED. */
 ptx_builder ptx_build_atom;

@@ -176,6 +176,10 @@ bool ptx_build_arith_op(pp *P, stmt *s, ptx_ins *ins, int form)
 			if (!pp_src(P, s, i, T_U32, &ins->o[i]))
 				return false;
 	}
+	if (shiftamt && io != IO_BFIND) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, ".shiftamt on '%s' (only bfind takes it)", s->base);
+		return false;
+	}
 	if (shiftamt)
 		ins->flags |= F_HI;
 	if (type_is_int(t) && io >= 0) {

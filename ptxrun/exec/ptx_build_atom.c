@@ -6,8 +6,8 @@
 bool ptx_build_atom(pp *P, stmt *s, ptx_ins *ins, int form)
 {
 	bool atom = form == OP_ATOM;
-	static const char *const sp[] = { ".global", ".shared" };
-	int k = stmt_take_one(s, sp, 2);
+	static const char *const sp[] = { ".global", ".shared", ".shared::cta", ".shared::cluster" };
+	int k = stmt_take_one(s, sp, 4);
 	static const char *const ops[] = { ".add", ".min", ".max", ".inc", ".dec", ".cas",
 					    ".exch", ".and", ".or", ".xor" };
 	int op = stmt_take_one(s, ops, 10);

@@ -51,9 +51,48 @@ static bool build_cvt_fp8(pp *P, stmt *s, ptx_ins *ins, bool e5m2)
 	return false;
 }
 
+/* cvt.pack.sat.{u16,s16}.s32 d, a, b and cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32
+ * d, a, b, c. */
+static bool build_cvt_pack(pp *P, stmt *s, ptx_ins *ins)
+{
+	static const char *const narrow[] = { ".u2", ".s2", ".u4", ".s4" };
+	int k = stmt_take_one(s, narrow, 4);
+	unsigned bits = 0;
+	bool sgn = false;
+	int ti = 0; /* the index of abType among the types */
+	if (k >= 0) {
+		bits = k < 2 ? 2 : 4;
+		sgn = k & 1;
+	} else if (s->ntypes >= 1) {
+		ptx_type t = s->types[0];
+		bits = t == T_U8 || t == T_S8 ? 8 : t == T_U16 || t == T_S16 ? 16 : 0;
+		sgn = t == T_S8 || t == T_S16;
+		ti = 1;
+	}
+	bool with_c = bits != 16;
+	bool ok = stmt_take(s, ".sat") && bits && s->ntypes == ti + 1 + with_c &&
+		  s->types[ti] == T_S32 && (!with_c || s->types[ti + 1] == T_B32);
+	if (!ok) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "cvt.pack needs .sat, a converted type (.u16/.s16, "
+		       "or .u8/.s8/.u4/.s4/.u2/.s2 with a .b32 c), and .s32 sources");
+		return false;
+	}
+	if (!pp_nops(P, s, with_c ? 4 : 3, with_c ? 4 : 3))
+		return false;
+	ins->op = OP_INT;
+	ins->aux = IO_CVT_PACK;
+	ins->aux2 = (uint8_t)(bits | (sgn ? CVP_SIGNED : 0));
+	ins->t1 = T_U32;
+	ins->t2 = T_S32;
+	return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, T_S32, &ins->o[1]) &&
+	       pp_src(P, s, 2, T_S32, &ins->o[2]) && (!with_c || pp_src(P, s, 3, T_B32, &ins->o[3]));
+}
+
 bool ptx_build_cvt(pp *P, stmt *s, ptx_ins *ins, int form)
 {
 	(void)form;
+	if (stmt_take(s, ".pack"))
+		return build_cvt_pack(P, s, ins);
 	if (stmt_take(s, ".tf32"))
 		return build_cvt_tf32(P, s, ins, stmt_take_rnd(s));
 	if (stmt_take(s, ".e4m3x2"))
@@ -109,9 +148,11 @@ bool ptx_build_cvta(pp *P, stmt *s, ptx_ins *ins, int form)
 {
 	(void)form;
 	bool to = stmt_take(s, ".to");
-	static const char *const sp[] = { ".global", ".shared", ".local", ".const", ".param" };
-	static const int spv[] = { SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_KPARAM };
-	int k = stmt_take_one(s, sp, 5);
+	static const char *const sp[] = { ".global", ".shared", ".local", ".const", ".param",
+					  ".shared::cta", ".shared::cluster" };
+	static const int spv[] = { SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_KPARAM, SP_SHARED,
+				   SP_SHARED };
+	int k = stmt_take_one(s, sp, 7);
 	if (k < 0 || !pp_nops(P, s, 2, 2)) {
 		if (!P->failed)
 			pp_err(P, &s->optok, CS_ERR_INPUT, "cvta needs a state space");

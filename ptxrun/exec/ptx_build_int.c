@@ -190,3 +190,78 @@ bool ptx_build_bitmask(pp *P, stmt *s, ptx_ins *ins, int form)
 	ins->aux2 = (uint8_t)m;
 	return true;
 }
+
+/* fns.b32 d, mask, base, offset. */
+bool ptx_build_fns(pp *P, stmt *s, ptx_ins *ins, int form)
+{
+	(void)form;
+	if (s->ntypes != 1 || s->types[0] != T_B32) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "fns takes .b32");
+		return false;
+	}
+	if (!pp_nops(P, s, 4, 4))
+		return false;
+	ins->op = OP_INT;
+	ins->aux = IO_FNS;
+	ins->t1 = ins->t2 = T_B32;
+	return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, T_B32, &ins->o[1]) &&
+	       pp_src(P, s, 2, T_U32, &ins->o[2]) && pp_src(P, s, 3, T_S32, &ins->o[3]);
+}
+
+/* lop3.b32 d, a, b, c, immLut: the truth table rides in aux2. */
+bool ptx_build_lop3(pp *P, stmt *s, ptx_ins *ins, int form)
+{
+	(void)form;
+	if (s->nops >= 1 && s->o[0].has_pipe) {
+		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "lop3 with a predicate result (d|p)");
+		return false;
+	}
+	if (s->ntypes != 1 || s->types[0] != T_B32) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "lop3 takes .b32");
+		return false;
+	}
+	if (!pp_nops(P, s, 5, 5))
+		return false;
+	const opnd *lut = &s->o[4];
+	if (lut->kind != OK_IMM || lut->immk != 0 || lut->imm > 0xff) {
+		pp_err(P, &lut->at, CS_ERR_INPUT, "lop3's immLut must be an integer from 0 to 255");
+		return false;
+	}
+	ins->op = OP_INT;
+	ins->aux = IO_LOP3;
+	ins->aux2 = (uint8_t)lut->imm;
+	ins->t1 = ins->t2 = T_B32;
+	return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, T_B32, &ins->o[1]) &&
+	       pp_src(P, s, 2, T_B32, &ins->o[2]) && pp_src(P, s, 3, T_B32, &ins->o[3]);
+}
+
+/* dp4a.atype.btype d, a, b, c and dp2a.{lo,hi}.atype.btype (form IO_DP4A,
+ * IO_DP2A); c is .u32 when both are .u32, else .s32. */
+bool ptx_build_dot(pp *P, stmt *s, ptx_ins *ins, int form)
+{
+	bool hi = false;
+	if (form == IO_DP2A) {
+		hi = stmt_take(s, ".hi");
+		if (!hi && !stmt_take(s, ".lo")) {
+			pp_err(P, &s->optok, CS_ERR_INPUT, "dp2a needs .lo or .hi");
+			return false;
+		}
+	}
+	bool ok = s->ntypes == 2;
+	for (int i = 0; ok && i < 2; i++)
+		ok = s->types[i] == T_U32 || s->types[i] == T_S32;
+	if (!ok) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "%s takes two types, each .u32 or .s32", s->base);
+		return false;
+	}
+	if (!pp_nops(P, s, 4, 4))
+		return false;
+	bool as = s->types[0] == T_S32, bs = s->types[1] == T_S32;
+	ins->op = OP_INT;
+	ins->aux = (uint8_t)form;
+	ins->aux2 = (uint8_t)((as ? DP_A_SIGNED : 0) | (bs ? DP_B_SIGNED : 0) | (hi ? DP_HI : 0));
+	ins->t1 = ins->t2 = (uint8_t)(as || bs ? T_S32 : T_U32);
+	return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, s->types[0], &ins->o[1]) &&
+	       pp_src(P, s, 2, s->types[1], &ins->o[2]) &&
+	       pp_src(P, s, 3, (ptx_type)ins->t1, &ins->o[3]);
+}

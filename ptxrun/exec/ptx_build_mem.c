@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* Loads, stores and address spaces: ld, ldu, st, isspacep. */
+/* Loads, stores and address spaces: ld, ldu, st, isspacep, and the cluster's
+ * getctarank and mapa. */
 #include "ptx_build.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 /* ld, ldu, st (form OP_LD, OP_ST): scalar or .v2/.v4, in a state space or generic. */
 bool ptx_build_ld_st(pp *P, stmt *s, ptx_ins *ins, int form)
 {
 	bool load = form == OP_LD;
-	static const char *const sp[] = { ".global", ".shared", ".local", ".const", ".param" };
-	static const int spv[] = { SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_KPARAM };
-	int k = stmt_take_one(s, sp, 5);
+	/* .shared::cluster is the CTA's own shared memory in its implicit cluster */
+	static const char *const sp[] = { ".global", ".shared", ".local", ".const", ".param",
+					  ".shared::cta", ".shared::cluster" };
+	static const int spv[] = { SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_KPARAM, SP_SHARED,
+				   SP_SHARED };
+	int k = stmt_take_one(s, sp, 7);
 	int space = k < 0 ? SP_GENERIC : spv[k];
 	int vec = stmt_take(s, ".v2") ? 2 : stmt_take(s, ".v4") ? 4 : 1;
 	ptx_type t = pp_want_type(P, s, 0);
@@ -103,4 +110,38 @@ bool ptx_build_isspacep(pp *P, stmt *s, ptx_ins *ins, int form)
 	ins->op = OP_ISSPACEP;
 	ins->aux = (uint8_t)space_of[k];
 	return pp_pred_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, T_U64, &ins->o[1]);
+}
+
+/* Whether the module's .target is sm_90 or later (what the cluster
+ * instructions and registers require). */
+bool pp_target_has_clusters(const pp *P)
+{
+	const char *t = P->p->target;
+	return !strncmp(t, "sm_", 3) && strtoul(t + 3, NULL, 10) >= 90;
+}
+
+/* getctarank{.shared::cluster}.{u32,u64} d, a and mapa{.shared::cluster}.{u32,u64}
+ * d, a, rank (form CL_RANK, CL_MAPA). */
+bool ptx_build_cluster_addr(pp *P, stmt *s, ptx_ins *ins, int form)
+{
+	bool cluster = stmt_take(s, ".shared::cluster");
+	if (!pp_target_has_clusters(P)) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "%s requires sm_90 or later (.target %s)", s->base,
+		       P->p->target);
+		return false;
+	}
+	ptx_type t = s->ntypes == 1 ? s->types[0] : T_NONE;
+	if (t != T_U32 && t != T_U64) {
+		pp_err(P, &s->optok, CS_ERR_INPUT, "%s takes .u32 or .u64", s->base);
+		return false;
+	}
+	if (!pp_nops(P, s, form == CL_MAPA ? 3 : 2, form == CL_MAPA ? 3 : 2))
+		return false;
+	ins->op = OP_CLUSTER_ADDR;
+	ins->aux = (uint8_t)form;
+	ins->aux2 = cluster ? 1 : 0;
+	ins->t1 = (uint8_t)(form == CL_MAPA ? t : T_U32);
+	ins->t2 = (uint8_t)t;
+	return pp_dst(P, s, 0, &ins->o[0]) && pp_src(P, s, 1, t, &ins->o[1]) &&
+	       (form != CL_MAPA || pp_src(P, s, 2, T_U32, &ins->o[2]));
 }

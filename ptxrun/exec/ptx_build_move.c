@@ -25,9 +25,9 @@ bool ptx_build_mov(pp *P, stmt *s, ptx_ins *ins, int form)
 	ins->t1 = ins->t2 = (uint8_t)t;
 	if (t == T_PRED) {
 		ins->op = OP_MOV_PRED;
-		if (s->o[1].kind == OK_IMM && s->o[1].immk == 0 && s->o[1].imm <= 1) {
-			/* mov.pred %p, 0 / 1 */
-			ins->aux = (uint8_t)s->o[1].imm;
+		if (s->o[1].kind == OK_IMM && s->o[1].immk == 0) {
+			/* mov.pred %p, 0 / 1 (or -1, as nvcc writes true) */
+			ins->aux = s->o[1].imm != 0;
 			return pp_pred_dst(P, s, 0, &ins->o[0]);
 		}
 		bool neg;

@@ -119,6 +119,11 @@ bool pp_src(pp *P, stmt *s, int i, ptx_type t, uint32_t *slot)
 		*slot = o->slot;
 		return true;
 	}
+	if (o->kind == OK_IMM && o->pred_sreg) {
+		pp_err(P, &o->at, CS_ERR_INPUT, "operand %d of '%s' is a predicate special register, "
+		       "which only mov.pred reads", i + 1, s->base);
+		return false;
+	}
 	if (o->kind == OK_IMM) {
 		*slot = pp_const_slot(P, imm_as(o, t), PP_VAR_LITERAL);
 		return !P->failed;

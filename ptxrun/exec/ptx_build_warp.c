@@ -167,6 +167,11 @@ bool ptx_build_activemask(pp *P, stmt *s, ptx_ins *ins, int form)
 /* bar, barrier (form BAR_PLAIN, BAR_NEEDS_MODE), and bar.warp.sync. */
 bool ptx_build_bar(pp *P, stmt *s, ptx_ins *ins, int form)
 {
+	if (form == BAR_NEEDS_MODE && stmt_take(s, ".cluster")) {
+		pp_err(P, &s->optok, CS_ERR_UNSUPPORTED, "barrier.cluster (the cluster barrier "
+		       "is not modelled)");
+		return false;
+	}
 	bool warp = stmt_take(s, ".warp");
 	bool sync = stmt_take(s, ".sync");
 	bool arrive = stmt_take(s, ".arrive");

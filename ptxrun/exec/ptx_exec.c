@@ -2184,6 +2184,35 @@ static int mbar_run(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
 	return incomplete ? MBR_WAIT : MBR_DONE;
 }
 
+/* getctarank and mapa in the implicit cluster of one CTA: an address of the
+ * CTA's own shared memory (a .shared::cluster one is the CTA's offset, a
+ * generic one lies in its window) is in rank 0, and mapa to rank 0 returns it.
+ * Another address or rank names a CTA the cluster does not have (undefined in
+ * PTX): the grid stops there. */
+static bool cluster_addr(run *R, warp *w, uint32_t pc, const ptx_ins *in, uint32_t m,
+			 const uint64_t *A, const uint64_t *B, uint64_t *D)
+{
+	bool cluster = in->aux2 == 1;
+	FOR_LANES(m, {
+		uint64_t va = in->t2 == T_U32 ? (uint32_t)A[l] : A[l];
+		bool own = cluster ? va < R->shared_size : in_space(R, SP_SHARED, va);
+		if (!own) {
+			set_error(R, w, pc, "lane %u: %s of %s address 0x%" PRIx64 ", which is not in "
+				  "the shared memory of the CTA's cluster (a launch without clusters: "
+				  "one CTA each)", l, in->aux == CL_RANK ? "getctarank" : "mapa",
+				  cluster ? "shared::cluster" : "generic", va);
+			return false;
+		}
+		if (B && (uint32_t)B[l] != 0) {
+			set_error(R, w, pc, "lane %u: mapa to CTA rank %u; the cluster has 1 CTA (a launch "
+				  "without clusters)", l, (uint32_t)B[l]);
+			return false;
+		}
+		D[l] = in->aux == CL_RANK ? 0 : va;
+	});
+	return true;
+}
+
 PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 {
 	const cs_ptx_program *p = R->p;
@@ -2841,6 +2870,10 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			pr[in->o[0]] = (pr[in->o[0]] & ~m) | (v & m);
 			break;
 		}
+		case OP_CLUSTER_ADDR:
+			if (!cluster_addr(R, w, pc, in, m, A, in->o[2] != PTX_NONE ? B : NULL, D))
+				goto stop;
+			break;
 		/* ---- warp ---- */
 		case OP_SHFL:
 		case OP_VOTE:

@@ -40,6 +40,52 @@ static bool tok_eq(const ptx_tok *t, const char *s)
 	return t->len == n && memcmp(t->s, s, n) == 0;
 }
 
+/* The cluster registers of sm_90 for a launch without clusters, which the
+ * hardware runs as a grid of implicit 1x1x1 clusters: each CTA is rank 0 of a
+ * cluster of its own, and the cluster ids are the CTA ids. Each a fixed
+ * register or a constant. */
+static const struct {
+	const char *name;
+	int slot;      /* SR_* or -1 */
+	uint64_t value; /* the constant, when slot is -1 */
+} cluster_sregs[] = {
+	{ "%cluster_ctarank", -1, 0 },      { "%cluster_nctarank", -1, 1 },
+	{ "%cluster_ctaid.x", -1, 0 },      { "%cluster_ctaid.y", -1, 0 },
+	{ "%cluster_ctaid.z", -1, 0 },      { "%cluster_nctaid.x", -1, 1 },
+	{ "%cluster_nctaid.y", -1, 1 },     { "%cluster_nctaid.z", -1, 1 },
+	{ "%clusterid.x", SR_CTAID_X, 0 },  { "%clusterid.y", SR_CTAID_Y, 0 },
+	{ "%clusterid.z", SR_CTAID_Z, 0 },  { "%nclusterid.x", SR_NCTAID_X, 0 },
+	{ "%nclusterid.y", SR_NCTAID_Y, 0 }, { "%nclusterid.z", SR_NCTAID_Z, 0 },
+};
+
+/* A cluster register as an operand (false with o untouched when t names none). */
+static bool cluster_sreg(pp *P, const ptx_tok *t, opnd *o)
+{
+	bool pred = tok_eq(t, "%is_explicit_cluster");
+	int k = -1;
+	for (size_t i = 0; !pred && i < sizeof(cluster_sregs) / sizeof(cluster_sregs[0]); i++)
+		if (tok_eq(t, cluster_sregs[i].name))
+			k = (int)i;
+	if (!pred && k < 0)
+		return false;
+	if (!pp_target_has_clusters(P)) {
+		pp_err(P, t, CS_ERR_INPUT, "'%.*s' requires sm_90 or later (.target %s)", (int)t->len,
+		       t->s, P->p->target);
+		return true;
+	}
+	if (pred) {
+		/* false: the launch names no cluster (mov.pred reads it) */
+		o->kind = OK_IMM;
+		o->imm = 0;
+		o->pred_sreg = true;
+		return true;
+	}
+	o->kind = OK_REG;
+	o->slot = cluster_sregs[k].slot >= 0 ? (uint32_t)cluster_sregs[k].slot
+					     : pp_const_slot(P, cluster_sregs[k].value, PP_VAR_LITERAL);
+	return true;
+}
+
 /* ---- operands ----------------------------------------------------------- */
 
 /* A symbol used as an address: its slot (a constant) and the space it lives in. */
@@ -114,6 +160,8 @@ static bool parse_name_operand(pp *P, opnd *o)
 		o->slot = (uint32_t)sr;
 		return true;
 	}
+	if (cluster_sreg(P, &t, o))
+		return !P->failed;
 	if (tok_eq(&t, "%clock") || tok_eq(&t, "%clock64") || tok_eq(&t, "%globaltimer") ||
 	    tok_eq(&t, "%globaltimer_lo")) {
 		o->kind = OK_CLOCK;

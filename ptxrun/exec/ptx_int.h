@@ -82,6 +82,8 @@ typedef enum ptx_op {
 	OP_ATOM, OP_RED,
 	OP_CARRY,        /* add/sub/mad with the carry flag: aux CA_*, o[4] its predicate */
 	OP_ISSPACEP,     /* pd = generic address a lies in space aux */
+	OP_CLUSTER_ADDR, /* getctarank (aux CL_RANK) or mapa (aux CL_MAPA) in the implicit
+			    1x1x1 cluster; aux2 1: a .shared::cluster address, 0: generic */
 	/* warp */
 	OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_REDUX, OP_MATCH, OP_WARPSYNC, OP_ELECT,
 	OP_CP_ASYNC,     /* cp.async: shared [o0 + imm] <- [o1 + const o3], aux bytes, o2 src-size */
@@ -118,10 +120,19 @@ enum {
 	IO_SHF,          /* funnel shift of {b:a} by c: aux2 SHF_* */
 	IO_MUL24, IO_MAD24, /* low 24 bits multiplied; F_HI for bits 47..16 */
 	IO_BMSK, IO_SZEXT,  /* aux2 1: .clamp, 0: .wrap */
+	IO_FNS,             /* the n-th set bit of a from position b: c counts, its sign the way */
+	IO_LOP3,            /* bitwise function of a, b, c: aux2 its truth table (immLut) */
+	IO_DP4A, IO_DP2A,   /* byte (dp2a: halfword by byte) dot products plus c: aux2 DP_* */
+	IO_CVT_PACK,        /* cvt.pack.sat: a and b clamped, packed over c: aux2 CVP_* */
 };
+enum { DP_A_SIGNED = 1, DP_B_SIGNED = 2, DP_HI = 4 };
+/* IO_CVT_PACK: the converted width in bits (2, 4, 8, 16) and its signedness. */
+enum { CVP_WIDTH = 0x1f, CVP_SIGNED = 0x80 };
 enum { SHF_RIGHT = 1, SHF_CLAMP = 2 };
 /* OP_CARRY forms; the flag is the carry for add and mad, the borrow for sub. */
 enum { CA_ADD, CA_SUB, CA_MADLO, CA_MADHI };
+/* OP_CLUSTER_ADDR forms. */
+enum { CL_RANK, CL_MAPA };
 /* OP_CP_ASYNC_GROUP forms. */
 enum { CPG_COMMIT, CPG_WAIT, CPG_WAIT_ALL };
 /* OP_MBAR operations (the order of ptx_build_mbarrier's list) and flags. */

@@ -9,7 +9,7 @@ const char *const fx_sources[] = { "vadd", "matmul", "softmax", "attention", "ff
 				   "bounds", "local", "noparams", "mixed", "bf16", "warpsize",
 				   "intops", "halfatomic", "structparam", "approx", "deviceio",
 				   "racy", "tensorcore", "idioms", "wmma", "tcgemm", "warpmask", "cubblock",
-				   "asyncbar", "coopgrid" };
+				   "asyncbar", "coopgrid", "cubload" };
 const size_t fx_nsources = sizeof(fx_sources) / sizeof(fx_sources[0]);
 const unsigned fx_sms[] = { 80, 90, 100 };
 const size_t fx_nsms = sizeof(fx_sms) / sizeof(fx_sms[0]);

@@ -87,6 +87,16 @@ static const expect_kernel kernels[] = {
 	{ "asyncbar", "barrier_rounds", 3, { 8, 8, 4 }, 8 * 4 + 8, 1, 0, 0, { 0 } },
 	/* pipeline_shared_state<block, 2>: two barriers per stage, a 4-byte count */
 	{ "asyncbar", "pipeline_sum", 3, { 8, 8, 4 }, 2 * 128 * 4 + 4 * 8 + 8, 1, 0, 0, { 0 } },
+	{ "cubload", "load_store_direct", 3, { 8, 8, 4 }, 0, 1, 0, 0, { 0 } },
+	{ "cubload", "load_store_striped", 3, { 8, 8, 4 }, 0, 1, 0, 0, { 0 } },
+	{ "cubload", "load_store_vectorize", 3, { 8, 8, 4 }, 0, 1, 0, 0, { 0 } },
+	{ "cubload", "load_store_transpose_all", 3, { 8, 8, 4 }, 1040, 1, 0, 0, { 0 } },
+	{ "cubload", "load_store_warp_transpose", 3, { 8, 8, 4 }, 1040, 1, 0, 0, { 0 } },
+	{ "cubload", "load_store_timesliced", 3, { 8, 8, 4 }, 528, 1, 0, 0, { 0 } },
+	{ "cubload", "load_store_vectorize_full", 2, { 8, 8 }, 0, 0, 0, 0, { 0 } },
+	{ "cubload", "radix_sort_pairs_desc", 3, { 8, 8, 8 }, 2336, 1, 0, 0, { 0 } },
+	{ "cubload", "histogram_atomic", 2, { 8, 8 }, 1024, 1, 0, 0, { 0 } },
+	{ "cubload", "atomic_refs", 3, { 8, 8, 8 }, 4, 1, 0, 0, { 0 } },
 };
 
 /* Where nvcc 13 puts the parameters in constant bank 0, per target (checked

@@ -293,6 +293,16 @@ char *h_kernel(const char *decls, const char *body)
 	return s;
 }
 
+cs_ptx_program *h_parse_kernel(const char *decls, const char *body)
+{
+	char *src = h_kernel(decls, body);
+	cs_diag d;
+	cs_ptx_program *p = h_parse(src, &d);
+	cr_assert(p, "parse failed: %s\n%s", d.msg, src);
+	free(src);
+	return p;
+}
+
 cs_grid_result h_run_body(const char *decls, const char *body, uint32_t threads, const void *in,
 			  size_t in_bytes, void *out, size_t out_bytes)
 {

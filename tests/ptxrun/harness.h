@@ -55,6 +55,8 @@ cs_grid_result h_run(h_env *e, const cs_ptx_program *p, const char *name, const 
 /* A one-entry kernel named k built around a body, with params
  * (.u64 out, .u64 in, .u32 n) and registers declared generously. */
 char *h_kernel(const char *decls, const char *body);
+/* h_kernel(decls, body) parsed; asserts it parses. */
+cs_ptx_program *h_parse_kernel(const char *decls, const char *body);
 
 
 

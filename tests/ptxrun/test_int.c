@@ -383,11 +383,13 @@ Test(int, mov_pred_immediate)
 {
 	static const uint32_t a[] = { 1, 2, 3, 4 }, b[] = { 0, 0, 0, 0 };
 	uint32_t out[4];
+	/* any nonzero integer is true: nvcc writes -1 (cub's merge sort) */
 	h_pairs32("\tmov.pred %p1, 1;\n\tmov.pred %p2, 0;\n\tselp.u32 %r5, 10, 20, %p1;\n"
-		  "\tselp.u32 %r6, 1, 2, %p2;\n\tadd.u32 %r5, %r5, %r6;",
+		  "\tselp.u32 %r6, 1, 2, %p2;\n\tadd.u32 %r5, %r5, %r6;\n"
+		  "\tmov.pred %p3, -1;\n\tselp.u32 %r6, 100, 200, %p3;\n\tadd.u32 %r5, %r5, %r6;",
 		  a, b, out, 4);
 	for (int i = 0; i < 4; i++)
-		cr_expect_eq(out[i], 12);
+		cr_expect_eq(out[i], 112);
 }
 
 /* bmsk and szext (cub::BlockRadixSort's digit masks): each mode at the
@@ -462,6 +464,508 @@ Test(int, cub_block_sort_histogram_load_store)
 					     got[i], want);
 			}
 		}
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
+}
+
+typedef struct {
+	const char *op; /* reads %r3 = a, %r4 = b, writes %r5 */
+	uint32_t a, b, want;
+} op_case;
+
+static void run_op_cases(const op_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t got;
+		h_pairs32(cases[i].op, &cases[i].a, &cases[i].b, &got, 1);
+		cr_expect_eq(got, cases[i].want, "%s with a 0x%x, b 0x%x: 0x%x, want 0x%x", cases[i].op,
+			     cases[i].a, cases[i].b, got, cases[i].want);
+	}
+}
+
+/* fns at the edges the PTX ISA's semantics spell out (its own examples
+ * first); a base above 31 is undefined there and gives 0xffffffff here. */
+Test(int, fns_edges)
+{
+	static const op_case cases[] = {
+		{ "fns.b32 %r5, %r3, %r4, 1;", 0xaaaaaaaau, 3, 3 },
+		{ "fns.b32 %r5, %r3, %r4, -1;", 0xaaaaaaaau, 3, 3 },
+		{ "fns.b32 %r5, %r3, %r4, 1;", 0xaaaaaaaau, 2, 3 },
+		{ "fns.b32 %r5, %r3, %r4, -1;", 0xaaaaaaaau, 2, 1 },
+		{ "fns.b32 %r5, %r3, %r4, 0;", 0xaaaaaaaau, 3, 3 },
+		{ "fns.b32 %r5, %r3, %r4, 0;", 0xaaaaaaaau, 2, 0xffffffffu },
+		{ "fns.b32 %r5, %r3, %r4, 2;", 0xaaaaaaaau, 2, 5 },
+		{ "fns.b32 %r5, %r3, %r4, 16;", 0xaaaaaaaau, 0, 31 },
+		{ "fns.b32 %r5, %r3, %r4, 17;", 0xaaaaaaaau, 0, 0xffffffffu },
+		{ "fns.b32 %r5, %r3, %r4, -16;", 0xaaaaaaaau, 31, 1 },
+		{ "fns.b32 %r5, %r3, %r4, -17;", 0xaaaaaaaau, 31, 0xffffffffu },
+		{ "fns.b32 %r5, %r3, %r4, 1;", 0x80000000u, 31, 31 },
+		{ "fns.b32 %r5, %r3, %r4, -1;", 1, 0, 0 },
+		{ "fns.b32 %r5, %r3, %r4, 1;", 0, 0, 0xffffffffu },
+		{ "fns.b32 %r5, %r3, %r4, -2147483648;", 0xffffffffu, 31, 0xffffffffu },
+		{ "fns.b32 %r5, %r3, %r4, 2147483647;", 0xffffffffu, 0, 0xffffffffu },
+		{ "fns.b32 %r5, %r3, %r4, 32;", 0xffffffffu, 0, 31 },
+		{ "fns.b32 %r5, %r3, %r4, 1;", 0xffffffffu, 32, 0xffffffffu },
+		{ "fns.b32 %r5, %r3, %r4, 0;", 0xffffffffu, 0xffffffffu, 0xffffffffu },
+		{ "fns.b32 %r5, 0xf0f0, %r4, %r3;", 2, 5, 6 },
+		{ "fns.b32 %r5, 0xf0f0, %r4, %r3;", 5, 5, 13 },
+	};
+	run_op_cases(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/* lop3 with each of the 256 truth tables on a few operand triples, against
+ * a bit-by-bit table lookup; and the identity that defines immLut: the
+ * function applied to 0xF0, 0xCC, 0xAA is the table itself. */
+Test(int, lop3_every_immediate)
+{
+	enum { T = 5 };
+	static const uint32_t in[T][4] = {
+		{ 0xf0, 0xcc, 0xaa, 0 },
+		{ 0xdeadbeefu, 0x12345678u, 0xcafef00du, 0 },
+		{ 0xffffffffu, 0, 0x0f0f0f0fu, 0 },
+		{ 0x80000001u, 0x7ffffffeu, 0xaaaaaaaau, 0 },
+		{ 0x13579bdfu, 0x2468ace0u, 0xfedcba98u, 0 },
+	};
+	char *body = malloc(256 * 96 + 256);
+	size_t at = (size_t)sprintf(body, "\tmul.wide.u32 %%rd6, %%r2, 16;\n\tadd.s64 %%rd7, %%rd2, %%rd6;\n"
+				    "\tld.global.v4.u32 {%%r3, %%r4, %%r6, %%r7}, [%%rd7];\n"
+				    "\tmul.wide.u32 %%rd8, %%r2, 1024;\n\tadd.s64 %%rd9, %%rd1, %%rd8;\n");
+	for (int lut = 0; lut < 256; lut++)
+		at += (size_t)sprintf(body + at, "\tlop3.b32 %%r5, %%r3, %%r4, %%r6, %d;\n"
+				      "\tst.global.u32 [%%rd9+%d], %%r5;\n", lut, lut * 4);
+	static uint32_t out[T][256];
+	cs_grid_result r = h_run_body("", body, T, in, sizeof(in), out, sizeof(out));
+	free(body);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	for (int lut = 0; lut < 256; lut++) {
+		cr_expect_eq(out[0][lut] & 0xff, (uint32_t)lut, "lop3 0xf0, 0xcc, 0xaa, %d: 0x%x", lut,
+			     out[0][lut]);
+		for (int t = 0; t < T; t++) {
+			uint32_t want = 0;
+			for (int i = 0; i < 32; i++) {
+				unsigned idx = ((in[t][0] >> i) & 1) << 2 | ((in[t][1] >> i) & 1) << 1 |
+					       ((in[t][2] >> i) & 1);
+				want |= (uint32_t)((lut >> idx) & 1) << i;
+			}
+			cr_expect_eq(out[t][lut], want, "lop3 0x%x, 0x%x, 0x%x, %d: 0x%x, want 0x%x",
+				     in[t][0], in[t][1], in[t][2], lut, out[t][lut], want);
+		}
+	}
+}
+
+/* dp4a and dp2a in every sign combination at the byte and halfword edges,
+ * with c wrapping. */
+Test(int, dp4a_dp2a_signs)
+{
+	static const op_case cases[] = {
+		{ "dp4a.u32.u32 %r5, %r3, %r4, 0;", 0xffffffffu, 0xffffffffu, 4u * 255 * 255 },
+		{ "dp4a.s32.s32 %r5, %r3, %r4, 0;", 0xffffffffu, 0xffffffffu, 4 },
+		{ "dp4a.s32.u32 %r5, %r3, %r4, 0;", 0xffffffffu, 0xffffffffu, (uint32_t)(-4 * 255) },
+		{ "dp4a.u32.s32 %r5, %r3, %r4, 0;", 0xffffffffu, 0xffffffffu, (uint32_t)(-4 * 255) },
+		{ "dp4a.s32.s32 %r5, %r3, %r4, 0;", 0x80808080u, 0x80808080u, 4 * 16384 },
+		{ "dp4a.s32.s32 %r5, %r3, %r4, 0;", 0x80808080u, 0x7f7f7f7fu, (uint32_t)(-4 * 128 * 127) },
+		{ "dp4a.u32.s32 %r5, %r3, %r4, 0;", 0x80808080u, 0x7f7f7f7fu, 4 * 128 * 127 },
+		{ "dp4a.s32.s32 %r5, %r3, %r4, 10;", 0x04030201u, 0xfd02ff01u, 10 + 1 - 2 + 6 - 12 },
+		{ "dp4a.u32.u32 %r5, %r3, %r4, -1;", 0x00000001u, 0x00000001u, 0 },
+		{ "dp4a.s32.s32 %r5, %r3, %r4, 2147483647;", 1, 1, 0x80000000u },
+		{ "dp2a.lo.u32.u32 %r5, %r3, %r4, 0;", 0xffffffffu, 0xffffffffu, 2u * 65535 * 255 },
+		{ "dp2a.hi.u32.u32 %r5, %r3, %r4, 0;", 0x00020001u, 0x04030201u, 1 * 3 + 2 * 4 },
+		{ "dp2a.lo.u32.u32 %r5, %r3, %r4, 0;", 0x00020001u, 0x04030201u, 1 * 1 + 2 * 2 },
+		{ "dp2a.lo.s32.s32 %r5, %r3, %r4, 0;", 0x80008000u, 0x00008080u, 2 * 32768 * 128 },
+		{ "dp2a.hi.s32.s32 %r5, %r3, %r4, 0;", 0xffff8000u, 0x80ff0000u, (uint32_t)(32768 + 128) },
+		{ "dp2a.lo.s32.u32 %r5, %r3, %r4, 0;", 0xffffffffu, 0x0000ffffu, (uint32_t)(-2 * 255) },
+		{ "dp2a.hi.u32.s32 %r5, %r3, %r4, 0;", 0xffffffffu, 0xffff0000u, (uint32_t)(-2 * 65535) },
+		{ "dp2a.lo.u32.s32 %r5, %r3, %r4, -7;", 0x7fff0001u, 0x0000807fu, (uint32_t)(127 - 128 * 32767 - 7) },
+	};
+	run_op_cases(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/* cvt.pack.sat in each converted type, saturating both ways, c below 16 bits. */
+Test(int, cvt_pack_sat_forms)
+{
+	static const op_case cases[] = {
+		{ "cvt.pack.sat.u16.s32 %r5, %r3, %r4;", 70000, (uint32_t)-5, 0xffff0000u },
+		{ "cvt.pack.sat.s16.s32 %r5, %r3, %r4;", (uint32_t)-40000, 40000, 0x80007fffu },
+		{ "cvt.pack.sat.s16.s32 %r5, %r3, %r4;", (uint32_t)-2, 3, 0xfffe0003u },
+		{ "cvt.pack.sat.u8.s32.b32 %r5, %r3, %r4, 0x12345678;", 300, 7, 0x5678ff07u },
+		{ "cvt.pack.sat.s8.s32.b32 %r5, %r3, %r4, 0xabcd;", (uint32_t)-129, 128, 0xabcd807fu },
+		{ "cvt.pack.sat.s8.s32.b32 %r5, %r3, %r4, 0;", (uint32_t)-1, (uint32_t)-128, 0xff80u },
+		{ "cvt.pack.sat.u4.s32.b32 %r5, %r3, %r4, 0xfffffff;", 16, (uint32_t)-1, 0xfffffff0u },
+		{ "cvt.pack.sat.s4.s32.b32 %r5, %r3, %r4, 0;", 8, (uint32_t)-9, 0x78 },
+		{ "cvt.pack.sat.s4.s32.b32 %r5, %r3, %r4, 1;", (uint32_t)-3, 5, 0x1d5 },
+		{ "cvt.pack.sat.u2.s32.b32 %r5, %r3, %r4, 0x3;", 2, 9, 0x3b },
+		{ "cvt.pack.sat.s2.s32.b32 %r5, %r3, %r4, 0x40000000;", (uint32_t)-5, 5, 0x9 },
+		{ "cvt.pack.sat.s2.s32.b32 %r5, %r3, %r4, 0;", 0x80000000u, 0x7fffffffu, 0x9 },
+	};
+	run_op_cases(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/* The cluster registers on sm_90 for a launch without clusters: each CTA is
+ * rank 0 of an implicit 1x1x1 cluster whose id is the CTA's id. */
+Test(int, cluster_registers_of_an_implicit_cluster)
+{
+	const char *body =
+		"\tmov.u32 %r10, %ctaid.x;\n\tmov.u32 %r11, %ctaid.y;\n\tmov.u32 %r12, %nctaid.x;\n"
+		"\tmad.lo.u32 %r13, %r11, %r12, %r10;\n\tmul.wide.u32 %rd6, %r13, 64;\n"
+		"\tadd.s64 %rd7, %rd1, %rd6;\n"
+		"\tmov.u32 %r20, %cluster_ctarank;\n\tmov.u32 %r21, %cluster_nctarank;\n"
+		"\tmov.u32 %r22, %cluster_ctaid.x;\n\tmov.u32 %r23, %cluster_ctaid.z;\n"
+		"\tst.global.v4.u32 [%rd7], {%r20, %r21, %r22, %r23};\n"
+		"\tmov.u32 %r20, %cluster_nctaid.x;\n\tmov.u32 %r21, %cluster_nctaid.y;\n"
+		"\tmov.u32 %r22, %cluster_nctaid.z;\n\tmov.u32 %r23, %clusterid.x;\n"
+		"\tst.global.v4.u32 [%rd7+16], {%r20, %r21, %r22, %r23};\n"
+		"\tmov.u32 %r20, %clusterid.y;\n\tmov.u32 %r21, %clusterid.z;\n"
+		"\tmov.u32 %r22, %nclusterid.x;\n\tmov.u32 %r23, %nclusterid.y;\n"
+		"\tst.global.v4.u32 [%rd7+32], {%r20, %r21, %r22, %r23};\n"
+		"\tmov.u32 %r20, %nclusterid.z;\n\tmov.pred %p1, %is_explicit_cluster;\n"
+		"\tselp.u32 %r21, 1, 0, %p1;\n\tmov.pred %p2, 1;\n\tmov.pred %p2, %is_explicit_cluster;\n"
+		"\tselp.u32 %r22, 7, 9, %p2;\n"
+		"\tst.global.v4.u32 [%rd7+48], {%r20, %r21, %r22, %r20};\n";
+	cs_ptx_program *p = h_parse_kernel("", body);
+	h_env e;
+	h_init(&e);
+	uint64_t out = h_alloc(&e, 6 * 64);
+	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ 2, 3, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
+				 (uint64_t[]){ out, 0, 0 }, 3);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	uint32_t got[6][16];
+	h_read(&e, out, got, sizeof(got));
+	for (uint32_t c = 0; c < 6; c++) {
+		uint32_t x = c % 2, y = c / 2;
+		uint32_t want[16] = { 0, 1, 0, 0, 1, 1, 1, x, y, 0, 2, 3, 1, 0, 9, 1 };
+		for (int i = 0; i < 16; i++)
+			cr_expect_eq(got[c][i], want[i], "CTA (%u,%u) word %d: %u, want %u", x, y, i,
+				     got[c][i], want[i]);
+	}
+	h_fini(&e);
+	cs_ptx_program_free(p);
+}
+
+/* The cluster registers and instructions need sm_90; a predicate register is
+ * read by mov.pred only; the cluster barrier, lop3 with a predicate result and
+ * .shiftamt on anything but bfind are refused by name. */
+Test(int, constructs_refused_where_they_do_not_apply)
+{
+	static const struct {
+		const char *target, *ins, *why;
+	} cases[] = {
+		{ "sm_80", "mov.u32 %r5, %cluster_ctarank;", "'%cluster_ctarank' requires sm_90" },
+		{ "sm_80", "mov.u32 %r5, %clusterid.x;", "'%clusterid.x' requires sm_90" },
+		{ "sm_80", "getctarank.shared::cluster.u32 %r5, %r3;", "getctarank requires sm_90" },
+		{ "sm_80", "mapa.u64 %rd9, %rd5, 0;", "mapa requires sm_90" },
+		{ "sm_90", "mov.u32 %r5, %is_explicit_cluster;", "predicate special register" },
+		{ "sm_90", "barrier.cluster.arrive;", "barrier.cluster" },
+		{ "sm_90", "lop3.or.b32 %r5|%p1, %r3, %r4, %r3, 0x96, %p2;", "predicate result" },
+		{ "sm_90", "popc.shiftamt.b32 %r5, %r3;", ".shiftamt on 'popc'" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char src[1024];
+		snprintf(src, sizeof(src),
+			 ".version 8.0\n.target %s\n.address_size 64\n"
+			 ".visible .entry k()\n{\n\t.reg .pred %%p<4>;\n\t.reg .b32 %%r<8>;\n"
+			 "\t.reg .b64 %%rd<10>;\n\t%s\n\tret;\n}\n",
+			 cases[i].target, cases[i].ins);
+		cs_diag d;
+		cs_ptx_program *p = h_parse(src, &d);
+		cr_assert(p, "%s", cases[i].ins);
+		const cs_diag *why = cs_ptx_entry_refusal(p, 0);
+		cr_expect(why && strstr(why->msg, cases[i].why), "%s on %s: %s", cases[i].ins,
+			  cases[i].target, why ? why->msg : "runs");
+		cs_ptx_program_free(p);
+	}
+}
+
+/* Runs body on 32 threads, each storing 4 words at out + 16 * tid, and
+ * checks them against want(tid). */
+static void expect_quads(const char *body, void (*want)(uint32_t t, uint32_t w[4]))
+{
+	uint32_t out[32][4];
+	cs_grid_result r = h_run_body("", body, 32, NULL, 0, out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	for (uint32_t t = 0; t < 32; t++) {
+		uint32_t w[4];
+		want(t, w);
+		for (int i = 0; i < 4; i++)
+			cr_expect_eq(out[t][i], w[i], "thread %u word %d: %u, want %u", t, i, out[t][i],
+				     w[i]);
+	}
+}
+
+static void rank_mapa_want(uint32_t t, uint32_t w[4])
+{
+	w[0] = w[1] = w[2] = 0;
+	w[3] = t + 100;
+}
+
+static void shared_spaces_want(uint32_t t, uint32_t w[4])
+{
+	w[0] = t ? t : 32;
+	w[1] = 32;
+	w[2] = 1;
+	w[3] = 0;
+}
+
+/* getctarank and mapa in the implicit cluster: the CTA's own shared memory
+ * is rank 0 and mapa to rank 0 is the address itself; another rank, or an
+ * address outside the CTA's shared memory, stops the grid, naming it. */
+Test(int, getctarank_and_mapa_in_an_implicit_cluster)
+{
+	const char *body =
+		"\t.shared .align 4 .b32 buf[32];\n"
+		"\tmov.u32 %r10, buf;\n\tshl.b32 %r11, %r2, 2;\n\tadd.s32 %r12, %r10, %r11;\n"
+		"\tadd.s32 %r13, %r2, 100;\n\tst.shared.u32 [%r12], %r13;\n\tbar.sync 0;\n"
+		"\tgetctarank.shared::cluster.u32 %r20, %r12;\n"
+		"\tcvta.shared.u64 %rd10, buf;\n\tgetctarank.u64 %r21, %rd10;\n"
+		"\tmapa.u64 %rd11, %rd10, 0;\n\tsub.s64 %rd12, %rd11, %rd10;\n"
+		"\tcvt.u32.u64 %r22, %rd12;\n"
+		"\tmapa.shared::cluster.u32 %r14, %r12, 0;\n\tld.shared.u32 %r23, [%r14];\n"
+		"\tmul.wide.u32 %rd6, %r2, 16;\n\tadd.s64 %rd7, %rd1, %rd6;\n"
+		"\tst.global.v4.u32 [%rd7], {%r20, %r21, %r22, %r23};\n";
+	expect_quads(body, rank_mapa_want);
+	cs_grid_result r;
+	static const struct {
+		const char *body, *why;
+	} stops[] = {
+		{ "\tcvta.shared.u64 %rd10, buf;\n\tmapa.u64 %rd11, %rd10, %r2;\n",
+		  "lane 1: mapa to CTA rank 1; the cluster has 1 CTA" },
+		{ "\tgetctarank.u64 %r20, %rd1;\n", "getctarank of generic address" },
+		{ "\tmov.u32 %r10, 128;\n\tgetctarank.shared::cluster.u32 %r20, %r10;\n",
+		  "getctarank of shared::cluster address 0x80, which is not in the shared memory" },
+	};
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
+		char b[512];
+		snprintf(b, sizeof(b), "\t.shared .align 4 .b32 buf[32];\n%s", stops[i].body);
+		uint32_t o[32];
+		r = h_run_body("", b, 32, NULL, 0, o, sizeof(o));
+		cr_expect_eq(r.outcome, CS_GRID_ERROR, "%s", stops[i].body);
+		cr_expect(strstr(r.diag.msg, stops[i].why), "%s: %s", stops[i].body, r.diag.msg);
+	}
+}
+
+/* prmt in each mode with each selector c[1:0] (higher bits of c ignored),
+ * against the PTX ISA's table, written as it is there: bytes d.b3 d.b2
+ * d.b1 d.b0 taken from {b, a}. */
+Test(int, prmt_every_mode_and_selector)
+{
+	static const struct {
+		const char *mode;
+		const char *rows[4];
+	} modes[] = {
+		{ ".f4e", { "3210", "4321", "5432", "6543" } },
+		{ ".b4e", { "5670", "6701", "7012", "0123" } },
+		{ ".rc8", { "0000", "1111", "2222", "3333" } },
+		{ ".ecl", { "3210", "3211", "3222", "3333" } },
+		{ ".ecr", { "0000", "1110", "2210", "3210" } },
+		{ ".rc16", { "1010", "3232", "1010", "3232" } },
+	};
+	const uint32_t a = 0x44332211u, b = 0x88776655u;
+	const uint8_t bytes[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
+	for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++)
+		for (uint32_t sel = 0; sel < 4; sel++) {
+			char op[96];
+			snprintf(op, sizeof(op), "prmt.b32%s %%r5, %%r3, %%r4, %u;", modes[k].mode,
+				 sel | 0xfff0u);
+			uint32_t want = 0, got;
+			for (int i = 0; i < 4; i++)
+				want |= (uint32_t)bytes[modes[k].rows[sel][3 - i] - '0'] << (8 * i);
+			h_pairs32(op, &a, &b, &got, 1);
+			cr_expect_eq(got, want, "%s: 0x%08x, want 0x%08x", op, got, want);
+		}
+	/* the generic form: nibble i picks byte i, its bit 3 replicating the sign */
+	static const op_case generic[] = {
+		{ "prmt.b32 %r5, %r3, %r4, 0x7654;", 0x04030201u, 0x08070605u, 0x08070605u },
+		{ "prmt.b32 %r5, %r3, %r4, 0x0123;", 0x04030201u, 0x08070605u, 0x01020304u },
+		{ "prmt.b32 %r5, %r3, %r4, 0x8888;", 0x000000ffu, 0, 0xffffffffu },
+		{ "prmt.b32 %r5, %r3, %r4, 0xc9a8;", 0x7f80ff01u, 0x80000000u, 0x00ffff00u },
+		{ "prmt.b32 %r5, %r3, %r4, 0xf0b3;", 0x7f80ff01u, 0x80000000u, 0xff01007fu },
+		{ "prmt.b32 %r5, %r3, %r4, 0xffff7654;", 0x04030201u, 0x08070605u, 0x08070605u },
+	};
+	run_op_cases(generic, sizeof(generic) / sizeof(generic[0]));
+}
+
+/* bfind in each type with and without .shiftamt, brev at both widths. */
+Test(int, bfind_shiftamt_and_brev_edges)
+{
+	static const op_case cases[] = {
+		{ "bfind.u32 %r5, %r3;", 1, 0, 0 },
+		{ "bfind.u32 %r5, %r3;", 0x80000000u, 0, 31 },
+		{ "bfind.shiftamt.u32 %r5, %r3;", 1, 0, 31 },
+		{ "bfind.shiftamt.u32 %r5, %r3;", 0x80000000u, 0, 0 },
+		{ "bfind.shiftamt.u32 %r5, %r3;", 0, 0, 0xffffffffu },
+		{ "bfind.s32 %r5, %r3;", 0xffffffffu, 0, 0xffffffffu },
+		{ "bfind.s32 %r5, %r3;", 0x80000000u, 0, 30 },
+		{ "bfind.s32 %r5, %r3;", 0xfffffff0u, 0, 3 },
+		{ "bfind.shiftamt.s32 %r5, %r3;", 0xfffffff0u, 0, 28 },
+		{ "bfind.shiftamt.s32 %r5, %r3;", 0xffffffffu, 0, 0xffffffffu },
+		{ "bfind.s32 %r5, %r3;", 0x7fffffffu, 0, 30 },
+		{ "brev.b32 %r5, %r3;", 0x00000001u, 0, 0x80000000u },
+		{ "brev.b32 %r5, %r3;", 0x12345678u, 0, 0x1e6a2c48u },
+	};
+	run_op_cases(cases, sizeof(cases) / sizeof(cases[0]));
+	static const struct {
+		const char *op;
+		uint64_t a, want;
+	} wide[] = {
+		{ "bfind.u64 %r5, %rd8;", 1ull << 63, 63 },
+		{ "bfind.shiftamt.u64 %r5, %rd8;", 1, 63 },
+		{ "bfind.u64 %r5, %rd8;", 0, 0xffffffffu },
+		{ "bfind.s64 %r5, %rd8;", 0x8000000000000000ull, 62 },
+		{ "bfind.s64 %r5, %rd8;", 0xffffffffffffffffull, 0xffffffffu },
+		{ "bfind.shiftamt.s64 %r5, %rd8;", 0xffffffff00000000ull, 32 },
+		{ "brev.b64 %rd10, %rd8;", 1, 1ull << 63 },
+		{ "brev.b64 %rd10, %rd8;", 0x0123456789abcdefull, 0xf7b3d591e6a2c480ull },
+	};
+	for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++) {
+		char ops[128];
+		bool to32 = wide[i].op[0] == 'b' && wide[i].op[1] == 'f';
+		snprintf(ops, sizeof(ops), "%s%s", wide[i].op, to32 ? "\n\tcvt.u64.u32 %rd10, %r5;" : "");
+		uint64_t zero = 0, got;
+		h_pairs64(ops, &wide[i].a, &zero, &got, 1);
+		cr_expect_eq(got, wide[i].want, "%s 0x%llx: 0x%llx, want 0x%llx", wide[i].op,
+			     (unsigned long long)wide[i].a, (unsigned long long)got,
+			     (unsigned long long)wide[i].want);
+	}
+}
+
+/* .shared::cta and .shared::cluster name the CTA's shared memory in ld, st,
+ * atom and cvta (the CTA's own, in its implicit cluster). */
+Test(int, shared_cta_and_cluster_spaces)
+{
+	const char *body =
+		"\t.shared .align 4 .b32 buf[32];\n"
+		"\tmov.u32 %r10, buf;\n\tshl.b32 %r11, %r2, 2;\n\tadd.s32 %r12, %r10, %r11;\n"
+		"\tst.shared::cta.u32 [%r12], %r2;\n\tbar.sync 0;\n"
+		"\tatom.shared::cta.add.u32 %r13, [buf], 1;\n\tbar.sync 0;\n"
+		"\tld.shared::cluster.u32 %r20, [%r12];\n\tld.shared::cta.u32 %r21, [buf];\n"
+		"\tcvta.shared::cta.u64 %rd10, buf;\n\tcvta.shared::cluster.u64 %rd11, buf;\n"
+		"\tld.u32 %r22, [%rd10+4];\n\tcvta.to.shared::cluster.u64 %rd12, %rd11;\n"
+		"\tcvt.u32.u64 %r23, %rd12;\n\tsub.s32 %r23, %r23, %r10;\n"
+		"\tmul.wide.u32 %rd6, %r2, 16;\n\tadd.s64 %rd7, %rd1, %rd6;\n"
+		"\tst.global.v4.u32 [%rd7], {%r20, %r21, %r22, %r23};\n";
+	expect_quads(body, shared_spaces_want);
+}
+
+/* fixtures/kernels/cubload.cu: cub::BlockLoad / BlockStore with every
+ * algorithm on a partial tile (items past the valid ones load as -1 and are
+ * not stored) and the full vectorized tile, on each arch. */
+Test(int, cub_load_store_every_algorithm)
+{
+	const char *archs[] = { "sm_80", "sm_90", "sm_100" };
+	const char *partial[] = { "load_store_direct", "load_store_striped", "load_store_vectorize",
+				  "load_store_transpose_all", "load_store_warp_transpose",
+				  "load_store_timesliced" };
+	enum { N = 256, VALID = 201, UNTOUCHED = 0x5a5a5a5a };
+	int32_t in[N], fill[N];
+	for (int i = 0; i < N; i++) {
+		in[i] = i * 3 - 100;
+		fill[i] = UNTOUCHED;
+	}
+	for (size_t a = 0; a < 3; a++) {
+		cs_ptx_program *p = h_load_fixture("cubload", archs[a]);
+		h_env e;
+		h_init(&e);
+		uint64_t vin = h_put(&e, in, sizeof(in)), vout = h_alloc(&e, sizeof(in));
+		for (size_t k = 0; k <= 6; k++) {
+			bool full = k == 6;
+			h_write(&e, vout, fill, sizeof(fill));
+			cs_grid_result r = h_run(&e, p, full ? "load_store_vectorize_full" : partial[k],
+						 (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 64, 1, 1 }, 0,
+						 (uint64_t[]){ vin, vout, VALID }, full ? 2 : 3);
+			cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s %zu: %s", archs[a], k, r.diag.msg);
+			int32_t got[N];
+			h_read(&e, vout, got, sizeof(got));
+			for (int i = 0; i < N; i++) {
+				int32_t want = full || i < VALID ? in[i] * 2 : UNTOUCHED;
+				cr_expect_eq(got[i], want, "%s %s [%d]: %d, want %d", archs[a],
+					     full ? "vectorize_full" : partial[k], i, got[i], want);
+			}
+		}
+		h_fini(&e);
+		cs_ptx_program_free(p);
+	}
+}
+
+static int cmp_desc_pair(const void *x, const void *y)
+{
+	const float *a = x, *b = y;
+	return a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0;
+}
+
+/* cubload.cu: BlockRadixSort of float keys (negative, zero, duplicates-free)
+ * with values, descending, blocked to striped; the atomic BlockHistogram;
+ * cuda::atomic_ref at device, block and system scope over 2 CTAs. */
+Test(int, cub_sort_pairs_histogram_atomic_ref)
+{
+	const char *archs[] = { "sm_80", "sm_90", "sm_100" };
+	enum { N = 256 };
+	float keys[N], pairs[N][2];
+	uint8_t bytes[N];
+	uint32_t bins[256] = { 0 }, seed = 7;
+	for (int i = 0; i < N; i++) {
+		keys[i] = (float)((i * 37) % N - 128) * 0.25f + h_frand(&seed) * 0.01f;
+		pairs[i][0] = keys[i];
+		pairs[i][1] = (float)i;
+		bytes[i] = (uint8_t)(i * i % 251);
+		bins[bytes[i]]++;
+	}
+	keys[5] = -0.0f;
+	pairs[5][0] = -0.0f;
+	qsort(pairs, N, sizeof(pairs[0]), cmp_desc_pair);
+	for (size_t a = 0; a < 3; a++) {
+		cs_ptx_program *p = h_load_fixture("cubload", archs[a]);
+		h_env e;
+		h_init(&e);
+		uint64_t vk = h_put(&e, keys, sizeof(keys)), vko = h_alloc(&e, sizeof(keys));
+		uint64_t vvo = h_alloc(&e, N * 4);
+		cs_grid_result r = h_run(&e, p, "radix_sort_pairs_desc", (uint32_t[]){ 1, 1, 1 },
+					 (uint32_t[]){ 64, 1, 1 }, 0, (uint64_t[]){ vk, vko, vvo }, 3);
+		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s sort: %s", archs[a], r.diag.msg);
+		float ko[N];
+		int32_t vo[N];
+		h_read(&e, vko, ko, sizeof(ko));
+		h_read(&e, vvo, vo, sizeof(vo));
+		for (int i = 0; i < N; i++) {
+			cr_expect_eq(h_b(ko[i]), h_b(pairs[i][0]), "%s key [%d]: %a, want %a", archs[a], i,
+				     (double)ko[i], (double)pairs[i][0]);
+			cr_expect_eq(vo[i], (int32_t)pairs[i][1], "%s value [%d]: %d, want %d", archs[a], i,
+				     vo[i], (int32_t)pairs[i][1]);
+		}
+		uint64_t vb = h_put(&e, bytes, sizeof(bytes)), vh = h_alloc(&e, 256 * 4);
+		r = h_run(&e, p, "histogram_atomic", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 64, 1, 1 },
+			  0, (uint64_t[]){ vb, vh }, 2);
+		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s histogram: %s", archs[a], r.diag.msg);
+		uint32_t got[256];
+		h_read(&e, vh, got, sizeof(got));
+		for (int i = 0; i < 256; i++)
+			cr_expect_eq(got[i], bins[i], "%s bin %d: %u, want %u", archs[a], i, got[i], bins[i]);
+		int32_t ints[9] = { 0, -1, 0, 0, 0, -1, -1, 0, 0 };
+		uint64_t vi = h_put(&e, ints, sizeof(ints)), vm = h_alloc(&e, 8), vs = h_alloc(&e, 4);
+		r = h_run(&e, p, "atomic_refs", (uint32_t[]){ 2, 1, 1 }, (uint32_t[]){ 64, 1, 1 }, 0,
+			  (uint64_t[]){ vi, vm, vs }, 3);
+		cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s atomic_ref: %s", archs[a], r.diag.msg);
+		int32_t io[9];
+		uint64_t mask;
+		float sum;
+		h_read(&e, vi, io, sizeof(io));
+		h_read(&e, vm, &mask, 8);
+		h_read(&e, vs, &sum, 4);
+		int32_t mx = -1, mn = 0;
+		for (int t = 0; t < 128; t++) {
+			mx = t * 7 % 101 > mx ? t * 7 % 101 : mx;
+			mn = -(t * 5 % 97) < mn ? -(t * 5 % 97) : mn;
+		}
+		cr_expect_eq(io[0], 128, "%s", archs[a]);
+		cr_expect_eq(io[1], mx, "%s", archs[a]);
+		cr_expect_eq(io[2], mn, "%s", archs[a]);
+		cr_expect(io[3] >= 1 && io[3] <= 128, "%s: cas winner %d", archs[a], io[3]);
+		cr_expect_eq(io[4], 1, "%s: %d cas winners", archs[a], io[4]);
+		cr_expect(io[5] >= 0 && io[5] < 128, "%s: exchanged %d", archs[a], io[5]);
+		cr_expect_eq(io[6], 0, "%s", archs[a]);
+		cr_expect_eq(io[7], 0, "%s: xor of 0..127", archs[a]);
+		cr_expect_eq(io[8], 1, "%s", archs[a]);
+		cr_expect_eq(mask, ~0ull, "%s: mask 0x%llx", archs[a], (unsigned long long)mask);
+		cr_expect_eq(sum, 64.0f, "%s: sum %g", archs[a], (double)sum);
 		h_fini(&e);
 		cs_ptx_program_free(p);
 	}
