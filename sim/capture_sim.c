@@ -317,6 +317,13 @@ bool cs_capture_export_reading(cs_scenario *s, cs_device *dev, cs_capture_writer
 	bool edited = false;
 	for (size_t i = 0; i < nev && !edited; i++)
 		edited = ev[i].kind == CS_EV_HOST_EDIT;
+	if (ok && !e.failed && cs_ptx_runtime_cooperative_count(cs_device_ptx(dev))) {
+		/* the attribute travels beside the QMD, and the format has no record for it */
+		cs_diag_set(d, CS_ERR_INPUT, "%s: the scenario launches cooperatively "
+			    "(cooperative=1), which a capture cannot hold, so it cannot be exported",
+			    cs_scenario_name(s));
+		ok = false;
+	}
 	if (ok && !e.failed && (cs_device_window_count(dev) || edited)) {
 		cs_diag_set(d, CS_ERR_INPUT, "%s: the scenario %s; a capture holds only the guest's "
 			    "view and its entries, so it cannot be exported", cs_scenario_name(s),
