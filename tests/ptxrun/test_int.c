@@ -846,6 +846,16 @@ Test(int, shared_cta_and_cluster_spaces)
 	expect_quads(body, shared_spaces_want);
 }
 
+/* The second pass over each arch: warps in a random order per barrier round
+ * and the race detector stopping at the first shared-memory race, so that a
+ * result right only in warp order, or a race, fails. */
+static void cub_under_random_order(h_env *e, size_t seed)
+{
+	e->schedule = CS_PTX_SCHEDULE_RANDOM;
+	e->schedule_seed = seed;
+	e->races = CS_PTX_RACES_ERROR;
+}
+
 /* fixtures/kernels/cubload.cu: cub::BlockLoad / BlockStore with every
  * algorithm on a partial tile (items past the valid ones load as -1 and are
  * not stored) and the full vectorized tile, on each arch. */
@@ -861,10 +871,13 @@ Test(int, cub_load_store_every_algorithm)
 		in[i] = i * 3 - 100;
 		fill[i] = UNTOUCHED;
 	}
-	for (size_t a = 0; a < 3; a++) {
+	for (size_t run = 0; run < 6; run++) {
+		size_t a = run % 3;
 		cs_ptx_program *p = h_load_fixture("cubload", archs[a]);
 		h_env e;
 		h_init(&e);
+		if (run >= 3)
+			cub_under_random_order(&e, run);
 		uint64_t vin = h_put(&e, in, sizeof(in)), vout = h_alloc(&e, sizeof(in));
 		for (size_t k = 0; k <= 6; k++) {
 			bool full = k == 6;
@@ -912,10 +925,13 @@ Test(int, cub_sort_pairs_histogram_atomic_ref)
 	keys[5] = -0.0f;
 	pairs[5][0] = -0.0f;
 	qsort(pairs, N, sizeof(pairs[0]), cmp_desc_pair);
-	for (size_t a = 0; a < 3; a++) {
+	for (size_t run = 0; run < 6; run++) {
+		size_t a = run % 3;
 		cs_ptx_program *p = h_load_fixture("cubload", archs[a]);
 		h_env e;
 		h_init(&e);
+		if (run >= 3)
+			cub_under_random_order(&e, run);
 		uint64_t vk = h_put(&e, keys, sizeof(keys)), vko = h_alloc(&e, sizeof(keys));
 		uint64_t vvo = h_alloc(&e, N * 4);
 		cs_grid_result r = h_run(&e, p, "radix_sort_pairs_desc", (uint32_t[]){ 1, 1, 1 },
