@@ -158,7 +158,6 @@ void cs_fe_free(cs_fe *fe)
 	free(fe);
 }
 
-cs_arch cs_fe_arch(const cs_fe *fe) { return fe->arch; }
 
 static fe_chan *chan_get(const cs_fe *fe, uint32_t ch)
 {

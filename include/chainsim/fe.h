@@ -212,7 +212,6 @@ enum {
  * path), or out of memory. */
 CS_API cs_fe *cs_fe_new(cs_arch arch, const cs_bus *bus, const cs_engine_port *engines);
 CS_API void cs_fe_free(cs_fe *fe);
-CS_API cs_arch cs_fe_arch(const cs_fe *fe);
 
 /* A channel: ring of `entries` 8-byte GPFIFO entries at ring_va and a
  * CS_USERD_SIZE-byte USERD at userd_va, both in the bus's memory (the caller

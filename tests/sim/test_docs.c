@@ -277,7 +277,13 @@ static void check_named_documents(const char *root, const char *rel, const char 
 	g_free(dir);
 }
 
-static void walk(const char *root, const char *rel, unsigned *files)
+/* Calls visit(child, name, text, ctx) for every file under rel that keep(name)
+ * accepts, child its path relative to root (build folders left out); *files
+ * counts them. */
+static void walk_repository(const char *root, const char *rel, bool (*keep)(const char *name),
+			    void (*visit)(const char *child, const char *name, const char *text,
+					  void *ctx),
+			    void *ctx, unsigned *files)
 {
 	char *path = rel[0] ? g_build_filename(root, rel, NULL) : g_strdup(root);
 	GDir *d = g_dir_open(path, 0, NULL);
@@ -290,25 +296,11 @@ static void walk(const char *root, const char *rel, unsigned *files)
 		char *child = rel[0] ? g_build_filename(rel, name, NULL) : g_strdup(name);
 		char *abs = g_build_filename(root, child, NULL);
 		if (g_file_test(abs, G_FILE_TEST_IS_DIR)) {
-			walk(root, child, files);
-		} else if (checked_file(name)) {
+			walk_repository(root, child, keep, visit, ctx, files);
+		} else if (keep(name)) {
 			char *text = NULL;
 			cr_assert(g_file_get_contents(abs, &text, NULL, NULL));
-			/* the two documents outside the repository (spelled in two
-			 * parts so that this file does not name them) */
-			cr_expect(!strstr(text, "DESIGN" ".md") && !strstr(text, "hw-" "facts"),
-				  "%s points at %s or %s, which are not in the repository", child,
-				  "DESIGN" ".md", "docs/hw-" "facts" ".md");
-			/* comments speak of the code as it is, not of how it came to be
-			 * (spelled in parts so that this file does not trip it) */
-			cr_expect(!strstr(text, "added " "by ") && !strstr(text, "(addi" "tive)") &&
-					  !strstr(text, "/* added" ":"),
-				  "%s carries a note of how the code came to be, not of what it is",
-				  child);
-			if (g_str_has_suffix(name, ".md"))
-				check_links(root, child, text);
-			else
-				check_named_documents(root, child, text);
+			visit(child, name, text, ctx);
 			g_free(text);
 			(*files)++;
 		}
@@ -319,10 +311,30 @@ static void walk(const char *root, const char *rel, unsigned *files)
 	g_free(path);
 }
 
+static void check_file(const char *child, const char *name, const char *text, void *ctx)
+{
+	const char *root = ctx;
+	/* the two documents outside the repository (spelled in two parts so that
+	 * this file does not name them) */
+	cr_expect(!strstr(text, "DESIGN" ".md") && !strstr(text, "hw-" "facts"),
+		  "%s points at %s or %s, which are not in the repository", child,
+		  "DESIGN" ".md", "docs/hw-" "facts" ".md");
+	/* comments speak of the code as it is, not of how it came to be (spelled
+	 * in parts so that this file does not trip it) */
+	cr_expect(!strstr(text, "added " "by ") && !strstr(text, "(addi" "tive)") &&
+			  !strstr(text, "/* added" ":"),
+		  "%s carries a note of how the code came to be, not of what it is", child);
+	if (g_str_has_suffix(name, ".md"))
+		check_links(root, child, text);
+	else
+		check_named_documents(root, child, text);
+}
+
 Test(docs, the_repository_points_only_at_its_own_documents)
 {
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
 	unsigned files = 0;
-	walk(getenv("CHAINSIM_SOURCE_ROOT"), "", &files);
+	walk_repository(root, "", checked_file, check_file, (void *)root, &files);
 	cr_expect_gt(files, 100, "only %u files checked", files);
 }
 
@@ -505,4 +517,99 @@ Test(docs, every_source_starts_with_its_license)
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		for_each_source(root, dirs[i], true, expect_spdx, NULL, &files);
 	cr_expect_gt(files, 250, "only %u source files looked at", files);
+}
+
+/* ---- no function nothing calls ----------------------------------------------- */
+
+static bool code_file(const char *name)
+{
+	return g_str_has_suffix(name, ".c") || g_str_has_suffix(name, ".h") ||
+	       g_str_has_suffix(name, ".cpp") || g_str_has_suffix(name, ".py");
+}
+
+static void append_text(const char *child, const char *name, const char *text, void *ctx)
+{
+	(void)child;
+	(void)name;
+	g_string_append_printf(ctx, "\n%s\n", text);
+}
+
+/* Counts every identifier of text into uses. */
+static void count_words(const char *text, GHashTable *uses)
+{
+	for (const char *p = text; *p;) {
+		if (!g_ascii_isalpha(*p) && *p != '_') {
+			p++;
+			continue;
+		}
+		const char *start = p;
+		while (g_ascii_isalnum(*p) || *p == '_')
+			p++;
+		char *w = g_strndup(start, (size_t)(p - start));
+		guint n = GPOINTER_TO_UINT(g_hash_table_lookup(uses, w));
+		g_hash_table_replace(uses, w, GUINT_TO_POINTER(n + 1));
+	}
+}
+
+/* The name a function definition starting at lines[i] defines with external
+ * linkage (this project's style: the signature from column 0, its body's `{`
+ * alone on a line or the whole function on one), else NULL. */
+static char *defined_function(char **lines, unsigned i)
+{
+	const char *l = lines[i];
+	if (!g_ascii_islower(l[0]) || g_str_has_prefix(l, "static") ||
+	    g_str_has_prefix(l, "typedef") || g_str_has_prefix(l, "extern") || !strchr(l, '('))
+		return NULL;
+	const char *brace = strstr(l, ") {"), *semi = strchr(l, ';');
+	bool one_line = brace && (!semi || semi > brace); /* `T f(a) { return x; }` */
+	unsigned j = i;
+	while (!one_line && lines[j] && strcmp(lines[j], "{") != 0 && !strchr(lines[j], ';') &&
+	       !strchr(lines[j], '{'))
+		j++;
+	if (!one_line && (!lines[j] || strcmp(lines[j], "{") != 0))
+		return NULL;
+	const char *end = strchr(l, '('), *start = end;
+	while (start > l && (g_ascii_isalnum(start[-1]) || start[-1] == '_'))
+		start--;
+	return start < end ? g_strndup(start, (size_t)(end - start)) : NULL;
+}
+
+/* Each function the project's code (not its tests) defines with external
+ * linkage is named at least three times in the repository's code: its
+ * definition, its declaration and a call (or a binding's name for it). */
+Test(docs, every_function_is_called)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	GString *all = g_string_new(NULL);
+	unsigned files = 0;
+	walk_repository(root, "", code_file, append_text, all, &files);
+	cr_assert_gt(files, 300, "only %u files read", files);
+	GHashTable *uses = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	count_words(all->str, uses);
+
+	static const char *const dirs[] = { "base", "fe", "gr", "ptxrun", "sim", "gsp", "hw",
+					    "hwfake", "repl", "tools" };
+	unsigned defs = 0;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		GString *code = g_string_new(NULL);
+		unsigned n = 0;
+		walk_repository(root, dirs[i], code_file, append_text, code, &n);
+		char **lines = g_strsplit(code->str, "\n", -1);
+		for (unsigned l = 0; lines[l]; l++) {
+			char *fn = defined_function(lines, l);
+			if (!fn)
+				continue;
+			guint seen = GPOINTER_TO_UINT(g_hash_table_lookup(uses, fn));
+			cr_expect(seen >= 3 || !strcmp(fn, "main"),
+				  "%s/: %s is defined but nothing calls it (named %u times)", dirs[i],
+				  fn, seen);
+			defs++;
+			g_free(fn);
+		}
+		g_strfreev(lines);
+		g_string_free(code, TRUE);
+	}
+	cr_expect_gt(defs, 500, "only %u functions found", defs);
+	g_hash_table_destroy(uses);
+	g_string_free(all, TRUE);
 }
