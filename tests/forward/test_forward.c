@@ -136,7 +136,7 @@ static const char pcas_launch[] =
  * at stage 6 or 7 and says the QMD address was left in the guest's view. */
 Test(forward, qmd_address_left_in_the_guest_view_is_named)
 {
-	run r = run_text(pcas_launch, "tests/forward/pcas.chain", relocate_pushbuffer_only, NULL);
+	run r = run_text(pcas_launch, "tests/forward/pcas_launch", relocate_pushbuffer_only, NULL);
 	cs_stage b = r.r->overall.first_break;
 	cr_expect(b == CS_STAGE_QMD_INSTALL || b == CS_STAGE_QMD_READ, "break at %d: %s", (int)b,
 		  r.r->overall.diagnosis);
@@ -153,7 +153,7 @@ Test(forward, library_relocation_completes_the_pcas_launch)
 {
 	cs_rewrite *rw = cs_rewrite_new();
 	cs_rewrite_relocate(rw, true);
-	run r = run_text(pcas_launch, "tests/forward/pcas.chain", cs_rewrite_forward, rw);
+	run r = run_text(pcas_launch, "tests/forward/pcas_launch", cs_rewrite_forward, rw);
 	cr_expect_eq(r.r->overall.first_break, CS_STAGE_NONE, "%s", r.r->overall.diagnosis);
 	float c[4];
 	uint64_t va;
@@ -182,7 +182,7 @@ Test(forward, each_qmd_address_left_behind_is_named)
 		cs_rewrite *rw = cs_rewrite_new();
 		cs_rewrite_relocate(rw, true);
 		cr_assert(cs_rewrite_keep_guest(rw, cases[i].keep));
-		run r = run_text(pcas_launch, "tests/forward/pcas.chain", cs_rewrite_forward, rw);
+		run r = run_text(pcas_launch, "tests/forward/pcas_launch", cs_rewrite_forward, rw);
 		cr_expect_eq(r.r->overall.first_break, cases[i].stage, "keep %s: break at %d: %s",
 			     cases[i].keep, (int)r.r->overall.first_break, r.r->overall.diagnosis);
 		cr_expect_eq(r.r->overall.cause, CS_CAUSE_FORWARD_UNRELOCATED, "keep %s: %s",

@@ -251,25 +251,70 @@ static void check_links(const char *root, const char *rel, const char *text)
 	g_free(dir);
 }
 
-/* Every .md document a source file names (a comment, a message) is in the
- * repository: at that path from the root, beside the file, or under docs/. */
-static void check_named_documents(const char *root, const char *rel, const char *text)
+/* True when name is a file of the repository: at that path from the root,
+ * beside the file that names it, under docs/ or under include/. */
+static bool names_a_file(const char *root, const char *dir, const char *name)
 {
-	GRegex *re = g_regex_new("[A-Za-z0-9_./-]+\\.md\\b", 0, 0, NULL);
+	const char *const bases[] = { "", dir, "docs", "include" };
+	bool found = false;
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]) && !found; i++) {
+		char *abs = g_build_filename(root, bases[i], name, NULL);
+		found = g_file_test(abs, G_FILE_TEST_EXISTS);
+		g_free(abs);
+	}
+	return found;
+}
+
+/* True when name's first folder is a folder of the repository (at the root
+ * or beside the file that names it): a path into another project (a kernel
+ * module's source, tinygrad's) starts elsewhere. */
+static bool in_repository_folder(const char *root, const char *dir, const char *name)
+{
+	char *first = g_strndup(name, strcspn(name, "/"));
+	char *at_root = g_build_filename(root, first, NULL);
+	char *beside = g_build_filename(root, dir, first, NULL);
+	bool in = g_file_test(at_root, G_FILE_TEST_IS_DIR) || g_file_test(beside, G_FILE_TEST_IS_DIR);
+	g_free(beside);
+	g_free(at_root);
+	g_free(first);
+	return in;
+}
+
+/* True when a part of name is a placeholder in capitals (NAME.chain,
+ * K.sm_XX.ptx): a pattern, not a file. */
+static bool has_placeholder(const char *name)
+{
+	char **parts = g_strsplit(name, "/", -1);
+	bool found = false;
+	for (unsigned i = 0; parts[i] && !found; i++) {
+		size_t n = strcspn(parts[i], ".");
+		size_t caps = strspn(parts[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+		found = n > 0 && caps == n && strncmp(parts[i], "README", n) != 0;
+	}
+	g_strfreev(parts);
+	return found;
+}
+
+/* Every file a source or a document names (a comment, a message, prose) is in
+ * the repository: every .md name, and every relative path into one of the
+ * repository's folders that ends in a source's or a document's extension.
+ * Absolute paths, URLs' paths, paths with a printf conversion, a glob or a
+ * placeholder in them, and paths under build/ are not files of the repository. */
+static void check_named_files(const char *root, const char *rel, const char *text)
+{
+	GRegex *re = g_regex_new("(?<![A-Za-z0-9_./%*:<>{}$~-])"
+				 "(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.(?:md|c|h|def|build|chain|"
+				 "sh|py|S|ld|cu|ptx)\\b(?![/%*(]|\\.[A-Za-z0-9])",
+				 0, 0, NULL);
 	GMatchInfo *m = NULL;
 	char *dir = g_path_get_dirname(rel);
 	for (g_regex_match(re, text, 0, &m); g_match_info_matches(m); g_match_info_next(m, NULL)) {
 		char *name = g_match_info_fetch(m, 0);
-		char *at_root = g_build_filename(root, name, NULL);
-		char *beside = g_build_filename(root, dir, name, NULL);
-		char *in_docs = g_build_filename(root, "docs", name, NULL);
-		cr_expect(g_file_test(at_root, G_FILE_TEST_EXISTS) ||
-				  g_file_test(beside, G_FILE_TEST_EXISTS) ||
-				  g_file_test(in_docs, G_FILE_TEST_EXISTS),
-			  "%s names %s, which is not a document in the repository", rel, name);
-		g_free(at_root);
-		g_free(beside);
-		g_free(in_docs);
+		bool is_doc = g_str_has_suffix(name, ".md");
+		if ((is_doc || strchr(name, '/')) && !g_str_has_prefix(name, "build/") &&
+		    (is_doc || in_repository_folder(root, dir, name)) && !has_placeholder(name))
+			cr_expect(names_a_file(root, dir, name),
+				  "%s names %s, which is not a file in the repository", rel, name);
 		g_free(name);
 	}
 	g_match_info_free(m);
@@ -326,8 +371,7 @@ static void check_file(const char *child, const char *name, const char *text, vo
 		  "%s carries a note of how the code came to be, not of what it is", child);
 	if (g_str_has_suffix(name, ".md"))
 		check_links(root, child, text);
-	else
-		check_named_documents(root, child, text);
+	check_named_files(root, child, text);
 }
 
 Test(docs, the_repository_points_only_at_its_own_documents)
