@@ -449,13 +449,21 @@ static void scan_lines(const char *child, const char *text, void *ctx)
 	g_strfreev(lines);
 }
 
-/* Every line of the .c and .h files under rel that matches re must be in
- * allow; *files counts the files read. */
-static void scan_sources(const char *root, const char *rel, GRegex *re, scan_allow *allow,
-			 size_t nallow, const char *what, unsigned *files)
+/* Every line of the .c and .h files under each of dirs (NULL-ended) that
+ * matches re must be in allow, and every allow entry must match a line; more
+ * than min_files files must be read. Frees re. */
+static void scan_sources(const char *root, const char *const *dirs, GRegex *re,
+			 scan_allow *allow, size_t nallow, const char *what, unsigned min_files)
 {
 	scan sc = { re, allow, nallow, what };
-	for_each_source(root, rel, false, scan_lines, &sc, files);
+	unsigned files = 0;
+	for (size_t i = 0; dirs[i]; i++)
+		for_each_source(root, dirs[i], false, scan_lines, &sc, &files);
+	cr_expect_gt(files, min_files, "only %u source files looked at", files);
+	for (size_t a = 0; a < nallow; a++)
+		cr_expect(allow[a].seen > 0, "allow-list entry %s '%s' matches nothing: drop it",
+			  allow[a].file, allow[a].text);
+	g_regex_unref(re);
 }
 
 /* Behaviour asks the class table for a feature (cs_class_has) or a QMD version
@@ -469,12 +477,8 @@ Test(docs, no_code_compares_class_ids)
 				 "|\\bcase\\s+0x[cC][0-9a-fA-F]{3}\\s*:",
 				 0, 0, NULL);
 	cr_assert_not_null(re);
-	unsigned files = 0;
-	static const char *const dirs[] = { "base", "fe", "gr", "sim", "ptxrun", "tools" };
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		scan_sources(root, dirs[i], re, NULL, 0, "compares a class id", &files);
-	cr_expect_gt(files, 40, "only %u source files looked at", files);
-	g_regex_unref(re);
+	static const char *const dirs[] = { "base", "fe", "gr", "sim", "ptxrun", "tools", NULL };
+	scan_sources(root, dirs, re, NULL, 0, "compares a class id", 40);
 }
 
 /* Method and QMD fields are read and written by name: through the accessors
@@ -530,16 +534,10 @@ Test(docs, no_hand_shifted_fields)
 		{ "tools/repl_coro.c", "(((uintptr_t)hi << 32) | (uintptr_t)lo)",
 		  "a pointer passed through makecontext's int arguments, not a field", 0 },
 	};
-	unsigned files = 0;
-	static const char *const dirs[] = { "fe", "gr", "sim", "ptxrun/module", "tools", "repl" };
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		scan_sources(root, dirs[i], re, allow, sizeof(allow) / sizeof(allow[0]),
-			     "shifts a field by hand", &files);
-	cr_expect_gt(files, 40, "only %u source files looked at", files);
-	for (size_t a = 0; a < sizeof(allow) / sizeof(allow[0]); a++)
-		cr_expect(allow[a].seen > 0, "allow-list entry %s '%s' matches nothing: drop it",
-			  allow[a].file, allow[a].text);
-	g_regex_unref(re);
+	static const char *const dirs[] = { "fe", "gr", "sim", "ptxrun/module", "tools", "repl",
+					    NULL };
+	scan_sources(root, dirs, re, allow, sizeof(allow) / sizeof(allow[0]),
+		     "shifts a field by hand", 40);
 }
 
 /* Every C source, header and table of the project starts with its SPDX
@@ -656,4 +654,25 @@ Test(docs, every_function_is_called)
 	cr_expect_gt(defs, 500, "only %u functions found", defs);
 	g_hash_table_destroy(uses);
 	g_string_free(all, TRUE);
+}
+
+/* docs/architecture.md's rules hold: no runtime assert (the one abort is the
+ * stream REPL's coroutine with nowhere to return to), and command lines go
+ * through getopt_long, not GLib's option parser. */
+Test(docs, no_asserts_and_no_glib_option_parsing)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	static const char *const dirs[] = { "base", "fe", "gr", "ptxrun", "sim", "gsp", "hw",
+					    "hwfake", "repl", "tools", "include", NULL };
+	scan_allow allow[] = {
+		{ "tools/repl_coro.c", "abort(); /* fn ends with rs_coro_exit */",
+		  "a coroutine's function never returns", 0 },
+		{ "tools/repl_coro.c", "abort(); /* never resumed */",
+		  "a finished coroutine is never resumed", 0 },
+	};
+	GRegex *re = g_regex_new("\\b(assert|g_assert[a-z_]*|g_error|abort)\\s*\\(|<assert\\.h>|"
+				 "GOption|g_option_",
+				 0, 0, NULL);
+	scan_sources(root, dirs, re, allow, sizeof(allow) / sizeof(allow[0]),
+		     "asserts, aborts or parses options with GLib", 150);
 }
