@@ -676,3 +676,31 @@ Test(docs, no_asserts_and_no_glib_option_parsing)
 	scan_sources(root, dirs, re, allow, sizeof(allow) / sizeof(allow[0]),
 		     "asserts, aborts or parses options with GLib", 150);
 }
+
+/* The comment atop a source says what the file is; a format's or a command's
+ * specification lives in docs/ (a header's contract may take a page). */
+static void expect_short_opening(const char *child, const char *text, void *ctx)
+{
+	(void)ctx;
+	const char *open = strchr(text, '\n');
+	if (!open || !g_str_has_prefix(open + 1, "/*"))
+		return;
+	const char *close = strstr(open + 1, "*/");
+	unsigned lines = 1;
+	for (const char *p = open + 1; close && p < close; p++)
+		lines += *p == '\n';
+	cr_expect(close && lines <= 70,
+		  "%s opens with a %u-line comment: move the specification into docs/", child,
+		  lines);
+}
+
+Test(docs, every_source_opens_with_a_short_comment)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	static const char *const dirs[] = { "base", "fe", "gr", "ptxrun", "sim", "gsp", "hw",
+					    "hwfake", "repl", "tools", "include" };
+	unsigned files = 0;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		for_each_source(root, dirs[i], true, expect_short_opening, NULL, &files);
+	cr_expect_gt(files, 150, "only %u source files looked at", files);
+}
