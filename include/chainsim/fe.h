@@ -109,6 +109,8 @@ static inline uint32_t cs_fe_sem_execute(cs_fe_sem_op op, bool payload64, bool t
 
 CS_API const char *cs_fe_sem_op_name(uint32_t op);  /* "ACQ_STRICT_GEQ"; "?" when out of range */
 CS_API const char *cs_fe_red_op_name(uint32_t op);  /* "IADD"; "?" when out of range */
+/* SEMAPHORED_D's OPERATION code (1, 2, 4, 8, 16): "ACQ_GEQ"; "?" when none */
+CS_API const char *cs_fe_semd_op_name(uint32_t code);
 /* "INC", "NONINC", "IMMD", "ONEINC", "END_SEG", and for 0, 2, 6 clc56f.h's
  * "GRP0_USE_TERT", "GRP2_USE_TERT", "RESERVED6". */
 CS_API const char *cs_fe_secop_name(uint32_t op);

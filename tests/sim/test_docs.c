@@ -704,3 +704,15 @@ Test(docs, every_source_opens_with_a_short_comment)
 		for_each_source(root, dirs[i], true, expect_short_opening, NULL, &files);
 	cr_expect_gt(files, 150, "only %u source files looked at", files);
 }
+
+/* The semaphore operations' names are include/chainsim/hostclass.def's
+ * (cs_fe_sem_op_name, cs_fe_semd_op_name): no string of the code spells one. */
+Test(docs, semaphore_operations_are_named_by_the_class_table)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	static const char *const dirs[] = { "fe", "gr", "sim", "tools", "repl", "hw", NULL };
+	GRegex *re = g_regex_new("\"[^\"]*\\b(ACQUIRE|ACQ_STRICT_GEQ|ACQ_CIRC_GEQ|ACQ_GEQ|ACQ_AND|"
+				 "ACQ_NOR|operation=RELEASE|operation=REDUCTION)\\b",
+				 0, 0, NULL);
+	scan_sources(root, dirs, re, NULL, 0, "spells a semaphore operation's name", 60);
+}
