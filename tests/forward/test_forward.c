@@ -14,13 +14,8 @@
 #include "chainsim/report.h"
 #include "chainsim/rewrite.h"
 #include "chainsim/scenario.h"
+#include "source.h"
 
-static char *source_path(const char *rel)
-{
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	cr_assert_not_null(root, "CHAINSIM_SOURCE_ROOT is not set (run through meson test)");
-	return g_build_filename(root, rel, NULL);
-}
 
 typedef struct run {
 	cs_scenario *s;
@@ -34,7 +29,7 @@ static run run_text(const char *text, const char *rel, cs_forward_fn hook, void 
 {
 	run out = { 0 };
 	cs_diag d;
-	char *path = source_path(rel);
+	char *path = test_source_path(rel);
 	char *dir = g_path_get_dirname(path);
 	out.s = cs_scenario_parse(text, strlen(text), path, dir, &d);
 	cr_assert_not_null(out.s, "%s", d.msg);
@@ -53,7 +48,7 @@ static run run_text(const char *text, const char *rel, cs_forward_fn hook, void 
 
 static run run_file(const char *rel, cs_forward_fn hook, void *ctx)
 {
-	char *path = source_path(rel);
+	char *path = test_source_path(rel);
 	gchar *text = NULL;
 	cr_assert(g_file_get_contents(path, &text, NULL, NULL), "%s: cannot read", path);
 	run out = run_text(text, rel, hook, ctx);
@@ -211,7 +206,7 @@ static void note_by_hand(void *ctx, uint32_t ch)
 
 Test(forward, hand_recorded_rewrite_keeps_a_correct_stream_complete)
 {
-	char *path = source_path("tests/conformance/complete-hopper-pcas.chain");
+	char *path = test_source_path("tests/conformance/complete-hopper-pcas.chain");
 	cs_diag d;
 	cs_scenario *s = cs_scenario_load(path, &d);
 	cr_assert_not_null(s, "%s", d.msg);
@@ -267,7 +262,7 @@ static GString *with_windows(const char *text)
 
 Test(forward, tinygrad_streams_relocated_end_to_end, .timeout = 120)
 {
-	char *dir = source_path("tests/outside");
+	char *dir = test_source_path("tests/outside");
 	GDir *d = g_dir_open(dir, 0, NULL);
 	cr_assert_not_null(d);
 	unsigned streams = 0;
@@ -275,7 +270,7 @@ Test(forward, tinygrad_streams_relocated_end_to_end, .timeout = 120)
 		if (!g_str_has_suffix(fn, ".chain"))
 			continue;
 		char *rel = g_build_filename("tests/outside", fn, NULL);
-		char *path = source_path(rel);
+		char *path = test_source_path(rel);
 		gchar *text = NULL;
 		cr_assert(g_file_get_contents(path, &text, NULL, NULL));
 		GString *s = with_windows(text);
