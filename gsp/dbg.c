@@ -80,6 +80,19 @@ static const gsp_command *find_command(const char *word)
 	return NULL;
 }
 
+/* The RPC names `rpc send` and `rpc post` take, one string. */
+static void rpc_names_list(char *buf, size_t len)
+{
+	size_t used = 0;
+	uint32_t fn;
+	const char *name;
+	buf[0] = 0;
+	for (size_t i = 0; (name = cs_gsp_rpc_known(i, &fn)) && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s (%u)", i ? ", " : "", name, fn);
+	if (used < len)
+		snprintf(buf + used, len - used, ", or a function number");
+}
+
 static cs_status cmd_help(const char *name, FILE *out, cs_diag *d)
 {
 	if (name) {
@@ -91,6 +104,11 @@ static cs_status cmd_help(const char *name, FILE *out, cs_diag *d)
 		fprintf(out, "usage: %s\n  %s\n", c->usage, c->what);
 		if (c->aliases[0])
 			fprintf(out, "  also: %s\n", c->aliases);
+		if (!strcmp(c->name, "rpc")) {
+			char names[512];
+			rpc_names_list(names, sizeof(names));
+			fprintf(out, "  NAME (send, post): %s\n", names);
+		}
 		return CS_OK;
 	}
 	for (size_t i = 0; i < NCOMMANDS; i++)
@@ -385,7 +403,7 @@ static void print_insn(cs_gsp *m, FILE *out, uint64_t pc, bool mark)
 	char sym[128], txt[320];
 	cs_rv_insn in;
 	cs_gsp_symbolize(m, pc, sym, sizeof(sym));
-	bool ok = uc_mem_read(m->uc, pc, b, 4) == UC_ERR_OK || uc_mem_read(m->uc, pc, b, 2) == UC_ERR_OK;
+	bool ok = gsp_read_code(m, pc, b, 4) || gsp_read_code(m, pc, b, 2);
 	if (ok && (cs_rv_decode_in(m->img, b, 4, pc, &in) || in.len)) {
 		cs_rv_format(&in, txt, sizeof(txt));
 		if (in.has_target) {
@@ -403,7 +421,8 @@ static uint64_t insn_len_at(cs_gsp *m, uint64_t pc)
 {
 	uint8_t b[4] = { 0 };
 	cs_rv_insn in;
-	uc_mem_read(m->uc, pc, b, 4);
+	if (!gsp_read_code(m, pc, b, 4))
+		gsp_read_code(m, pc, b, 2);
 	cs_rv_decode_in(m->img, b, 4, pc, &in);
 	return in.len ? in.len : 2;
 }
@@ -840,7 +859,10 @@ static cs_status cmd_rpc(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 	if (!strcmp(sub, "send") || !strcmp(sub, "post")) {
 		uint32_t fn;
 		if (a->argc < 3 || !cs_gsp_rpc_lookup(a->argv[2], &fn)) {
-			cs_diag_set(d, CS_ERR_INPUT, "rpc %s: unknown function '%s'", sub, a->argc < 3 ? "" : a->argv[2]);
+			char names[512];
+			rpc_names_list(names, sizeof(names));
+			cs_diag_set(d, CS_ERR_INPUT, "rpc %s: unknown function '%s': give %s", sub,
+				    a->argc < 3 ? "" : a->argv[2], names);
 			free(rep);
 			return CS_ERR_INPUT;
 		}
@@ -1171,6 +1193,39 @@ static cs_status cmd_print(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 	fprintf(out, "%s = 0x%" PRIx64 " (%" PRId64 ")%s%s%s\n", expr, v, (int64_t)v, sym[0] != '0' ? " <" : "",
 		sym[0] != '0' ? sym : "", sym[0] != '0' ? ">" : "");
 	return CS_OK;
+}
+
+const char *gsp_dbg_gdb_instead(const char *line)
+{
+	static const struct {
+		const char *command, *sub, *instead;
+	} moves_the_hart[] = {
+		{ "continue", NULL, "gdb's 'continue'" },
+		{ "step", NULL, "gdb's 'step'" },
+		{ "next", NULL, "gdb's 'next'" },
+		{ "stepi", NULL, "gdb's 'stepi'" },
+		{ "nexti", NULL, "gdb's 'nexti'" },
+		{ "finish", NULL, "gdb's 'finish'" },
+		{ "set", "$", "gdb's 'set $REG = VALUE'" },
+		{ "rpc", "init", "'monitor msgq init', then gdb's 'continue' (the firmware initializes "
+				 "until it idles), then 'monitor rpc recv' for GSP_INIT_DONE" },
+		{ "rpc", "send", "'monitor rpc post NAME', then gdb's 'continue', then 'monitor rpc recv'" },
+		{ "rpc", "drain", "gdb's 'continue', then 'monitor rpc recv' for each reply" },
+	};
+	argv_t a;
+	cs_diag d;
+	if (!split(line, &a, &d) || a.argc == 0)
+		return NULL;
+	const gsp_command *cmd = find_command(a.argv[0]);
+	for (size_t i = 0; cmd && i < sizeof(moves_the_hart) / sizeof(moves_the_hart[0]); i++) {
+		const char *sub = moves_the_hart[i].sub;
+		if (strcmp(cmd->name, moves_the_hart[i].command))
+			continue;
+		if (!sub || (a.argc > 1 && (!strcmp(a.argv[1], sub) ||
+					    (!strcmp(sub, "$") && a.argv[1][0] == '$'))))
+			return moves_the_hart[i].instead;
+	}
+	return NULL;
 }
 
 cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)

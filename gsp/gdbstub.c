@@ -303,7 +303,8 @@ static void console_after_stop(cs_gsp *m, size_t log_before, const cs_gsp_stop *
 		g_string_append_len(console, log + log_before, (gssize)(log_len - log_before));
 	switch (st->reason) {
 	case CS_GSP_STOP_DESYNC: case CS_GSP_STOP_FAULT: case CS_GSP_STOP_GUARD: case CS_GSP_STOP_BUDGET:
-	case CS_GSP_STOP_IDLE: case CS_GSP_STOP_EBREAK: case CS_GSP_STOP_REPLY: case CS_GSP_STOP_RETURNED: {
+	case CS_GSP_STOP_IDLE: case CS_GSP_STOP_EBREAK: case CS_GSP_STOP_REPLY: case CS_GSP_STOP_RETURNED:
+	case CS_GSP_STOP_SHUTDOWN: {
 		char desc[512];
 		cs_gsp_stop_describe(m, st, desc, sizeof(desc));
 		g_string_append_printf(console, "chainsim: %s\n", desc);
@@ -350,7 +351,11 @@ static void monitor_command(cs_gsp *m, const char *hex, char *reply, size_t max)
 	}
 	cs_diag d;
 	cs_diag_clear(&d);
-	if (cs_gsp_dbg_exec(m, line, out, &d) != CS_OK) {
+	const char *instead = gsp_dbg_gdb_instead(line);
+	if (instead)
+		fprintf(out, "error: 'monitor %s' would move the hart behind gdb's back (gdb keeps "
+			"showing the registers it read, the old pc): use %s\n", line, instead);
+	else if (cs_gsp_dbg_exec(m, line, out, &d) != CS_OK) {
 		char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
 		cs_diag_format(&d, msg, sizeof(msg));
 		fprintf(out, "error: %s\n", msg);

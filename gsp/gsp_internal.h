@@ -78,14 +78,68 @@ typedef struct gsp_hit {
 	char detail[256];
 } gsp_hit;
 
-/* An access to unmapped or protected memory, seen by the invalid-memory hook. */
+/* An access to unmapped or protected memory, seen by the invalid-memory hook;
+ * why is set where the model's own page walk refused it (paging.c). */
 typedef struct gsp_bad_access {
 	bool set;
 	uc_mem_type type;
 	uint64_t addr;
 	uint32_t size;
 	uint64_t value;
+	char why[96];
 } gsp_bad_access;
+
+/* The M-mode monitor model (monitor.c): the partitions the firmware
+ * registered, each with its entry and the S-mode state a switch saves and
+ * restores. */
+enum { GSP_PARTITIONS_MAX = 16, GSP_PARTITION_CSRS = 8, GSP_PMP_WINDOWS_MAX = 16 };
+/* A window a partition was granted (FID 8 or 9): as the calls give it. */
+typedef struct gsp_pmp_window {
+	uint64_t base, size, access;
+	uint64_t index[2]; /* the call's a1 and a2 */
+} gsp_pmp_window;
+
+/* An entry of the MPU model (mpu.c), and the MPU of one partition. */
+enum { GSP_MPU_ENTRIES = 128, GSP_MPU_PIECES = 4 };
+/* A second mapping, at va, of the part of one region an entry covers. */
+typedef struct gsp_mpu_piece {
+	uint64_t va, size;
+	gsp_mmio *dev;  /* a device region's piece: its offset there is delta + the access's */
+	uint64_t delta;
+} gsp_mpu_piece;
+
+typedef struct gsp_mpu_entry {
+	uint64_t va; /* virtual base | 1 valid */
+	uint64_t pa, range, attr;
+	gsp_mpu_piece piece[GSP_MPU_PIECES];
+	size_t npieces;
+} gsp_mpu_entry;
+
+enum { GSP_MPU_GROUPS = GSP_MPU_ENTRIES / 64 };
+typedef struct gsp_mpu {
+	uint64_t index, group;
+	uint64_t bits[GSP_MPU_GROUPS]; /* what 0x5d1 holds for each group */
+	gsp_mpu_entry entry[GSP_MPU_ENTRIES];
+} gsp_mpu;
+
+typedef struct gsp_partition {
+	gsp_mpu mpu;
+	gsp_pmp_window window[GSP_PMP_WINDOWS_MAX];
+	size_t nwindows;
+	bool registered;
+	uint64_t entry;
+	uint64_t args[4]; /* the registration's a2..a5, kept as given */
+	bool saved;       /* csr holds its S-mode CSRs from when it was left */
+	uint64_t csr[GSP_PARTITION_CSRS];
+} gsp_partition;
+
+typedef struct gsp_monitor {
+	bool on;
+	unsigned current;
+	uint64_t message_area[5]; /* FID 10's a0..a4 */
+	uint64_t time;            /* the virtual clock `time` reads */
+	gsp_partition part[GSP_PARTITIONS_MAX];
+} gsp_monitor;
 
 typedef struct gsp_snapshot {
 	char name[64];
@@ -110,6 +164,7 @@ struct cs_gsp {
 	int frame_sel;
 	uint64_t frame_pc, frame_sp;
 	cs_gsp_map map;
+	void *host[CS_GSP_REGIONS_MAX]; /* the memory of each ram/rom region */
 	const cs_gsp_image *img;
 	/* img, then the images cs_gsp_load added beside it */
 	const cs_gsp_image *images[CS_GSP_IMAGES_MAX];
@@ -153,6 +208,11 @@ struct cs_gsp {
 	FILE *unmodelled_log; /* --mmio-log: unmapped accesses and unknown CSRs */
 	gsp_unmodelled_page unmodelled[GSP_UNMODELLED_PAGES_MAX];
 	size_t nunmodelled;
+	gsp_monitor mon;
+	GHashTable *placeholders; /* virtual page numbers mapped for Unicorn's check (paging.c) */
+	bool placeholder_retry;   /* a fetch at placeholder_va needs one first (machine.c) */
+	bool mpu_refused;         /* the MPU model could not map an entry (mpu.c) */
+	uint64_t placeholder_va;
 	GString *log;
 	GString *logline;
 	uint32_t irq_pending; /* doorbells pending for the GSP, bit per queue */
@@ -171,6 +231,14 @@ uint64_t gsp_reg(cs_gsp *m, int ucreg);
 void gsp_set_reg(cs_gsp *m, int ucreg, uint64_t v);
 /* The region holding all of [addr, addr + len), or NULL. */
 const cs_gsp_region *gsp_region_of(const cs_gsp *m, uint64_t addr, uint64_t len);
+/* The model's memory behind [addr, addr + len) of one ram/rom region, and
+ * that region's permissions; NULL elsewhere. */
+uint8_t *gsp_host_of(const cs_gsp *m, uint64_t addr, uint64_t len, uint32_t *perms);
+/* The device of a device region; an access to it as the firmware's would
+ * be (traced, modelled). */
+gsp_mmio *gsp_mmio_of(cs_gsp *m, const cs_gsp_region *r);
+uint64_t gsp_mmio_read(gsp_mmio *dev, uint64_t off, unsigned size);
+void gsp_mmio_write(gsp_mmio *dev, uint64_t off, unsigned size, uint64_t v);
 /* Memory hooks take effect in blocks translated after the first one came. */
 void gsp_mem_hook_added(cs_gsp *m);
 void gsp_mem_hook_removed(cs_gsp *m);
@@ -201,6 +269,43 @@ void gsp_reservation_clear(cs_gsp *m);
 /* One line of the unmodelled-access log (--mmio-log): what, by the
  * instruction at pc. */
 void gsp_log_unmodelled(cs_gsp *m, const char *what, uint64_t pc);
+
+/* ---- translation for the map check (paging.c) ---- */
+typedef enum { GSP_ACCESS_READ, GSP_ACCESS_WRITE, GSP_ACCESS_FETCH } gsp_access;
+typedef enum {
+	GSP_WALK_BARE,           /* no translation in the access's mode: pa = va */
+	GSP_WALK_MAPPED,         /* a leaf permits the access: pa */
+	GSP_WALK_PAGE_FAULT,     /* the hardware raises a page fault */
+	GSP_WALK_TABLE_UNMAPPED, /* a table entry at pa is in no ram or rom region */
+} gsp_walk;
+/* The Sv39/Sv48 walk of va for an access in the hart's current mode
+ * (mstatus.MPRV, SUM and MXR included). */
+gsp_walk gsp_translate(cs_gsp *m, uint64_t va, gsp_access acc, uint64_t *pa);
+/* Whether addr's page is a placeholder, and mapping one at va's page. */
+bool gsp_placeholder_at(const cs_gsp *m, uint64_t addr);
+bool gsp_map_placeholder(cs_gsp *m, uint64_t va);
+/* len bytes of code at the virtual address va, read through the walk. */
+bool gsp_read_code(cs_gsp *m, uint64_t va, void *buf, size_t len);
+
+/* ---- the monitor model (monitor.c) ---- */
+typedef enum { GSP_MONITOR_NOT_MINE, GSP_MONITOR_RETURNED, GSP_MONITOR_STOP } gsp_monitor_action;
+/* An ecall (cause 8 or 9) at epc: answered by the monitor model when it is on
+ * and the call reaches M; GSP_MONITOR_STOP fills st. */
+gsp_monitor_action gsp_monitor_ecall(cs_gsp *m, uint64_t cause, uint64_t epc, cs_gsp_stop *st);
+/* A read of the time CSR (the illegal instruction insn at epc) under the
+ * monitor model: answered with its virtual clock; true when it was one. */
+bool gsp_monitor_time(cs_gsp *m, uint32_t insn, uint64_t epc);
+
+/* ---- the MPU model (mpu.c) ---- */
+typedef enum { GSP_MPU_NOT_MINE, GSP_MPU_DONE, GSP_MPU_REFUSED } gsp_mpu_result;
+/* A CSR instruction on csr (op 0 read only, 1 write, 2 set, 3 clear
+ * operand): the CSR's value before it in *old; REFUSED fills why. */
+gsp_mpu_result gsp_mpu_csr(cs_gsp *m, unsigned csr, unsigned op, uint64_t operand, uint64_t *old, char *why,
+			   size_t len);
+/* The current partition's MPU mappings go when it is left and come back
+ * when it is entered (false, with why, when one cannot). */
+void gsp_mpu_leave(cs_gsp *m);
+bool gsp_mpu_enter(cs_gsp *m, char *why, size_t len);
 
 /* ---- breakpoints and watchpoints (points.c) ---- */
 /* Raises a stop from inside a memory hook. */
@@ -246,7 +351,17 @@ const gsp_gdb_packet *gsp_gdb_packets(size_t *count);
 
 /* ---- the message queues' monitor hook and cursor names (msgq.c) ---- */
 void gsp_msgq_arm_monitor(cs_gsp *m);
+/* The queues in shared region r, their page table holding dma_base + the
+ * offset of each page (the address the host's side gives the device). */
+cs_status gsp_msgq_init_dma(cs_gsp *m, const cs_gsp_region *r, uint64_t dma_base, cs_diag *d);
 const char *gsp_msgq_cursor_name(cs_gsp *m, uint64_t addr);
+
+/* ---- debugger commands over gdb's monitor (dbg.c) ---- */
+/* What a gdb client types instead of the debugger command line, when the
+ * line moves the hart behind gdb's back (it runs the firmware, or writes a
+ * register): gdb keeps the registers it read until it resumes the target
+ * itself. NULL when the line leaves the registers as gdb read them. */
+const char *gsp_dbg_gdb_instead(const char *line);
 
 /* ---- unwinding (dbg.c) ---- */
 typedef struct gsp_frame {

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "gsp_internal.h"
 
@@ -294,21 +295,29 @@ static void mmio_model_write(gsp_mmio *dev, uint64_t off, unsigned size, uint64_
 	}
 }
 
-static uint64_t mmio_read_cb(uc_engine *uc, uint64_t off, unsigned size, void *user)
+uint64_t gsp_mmio_read(gsp_mmio *dev, uint64_t off, unsigned size)
 {
-	(void)uc;
-	gsp_mmio *dev = user;
 	uint64_t v = mmio_model_read(dev, off, size);
 	mmio_trace(dev, "R", off, size, v);
 	return v;
 }
 
+void gsp_mmio_write(gsp_mmio *dev, uint64_t off, unsigned size, uint64_t v)
+{
+	mmio_trace(dev, "W", off, size, v);
+	mmio_model_write(dev, off, size, v);
+}
+
+static uint64_t mmio_read_cb(uc_engine *uc, uint64_t off, unsigned size, void *user)
+{
+	(void)uc;
+	return gsp_mmio_read(user, off, size);
+}
+
 static void mmio_write_cb(uc_engine *uc, uint64_t off, unsigned size, uint64_t v, void *user)
 {
 	(void)uc;
-	gsp_mmio *dev = user;
-	mmio_trace(dev, "W", off, size, v);
-	mmio_model_write(dev, off, size, v);
+	gsp_mmio_write(user, off, size, v);
 }
 
 void cs_gsp_mmio_trace(cs_gsp *m, FILE *out)
@@ -338,6 +347,15 @@ void cs_gsp_ring_doorbell(cs_gsp *m, unsigned queue)
 }
 
 /* ---- creation ---- */
+
+uint8_t *gsp_host_of(const cs_gsp *m, uint64_t addr, uint64_t len, uint32_t *perms)
+{
+	const cs_gsp_region *r = gsp_region_of(m, addr, len);
+	if (!r || r->kind == CS_GSP_MMIO)
+		return NULL;
+	*perms = r->kind == CS_GSP_ROM ? (UC_PROT_READ | UC_PROT_EXEC) : UC_PROT_ALL;
+	return (uint8_t *)m->host[r - m->map.region] + (addr - r->base);
+}
 
 const cs_gsp_region *gsp_region_of(const cs_gsp *m, uint64_t addr, uint64_t len)
 {
@@ -412,20 +430,102 @@ void cs_gsp_unmodelled_log(cs_gsp *m, FILE *out)
 	m->unmodelled_log = out;
 }
 
+static bool unmodelled_page_at(const cs_gsp *m, uint64_t addr)
+{
+	for (size_t i = 0; i < m->nunmodelled; i++)
+		if (m->unmodelled[i].base == (addr & ~0xFFFull))
+			return true;
+	return false;
+}
+
+/* Whether the physical page of pa takes the access: a region of the map that
+ * allows it, or a page --mmio-log made (or makes now) a logging device. */
+static bool physical_takes(cs_gsp *m, uint64_t pa, gsp_access acc)
+{
+	const cs_gsp_region *r = gsp_region_of(m, pa, 1);
+	if (r)
+		return acc == GSP_ACCESS_FETCH ? r->kind != CS_GSP_MMIO : acc != GSP_ACCESS_WRITE || r->kind != CS_GSP_ROM;
+	if (acc == GSP_ACCESS_FETCH || gsp_placeholder_at(m, pa))
+		return false;
+	return unmodelled_page_at(m, pa) || map_unmodelled_page(m, pa);
+}
+
+static bool refuse(cs_gsp *m, uc_mem_type type, uint64_t addr, int size, int64_t value, const char *why)
+{
+	m->bad_access.set = true;
+	m->bad_access.type = type;
+	m->bad_access.addr = addr;
+	m->bad_access.size = (uint32_t)size;
+	m->bad_access.value = (uint64_t)value;
+	snprintf(m->bad_access.why, sizeof(m->bad_access.why), "%s", why);
+	return false;
+}
+
+/* Maps the placeholder an access at unmapped va needs. A fetch has filled
+ * Unicorn's TLB for va before the check, and mapping flushes that TLB under
+ * the fetch (it would use the flushed entry): the run stops there instead,
+ * and the run loop maps the page and starts again at the same block. */
+static bool placeholder_for(cs_gsp *m, uint64_t va, gsp_access acc)
+{
+	if (acc != GSP_ACCESS_FETCH)
+		return gsp_map_placeholder(m, va);
+	m->placeholder_retry = true;
+	m->placeholder_va = va;
+	return false;
+}
+
+/* An access Unicorn found unmapped, or protected at a placeholder: with
+ * paging on, the model's walk decides (paging.c). A page fault is left to
+ * Unicorn's own walk, which raises it. */
+static bool translated_access(cs_gsp *m, uc_mem_type type, uint64_t addr, int size, int64_t value,
+			      bool placeholder, bool *handled)
+{
+	gsp_access acc = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT ? GSP_ACCESS_FETCH
+			 : type == UC_MEM_WRITE_UNMAPPED || type == UC_MEM_WRITE_PROT ? GSP_ACCESS_WRITE
+										      : GSP_ACCESS_READ;
+	uint64_t pa;
+	char why[96];
+	switch (gsp_translate(m, addr, acc, &pa)) {
+	case GSP_WALK_BARE:
+		if (!placeholder)
+			return false;
+		snprintf(why, sizeof(why), "physical 0x%" PRIx64 " is not in the map", addr);
+		*handled = refuse(m, type, addr, size, value, why);
+		return true;
+	case GSP_WALK_PAGE_FAULT:
+		*handled = placeholder || placeholder_for(m, addr, acc);
+		return true;
+	case GSP_WALK_TABLE_UNMAPPED:
+		snprintf(why, sizeof(why), "its page-table entry at 0x%" PRIx64 " is in no ram or rom region", pa);
+		*handled = refuse(m, type, addr, size, value, why);
+		return true;
+	case GSP_WALK_MAPPED:
+		if (physical_takes(m, pa, acc)) {
+			*handled = placeholder || placeholder_for(m, addr, acc);
+			return true;
+		}
+		snprintf(why, sizeof(why), "physical 0x%" PRIx64 " %s", pa,
+			 gsp_region_of(m, pa, 1) ? "does not allow it" : "is not in the map");
+		*handled = refuse(m, type, addr, size, value, why);
+		return true;
+	}
+	return false;
+}
+
 /* Records an access to unmapped or protected memory for the run loop; the
  * access is not handled, so Unicorn ends the run. */
 static bool bad_access_cb(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value, void *user)
 {
 	(void)uc;
 	cs_gsp *m = user;
+	bool unmapped = type == UC_MEM_READ_UNMAPPED || type == UC_MEM_WRITE_UNMAPPED || type == UC_MEM_FETCH_UNMAPPED;
+	bool handled;
+	if ((unmapped || gsp_placeholder_at(m, addr)) &&
+	    translated_access(m, type, addr, size, value, !unmapped, &handled))
+		return handled;
 	if ((type == UC_MEM_READ_UNMAPPED || type == UC_MEM_WRITE_UNMAPPED) && map_unmodelled_page(m, addr))
 		return true;
-	m->bad_access.set = true;
-	m->bad_access.type = type;
-	m->bad_access.addr = addr;
-	m->bad_access.size = (uint32_t)size;
-	m->bad_access.value = (uint64_t)value;
-	return false;
+	return refuse(m, type, addr, size, value, "");
 }
 
 static void intr_cb(uc_engine *uc, uint32_t intno, void *user)
@@ -482,8 +582,18 @@ cs_status cs_gsp_create(const cs_gsp_map *map, const cs_gsp_image *img, cs_gsp *
 			dev->regs = g_hash_table_new(g_direct_hash, g_direct_equal);
 			e = uc_mmio_map(m->uc, r->base, r->size, mmio_read_cb, dev, mmio_write_cb, dev);
 		} else {
+			/* the model holds the memory, so that a second mapping of it can
+			 * be made (the MPU model's, mpu.c) */
 			uint32_t perms = r->kind == CS_GSP_ROM ? (UC_PROT_READ | UC_PROT_EXEC) : UC_PROT_ALL;
-			e = uc_mem_map(m->uc, r->base, r->size, perms);
+			void *host = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+					  -1, 0);
+			if (host == MAP_FAILED) {
+				cs_diag_set(d, CS_ERR_NOMEM, "region '%s': cannot reserve 0x%" PRIx64 " bytes", r->name, r->size);
+				cs_gsp_destroy(m);
+				return CS_ERR_NOMEM;
+			}
+			m->host[i] = host;
+			e = uc_mem_map_ptr(m->uc, r->base, r->size, perms, host);
 		}
 		if (e != UC_ERR_OK) {
 			cs_diag_set(d, CS_ERR_INPUT, "region '%s' at 0x%" PRIx64 ": unicorn: %s", r->name,
@@ -576,9 +686,14 @@ void cs_gsp_destroy(cs_gsp *m)
 		uc_context_free(m->cpu_state);
 	if (m->uc)
 		uc_close(m->uc);
+	for (size_t i = 0; i < m->map.count; i++)
+		if (m->host[i])
+			munmap(m->host[i], m->map.region[i].size);
 	for (size_t i = 0; i < m->nmmio; i++)
 		g_hash_table_destroy(m->mmio[i].regs);
 	free(m->mmio);
+	if (m->placeholders)
+		g_hash_table_destroy(m->placeholders);
 	if (m->log)
 		g_string_free(m->log, TRUE);
 	if (m->logline)
@@ -750,7 +865,7 @@ cs_status cs_gsp_reg_write(cs_gsp *m, unsigned regno, uint64_t v, cs_diag *d)
 
 /* ---- memory ---- */
 
-static gsp_mmio *mmio_of(cs_gsp *m, const cs_gsp_region *r)
+gsp_mmio *gsp_mmio_of(cs_gsp *m, const cs_gsp_region *r)
 {
 	for (size_t i = 0; i < m->nmmio; i++)
 		if (m->mmio[i].r == r)
@@ -775,7 +890,7 @@ static cs_status mem_access(cs_gsp *m, uint64_t addr, void *buf, size_t len, boo
 		}
 		size_t n = (size_t)MIN((uint64_t)len, r->base + r->size - addr);
 		if (r->kind == CS_GSP_MMIO) {
-			gsp_mmio *dev = mmio_of(m, r);
+			gsp_mmio *dev = gsp_mmio_of(m, r);
 			for (size_t i = 0; i < n; i++) {
 				uint64_t off = addr - r->base + i;
 				if (write)

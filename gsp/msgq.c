@@ -53,6 +53,19 @@ const char *cs_gsp_rpc_name(uint32_t fn)
 	return "?";
 }
 
+const char *cs_gsp_rpc_known(size_t i, uint32_t *fn)
+{
+	for (size_t k = 0; k < sizeof(rpc_names) / sizeof(rpc_names[0]); k++) {
+		if (rpc_names[k].fn >= CS_GSP_EVENT_INIT_DONE)
+			continue;
+		if (i-- == 0) {
+			*fn = rpc_names[k].fn;
+			return rpc_names[k].name;
+		}
+	}
+	return NULL;
+}
+
 bool cs_gsp_rpc_lookup(const char *name, uint32_t *fn)
 {
 	for (size_t i = 0; i < sizeof(rpc_names) / sizeof(rpc_names[0]); i++)
@@ -189,6 +202,11 @@ cs_status cs_gsp_msgq_init(cs_gsp *m, cs_diag *d)
 		cs_diag_set(d, CS_ERR_INPUT, "the memory map has no region of kind 'shared' for the message queues");
 		return CS_ERR_INPUT;
 	}
+	return gsp_msgq_init_dma(m, r, r->base, d);
+}
+
+cs_status gsp_msgq_init_dma(cs_gsp *m, const cs_gsp_region *r, uint64_t dma_base, cs_diag *d)
+{
 	if (r->size < CS_GSP_MSGQ_SHARED_SIZE) {
 		cs_diag_set(d, CS_ERR_INPUT, "shared region '%s' is 0x%" PRIx64 " bytes; the queues need 0x%x",
 			    r->name, r->size, CS_GSP_MSGQ_SHARED_SIZE);
@@ -205,7 +223,7 @@ cs_status cs_gsp_msgq_init(cs_gsp *m, cs_diag *d)
 	free(zero);
 	/* page-address table: one 64-bit address per page of the shared area */
 	for (uint64_t i = 0; i < CS_GSP_MSGQ_SHARED_SIZE / ELEM; i++) {
-		uint64_t pa = r->base + i * ELEM;
+		uint64_t pa = dma_base + i * ELEM;
 		uc_mem_write(m->uc, r->base + i * 8, &pa, 8);
 	}
 	uint64_t c = r->base + CS_GSP_MSGQ_CMD_OFF;

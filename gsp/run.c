@@ -85,10 +85,10 @@ static bool irq_inject(cs_gsp *m)
 static uint32_t insn_at(cs_gsp *m, uint64_t pc, bool *ok)
 {
 	uint32_t w = 0;
-	*ok = uc_mem_read(m->uc, pc, &w, 4) == UC_ERR_OK;
+	*ok = gsp_read_code(m, pc, &w, 4);
 	if (!*ok) {
 		uint16_t h = 0;
-		*ok = uc_mem_read(m->uc, pc, &h, 2) == UC_ERR_OK;
+		*ok = gsp_read_code(m, pc, &h, 2);
 		w = h;
 	}
 	return w;
@@ -114,7 +114,7 @@ static void exception_of(cs_gsp *m, uint32_t intno, uint64_t epc, uint64_t *caus
 	case 4: {
 		uint8_t b[4] = { 0 };
 		cs_rv_insn in;
-		if (uc_mem_read(m->uc, epc, b, 4) == UC_ERR_OK && cs_rv_decode(b, 4, epc, &in) &&
+		if (gsp_read_code(m, epc, b, 4) && cs_rv_decode(b, 4, epc, &in) &&
 		    in.memop != CS_RV_MEM_NONE && in.memop != CS_RV_MEM_LOAD)
 			*cause = 6;
 		*tval = m->trap_badaddr;
@@ -172,7 +172,35 @@ static bool is_sc(const cs_rv_insn *in)
  * does not have (the custom ranges, the debug and trigger CSRs) and that the
  * mode may access reads as zero, drops its write and is logged, instead of
  * being an illegal instruction. True when it was one (pc is past it). */
-static bool unmodelled_csr(cs_gsp *m, uint64_t epc)
+/* A CSR instruction (its word w at epc) on an MPU CSR, done by the MPU
+ * model (mpu.c); a mapping it cannot make stops the run (st). */
+static bool mpu_csr(cs_gsp *m, uint64_t epc, uint32_t w, cs_gsp_stop *st)
+{
+	unsigned f3 = (w >> 12) & 7, csr = w >> 20, rd = (w >> 7) & 31, rs1 = (w >> 15) & 31;
+	uint64_t operand = f3 >= 5 ? rs1 : gsp_reg(m, UC_RISCV_REG_X0 + (int)rs1);
+	unsigned op = (f3 & 3) == 1 ? 1 : rs1 ? (f3 & 3) : 0;
+	uint64_t old;
+	char why[160] = "";
+	gsp_mpu_result r = gsp_mpu_csr(m, csr, op, operand, &old, why, sizeof(why));
+	if (r == GSP_MPU_NOT_MINE)
+		return false;
+	if (m->unmodelled_log && op) {
+		static const char *const name[4] = { "", "write", "set", "clear" };
+		fprintf(m->unmodelled_log, "mpu csr 0x%03x %s 0x%" PRIx64 " (was 0x%" PRIx64 ")\n", csr, name[op], operand,
+			old);
+	}
+	if (r == GSP_MPU_REFUSED) {
+		m->mpu_refused = true;
+		snprintf(st->detail, sizeof(st->detail), "%s", why);
+		return true;
+	}
+	if (rd)
+		gsp_set_reg(m, UC_RISCV_REG_X0 + (int)rd, old);
+	gsp_set_reg(m, UC_RISCV_REG_PC, epc + 4);
+	return true;
+}
+
+static bool unmodelled_csr(cs_gsp *m, uint64_t epc, cs_gsp_stop *st)
 {
 	static const uint16_t ranges[][2] = {
 		{ 0x5C0, 0x5FF }, { 0x6C0, 0x6FF }, { 0x7A0, 0x7FF }, { 0x800, 0x8FF }, { 0x9C0, 0x9FF }, { 0xAC0, 0xAFF },
@@ -181,7 +209,11 @@ static bool unmodelled_csr(cs_gsp *m, uint64_t epc)
 	bool ok;
 	uint32_t w = insn_at(m, epc, &ok);
 	unsigned f3 = (w >> 12) & 7, csr = w >> 20, rd = (w >> 7) & 31, rs1 = (w >> 15) & 31;
-	if (!m->unmodelled_log || !ok || (w & 0x7F) != 0x73 || f3 == 0 || f3 == 4 || ((csr >> 8) & 3) > gsp_priv(m))
+	if (!ok || (w & 0x7F) != 0x73 || f3 == 0 || f3 == 4 || ((csr >> 8) & 3) > gsp_priv(m))
+		return false;
+	if (mpu_csr(m, epc, w, st) || gsp_monitor_time(m, w, epc))
+		return true;
+	if (!m->unmodelled_log)
 		return false;
 	bool unmodelled = false;
 	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
@@ -213,7 +245,7 @@ bool gsp_find_access(cs_gsp *m, uint64_t block_pc, uint64_t addr, uint32_t size,
 	uint64_t pc = block_pc;
 	for (int n = 0; n < 256; n++) {
 		uint8_t b[4];
-		if (uc_mem_read(m->uc, pc, b, 4) != UC_ERR_OK && uc_mem_read(m->uc, pc, b, 2) != UC_ERR_OK)
+		if (!gsp_read_code(m, pc, b, 4) && !gsp_read_code(m, pc, b, 2))
 			return false;
 		if (!cs_rv_decode(b, 4, pc, in))
 			return false;
@@ -340,7 +372,8 @@ static void fault_stop(cs_gsp *m, cs_gsp_stop *st, uc_err e)
 		st->is_write = is_write;
 		st->value = is_write ? b->value : 0;
 		snprintf(st->detail, sizeof(st->detail), "%s of %u bytes at 0x%" PRIx64 ": %s",
-			 is_fetch ? "fetch" : is_write ? "store" : "load", b->size, b->addr, uc_strerror(e));
+			 is_fetch ? "fetch" : is_write ? "store" : "load", b->size, b->addr,
+			 b->why[0] ? b->why : uc_strerror(e));
 	} else
 		snprintf(st->detail, sizeof(st->detail), "unicorn: %s (pc 0x%" PRIx64 ")", uc_strerror(e), npc);
 }
@@ -535,6 +568,7 @@ static cs_status run_loop(cs_gsp *m, uint64_t until, bool step_mode, run_guard *
 		m->hit.detail[0] = 0;
 		m->trap_pending = false;
 		m->bad_access.set = false;
+		m->placeholder_retry = false;
 		if (first) {
 			m->skip_armed = true;
 			m->skip_pc = pc;
@@ -545,6 +579,15 @@ static cs_status run_loop(cs_gsp *m, uint64_t until, bool step_mode, run_guard *
 		uint64_t npc = cs_gsp_pc(m);
 		if (atomic_exchange(&m->interrupt_req, 0)) {
 			fill_stop(m, st, CS_GSP_STOP_INTERRUPTED);
+			return CS_OK;
+		}
+		if (m->placeholder_retry) {
+			m->placeholder_retry = false;
+			if (gsp_map_placeholder(m, m->placeholder_va))
+				continue;
+			fill_stop(m, st, CS_GSP_STOP_FAULT);
+			snprintf(st->detail, sizeof(st->detail), "cannot map the translation placeholder at 0x%" PRIx64,
+				 m->placeholder_va);
 			return CS_OK;
 		}
 		if (m->hit.set) {
@@ -567,14 +610,26 @@ static cs_status run_loop(cs_gsp *m, uint64_t until, bool step_mode, run_guard *
 			/* Unicorn reports the pc after the trapping instruction, +4 always */
 			uint64_t epc = npc - 4, cause, tval;
 			exception_of(m, m->trap_intno, epc, &cause, &tval);
-			if (cause == 2 && unmodelled_csr(m, epc)) {
+			if (cause == 2 && unmodelled_csr(m, epc, st)) {
+				if (m->mpu_refused) {
+					m->mpu_refused = false;
+					gsp_set_reg(m, UC_RISCV_REG_PC, epc);
+					char why[sizeof(st->detail)];
+					snprintf(why, sizeof(why), "%s", st->detail);
+					fill_stop(m, st, CS_GSP_STOP_FAULT);
+					snprintf(st->detail, sizeof(st->detail), "%s", why);
+					return CS_OK;
+				}
 				if (step_mode) {
 					fill_stop(m, st, CS_GSP_STOP_STEP);
 					return CS_OK;
 				}
 				continue;
 			}
-			if (!take_trap(m, cause, epc, tval, pc, &storm, st))
+			gsp_monitor_action mon = gsp_monitor_ecall(m, cause, epc, st);
+			if (mon == GSP_MONITOR_STOP)
+				return CS_OK;
+			if (mon == GSP_MONITOR_NOT_MINE && !take_trap(m, cause, epc, tval, pc, &storm, st))
 				return CS_OK;
 			if (step_mode) {
 				fill_stop(m, st, CS_GSP_STOP_STEP);
@@ -803,6 +858,9 @@ void cs_gsp_stop_describe(cs_gsp *m, const cs_gsp_stop *st, char *buf, size_t le
 		break;
 	case CS_GSP_STOP_GUARD:
 		snprintf(buf, len, "still running at 0x%" PRIx64 " <%s>: %s", st->pc, where, st->detail);
+		break;
+	case CS_GSP_STOP_SHUTDOWN:
+		snprintf(buf, len, "shut down at 0x%" PRIx64 " <%s>: %s", st->pc, where, st->detail);
 		break;
 	case CS_GSP_STOP_NONE:
 		snprintf(buf, len, "at 0x%" PRIx64 " <%s>", st->pc, where);

@@ -2,6 +2,7 @@
 /* chainsim-hw's command line, shared by the real binary and the fake-RM one:
  * read the capture (hostile), block the stopping signals so the replay can
  * release what it holds when one arrives, replay, write the results. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,13 +97,15 @@ int cs_hw_main(int argc, char **argv, const cs_hw_rm_ops *ops, void *rm)
 	int sig = 0;
 	int rc = cs_hw_replay(c, ops, rm, &lim, &res, &sig, why);
 	if (rc == CS_HW_EXIT_OK || rc == CS_HW_EXIT_BROKEN) {
+		errno = 0;
 		FILE *f = fopen(out, "w");
 		bool ok = f && cs_results_write(&res, f);
 		if (f && fclose(f))
 			ok = false;
 		if (!ok) {
-			fprintf(stderr, "%s: cannot write '%s'\n", prog, out);
-			rc = CS_HW_EXIT_INPUT;
+			fprintf(stderr, "%s: -o %s: cannot write the results (%zu records): %s\n", prog,
+				out, res.nrecs, errno ? strerror(errno) : "write error");
+			rc = CS_HW_EXIT_INTERNAL;
 		} else {
 			fprintf(stderr, "%s: %s: %u submissions replayed (%s %s), results in %s\n", prog,
 				capfile, res.ran, res.backend, res.driver, out);

@@ -15,7 +15,7 @@ enum {
 	CS_HW_EXIT_BROKEN = 1,      /* replayed to the end: a wait unmet or a channel error */
 	CS_HW_EXIT_INPUT = 2,       /* bad capture or usage */
 	CS_HW_EXIT_UNAVAILABLE = 3, /* no device, or a driver this layer does not know */
-	CS_HW_EXIT_INTERNAL = 4,    /* an RM call failed, or the overall timeout passed */
+	CS_HW_EXIT_INTERNAL = 4,    /* an RM call failed, the overall timeout passed, or -o could not be written */
 };
 
 typedef struct cs_hw_limits {

@@ -332,6 +332,11 @@ static uint64_t load_width(const volatile uint8_t *p, uint64_t width)
 	return v;
 }
 
+static bool wait_met(const cs_capture_item *it, uint64_t seen)
+{
+	return it->aux == CS_CAP_WAIT_GEQ ? seen >= it->value : seen == it->value;
+}
+
 static int wait(hw_session *s, const cs_capture_item *it)
 {
 	volatile uint8_t *p = cpu_at(s, it->va, it->size);
@@ -339,13 +344,13 @@ static int wait(hw_session *s, const cs_capture_item *it)
 	bool met = false;
 	while (p) {
 		atomic_thread_fence(memory_order_seq_cst);
-		if ((met = load_width(p, it->size) == it->value))
+		if ((met = wait_met(it, load_width(p, it->size))))
 			break;
 		if (now_ns() > until || must_stop(s))
 			break;
 		if (s->ops->pause(s->rm)) { /* nothing more will happen: one last look */
 			atomic_thread_fence(memory_order_seq_cst);
-			met = load_width(p, it->size) == it->value;
+			met = wait_met(it, load_width(p, it->size));
 			break;
 		}
 	}

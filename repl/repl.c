@@ -130,6 +130,22 @@ cs_status cs_repl_script(cs_repl *r, const char *path, FILE *out, cs_diag *d)
 	return st;
 }
 
+cs_status cs_repl_ex(cs_repl *r, const char *const *cmds, size_t n, FILE *out, bool *quit,
+		     cs_diag *d)
+{
+	cs_status st = CS_OK;
+	*quit = false;
+	for (size_t i = 0; i < n && !*quit && st == CS_OK; i++) {
+		cs_diag sub;
+		cs_diag_clear(&sub);
+		st = cs_repl_line(r, cmds[i], true, out, quit, &sub);
+		if (st != CS_OK)
+			cs_diag_at_text(d, st, "-ex", (uint32_t)i + 1, 1, "%s", sub.msg);
+	}
+	fflush(out);
+	return st;
+}
+
 static void collect(const char *w, const char *prefix, size_t plen, const char **best, size_t *common,
 		    size_t *count, void (*emit)(const char *, void *), void *arg)
 {

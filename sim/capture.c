@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <search.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -22,6 +23,11 @@ static uint32_t get32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
 static uint64_t get64(const uint8_t *p)
 {
 	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
@@ -31,6 +37,12 @@ static void put32(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
 }
 
 static void put64(uint8_t *p, uint64_t v)
@@ -167,7 +179,52 @@ typedef struct reader {
 	uint32_t nchannels;
 	char chan_names[CS_CAPTURE_MAX_CHANNELS][CS_CAPTURE_NAME_MAX + 1];
 	size_t cap_items;
+	uint64_t readback_bytes, readbacks; /* the read-backs so far */
+	/* the regions so far, by guest VA and by host VA: trees of span, which
+	 * never overlap one another (an overlap is refused) */
+	void *by_guest, *by_host;
 } reader;
+
+/* A region's range on one side; item indexes c->items, which may move. */
+typedef struct span {
+	uint64_t va, size;
+	size_t item;
+} span;
+
+/* Disjoint spans in address order; two that overlap compare equal, so a
+ * lookup of any range finds a span it overlaps. */
+static int span_order(const void *a, const void *b)
+{
+	const span *x = a, *y = b;
+	if (x->va + x->size <= y->va)
+		return -1;
+	if (y->va + y->size <= x->va)
+		return 1;
+	return 0;
+}
+
+/* The span of tree that overlaps [va, va + size), or NULL. */
+static const span *span_overlapping(void *const *tree, uint64_t va, uint64_t size)
+{
+	span key = { .va = va, .size = size };
+	void *hit = tfind(&key, tree, span_order);
+	return hit ? *(const span **)hit : NULL;
+}
+
+/* Adds [va, va + size) of item to tree; false when out of memory. */
+static bool span_add(void **tree, uint64_t va, uint64_t size, size_t item)
+{
+	span *s = malloc(sizeof(*s));
+	if (!s)
+		return false;
+	*s = (span){ .va = va, .size = size, .item = item };
+	void *at = tsearch(s, tree, span_order);
+	if (!at || *(span **)at != s) {
+		free(s);
+		return false;
+	}
+	return true;
+}
 
 #define BAD(r, off, ...) (cs_diag_at_offset((r)->d, CS_ERR_INPUT, (r)->name, (off), __VA_ARGS__), false)
 
@@ -205,21 +262,14 @@ static bool range_ok(reader *r, uint64_t off, const char *what, uint64_t va, uin
 	return true;
 }
 
-/* The region containing [va, va + len), or NULL. */
-static const cs_capture_item *region_of(const cs_capture *c, uint64_t va, uint64_t len)
+/* The region before this record containing [va, va + len), or NULL. */
+static const cs_capture_item *region_of(const reader *r, uint64_t va, uint64_t len)
 {
-	for (size_t i = 0; i < c->nitems; i++) {
-		const cs_capture_item *it = &c->items[i];
-		if (it->type == CS_CAP_REGION && va >= it->va && len <= it->size &&
-		    va - it->va <= it->size - len)
-			return it;
-	}
-	return NULL;
-}
-
-static bool overlaps(uint64_t a, uint64_t as, uint64_t b, uint64_t bs)
-{
-	return a < b + bs && b < a + as;
+	const span *s = span_overlapping(&r->by_guest, va, 1);
+	if (!s)
+		return NULL;
+	const cs_capture_item *it = &r->c->items[s->item];
+	return len <= it->size && va - it->va <= it->size - len ? it : NULL;
 }
 
 static bool channel_known(reader *r, uint64_t off, uint32_t ch)
@@ -270,19 +320,21 @@ static bool read_record(reader *r, cs_capture_item *it, const uint8_t *p, uint32
 		if (it->nbytes > it->size)
 			return BAD(r, poff + SZ_REGION, "%llu initial bytes for a region of %llu",
 				   (unsigned long long)it->nbytes, (unsigned long long)it->size);
-		for (size_t i = 0; i < c->nitems; i++) {
-			const cs_capture_item *o = &c->items[i];
-			if (o->type != CS_CAP_REGION)
-				continue;
-			if (overlaps(it->va, it->size, o->va, o->size))
-				return BAD(r, poff, "region 0x%llx+0x%llx overlaps the region at 0x%llx "
-					   "(record at byte 0x%llx)", (unsigned long long)it->va,
-					   (unsigned long long)it->size, (unsigned long long)o->va,
-					   (unsigned long long)o->offset);
-			if (overlaps(it->host_va, it->size, o->host_va, o->size))
-				return BAD(r, poff + 8, "host VA 0x%llx+0x%llx overlaps the region at host "
-					   "0x%llx", (unsigned long long)it->host_va,
-					   (unsigned long long)it->size, (unsigned long long)o->host_va);
+		const span *o = span_overlapping(&r->by_guest, it->va, it->size);
+		if (o)
+			return BAD(r, poff, "region 0x%llx+0x%llx overlaps the region at 0x%llx "
+				   "(record at byte 0x%llx)", (unsigned long long)it->va,
+				   (unsigned long long)it->size, (unsigned long long)o->va,
+				   (unsigned long long)c->items[o->item].offset);
+		o = span_overlapping(&r->by_host, it->host_va, it->size);
+		if (o)
+			return BAD(r, poff + 8, "host VA 0x%llx+0x%llx overlaps the region at host "
+				   "0x%llx", (unsigned long long)it->host_va,
+				   (unsigned long long)it->size, (unsigned long long)o->va);
+		if (!span_add(&r->by_guest, it->va, it->size, c->nitems) ||
+		    !span_add(&r->by_host, it->host_va, it->size, c->nitems)) {
+			cs_diag_set(r->d, CS_ERR_NOMEM, "out of memory reading the capture's regions");
+			return false;
 		}
 		return true;
 	case CS_CAP_WRITE:
@@ -291,7 +343,7 @@ static bool read_record(reader *r, cs_capture_item *it, const uint8_t *p, uint32
 		it->nbytes = len - SZ_WRITE;
 		if (!it->nbytes)
 			return BAD(r, off + 4, "write of no bytes");
-		if (!region_of(c, it->va, it->nbytes))
+		if (!region_of(r, it->va, it->nbytes))
 			return BAD(r, poff, "write of %llu bytes at 0x%llx is not inside one region",
 				   (unsigned long long)it->nbytes, (unsigned long long)it->va);
 		return true;
@@ -334,10 +386,14 @@ static bool read_record(reader *r, cs_capture_item *it, const uint8_t *p, uint32
 	case CS_CAP_WAIT:
 		it->va = get64(p);
 		it->value = get64(p + 8);
-		it->size = get32(p + 16);
+		it->size = get16(p + 16);
+		it->aux = get16(p + 18);
 		if (it->size != 4 && it->size != 8)
 			return BAD(r, poff + 16, "wait width %llu; expected 4 or 8",
 				   (unsigned long long)it->size);
+		if (it->aux != CS_CAP_WAIT_EQ && it->aux != CS_CAP_WAIT_GEQ)
+			return BAD(r, poff + 18, "wait comparison %llu; expected 0 (==) or 1 (>=)",
+				   (unsigned long long)it->aux);
 		if (it->size == 4 && it->value > 0xffffffffull)
 			return BAD(r, poff + 8, "value 0x%llx does not fit a 32-bit wait",
 				   (unsigned long long)it->value);
@@ -355,9 +411,17 @@ static bool read_record(reader *r, cs_capture_item *it, const uint8_t *p, uint32
 		if (it->size == 0 || it->size > CS_CAPTURE_MAX_READBACK)
 			return BAD(r, poff + 8, "read-back of %llu bytes out of range (1..%u)",
 				   (unsigned long long)it->size, CS_CAPTURE_MAX_READBACK);
-		if (!region_of(c, it->va, it->size))
+		if (!region_of(r, it->va, it->size))
 			return BAD(r, poff, "read-back of %llu bytes at 0x%llx is not inside one region",
 				   (unsigned long long)it->size, (unsigned long long)it->va);
+		if (it->size > CS_CAPTURE_MAX_READBACK_TOTAL - r->readback_bytes)
+			return BAD(r, poff + 8, "read-back of %llu bytes brings the read-backs to %llu "
+				   "bytes in %llu, more than the %u a capture may read back",
+				   (unsigned long long)it->size,
+				   (unsigned long long)(r->readback_bytes + it->size),
+				   (unsigned long long)r->readbacks + 1, CS_CAPTURE_MAX_READBACK_TOTAL);
+		r->readback_bytes += it->size;
+		r->readbacks++;
 		return get_name(r, p + 16, poff + 16, true, it->name);
 	default:
 		return BAD(r, off, "record type %u unknown", it->type);
@@ -487,6 +551,8 @@ cs_capture *cs_capture_parse(const uint8_t *bytes, size_t len, const char *name,
 	r->d = d;
 	r->c = c;
 	bool ok = read_all(r);
+	tdestroy(r->by_guest, free);
+	tdestroy(r->by_host, free);
 	free(r);
 	if (!ok) {
 		cs_capture_free(c);
@@ -535,6 +601,7 @@ struct cs_capture_writer {
 	uint8_t *buf;
 	size_t len, cap;
 	uint32_t count;
+	uint64_t readback_bytes, readbacks;
 	bool failed;
 };
 
@@ -619,7 +686,17 @@ bool cs_capture_writer_add(cs_capture_writer *w, const cs_capture_item *it, cs_d
 	case CS_CAP_GPFIFO: fixed = SZ_GPFIFO; break;
 	case CS_CAP_SUBMIT: fixed = SZ_SUBMIT; break;
 	case CS_CAP_WAIT: fixed = SZ_WAIT; break;
-	case CS_CAP_READBACK: fixed = SZ_READBACK; break;
+	case CS_CAP_READBACK:
+		fixed = SZ_READBACK;
+		if (it->size > CS_CAPTURE_MAX_READBACK_TOTAL - w->readback_bytes) {
+			cs_diag_set(d, CS_ERR_INPUT, "read-back %s of %llu bytes brings the read-backs "
+				    "to %llu bytes in %llu, more than the %u a capture may read back",
+				    it->name, (unsigned long long)it->size,
+				    (unsigned long long)(w->readback_bytes + it->size),
+				    (unsigned long long)w->readbacks + 1, CS_CAPTURE_MAX_READBACK_TOTAL);
+			return false;
+		}
+		break;
 	default:
 		cs_diag_set(d, CS_ERR_INTERNAL, "record type %u cannot be written", it->type);
 		return false;
@@ -678,7 +755,8 @@ bool cs_capture_writer_add(cs_capture_writer *w, const cs_capture_item *it, cs_d
 	case CS_CAP_WAIT:
 		put64(p, it->va);
 		put64(p + 8, it->value);
-		put32(p + 16, (uint32_t)it->size);
+		put16(p + 16, (uint16_t)it->size);
+		put16(p + 18, (uint16_t)it->aux);
 		break;
 	case CS_CAP_READBACK:
 		put64(p, it->va);
@@ -697,6 +775,10 @@ bool cs_capture_writer_add(cs_capture_writer *w, const cs_capture_item *it, cs_d
 	put32(h + 4, (uint32_t)(fixed + var));
 	put32(h + 8, record_crc(h, p, (uint32_t)(fixed + var)));
 	w->count++;
+	if (it->type == CS_CAP_READBACK) {
+		w->readback_bytes += it->size;
+		w->readbacks++;
+	}
 	return true;
 }
 

@@ -173,12 +173,13 @@ static void tap_submit(void *ctx, uint32_t ch)
 	add(e, &it);
 }
 
-static void tap_wait(void *ctx, uint64_t addr, uint64_t value, bool is64)
+static void tap_wait(void *ctx, uint64_t addr, uint64_t value, bool is64, cs_wait_cmp cmp)
 {
 	exporter *e = ctx;
 	sync_guest(e);
 	cs_capture_item it = { .type = CS_CAP_WAIT, .va = addr, .value = value,
-			       .size = is64 ? 8 : 4 };
+			       .size = is64 ? 8 : 4,
+			       .aux = cmp == CS_WAIT_GEQ ? CS_CAP_WAIT_GEQ : CS_CAP_WAIT_EQ };
 	add(e, &it);
 	cs_capture_item rb = { .type = CS_CAP_READBACK, .va = addr, .size = is64 ? 8 : 4,
 			       .aux = CS_CAP_RB_WAIT };
@@ -381,30 +382,42 @@ static bool replay_region(const cs_capture_item *it, cs_device *dev, cs_diag *d)
 	return true;
 }
 
-static void results_submit(cs_device *dev, uint32_t ch, uint64_t t0, cs_results *res)
+/* The results below return false (and say so in d) when a record cannot be
+ * stored: a results file with a record missing would read as what the run
+ * showed. */
+static bool results_out_of_memory(cs_diag *d, const char *what)
+{
+	cs_diag_set(d, CS_ERR_NOMEM, "out of memory for the results: %s", what);
+	return false;
+}
+
+static bool results_submit(cs_device *dev, uint32_t ch, uint64_t t0, cs_results *res, cs_diag *d)
 {
 	cs_device_chan_view v;
 	if (!cs_device_channel_view(dev, ch, &v))
-		return;
+		return true;
 	uint32_t get = 0;
 	bool seen = cs_device_peek(dev, v.userd_va + 0x88, &get, 4);
 	cs_results_rec rec = { .kind = CS_RES_SUBMIT, .a = ch, .b = v.submitted_put,
 			       .c = seen ? (int64_t)get : CS_RESULTS_NOT_OBSERVABLE,
 			       .ns = cs_device_now(dev) - t0 };
-	cs_results_add(res, &rec, NULL);
+	if (!cs_results_add(res, &rec, NULL))
+		return results_out_of_memory(d, "a submission");
 	res->ran++;
+	return true;
 }
 
-static void results_wait(cs_device *dev, const cs_capture_item *it, bool met, cs_results *res)
+static bool results_wait(cs_device *dev, const cs_capture_item *it, bool met, cs_results *res,
+			 cs_diag *d)
 {
 	uint64_t seen = 0;
 	cs_device_peek(dev, it->va, &seen, it->size);
 	cs_results_rec rec = { .kind = CS_RES_WAIT, .va = it->va, .a = it->size, .b = it->value,
 			       .c = (int64_t)seen, .met = met };
-	cs_results_add(res, &rec, NULL);
+	return cs_results_add(res, &rec, NULL) || results_out_of_memory(d, "a wait");
 }
 
-static void results_end(const cs_capture *c, cs_device *dev, cs_results *res)
+static bool results_end(const cs_capture *c, cs_device *dev, cs_results *res, cs_diag *d)
 {
 	/* one error per channel, in channel order: a GPU's error notifier keeps
 	 * the first */
@@ -415,7 +428,8 @@ static void results_end(const cs_capture *c, cs_device *dev, cs_results *res)
 			if (ev[i].kind == CS_EV_CHANNEL_STOP && ev[i].channel == ch) {
 				cs_results_rec rec = { .kind = CS_RES_ERROR, .a = ch,
 						       .b = cs_capture_rc_for_stop(&ev[i]) };
-				cs_results_add(res, &rec, NULL);
+				if (!cs_results_add(res, &rec, NULL))
+					return results_out_of_memory(d, "a channel error");
 				break;
 			}
 	for (size_t i = 0; i < c->nitems; i++) {
@@ -423,11 +437,16 @@ static void results_end(const cs_capture *c, cs_device *dev, cs_results *res)
 		if (it->type != CS_CAP_READBACK)
 			continue;
 		uint8_t *b = malloc(it->size);
-		bool ok = b && cs_device_peek(dev, it->va, b, it->size);
+		if (!b)
+			return results_out_of_memory(d, it->name[0] ? it->name : "a read-back");
+		bool mapped = cs_device_peek(dev, it->va, b, it->size);
 		cs_results_rec rec = { .kind = CS_RES_READ, .va = it->va, .a = it->size, .b = it->aux };
-		cs_results_add(res, &rec, ok ? b : NULL);
+		bool stored = cs_results_add(res, &rec, mapped ? b : NULL);
 		free(b);
+		if (!stored)
+			return results_out_of_memory(d, it->name[0] ? it->name : "a read-back");
 	}
+	return true;
 }
 
 bool cs_capture_replay(const cs_capture *c, cs_device *dev, cs_results *res, cs_diag *d)
@@ -481,12 +500,14 @@ bool cs_capture_replay(const cs_capture *c, cs_device *dev, cs_results *res, cs_
 		case CS_CAP_SUBMIT:
 			ok = cs_device_submit(dev, it->channel, &dd) || dd.status == CS_OK;
 			if (ok && res)
-				results_submit(dev, it->channel, t0, res);
+				ok = results_submit(dev, it->channel, t0, res, &dd);
 			break;
 		case CS_CAP_WAIT: {
-			bool met = cs_device_wait(dev, it->va, it->value, it->size == 8);
+			bool met = cs_device_wait_cmp(dev, it->va, it->value, it->size == 8,
+						      it->aux == CS_CAP_WAIT_GEQ ? CS_WAIT_GEQ
+										 : CS_WAIT_EQ);
 			if (res)
-				results_wait(dev, it, met, res);
+				ok = results_wait(dev, it, met, res, &dd);
 			break;
 		}
 		case CS_CAP_READBACK:
@@ -502,7 +523,5 @@ bool cs_capture_replay(const cs_capture *c, cs_device *dev, cs_results *res, cs_
 		}
 	}
 	cs_device_finish(dev);
-	if (res)
-		results_end(c, dev, res);
-	return true;
+	return !res || results_end(c, dev, res, d);
 }

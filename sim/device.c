@@ -883,6 +883,31 @@ static bool window_alias(const cs_device *dev, uint64_t guest, uint64_t host)
 	return false;
 }
 
+/* What an edit changed, as detail's opening names it ("entry 0's
+ * RELEASE0_ADDRESS in QMD L.qmd"): two runs' edits of the same target are
+ * the same edit, made or not, alike or not (sim/diff.c). */
+static int edit_target(const cs_device *dev, const cs_forward *fw, const cs_forward_note_in *n,
+		       const char *what, char *buf, size_t len)
+{
+	char guest[CS_REGION_NAME_MAX + 32];
+	cs_device_addr_name(dev, n->guest, guest, sizeof(guest));
+	switch (n->edit) {
+	case CS_EDIT_DROP:
+	case CS_EDIT_REPLACE:
+		return snprintf(buf, len, "entry %u's %s at %s", fw->guest_slot, what, guest);
+	case CS_EDIT_PATCH:
+		return snprintf(buf, len, "entry %u's %s in QMD %s", fw->guest_slot, what, guest);
+	case CS_EDIT_SPLIT:
+	case CS_EDIT_MERGE:
+		if (!n->what)
+			return snprintf(buf, len, "entry %u", fw->guest_slot);
+		break;
+	default:
+		break;
+	}
+	return snprintf(buf, len, "entry %u's %s", fw->guest_slot, what);
+}
+
 void cs_forward_note(cs_forward *fw, const cs_forward_note_in *n)
 {
 	cs_device *dev = fw->dev;
@@ -895,50 +920,52 @@ void cs_forward_note(cs_forward *fw, const cs_forward_note_in *n)
 	ev.aux = n->host;
 	ev.value = n->value;
 	ev.method = n->method;
+	int t = edit_target(dev, fw, n, what, text, sizeof(text));
+	size_t at = t < 0 ? 0 : (size_t)t < sizeof(text) ? (size_t)t : sizeof(text) - 1;
+	ev.target_len = (uint16_t)at;
+	char *rest = text + at;
+	size_t room = sizeof(text) - at;
+	char guest[CS_REGION_NAME_MAX + 32], host[CS_REGION_NAME_MAX + 32];
+	cs_device_addr_name(dev, n->guest, guest, sizeof(guest));
+	cs_device_addr_name(dev, n->host, host, sizeof(host));
 	uint64_t want;
 	switch (n->edit) {
 	case CS_EDIT_RELOCATE:
 		if (cs_device_guest_to_host(dev, n->guest, &want) && !window_alias(dev, n->guest, n->host)) {
 			ev.cause = CS_CAUSE_FORWARD_MISRELOCATED;
-			snprintf(text, sizeof(text), "entry %u's %s at guest 0x%llx was relocated to "
-				 "0x%llx, but the host's view holds it at 0x%llx", fw->guest_slot, what,
-				 (unsigned long long)n->guest, (unsigned long long)n->host,
-				 (unsigned long long)want);
+			snprintf(rest, room, " at guest %s was relocated to %s, but the host's view "
+				 "holds it at 0x%llx", guest, host, (unsigned long long)want);
 		} else {
-			snprintf(text, sizeof(text), "entry %u's %s: guest 0x%llx -> host 0x%llx",
-				 fw->guest_slot, what, (unsigned long long)n->guest,
-				 (unsigned long long)n->host);
+			snprintf(rest, room, ": guest %s -> host %s", guest, host);
 		}
 		break;
 	case CS_EDIT_DROP:
-		snprintf(text, sizeof(text), "entry %u: dropped %s (data at guest 0x%llx)",
-			 fw->guest_slot, what, (unsigned long long)n->guest);
+		snprintf(rest, room, ": dropped");
 		break;
 	case CS_EDIT_INSERT:
-		snprintf(text, sizeof(text), "entry %u: inserted %s of %llu dwords at host 0x%llx",
-			 fw->guest_slot, what, (unsigned long long)n->value,
-			 (unsigned long long)n->host);
+		snprintf(rest, room, ": %llu dword%s inserted at host %s", (unsigned long long)n->value,
+			 n->value == 1 ? "" : "s", host);
 		break;
 	case CS_EDIT_REPLACE:
-		snprintf(text, sizeof(text), "entry %u: %s's data replaced by 0x%llx", fw->guest_slot,
-			 what, (unsigned long long)n->value);
+		snprintf(rest, room, ": data replaced by 0x%llx", (unsigned long long)n->value);
 		break;
 	case CS_EDIT_PATCH:
-		snprintf(text, sizeof(text), "entry %u: QMD at guest 0x%llx: %s = 0x%llx",
-			 fw->guest_slot, (unsigned long long)n->guest, what,
-			 (unsigned long long)n->value);
+		snprintf(rest, room, " = 0x%llx", (unsigned long long)n->value);
 		break;
 	case CS_EDIT_COPY:
-		snprintf(text, sizeof(text), "entry %u: the %s at guest 0x%llx (%llu bytes) rewritten "
-			 "into host memory at 0x%llx", fw->guest_slot, what,
-			 (unsigned long long)n->guest, (unsigned long long)n->value,
-			 (unsigned long long)n->host);
+		snprintf(rest, room, ": %s (%llu bytes) rewritten into host memory at %s", guest,
+			 (unsigned long long)n->value, host);
 		break;
 	case CS_EDIT_SPLIT:
+		snprintf(rest, room, ": split into %llu host entr%s", (unsigned long long)n->value,
+			 n->value == 1 ? "y" : "ies");
+		break;
 	case CS_EDIT_MERGE:
+		snprintf(rest, room, ": %llu guest entr%s merged at host %s",
+			 (unsigned long long)n->value, n->value == 1 ? "y" : "ies", host);
+		break;
 	default:
-		snprintf(text, sizeof(text), "entry %u: %s (%llu)", fw->guest_slot, what,
-			 (unsigned long long)n->value);
+		snprintf(rest, room, " (%llu)", (unsigned long long)n->value);
 		break;
 	}
 	ev.detail = text;
@@ -1031,8 +1058,9 @@ static bool ring_doorbell(cs_device *dev, dev_channel *c, uint32_t guest_put, bo
 	ev.value = (put - old) & mask;
 	ev.aux = CS_HOST_FORWARD_RING;
 	if (dev->forward) {
-		snprintf(text, sizeof(text), "forwarded %u guest entries as %llu host entries, %u edits",
-			 guest_entries, (unsigned long long)ev.value, edits);
+		snprintf(text, sizeof(text), "forwarded %u guest entr%s as %llu host entr%s, %u edit%s",
+			 guest_entries, guest_entries == 1 ? "y" : "ies", (unsigned long long)ev.value,
+			 ev.value == 1 ? "y" : "ies", edits, edits == 1 ? "" : "s");
 		ev.detail = text;
 	} else {
 		ev.detail = "identity (no rewrite)";
@@ -1124,12 +1152,23 @@ static void record_deadlocks(cs_device *dev)
 	dev->last_deadlock_mark = dev->nevents;
 }
 
+const char *cs_wait_cmp_symbol(cs_wait_cmp cmp)
+{
+	return cmp == CS_WAIT_GEQ ? ">=" : "==";
+}
+
 bool cs_device_wait(cs_device *dev, uint64_t addr, uint64_t value, bool is64)
+{
+	return cs_device_wait_cmp(dev, addr, value, is64, CS_WAIT_EQ);
+}
+
+bool cs_device_wait_cmp(cs_device *dev, uint64_t addr, uint64_t value, bool is64,
+			cs_wait_cmp cmp)
 {
 	cs_event ev = cs_event_make(CS_EV_WAIT_BEGIN, CS_STAGE_GUEST_WAKE, CS_UNIT_GUEST, 0);
 	ev.addr = addr;
 	ev.value = value;
-	ev.aux = is64 ? 8 : 4;
+	ev.aux = (is64 ? 8 : 4) | (cmp == CS_WAIT_GEQ ? CS_WAIT_BEGIN_GEQ : 0);
 	store_event(dev, &ev);
 
 	cs_device_run(dev);
@@ -1137,10 +1176,11 @@ bool cs_device_wait(cs_device *dev, uint64_t addr, uint64_t value, bool is64)
 	uint64_t seen = 0;
 	bool mapped = cs_mem_read(dev->mem, addr, &seen, is64 ? 8 : 4, NULL);
 	uint64_t want = is64 ? value : (value & 0xffffffffu);
-	if (mapped && seen == want) {
+	if (mapped && (cmp == CS_WAIT_GEQ ? seen >= want : seen == want)) {
 		ev = cs_event_make(CS_EV_WAIT_DONE, CS_STAGE_GUEST_WAKE, CS_UNIT_HOST, 0);
 		ev.addr = addr;
 		ev.value = seen;
+		ev.aux = want;
 		store_event(dev, &ev);
 		return true;
 	}

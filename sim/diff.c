@@ -3,18 +3,49 @@
  * stage, the first divergence (include/chainsim/diff.h, docs/diff.md). */
 #include "chainsim/diff.h"
 #include "chainsim/json.h"
+#include "chainsim/pushbuf.h"
 #include "chainsim/registry.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The next record of stage s at or after *i in the trace; false at its end. */
-static bool next_of_stage(const cs_event *evs, size_t n, int s, size_t *i)
+/* Stage 3's edits are matched by what they target, not by position. */
+static bool is_edit(const cs_event *e)
 {
-	while (*i < n && evs[*i].stage != s)
+	return e->kind == CS_EV_HOST_EDIT;
+}
+
+/* The next record of stage s at or after *i in the trace (other than an edit
+ * when skip_edits); false at its end. */
+static bool next_of_stage(const cs_event *evs, size_t n, int s, bool skip_edits, size_t *i)
+{
+	while (*i < n && (evs[*i].stage != s || (skip_edits && is_edit(&evs[*i]))))
 		(*i)++;
 	return *i < n;
+}
+
+/* The next edit at or after *i; false at the trace's end. */
+static bool next_edit(const cs_event *evs, size_t n, size_t *i)
+{
+	while (*i < n && !is_edit(&evs[*i]))
+		(*i)++;
+	return *i < n;
+}
+
+/* The name of an edit's target: the opening target_len bytes of its detail. */
+static size_t target_of(const cs_event *e, const char **name)
+{
+	*name = e->detail ? e->detail : "";
+	return e->detail && e->target_len <= strlen(e->detail) ? e->target_len : 0;
+}
+
+static bool same_target(const cs_event *a, const cs_event *b)
+{
+	const char *ta, *tb;
+	size_t la = target_of(a, &ta), lb = target_of(b, &tb);
+	return a->channel == b->channel && a->gp_entry == b->gp_entry && la == lb &&
+	       !memcmp(ta, tb, la);
 }
 
 static bool is_hex_name(const char *name)
@@ -66,6 +97,94 @@ static const char *record_difference(const cs_device *da, const cs_event *a, con
 	return NULL;
 }
 
+/* What differs between two edits of the same target, or NULL. */
+static const char *edit_difference(const cs_device *da, const cs_event *a, const cs_device *db,
+				   const cs_event *b)
+{
+	if (a->subch != b->subch)
+		return "edit";
+	if (a->method != b->method)
+		return "method";
+	if (!same_addr(da, a->addr, db, b->addr))
+		return "addr";
+	if (a->value != b->value)
+		return "value";
+	if (!same_addr(da, a->aux, db, b->aux))
+		return "host";
+	if (a->cause != b->cause)
+		return "cause";
+	return NULL;
+}
+
+/* One stage-3 edit's standing against the other run's edits. */
+typedef struct edit_match {
+	size_t at;          /* its index in its own trace */
+	size_t k;           /* its position among its run's edits */
+	size_t other;       /* the other run's edit of the same target, SIZE_MAX when none */
+	const char *field;  /* what differs from that edit, "missing" when there is none */
+} edit_match;
+
+/* The first of run x's edits (from ex) that run y (ey, taken marking the
+ * edits already matched) lacks or makes differently, or none (field NULL). */
+static edit_match first_unlike_edit(const cs_device *dx, const cs_event *ex, size_t nx,
+				    const cs_device *dy, const cs_event *ey, size_t ny, bool *taken,
+				    bool compare)
+{
+	edit_match m = { .field = NULL };
+	size_t k = 0;
+	for (size_t i = 0; next_edit(ex, nx, &i); i++, k++) {
+		size_t j = 0;
+		while (next_edit(ey, ny, &j) && (taken[j] || !same_target(&ex[i], &ey[j])))
+			j++;
+		if (j < ny)
+			taken[j] = true;
+		const char *field = j == ny ? "missing"
+			 : compare ? edit_difference(dx, &ex[i], dy, &ey[j]) : NULL;
+		if (field) {
+			m = (edit_match){ i, k, j == ny ? SIZE_MAX : j, field };
+			break;
+		}
+	}
+	return m;
+}
+
+static void set_point(cs_diff_point *p, const cs_device *dev, bool present, size_t event);
+
+/* Stage 3's edits matched by target: A's first edit that B lacks or makes
+ * differently, else B's first edit that A lacks. False when they agree, or
+ * when memory for the matching cannot be had (the edits are then compared in
+ * trace order, as other records are). */
+static bool edits_diverge(const cs_diff_run *a, const cs_diff_run *b, cs_diff *out, bool *matched)
+{
+	size_t na = 0, nb = 0;
+	const cs_event *ea = cs_device_events(a->dev, &na), *eb = cs_device_events(b->dev, &nb);
+	bool *taken_b = calloc(nb + 1, 1), *taken_a = calloc(na + 1, 1);
+	*matched = taken_a && taken_b;
+	edit_match ma = { .field = NULL }, mb = { .field = NULL };
+	if (*matched) {
+		ma = first_unlike_edit(a->dev, ea, na, b->dev, eb, nb, taken_b, true);
+		if (!ma.field)
+			mb = first_unlike_edit(b->dev, eb, nb, a->dev, ea, na, taken_a, false);
+	}
+	free(taken_a);
+	free(taken_b);
+	if (!ma.field && !mb.field)
+		return false;
+	out->stage = CS_STAGE_HOST_FORWARD;
+	if (ma.field) {
+		out->index = ma.k;
+		out->field = ma.field;
+		set_point(&out->a, a->dev, true, ma.at);
+		set_point(&out->b, b->dev, ma.other != SIZE_MAX, ma.other);
+	} else {
+		out->index = mb.k;
+		out->field = mb.field;
+		set_point(&out->a, a->dev, false, 0);
+		set_point(&out->b, b->dev, true, mb.at);
+	}
+	return true;
+}
+
 static void set_point(cs_diff_point *p, const cs_device *dev, bool present, size_t event)
 {
 	memset(p, 0, sizeof(*p));
@@ -87,14 +206,32 @@ void cs_diff_runs(const cs_diff_run *a, const cs_diff_run *b, cs_diff *out)
 	memset(out, 0, sizeof(*out));
 	size_t na_ev = 0, nb_ev = 0;
 	const cs_event *ea = cs_device_events(a->dev, &na_ev), *eb = cs_device_events(b->dev, &nb_ev);
+	bool edits_matched = false;
+	cs_diff edits;
+	memset(&edits, 0, sizeof(edits));
+	bool edits_differ = edits_diverge(a, b, &edits, &edits_matched);
 	for (int s = 1; s <= CS_STAGE_COUNT; s++) {
 		const char *field = NULL;
 		size_t ia = 0, ib = 0, k = 0;
 		bool has_a, has_b;
+		if (s == CS_STAGE_HOST_FORWARD && edits_differ) {
+			out->stage_differs[s] = true;
+			if (!out->diverged) {
+				out->diverged = true;
+				out->stage = edits.stage;
+				out->edit = true;
+				out->index = edits.index;
+				out->field = edits.field;
+				out->a = edits.a;
+				out->b = edits.b;
+			}
+			continue;
+		}
+		bool skip_edits = s == CS_STAGE_HOST_FORWARD && edits_matched;
 		/* walk the stage's records in both traces side by side */
 		for (;; ia++, ib++, k++) {
-			has_a = next_of_stage(ea, na_ev, s, &ia);
-			has_b = next_of_stage(eb, nb_ev, s, &ib);
+			has_a = next_of_stage(ea, na_ev, s, skip_edits, &ia);
+			has_b = next_of_stage(eb, nb_ev, s, skip_edits, &ib);
 			if (!has_a || !has_b)
 				break;
 			field = record_difference(a->dev, &ea[ia], b->dev, &eb[ib]);
@@ -136,13 +273,20 @@ static const char *optional(uint32_t v, char *buf, size_t len)
 }
 
 static void print_point(const char *side, const cs_diff_run *run, const cs_diff_point *p,
-			FILE *out)
+			bool edit, FILE *out)
 {
 	if (!p->present) {
-		fprintf(out, "  %s %s: no record\n", side, run->label);
+		fprintf(out, "  %s %s: %s\n", side, run->label, edit ? "no such edit" : "no record");
 		return;
 	}
 	const cs_event *e = &p->ev;
+	if (is_edit(e)) {
+		fprintf(out, "  %s %s: %s by %s: %s%s%s%s\n", side, run->label,
+			cs_forward_edit_name((cs_forward_edit)e->subch), cs_unit_name((cs_unit)e->unit),
+			e->detail ? e->detail : "", e->cause ? " [" : "",
+			e->cause ? cs_cause_key((cs_cause)e->cause) : "", e->cause ? "]" : "");
+		return;
+	}
 	char ent[16], mi[16], la[16], method[96] = "-";
 	if (e->method != CS_NONE32 &&
 	    !cs_registry_method_label(cs_device_arch(run->dev), e->cls == CS_NONE32 ? 0 : e->cls,
@@ -155,6 +299,26 @@ static void print_point(const char *side, const cs_diff_run *run, const cs_diff_
 		optional(e->gp_entry, ent, sizeof(ent)), optional(e->method_index, mi, sizeof(mi)),
 		method, optional(e->launch, la, sizeof(la)), p->addr_name, e->addr, e->value, e->aux,
 		e->detail ? ": " : "", e->detail ? e->detail : "");
+}
+
+/* A stage-3 divergence: the edit's target, and what differs or who lacks it. */
+static void print_edit_divergence(const cs_diff *df, FILE *out)
+{
+	const cs_diff_point *p = df->a.present ? &df->a : &df->b;
+	const char *target;
+	int len = (int)target_of(&p->ev, &target);
+	fprintf(out, "first divergence at stage %d (%s), edit %zu of %s: ", (int)df->stage,
+		cs_stage_name(df->stage), df->index, df->a.present ? "A" : "B");
+	if (!strcmp(df->field, "missing"))
+		fprintf(out, "%s does not edit %.*s (%s: %s)\n", df->a.present ? "B" : "A", len,
+			target, df->a.present ? "A" : "B",
+			cs_forward_edit_name((cs_forward_edit)p->ev.subch));
+	else if (!strcmp(df->field, "edit"))
+		fprintf(out, "the edits of %.*s differ in kind: A %s, B %s\n", len, target,
+			cs_forward_edit_name((cs_forward_edit)df->a.ev.subch),
+			cs_forward_edit_name((cs_forward_edit)df->b.ev.subch));
+	else
+		fprintf(out, "the edits of %.*s differ in %s\n", len, target, df->field);
 }
 
 static void print_verdict(const cs_chain *c, FILE *out)
@@ -209,10 +373,13 @@ void cs_diff_print_text(const cs_diff_run *a, const cs_diff_run *b, const cs_dif
 		fprintf(out, "the same records were judged differently (launch chains differ)\n");
 		return;
 	}
-	fprintf(out, "first divergence at stage %d (%s), record %zu of the stage: %s differs\n",
-		(int)df->stage, cs_stage_name(df->stage), df->index, df->field);
-	print_point("A", a, &df->a, out);
-	print_point("B", b, &df->b, out);
+	if (df->edit)
+		print_edit_divergence(df, out);
+	else
+		fprintf(out, "first divergence at stage %d (%s), record %zu of the stage: %s differs\n",
+			(int)df->stage, cs_stage_name(df->stage), df->index, df->field);
+	print_point("A", a, &df->a, df->edit, out);
+	print_point("B", b, &df->b, df->edit, out);
 }
 
 /* ---- JSON -------------------------------------------------------------------- */
@@ -279,11 +446,17 @@ static void add_point(cs_json_writer *jb, const char *key, const cs_diff_run *ru
 	}
 	const cs_event *e = &p->ev;
 	char method[96];
-	bool named = e->method != CS_NONE32 &&
+	bool edit = is_edit(e);
+	/* an edit's record names no class: only a host method has a name there */
+	bool named = e->method != CS_NONE32 && (!edit || e->method < CS_PB_HOST_METHODS) &&
 		     cs_registry_method_label(cs_device_arch(run->dev),
-					      e->cls == CS_NONE32 ? 0 : e->cls,
-					      e->subch == CS_NONE32 ? 0 : e->subch, e->method, method,
-					      sizeof(method), NULL);
+					      e->cls == CS_NONE32 || edit ? 0 : e->cls,
+					      e->subch == CS_NONE32 || edit ? 0 : e->subch, e->method,
+					      method, sizeof(method), NULL);
+	if (!named && edit && e->method != CS_NONE32) {
+		snprintf(method, sizeof(method), "0x%" PRIx32, e->method);
+		named = true;
+	}
 	cs_json_begin_object(jb);
 	add_int(jb, "record", (int64_t)p->event);
 	add_str(jb, "kind", cs_event_kind_name((cs_event_kind)e->kind));
@@ -293,6 +466,12 @@ static void add_point(cs_json_writer *jb, const char *key, const cs_diff_run *ru
 	add_opt(jb, "entry", e->gp_entry);
 	add_opt(jb, "method_index", e->method_index);
 	add_str(jb, "method", named ? method : NULL);
+	add_str(jb, "edit", edit ? cs_forward_edit_name((cs_forward_edit)e->subch) : NULL);
+	const char *target;
+	int tlen = (int)target_of(e, &target);
+	char tbuf[256];
+	snprintf(tbuf, sizeof(tbuf), "%.*s", tlen, target);
+	add_str(jb, "target", edit ? tbuf : NULL);
 	add_hex(jb, "addr", e->addr);
 	add_str(jb, "addr_name", p->addr_name);
 	add_hex(jb, "value", e->value);
@@ -357,6 +536,8 @@ char *cs_diff_json(const cs_diff_run *a, const cs_diff_run *b, const cs_diff *df
 		cs_json_begin_object(jb);
 		add_opt(jb, "stage", df->stage == CS_STAGE_NONE ? CS_NONE32 : df->stage);
 		add_str(jb, "name", df->stage == CS_STAGE_NONE ? NULL : cs_stage_name(df->stage));
+		cs_json_key(jb, "edit");
+		cs_json_bool(jb, df->edit);
 		add_int(jb, "index", (int64_t)df->index);
 		add_str(jb, "field", df->field);
 		add_point(jb, "a", a, &df->a);

@@ -353,7 +353,7 @@ bool cs_live_wait(cs_live *lv, uint64_t addr, uint64_t value, bool is64, cs_live
 	if (!met) {
 		/* the device's wait records stage 11 and, when every channel is
 		 * stuck, the deadlocks the judge roots the break in */
-		cs_device_wait(lv->dev, addr, value, is64);
+		cs_device_wait_cmp(lv->dev, addr, value, is64, CS_WAIT_GEQ);
 		if (out && !judge_into(lv, out, &d)) {
 			memset(out, 0, sizeof(*out));
 			out->stage_name = out->cause = "";

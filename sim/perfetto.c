@@ -110,8 +110,12 @@ static void event_args(cs_json_writer *b, const cs_device *dev, const cs_event *
 	cs_json_int(b, (int64_t)e->seq);
 	cs_json_key(b, "stage");
 	cs_json_int(b, e->stage);
+	/* a record of no channel (a window of the host's view) says so */
 	cs_json_key(b, "channel");
-	cs_json_int(b, e->channel);
+	if (e->channel == CS_NONE32)
+		cs_json_null(b);
+	else
+		cs_json_int(b, e->channel);
 	if (e->launch != CS_NONE32) {
 		cs_json_key(b, "launch");
 		cs_json_int(b, e->launch);

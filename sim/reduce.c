@@ -5,6 +5,8 @@
  * when its overall chain breaks as the goal says. */
 #include "chainsim/reduce.h"
 #include "chainsim/device.h"
+#include "chainsim/ptx.h"
+#include "chainsim/ptxrun.h"
 #include "chainsim/report.h"
 #include "chainsim/scenario.h"
 
@@ -46,6 +48,8 @@ typedef struct reducer {
 	char *out_real;    /* realpath of the output directory, NULL = no rewriting */
 	bool final;        /* building the output, not a candidate: rewrite its paths */
 	size_t runs;
+	gint64 deadline_us;  /* monotonic time past which no candidate starts */
+	bool out_of_time;    /* a candidate found the deadline passed */
 	GString *buf;
 } reducer;
 
@@ -199,16 +203,19 @@ static size_t build_text(reducer *r)
 
 /* ---- one run ------------------------------------------------------------------- */
 
-/* Run text in this process; the overall chain's break into *stage and *cause.
- * False, with d set, when it does not parse or stops on an error. */
+/* Run text in this process, its kernels within wall_ns (0: the executor's
+ * default); the overall chain's break into *stage and *cause. False, with d
+ * set, when it does not parse or stops on an error. */
 static bool run_break(const char *text, size_t len, const char *name, const char *base_dir,
-		      cs_stage *stage, cs_cause *cause, cs_diag *d)
+		      uint64_t wall_ns, cs_stage *stage, cs_cause *cause, cs_diag *d)
 {
 	cs_scenario *s = cs_scenario_parse(text, len, name, base_dir ? base_dir : ".", d);
 	if (!s)
 		return false;
 	cs_device_config cfg = { .arch = cs_scenario_arch(s) };
 	cs_device *dev = cs_device_new(&cfg, d);
+	if (dev && wall_ns)
+		cs_ptx_runtime_set_budget(cs_device_ptx(dev), 0, wall_ns);
 	bool ok = dev && cs_scenario_execute(s, dev, d) && cs_device_trace_ok(dev, d);
 	cs_report *rep = ok ? cs_report_build(dev) : NULL;
 	if (ok && !rep) {
@@ -231,19 +238,42 @@ static bool goal_met(const cs_reduce_goal *g, cs_stage stage, cs_cause cause)
 	       (g->cause == CS_CAUSE_NONE || g->cause == cause);
 }
 
-static bool candidate_keeps(reducer *r)
+/* Whether the candidate keeps the property. With bounded, none runs once
+ * the deadline has passed, one runs its kernels for at most the time left,
+ * and one that ends past the deadline does not keep it (the budget may have
+ * cut its verdict short). */
+static bool candidate_run(reducer *r, bool bounded)
 {
+	uint64_t wall_ns = 0;
+	if (bounded) {
+		gint64 left_us = r->deadline_us - g_get_monotonic_time();
+		if (r->out_of_time || left_us <= 0) {
+			r->out_of_time = true;
+			return false;
+		}
+		if ((uint64_t)left_us * 1000 < CS_PTX_WALL_DEFAULT_NS)
+			wall_ns = (uint64_t)left_us * 1000;
+	}
 	size_t kept = build_text(r);
 	cs_diag d;
 	cs_diag_clear(&d);
 	cs_stage stage = CS_STAGE_NONE;
 	cs_cause cause = CS_CAUSE_NONE;
-	bool ran = run_break(r->buf->str, r->buf->len, r->o->name, r->o->base_dir, &stage, &cause,
-			     &d);
+	bool ran = run_break(r->buf->str, r->buf->len, r->o->name, r->o->base_dir, wall_ns, &stage,
+			     &cause, &d);
 	r->runs++;
 	if (r->o->progress)
 		r->o->progress(r->o->progress_ctx, r->runs, kept);
+	if (bounded && g_get_monotonic_time() >= r->deadline_us) {
+		r->out_of_time = true;
+		return false;
+	}
 	return ran && goal_met(&r->goal, stage, cause);
+}
+
+static bool candidate_keeps(reducer *r)
+{
+	return candidate_run(r, true);
 }
 
 /* ---- ddmin --------------------------------------------------------------------- */
@@ -262,10 +292,10 @@ static bool ddmin(reducer *r, GArray *units)
 {
 	size_t gran = 2;
 	bool any = false;
-	while (units->len) {
+	while (units->len && !r->out_of_time) {
 		size_t chunk = (units->len + gran - 1) / gran;
 		bool removed = false;
-		for (size_t start = 0; start < units->len;) {
+		for (size_t start = 0; start < units->len && !r->out_of_time;) {
 			size_t end = start + chunk < units->len ? start + chunk : units->len;
 			set_applied(r, units, start, end, false);
 			if (candidate_keeps(r)) {
@@ -312,10 +342,23 @@ static size_t count_applied(reducer *r)
 
 /* ---- setup and results --------------------------------------------------------- */
 
-static void reducer_init(reducer *r, const cs_reduce_opts *o)
+static uint64_t budget_of(const cs_reduce_opts *o)
+{
+	return o->time_budget_ns ? o->time_budget_ns : CS_REDUCE_TIME_BUDGET_DEFAULT_NS;
+}
+
+/* The output header's word on a reduction the budget stopped. */
+static const char *budget_note(const reducer *r)
+{
+	return r->out_of_time ? " (stopped at its time budget: a smaller scenario may keep it too)"
+			      : "";
+}
+
+static void reducer_init(reducer *r, const cs_reduce_opts *o, gint64 start_us)
 {
 	memset(r, 0, sizeof(*r));
 	r->o = o;
+	r->deadline_us = start_us + (gint64)(budget_of(o) / 1000);
 	r->lines = g_array_new(FALSE, TRUE, sizeof(rline));
 	r->buf = g_string_new(NULL);
 	if (o->out_dir) {
@@ -346,6 +389,7 @@ static bool finish(reducer *r, const char *header, cs_reduce_result *out, cs_dia
 	g_string_prepend(r->buf, header);
 	out->text = strdup(r->buf->str);
 	out->runs = r->runs;
+	out->budget_reached = r->out_of_time;
 	out->units_after = count_applied(r);
 	if (!out->text) {
 		cs_diag_set(d, CS_ERR_NOMEM, "out of memory writing the reduced scenario");
@@ -465,10 +509,11 @@ bool cs_reduce_scenario(const char *text, size_t len, const cs_reduce_opts *o,
 		return false;
 	}
 	const char *name = o->name ? o->name : "scenario";
+	gint64 start_us = g_get_monotonic_time();
 	/* the input itself must run: a located error, not "does not keep it" */
 	cs_stage stage;
 	cs_cause cause;
-	if (!run_break(text, len, name, o->base_dir, &stage, &cause, d))
+	if (!run_break(text, len, name, o->base_dir, 0, &stage, &cause, d))
 		return false;
 	/* The property is the input's break: what the goal leaves out of it is kept
 	 * too, unless asked for less, so the reduction cannot slide to another bug. */
@@ -479,7 +524,7 @@ bool cs_reduce_scenario(const char *text, size_t len, const cs_reduce_opts *o,
 			goal.cause = cause;
 	}
 	reducer r;
-	reducer_init(&r, o);
+	reducer_init(&r, o, start_us);
 	r.goal = goal;
 	size_t n;
 	char **lines = content_lines(text, len, &n);
@@ -487,24 +532,25 @@ bool cs_reduce_scenario(const char *text, size_t len, const cs_reduce_opts *o,
 	g_strfreev(lines);
 	out->goal = r.goal;
 	out->units_before = count_applied(&r);
-	out->held = candidate_keeps(&r);
+	out->held = candidate_run(&r, false);
 	bool ok = true;
 	if (out->held) {
-		for (bool changed = true; changed;) {
+		for (bool changed = true; changed && !r.out_of_time;) {
 			changed = false;
-			for (int c = LINE_METHOD; c <= LINE_OTHER; c++) {
+			for (int c = LINE_METHOD; c <= LINE_OTHER && !r.out_of_time; c++) {
 				GArray *units = units_of(&r, (line_class)c);
 				changed |= ddmin(&r, units);
 				g_array_free(units, TRUE);
 			}
 		}
 		char *header = g_strdup_printf("# reduced by chainsim reduce from %s: %zu of %zu lines "
-					       "kept, %zu runs\n", name, count_applied(&r),
-					       out->units_before, r.runs + 1);
+					       "kept, %zu runs%s\n", name, count_applied(&r),
+					       out->units_before, r.runs + 1, budget_note(&r));
 		ok = finish(&r, header, out, d);
 		g_free(header);
 	}
 	out->runs = r.runs + 1;
+	out->time_budget_ns = budget_of(o);
 	reducer_free(&r);
 	return ok;
 }
@@ -617,15 +663,17 @@ bool cs_reduce_between(const char *good, size_t good_len, const char *good_name,
 	memset(out, 0, sizeof(*out));
 	cs_stage gs = CS_STAGE_NONE, bs = CS_STAGE_NONE;
 	cs_cause gc = CS_CAUSE_NONE, bc = CS_CAUSE_NONE;
-	if (!run_break(good, good_len, good_name, o->base_dir, &gs, &gc, d) ||
-	    !run_break(bad, bad_len, bad_name, o->base_dir, &bs, &bc, d))
+	gint64 start_us = g_get_monotonic_time();
+	out->time_budget_ns = budget_of(o);
+	if (!run_break(good, good_len, good_name, o->base_dir, 0, &gs, &gc, d) ||
+	    !run_break(bad, bad_len, bad_name, o->base_dir, 0, &bs, &bc, d))
 		return false;
 	out->goal = (cs_reduce_goal){ .stage = bs, .cause = bc };
 	out->runs = 2;
 	if (bs == CS_STAGE_NONE || goal_met(&out->goal, gs, gc))
 		return true; /* held stays false: nothing to reproduce, or nothing to find */
 	reducer r;
-	reducer_init(&r, o);
+	reducer_init(&r, o, start_us);
 	r.goal = out->goal;
 	GArray *gno = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	GArray *bno = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -638,7 +686,7 @@ bool cs_reduce_between(const char *good, size_t good_len, const char *good_name,
 	if (ok) {
 		out->units_before = count_applied(&r);
 		/* every difference made is bad without its comments and expect lines */
-		out->held = candidate_keeps(&r);
+		out->held = candidate_run(&r, false);
 	}
 	if (ok && out->held) {
 		GArray *units = units_of(&r, LINE_DIFFERENCE);
@@ -647,9 +695,9 @@ bool cs_reduce_between(const char *good, size_t good_len, const char *good_name,
 		out->differences = list_differences(&r);
 		GString *header = g_string_new(NULL);
 		g_string_append_printf(header, "# reduced by chainsim reduce --between %s %s: %zu of "
-				       "%zu differences reproduce the break, %zu runs\n",
+				       "%zu differences reproduce the break, %zu runs%s\n",
 				       good_name, bad_name, count_applied(&r), out->units_before,
-				       r.runs + 2);
+				       r.runs + 2, budget_note(&r));
 		char **dl = g_strsplit(out->differences, "\n", -1);
 		for (size_t i = 0; dl[i] && dl[i][0]; i++)
 			g_string_append_printf(header, "#   %s\n", dl[i]);

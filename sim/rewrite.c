@@ -693,7 +693,7 @@ static bool submit_split(cs_rewrite *rw, cs_forward *fw, const cs_gp_entry *g, u
 		return false;
 	if (pieces)
 		applied(rw, rw->split_edit);
-	note(fw, CS_EDIT_SPLIT, 0, base, pieces + 1, CS_NONE32, "entry");
+	note(fw, CS_EDIT_SPLIT, 0, base, pieces + 1, CS_NONE32, NULL);
 	return true;
 }
 
@@ -767,8 +767,7 @@ static bool merge_flush(cs_rewrite *rw, cs_forward *fw, cs_diag *d)
 	if (ok) {
 		if (rw->held_entries > 1)
 			applied(rw, rw->merge_edit);
-		note(fw, CS_EDIT_MERGE, rw->held_first.addr, at, rw->held_entries, CS_NONE32,
-		     "entries merged");
+		note(fw, CS_EDIT_MERGE, rw->held_first.addr, at, rw->held_entries, CS_NONE32, NULL);
 		at = skewed_copy(rw, fw, rw->held_first.addr, at);
 		ok = submit_split(rw, fw, &rw->held_first, at, rw->held_starts, rw->nheld_starts,
 				  rw->nheld, d);
@@ -885,7 +884,7 @@ static bool rewrite_entry(cs_rewrite *rw, cs_forward *fw, uint32_t ch, const cs_
 			starts[nstarts++] = k;
 	}
 	if (nbody == 0) {
-		note(fw, CS_EDIT_DROP, g.addr, 0, 0, CS_NONE32, "entry (every method dropped)");
+		note(fw, CS_EDIT_DROP, g.addr, 0, 0, CS_NONE32, "methods");
 	} else if (rw->merge && !src) {
 		ok = merge_hold(rw, &g, body, nbody, starts, nstarts, d);
 	} else {

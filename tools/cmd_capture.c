@@ -2,6 +2,7 @@
 /* chainsim run FILE.cap: replay a capture on the simulator, report the chain,
  * and with --results write the observables a GPU would show, in the results
  * format chainsim-hw writes (docs/capture.md). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,7 @@ int cs_cmd_run_capture(const char *path, const uint8_t *bytes, size_t len,
 		snprintf(d.file, sizeof(d.file), "%s", file);
 		cs_diag_format(&d, msg, sizeof(msg));
 		fprintf(stderr, "chainsim run: %s\n", msg);
-		rc = dev ? CS_EXIT_INPUT : CS_EXIT_INTERNAL;
+		rc = dev && d.status != CS_ERR_NOMEM ? CS_EXIT_INPUT : CS_EXIT_INTERNAL;
 	}
 	cs_report *r = rc == CS_EXIT_OK ? cs_report_build(dev) : NULL;
 	if (rc == CS_EXIT_OK && !r)
@@ -63,13 +64,16 @@ int cs_cmd_run_capture(const char *path, const uint8_t *bytes, size_t len,
 			cs_report_print_text(r, &meta, stdout);
 		}
 		if (results_out) {
+			errno = 0;
 			FILE *f = fopen(results_out, "w");
 			bool ok = f && cs_results_write(&res, f);
 			if (f && fclose(f))
 				ok = false;
 			if (!ok) {
-				fprintf(stderr, "chainsim run: cannot write '%s'\n", results_out);
-				rc = CS_EXIT_INPUT;
+				fprintf(stderr, "chainsim run: --results %s: cannot write the results (%zu "
+					"records): %s\n", results_out, res.nrecs,
+					errno ? strerror(errno) : "write error");
+				rc = CS_EXIT_INTERNAL;
 			}
 		}
 		if (rc == CS_EXIT_OK)

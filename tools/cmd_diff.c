@@ -349,21 +349,51 @@ static void mark(verdict *v, const char *fmt, ...)
 	v->diverged = true;
 }
 
-static size_t count_kind(const cs_results *r, cs_results_kind k)
+/* One side's records of each kind, in file order, and its channel errors
+ * sorted by (channel, RC): compare looks records up by position and errors
+ * by value, each in O(log n) at most, whatever the results hold. */
+typedef struct results_index {
+	const cs_results_rec **of[CS_RES_READ + 1];
+	size_t n[CS_RES_READ + 1];
+} results_index;
+
+static void results_index_free(results_index *x)
 {
-	size_t n = 0;
+	for (size_t k = 0; k <= CS_RES_READ; k++)
+		free(x->of[k]);
+}
+
+static int by_error(const void *a, const void *b)
+{
+	const cs_results_rec *x = *(const cs_results_rec *const *)a, *y = *(const cs_results_rec *const *)b;
+	return x->a != y->a ? (x->a < y->a ? -1 : 1) : x->b != y->b ? (x->b < y->b ? -1 : 1) : 0;
+}
+
+static bool results_index_build(const cs_results *r, results_index *x)
+{
+	memset(x, 0, sizeof(*x));
 	for (size_t i = 0; i < r->nrecs; i++)
-		n += r->recs[i].kind == k;
-	return n;
+		if (r->recs[i].kind <= CS_RES_READ)
+			x->n[r->recs[i].kind]++;
+	for (size_t k = 0; k <= CS_RES_READ; k++) {
+		x->of[k] = malloc((x->n[k] ? x->n[k] : 1) * sizeof(*x->of[k]));
+		if (!x->of[k]) {
+			results_index_free(x);
+			return false;
+		}
+		x->n[k] = 0;
+	}
+	for (size_t i = 0; i < r->nrecs; i++)
+		if (r->recs[i].kind <= CS_RES_READ)
+			x->of[r->recs[i].kind][x->n[r->recs[i].kind]++] = &r->recs[i];
+	qsort(x->of[CS_RES_ERROR], x->n[CS_RES_ERROR], sizeof(*x->of[CS_RES_ERROR]), by_error);
+	return true;
 }
 
 /* The i-th record of a kind, or NULL. */
-static const cs_results_rec *nth(const cs_results *r, cs_results_kind k, size_t i)
+static const cs_results_rec *nth(const results_index *x, cs_results_kind k, size_t i)
 {
-	for (size_t j = 0; j < r->nrecs; j++)
-		if (r->recs[j].kind == k && i-- == 0)
-			return &r->recs[j];
-	return NULL;
+	return i < x->n[k] ? x->of[k][i] : NULL;
 }
 
 static unsigned read_stage(uint64_t kind)
@@ -376,10 +406,28 @@ static unsigned read_stage(uint64_t kind)
 	}
 }
 
-static void compare(const cs_results *sim, const cs_results *hw, verdict v[12])
+/* An address as the capture's regions name it ("out+0x8"), on the replay's device. */
+static const char *addr_name(const cs_device *dev, uint64_t va, char *buf, size_t len)
 {
+	cs_device_addr_name(dev, va, buf, len);
+	return buf;
+}
+
+/* The comparison of the capture's i-th wait, as the scenario wrote it. */
+static const char *wait_cmp(const cs_capture *c, size_t i)
+{
+	for (size_t k = 0; k < c->nitems; k++)
+		if (c->items[k].type == CS_CAP_WAIT && i-- == 0)
+			return c->items[k].aux == CS_CAP_WAIT_GEQ ? ">=" : "==";
+	return "==";
+}
+
+static void compare(const cs_capture *c, const cs_device *dev, const results_index *sim,
+		    const results_index *hw, verdict v[12])
+{
+	char name[CS_REGION_NAME_MAX + 32];
 	/* stages 2 and 4: the submissions, GP_PUT written, GP_GET seen */
-	size_t ns = count_kind(sim, CS_RES_SUBMIT), nh = count_kind(hw, CS_RES_SUBMIT);
+	size_t ns = sim->n[CS_RES_SUBMIT], nh = hw->n[CS_RES_SUBMIT];
 	for (size_t i = 0; i < ns || i < nh; i++) {
 		const cs_results_rec *a = nth(sim, CS_RES_SUBMIT, i), *b = nth(hw, CS_RES_SUBMIT, i);
 		v[2].compared++;
@@ -400,54 +448,54 @@ static void compare(const cs_results *sim, const cs_results *hw, verdict v[12])
 	/* stage 5: channel errors, as sets of (channel, RC); none on both is agreement */
 	v[5].compared++;
 	for (int side = 0; side < 2; side++) {
-		const cs_results *x = side ? hw : sim, *y = side ? sim : hw;
-		for (size_t i = 0; i < x->nrecs; i++) {
-			const cs_results_rec *e = &x->recs[i];
-			if (e->kind != CS_RES_ERROR)
-				continue;
-			bool found = false;
-			for (size_t j = 0; j < y->nrecs && !found; j++)
-				found = y->recs[j].kind == CS_RES_ERROR && y->recs[j].a == e->a &&
-					y->recs[j].b == e->b;
+		const results_index *x = side ? hw : sim, *y = side ? sim : hw;
+		for (size_t i = 0; i < x->n[CS_RES_ERROR]; i++) {
+			const cs_results_rec *e = x->of[CS_RES_ERROR][i];
+			bool found = bsearch(&e, y->of[CS_RES_ERROR], y->n[CS_RES_ERROR],
+					     sizeof(*y->of[CS_RES_ERROR]), by_error) != NULL;
 			if (!found)
 				mark(&v[5], "channel %" PRIu64 " error RC %" PRIu64 " on the %s only", e->a,
 				     e->b, side ? "GPU" : "simulator");
 		}
 	}
 	/* stage 11: waits */
-	size_t ws = count_kind(sim, CS_RES_WAIT), wh = count_kind(hw, CS_RES_WAIT);
+	size_t ws = sim->n[CS_RES_WAIT], wh = hw->n[CS_RES_WAIT];
 	for (size_t i = 0; i < ws || i < wh; i++) {
 		const cs_results_rec *a = nth(sim, CS_RES_WAIT, i), *b = nth(hw, CS_RES_WAIT, i);
 		v[11].compared++;
 		if (!a || !b)
 			mark(&v[11], "wait %zu is only in the %s's results", i, a ? "simulator" : "GPU");
-		else if (a->met != b->met || a->va != b->va)
-			mark(&v[11], "wait %zu on 0x%" PRIx64 " == 0x%" PRIx64 ": %s on the simulator, "
-			     "%s on the GPU (it saw 0x%" PRIx64 ")", i, a->va, a->b,
+		else if ((a->met != b->met || a->va != b->va) && !v[11].diverged)
+			mark(&v[11], "wait %zu on %s %s 0x%" PRIx64 ": %s on the simulator, "
+			     "%s on the GPU (it saw 0x%" PRIx64 ")", i,
+			     addr_name(dev, a->va, name, sizeof(name)), wait_cmp(c, i), a->b,
 			     a->met ? "met" : "unmet", b->met ? "met" : "unmet", (uint64_t)b->c);
 	}
 	/* stages 5, 9, 10, 11: read-backs, in capture order */
-	size_t rs = count_kind(sim, CS_RES_READ);
+	size_t rs = sim->n[CS_RES_READ];
 	for (size_t i = 0; i < rs; i++) {
 		const cs_results_rec *a = nth(sim, CS_RES_READ, i), *b = nth(hw, CS_RES_READ, i);
 		unsigned st = read_stage(a->b);
 		v[st].compared++;
 		if (!b || b->va != a->va || b->a != a->a) {
-			mark(&v[st], "read-back %zu (0x%" PRIx64 ") is missing from the GPU's results", i,
-			     a->va);
+			if (!v[st].diverged) /* the namer is not free: name only the first */
+				mark(&v[st], "read-back %zu (%s) is missing from the GPU's results", i,
+				     addr_name(dev, a->va, name, sizeof(name)));
 			continue;
 		}
 		if (!a->bytes || !b->bytes) {
-			if (a->bytes != b->bytes)
-				mark(&v[st], "0x%" PRIx64 " could be read on the %s only", a->va,
+			if (a->bytes != b->bytes && !v[st].diverged)
+				mark(&v[st], "%s could be read on the %s only",
+				     addr_name(dev, a->va, name, sizeof(name)),
 				     a->bytes ? "simulator" : "GPU");
 			continue;
 		}
-		for (uint64_t k = 0; k < a->a; k++)
+		for (uint64_t k = 0; k < a->a && !v[st].diverged; k++)
 			if (a->bytes[k] != b->bytes[k]) {
-				mark(&v[st], "%s at 0x%" PRIx64 ": byte 0x%02x on the simulator, 0x%02x on "
+				mark(&v[st], "%s at %s: byte 0x%02x on the simulator, 0x%02x on "
 				     "the GPU", cs_capture_rb_kind_name((cs_capture_rb_kind)a->b),
-				     a->va + k, a->bytes[k], b->bytes[k]);
+				     addr_name(dev, a->va + k, name, sizeof(name)), a->bytes[k],
+				     b->bytes[k]);
 				break;
 			}
 	}
@@ -492,7 +540,21 @@ static int diff_hw_results(const char *hwfile, const char *capfile)
 		goto out;
 	}
 	verdict v[12] = { 0 };
-	compare(&sim, &hw, v);
+	results_index xs, xh;
+	if (!results_index_build(&sim, &xs)) {
+		fprintf(stderr, "chainsim diff: out of memory indexing %zu results\n", sim.nrecs);
+		rc = CS_EXIT_INTERNAL;
+		goto out;
+	}
+	if (!results_index_build(&hw, &xh)) {
+		results_index_free(&xs);
+		fprintf(stderr, "chainsim diff: out of memory indexing %zu results\n", hw.nrecs);
+		rc = CS_EXIT_INTERNAL;
+		goto out;
+	}
+	compare(c, dev, &xs, &xh, v);
+	results_index_free(&xs);
+	results_index_free(&xh);
 	printf("diff %s (simulator) vs %s (%s %s)\n", capname, hwname, hw.backend, hw.driver);
 	static const unsigned shown[] = { 2, 4, 5, 9, 10, 11 };
 	int first = 0;

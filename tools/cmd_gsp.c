@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* chainsim gsp: the GSP firmware debugger's command line (gsp/README.md). */
+#include <arpa/inet.h>
 #include <glib.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: chainsim gsp FIRMWARE [--map FILE] [--raw-base ADDR] [--load FILE[@ADDR]]...\n"
-		"                    [--priv M|S|U] [--script FILE]\n"
+		"                    [--priv M|S|U] [--monitor] [--boot ga10x] [--script FILE]\n"
 		"                    [-ex COMMAND]... [--gdb [HOST:]PORT] [--guard-ms N] [--mmio-log]\n"
 		"  FIRMWARE      an RV64 ELF executable, NVIDIA's firmware container (gsp_*.bin:\n"
 		"                its .fwimage section), or raw bytes, both loaded at --raw-base;\n"
@@ -24,6 +25,12 @@ static void usage(FILE *out)
 		"  --load FILE[@ADDR]  load a further image beside the first (repeatable;\n"
 		"                raw bytes or a container at ADDR, an ELF where it is linked)\n"
 		"  --priv M|S|U  the mode the hart starts in (M)\n"
+		"  --boot ga10x  the machine as NVIDIA's driver and Booter leave it for GSP-RM 535\n"
+		"                on Ampere GA10x: its own map, the image in FB, the boot data,\n"
+		"                the hart in S-mode at the image's entry, the monitor model on\n"
+		"                (not with --map, --raw-base, --load or --priv)\n"
+		"  --monitor     answer ecalls that reach M with the monitor model (SBI base,\n"
+		"                shutdown, NVIDIA's vendor extension); --mmio-log shows each call\n"
 		"  --mmio-log    log unmodelled accesses (unmapped memory, custom CSRs) with\n"
 		"                pc, address, width and value; they read as zero\n"
 		"  --map FILE    the memory map (GLib key file); default: the fixture map\n"
@@ -89,15 +96,26 @@ static const char *words_cb(void *ctx, size_t i)
 	return NULL;
 }
 
+/* The host a remote-reachable stub listens on, or NULL on loopback. */
+typedef struct {
+	const char *remote_host;
+} gdb_listen;
+
 static void gdb_ready(uint16_t port, void *ctx)
 {
-	(void)ctx;
+	const gdb_listen *where = ctx;
+	/* the stub reads and writes the firmware's memory for whoever connects */
+	if (where->remote_host)
+		fprintf(stderr, "chainsim gsp: warning: the GDB stub on %s:%u accepts "
+			"anyone who can reach it, and lets them read and write the "
+			"firmware's memory\n", where->remote_host, port);
 	printf("gdb stub listening on port %u\n", port);
 	fflush(stdout);
 }
 
 enum { OPT_MAP = 0x200, OPT_MMIO_LOG, OPT_IMAGE, OPT_SCRIPT, OPT_EX, OPT_GDB,
-       OPT_GDB_ALLOW_REMOTE, OPT_RAW_BASE, OPT_GUARD_MS, OPT_GDB_IDLE_MS, OPT_LOAD, OPT_PRIV };
+       OPT_GDB_ALLOW_REMOTE, OPT_RAW_BASE, OPT_GUARD_MS, OPT_GDB_IDLE_MS, OPT_LOAD, OPT_PRIV,
+       OPT_MONITOR, OPT_BOOT };
 
 /* getopt_long_only, so that gdb's -ex spelling stays as it was */
 static const struct option gsp_options[] = {
@@ -115,6 +133,8 @@ static const struct option gsp_options[] = {
 	{ "gdb-idle-ms", required_argument, NULL, OPT_GDB_IDLE_MS },
 	{ "load", required_argument, NULL, OPT_LOAD },
 	{ "priv", required_argument, NULL, OPT_PRIV },
+	{ "monitor", no_argument, NULL, OPT_MONITOR },
+	{ "boot", required_argument, NULL, OPT_BOOT },
 	{ 0 },
 };
 
@@ -166,10 +186,11 @@ static cs_status load_further(cs_gsp *m, GPtrArray *specs, GPtrArray *loaded, cs
 
 int cs_cmd_gsp(int argc, char **argv)
 {
-	const char *fw = NULL, *map_path = NULL, *script = NULL, *gdb = NULL;
+	const char *fw = NULL, *map_path = NULL, *script = NULL, *gdb = NULL, *boot = NULL;
+	bool placed = false; /* --map, --raw-base, --load or --priv given */
 	uint64_t raw_base = 0x80000000u, guard_ms = 10000, gdb_idle_ms = 0;
 	bool gdb_remote = false;
-	bool unmodelled_log = false;
+	bool unmodelled_log = false, monitor = false;
 	int start_priv = 3;
 	GPtrArray *ex = g_ptr_array_new();
 	g_autoptr(GPtrArray) loads = g_ptr_array_new();
@@ -203,18 +224,21 @@ int cs_cmd_gsp(int argc, char **argv)
 		case CS_CLI_VERSION:
 			g_ptr_array_free(ex, TRUE);
 			return cs_cli_version();
-		case OPT_MAP: map_path = a; break;
+		case OPT_MAP: map_path = a; placed = true; break;
+		case OPT_BOOT: boot = a; break;
 		case OPT_MMIO_LOG: unmodelled_log = true; break;
+		case OPT_MONITOR: monitor = true; break;
 		case OPT_IMAGE: fw = a; break;
 		case OPT_SCRIPT: script = a; break;
 		case OPT_EX: g_ptr_array_add(ex, (gpointer)a); break;
 		case OPT_GDB: gdb = a; break;
 		case OPT_GDB_ALLOW_REMOTE: gdb_remote = true; break;
-		case OPT_RAW_BASE: raw_base = v; break;
+		case OPT_RAW_BASE: raw_base = v; placed = true; break;
 		case OPT_GUARD_MS: guard_ms = v; break;
 		case OPT_GDB_IDLE_MS: gdb_idle_ms = v; break;
-		case OPT_LOAD: g_ptr_array_add(loads, (gpointer)a); break;
+		case OPT_LOAD: g_ptr_array_add(loads, (gpointer)a); placed = true; break;
 		case OPT_PRIV:
+			placed = true;
 			start_priv = priv_of(a);
 			if (start_priv < 0) {
 				fprintf(stderr, "chainsim gsp: --priv: '%s' is not M, S or U\n", a);
@@ -253,10 +277,31 @@ int cs_cmd_gsp(int argc, char **argv)
 		g_ptr_array_free(ex, TRUE);
 		return CS_EXIT_INPUT;
 	}
+	if (boot && placed) {
+		fprintf(stderr, "chainsim gsp: --boot builds its own map and start state: not with --map, --raw-base, "
+			"--load or --priv\n");
+		g_ptr_array_free(ex, TRUE);
+		return CS_EXIT_INPUT;
+	}
 	cs_diag d;
 	cs_diag_clear(&d);
 	cs_gsp_map map;
-	if (map_path) {
+	uint64_t image_size = 0;
+	if (boot) {
+		/* the image's place in FB follows from its size */
+		cs_gsp_image *sized = NULL;
+		if (cs_gsp_image_load(fw, 0, &sized, &d) != CS_OK) {
+			g_ptr_array_free(ex, TRUE);
+			return fail(&d);
+		}
+		for (size_t i = 0; i < sized->nseg; i++)
+			image_size = MAX(image_size, sized->seg[i].addr + sized->seg[i].memsz);
+		cs_gsp_image_free(sized);
+		if (cs_gsp_boot_map(boot, image_size, &map, &raw_base, &d) != CS_OK) {
+			g_ptr_array_free(ex, TRUE);
+			return fail(&d);
+		}
+	} else if (map_path) {
 		if (cs_gsp_map_load(map_path, &map, &d) != CS_OK) {
 			g_ptr_array_free(ex, TRUE);
 			return fail(&d);
@@ -285,6 +330,15 @@ int cs_cmd_gsp(int argc, char **argv)
 	cs_gsp_set_guard_ms(m, guard_ms);
 	if (unmodelled_log)
 		cs_gsp_unmodelled_log(m, stdout);
+	if (monitor)
+		cs_gsp_monitor_on(m);
+	if (boot && cs_gsp_boot(m, boot, image_size, &d) != CS_OK) {
+		rc = fail(&d);
+		cs_gsp_destroy(m);
+		cs_gsp_image_free(img);
+		g_ptr_array_free(ex, TRUE);
+		return rc;
+	}
 	gsp_cli cli = { m };
 	cs_repl_config cfg = { "chainsim-gsp", "(gsp) ", cs_gsp_dbg_commands(), words_cb, exec_cb, &cli, NULL,
 				.own_help = true };
@@ -299,19 +353,13 @@ int cs_cmd_gsp(int argc, char **argv)
 		rc = fail(&d);
 		goto out;
 	}
-	for (guint i = 0; i < ex->len; i++) {
-		bool quit = false;
-		cs_diag sub;
-		cs_diag_clear(&sub);
-		if (cs_repl_line(r, g_ptr_array_index(ex, i), true, stdout, &quit, &sub) != CS_OK) {
-			cs_diag_at_text(&d, sub.status, "-ex", i + 1, 1, "%s", sub.msg);
-			fflush(stdout);
-			rc = fail(&d);
-			goto out;
-		}
-		if (quit)
-			goto out;
+	bool quit = false;
+	if (cs_repl_ex(r, (const char *const *)ex->pdata, ex->len, stdout, &quit, &d) != CS_OK) {
+		rc = fail(&d);
+		goto out;
 	}
+	if (quit)
+		goto out;
 	fflush(stdout);
 	if (gdb) {
 		char host[64] = "127.0.0.1";
@@ -337,20 +385,24 @@ int cs_cmd_gsp(int argc, char **argv)
 			rc = CS_EXIT_INPUT;
 			goto out;
 		}
-		/* the stub reads and writes the firmware's memory for whoever connects */
-		if (strncmp(host, "127.", 4) != 0) {
+		struct in_addr addr;
+		if (inet_pton(AF_INET, host, &addr) != 1) {
+			fprintf(stderr, "chainsim gsp: --gdb: '%s' is not an IPv4 address\n", host);
+			rc = CS_EXIT_INPUT;
+			goto out;
+		}
+		gdb_listen where = { NULL };
+		if ((ntohl(addr.s_addr) >> 24) != 127) {
 			if (!gdb_remote) {
 				fprintf(stderr, "chainsim gsp: --gdb %s listens beyond loopback: "
 					"add --gdb-allow-remote if that is meant\n", host);
 				rc = CS_EXIT_INPUT;
 				goto out;
 			}
-			fprintf(stderr, "chainsim gsp: warning: the GDB stub on %s:%lu accepts "
-				"anyone who can reach it, and lets them read and write the "
-				"firmware's memory\n", host, port);
+			where.remote_host = host;
 		}
 		cs_gsp_set_gdb_idle_ms(m, gdb_idle_ms);
-		if (cs_gdb_serve(m, host, (uint16_t)port, gdb_ready, NULL, &d) != CS_OK)
+		if (cs_gdb_serve(m, host, (uint16_t)port, gdb_ready, &where, &d) != CS_OK)
 			rc = fail(&d);
 		goto out;
 	}

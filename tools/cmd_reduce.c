@@ -18,8 +18,8 @@
 static void reduce_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: chainsim reduce FILE --until 'break N' | 'cause KEY' [-o OUT]\n"
-		"       chainsim reduce --between GOOD BAD [-o OUT]\n"
+		"usage: chainsim reduce FILE --until 'break N' | 'cause KEY' [-o OUT] [--time-budget=S]\n"
+		"       chainsim reduce --between GOOD BAD [-o OUT] [--time-budget=S]\n"
 		"\n"
 
 		"Shrinks the scenario FILE by delta debugging over its lines (methods, GPFIFO\n"
@@ -37,6 +37,9 @@ static void reduce_usage(FILE *out)
 		"\n"		"  --until GOAL     the property a smaller scenario must keep\n"
 		"  --between        GOOD BAD: the fewest differences that reproduce BAD's break\n"
 		"  -o OUT           write the scenario to OUT (default, or -: standard output)\n"
+		"  --time-budget=S  wall time the whole reduction may take (default 300 s): no\n"
+		"                   candidate starts after it, and the smallest scenario found\n"
+		"                   is written, saying the budget stopped it\n"
 		"  --version        print chainsim's version\n"
 		"A scenario may be -, standard input (then its paths resolve from the current\n"
 		"directory); an option's value follows it or an '='.\n"
@@ -91,6 +94,7 @@ static const struct option reduce_options[] = {
 	CS_CLI_VERSION_OPTION,
 	{ "until", required_argument, NULL, 'u' },
 	{ "between", no_argument, NULL, 'b' },
+	{ "time-budget", required_argument, NULL, 't' },
 	{ 0 },
 };
 
@@ -98,6 +102,7 @@ int cs_cmd_reduce(int argc, char **argv)
 {
 	const char *until = NULL, *out_path = NULL;
 	bool between = false;
+	uint64_t time_budget_ns = 0;
 	cs_cli_begin();
 	for (int c; (c = getopt_long(argc, argv, ":ho:", reduce_options, NULL)) != -1;) {
 		switch (c) {
@@ -114,6 +119,13 @@ int cs_cmd_reduce(int argc, char **argv)
 			break;
 		case 'o':
 			out_path = optarg;
+			break;
+		case 't':
+			if (!cs_opt_seconds(optarg, &time_budget_ns)) {
+				fprintf(stderr, "chainsim reduce: --time-budget=%s: expected seconds "
+					"above 0 (at most 1e6)\n", optarg);
+				return CS_EXIT_INPUT;
+			}
 			break;
 		default:
 			return cs_cli_bad_option("reduce", c, argv, reduce_usage);
@@ -144,6 +156,7 @@ int cs_cmd_reduce(int argc, char **argv)
 		out_path = NULL; /* -o - is standard output, the default */
 	char *out_dir = out_path ? g_path_get_dirname(out_path) : NULL;
 	cs_reduce_opts o = { .name = base_name(files[0]), .base_dir = base_dir, .out_dir = out_dir,
+			     .time_budget_ns = time_budget_ns,
 			     .progress = isatty(STDERR_FILENO) ? show_progress : NULL };
 	cs_reduce_result r = { 0 };
 	bool ok = between || cs_reduce_goal_parse(until, &o.goal, &d);
@@ -181,6 +194,11 @@ int cs_cmd_reduce(int argc, char **argv)
 		fprintf(stderr, "\n");
 		if (r.differences)
 			fputs(r.differences, stderr);
+		if (r.budget_reached)
+			fprintf(stderr, "reduce: the time budget of %g s ran out after %zu runs: the "
+				"result keeps the property, but a smaller one may too "
+				"(--time-budget=S to give it longer)\n",
+				(double)r.time_budget_ns / 1e9, r.runs);
 	}
 	cs_reduce_result_clear(&r);
 	g_free(base_dir);

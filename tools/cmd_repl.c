@@ -707,6 +707,13 @@ static cs_status cmd_channel(rs_session *s, const char *args, FILE *out, cs_diag
 
 /* ---- memory ------------------------------------------------------------------ */
 
+/* The scenario's name for va (the device's one namer); false when it has none. */
+static bool addr_named(const cs_device *dev, uint64_t va, char *buf, size_t len)
+{
+	cs_device_addr_name(dev, va, buf, len);
+	return strncmp(buf, "0x", 2) != 0;
+}
+
 static cs_status cmd_qmd(rs_session *s, const char *args, FILE *out, cs_diag *d)
 {
 	cs_device *dev = rs_session_device(s);
@@ -768,7 +775,11 @@ static cs_status cmd_qmd(rs_session *s, const char *args, FILE *out, cs_diag *d)
 				snprintf(fname, sizeof(fname), "%s(%u)", f->name, k);
 			else
 				snprintf(fname, sizeof(fname), "%s", f->name);
-			fprintf(out, "  %-36s 0x%" PRIx64 " (%" PRIu64 ")\n", fname, v, v);
+			char vname[CS_REGION_NAME_MAX + 32];
+			if (f->kind == CS_FIELD_ADDRESS && addr_named(dev, v, vname, sizeof(vname)))
+				fprintf(out, "  %-36s 0x%" PRIx64 " <%s>\n", fname, v, vname);
+			else
+				fprintf(out, "  %-36s 0x%" PRIx64 " (%" PRIu64 ")\n", fname, v, v);
 		}
 	}
 	fprintf(out, "  (%u fields are zero)\n", zero);
@@ -943,12 +954,69 @@ static cs_status cmd_trace(rs_session *s, const char *args, FILE *out, cs_diag *
 			fprintf(out, " entry %" PRIu32, e->gp_entry);
 		if (e->method_index != CS_NONE32)
 			fprintf(out, ".%" PRIu32, e->method_index);
-		fprintf(out, " addr 0x%" PRIx64 " value 0x%" PRIx64, e->addr, e->value);
+		char name[CS_REGION_NAME_MAX + 32];
+		fprintf(out, " addr 0x%" PRIx64, e->addr);
+		if (addr_named(rs_session_device(s), e->addr, name, sizeof(name)))
+			fprintf(out, " <%s>", name);
+		fprintf(out, " value 0x%" PRIx64, e->value);
 		if (e->detail)
 			fprintf(out, "  %s", e->detail);
 		fprintf(out, "\n");
 	}
 	return CS_OK;
+}
+
+/* gdb's `print`: here an address expression, shown with its name. */
+static cs_status cmd_print(rs_session *s, const char *args, FILE *out, cs_diag *d)
+{
+	char w[128], extra[32];
+	if (!next_word(&args, w, sizeof(w))) {
+		cs_diag_set(d, CS_ERR_INPUT, "print ADDR: give an address (a number, NAME or "
+			    "NAME+OFF); x/FMT ADDR reads the memory there");
+		return CS_ERR_INPUT;
+	}
+	if (next_word(&args, extra, sizeof(extra))) {
+		cs_diag_set(d, CS_ERR_INPUT, "print ADDR: one address, not '%s' after it (the "
+			    "scenario's expressions have no spaces: NAME+OFF)", extra);
+		return CS_ERR_INPUT;
+	}
+	uint64_t va;
+	if (!parse_addr(s, w, &va, d))
+		return CS_ERR_INPUT;
+	char name[CS_REGION_NAME_MAX + 32];
+	if (addr_named(rs_session_device(s), va, name, sizeof(name)))
+		fprintf(out, "%s = 0x%" PRIx64 " <%s>\n", w, va, name);
+	else
+		fprintf(out, "%s = 0x%" PRIx64 "\n", w, va);
+	return CS_OK;
+}
+
+/* gdb's `info`: the tables a method stream has, and for the rest what to
+ * type instead. */
+static cs_status cmd_info(rs_session *s, const char *args, FILE *out, cs_diag *d)
+{
+	char w[32];
+	if (!next_word(&args, w, sizeof(w))) {
+		cs_diag_set(d, CS_ERR_INPUT, "info what? breakpoints, stages, channels (help info)");
+		return CS_ERR_INPUT;
+	}
+	if (!strcmp(w, "breakpoints") || !strcmp(w, "break") || !strcmp(w, "b") ||
+	    !strcmp(w, "watchpoints"))
+		return cmd_break(s, args, out, d);
+	if (!strcmp(w, "stages") || !strcmp(w, "chain"))
+		return cmd_stages(s, args, out, d);
+	if (!strcmp(w, "channels") || !strcmp(w, "channel"))
+		return cmd_channel(s, args, out, d);
+	if (!strcmp(w, "registers") || !strcmp(w, "all-registers") || !strcmp(w, "frame") ||
+	    !strcmp(w, "locals") || !strcmp(w, "args")) {
+		cs_diag_set(d, CS_ERR_INPUT, "info %s: a method stream has no registers or frames: "
+			    "'channel' shows GP_GET, GP_PUT and the bindings, 'list' the methods "
+			    "around the next one, 'qmd' the launch descriptor", w);
+		return CS_ERR_INPUT;
+	}
+	cs_diag_set(d, CS_ERR_INPUT, "info %s: not here; info breakpoints, info stages and info "
+		    "channels are (help lists the commands)", w);
+	return CS_ERR_INPUT;
 }
 
 static cs_status cmd_help(rs_session *s, const char *args, FILE *out, cs_diag *d);
@@ -972,6 +1040,9 @@ static const rs_cmd commands[] = {
 	{ "list", "", "list [N]", "the current entry's methods, N each side of the current one (5)", cmd_list },
 	{ "trace", "", "trace [N]", "the last N trace records (10)", cmd_trace },
 	{ "restart", "", "restart", "run the scenario again from the start, breakpoints kept", cmd_restart },
+	{ "print", "p", "print ADDR", "the address ADDR names (a number, NAME or NAME+OFF), with its name", cmd_print },
+	{ "info", "i", "info breakpoints | info stages | info channels [N|NAME]",
+	  "gdb's spelling of break (alone), stages and channel", cmd_info },
 	{ "help", "", "help [CMD]", "the commands, or one command's usage", cmd_help },
 	{ "complete", "", "complete TEXT", "what Tab would offer after TEXT, one a line", NULL },
 	{ "quit", "exit q", "quit", "leave", NULL },
@@ -1028,6 +1099,24 @@ static void print_word(const char *w, void *arg)
 	fprintf(arg, "%s\n", w);
 }
 
+/* What to type here for a gdb command a method stream has no use for as such. */
+static const char *gdb_instead(const char *word, size_t len)
+{
+	static const struct {
+		const char *gdb, *here;
+	} habits[] = {
+		{ "watch", "break write ADDR[,LEN]" }, { "rwatch", "break write ADDR[,LEN]" },
+		{ "run", "restart" }, { "r", "restart" }, { "start", "restart" },
+		{ "bt", "trace" }, { "backtrace", "trace" }, { "where", "trace" },
+		{ "finish", "next" }, { "display", "x/FMT ADDR" }, { "disassemble", "list" },
+		{ "frame", "list" }, { "kill", "quit" }, { "tbreak", "break" },
+	};
+	for (size_t i = 0; i < sizeof(habits) / sizeof(habits[0]); i++)
+		if (strlen(habits[i].gdb) == len && !strncmp(habits[i].gdb, word, len))
+			return habits[i].here;
+	return NULL;
+}
+
 static cs_status exec_line(void *ctx, const char *line, FILE *out, cs_diag *d)
 {
 	repl_cli *cli = ctx;
@@ -1055,7 +1144,9 @@ static cs_status exec_line(void *ctx, const char *line, FILE *out, cs_diag *d)
 	}
 	const rs_cmd *c = find_cmd(line, len);
 	if (!c || !c->fn) {
-		cs_diag_set(d, CS_ERR_INPUT, "unknown command '%.*s' (help lists them)", (int)len, line);
+		const char *instead = gdb_instead(line, len);
+		cs_diag_set(d, CS_ERR_INPUT, "unknown command '%.*s'%s%s%s (help lists them)", (int)len,
+			    line, instead ? ": here, '" : "", instead ? instead : "", instead ? "'" : "");
 		return CS_ERR_INPUT;
 	}
 	if (line[len] == '/') {
@@ -1193,14 +1284,11 @@ int cs_cmd_repl(int argc, char **argv)
 		fprintf(stdout, "%s: the program ran no method\n", file);
 	}
 	bool quit = false;
-	for (size_t i = 0; i < nex && !quit && rc == CS_EXIT_OK; i++) {
-		cs_diag_clear(&d);
-		if (cs_repl_line(r, ex[i], true, stdout, &quit, &d) != CS_OK) {
-			cs_diag_format(&d, msg, sizeof(msg));
-			fflush(stdout);
-			fprintf(stderr, "chainsim repl: -ex '%s': %s\n", ex[i], msg);
-			rc = CS_EXIT_INPUT;
-		}
+	cs_diag_clear(&d);
+	if (cs_repl_ex(r, ex, nex, stdout, &quit, &d) != CS_OK) {
+		cs_diag_format(&d, msg, sizeof(msg));
+		fprintf(stderr, "chainsim repl: %s\n", msg);
+		rc = CS_EXIT_INPUT;
 	}
 	if (rc == CS_EXIT_OK && !quit && script) {
 		cs_diag_clear(&d);

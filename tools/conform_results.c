@@ -272,7 +272,16 @@ static int json_int(const cs_json_value *o, const char *key, int dflt)
 	return v >= INT_MIN && v <= INT_MAX ? (int)v : dflt;
 }
 
-static bool load_shard(const char *path, shard_file *sf)
+/* Names an allocation the merge could not make; exit 4. */
+static int merge_out_of_memory(const char *what, size_t count, size_t each)
+{
+	fprintf(stderr, "chainsim conform merge: out of memory for %s (%zu x %zu bytes)\n", what,
+		count, each);
+	return CS_EXIT_INTERNAL;
+}
+
+/* CS_EXIT_OK, CS_EXIT_INPUT (a message naming the file) or CS_EXIT_INTERNAL. */
+static int load_shard(const char *path, shard_file *sf)
 {
 	const char *file = cs_file_name(path);
 	sf->file = file;
@@ -284,15 +293,22 @@ static bool load_shard(const char *path, shard_file *sf)
 	if (!cs_file_read(path, CS_FILE_MAX_TEXT, "the shard's result", &text, &len, &d)) {
 		cs_diag_format(&d, msg, sizeof(msg));
 		fprintf(stderr, "chainsim conform merge: %s\n", msg);
-		return false;
+		return d.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL : CS_EXIT_INPUT;
 	}
 	char why[160];
+	errno = 0;
 	sf->root = cs_json_parse(text, len, why, sizeof(why));
+	bool parse_out_of_memory = !sf->root && errno == ENOMEM;
 	free(text);
+	if (parse_out_of_memory) {
+		fprintf(stderr, "chainsim conform merge: %s: out of memory for its JSON tree (%zu "
+			"bytes of text): %s\n", file, len, why);
+		return CS_EXIT_INTERNAL;
+	}
 	if (!sf->root) {
 		fprintf(stderr, "chainsim conform merge: %s: %s (the shard crashed, never ran, "
 			"or this is not its result)\n", file, why);
-		return false;
+		return CS_EXIT_INPUT;
 	}
 	const cs_json_value *sh = cs_json_member(sf->root, "shard");
 	if (strcmp(cs_json_get_string(cs_json_member(sf->root, "format"), ""),
@@ -300,12 +316,12 @@ static bool load_shard(const char *path, shard_file *sf)
 	    cs_json_type_of(sh) != CS_JSON_OBJECT || !json_array(sf->root, "cases") ||
 	    !json_array(sf->root, "selection")) {
 		fprintf(stderr, "chainsim conform merge: %s: not a chainsim conform result\n", file);
-		return false;
+		return CS_EXIT_INPUT;
 	}
 	if (!cs_json_get_bool(cs_json_member(sf->root, "complete"), false)) {
 		fprintf(stderr, "chainsim conform merge: %s: the shard did not finish (crashed?)\n",
 			file);
-		return false;
+		return CS_EXIT_INPUT;
 	}
 	int64_t index = cs_json_get_int(cs_json_member(sh, "index"), 0),
 		count = cs_json_get_int(cs_json_member(sh, "count"), 0);
@@ -315,9 +331,9 @@ static bool load_shard(const char *path, shard_file *sf)
 	if (!sf->count || !sf->index || sf->index > sf->count) {
 		fprintf(stderr, "chainsim conform merge: %s: shard %u/%u is not a shard\n", file,
 			sf->index, sf->count);
-		return false;
+		return CS_EXIT_INPUT;
 	}
-	return true;
+	return CS_EXIT_OK;
 }
 
 static bool same_selection(const cs_json_value *a, const cs_json_value *b)
@@ -332,30 +348,57 @@ static bool same_selection(const cs_json_value *a, const cs_json_value *b)
 	return true;
 }
 
-/* Joins the shards into cases[] in selection order; false (and a message
- * naming what is wrong) unless every shard is there once and every case of
- * the selection ran exactly once. */
-static bool join_shards(shard_file *sf, size_t nf, conform_case **out, size_t *nout,
-			bool *allow_unavailable, bool *allow_unobservable)
+/* The selection's cases sorted by path, for lookups by path. */
+static int by_path(const void *a, const void *b)
+{
+	return strcmp((*(const conform_case *const *)a)->path, (*(const conform_case *const *)b)->path);
+}
+
+/* The case of the selection at path, or NULL. */
+static conform_case *case_at_path(conform_case *const *sorted, size_t n, const char *path)
+{
+	conform_case key = { .path = (char *)path }, *kp = &key;
+	conform_case *const *hit = bsearch(&kp, sorted, n, sizeof(*sorted), by_path);
+	return hit ? *hit : NULL;
+}
+
+/* Joins the shards into cases[] in selection order: CS_EXIT_OK, or
+ * CS_EXIT_INPUT (and a message naming what is wrong) unless every shard is
+ * there once and every case of the selection ran exactly once, or
+ * CS_EXIT_INTERNAL naming an allocation that failed. */
+static int join_shards(shard_file *sf, size_t nf, conform_case **out, size_t *nout,
+		       bool *allow_unavailable, bool *allow_unobservable)
 {
 	unsigned count = sf[0].count;
 	const cs_json_value *sel = json_array(sf[0].root, "selection");
+	size_t nsel = cs_json_length(sel), room = nsel ? nsel : 1;
 	const char **by_index = calloc(count, sizeof(*by_index));
-	size_t nsel = cs_json_length(sel);
-	conform_case *cases = calloc(nsel ? nsel : 1, sizeof(*cases));
-	const char **ran_in = calloc(nsel ? nsel : 1, sizeof(*ran_in));
-	GHashTable *pos = g_hash_table_new(g_str_hash, g_str_equal);
-	bool ok = by_index && cases && ran_in;
+	conform_case *cases = calloc(room, sizeof(*cases));
+	const char **ran_in = calloc(room, sizeof(*ran_in));
+	conform_case **sorted = malloc(room * sizeof(*sorted));
+	int rc = !by_index ? merge_out_of_memory("the shard table", count, sizeof(*by_index))
+		 : !cases  ? merge_out_of_memory("the cases", nsel, sizeof(*cases))
+		 : !ran_in ? merge_out_of_memory("the cases' shards", nsel, sizeof(*ran_in))
+		 : !sorted ? merge_out_of_memory("the cases' index", nsel, sizeof(*sorted))
+			   : CS_EXIT_OK;
+	bool ok = rc == CS_EXIT_OK;
 	for (size_t i = 0; ok && i < nsel; i++) {
-		const char *p = cs_json_get_string(cs_json_at(sel, i), NULL);
-		if (!p || g_hash_table_contains(pos, p)) {
-			fprintf(stderr, "chainsim conform merge: %s: the selection names a case "
-				"twice or not as text\n", sf[0].file);
+		cases[i].path = (char *)cs_json_get_string(cs_json_at(sel, i), NULL);
+		sorted[i] = &cases[i];
+		if (!cases[i].path) {
+			fprintf(stderr, "chainsim conform merge: %s: the selection names case %zu "
+				"not as text\n", sf[0].file, i + 1);
 			ok = false;
-			break;
 		}
-		g_hash_table_insert(pos, (gpointer)p, GUINT_TO_POINTER(i + 1));
-		cases[i].path = (char *)p;
+	}
+	if (ok)
+		qsort(sorted, nsel, sizeof(*sorted), by_path);
+	for (size_t i = 1; ok && i < nsel; i++) {
+		if (!strcmp(sorted[i - 1]->path, sorted[i]->path)) {
+			fprintf(stderr, "chainsim conform merge: %s: the selection names case %s "
+				"twice\n", sf[0].file, sorted[i]->path);
+			ok = false;
+		}
 	}
 	*allow_unavailable = *allow_unobservable = true;
 	for (size_t f = 0; ok && f < nf; f++) {
@@ -386,21 +429,21 @@ static bool join_shards(shard_file *sf, size_t nf, conform_case **out, size_t *n
 		for (size_t i = 0; ok && i < cs_json_length(ca); i++) {
 			const cs_json_value *o = cs_json_at(ca, i);
 			const char *p = cs_json_get_string(cs_json_member(o, "path"), NULL);
-			guint at = p ? GPOINTER_TO_UINT(g_hash_table_lookup(pos, p)) : 0;
-			if (!at) {
+			conform_case *c = p ? case_at_path(sorted, nsel, p) : NULL;
+			if (!c) {
 				fprintf(stderr, "chainsim conform merge: %s: case %s is not in the "
 					"selection\n", sf[f].file, p ? p : "(no path)");
 				ok = false;
 				break;
 			}
-			conform_case *c = &cases[at - 1];
-			if (ran_in[at - 1]) {
+			size_t at = (size_t)(c - cases);
+			if (ran_in[at]) {
 				fprintf(stderr, "chainsim conform merge: case %s ran twice (%s and %s)\n",
-					p, ran_in[at - 1], sf[f].file);
+					p, ran_in[at], sf[f].file);
 				ok = false;
 				break;
 			}
-			ran_in[at - 1] = sf[f].file;
+			ran_in[at] = sf[f].file;
 			c->outcome = outcome_from_name(
 				cs_json_get_string(cs_json_member(o, "outcome"), ""));
 			c->exit_code = json_int(o, "exit", -1);
@@ -431,16 +474,16 @@ static bool join_shards(shard_file *sf, size_t nf, conform_case **out, size_t *n
 			ok = false;
 		}
 	}
-	g_hash_table_destroy(pos);
+	free(sorted);
 	free(by_index);
 	free(ran_in);
 	if (!ok) {
 		free(cases);
-		return false;
+		return rc != CS_EXIT_OK ? rc : CS_EXIT_INPUT;
 	}
 	*out = cases;
 	*nout = nsel;
-	return true;
+	return CS_EXIT_OK;
 }
 
 int conform_merge(const conform_merge_opts *o, char *const *files, size_t nf)
@@ -461,14 +504,19 @@ int conform_merge(const conform_merge_opts *o, char *const *files, size_t nf)
 		return CS_EXIT_INPUT;
 	}
 	shard_file *sf = calloc(nf, sizeof(*sf));
-	bool ok = sf != NULL;
-	for (size_t i = 0; ok && i < nf; i++)
-		ok = load_shard(files[i], &sf[i]);
+	if (!sf)
+		return merge_out_of_memory("the shard files", nf, sizeof(*sf));
+	int loaded = CS_EXIT_OK;
+	for (size_t i = 0; loaded == CS_EXIT_OK && i < nf; i++)
+		loaded = load_shard(files[i], &sf[i]);
 	conform_case *cases = NULL;
 	size_t n = 0;
 	bool allow = false, allow_unobs = false;
-	if (ok)
-		ok = join_shards(sf, nf, &cases, &n, &allow, &allow_unobs);
+	if (loaded == CS_EXIT_OK)
+		loaded = join_shards(sf, nf, &cases, &n, &allow, &allow_unobs);
+	if (loaded != CS_EXIT_OK)
+		rc = loaded;
+	bool ok = loaded == CS_EXIT_OK;
 	if (ok && !n) {
 		fprintf(stderr, "chainsim conform merge: the shards selected no case\n");
 		ok = false;
@@ -494,12 +542,14 @@ int conform_merge(const conform_merge_opts *o, char *const *files, size_t nf)
 				   .shard_index = 1, .shard_count = 1,
 				   .allow_unavailable = allow, .allow_unobservable = allow_unobs };
 		const cs_json_value *sel = json_array(sf[0].root, "selection");
-		char **selv = calloc(n, sizeof(*selv));
+		char **selv = json_out ? calloc(n, sizeof(*selv)) : NULL;
 		for (size_t i = 0; selv && i < n; i++)
 			selv[i] = (char *)cs_json_get_string(cs_json_at(sel, i), NULL);
 		m.selection = selv;
-		m.nselection = selv ? n : 0;
-		if (json_out && !conform_write_json(json_out, &m, cases, n, err, sizeof(err))) {
+		m.nselection = n;
+		if (json_out && !selv)
+			rc = merge_out_of_memory("the selection of --json", n, sizeof(*selv));
+		else if (json_out && !conform_write_json(json_out, &m, cases, n, err, sizeof(err))) {
 			fprintf(stderr, "chainsim conform merge: --json %s: %s\n", json_out, err);
 			rc = CS_EXIT_INTERNAL;
 		}

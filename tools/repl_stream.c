@@ -556,6 +556,23 @@ static bool stage_already_fired(rs_session *s, unsigned stage, FILE *out)
 	return fired;
 }
 
+/* A channel that stopped while the device ran, said where it happened: the
+ * program may end quietly after it, and a step over the faulting method
+ * would otherwise show nothing of it. */
+static void print_stops(const rs_session *s, size_t from, FILE *out)
+{
+	size_t n = 0;
+	const cs_event *ev = cs_device_events(s->dev, &n);
+	for (size_t i = from; i < n; i++) {
+		const cs_event *e = &ev[i];
+		if (e->kind != CS_EV_CHANNEL_STOP)
+			continue;
+		fprintf(out, "channel '%s' stopped (record %zu): %s\n",
+			cs_device_channel_name(s->dev, e->channel), i,
+			e->detail ? e->detail : "no reason recorded");
+	}
+}
+
 void rs_session_go(rs_session *s, rs_go go, uint64_t arg, const char *name, FILE *out)
 {
 	if (s->finished) {
@@ -571,10 +588,12 @@ void rs_session_go(rs_session *s, rs_go go, uint64_t arg, const char *name, FILE
 	s->go_channel = s->cur.channel;
 	s->go_entry = s->cur.gp_entry;
 	resume(s);
+	size_t ran_from = s->scan_from;
 	if (s->finished) {
 		end_reason(s);
 		if (s->reason[0])
 			fprintf(out, "%s\n", s->reason);
+		print_stops(s, ran_from, out);
 		if (go == RS_GO_UNTIL_STAGE && !strstr(s->reason, "fired"))
 			fprintf(out, "stage %u (%s) did not fire\n", s->go_stage,
 				cs_stage_name((cs_stage)s->go_stage));
@@ -589,6 +608,7 @@ void rs_session_go(rs_session *s, rs_go go, uint64_t arg, const char *name, FILE
 	}
 	if (s->reason[0])
 		fprintf(out, "%s\n", s->reason);
+	print_stops(s, ran_from, out);
 	char line[512];
 	size_t n = rs_describe_method(s, &s->cur, s->nmethod, line, sizeof(line));
 	fwrite("next: ", 1, 6, out);

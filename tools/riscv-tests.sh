@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Builds the official RISC-V tests' rv64 "p" suites from a checkout and runs
-# each one under `chainsim gsp` in batch mode: one line per test, then a table.
+# Builds the official RISC-V tests' rv64 "p" suites (or, with RVT_ENV=v, the
+# "v" suites: the same tests as user code under a small kernel with Sv39
+# paging) from a checkout and runs each one under `chainsim gsp` in batch
+# mode: one line per test, then a table.
 #
 #   tools/riscv-tests.sh SRC_DIR [SUITE...]
 #
@@ -25,7 +27,9 @@ usage() {
 [ $# -ge 1 ] || usage
 src=$(cd "$1" 2>/dev/null && pwd) || { echo "$0: $1: no such directory" >&2; exit 2; }
 shift
-for need in isa/Makefile env/p/riscv_test.h env/p/link.ld; do
+env=${RVT_ENV:-p}
+case $env in p | v) ;; *) echo "$0: RVT_ENV=$env: p or v" >&2; exit 2 ;; esac
+for need in isa/Makefile "env/$env/riscv_test.h" "env/$env/link.ld"; do
 	if [ ! -f "$src/$need" ]; then
 		echo "$0: $src/$need: missing (a riscv-tests checkout with its env submodule?)" >&2
 		exit 2
@@ -40,9 +44,18 @@ budget=${RVT_BUDGET:-2000000}
 out=${RVT_BUILD:-$(mktemp -d "${TMPDIR:-/tmp}/riscv-tests.XXXXXX")}
 mkdir -p "$out"
 
+# The "v" kernel is C that includes <string.h> and <stdint.h>: picolibc's
+# headers (Debian's picolibc-riscv64-unknown-elf); it links no library.
+gcc_opts="-static -mcmodel=medany -fvisibility=hidden -nostdlib -nostartfiles"
+[ "$env" = v ] && gcc_opts+=" -isystem /usr/lib/picolibc/riscv64-unknown-elf/include"
+# The "v" kernel writes tohost through its own mapping of RAM, at the
+# physical address - 0x80200000 (pa2kva in env/v/vm.c): the watchpoint
+# watches that virtual address.
+watch_at=tohost
+[ "$env" = v ] && watch_at=tohost-0x80200000
 mk() {
 	make --no-print-directory -f "$src/isa/Makefile" src_dir="$src/isa" XLEN=64 \
-		RISCV_PREFIX=riscv64-unknown-elf- "$@"
+		RISCV_PREFIX=riscv64-unknown-elf- RISCV_GCC_OPTS="$gcc_opts" "$@"
 }
 
 declare -A passed total
@@ -52,7 +65,7 @@ for suite in "${suites[@]}"; do
 		echo "$0: $src/isa/$suite/Makefrag: no such suite" >&2
 		exit 2
 	fi
-	tests=$(cd "$out" && mk --eval 'print-%: ; @echo $($*)' "print-${suite}_p_tests")
+	tests=$(cd "$out" && mk --eval 'print-%: ; @echo $($*)' "print-${suite}_${env}_tests")
 	# shellcheck disable=SC2086
 	if ! (cd "$out" && mk -j"$(nproc)" $tests >"$out/$suite.build.log" 2>&1); then
 		echo "$0: building $suite failed; see $out/$suite.build.log" >&2
@@ -63,7 +76,7 @@ for suite in "${suites[@]}"; do
 	for t in $tests; do
 		total[$suite]=$((total[$suite] + 1))
 		log="$out/$t.log"
-		"$chainsim" gsp "$out/$t" -ex "watch tohost 4" -ex "continue $budget" -ex "print *tohost" \
+		"$chainsim" gsp "$out/$t" -ex "watch $watch_at 4" -ex "continue $budget" -ex "print *tohost" \
 			>"$log" 2>&1
 		code=$?
 		value=$(sed -n 's/^\*tohost = 0x[0-9a-f]* (\([0-9]*\)).*/\1/p' "$log")

@@ -29,6 +29,9 @@ enum {
 	CS_CAPTURE_MAX_RECORDS = 1u << 20,
 	CS_CAPTURE_MAX_CHANNELS = 64,
 	CS_CAPTURE_MAX_READBACK = 1u << 20, /* bytes per read-back */
+	/* bytes of all read-backs together: a results file writes each as two
+	 * hex digits, and diff reads results files of at most 16 MiB */
+	CS_CAPTURE_MAX_READBACK_TOTAL = 4u << 20,
 };
 /* The most one region may span and the most bytes a capture may hold in all,
  * so a hostile file cannot make a replay map or allocate without bound. */
@@ -43,7 +46,7 @@ typedef enum cs_capture_rec {
 	CS_CAP_MODULE = 5,  /* a cubin or fatbin (and PTX) the simulator executes from */
 	CS_CAP_GPFIFO = 6,  /* the guest wrote a ring entry */
 	CS_CAP_SUBMIT = 7,  /* GP_PUT advanced and the doorbell rung */
-	CS_CAP_WAIT = 8,    /* the guest waited for [addr] == value */
+	CS_CAP_WAIT = 8,    /* the guest waited for [addr] == value (or >=) */
 	CS_CAP_READBACK = 9,/* an address whose bytes are an observable */
 	CS_CAP_END = 10,    /* the last record: how many came before it */
 } cs_capture_rec;
@@ -56,6 +59,12 @@ typedef enum cs_capture_rb_kind {
 	CS_CAP_RB_MEMORY = 4,  /* bytes the scenario expects (stage 9: the grid's output) */
 } cs_capture_rb_kind;
 
+/* How a wait compares the value at its address with the value it wants. */
+typedef enum cs_capture_wait_cmp {
+	CS_CAP_WAIT_EQ = 0,  /* == */
+	CS_CAP_WAIT_GEQ = 1, /* unsigned >= (a timeline semaphore) */
+} cs_capture_wait_cmp;
+
 typedef struct cs_capture_item {
 	cs_capture_rec type;
 	uint64_t offset;       /* of the record header in the file */
@@ -66,7 +75,7 @@ typedef struct cs_capture_item {
 	uint64_t host_va;      /* REGION */
 	uint64_t size;         /* REGION span; READBACK length; WAIT width (4, 8) */
 	uint64_t value;        /* WAIT value; BUILD value */
-	uint64_t aux;          /* BUILD aux; READBACK kind */
+	uint64_t aux;          /* BUILD aux; READBACK kind; WAIT comparison (cs_capture_wait_cmp) */
 	char name[CS_CAPTURE_NAME_MAX + 1]; /* CHANNEL, REGION, MODULE, READBACK, BUILD detail */
 	const uint8_t *bytes;  /* REGION initial bytes, WRITE bytes, MODULE file (into the image) */
 	uint64_t nbytes;

@@ -116,8 +116,19 @@ CS_API bool cs_device_map_client(cs_device *dev, const char *name, void *host, u
  * it (PTX parsed from program text there). A channel whose ring, USERD or
  * pushbuffer was there faults at its next access to it. */
 CS_API bool cs_device_unmap(cs_device *dev, uint64_t va, uint64_t size, cs_diag *d);
-/* The guest waits for [addr] == value (32- or 64-bit compare): runs the device,
- * records stage 11 (wait-begin, then wait-done or wait-failed); true when met. */
+/* How a guest's wait compares the value at its address with the value it
+ * wants: equal, or (a timeline semaphore, as tinygrad's ACQ_CIRC_GEQ waits)
+ * unsigned greater or equal. */
+typedef enum cs_wait_cmp {
+	CS_WAIT_EQ = 0,
+	CS_WAIT_GEQ = 1,
+} cs_wait_cmp;
+CS_API const char *cs_wait_cmp_symbol(cs_wait_cmp cmp); /* "==", ">=" */
+/* The guest waits for [addr] CMP value (32- or 64-bit compare): runs the
+ * device, records stage 11 (wait-begin, then wait-done or wait-failed); true
+ * when met. cs_device_wait is the == form. */
+CS_API bool cs_device_wait_cmp(cs_device *dev, uint64_t addr, uint64_t value, bool is64,
+			       cs_wait_cmp cmp);
 CS_API bool cs_device_wait(cs_device *dev, uint64_t addr, uint64_t value, bool is64);
 /* End of the guest program: record a deadlock for every channel still blocked.
  * Also (sim/ addition) what only the end of the stream reveals, from the device's

@@ -47,6 +47,13 @@ typedef struct cs_diff {
 	 * order within their stage; addresses by the name the scenario gives them
 	 * when both runs name them, else by value. */
 	cs_stage stage;
+	/* Stage 3's forwarding edits are matched by what they target (the name
+	 * their detail opens with, in the same entry), not by position: edit is
+	 * true when the divergence is one, index is then its position among its
+	 * run's edits (A's, or B's when only B makes it), and field is "missing"
+	 * (the run without a record makes no such edit), "edit" (the kinds of
+	 * edit differ: a relocation against a copy), or the field that differs. */
+	bool edit;
 	size_t index;             /* the record's position among the stage's records */
 	const char *field;        /* what differs: "kind", "value", "addr", "count", ... */
 	cs_diff_point a, b;

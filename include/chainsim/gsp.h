@@ -192,6 +192,7 @@ typedef enum cs_gsp_stop_reason {
 	CS_GSP_STOP_INTERRUPTED,
 	CS_GSP_STOP_REPLY,      /* the awaited RPC reply arrived */
 	CS_GSP_STOP_GUARD,      /* the wall-clock guard of an unbudgeted run expired */
+	CS_GSP_STOP_SHUTDOWN,   /* the firmware asked the monitor model to shut down */
 } cs_gsp_stop_reason;
 
 typedef enum cs_gsp_watch_kind {
@@ -280,6 +281,17 @@ CS_API void cs_gsp_mmio_trace(cs_gsp *m, FILE *out);
  * custom and debug ranges) is logged, reads as zero and ignores writes,
  * instead of raising an illegal-instruction trap. */
 CS_API void cs_gsp_unmodelled_log(cs_gsp *m, FILE *out);
+/* --boot TARGET (ga10x): the machine as NVIDIA's driver and Booter leave it
+ * for GSP-RM 535 (docs/gsp.md, "--boot ga10x"). cs_gsp_boot_map gives its map
+ * and where the image of image_size bytes goes; cs_gsp_boot, on a machine
+ * made on that map with the image there, writes the boot data and starts
+ * the hart as the image starts (the monitor model on). */
+CS_API cs_status cs_gsp_boot_map(const char *target, uint64_t image_size, cs_gsp_map *map,
+				 uint64_t *image_base, cs_diag *d);
+CS_API cs_status cs_gsp_boot(cs_gsp *m, const char *target, uint64_t image_size, cs_diag *d);
+/* Turns the M-mode monitor model on (docs/gsp.md, "The monitor model"):
+ * ecalls that reach M are answered by it, not by the firmware's mtvec. */
+CS_API void cs_gsp_monitor_on(cs_gsp *m);
 /* Log lines the firmware wrote to log-model regions. */
 CS_API const char *cs_gsp_log_text(cs_gsp *m);
 /* Host interrupts raised by the firmware (doorbell model, bit 6) so far. */
@@ -334,6 +346,10 @@ typedef struct cs_gsp_reply {
 
 CS_API const char *cs_gsp_rpc_name(uint32_t function);
 CS_API bool cs_gsp_rpc_lookup(const char *name, uint32_t *function);
+/* The i-th RPC the host side sends by name (the firmware's events, which it
+ * only receives, left out): its name, and its function in *function; NULL
+ * past the last. cs_gsp_rpc_lookup also takes a function number. */
+CS_API const char *cs_gsp_rpc_known(size_t i, uint32_t *function);
 
 /* Initializes the command queue header and page table in the shared region
  * (the host's half of the protocol). */

@@ -108,8 +108,14 @@ CS_API bool cs_ptx_entry_find(const cs_ptx_program *p, const char *name, size_t 
 CS_API uint32_t cs_ptx_entry_line(const cs_ptx_program *p, size_t i);
 /* Why entry i cannot run (naming the PTX line and column of the refused
  * construct), or NULL when it can. cs_ptx_run of a refused entry answers
- * CS_GRID_ERROR with this diagnosis. */
+ * CS_GRID_UNSUPPORTED for valid PTX the executor does not implement
+ * (CS_ERR_UNSUPPORTED: the simulator's limit), CS_GRID_ERROR for malformed
+ * text (CS_ERR_INPUT), with this diagnosis. */
 CS_API const cs_diag *cs_ptx_entry_refusal(const cs_ptx_program *p, size_t i);
+/* The first malformed text (CS_ERR_INPUT) in any function's body, by its
+ * line and column, or NULL: a function refused for it parses, but the text
+ * is bad input all the same. */
+CS_API const cs_diag *cs_ptx_malformed(const cs_ptx_program *p);
 
 /* The entry's .param layout as PTX declares it: each parameter at the next
  * offset aligned to its alignment (CUDA's kernel-parameter ABI). */

@@ -110,6 +110,10 @@ CS_API cs_module *cs_module_load_bytes(const uint8_t *bytes, size_t len, const c
 /* Attach PTX text to a module loaded from a bare cubin (the .ptx nvcc wrote next
  * to it), so its kernels can execute. Entries are matched by name. */
 CS_API bool cs_module_attach_ptx(cs_module *m, const char *ptx, size_t len, cs_diag *d);
+/* The same, naming the file the text came from: the executor's messages about
+ * it (a construct it refuses) give that file's line and column. */
+CS_API bool cs_module_attach_ptx_file(cs_module *m, const char *ptx, size_t len,
+				      const char *file, cs_diag *d);
 /* Modules are reference counted: the runtime takes its own reference, so the
  * loader's caller frees its own with cs_module_free whenever it likes. */
 CS_API cs_module *cs_module_ref(cs_module *m);

@@ -37,6 +37,9 @@ typedef struct cs_reduce_goal {
  * naming the bad word. */
 CS_API bool cs_reduce_goal_parse(const char *text, cs_reduce_goal *goal, cs_diag *d);
 
+/* The wall time a reduction may take in all, unless cs_reduce_opts says. */
+#define CS_REDUCE_TIME_BUDGET_DEFAULT_NS (300ull * 1000 * 1000 * 1000)
+
 typedef struct cs_reduce_opts {
 	cs_reduce_goal goal;      /* cs_reduce_scenario only; between takes BAD's break */
 	const char *name;         /* the input's name for diagnostics */
@@ -44,6 +47,10 @@ typedef struct cs_reduce_opts {
 	/* where the output will live: relative `module` and `load` paths are
 	 * rewritten to resolve from there; NULL = left as written */
 	const char *out_dir;
+	/* wall time the whole reduction may take (0: CS_REDUCE_TIME_BUDGET_DEFAULT_NS):
+	 * no candidate starts past it, and a candidate's kernels get at most the
+	 * time left. The input's own runs are not bounded by it. */
+	uint64_t time_budget_ns;
 	/* called after every run: runs so far, lines the candidate kept */
 	void (*progress)(void *ctx, size_t runs, size_t lines);
 	void *progress_ctx;
@@ -54,6 +61,10 @@ typedef struct cs_reduce_result {
 	cs_reduce_goal goal;      /* the property kept */
 	char *text;               /* the reduced scenario, runnable as is; malloc'd */
 	size_t runs;              /* simulator runs it took */
+	/* the time budget ran out: text keeps the property, but a smaller
+	 * scenario may too (the candidate the budget cut short is not taken) */
+	bool budget_reached;
+	uint64_t time_budget_ns;  /* the budget it ran under */
 	size_t units_before, units_after; /* lines (or, between, differences) */
 	/* between: the differences kept, one line each ("good.chain:17: - inc 1 ...",
 	 * "bad.chain:9: + ..."); malloc'd, NULL otherwise */

@@ -47,6 +47,12 @@ CS_API cs_status cs_repl_line(cs_repl *r, const char *line, bool echo, FILE *out
 /* Runs a script; stops at the first failing line, whose diag then names
  * path:line. */
 CS_API cs_status cs_repl_script(cs_repl *r, const char *path, FILE *out, cs_diag *d);
+/* Runs the commands given on the command line with -ex, in order, each echoed
+ * as in batch mode; stops at the first failing one, whose diag then names it
+ * as "-ex:N:1" (N counts the -ex options from 1), the way a script's line is
+ * named. Both REPLs report an -ex error so. */
+CS_API cs_status cs_repl_ex(cs_repl *r, const char *const *cmds, size_t n, FILE *out, bool *quit,
+			    cs_diag *d);
 /* Interactive session on the terminal (libedit); when stdin is not a
  * terminal, reads plain lines. Returns the number of failed commands. */
 CS_API int cs_repl_interactive(cs_repl *r, FILE *out, FILE *err);

@@ -61,7 +61,7 @@ typedef struct cs_scenario_tap {
 	void (*channel)(void *ctx, const char *name, uint32_t id);
 	void (*gpfifo)(void *ctx, uint32_t ch, uint32_t lo, uint32_t hi);
 	void (*submit)(void *ctx, uint32_t ch);
-	void (*wait)(void *ctx, uint64_t addr, uint64_t value, bool is64);
+	void (*wait)(void *ctx, uint64_t addr, uint64_t value, bool is64, cs_wait_cmp cmp);
 	void (*ran)(void *ctx);
 	void (*record)(void *ctx, const cs_event *ev); /* guest-build records */
 	void (*module)(void *ctx, const char *path, const char *ptx_path);

@@ -79,8 +79,10 @@ static inline cs_test_run cs_test_run_text(const char *text, const char *name,
 	return r;
 }
 
-/* Judge a device the test drove itself through the C API; the device stays
- * the test's (cs_device_finish it first, as a scenario's end does). */
+/* Judge a device the test drove itself through the C API (a scenario it
+ * executed under a forwarding hook of its own, say); the device stays the
+ * test's (cs_device_finish it first, as a scenario's end does). The named
+ * checks find the names among the device's regions. */
 static inline cs_test_run cs_test_judge(cs_device *dev)
 {
 	cs_test_run r;
@@ -201,14 +203,24 @@ static inline bool cs_test_check_mem(const cs_test_run *r, uint64_t va, const vo
 	return i == len;
 }
 
-/* As cs_test_check_mem, at a name the scenario placed (alloc, push, qmd, L.sem). */
+/* As cs_test_check_mem, at a name the scenario placed (alloc, push, qmd, L.sem).
+ * A run from cs_test_judge has no scenario of its own: the name is then looked
+ * up among the device's regions, which a scenario executed on the device (a
+ * test of a forwarding hook in C) named the same way. */
 static inline bool cs_test_check_mem_named(const cs_test_run *r, const char *name, uint64_t off,
 					   const void *expected, size_t len, char *msg, size_t mlen)
 {
 	uint64_t va = 0, size = 0;
 	msg[0] = 0;
-	if (!r->scenario || !cs_scenario_symbol(r->scenario, name, &va, &size)) {
-		cs_test_append_(msg, mlen, "the scenario places no '%s'; ", name);
+	const cs_region *reg = !r->scenario && r->dev
+				       ? cs_mem_region_named(cs_device_mem(r->dev), name)
+				       : NULL;
+	if (reg) {
+		va = reg->va;
+		size = reg->size;
+	} else if (!r->scenario || !cs_scenario_symbol(r->scenario, name, &va, &size)) {
+		cs_test_append_(msg, mlen, r->scenario ? "the scenario places no '%s'; "
+				: "the device has no region named '%s'; ", name);
 		cs_test_describe(r, msg, mlen);
 		return false;
 	}

@@ -26,6 +26,8 @@ extern "C" {
  * it put on the host's ring. A record without it (a forwarding layer's own
  * account, recorded by hand) counts no entries. */
 #define CS_HOST_FORWARD_RING 1ull
+/* In a CS_EV_WAIT_BEGIN's aux: the wait compares with >= (CS_WAIT_GEQ), not ==. */
+#define CS_WAIT_BEGIN_GEQ (1ull << 32)
 
 /* The unit that produced a record, finer than its author. */
 typedef enum cs_unit {
@@ -97,8 +99,10 @@ typedef enum cs_event_kind {
 	/* anyone */
 	CS_EV_FAULT,           /* addr = faulting VA, value = cs_access, unit = who, detail */
 	/* guest wait (stage 11) */
-	CS_EV_WAIT_BEGIN,      /* addr, value = wanted, aux = 8 for u64 compares else 4 */
-	CS_EV_WAIT_DONE,       /* stage 11 fired: addr, value = value seen */
+	CS_EV_WAIT_BEGIN,      /* addr, value = wanted, aux = 8 for u64 compares else 4,
+				  | CS_WAIT_BEGIN_GEQ for a >= wait (the wait-done or
+				  wait-failed after it compares the same way) */
+	CS_EV_WAIT_DONE,       /* stage 11 fired: addr, value = value seen, aux = wanted */
 	CS_EV_WAIT_FAILED,     /* stage 11 not fired: device idle first. addr, value = seen,
 				  aux = wanted */
 	CS_EV_DEADLOCK,        /* every channel blocked: channel, addr, value = wanted,
@@ -124,7 +128,9 @@ typedef enum cs_event_kind {
 	CS_EV_HOST_EDIT,       /* stage 3: one forwarding edit. subch = its cs_forward_edit,
 				  gp_entry = the guest's ring slot, addr = guest, aux = host,
 				  value = the edit's value, method = the method edited;
-				  cause set when the edit is wrong; detail says what */
+				  cause set when the edit is wrong; detail says what,
+				  opening with its target (target_len bytes: "entry 0's
+				  RELEASE0_ADDRESS in QMD L.qmd") */
 	CS_EV_KIND_COUNT
 } cs_event_kind;
 
@@ -135,6 +141,8 @@ typedef struct cs_event {
 	uint8_t stage;         /* cs_stage, 0 when the record is context only */
 	uint8_t unit;          /* cs_unit */
 	uint16_t cause;        /* cs_cause the record shows, CS_CAUSE_NONE when none */
+	uint16_t target_len;   /* the length of detail's opening that names what the
+				  record is about (a host edit's target), 0 when none */
 	uint32_t channel;
 	uint32_t launch;       /* CS_NONE32 when not part of a launch */
 	uint32_t gp_entry;     /* the GPFIFO entry index (GP_GET at fetch), CS_NONE32 when none */

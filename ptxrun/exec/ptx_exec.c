@@ -3440,11 +3440,14 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	R.bus = bus;
 	snprintf(out->kernel, sizeof(out->kernel), "%s", R.f->name);
 	if (R.f->refusal) {
-		out->outcome = CS_GRID_ERROR;
+		/* valid PTX the executor cannot run is its limit, not the guest's fault */
+		out->outcome = R.f->refusal->status == CS_ERR_UNSUPPORTED ? CS_GRID_UNSUPPORTED
+									   : CS_GRID_ERROR;
 		out->diag = *R.f->refusal;
+		char where[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 32];
+		cs_diag_format(R.f->refusal, where, sizeof(where));
 		snprintf(out->diag.msg, sizeof(out->diag.msg),
-			 "dispatched, not executed: the executor refuses %s: %.400s", R.f->name,
-			 R.f->refusal->msg);
+			 "dispatched, not executed: the executor refuses %.60s: %.380s", R.f->name, where);
 		return;
 	}
 	uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];

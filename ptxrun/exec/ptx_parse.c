@@ -5,6 +5,7 @@
 #include "ptx_lex.h"
 #include "ptx_parse_int.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -530,9 +531,15 @@ static bool parse_var_decl(pp *P, vardecl *v, bool allow_init)
 			return false;
 		if (!pp_expect(P, ']'))
 			return false;
-		if (n == 0 || n > (1u << 30) || size * n > (1u << 30)) {
-			pp_err(P, &v->name, CS_ERR_UNSUPPORTED, "array '%.*s' is too large or empty",
+		if (n == 0) {
+			pp_err(P, &v->name, CS_ERR_INPUT, "array '%.*s' of length 0",
 			       (int)v->name.len, v->name.s);
+			return false;
+		}
+		if (n > (1u << 30) || size * n > (1u << 30)) {
+			pp_err(P, &v->name, CS_ERR_UNSUPPORTED, "array '%.*s' of %" PRIu64 " bytes: "
+			       "the executor holds arrays of at most %u", (int)v->name.len, v->name.s,
+			       size * n, 1u << 30);
 			return false;
 		}
 		size *= n;
@@ -1616,6 +1623,18 @@ const cs_diag *cs_ptx_entry_refusal(const cs_ptx_program *p, size_t i)
 {
 	const ptx_func *f = entry_func(p, i);
 	return f ? f->refusal : NULL;
+}
+
+const cs_diag *cs_ptx_malformed(const cs_ptx_program *p)
+{
+	const cs_diag *first = NULL;
+	for (size_t i = 0; p && i < p->nfuncs; i++) {
+		const cs_diag *r = p->funcs[i].refusal;
+		if (r && r->status == CS_ERR_INPUT &&
+		    (!first || r->line < first->line || (r->line == first->line && r->col < first->col)))
+			first = r;
+	}
+	return first;
 }
 
 uint32_t cs_ptx_entry_line(const cs_ptx_program *p, size_t i)

@@ -33,6 +33,7 @@ static void module_destroy(cs_module *m)
 	free(m->inflated[0]);
 	free(m->inflated[1]);
 	free(m->ptx);
+	free(m->ptx_file);
 	free(m->file);
 	free(m->name);
 	free(m);
@@ -170,6 +171,12 @@ void cs_module_scan_ptx(cs_module *m)
 
 bool cs_module_attach_ptx(cs_module *m, const char *ptx, size_t len, cs_diag *d)
 {
+	return cs_module_attach_ptx_file(m, ptx, len, NULL, d);
+}
+
+bool cs_module_attach_ptx_file(cs_module *m, const char *ptx, size_t len, const char *file,
+			       cs_diag *d)
+{
 	if (!m || !ptx) {
 		cs_diag_set(d, CS_ERR_INPUT, "no module or no PTX text");
 		return false;
@@ -179,15 +186,19 @@ bool cs_module_attach_ptx(cs_module *m, const char *ptx, size_t len, cs_diag *d)
 		cs_diag_at_offset(d, CS_ERR_INPUT, m->name, at, "PTX text contains a NUL byte");
 		return false;
 	}
-	char *copy = malloc(len + 1);
-	if (!copy) {
+	char *copy = malloc(len + 1), *file_copy = file ? strdup(file) : NULL;
+	if (!copy || (file && !file_copy)) {
+		free(copy);
+		free(file_copy);
 		cs_diag_set(d, CS_ERR_NOMEM, "out of memory");
 		return false;
 	}
 	memcpy(copy, ptx, len);
 	copy[len] = 0;
 	free(m->ptx);
+	free(m->ptx_file);
 	m->ptx = copy;
+	m->ptx_file = file_copy;
 	m->ptx_len = len;
 	m->ptx_note[0] = 0;
 	cs_module_scan_ptx(m);

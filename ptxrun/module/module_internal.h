@@ -58,6 +58,7 @@ struct cs_module {
 	size_t file_len;
 	char *ptx;              /* NUL-terminated, owned; NULL when none */
 	size_t ptx_len;
+	char *ptx_file;         /* the file the PTX came from, for diagnostics; NULL: name */
 	char ptx_note[320];     /* why there is no PTX, for messages */
 	cs_kernel_info *kernels;
 	size_t nkernels;

@@ -160,7 +160,8 @@ bool cs_ptx_runtime_add(cs_ptx_runtime *rt, cs_module *m, cs_diag *d)
 	rt_module *r = &nm[rt->nmods];
 	memset(r, 0, sizeof(*r));
 	if (m->ptx) {
-		r->prog = cs_ptx_parse(m->ptx, m->ptx_len, m->name, &r->parse_diag);
+		r->prog = cs_ptx_parse(m->ptx, m->ptx_len, m->ptx_file ? m->ptx_file : m->name,
+				       &r->parse_diag);
 		r->parse_failed = r->prog == NULL;
 	}
 	r->m = cs_module_ref(m);
@@ -577,9 +578,15 @@ static void run_grid(void *ctx, const cs_bus *bus, const cs_grid_launch *g, cs_g
 	free(cb);
 
 	if (g->shared_bytes < k->shared_static) {
+		/* a kernel that declares little or none reads as needing 1 KiB from sm_90 */
+		char why[192] = "";
+		if (k->sm >= 90 && k->shared_static >= 0x400)
+			snprintf(why, sizeof(why), " (its .nv.shared.%.40s: from sm_90 nvcc counts there "
+				 "the 1 KiB the hardware reserves at the start of shared memory, "
+				 "0x400 + the kernel's own %u)", k->name, k->shared_static - 0x400);
 		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
-			    "kernel %s needs %u bytes of static shared memory, the QMD reserves %u",
-			    k->name, k->shared_static, g->shared_bytes);
+			    "kernel %s needs %u bytes of static shared memory%s, the QMD reserves %u",
+			    k->name, k->shared_static, why, g->shared_bytes);
 		free(params);
 		return;
 	}

@@ -68,8 +68,8 @@ void jg_attribute_consequences(judge *j, cs_report *r, cs_chain *o)
 			size_t used = strlen(j->diag[9]);
 			if (at && used < sizeof(j->diag[9]))
 				snprintf(j->diag[9] + used, sizeof(j->diag[9]) - used,
-					 " As a consequence, channel %s waits for [0x%llx] == %llu, which "
-					 "launch %u's release would have written.", ch, X(b->addr),
+					 " As a consequence, channel %s waits for [%s] == %llu, which "
+					 "launch %u's release would have written.", ch, JG_ADDR(j, b->addr),
 					 X(b->value), r->launches[k].launch);
 		}
 	}
@@ -80,8 +80,9 @@ void jg_attribute_consequences(judge *j, cs_report *r, cs_chain *o)
 		size_t k = silenced_by(j, r->launches, r->nlaunches, w->addr);
 		if (k != NONE && r->launches[k].rows[9].status == CS_STAGE_NOT_OBSERVABLE) {
 			jg_row(o, 11, CS_STAGE_NOT_OBSERVABLE, CS_AUTHOR_HOST, r11->event,
-			     "wait %s == %llu: launch %u's release, which the simulator could not "
-			     "run", JG_ADDR(j, w->addr), X(w->aux), r->launches[k].launch);
+			     "wait %s %s %llu: launch %u's release, which the simulator could not "
+			     "run", JG_ADDR(j, w->addr), jg_wait_cmp(j, r11->event), X(w->aux),
+			     r->launches[k].launch);
 		} else if (k != NONE) {
 			size_t used = strlen(j->diag[11]);
 			if (used < sizeof(j->diag[11]))

@@ -204,8 +204,12 @@ cs_report *cs_report_judge(const cs_report_input *in)
 			for (size_t w = 0; w < nwait; w++) {
 				const cs_event *we = &j->ev[waits[w]];
 				if (we->addr == j->ev[s->release].addr) {
+					char seen[40] = "";
+					if (we->value != we->aux)
+						snprintf(seen, sizeof(seen), " (value %llu)", X(we->value));
 					jg_row(c, 11, CS_STAGE_FIRED, CS_AUTHOR_HOST, waits[w],
-					     "wait %s == %llu: resolved", JG_ADDR(j, we->addr), X(we->value));
+					     "wait %s %s %llu: resolved%s", JG_ADDR(j, we->addr),
+					     jg_wait_cmp(j, waits[w]), X(we->aux), seen);
 					break;
 				}
 			}

@@ -72,6 +72,10 @@ typedef struct stopinfo {
 const char *jg_addr(const judge *j, uint64_t va, char *buf, size_t len);
 #define JG_ADDR(j, va) jg_addr((j), (va), (char[64]){ 0 }, 64)
 
+/* How the wait whose record (wait-begin, wait-done or wait-failed) is at
+ * index i compares: "==" or ">=", as its wait-begin says. */
+const char *jg_wait_cmp(const judge *j, size_t i);
+
 /* A row of the chain being built, its evidence printf-formatted. */
 void jg_row(cs_chain *c, cs_stage s, cs_stage_status st, cs_author who, size_t event,
 	    const char *fmt, ...) __attribute__((format(printf, 6, 7)));

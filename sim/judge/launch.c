@@ -28,14 +28,14 @@ static void judge_rejected_qmd(judge *j, const char *ln, const cs_event *e, cons
 		char off[64];
 		jg_distance_words(e->addr, j->ev[b].addr, off, sizeof(off));
 		jg_why(j, 7, CS_CAUSE_QMD_NOT_BUILT,
-		     "the QMD of %s at 0x%llx was never built: the guest built one at 0x%llx (%s), "
+		     "the QMD of %s at %s was never built: the guest built one at %s (%s), "
 		     "and the engine read memory that holds none (%s); point SEND_PCAS_A / "
 		     "SET_INLINE_QMD_ADDRESS at the QMD the guest built, or relocate it.", ln,
-		     X(e->addr), X(j->ev[b].addr), off, det);
+		     JG_ADDR(j, e->addr), JG_ADDR(j, j->ev[b].addr), off, det);
 		return;
 	}
-	jg_why(j, 7, CS_CAUSE_QMD_REJECTED, "the engine rejected the QMD of %s at 0x%llx: %s; fix "
-	     "that field in the QMD.", ln, X(e->addr), det);
+	jg_why(j, 7, CS_CAUSE_QMD_REJECTED, "the engine rejected the QMD of %s at %s: %s; fix "
+	     "that field in the QMD.", ln, JG_ADDR(j, e->addr), det);
 }
 
 /* Fills rows 6..10 of c for launch s; sets j's cause/diag for its not-fired rows. */
@@ -108,9 +108,9 @@ void jg_stage_launch(judge *j, const lslot *s, cs_chain *c)
 		const char *det = jg_detail(e) ? jg_detail(e) : "no reason given";
 		if (e->cause == CS_CAUSE_CODE_UNMAPPED)
 			jg_why(j, 7, CS_CAUSE_CODE_UNMAPPED,
-			     "the engine rejected the QMD of %s at 0x%llx: %s; nothing can run from "
+			     "the engine rejected the QMD of %s at %s: %s; nothing can run from "
 			     "there: upload the kernel's code (module NAME PATH) and point the QMD's "
-			     "program at NAME.KERNEL.", ln, X(e->addr), det);
+			     "program at NAME.KERNEL.", ln, JG_ADDR(j, e->addr), det);
 		else
 			judge_rejected_qmd(j, ln, e, det);
 		ok = false;

@@ -3,6 +3,7 @@
  * wake; a stopped channel's diagnosis. */
 
 #include "chainsim/fe.h"
+#include "chainsim/registry.h"
 #include "judge.h"
 
 /* ---- stages 1-5 and 11 (scenario wide) -------------------------------------------------- */
@@ -37,7 +38,8 @@ void jg_stage_build(judge *j, cs_chain *c)
 		const cs_event *e = &j->ev[first_pb];
 		if (pbs == 1)
 			jg_row(c, 1, CS_STAGE_FIRED, CS_AUTHOR_GUEST, first_pb,
-			     "%llu dwords in pushbuffer %s%s", X(e->value), JG_ADDR(j, e->addr), qmd);
+			     "%llu dword%s in pushbuffer %s%s", X(e->value), e->value == 1 ? "" : "s",
+			     JG_ADDR(j, e->addr), qmd);
 		else
 			jg_row(c, 1, CS_STAGE_FIRED, CS_AUTHOR_GUEST, first_pb,
 			     "%zu pushbuffers, %llu dwords%s", pbs, X(dwords), qmd);
@@ -230,10 +232,17 @@ static void diagnose_stop(judge *j, cs_stage s, const stopinfo *si)
 	}
 	if (!f && st->method != CS_NONE32 && st->method >= CS_PB_HOST_METHODS &&
 	    (st->cls == CS_NONE32 || st->cls == 0)) {
+		/* named as a class the subchannel conventionally holds would take it */
+		uint32_t conv = cs_registry_conventional_class(j->in->arch, st->subch);
+		char named[160] = "";
+		if (conv && cs_registry_method_label(j->in->arch, conv, st->subch, st->method, mname,
+						     sizeof(mname), NULL))
+			snprintf(named, sizeof(named), " (%s of %s, the class subchannel %u "
+				 "conventionally holds)", mname, cs_class_name(conv), st->subch);
 		jg_why(j, s, CS_CAUSE_NO_OBJECT,
-		     "method 0x%x at %s on channel %s went to subchannel %u, which has no object "
+		     "method 0x%x%s at %s on channel %s went to subchannel %u, which has no object "
 		     "bound (no SET_OBJECT on subchannel %u before it); the channel stopped, so %s.",
-		     st->method, where, ch, st->subch, st->subch, rest);
+		     st->method, named, where, ch, st->subch, st->subch, rest);
 		return;
 	}
 	if (f) {
@@ -374,8 +383,8 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 			snprintf(more, sizeof(more), " (%zu entries)", nfetch + nctl);
 		if (e->kind == CS_EV_GP_FETCH)
 			jg_row(c, 4, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, first_fetch,
-			     "entry %u: %s, %llu dwords%s", e->gp_entry, JG_ADDR(j, e->addr), X(e->value),
-			     more);
+			     "entry %u: %s, %llu dword%s%s", e->gp_entry, JG_ADDR(j, e->addr),
+			     X(e->value), e->value == 1 ? "" : "s", more);
 		else
 			jg_row(c, 4, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, first_fetch,
 			     "entry %u: control opcode %llu%s", e->gp_entry, X(e->value), more);
@@ -423,25 +432,25 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 		jg_where(b, where, sizeof(where));
 		uint64_t cur = dead != NONE ? e->aux : b->aux;
 		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, dead != NONE ? dead : block,
-		     "%s blocked: acquire [0x%llx] == %llu, value %llu", where, X(e->addr),
+		     "%s blocked: acquire [%s] == %llu, value %llu", where, JG_ADDR(j, e->addr),
 		     X(e->value), X(cur));
 		if (dead != NONE)
 			jg_why(j, 5, CS_CAUSE_DEADLOCK,
-			     "deadlock: channel %s is blocked at %s on a semaphore acquire of [0x%llx] "
+			     "deadlock: channel %s is blocked at %s on a semaphore acquire of [%s] "
 			     "== %llu (current value %llu), and nothing left to run writes it%s%s; "
 			     "release the semaphore before waiting, or drop the acquire.",
-			     ch, where, X(e->addr), X(e->value), X(cur), jg_detail(e) ? ": " : "",
+			     ch, where, JG_ADDR(j, e->addr), X(e->value), X(cur), jg_detail(e) ? ": " : "",
 			     jg_detail(e) ? jg_detail(e) : "");
 		else
 			jg_why(j, 5, CS_CAUSE_ACQUIRE_BLOCKED,
-			     "channel %s is blocked at %s on a semaphore acquire of [0x%llx] == %llu "
-			     "(current value %llu)", ch, where, X(e->addr), X(e->value), X(cur));
+			     "channel %s is blocked at %s on a semaphore acquire of [%s] == %llu "
+			     "(current value %llu)", ch, where, JG_ADDR(j, e->addr), X(e->value), X(cur));
 	} else if (nfetch > 0 && ndone >= nfetch) {
 		char bound[48] = "";
 		if (binds)
 			snprintf(bound, sizeof(bound), ", %zu object%s bound", binds, binds > 1 ? "s" : "");
-		jg_row(c, 5, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, NONE, "%zu entr%s, %llu methods%s",
-		     ndone, ndone > 1 ? "ies" : "y", X(methods), bound);
+		jg_row(c, 5, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, NONE, "%zu entr%s, %llu method%s%s",
+		     ndone, ndone > 1 ? "ies" : "y", X(methods), methods == 1 ? "" : "s", bound);
 	} else if (nfetch == 0 && nctl > 0) {
 		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "only control entries");
 		jg_why(j, 5, CS_CAUSE_NO_METHODS, "every fetched entry was a control entry: no method ran");
@@ -467,8 +476,9 @@ void jg_stage_wake(judge *j, cs_chain *c)
 	}
 	if (failed != NONE) {
 		const cs_event *e = &j->ev[failed];
-		jg_row(c, 11, CS_STAGE_NOT_FIRED, CS_AUTHOR_HOST, failed, "wait %s == %llu: value is %llu",
-		     JG_ADDR(j, e->addr), X(e->aux), X(e->value));
+		const char *cmp = jg_wait_cmp(j, failed);
+		jg_row(c, 11, CS_STAGE_NOT_FIRED, CS_AUTHOR_HOST, failed, "wait %s %s %llu: value is %llu",
+		     JG_ADDR(j, e->addr), cmp, X(e->aux), X(e->value));
 		/* Who wrote what: the releases that did happen. */
 		char rel[256] = "nothing released any semaphore";
 		size_t nrel = 0;
@@ -492,29 +502,34 @@ void jg_stage_wake(judge *j, cs_chain *c)
 			if (j->ev[i].kind == CS_EV_SEM_RELEASE && j->ev[i].addr == e->addr)
 				wrote_here = true;
 		if (e->cause == CS_CAUSE_BUDGET)
-			jg_why(j, 11, CS_CAUSE_BUDGET, "the guest waits for [0x%llx] == %llu, but the device's "
+			jg_why(j, 11, CS_CAUSE_BUDGET, "the guest waits for [%s] %s %llu, but the device's "
 				    "entry budget ran out with work left (value %llu): raise "
-				    "run_budget or shorten the stream", X(e->addr), X(e->aux), X(e->value));
+				    "run_budget or shorten the stream", JG_ADDR(j, e->addr), cmp, X(e->aux),
+				    X(e->value));
 		else if (e->cause == CS_CAUSE_WAIT_UNMAPPED)
-			jg_why(j, 11, CS_CAUSE_WAIT_UNMAPPED, "the guest waits on 0x%llx, which is not mapped",
-			     X(e->addr));
+			jg_why(j, 11, CS_CAUSE_WAIT_UNMAPPED, "the guest waits on %s, which is not mapped",
+			     JG_ADDR(j, e->addr));
 		else if (wrote_here)
 			jg_why(j, 11, CS_CAUSE_WAIT_UNMET,
-			     "the guest waits for [0x%llx] == %llu but the value is %llu: a release "
-			     "wrote that address with another value", X(e->addr), X(e->aux), X(e->value));
+			     "the guest waits for [%s] %s %llu but the value is %llu: a release "
+			     "wrote that address with %s value", JG_ADDR(j, e->addr), cmp, X(e->aux),
+			     X(e->value), strcmp(cmp, ">=") ? "another" : "a lower");
 		else
 			jg_why(j, 11, CS_CAUSE_WAIT_UNMET,
-			     "the guest waits for [0x%llx] == %llu, a value nobody writes (it is %llu): "
+			     "the guest waits for [%s] %s %llu, a value nobody writes (it is %llu): "
 			     "%s%s; point the wait at the release address or the release at the waited "
-			     "one.", X(e->addr), X(e->aux), X(e->value), rel,
+			     "one.", JG_ADDR(j, e->addr), cmp, X(e->aux), X(e->value), rel,
 			     nrel > 1 ? " and others" : "");
 	} else if (last_done != NONE) {
 		const cs_event *e = &j->ev[last_done];
 		char more[32] = "";
 		if (begins > 1)
 			snprintf(more, sizeof(more), " (%zu waits)", begins);
-		jg_row(c, 11, CS_STAGE_FIRED, CS_AUTHOR_HOST, last_done, "wait %s == %llu: resolved%s",
-		     JG_ADDR(j, e->addr), X(e->value), more);
+		char seen[40] = "";
+		if (e->value != e->aux)
+			snprintf(seen, sizeof(seen), " (value %llu)", X(e->value));
+		jg_row(c, 11, CS_STAGE_FIRED, CS_AUTHOR_HOST, last_done, "wait %s %s %llu: resolved%s%s",
+		     JG_ADDR(j, e->addr), jg_wait_cmp(j, last_done), X(e->aux), seen, more);
 	} else if (j->in->client_waits) {
 		jg_row(c, 11, CS_STAGE_NOT_OBSERVABLE, CS_AUTHOR_NONE, NONE,
 		       "the client waits on its own memory");
@@ -523,6 +538,6 @@ void jg_stage_wake(judge *j, cs_chain *c)
 	} else {
 		jg_row(c, 11, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "no wait");
 		jg_why(j, 11, CS_CAUSE_NO_WAIT, "the guest never waits, so completion never reached it: "
-			    "add `wait ADDR == VALUE` on the release address");
+			    "add `wait ADDR == VALUE` (or `>=`) on the release address");
 	}
 }

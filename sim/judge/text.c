@@ -104,6 +104,15 @@ void jg_method_label(uint32_t cls, uint32_t method, char *buf, size_t len)
 		snprintf(buf, len, "0x%x", method);
 }
 
+const char *jg_wait_cmp(const judge *j, size_t i)
+{
+	for (size_t k = i + 1; k-- > 0;)
+		if (j->ev[k].kind == CS_EV_WAIT_BEGIN && j->ev[k].addr == j->ev[i].addr)
+			return cs_wait_cmp_symbol(j->ev[k].aux & CS_WAIT_BEGIN_GEQ ? CS_WAIT_GEQ
+										     : CS_WAIT_EQ);
+	return cs_wait_cmp_symbol(CS_WAIT_EQ);
+}
+
 const char *jg_addr(const judge *j, uint64_t va, char *buf, size_t len)
 {
 	if (j->in->dev)

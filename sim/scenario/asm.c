@@ -432,11 +432,14 @@ static bool do_module(scn_exec *x, const scn_dir *dir)
 			/* Parsed now, not first at a launch: an error in the file is bad
 			 * input at its own line:col even when nothing launches it. */
 			cs_ptx_program *prog = cs_ptx_parse(ptx, plen, pp, &dd);
-			if (!prog)
+			const cs_diag *malformed = prog ? cs_ptx_malformed(prog) : NULL;
+			if (malformed)
+				dd = *malformed;
+			if (!prog || malformed)
 				ok = scn_fail_with(x, dir->ptx_loc, "ptx", &dd);
 			cs_ptx_program_free(prog);
 		}
-		if (ok && !cs_module_attach_ptx(m, ptx, plen, &dd))
+		if (ok && !cs_module_attach_ptx_file(m, ptx, plen, pp, &dd))
 			ok = scn_fail_with(x, dir->ptx_loc, "ptx", &dd);
 		free(ptx);
 		g_free(pp);

@@ -292,8 +292,9 @@ static bool do_directive(scn_exec *x, const scn_dir *dir)
 		if (!dir->u64 && v > 0xffffffffull)
 			return scn_fail_at(x, dir->value->loc, "value 0x%llx does not fit 32 bits; add u64",
 					   (unsigned long long)v);
-		TAP(x, wait, addr, v, dir->u64);
-		cs_device_wait(DEV(x), addr, v, dir->u64);
+		cs_wait_cmp cmp = dir->geq ? CS_WAIT_GEQ : CS_WAIT_EQ;
+		TAP(x, wait, addr, v, dir->u64, cmp);
+		cs_device_wait_cmp(DEV(x), addr, v, dir->u64, cmp);
 		if (x->tap && x->tap->ran)
 			x->tap->ran(x->tap->ctx);
 		return true;

@@ -952,8 +952,9 @@ static bool parse_directive(scn_lx *l, scn_dir *dir, bool *arch_seen, uint32_t *
 		dir->kind = SCN_D_WAIT;
 		if (!parse_target(l, dir, "an address"))
 			return false;
-		if (!scn_lx_accept(l, "=="))
-			return scn_lx_fail_at(l, l->pos, "expected '==' after the address");
+		dir->geq = scn_lx_accept(l, ">=");
+		if (!dir->geq && !scn_lx_accept(l, "=="))
+			return scn_lx_fail_at(l, l->pos, "expected '==' or '>=' after the address");
 		dir->value = scn_lx_expr_word(l, "a value");
 		if (!dir->value)
 			return false;

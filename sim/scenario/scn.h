@@ -192,6 +192,7 @@ typedef struct scn_dir {
 	unsigned nlines;
 	scn_loc end_loc;       /* push: the `end` line */
 	bool sync, u64;
+	bool geq;              /* wait ADDR >= VALUE */
 	unsigned stage;        /* expect stage/break */
 	int cause;             /* expect cause: cs_cause */
 	int status;            /* expect stage: cs_stage_status */

@@ -109,6 +109,30 @@ Test(gsp_cli, clear_errors)
 	g_free(elf);
 }
 
+/* The RPC names rpc send and rpc post take: help rpc lists them, and an
+ * unknown one is answered with the list. */
+Test(gsp_cli, help_rpc_lists_the_rpc_names)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	static const char names[] = "GET_GSP_STATIC_INFO (65), SET_SYSTEM_INFO (72), SET_REGISTRY "
+				    "(73), GSP_RM_CONTROL (76), GSP_RM_ALLOC (103), or a function "
+				    "number";
+	const char *a1[] = { elf, "-ex", "help rpc", NULL };
+	test_cli_out r = run_cli(a1);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "  NAME (send, post): "), "%s", r.out);
+	cr_expect(strstr(r.out, names), "%s", r.out);
+	cr_expect_null(strstr(r.out, "LIBOS_PRINT"), "an event is not sent: %s", r.out);
+	test_cli_free(&r);
+	const char *a2[] = { elf, "-ex", "rpc post NOPE", NULL };
+	r = run_cli(a2);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "-ex:1:1: rpc post: unknown function 'NOPE': give "), "%s", r.err);
+	cr_expect(strstr(r.err, names), "%s", r.err);
+	test_cli_free(&r);
+	g_free(elf);
+}
+
 Test(gsp_cli, gdb_multiarch_against_the_stub)
 {
 	char *cli = gsp_build_path("tests/gsp/gsp-cli");
@@ -448,6 +472,23 @@ Test(gsp_cli, gdb_stub_drops_a_silent_client)
 	close(err_fd);
 }
 
+Test(gsp_cli, gdb_host_that_is_not_ipv4_is_refused_as_such)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	const char *hosts[] = { "[::]:0", "::1:0", "localhost:0" };
+	for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		test_cli_out r = run_cli((const char *const[]){ elf, "--gdb", hosts[i], "--gdb-allow-remote", NULL });
+		cr_expect_eq(r.status, 2, "%s", hosts[i]);
+		cr_expect(strstr(r.err, "is not an IPv4 address"), "%s: %s", hosts[i], r.err);
+		cr_expect(!strstr(r.err, "loopback"), "%s: %s", hosts[i], r.err);
+		test_cli_free(&r);
+		r = run_cli((const char *const[]){ elf, "--gdb", hosts[i], NULL });
+		cr_expect(strstr(r.err, "is not an IPv4 address"), "%s without --gdb-allow-remote: %s", hosts[i], r.err);
+		test_cli_free(&r);
+	}
+	g_free(elf);
+}
+
 Test(gsp_cli, gdb_beyond_loopback_needs_allow_remote_and_warns, .timeout = 30)
 {
 	char *elf = gsp_fixture("gsp-fixture.elf");
@@ -464,7 +505,15 @@ Test(gsp_cli, gdb_beyond_loopback_needs_allow_remote_and_warns, .timeout = 30)
 	char line[256] = { 0 };
 	for (size_t n = 0; n < sizeof(line) - 1 && read(err_fd, line + n, 1) == 1 && line[n] != '\n'; n++)
 		;
-	cr_expect(strstr(line, "warning: the GDB stub on 0.0.0.0:0 accepts anyone"), "%s", line);
+	char ready[128] = { 0 };
+	for (size_t n = 0; n < sizeof(ready) - 1 && read(out_fd, ready + n, 1) == 1 && ready[n] != '\n'; n++)
+		;
+	unsigned port = 0;
+	cr_assert_eq(sscanf(ready, "gdb stub listening on port %u", &port), 1, "%s", ready);
+	cr_expect_neq(port, 0);
+	char *warning = g_strdup_printf("warning: the GDB stub on 0.0.0.0:%u accepts anyone", port);
+	cr_expect(strstr(line, warning), "the warning names the bound port %u: %s", port, line);
+	g_free(warning);
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
 	g_spawn_close_pid(pid);
@@ -473,6 +522,10 @@ Test(gsp_cli, gdb_beyond_loopback_needs_allow_remote_and_warns, .timeout = 30)
 	g_free(cli);
 	g_free(elf);
 }
+
+/* `rpc init` in a gdb session: the queues set up with monitor, the firmware
+ * run by gdb's own continue (so gdb sees where it stops), the reply read. */
+#define GDB_RPC_INIT "monitor msgq init", "continue", "monitor rpc recv"
 
 /* Starts the stub on fw (with the memory map `map` when not NULL) and runs
  * gdb-multiarch in batch mode with the -ex commands. */
@@ -623,7 +676,10 @@ Test(gsp_cli, gdb_watchpoint_on_an_amo_stops_where_gdb_expects)
 /* NVIDIA's own GSP firmware (firmware-nvidia-gsp, which scripts/setup.sh
  * installs from bookworm's non-free-firmware component): the batch session of
  * tests/gsp/gsp-ga10x.gsp runs it from its entry to where the model stops. */
-Test(gsp_cli, nvidia_gsp_firmware_session)
+/* NVIDIA's GSP firmware (firmware-nvidia-gsp), or NULL when it is missing
+ * and CHAINSIM_NO_GSP_FIRMWARE_OK says that is fine (the test then says it
+ * checked nothing). */
+static const char *nvidia_firmware(void)
 {
 	const char *fw = getenv("CHAINSIM_GSP_FIRMWARE");
 	if (!fw)
@@ -633,8 +689,16 @@ Test(gsp_cli, nvidia_gsp_firmware_session)
 			  "%s is missing: install firmware-nvidia-gsp (scripts/setup.sh does) or set "
 			  "CHAINSIM_NO_GSP_FIRMWARE_OK=1 to check nothing", fw);
 		cr_log_warn("%s is missing: this test checked nothing (CHAINSIM_NO_GSP_FIRMWARE_OK)", fw);
-		return;
+		return NULL;
 	}
+	return fw;
+}
+
+Test(gsp_cli, nvidia_gsp_firmware_session)
+{
+	const char *fw = nvidia_firmware();
+	if (!fw)
+		return;
 	char *map = gsp_fixture("gsp-ga10x.map");
 	char *script = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "tests", "gsp", "gsp-ga10x.gsp", NULL);
 	const char *args[] = { "--image", fw, "--raw-base", "0", "--map", map, "--mmio-log", "--script", script, NULL };
@@ -649,20 +713,62 @@ Test(gsp_cli, nvidia_gsp_firmware_session)
 	g_free(script);
 }
 
+/* The image under --boot ga10x, as far as the model goes (docs/gsp.md,
+ * "How far NVIDIA's image runs"): the root partition registers itself and
+ * the init partition, serves its requests, spawns partition 2 and switches
+ * into it; the LibOS kernel there programs its MPU, runs at its virtual
+ * addresses, finds the falcon's DMA idle, panics and hands the root a
+ * CrashCat report, which the root signals to the host and waits on. */
+Test(gsp_cli, nvidia_gsp_firmware_boots_into_the_spawned_partition)
+{
+	const char *fw = nvidia_firmware();
+	if (!fw)
+		return;
+	const char *args[] = { "--image", fw, "--boot", "ga10x", "--mmio-log", "-ex", "continue 600000", NULL };
+	test_cli_out r = run_cli(args);
+	HAS(r, "mmio R bar0+0xa00 size 4 = 0x172a1000");
+	HAS(r, "mmio R gsp-falcon+0x040 size 4 = 0x10000000");
+	HAS(r, "sbi 0x90001eb 7 0x1 0x606000001d982d90 ");
+	HAS(r, "sbi 0x90001eb 0 0x20 0xffffffff 0x606000001d985110 0x0 0x0 0x1 -> 0 0x0\npartition switch 0 -> 1\n");
+	HAS(r, "sbi 0x90001eb 0 0x25 0x2 0x606000001d9b6000 0x606000001ce00000 0xa00000 0x1 -> 0 0x0");
+	HAS(r, "partition switch 1 -> 2\nmpu csr 0x5d0 write 0x0 (was 0x0)\n");
+	HAS(r, "mpu csr 0x5cb write 0xffffffff93000001 (was 0x0)\n");
+	HAS(r, "time read = 1000 by 0xffffffff930010ba\n");
+	HAS(r, "mmio R gsp-falcon+0x118 size 4 = 0x2\nsbi 0x90001eb 0 0x2f 0x606000001ce09008 0x1c8 0x0 0x0 0x1 -> 0 0x0\n"
+	       "partition switch 2 -> 1\nmmio W gsp-falcon+0x040 size 4 = 0xcb\n");
+	HAS(r, "mmio W gsp-falcon+0x094 size 4 = 0x11dead\n");
+	HAS(r, "stopped: instruction budget exhausted at 0x606000001d98161");
+	cr_assert_eq(r.status, 1, "the run ends on its budget: exit 1, got %d", r.status);
+	test_cli_free(&r);
+}
+
+Test(gsp_cli, boot_refuses_a_map_of_its_own)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	char *map = gsp_fixture("gsp-fixture.map");
+	const char *args[] = { "--image", elf, "--boot", "ga10x", "--map", map, "-ex", "info registers", NULL };
+	test_cli_out r = run_cli(args);
+	cr_expect_eq(r.status, 2, "exit %d", r.status);
+	cr_expect(strstr(r.err, "--boot builds its own map and start state"), "%s", r.err);
+	test_cli_free(&r);
+	g_free(elf);
+	g_free(map);
+}
+
 /* The acceptance session of issue 15 through gdb-multiarch: a source
  * breakpoint, `print` of the 32 KiB firmware state (m packets as large as the
  * PacketSize the stub advertises), monitor commands, a watchpoint on the
  * status queue's write cursor. */
 Test(gsp_cli, gdb_prints_a_32k_struct_and_speaks_monitor)
 {
-	const char *cmds[] = { "monitor rpc init", "monitor rpc post GET_GSP_STATIC_INFO 24", "break fw.c:160",
+	const char *cmds[] = { GDB_RPC_INIT, "monitor rpc post GET_GSP_STATIC_INFO 24", "break fw.c:160",
 			       "continue", "print sizeof(fw)", "print fw", "monitor msgq",
 			       "watch *(unsigned int *)0x90041010", "continue", "monitor snapshot save a",
 			       "monitor bogus", NULL };
 	gint64 t0 = g_get_monotonic_time();
 	test_cli_out r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
 	double s = (double)(g_get_monotonic_time() - t0) / 1e6;
-	HAS_ANY(r, "GSP_INIT_DONE received (status seqNum 0)");
+	HAS_ANY(r, "reply GSP_INIT_DONE(4097) sequence 0 seqNum 0");
 	HAS_ANY(r, "posted 24 x GET_GSP_STATIC_INFO; 24 outstanding");
 	HAS(r, "Breakpoint 1, statq_free_slots () at fw.c:160");
 	HAS(r, "$1 = 32920");
@@ -736,7 +842,7 @@ Test(gsp_cli, gdb_dumps_32k_well_under_a_second)
  * console output, and the firmware's log forwarded the same way. */
 Test(gsp_cli, gdb_shows_the_monitor_stop_and_the_firmware_log)
 {
-	const char *cmds[] = { "monitor rpc init", "monitor msgq monitor on",
+	const char *cmds[] = { GDB_RPC_INIT, "monitor msgq monitor on",
 			       "monitor rpc post GET_GSP_STATIC_INFO 24", "continue", NULL };
 	test_cli_out r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
 	HAS_ANY(r, "chainsim: msgq desync: status queue overrun: the GSP moved msgq.stat.write 61 -> 1 (3 elements) "
@@ -749,19 +855,20 @@ Test(gsp_cli, gdb_shows_the_monitor_stop_and_the_firmware_log)
 	test_cli_free(&r);
 }
 
-/* The planted defect at source level: a read watchpoint on the GSP's own
- * command-queue read position stops, the second time, in statq_free_slots,
- * which must read the host's status-queue position instead (gdb reports the
- * line after the load it stepped over). */
+/* The planted defect at source level: with the queues set up and the
+ * firmware booting under a read watchpoint on the GSP's own command-queue
+ * read position, the first stop is in statq_free_slots (sending
+ * GSP_INIT_DONE), which must read the host's status-queue position instead
+ * (gdb reports the line after the load it stepped over); the next is
+ * cmdq_receive's own read. */
 Test(gsp_cli, gdb_finds_the_planted_defect_at_source_level)
 {
-	const char *cmds[] = { "monitor rpc init", "monitor rpc post GET_GSP_STATIC_INFO 24",
-			       "rwatch *(unsigned int *)0x90041020", "continue", "continue", "info line *($pc - 4)",
-			       NULL };
+	const char *cmds[] = { "monitor msgq init", "rwatch *(unsigned int *)0x90041020", "continue",
+			       "info line *($pc - 4)", "continue", NULL };
 	test_cli_out r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
-	HAS(r, "in cmdq_receive (elems=elems@entry=");
 	HAS(r, "statq_free_slots () at fw.c:164");
 	HAS(r, "Line 160 of \"fw.c\"");
+	HAS(r, "in cmdq_receive (elems=elems@entry=");
 	test_cli_free(&r);
 }
 
@@ -795,7 +902,7 @@ static GHashTable *frame_vars(const char *text, const char *start, const char *e
  * names, the same numbers, the same <optimized out>. */
 Test(gsp_cli, gdb_agrees_on_outer_frame_locals)
 {
-	const char *gdb_cmds[] = { "monitor rpc init", "monitor rpc post GET_GSP_STATIC_INFO 1", "break statq_free_slots",
+	const char *gdb_cmds[] = { GDB_RPC_INIT, "monitor rpc post GET_GSP_STATIC_INFO 1", "break statq_free_slots",
 				   "continue", "frame 1", "info locals", "info args", "frame 2", "info locals", "info args",
 				   "frame 3", "info locals", "info args", NULL };
 	test_cli_out g = gdb_batch_map("gsp-fixture.elf", "gsp-fixture.map", gdb_cmds);
@@ -841,7 +948,7 @@ Test(gsp_cli, gdb_agrees_on_outer_frame_locals)
  * watchpoints, stepped, resumed and lost the target. */
 Test(gsp_cli, gdb_shows_the_debuggers_own_stops_in_words)
 {
-	const char *cmds[] = { "monitor rpc init", "monitor rpc post GET_GSP_STATIC_INFO 2", "monitor watch msgq.stat.write",
+	const char *cmds[] = { GDB_RPC_INIT, "monitor rpc post GET_GSP_STATIC_INFO 2", "monitor watch msgq.stat.write",
 			       "continue", "print *(unsigned int *)0x90041010", "continue", "print *(unsigned int *)0x90041010",
 			       "monitor delete", "monitor rpc post GET_GSP_STATIC_INFO 1", "monitor break statq_free_slots",
 			       "continue", "print $pc", NULL };
@@ -882,4 +989,38 @@ Test(gsp_cli, source_level_session_through_the_cli)
 	g_free(script);
 	g_free(elf);
 	g_free(map);
+}
+
+/* A monitor command that would run the firmware (or write a register) moves
+ * the hart where gdb does not look: gdb kept showing the old pc. The stub
+ * refuses it, naming what to type instead, and the firmware stays where gdb
+ * saw it; the gdb way (monitor msgq init, continue, monitor rpc recv) shows
+ * the new pc, the one the debugger itself has. */
+Test(gsp_cli, gdb_monitor_refuses_what_would_move_the_hart_behind_gdb)
+{
+	const char *cmds[] = { "print $pc", "monitor rpc init", "print $pc", "monitor info registers pc",
+			       "monitor c", "monitor si 3", "monitor set $pc = 0x80000010",
+			       "monitor rpc send GET_GSP_STATIC_INFO", "monitor info registers pc",
+			       GDB_RPC_INIT, "print $pc", "monitor info registers pc", NULL };
+	test_cli_out r = gdb_batch("gsp-fixture.elf", cmds);
+	HAS(r, "$1 = (void (*)()) 0x80000000 <_start>");
+	HAS_ANY(r, "error: 'monitor rpc init' would move the hart behind gdb's back (gdb keeps showing the "
+		   "registers it read, the old pc): use 'monitor msgq init', then gdb's 'continue' (the firmware "
+		   "initializes until it idles), then 'monitor rpc recv' for GSP_INIT_DONE");
+	HAS_ANY(r, "error: 'monitor c' would move the hart behind gdb's back");
+	HAS_ANY(r, "use gdb's 'continue'");
+	HAS_ANY(r, "error: 'monitor si 3' would move the hart behind gdb's back");
+	HAS_ANY(r, "use gdb's 'stepi'");
+	HAS_ANY(r, "use gdb's 'set $REG = VALUE'");
+	HAS_ANY(r, "use 'monitor rpc post NAME', then gdb's 'continue', then 'monitor rpc recv'");
+	/* nothing ran: the debugger's pc is the one gdb shows */
+	HAS(r, "$2 = (void (*)()) 0x80000000 <_start>");
+	HASNT(r, "GSP_INIT_DONE received");
+	const char *first = strstr(r.out, "pc       0x0000000080000000");
+	const char *err_first = strstr(r.err, "pc       0x0000000080000000");
+	cr_expect(first || err_first, "the debugger's pc moved:\n%s\n%s", r.out, r.err);
+	HAS_ANY(r, "reply GSP_INIT_DONE(4097) sequence 0 seqNum 0");
+	HAS(r, "$3 = (void (*)()) 0x8000018e <wait_for_host+10>");
+	HAS_ANY(r, "pc       0x000000008000018e");
+	test_cli_free(&r);
 }

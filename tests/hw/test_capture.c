@@ -4,8 +4,11 @@
  * refuses truncated, bit-flipped, overlapping and otherwise hostile files with
  * a byte offset, and survives mutations without a crash. */
 #include "common.h"
+#include "limit_captures.h"
 
 #include <dirent.h>
+#include <glib/gstdio.h>
+#include <sys/wait.h>
 
 /* The overall chain of a scenario run and of its capture's replay. */
 static cs_report *judge_scenario(const char *path, cs_device **dev)
@@ -40,6 +43,42 @@ Test(capture, crc32_check_value)
 	cr_expect_eq(cs_capture_crc32(0, "123456789", 9), 0xCBF43926u);
 }
 
+/* A capture holds a ptx= file's text, not its name: its diagnostics name
+ * the module's file (docs/capture.md). The scenario's report, renamed so. */
+static void name_ptx_as_the_capture_does(const char *path, cs_report *r)
+{
+	gchar *text = NULL;
+	cr_assert(g_file_get_contents(path, &text, NULL, NULL));
+	const char *ptx = strstr(text, " ptx=");
+	if (ptx) {
+		const char *module = ptx;
+		while (module > text && module[-1] != ' ')
+			module--;
+		char *module_path = g_strndup(module, (size_t)(ptx - module));
+		char *cubin = g_path_get_basename(module_path);
+		g_free(module_path);
+		char *dir = g_path_get_dirname(path);
+		char *rel = g_strndup(ptx + 5, strcspn(ptx + 5, " \n"));
+		char *full = g_build_filename(dir, rel, NULL);
+		for (int st = 0; st <= CS_STAGE_COUNT; st++) {
+			char *ev = st ? r->overall.rows[st].evidence : r->overall.diagnosis;
+			size_t cap = st ? sizeof(r->overall.rows[st].evidence) : sizeof(r->overall.diagnosis);
+			char *at = strstr(ev, full);
+			if (!at)
+				continue;
+			GString *s = g_string_new_len(ev, at - ev);
+			g_string_append_printf(s, "%s%s", cubin, at + strlen(full));
+			snprintf(ev, cap, "%s", s->str);
+			g_string_free(s, TRUE);
+		}
+		g_free(full);
+		g_free(rel);
+		g_free(dir);
+		g_free(cubin);
+	}
+	g_free(text);
+}
+
 Test(capture, corpus_round_trip_same_chain)
 {
 	char *dir = corpus_path("");
@@ -62,6 +101,7 @@ Test(capture, corpus_round_trip_same_chain)
 		cs_report *a = judge_scenario(path, &da);
 		cs_report *b = judge_capture(img, len, corpus_no_exec(path), &db);
 		cr_assert(a && b);
+		name_ptx_as_the_capture_does(path, a);
 		cr_expect_eq(a->overall.first_break, b->overall.first_break, "%s: break %d vs %d",
 			     de->d_name, a->overall.first_break, b->overall.first_break);
 		for (int st = 1; st <= CS_STAGE_COUNT; st++) {
@@ -198,6 +238,10 @@ Test(capture, semantic_checks_located)
 		{ { .type = CS_CAP_WAIT, .va = 0x200000000, .value = 1, .size = 3 }, "width" },
 		{ { .type = CS_CAP_WAIT, .va = 0x200000000, .value = 1ull << 40, .size = 4 },
 		  "does not fit" },
+		{ { .type = CS_CAP_WAIT, .va = 0x200000000, .value = 1, .size = 4, .aux = 2 },
+		  "wait comparison 2; expected 0 (==) or 1 (>=)" },
+		{ { .type = CS_CAP_WAIT, .va = 0x200000000, .value = 1, .size = 8,
+		    .aux = CS_CAP_WAIT_GEQ }, NULL }, /* fine: a >= wait */
 		{ { .type = CS_CAP_REGION, .va = 0x200000800, .host_va = 0x200000800, .size = 0x1000 },
 		  "aligned" },
 		{ { .type = CS_CAP_REGION, .va = 1ull << 57, .host_va = 0x400000000, .size = 0x1000 },
@@ -271,6 +315,111 @@ static void fix_crcs(uint8_t *b, size_t len)
 		memcpy(b + off + 8, &crc, 4);
 		off += 12 + rlen;
 	}
+}
+
+/* The read-backs together hold at most CS_CAPTURE_MAX_READBACK_TOTAL bytes:
+ * the writer refuses the read-back past it, and so does the reader, naming
+ * the numbers at that record's length field. */
+Test(capture, readbacks_bounded_together)
+{
+	enum { N = CS_CAPTURE_MAX_READBACK_TOTAL / CS_CAPTURE_MAX_READBACK };
+	cs_capture_item items[N + 2] = {
+		{ .type = CS_CAP_REGION, .va = 0x200000000, .host_va = 0x200000000,
+		  .size = CS_CAPTURE_MAX_READBACK_TOTAL },
+	};
+	for (size_t i = 1; i <= N + 1; i++)
+		items[i] = (cs_capture_item){ .type = CS_CAP_READBACK,
+					      .va = 0x200000000 + (i - 1) % N * CS_CAPTURE_MAX_READBACK,
+					      .size = CS_CAPTURE_MAX_READBACK, .aux = CS_CAP_RB_MEMORY };
+	cs_capture_writer *w = cs_capture_writer_new(CS_ARCH_HOPPER);
+	size_t len;
+	const uint8_t *at_cap = build(w, items, N + 1, &len);
+	cs_diag d;
+	cs_capture *c = cs_capture_parse(at_cap, len, "t.cap", &d);
+	cr_expect(c, "read-backs of exactly the cap refused: %s", d.msg);
+	cs_capture_free(c);
+	/* one more: the file as a hostile writer would make it (the last
+	 * read-back record again, before the end record) */
+	size_t rb = CS_CAPTURE_RECORD_HEADER + 16 + 64, end = CS_CAPTURE_RECORD_HEADER + 4;
+	uint8_t *over = malloc(len + rb);
+	cr_assert(over);
+	memcpy(over, at_cap, len - end);
+	memcpy(over + len - end, at_cap + len - end - rb, rb);
+	memcpy(over + len - end + rb, at_cap + len - end, end);
+	uint32_t count;
+	memcpy(&count, over + len + rb - 4, 4);
+	count++;
+	memcpy(over + len + rb - 4, &count, 4);
+	fix_crcs(over, len + rb);
+	c = cs_capture_parse(over, len + rb, "t.cap", &d);
+	cr_assert_null(c);
+	cr_expect_eq(d.status, CS_ERR_INPUT);
+	cr_expect(strstr(d.msg, "read-back of 1048576 bytes brings the read-backs to 5242880 bytes "
+			 "in 5, more than the 4194304 a capture may read back"), "%s", d.msg);
+	cr_expect_eq(d.offset, len - end + CS_CAPTURE_RECORD_HEADER + 8, "offset 0x%llx",
+		     (unsigned long long)d.offset);
+	free(over);
+	cs_capture_writer_free(w);
+	w = cs_capture_writer_new(CS_ARCH_HOPPER);
+	cs_capture_item ch = { .type = CS_CAP_CHANNEL, .channel = 0, .entries = 1024 };
+	strcpy(ch.name, "default");
+	cr_assert(cs_capture_writer_add(w, &ch, &d));
+	for (size_t i = 0; i <= N; i++)
+		cr_assert(cs_capture_writer_add(w, &items[i], &d), "item %zu: %s", i, d.msg);
+	strcpy(items[N + 1].name, "out");
+	cr_expect_not(cs_capture_writer_add(w, &items[N + 1], &d));
+	cr_expect(strstr(d.msg, "read-back out of 1048576 bytes brings the read-backs to 5242880 "
+			 "bytes in 5, more than the 4194304"), "%s", d.msg);
+	cs_capture_writer_free(w);
+}
+
+/* At the format's limits the loaders stay near linear (bench_loaders has
+ * the figures): 2^20 records of regions, writes and read-backs load, and
+ * `diff --hw-results` compares a 16 MiB results file, well inside the
+ * timeout, which a loader that rescans every record for each one does not. */
+Test(capture, loaders_at_the_format_limits, .timeout = 120)
+{
+	cs_diag d;
+	size_t len;
+	uint8_t *img = limit_regions_capture((CS_CAPTURE_MAX_RECORDS - 1) / 3, &len, &d);
+	cr_assert(img, "%s", d.msg);
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cr_assert(c, "%s", d.msg);
+	cr_expect_eq(c->nitems, 1 + (CS_CAPTURE_MAX_RECORDS - 1) / 3 * 3);
+	cs_capture_free(c);
+	g_free(img);
+
+	img = limit_readbacks_capture(LIMIT_RESULTS_READBACKS, &len, &d);
+	cr_assert(img, "%s", d.msg);
+	char *dir = g_dir_make_tmp("limits-XXXXXX", NULL);
+	char *cap = g_build_filename(dir, "rb.cap", NULL), *res = g_build_filename(dir, "rb.res", NULL);
+	cr_assert(g_file_set_contents(cap, (const char *)img, (gssize)len, NULL));
+	g_free(img);
+	char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
+	const char *runs[][6] = { { exe, "run", cap, "--results", res, NULL },
+				  { exe, "diff", "--hw-results", res, cap, NULL } };
+	for (size_t i = 0; i < 2; i++) {
+		char *out = NULL, *err = NULL;
+		int ws = 0;
+		cr_assert(g_spawn_sync(NULL, (char **)runs[i], NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+				       &err, &ws, NULL));
+		/* the run has no launch: a chain that never starts is exit 1 */
+		cr_expect(WIFEXITED(ws) && WEXITSTATUS(ws) == (i ? 0 : 1), "%s: status 0x%x: %s",
+			  runs[i][1], ws, err);
+		if (i)
+			cr_expect(strstr(out, "no divergence"), "%s", out);
+		g_free(out);
+		g_free(err);
+	}
+	struct stat st;
+	cr_expect(g_stat(res, &st) == 0 && st.st_size < (16 << 20), "the results outgrow what diff reads");
+	g_unlink(cap);
+	g_unlink(res);
+	g_rmdir(dir);
+	g_free(exe);
+	g_free(cap);
+	g_free(res);
+	g_free(dir);
 }
 
 Test(capture, mutations_never_crash, .timeout = 240)

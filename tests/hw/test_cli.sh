@@ -109,6 +109,10 @@ check_signal() {
 check_diff() {
 	"$cs" export "$corpus/complete-hopper-pcas.chain" -o "$tmp/a.cap"
 	"$fake" "$tmp/a.cap" -o "$tmp/a.res" 2>/dev/null
+	# a >= wait (a timeline semaphore released past the value) is met on the GPU too
+	"$cs" export "$corpus/wait-geq.chain" -o "$tmp/geq.cap"
+	expect_rc 0 "chainsim-hw: a >= wait" "$fake" "$tmp/geq.cap" -o "$tmp/geq.res"
+	grep -q '^wait .* met 0x3$' "$tmp/geq.res" || fail "chainsim-hw: the >= wait is not met at 3"
 	# a results file that records no run is refused
 	sed 's/^ran .*/ran 0/' "$tmp/a.res" >"$tmp/none.res"
 	expect_rc 2 "diff: no run" "$cs" diff --hw-results "$tmp/none.res" "$tmp/a.cap"
@@ -121,9 +125,12 @@ check_diff() {
 		"$tmp/a.res" >"$tmp/mem.res"
 	expect_rc 1 "diff: memory" "$cs" diff --hw-results "$tmp/mem.res" "$tmp/a.cap"
 	grep -q "first divergence at stage 9" "$tmp/out" || fail "diff: memory divergence not stage 9"
+	grep -q "memory at c: byte 0x00 on the simulator, 0xff on the GPU" "$tmp/out" ||
+		fail "diff: the memory divergence does not name the region (c)"
 	sed 's/ met / unmet /' "$tmp/a.res" >"$tmp/w.res"
 	expect_rc 1 "diff: wait" "$cs" diff --hw-results "$tmp/w.res" "$tmp/a.cap"
 	grep -q "first divergence at stage 11" "$tmp/out" || fail "diff: wait divergence not stage 11"
+	grep -q "wait 0 on L.sem " "$tmp/out" || fail "diff: the wait divergence does not name L.sem"
 	awk '/^read / && $4 == 2 && !done { $5 = "00000000"; done = 1 } { print }' \
 		"$tmp/a.res" >"$tmp/rel.res"
 	expect_rc 1 "diff: release" "$cs" diff --hw-results "$tmp/rel.res" "$tmp/a.cap"
@@ -142,6 +149,17 @@ check_diff() {
 	head -n 3 "$tmp/a.res" >"$tmp/cut.res"
 	expect_rc 2 "diff: truncated results" "$cs" diff --hw-results "$tmp/cut.res" "$tmp/a.cap"
 	expect_err ":3:" "diff: truncated results located"
+	# results that cannot be written: exit 4 naming the file and why
+	expect_rc 4 "run --results on a full disk" "$cs" run "$tmp/a.cap" --results /dev/full
+	expect_err "--results /dev/full: cannot write the results" "run --results failure named"
+	expect_err "No space left on device" "run --results failure says why"
+	expect_rc 4 "chainsim-hw-fake -o on a full disk" "$fake" "$tmp/a.cap" -o /dev/full
+	expect_err "-o /dev/full: cannot write the results" "chainsim-hw -o failure named"
+	# a region read back whole past the read-backs' total cap: refused at export
+	printf 'arch hopper\nalloc big 0x500000\nfill big 0x500000 7\n' >"$tmp/big.chain"
+	expect_rc 2 "export --read past the read-back cap" "$cs" export "$tmp/big.chain" -o "$tmp/big.cap" --read big
+	expect_err "read-back big+0x400000 of 1048576 bytes brings the read-backs to 5242880 bytes in 5, more than the 4194304" \
+		"export --read past the read-back cap named"
 }
 
 check_devcheck() {

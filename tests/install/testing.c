@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
+#include <chainsim/rewrite.h>
 #include <chainsim/testing.h>
 
 static char *corpus(const char *name)
@@ -17,6 +18,46 @@ static char *corpus(const char *name)
 }
 
 static const float sums[] = { 11, 22, 33, 44 };
+
+static char *example(const char *name)
+{
+	static char path[4096];
+	snprintf(path, sizeof(path), "%s/examples/forwarding/%s", getenv("CHAINSIM_SOURCE_ROOT"),
+		 name);
+	return path;
+}
+
+/* The forwarding hook under test, in C: it hands every entry to the rewrite
+ * library, which relocates what the class and QMD tables name. */
+static bool relocate_all(void *rw, cs_forward *fw, uint32_t lo, uint32_t hi, cs_diag *d)
+{
+	return cs_rewrite_forward(rw, fw, lo, hi, d);
+}
+
+Test(positive, a_forwarding_hook_in_c_and_the_scenarios_names)
+{
+	cs_diag d;
+	cs_scenario *s = cs_scenario_load(example("prelude.chain"), &d);
+	cr_assert_not_null(s, "%s", d.msg);
+	cs_device_config cfg = { .arch = cs_scenario_arch(s) };
+	cs_device *dev = cs_device_new(&cfg, &d);
+	cr_assert_not_null(dev, "%s", d.msg);
+	cr_assert(cs_device_map_host(dev, 0x200000000, 0x5000000000, 0x100000, &d), "%s", d.msg);
+	cs_rewrite *rw = cs_rewrite_new();
+	cs_rewrite_relocate(rw, true);
+	cs_device_set_forward(dev, relocate_all, rw);
+	cr_assert(cs_scenario_execute(s, dev, &d), "%s", d.msg);
+	cr_assert(cs_rewrite_check(rw, NULL, &d), "%s", d.msg);
+
+	cs_test_run run = cs_test_judge(dev);
+	cs_assert_complete(&run);
+	static const uint32_t words[] = { 7, 8, 9 };
+	cs_assert_mem_named_eq(&run, "table", 0, words, sizeof(words));
+	cs_test_run_free(&run);
+	cs_rewrite_free(rw);
+	cs_device_free(dev);
+	cs_scenario_free(s);
+}
 
 Test(positive, a_complete_chain_and_its_results)
 {

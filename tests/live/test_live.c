@@ -155,6 +155,25 @@ Test(live, a_release_lands_in_the_clients_memory_and_gp_get_in_its_userd)
 	client_free(&c);
 }
 
+/* cs_live_wait is a >= wait (a timeline semaphore): one that cannot resolve is
+ * judged, and recorded, as the >= it is, never as == on some value. */
+Test(live, an_unresolved_wait_is_judged_as_the_geq_it_is)
+{
+	client c;
+	client_new(&c, CS_ARCH_ADA);
+	uint64_t sem = take(&c, 16);
+	submit_release(&c, sem, 3);
+	cs_live_run(c.lv, 0);
+	cr_expect(cs_live_wait(c.lv, sem, 2, true, NULL), "3 reaches 2");
+	cs_live_verdict vd;
+	cr_expect_not(cs_live_wait(c.lv, sem, 5, true, &vd));
+	cr_expect(vd.broken);
+	cr_expect_str_eq(vd.cause, "wait-unmet");
+	cr_expect(strstr(vd.diagnosis, "] >= 5 but the value is 3"), "%s", vd.diagnosis);
+	cr_expect_null(strstr(vd.diagnosis, "=="), "%s", vd.diagnosis);
+	client_free(&c);
+}
+
 Test(live, maps_that_overlap_wrap_or_misalign_are_refused)
 {
 	client c;

@@ -79,6 +79,11 @@ Test(fixtures, committed_outputs_match_sources, .timeout = 600)
 	cr_assert_not_null(root, "CHAINSIM_SOURCE_ROOT unset");
 	char tmpl[] = "/tmp/chainsim-fixtures-XXXXXX";
 	cr_assert_not_null(mkdtemp(tmpl));
+	/* seen as it starts (the test is verbose in meson): nvcc takes minutes */
+	printf("fixtures-vs-sources: rebuilding every CUDA fixture with %s (each kernel for "
+	       "sm_80, sm_90 and sm_100: minutes); meson test --no-suite fixtures leaves this out\n",
+	       nvcc);
+	fflush(stdout);
 	char cmd[8192];
 	snprintf(cmd, sizeof(cmd), "NVCC='%s' bash '%s/fixtures/kernels/build.sh' '%s' >'%s/log' 2>&1",
 		 nvcc, root, tmpl, tmpl);

@@ -174,9 +174,9 @@ class Conv:
         E("")
         nsub += 1; last_wait = None
       elif t == "wait":
-        key = (e["va"], e["seen"])
+        key = (e["va"], e["value"])
         if key != last_wait:
-          E(f"wait {self.ref(e['va'])} == {e['seen']} u64   # tinygrad waits for >= {e['value']}")
+          E(f"wait {self.ref(e['va'])} >= {e['value']} u64   # the timeline held {e['seen']} when tinygrad's wait resolved")
         last_wait = key
       elif t == "mock_kernel":
         E(f"# (the mock was asked to run this launch: grid {e['grid']} block {e['block']}, {e['nargs']} args; it cannot, chainsim does)")

@@ -67,7 +67,8 @@ Test(repl, acceptance_pcas_session_content)
 							       "pcas.script", NULL });
 	cr_expect(strstr(o.out, "breakpoint 1, method SEND_PCAS_A\nnext: #3 ch0 entry 0 method 2 subch 1 "
 				"HOPPER_COMPUTE_A.SEND_PCAS_A"), "%s", o.out);
-	cr_expect(strstr(o.out, "  RELEASE0_ADDRESS                     0x200005000"), "%s", o.out);
+	cr_expect(strstr(o.out, "  RELEASE0_ADDRESS                     0x200005000 <L.sem>\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "  PROGRAM_ADDRESS                      0x200000000 <m.vadd>\n"), "%s", o.out);
 	cr_expect(strstr(o.out, "  CTA_THREAD_DIMENSION0                0x20 (32)"), "%s", o.out);
 	cr_expect(strstr(o.out, "0x200005000 <L.sem>: 0x00000000\n"), "%s", o.out);
 	cr_expect(strstr(o.out, "stage 10 (engine-release) fired: release L.sem = 1\n"), "%s", o.out);
@@ -181,6 +182,74 @@ Test(repl, help_for_every_command)
 	}
 	cr_expect_geq(checked, 23, "only %zu names checked", checked);
 	g_ptr_array_free(names, TRUE);
+	test_cli_free(&o);
+}
+
+/* A step over the method whose fault stops the channel says so where it
+ * happens, not only that the program ended. */
+Test(repl, a_step_over_a_faulting_method_prints_the_stop)
+{
+	test_cli_out o = run_in("conformance", (const char *const[]){ "repl", "earlier-fault.chain",
+								      "-ex", "step 5", "-ex", "step",
+								      NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	const char *stop = strstr(o.out, "(chainsim) step\nchannel 'default' stopped (record 14): "
+					 "channel 0, GPFIFO entry 0, method 5 at 0x20000702c: the "
+					 "HOPPER_COMPUTE_A engine stopped the channel: the "
+					 "inline-to-memory write of 8 bytes to 0x7d0000000 faulted");
+	cr_expect(stop, "%s", o.out);
+	cr_expect(stop && strstr(stop, "\nthe program ended after 6 methods\n"), "%s", o.out);
+	test_cli_free(&o);
+}
+
+/* gdb's habits: print and info work; other gdb words say what to type here. */
+Test(repl, gdb_habits_work_or_say_what_to_type)
+{
+	test_cli_out o = run_in("repl", (const char *const[]){ "repl", "pcas.chain", "-ex", "print L.sem",
+							       "-ex", "p L.sem+4", "-ex", "print 0x10",
+							       "-ex", "break method SEND_PCAS_A", "-ex",
+							       "info breakpoints", "-ex", "info stages",
+							       "-ex", "i channels", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.out, "(chainsim) print L.sem\nL.sem = 0x200005000 <L.sem>\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "L.sem+4 = 0x200005004 <L.sem+0x4>\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "0x10 = 0x10\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "(chainsim) info breakpoints\n1  method SEND_PCAS_A  hits 0\n"), "%s",
+		  o.out);
+	cr_expect(strstr(o.out, "(chainsim) info stages\n #  stage"), "%s", o.out);
+	cr_expect(strstr(o.out, "(chainsim) i channels\nchannel 0 'default': ready\n"), "%s", o.out);
+	test_cli_free(&o);
+	static const struct {
+		const char *cmd, *msg;
+	} instead[] = {
+		{ "info registers", "a method stream has no registers or frames: 'channel' shows" },
+		{ "info frobs", "info frobs: not here; info breakpoints, info stages and info channels" },
+		{ "watch L.sem", "unknown command 'watch': here, 'break write ADDR[,LEN]'" },
+		{ "run", "unknown command 'run': here, 'restart'" },
+		{ "bt", "unknown command 'bt': here, 'trace'" },
+		{ "print", "print ADDR: give an address" },
+		{ "print nosuch", "'nosuch' is not an address" },
+	};
+	for (size_t i = 0; i < sizeof(instead) / sizeof(instead[0]); i++) {
+		o = run_in("repl", (const char *const[]){ "repl", "pcas.chain", "-ex", instead[i].cmd, NULL });
+		cr_expect_eq(o.status, 2, "%s: status %d", instead[i].cmd, o.status);
+		cr_expect(strstr(o.err, instead[i].msg), "%s: stderr %s", instead[i].cmd, o.err);
+		test_cli_free(&o);
+	}
+}
+
+/* An -ex error is named as the gsp REPL names it: -ex:N:1, N counting the -ex
+ * options, and the batch ends there. */
+Test(repl, an_ex_error_is_located_by_its_position)
+{
+	test_cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", "step",
+							       "-ex", "frobnicate", "-ex", "step", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect_str_eq(o.err, "chainsim repl: -ex:2:1: unknown command 'frobnicate' (help lists "
+				"them)\n");
+	const char *bad = strstr(o.out, "(chainsim) frobnicate\n");
+	cr_assert(bad, "%s", o.out);
+	cr_expect_null(strstr(bad, "(chainsim) step"), "the batch ran on after the error: %s", o.out);
 	test_cli_free(&o);
 }
 

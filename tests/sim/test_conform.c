@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ../common/: tools/ has a cli.h of its own */
@@ -379,6 +380,55 @@ static test_cli_out merge(const char *const *files)
 	g_ptr_array_free(a, TRUE);
 	return o;
 }
+
+#if !defined(__SANITIZE_ADDRESS__)
+/* A shard within the 16 MiB cap may name 2 M cases (1.6 GB of cases to
+ * join): under a memory limit the merge names the allocation that failed and
+ * exits 4. Memory is capped with RLIMIT_AS in a child (not under ASan, which
+ * reserves terabytes of shadow). */
+Test(conform, merge_names_a_failed_allocation, .timeout = 120)
+{
+	static const char alphabet[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	GString *s = g_string_new("{\"format\":\"chainsim-conform-1\",\"backend\":\"sim\","
+				  "\"shard\":{\"index\":1,\"count\":1},\"filter\":null,"
+				  "\"allow_unavailable\":false,\"allow_unobservable\":false,"
+				  "\"complete\":true,\"cases\":[],\"selection\":[");
+	for (unsigned i = 0; i < 2000000; i++)
+		g_string_append_printf(s, "%s\"%c%c%c%c\"", i ? "," : "", alphabet[i % 62],
+				       alphabet[i / 62 % 62], alphabet[i / 3844 % 62],
+				       alphabet[i / 238328 % 62]);
+	g_string_append(s, "]}");
+	cr_assert_lt(s->len, 16u << 20);
+	char *path = tmp_path("huge-shard.json");
+	cr_assert(g_file_set_contents(path, s->str, (gssize)s->len, NULL));
+	g_string_free(s, TRUE);
+	char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
+	/* room for the shard's JSON tree, then for a part of its cases; then not
+	 * for its tree */
+	const unsigned limits_kib[] = { 524288, 65536 };
+	const char *const named[] = { "out of memory for the cases (2000000 x ",
+				      "huge-shard.json: out of memory for its JSON tree" };
+	for (size_t k = 0; k < 2; k++) {
+		char *cmd = g_strdup_printf("ulimit -v %u; exec '%s' conform merge '%s'",
+					    limits_kib[k], exe, path);
+		const char *argv[] = { "sh", "-c", cmd, NULL };
+		char *out = NULL, *err = NULL;
+		int ws = 0;
+		cr_assert(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+				       &out, &err, &ws, NULL));
+		cr_expect(WIFEXITED(ws) && WEXITSTATUS(ws) == 4, "%u KiB: status 0x%x: %s",
+			  limits_kib[k], ws, err);
+		cr_expect(strstr(err, named[k]), "%u KiB: %s", limits_kib[k], err);
+		g_free(out);
+		g_free(err);
+		g_free(cmd);
+	}
+	g_unlink(path);
+	g_free(exe);
+	g_free(path);
+}
+#endif
 
 Test(conform, shards_partition_the_selection_and_merge_checks_them)
 {

@@ -218,13 +218,13 @@ Test(diff_rewrite, an_address_kept_unrelocated_diverges_at_stage_3)
 	cr_expect(strstr(o.out, "diff A forward.chain under relocate.rewrite vs B forward.chain "
 				"under keep-sem.rewrite\n"), "%s", o.out);
 	cr_expect(strstr(o.out, "B: break at stage 5 (fe-exec) [forward-unrelocated]"), "%s", o.out);
-	cr_expect(strstr(o.out, "first divergence at stage 3 (host-forward), record 0"), "%s", o.out);
-	/* A relocated the semaphore's address; B's first edit is the pushbuffer's */
-	cr_expect(strstr(o.out, "A forward.chain under relocate.rewrite: host-edit by host, entry 0"),
-		  "%s", o.out);
-	cr_expect(strstr(o.out, "SEM_ADDR: guest 0x200000000 -> host 0x5000000000"), "%s", o.out);
-	cr_expect(strstr(o.out, "B forward.chain under keep-sem.rewrite: host-edit by host, entry 0"),
-		  "%s", o.out);
+	/* A relocated the semaphore's address; B makes no such edit */
+	cr_expect(strstr(o.out, "first divergence at stage 3 (host-forward), edit 0 of A: B does "
+				"not edit entry 0's SEM_ADDR (A: relocate)\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "  A forward.chain under relocate.rewrite: relocate by host: entry "
+				"0's SEM_ADDR: guest sem -> host 0x5000000000\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "  B forward.chain under keep-sem.rewrite: no such edit\n"), "%s",
+		  o.out);
 	test_cli_free(&o);
 }
 
@@ -242,14 +242,72 @@ Test(diff_rewrite, a_replaced_release_payload_shows_both_values_in_json)
 	JsonObject *fd = json_object_get_object_member(root, "first_divergence");
 	cr_assert_not_null(fd);
 	cr_expect_eq(json_object_get_int_member(fd, "stage"), 3);
-	JsonObject *a = json_object_get_object_member(fd, "a");
+	/* B's extra edit is matched by its target, so A's pushbuffer copy is not
+	 * set against it: A makes no such edit */
+	cr_expect(json_object_get_boolean_member(fd, "edit"));
+	cr_expect_str_eq(member_str(fd, "field"), "missing");
+	cr_expect(json_object_get_null_member(fd, "a"), "%s", o.out);
 	JsonObject *b = json_object_get_object_member(fd, "b");
-	cr_assert(a && b);
-	cr_expect(strstr(member_str(a, "detail"), "rewritten into host memory"), "%s", o.out);
+	cr_assert(b);
+	cr_expect_str_eq(member_str(b, "edit"), "replace");
+	cr_expect_str_eq(member_str(b, "target"), "entry 0's SEM_PAYLOAD_LO at pb+0xc");
 	cr_expect_str_eq(member_str(b, "method"), "SEM_PAYLOAD_LO");
 	cr_expect_str_eq(member_str(b, "value"), "0x2");
-	cr_expect(strstr(member_str(b, "detail"), "SEM_PAYLOAD_LO's data replaced by 0x2"), "%s",
-		  o.out);
+	cr_expect_str_eq(member_str(b, "detail"),
+			 "entry 0's SEM_PAYLOAD_LO at pb+0xc: data replaced by 0x2");
+	g_object_unref(p);
+	test_cli_free(&o);
+}
+
+/* Edits are matched by what they target: a missing one is named as missing,
+ * never set against the other run's next edit, and no edit reads as a
+ * method difference with no method on either side. */
+Test(diff_rewrite, an_edit_one_run_lacks_is_named_by_its_target)
+{
+	test_cli_out o = diff_cli((const char *const[]){ "--rewrite-b", "keep-release.rewrite",
+						    "forward-launch.chain", NULL });
+	cr_expect_eq(o.status, 1, "stderr: %s", o.err);
+	cr_expect(strstr(o.out, "first divergence at stage 3 (host-forward), edit 4 of A: B does "
+				"not edit entry 0's RELEASE0_ADDRESS in QMD L.qmd (A: patch)\n"),
+		  "%s", o.out);
+	cr_expect(strstr(o.out, "  A forward-launch.chain: patch by host: entry 0's "
+				"RELEASE0_ADDRESS in QMD L.qmd = 0x5000002000\n"), "%s", o.out);
+	cr_expect(strstr(o.out, "  B forward-launch.chain under keep-release.rewrite: no such "
+				"edit\n"), "%s", o.out);
+	cr_expect_null(strstr(o.out, "method - (-)"), "%s", o.out);
+	cr_expect_null(strstr(o.out, "copy"), "the QMD's copy is in both runs: %s", o.out);
+	test_cli_free(&o);
+}
+
+Test(diff_rewrite, an_edit_of_the_same_target_names_what_differs)
+{
+	test_cli_out o = diff_cli((const char *const[]){ "--rewrite-b", "skew-release.rewrite",
+						    "forward-launch.chain", NULL });
+	cr_expect_eq(o.status, 1, "stderr: %s", o.err);
+	cr_expect(strstr(o.out, "first divergence at stage 3 (host-forward), edit 4 of A: the "
+				"edits of entry 0's RELEASE0_ADDRESS in QMD L.qmd differ in value\n"),
+		  "%s", o.out);
+	cr_expect(strstr(o.out, "  B forward-launch.chain under skew-release.rewrite: patch by host: "
+				"entry 0's RELEASE0_ADDRESS in QMD L.qmd = 0x5000002100\n"),
+		  "%s", o.out);
+	test_cli_free(&o);
+	/* an unedited pushbuffer is relocated, an edited one copied: the kind differs */
+	o = diff_cli((const char *const[]){ "--json", "--rewrite-a", "keep-sem.rewrite", "--rewrite-b",
+					    "same-payload.rewrite", "forward.chain", NULL });
+	cr_expect_eq(o.status, 1, "stderr: %s", o.err);
+	JsonParser *p = json_parser_new();
+	cr_assert(json_parser_load_from_data(p, o.out, -1, NULL), "not JSON: %s", o.out);
+	JsonObject *fd = json_object_get_object_member(json_node_get_object(json_parser_get_root(p)),
+						       "first_divergence");
+	cr_assert_not_null(fd);
+	cr_expect_str_eq(member_str(fd, "field"), "edit");
+	JsonObject *a = json_object_get_object_member(fd, "a");
+	JsonObject *b = json_object_get_object_member(fd, "b");
+	cr_assert(a && b, "%s", o.out);
+	cr_expect_str_eq(member_str(a, "edit"), "relocate");
+	cr_expect_str_eq(member_str(b, "edit"), "copy");
+	cr_expect_str_eq(member_str(a, "target"), "entry 0's pushbuffer");
+	cr_expect_str_eq(member_str(b, "target"), "entry 0's pushbuffer");
 	g_object_unref(p);
 	test_cli_free(&o);
 }

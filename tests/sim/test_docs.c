@@ -151,6 +151,57 @@ static void expect_same_paths(GHashTable *doc, GHashTable *real, const char *wha
 			  "does not show it", what, (char *)k);
 }
 
+/* A ```c block after `<!-- testing-c: FILE -->` is FILE's test shown whole: its
+ * #include lines are FILE's, and the rest is FILE's text as it stands. */
+static unsigned c_blocks_are_the_tests(const char *doc_name)
+{
+	char *doc = read_doc(doc_name);
+	char **lines = g_strsplit(doc, "\n", -1);
+	static const char marker[] = "<!-- testing-c: ";
+	unsigned found = 0;
+	for (unsigned i = 0; lines[i]; i++) {
+		if (!g_str_has_prefix(lines[i], marker))
+			continue;
+		char *file = g_strndup(lines[i] + strlen(marker),
+				       strcspn(lines[i] + strlen(marker), " "));
+		char *path = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), file, NULL);
+		char *src = NULL;
+		cr_assert(g_file_get_contents(path, &src, NULL, NULL), "docs/%s:%u: cannot read %s",
+			  doc_name, i + 1, path);
+		cr_assert(lines[i + 1] && !strcmp(lines[i + 1], "```c"), "docs/%s:%u: no ```c block",
+			  doc_name, i + 2);
+		GString *body = g_string_new(NULL);
+		unsigned j = i + 2;
+		for (; lines[j] && strcmp(lines[j], "```"); j++) {
+			if (g_str_has_prefix(lines[j], "#include ")) {
+				char *want = g_strdup_printf("\n%s\n", lines[j]);
+				cr_expect(strstr(src, want), "docs/%s:%u: %s does not have '%s'", doc_name,
+					  j + 1, file, lines[j]);
+				g_free(want);
+			} else if (body->len || lines[j][0]) {
+				g_string_append_printf(body, "%s\n", lines[j]);
+			}
+		}
+		cr_assert(body->len, "docs/%s:%u: an empty block", doc_name, i + 2);
+		cr_expect(strstr(src, body->str), "docs/%s:%u: the block is not %s's text as it stands "
+			  "(copy the test again):\n%s", doc_name, i + 2, file, body->str);
+		found++;
+		g_string_free(body, TRUE);
+		g_free(src);
+		g_free(path);
+		g_free(file);
+	}
+	g_strfreev(lines);
+	g_free(doc);
+	return found;
+}
+
+Test(docs, testing_and_forwarding_show_the_c_hook_test_whole)
+{
+	cr_expect_eq(c_blocks_are_the_tests("testing.md"), 1);
+	cr_expect_eq(c_blocks_are_the_tests("forwarding.md"), 1);
+}
+
 Test(docs, json_md_examples_have_the_fields_the_writer_prints)
 {
 	char *doc = read_doc("json.md");

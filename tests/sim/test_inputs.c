@@ -345,45 +345,108 @@ Test(bounds, a_failed_trace_allocation_is_named, .timeout = 300)
 }
 #endif
 
-/* Item 6 messages: a ptx= file that does not parse is bad input at its own
- * line:col, launched or not; a disasm --name that would not read back is
- * refused. */
-Test(messages, a_bad_ptx_file_is_located_even_without_a_launch)
+/* nvcc's vadd.sm_90.ptx with extra inserted before its line `before` (1-based),
+ * written to a file named name; its path (g_free, g_unlink). */
+static char *vadd_ptx_with(const char *name, int before, const char *extra)
 {
 	char *src = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "fixtures", "kernels", "out",
 				     "vadd.sm_90.ptx", NULL);
 	gchar *text = NULL;
 	cr_assert(g_file_get_contents(src, &text, NULL, NULL));
-	/* a stray word in the parameter list of line 20 */
 	gchar **lines = g_strsplit(text, "\n", -1);
-	GString *bad = g_string_new(NULL);
+	GString *out = g_string_new(NULL);
 	for (int i = 0; lines[i]; i++) {
-		if (i == 19)
-			g_string_append(bad, "\tfrobnicate.u32 %r1, %r2;\n");
-		g_string_append_printf(bad, "%s%s", lines[i], lines[i + 1] ? "\n" : "");
+		if (i == before - 1)
+			g_string_append(out, extra);
+		g_string_append_printf(out, "%s%s", lines[i], lines[i + 1] ? "\n" : "");
 	}
-	char *ptx = tmp_file("bad.ptx", bad->str, (gssize)bad->len);
-	char *cubin = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "fixtures", "kernels", "out",
-				       "vadd.sm_90.cubin", NULL);
-	char *scn = g_strdup_printf("arch hopper\nmodule m %s ptx=%s\nalloc s 16\n"
-				    "expect stage 1 not-fired\n", cubin, ptx);
-	char *path = tmp_file("badptx.chain", scn, -1);
-	test_cli_out o = chainsim((const char *const[]){ "run", path, NULL });
-	cr_expect_eq(o.status, 2, "%s%s", o.out, o.err);
-	char *want = g_strdup_printf("ptx: %s:20:2: ", ptx);
-	cr_expect(strstr(o.err, want), "'%s' not in %s", want, o.err);
-	g_free(want);
-	test_cli_free(&o);
-	g_unlink(path);
-	g_unlink(ptx);
-	g_free(path);
-	g_free(scn);
-	g_free(cubin);
-	g_free(ptx);
-	g_string_free(bad, TRUE);
+	char *path = tmp_file(name, out->str, (gssize)out->len);
+	g_string_free(out, TRUE);
 	g_strfreev(lines);
 	g_free(text);
 	g_free(src);
+	return path;
+}
+
+/* chainsim run of a scenario of vadd's cubin with ptx, and body after the
+ * module line. */
+static test_cli_out run_with_ptx(const char *ptx, const char *body)
+{
+	char *cubin = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "fixtures", "kernels", "out",
+				       "vadd.sm_90.cubin", NULL);
+	char *scn = g_strdup_printf("arch hopper\nmodule m %s ptx=%s\n%s", cubin, ptx, body);
+	char *path = tmp_file("ptx.chain", scn, -1);
+	test_cli_out o = chainsim((const char *const[]){ "run", path, NULL });
+	g_unlink(path);
+	g_free(path);
+	g_free(scn);
+	g_free(cubin);
+	return o;
+}
+
+static const char no_launch[] = "alloc s 16\nexpect stage 1 not-fired\n";
+
+/* Item 6 messages: a ptx= file that does not parse is bad input at its own
+ * line:col, launched or not, outside a function body or inside one (where
+ * a construct the executor cannot run refuses the function alone). */
+Test(messages, a_bad_ptx_file_is_located_even_without_a_launch)
+{
+	const struct {
+		int before;
+		const char *extra, *where, *what;
+	} bad[] = {
+		/* a stray instruction in the parameter list of line 20 */
+		{ 20, "\tfrobnicate.u32 %r1, %r2;\n", "20:2", "" },
+		/* an undeclared register in the body (ptxas: "Unknown symbol") */
+		{ 47, "\tadd.f32 \t%f3, %f2, %zz1;\n", "47:21", "undeclared register '%zz1'" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *ptx = vadd_ptx_with("bad.ptx", bad[i].before, bad[i].extra);
+		test_cli_out o = run_with_ptx(ptx, no_launch);
+		cr_expect_eq(o.status, 2, "%s%s", o.out, o.err);
+		char *want = g_strdup_printf("ptx: %s:%s: %s", ptx, bad[i].where, bad[i].what);
+		cr_expect(strstr(o.err, want), "'%s' not in %s", want, o.err);
+		g_free(want);
+		test_cli_free(&o);
+		g_unlink(ptx);
+		g_free(ptx);
+	}
+}
+
+/* Item 8: valid PTX the executor cannot run (ptxas takes both) is the
+ * simulator's limit: loaded without complaint, and a launch of it is stage 9
+ * not observable, exit 3 without expectations, naming the file, line, column
+ * and construct. */
+Test(messages, ptx_the_executor_cannot_run_is_not_observable_and_located)
+{
+	const struct {
+		int before;
+		const char *extra, *where, *what;
+	} beyond[] = {
+		{ 47, "\tmbarrier.init.shared.b64 \t[%rd4], %r5;\n", "47:2",
+		  "unsupported instruction 'mbarrier'" },
+		{ 26, "\t.local .align 4 .b8 \tbig[2147483648];\n", "26:23",
+		  "array 'big' of 2147483648 bytes: the executor holds arrays of at most 1073741824" },
+	};
+	for (size_t i = 0; i < sizeof(beyond) / sizeof(beyond[0]); i++) {
+		char *ptx = vadd_ptx_with("beyond.ptx", beyond[i].before, beyond[i].extra);
+		test_cli_out o = run_with_ptx(ptx, no_launch);
+		cr_expect_eq(o.status, 0, "not launched, nothing to refuse: %s%s", o.out, o.err);
+		test_cli_free(&o);
+		o = run_with_ptx(ptx, "alloc a 256\nalloc b 256\nalloc c 256\npush pb\n"
+				 "  launch m.vadd grid=1 block=4 args=a,b,c,4 name=L\nend\n"
+				 "gpfifo pb\nsubmit\nwait L.sem == 1\n");
+		cr_expect_eq(o.status, 3, "%s%s", o.out, o.err);
+		cr_expect(strstr(o.out, " 9  gr-dispatch     not-observable"), "%s", o.out);
+		cr_expect(strstr(o.out, "[code-unsupported]"), "%s", o.out);
+		char *want = g_strdup_printf("the executor refuses vadd: %s:%s: %s", ptx,
+					     beyond[i].where, beyond[i].what);
+		cr_expect(strstr(o.out, want), "'%s' not in %s", want, o.out);
+		g_free(want);
+		test_cli_free(&o);
+		g_unlink(ptx);
+		g_free(ptx);
+	}
 }
 
 Test(messages, a_disasm_name_that_would_not_read_back_is_refused)
@@ -446,4 +509,18 @@ Test(bounds, the_same_input_gives_byte_equal_json_and_trace, .timeout = 300)
 		g_free(dir);
 	}
 	cr_expect_gt(checked, 60);
+}
+
+/* The gap docs/scenario.md names: the executor knows the instructions it
+ * implements, not every word of PTX, so a word that is no instruction inside
+ * a function body (ptxas: an error) reads as one it does not implement. This
+ * test fails when such a word becomes bad input (exit 2). */
+Test(messages, a_word_that_is_no_ptx_instruction_in_a_body_reads_as_unsupported)
+{
+	char *ptx = vadd_ptx_with("noword.ptx", 47, "\tfrobnicate.u32 \t%r4, %r5;\n");
+	test_cli_out o = run_with_ptx(ptx, no_launch);
+	cr_expect_eq(o.status, 0, "%s%s", o.out, o.err);
+	test_cli_free(&o);
+	g_unlink(ptx);
+	g_free(ptx);
 }

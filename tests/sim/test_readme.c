@@ -8,6 +8,7 @@
  * a .chain file shown that way must run to its own expectations. */
 #include <criterion/criterion.h>
 #include <glib.h>
+#include <json-glib/json-glib.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,4 +193,57 @@ Test(readme, examples_run_verbatim_from_the_repository_root)
 	cr_expect_geq(runs, 2, "README.md: fewer chainsim examples than expected (%u)", runs);
 	cr_expect_geq(cats, 1, "README.md: no scenario example shown as a file");
 	g_ptr_array_free(blocks, TRUE);
+}
+
+/* The suites meson defines are the ones the README lists, and the nvcc rebuild
+ * of the fixtures (minutes) is alone in its suite, so `--suite module` does
+ * not run it and `--no-suite fixtures`, which the README shows, leaves it out. */
+Test(readme, the_suites_are_listed_and_the_fixture_rebuild_has_its_own)
+{
+	const char *build = getenv("CHAINSIM_BUILD_ROOT");
+	cr_assert_not_null(build, "run through meson test");
+	char *path = g_build_filename(build, "meson-info", "intro-tests.json", NULL);
+	JsonParser *p = json_parser_new();
+	cr_assert(json_parser_load_from_file(p, path, NULL), "cannot read %s", path);
+	char *readme = NULL;
+	char *rpath = g_build_filename(source_root(), "README.md", NULL);
+	cr_assert(g_file_get_contents(rpath, &readme, NULL, NULL));
+	const char *list = strstr(readme, "--suite fe           # one: ");
+	cr_assert(list, "the README lists no suites");
+	const char *list_end = strstr(list, "\nmeson test -C build --no-suite fixtures  #");
+	cr_assert(list_end, "the README does not show --no-suite fixtures after its list");
+	char *shown = g_strndup(list, (gsize)(list_end - list));
+	JsonArray *tests = json_node_get_array(json_parser_get_root(p));
+	bool found = false;
+	for (guint i = 0; i < json_array_get_length(tests); i++) {
+		JsonObject *t = json_array_get_object_element(tests, i);
+		JsonArray *suites = json_object_get_array_member(t, "suite");
+		const char *name = json_object_get_string_member(t, "name");
+		for (guint k = 0; k < json_array_get_length(suites); k++) {
+			/* meson names a suite PROJECT:SUITE */
+			const char *su = json_array_get_string_element(suites, k);
+			const char *colon = strchr(su, ':');
+			char *word = g_strdup_printf(" %s", colon ? colon + 1 : su);
+			cr_expect(strstr(shown, word), "suite '%s' (of %s) is not in the README's list",
+				  word + 1, name);
+			g_free(word);
+		}
+		if (!strcmp(name, "module-fixtures-vs-sources")) {
+			found = true;
+			cr_expect_eq(json_array_get_length(suites), 1, "%s is in more than one suite", name);
+			const char *su = json_array_get_string_element(suites, 0);
+			cr_expect(g_str_has_suffix(su, ":fixtures"), "%s is in suite %s", name, su);
+		} else {
+			for (guint k = 0; k < json_array_get_length(suites); k++)
+				cr_expect_not(g_str_has_suffix(json_array_get_string_element(suites, k),
+							       ":fixtures"),
+					      "%s shares the fixtures suite", name);
+		}
+	}
+	cr_expect(found, "no module-fixtures-vs-sources test");
+	g_free(shown);
+	g_free(readme);
+	g_free(rpath);
+	g_object_unref(p);
+	g_free(path);
 }

@@ -72,15 +72,26 @@ static unsigned push_lines_besides_launch(const char *text, bool *has_culprit)
 	return n;
 }
 
-Test(reduce, a_10000_method_stream_shrinks_to_its_culprit, .timeout = 120)
+/* The generated stream's text (g_free), and options that reduce it to its
+ * cause. */
+static char *stream_to_reduce(cs_reduce_opts *o)
 {
 	char *fatbin = g_build_filename(source_root(), "fixtures", "kernels", "out",
 					"vadd.nocompress.fatbin", NULL);
 	char *text = reduce_stream_text(fatbin);
-	cs_reduce_opts o = { .name = "stream.chain", .base_dir = source_root() };
+	g_free(fatbin);
+	*o = (cs_reduce_opts){ .name = "stream.chain", .base_dir = source_root() };
 	cs_diag d;
 	cs_diag_clear(&d);
-	cr_assert(cs_reduce_goal_parse("cause earlier-fault", &o.goal, &d), "%s", d.msg);
+	cr_assert(cs_reduce_goal_parse("cause earlier-fault", &o->goal, &d), "%s", d.msg);
+	return text;
+}
+
+Test(reduce, a_10000_method_stream_shrinks_to_its_culprit, .timeout = 120)
+{
+	cs_reduce_opts o;
+	char *text = stream_to_reduce(&o);
+	cs_diag d;
 	cs_reduce_result r;
 	cr_assert(cs_reduce_scenario(text, strlen(text), &o, &r, &d), "%s", d.msg);
 	cr_assert(r.held);
@@ -97,7 +108,6 @@ Test(reduce, a_10000_method_stream_shrinks_to_its_culprit, .timeout = 120)
 	cr_expect(held, "the reduced scenario's own expect lines fail:\n%s", r.text);
 	cs_reduce_result_clear(&r);
 	g_free(text);
-	g_free(fatbin);
 }
 
 static char *read_case(const char *name, size_t *len)
@@ -470,4 +480,68 @@ Test(reduce_cli, the_summary_names_the_stage_and_the_cause)
 	cr_expect(strstr(o.out, "expect break 10\nexpect cause forward-unrelocated\n"), "%s", o.out);
 	test_cli_free(&o);
 	g_free(in);
+}
+
+/* The whole reduction has a time budget: past it no candidate starts, and
+ * the smallest scenario found so far is the result, saying so. The stream's
+ * runs take milliseconds each and its reduction about 200 of them: 20 ms
+ * stops it early, on any machine this runs on. */
+Test(reduce, a_time_budget_stops_the_reduction_and_says_so, .timeout = 120)
+{
+	cs_reduce_opts o;
+	char *text = stream_to_reduce(&o);
+	cs_diag d;
+	cs_reduce_result whole, cut;
+	cr_assert(cs_reduce_scenario(text, strlen(text), &o, &whole, &d), "%s", d.msg);
+	cr_expect_not(whole.budget_reached, "the default budget stopped a reduction of a second");
+	cr_expect_eq(whole.time_budget_ns, CS_REDUCE_TIME_BUDGET_DEFAULT_NS);
+	o.time_budget_ns = 20 * 1000 * 1000;
+	cr_assert(cs_reduce_scenario(text, strlen(text), &o, &cut, &d), "%s", d.msg);
+	cr_assert(cut.held);
+	cr_expect(cut.budget_reached);
+	cr_expect_eq(cut.time_budget_ns, 20 * 1000 * 1000);
+	cr_expect_lt(cut.runs, whole.runs);
+	cr_expect_gt(cut.units_after, whole.units_after);
+	cr_expect(strstr(cut.text, "(stopped at its time budget: a smaller scenario may keep it too)"),
+		  "%.300s", cut.text);
+	cr_expect_null(strstr(whole.text, "time budget"), "%.300s", whole.text);
+	/* what it gives back still breaks the way asked */
+	cs_cause cause;
+	bool held;
+	cr_expect_eq(run_text(cut.text, source_root(), &cause, &held), CS_STAGE_FE_EXEC);
+	cr_expect_eq(cause, CS_CAUSE_EARLIER_FAULT);
+	cr_expect(held);
+	cs_reduce_result_clear(&whole);
+	cs_reduce_result_clear(&cut);
+	g_free(text);
+}
+
+Test(reduce_cli, time_budget_is_an_option_reported_when_reached, .timeout = 120)
+{
+	cs_reduce_opts unused;
+	char *text = stream_to_reduce(&unused);
+	char *tmp = NULL;
+	int fd = g_file_open_tmp("reduce-XXXXXX.chain", &tmp, NULL);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	test_cli_out o = test_cli_run(source_root(), "reduce",
+				      (const char *const[]){ tmp, "--until", "cause earlier-fault",
+							     "--time-budget=0.02", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.err, "reduce: the time budget of 0.02 s ran out after "), "%s", o.err);
+	cr_expect(strstr(o.out, "stopped at its time budget"), "%.300s", o.out);
+	test_cli_free(&o);
+	const char *bad[] = { "--time-budget=0", "--time-budget=soon", "--time-budget=-1" };
+	for (size_t i = 0; i < 3; i++) {
+		o = test_cli_run(source_root(), "reduce",
+				 (const char *const[]){ tmp, "--until", "cause earlier-fault", bad[i],
+							NULL });
+		cr_expect_eq(o.status, 2, "%s: %s", bad[i], o.err);
+		cr_expect(strstr(o.err, "expected seconds above 0"), "%s: %s", bad[i], o.err);
+		test_cli_free(&o);
+	}
+	g_remove(tmp);
+	g_free(tmp);
+	g_free(text);
 }

@@ -634,6 +634,45 @@ Test(writers, a_kernel_the_simulator_cannot_run_is_not_observable_in_json_and_tr
 /* The forwarding layer's edits without --trace: the text lists the first
  * CS_REPORT_EDITS_SHOWN under stage 3 and counts the rest, the JSON every one,
  * a wrong edit with its cause. */
+/* A record of no channel (a view-map: a window of the host's view) has a null
+ * channel in the trace, not 4294967295. */
+Test(writers, perfetto_a_record_of_no_channel_has_a_null_channel)
+{
+	run_out o = run_scenario("map.chain", "arch hopper\n"
+				 "map guest 0x200000000 host 0x5000000000 size 0x100000\n", CS_TRACE_CHAIN);
+	JsonParser *p = parse(o.perfetto);
+	JsonArray *evs = json_object_get_array_member(json_node_get_object(json_parser_get_root(p)),
+						      "traceEvents");
+	unsigned maps = 0;
+	for (guint i = 0; i < json_array_get_length(evs); i++) {
+		JsonObject *e = json_array_get_object_element(evs, i);
+		JsonObject *args = json_object_has_member(e, "args")
+					   ? json_object_get_object_member(e, "args") : NULL;
+		if (!args || !json_object_has_member(args, "record") ||
+		    strcmp(json_object_get_string_member(args, "record"), "view-map"))
+			continue;
+		maps++;
+		cr_expect(json_object_get_null_member(args, "channel"), "%s", o.perfetto);
+	}
+	cr_expect_eq(maps, 1, "%s", o.perfetto);
+	g_object_unref(p);
+	run_free(&o);
+}
+
+/* One of a thing reads as one: "1 guest entry", "1 edit", "1 method", "1 dword". */
+Test(writers, counts_of_one_read_in_the_singular)
+{
+	run_out o = run_scenario("one.chain", "arch hopper\n"
+				 "map guest 0x200000000 host 0x5000000000 size 0x100000\n"
+				 "rewrite\n  relocate\nend\n"
+				 "push pb\n  imm 0 NOP 0\nend\ngpfifo pb\nsubmit\n", CS_TRACE_CHAIN);
+	cr_expect(strstr(o.text, " 1 dword in pushbuffer pb\n"), "%s", o.text);
+	cr_expect(strstr(o.text, " forwarded 1 guest entry as 1 host entry, 1 edit\n"), "%s", o.text);
+	cr_expect(strstr(o.text, " entry 0: 0x5000000000, 1 dword\n"), "%s", o.text);
+	cr_expect(strstr(o.text, " 1 entry, 1 method\n"), "%s", o.text);
+	run_free(&o);
+}
+
 Test(writers, forwarding_edits_in_the_text_and_the_json)
 {
 	run_out o = run_scenario("forward-relocated.chain", NULL, CS_TRACE_CHAIN);
@@ -645,7 +684,7 @@ Test(writers, forwarding_edits_in_the_text_and_the_json)
 		lines++;
 	/* eight edits and the count of the rest */
 	cr_expect_eq(lines, CS_REPORT_EDITS_SHOWN + 1, "%s", o.text);
-	cr_expect(strstr(o.text, "\n    relocate: entry 0's I2M_DST: guest 0x200001210 -> host "
+	cr_expect(strstr(o.text, "\n    relocate: entry 0's I2M_DST: guest cb+0x210 -> host "
 				 "0x5000001210\n"), "%s", o.text);
 	cr_expect(strstr(o.text, "\n    and 1 more edit (--trace records every one)\n 4  fe-fetch"),
 		  "%s", o.text);
@@ -655,13 +694,13 @@ Test(writers, forwarding_edits_in_the_text_and_the_json)
 	cr_assert_eq(json_array_get_length(es), 9);
 	JsonObject *last = json_array_get_object_element(es, 8);
 	cr_expect_str_eq(json_object_get_string_member(last, "edit"), "copy");
-	cr_expect(strstr(json_object_get_string_member(last, "text"), "the pushbuffer"), "%s",
-		  o.json);
+	cr_expect(strstr(json_object_get_string_member(last, "text"), "entry 0's pushbuffer: pb ("),
+		  "%s", o.json);
 	g_object_unref(p);
 	run_free(&o);
 
 	o = run_scenario("forward-misrelocated.chain", NULL, CS_TRACE_CHAIN);
-	cr_expect(strstr(o.text, "\n    relocate: entry 0's RELEASE0_ADDRESS at guest 0x200002000 was "
+	cr_expect(strstr(o.text, "\n    relocate: entry 0's RELEASE0_ADDRESS at guest L.sem was "
 				 "relocated to 0x5000002100, but the host's view holds it at "
 				 "0x5000002000 [forward-misrelocated]\n"), "%s", o.text);
 	cr_expect_null(strstr(o.text, "more edit"), "%s", o.text);
