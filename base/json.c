@@ -1,37 +1,26 @@
 /* SPDX-License-Identifier: MIT */
-/* JSON writer and reader (include/chainsim/json.h). */
+/* JSON through jansson (include/chainsim/json.h): the writer builds a jansson
+ * tree in call order and dumps it, then spells the text as docs/json.md says
+ * (" : " between a key and its value, and the other details of the format
+ * json-glib set); the reader is jansson's parser. */
 #include "chainsim/json.h"
 
-#include <inttypes.h>
+#include <jansson.h>
 #include <locale.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The two-character escapes: a backslash and a letter stand for the byte below
- * the letter. The reader takes an escaped '/'; the writer writes '/' as it is,
- * as json-glib does. */
-static const char escape_letters[] = "\"\\bfnrt/";
-static const char escape_bytes[] = "\"\\\b\f\n\r\t/";
-
 /* ---- writing ------------------------------------------------------------ */
 
-typedef struct level {
-	bool object;
-	bool want_value; /* in an object: a key was given */
-	size_t count;	 /* members or elements so far */
-} level;
-
 struct cs_json_writer {
-	char *buf;
-	size_t len, cap;
-	level *stack;
-	size_t depth, stack_cap;
+	json_t *root;
+	json_t **open; /* the containers not yet ended, innermost last (borrowed) */
+	size_t depth, cap;
+	char *key;     /* the pending member's name */
 	bool pretty;
-	bool done;   /* the top value is whole */
-	bool failed; /* memory ran out, or the calls made no value */
+	bool failed;   /* memory ran out, or the calls made no value */
 };
 
 cs_json_writer *cs_json_writer_new(bool pretty)
@@ -42,140 +31,67 @@ cs_json_writer *cs_json_writer_new(bool pretty)
 	return w;
 }
 
-static void put(cs_json_writer *w, const char *s, size_t n)
+/* Places v (its reference taken) where the calls so far say: the top value,
+ * the pending member of the open object, or the next element of the open
+ * array. False when there is no such place. */
+static bool place(cs_json_writer *w, json_t *v)
 {
-	if (!w || w->failed)
+	if (!w || w->failed || !v) {
+		json_decref(v);
+		if (w)
+			w->failed = true;
+		return false;
+	}
+	json_t *top = w->depth ? w->open[w->depth - 1] : NULL;
+	bool ok = false;
+	if (!top && !w->root) {
+		w->root = v;
+		ok = true;
+	} else if (top && json_is_object(top) && w->key) {
+		ok = json_object_set_new(top, w->key, v) == 0; /* takes v even when it fails */
+	} else if (top && json_is_array(top) && !w->key) {
+		ok = json_array_append_new(top, v) == 0;
+	} else {
+		json_decref(v);
+	}
+	free(w->key);
+	w->key = NULL;
+	w->failed |= !ok;
+	return ok;
+}
+
+static void begin(cs_json_writer *w, json_t *container)
+{
+	if (!place(w, container))
 		return;
-	if (w->len + n + 1 > w->cap) {
-		size_t cap = w->cap ? w->cap : 256;
-		while (cap < w->len + n + 1)
-			cap *= 2;
-		char *b = realloc(w->buf, cap);
-		if (!b) {
+	if (w->depth == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 16;
+		json_t **open = realloc(w->open, cap * sizeof(*open));
+		if (!open) {
 			w->failed = true;
 			return;
 		}
-		w->buf = b;
+		w->open = open;
 		w->cap = cap;
 	}
-	memcpy(w->buf + w->len, s, n);
-	w->len += n;
-}
-
-static void puts_(cs_json_writer *w, const char *s)
-{
-	put(w, s, strlen(s));
-}
-
-static void indent(cs_json_writer *w, size_t depth)
-{
-	static const char spaces[] = "                                ";
-	for (size_t n = depth * 2; n;) {
-		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
-		put(w, spaces, k);
-		n -= k;
-	}
-}
-
-static void quoted(cs_json_writer *w, const char *s);
-
-/* Where a value goes: after the separator and indent its place takes. */
-static bool value_begins(cs_json_writer *w)
-{
-	if (!w || w->failed)
-		return false;
-	if (!w->depth) {
-		if (w->done) { /* a second top-level value */
-			w->failed = true;
-			return false;
-		}
-		return true;
-	}
-	level *l = &w->stack[w->depth - 1];
-	if (l->object) {
-		if (!l->want_value) { /* a member's value without its key */
-			w->failed = true;
-			return false;
-		}
-		l->want_value = false;
-		return true; /* the key wrote the separator */
-	}
-	if (l->count++)
-		put(w, ",", 1);
-	if (w->pretty) {
-		put(w, "\n", 1);
-		indent(w, w->depth);
-	}
-	return true;
-}
-
-static void value_ends(cs_json_writer *w)
-{
-	if (!w->depth)
-		w->done = true;
-}
-
-void cs_json_key(cs_json_writer *w, const char *name)
-{
-	if (!w || w->failed)
-		return;
-	level *l = w->depth ? &w->stack[w->depth - 1] : NULL;
-	if (!l || !l->object || l->want_value || !name) {
-		w->failed = true;
-		return;
-	}
-	if (l->count++)
-		put(w, ",", 1);
-	if (w->pretty) {
-		put(w, "\n", 1);
-		indent(w, w->depth);
-	}
-	quoted(w, name);
-	puts_(w, w->pretty ? " : " : ":");
-	l->want_value = true;
-}
-
-static void begin(cs_json_writer *w, bool object)
-{
-	if (!value_begins(w))
-		return;
-	if (w->depth == w->stack_cap) {
-		size_t cap = w->stack_cap ? w->stack_cap * 2 : 16;
-		level *s = realloc(w->stack, cap * sizeof(*s));
-		if (!s) {
-			w->failed = true;
-			return;
-		}
-		w->stack = s;
-		w->stack_cap = cap;
-	}
-	w->stack[w->depth++] = (level){ .object = object };
-	put(w, object ? "{" : "[", 1);
+	w->open[w->depth++] = container;
 }
 
 static void end(cs_json_writer *w, bool object)
 {
 	if (!w || w->failed)
 		return;
-	level *l = w->depth ? &w->stack[w->depth - 1] : NULL;
-	if (!l || l->object != object || l->want_value) {
+	json_t *top = w->depth ? w->open[w->depth - 1] : NULL;
+	if (!top || json_is_object(top) != object || w->key) {
 		w->failed = true;
 		return;
 	}
 	w->depth--;
-	if (w->pretty && l->count) {
-		put(w, "\n", 1);
-		indent(w, w->depth);
-	} else if (w->pretty && object) {
-		indent(w, w->depth); /* json-glib's empty object: "{" + the indent + "}" */
-	}
-	put(w, object ? "}" : "]", 1);
-	value_ends(w);
 }
 
 void cs_json_begin_object(cs_json_writer *w)
 {
-	begin(w, true);
+	begin(w, json_object());
 }
 
 void cs_json_end_object(cs_json_writer *w)
@@ -185,7 +101,7 @@ void cs_json_end_object(cs_json_writer *w)
 
 void cs_json_begin_array(cs_json_writer *w)
 {
-	begin(w, false);
+	begin(w, json_array());
 }
 
 void cs_json_end_array(cs_json_writer *w)
@@ -210,111 +126,188 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return k;
 }
 
-/* A string between quotes, escaped as json-glib escapes it; bytes that are not
- * UTF-8 become U+FFFD, so that the text stays JSON. */
-static void quoted(cs_json_writer *w, const char *str)
+/* s with each byte that is not UTF-8 replaced by U+FFFD, so that the text
+ * stays JSON; NULL when memory ran out. */
+static json_t *utf8_string(const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str);
-	put(w, "\"", 1);
-	size_t run = 0; /* bytes that need no escape, copied at once */
-	for (size_t i = 0; i < n;) {
-		unsigned c = s[i];
-		const char *esc = NULL, *two = c != '/' ? strchr(escape_bytes, (int)c) : NULL;
-		char e[8];
-		size_t k = 1;
-		if (two) {
-			snprintf(e, sizeof(e), "\\%c", escape_letters[two - escape_bytes]);
-			esc = e;
-		} else if (c < 0x20 || c == 0x7F) {
-			snprintf(e, sizeof(e), "\\u%04x", c);
-			esc = e;
-		} else if (c >= 0x80 && !(k = utf8_len(s + i, n - i))) {
-			esc = "\xEF\xBF\xBD";
+	size_t n = strlen(str), bad = 0;
+	for (size_t i = 0, k; i < n; i += k)
+		if (s[i] >= 0x80 && !(k = utf8_len(s + i, n - i)))
+			bad++, k = 1;
+		else if (s[i] < 0x80)
 			k = 1;
+	if (!bad)
+		return json_stringn(str, n);
+	char *fixed = malloc(n + 2 * bad + 1), *o = fixed;
+	if (!fixed)
+		return NULL;
+	for (size_t i = 0, k; i < n; i += k) {
+		k = s[i] < 0x80 ? 1 : utf8_len(s + i, n - i);
+		if (!k) {
+			memcpy(o, "\xEF\xBF\xBD", 3);
+			o += 3;
+			k = 1;
+		} else {
+			memcpy(o, s + i, k);
+			o += k;
 		}
-		if (!esc) {
-			run += k;
-			i += k;
-			continue;
-		}
-		put(w, (const char *)s + i - run, run);
-		run = 0;
-		puts_(w, esc);
-		i += k;
 	}
-	put(w, (const char *)s + n - run, run);
-	put(w, "\"", 1);
+	json_t *v = json_stringn(fixed, (size_t)(o - fixed));
+	free(fixed);
+	return v;
+}
+
+void cs_json_key(cs_json_writer *w, const char *name)
+{
+	if (!w || w->failed)
+		return;
+	json_t *top = w->depth ? w->open[w->depth - 1] : NULL;
+	if (!top || !json_is_object(top) || w->key || !name || !(w->key = strdup(name)))
+		w->failed = true;
 }
 
 void cs_json_string(cs_json_writer *w, const char *s)
 {
-	if (!s) {
-		cs_json_null(w);
-		return;
-	}
-	if (!value_begins(w))
-		return;
-	quoted(w, s);
-	value_ends(w);
+	place(w, s ? utf8_string(s) : json_null());
 }
 
 void cs_json_int(cs_json_writer *w, int64_t v)
 {
-	if (!value_begins(w))
-		return;
-	char b[32];
-	snprintf(b, sizeof(b), "%" PRId64, v);
-	puts_(w, b);
-	value_ends(w);
-}
-
-/* "%.17g" with a '.' whatever the locale, and ".0" on a whole number, as
- * json-glib writes doubles. */
-static void format_double(double v, char *b, size_t blen)
-{
-	snprintf(b, blen, "%.17g", v);
-	const char *dp = localeconv()->decimal_point;
-	if (dp && strcmp(dp, ".") != 0 && *dp) {
-		char *at = strstr(b, dp);
-		if (at) {
-			size_t dl = strlen(dp);
-			*at = '.';
-			memmove(at + 1, at + dl, strlen(at + dl) + 1);
-		}
-	}
-	if (!strpbrk(b, ".e"))
-		strncat(b, ".0", blen - strlen(b) - 1);
+	place(w, json_integer((json_int_t)v));
 }
 
 void cs_json_double(cs_json_writer *w, double v)
 {
-	if (!isfinite(v)) { /* JSON has no such number */
-		cs_json_null(w);
-		return;
-	}
-	if (!value_begins(w))
-		return;
-	char b[48];
-	format_double(v, b, sizeof(b));
-	puts_(w, b);
-	value_ends(w);
+	place(w, isfinite(v) ? json_real(v) : json_null()); /* JSON has no such number */
 }
 
 void cs_json_bool(cs_json_writer *w, bool v)
 {
-	if (!value_begins(w))
-		return;
-	puts_(w, v ? "true" : "false");
-	value_ends(w);
+	place(w, json_boolean(v));
 }
 
 void cs_json_null(cs_json_writer *w)
 {
-	if (!value_begins(w))
+	place(w, json_null());
+}
+
+typedef struct text {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+} text;
+
+static void put(text *t, const char *s, size_t n)
+{
+	if (t->failed)
 		return;
-	puts_(w, "null");
-	value_ends(w);
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 256;
+		while (cap < t->len + n + 1)
+			cap *= 2;
+		char *b = realloc(t->buf, cap);
+		if (!b) {
+			t->failed = true;
+			return;
+		}
+		t->buf = b;
+		t->cap = cap;
+	}
+	memcpy(t->buf + t->len, s, n);
+	t->len += n;
+	t->buf[t->len] = 0;
+}
+
+/* A number jansson wrote: as it is, or when in exponent form as "%.17g"
+ * writes it (jansson writes 1e22 and 2.5e-7 for 1e+22 and 2.5e-07). */
+static void put_number(text *t, const char *num, size_t n)
+{
+	if (!memchr(num, 'e', n) && !memchr(num, 'E', n)) {
+		put(t, num, n);
+		return;
+	}
+	char b[48];
+	snprintf(b, sizeof(b), "%.*s", (int)n, num);
+	json_t *v = json_loads(b, JSON_DECODE_ANY, NULL); /* reads '.' whatever the locale */
+	snprintf(b, sizeof(b), "%.17g", json_real_value(v));
+	json_decref(v);
+	const char *dp = localeconv()->decimal_point;
+	char *at = dp && *dp && strcmp(dp, ".") ? strstr(b, dp) : NULL;
+	if (at) {
+		size_t dl = strlen(dp);
+		*at = '.';
+		memmove(at + 1, at + dl, strlen(at + dl) + 1);
+	}
+	put(t, b, strlen(b));
+}
+
+/* jansson's dump spelled as docs/json.md states: in pretty text " : " after
+ * a key and an empty object as "{", its indent and "}"; in strings a control
+ * character's \u escape in small letters, and 0x7F escaped too; a number in
+ * exponent form as "%.17g" writes it. NULL when memory ran out. */
+static char *respell(const char *dump, bool pretty, size_t *len)
+{
+	text t = { 0 };
+	size_t depth = 0; /* containers open */
+	bool in_string = false;
+	put(&t, "", 0);
+	for (const char *p = dump; *p && !t.failed;) {
+		if (in_string) {
+			if (p[0] == '\\' && p[1] == 'u') {
+				char esc[6];
+				for (int i = 0; i < 6; i++)
+					esc[i] = (char)(p[i] >= 'A' && p[i] <= 'F' ? p[i] - 'A' + 'a' : p[i]);
+				put(&t, esc, 6);
+				p += 6;
+			} else if (p[0] == '\\') {
+				put(&t, p, 2);
+				p += 2;
+			} else if (p[0] == 0x7F) {
+				put(&t, "\\u007f", 6);
+				p++;
+			} else {
+				in_string = p[0] != '"';
+				put(&t, p++, 1);
+			}
+			continue;
+		}
+		if (*p == '"') {
+			in_string = true;
+			put(&t, p++, 1);
+		} else if (pretty && p[0] == '{' && p[1] == '}') {
+			put(&t, "{", 1);
+			for (size_t i = 0; i < depth; i++)
+				put(&t, "  ", 2);
+			put(&t, "}", 1);
+			p += 2;
+		} else if ((p[0] == '{' && p[1] == '}') || (p[0] == '[' && p[1] == ']')) {
+			put(&t, p, 2); /* compact text's empty object, or an empty array */
+			p += 2;
+		} else if (*p == '{' || *p == '[') {
+			depth++;
+			put(&t, p++, 1);
+		} else if ((*p == '}' || *p == ']') && depth) {
+			depth--;
+			put(&t, p++, 1);
+		} else if (*p == ':' && pretty) {
+			put(&t, " :", 2);
+			p++;
+		} else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+			const char *s = p;
+			while (*p && strchr("0123456789+-.eE", *p))
+				p++;
+			put_number(&t, s, (size_t)(p - s));
+		} else {
+			put(&t, p++, 1);
+		}
+	}
+	if (t.failed) {
+		free(t.buf);
+		return NULL;
+	}
+	*len = t.len;
+	return t.buf;
 }
 
 char *cs_json_writer_finish(cs_json_writer *w, size_t *len)
@@ -322,502 +315,91 @@ char *cs_json_writer_finish(cs_json_writer *w, size_t *len)
 	if (!w)
 		return NULL;
 	char *out = NULL;
-	if (!w->failed && w->done && !w->depth) {
-		put(w, "", 0); /* room for the NUL */
-		if (!w->failed) {
-			out = w->buf;
-			out[w->len] = 0;
-			w->buf = NULL;
-			if (len)
-				*len = w->len;
-		}
+	if (!w->failed && w->root && !w->depth && !w->key) {
+		size_t flags = JSON_ENCODE_ANY | JSON_REAL_PRECISION(17) |
+			       (w->pretty ? JSON_INDENT(2) : JSON_COMPACT);
+		char *dump = json_dumps(w->root, flags);
+		size_t n = 0;
+		out = dump ? respell(dump, w->pretty, &n) : NULL;
+		free(dump);
+		if (out && len)
+			*len = n;
 	}
-	free(w->buf);
-	free(w->stack);
+	json_decref(w->root);
+	free(w->open);
+	free(w->key);
 	free(w);
 	return out;
 }
 
 /* ---- reading ------------------------------------------------------------ */
 
-typedef struct parser {
-	const char *text, *p, *end;
-	char *err;
-	size_t errlen;
-	bool failed;
-} parser;
-
-static void fail(parser *ps, const char *at, const char *fmt, ...)
-{
-	if (ps->failed)
-		return;
-	ps->failed = true;
-	unsigned long line = 1, col = 1;
-	for (const char *q = ps->text; q < at; q++) {
-		if (*q == '\n')
-			line++, col = 1;
-		else
-			col++;
-	}
-	int n = snprintf(ps->err, ps->errlen, "line %lu, column %lu: ", line, col);
-	if (n >= 0 && (size_t)n < ps->errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-}
-
-static void skip_space(parser *ps)
-{
-	while (ps->p < ps->end &&
-	       (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r'))
-		ps->p++;
-}
-
-/* What the next character is, for messages. */
-static const char *describe(const parser *ps, char *b, size_t blen)
-{
-	if (ps->p >= ps->end)
-		return "the end of the text";
-	unsigned char c = (unsigned char)*ps->p;
-	if (c >= 0x20 && c < 0x7F)
-		snprintf(b, blen, "'%c'", c);
-	else
-		snprintf(b, blen, "byte 0x%02x", c);
-	return b;
-}
-
-static bool parse_value(parser *ps, cs_json_value *v, unsigned depth);
-
-static int hex4(const char *p)
-{
-	int v = 0;
-	for (int i = 0; i < 4; i++) {
-		char c = p[i];
-		int d = c >= '0' && c <= '9' ? c - '0'
-			: c >= 'a' && c <= 'f' ? c - 'a' + 10
-			: c >= 'A' && c <= 'F' ? c - 'A' + 10
-					       : -1;
-		if (d < 0)
-			return -1;
-		v = v * 16 + d;
-	}
-	return v;
-}
-
-static size_t put_utf8(char *o, unsigned long cp)
-{
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xC0 | (cp >> 6));
-		o[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xE0 | (cp >> 12));
-		o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		o[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	o[0] = (char)(0xF0 | (cp >> 18));
-	o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	o[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
-/* A string at ps->p (its opening quote); the text, malloc'd, or NULL. */
-static char *parse_string(parser *ps)
-{
-	const char *open = ps->p++;
-	/* the decoded text is never longer than its escaped form */
-	const char *close = ps->p;
-	while (close < ps->end && *close != '"') {
-		if (*close == '\\' && close + 1 < ps->end)
-			close++;
-		close++;
-	}
-	if (close >= ps->end) {
-		fail(ps, open, "a string that never ends");
-		return NULL;
-	}
-	char *out = malloc((size_t)(close - ps->p) + 1), *o = out;
-	if (!out) {
-		fail(ps, open, "out of memory");
-		return NULL;
-	}
-	while (ps->p < close) {
-		const unsigned char c = (unsigned char)*ps->p;
-		if (c < 0x20) {
-			fail(ps, ps->p, "a control character (0x%02x) in a string", c);
-			break;
-		}
-		if (c >= 0x80) {
-			size_t k = utf8_len((const unsigned char *)ps->p, (size_t)(close - ps->p));
-			if (!k) {
-				fail(ps, ps->p, "a byte that is not UTF-8 (0x%02x) in a string", c);
-				break;
-			}
-			memcpy(o, ps->p, k);
-			o += k;
-			ps->p += k;
-			continue;
-		}
-		if (c != '\\') {
-			*o++ = (char)c;
-			ps->p++;
-			continue;
-		}
-		const char *esc = ps->p++;
-		char e = *ps->p++;
-		const char *m = e ? strchr(escape_letters, e) : NULL;
-		if (m) {
-			*o++ = escape_bytes[m - escape_letters];
-			continue;
-		}
-		if (e != 'u') {
-			fail(ps, esc, "an unknown escape '\\%c' in a string", e);
-			break;
-		}
-		int cp = close - ps->p >= 4 ? hex4(ps->p) : -1;
-		if (cp < 0) {
-			fail(ps, esc, "\\u needs four hex digits");
-			break;
-		}
-		ps->p += 4;
-		unsigned long code = (unsigned long)cp;
-		if (cp >= 0xD800 && cp < 0xDC00) { /* a high surrogate: its low half follows */
-			int lo = close - ps->p >= 6 && ps->p[0] == '\\' && ps->p[1] == 'u'
-					 ? hex4(ps->p + 2) : -1;
-			if (lo < 0xDC00 || lo > 0xDFFF) {
-				fail(ps, esc, "a surrogate \\u%04x without its low half", cp);
-				break;
-			}
-			ps->p += 6;
-			code = 0x10000 + (((unsigned long)cp - 0xD800) << 10) + ((unsigned long)lo - 0xDC00);
-		} else if (cp >= 0xDC00 && cp < 0xE000) {
-			fail(ps, esc, "a low surrogate \\u%04x alone", cp);
-			break;
-		} else if (cp == 0) {
-			fail(ps, esc, "\\u0000 in a string (a NUL is not taken)");
-			break;
-		}
-		o += put_utf8(o, code);
-	}
-	if (ps->failed) {
-		free(out);
-		return NULL;
-	}
-	*o = 0;
-	ps->p = close + 1;
-	return out;
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool parse_number(parser *ps, cs_json_value *v)
-{
-	const char *s = ps->p, *q = s;
-	if (q < ps->end && *q == '-')
-		q++;
-	if (q >= ps->end || !is_digit(*q)) {
-		fail(ps, s, "a number needs a digit here");
-		return false;
-	}
-	if (*q == '0')
-		q++;
-	else
-		while (q < ps->end && is_digit(*q))
-			q++;
-	bool whole = true;
-	if (q < ps->end && *q == '.') {
-		whole = false;
-		if (++q >= ps->end || !is_digit(*q)) {
-			fail(ps, q, "a number needs a digit after its '.'");
-			return false;
-		}
-		while (q < ps->end && is_digit(*q))
-			q++;
-	}
-	if (q < ps->end && (*q == 'e' || *q == 'E')) {
-		whole = false;
-		if (++q < ps->end && (*q == '+' || *q == '-'))
-			q++;
-		if (q >= ps->end || !is_digit(*q)) {
-			fail(ps, q, "a number needs a digit in its exponent");
-			return false;
-		}
-		while (q < ps->end && is_digit(*q))
-			q++;
-	}
-	ps->p = q;
-	if (whole) { /* int64 unless it overflows */
-		bool neg = *s == '-';
-		uint64_t mag = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-		bool fits = true;
-		for (const char *d = s + neg; d < q && fits; d++) {
-			unsigned dv = (unsigned)(*d - '0');
-			fits = mag <= (lim - dv) / 10;
-			mag = mag * 10 + dv;
-		}
-		if (fits) {
-			v->type = CS_JSON_INT;
-			v->i = neg ? (int64_t)(0 - mag) : (int64_t)mag;
-			return true;
-		}
-	}
-	/* strtod reads the locale's decimal point: the copy carries that one */
-	const char *dp = localeconv()->decimal_point, *point = dp && *dp ? dp : ".";
-	size_t dl = strlen(point), n = (size_t)(q - s);
-	char small[128], *b = n + dl < sizeof(small) ? small : malloc(n + dl + 1);
-	if (!b) {
-		fail(ps, s, "out of memory");
-		return false;
-	}
-	char *o = b;
-	for (const char *d = s; d < q; d++) {
-		if (*d == '.') {
-			memcpy(o, point, dl);
-			o += dl;
-		} else {
-			*o++ = *d;
-		}
-	}
-	*o = 0;
-	v->type = CS_JSON_DOUBLE;
-	v->d = strtod(b, NULL);
-	if (b != small)
-		free(b);
-	return true;
-}
-
-static bool literal(parser *ps, const char *word)
-{
-	size_t n = strlen(word);
-	if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, word, n) != 0)
-		return false;
-	ps->p += n;
-	return true;
-}
-
-/* Grows a list of values (and keys) by one; the new slot, or NULL. */
-static cs_json_value *list_add(parser *ps, cs_json_value *v, size_t *cap, bool keyed)
-{
-	if (v->list.n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 4;
-		cs_json_value *items = realloc(v->list.items, nc * sizeof(*items));
-		if (items)
-			v->list.items = items;
-		char **keys = keyed ? realloc(v->list.keys, nc * sizeof(*keys)) : NULL;
-		if (keyed && keys)
-			v->list.keys = keys;
-		if (!items || (keyed && !keys)) {
-			fail(ps, ps->p, "out of memory");
-			return NULL;
-		}
-		*cap = nc;
-	}
-	cs_json_value *slot = &v->list.items[v->list.n];
-	*slot = (cs_json_value){ .type = CS_JSON_NULL };
-	if (keyed)
-		v->list.keys[v->list.n] = NULL;
-	v->list.n++;
-	return slot;
-}
-
-static bool parse_list(parser *ps, cs_json_value *v, unsigned depth, bool object)
-{
-	const char *open = ps->p++;
-	v->type = object ? CS_JSON_OBJECT : CS_JSON_ARRAY;
-	if (depth >= CS_JSON_MAX_DEPTH) {
-		fail(ps, open, "nesting deeper than %d", CS_JSON_MAX_DEPTH);
-		return false;
-	}
-	size_t cap = 0;
-	char close = object ? '}' : ']', what[16];
-	skip_space(ps);
-	if (ps->p < ps->end && *ps->p == close) {
-		ps->p++;
-		return true;
-	}
-	for (;;) {
-		skip_space(ps);
-		char *key = NULL;
-		if (object) {
-			if (ps->p >= ps->end || *ps->p != '"') {
-				fail(ps, ps->p, "expected a member's name (a string), found %s",
-				     describe(ps, what, sizeof(what)));
-				return false;
-			}
-			if (!(key = parse_string(ps)))
-				return false;
-			skip_space(ps);
-			if (ps->p >= ps->end || *ps->p != ':') {
-				fail(ps, ps->p, "expected ':' after a member's name, found %s",
-				     describe(ps, what, sizeof(what)));
-				free(key);
-				return false;
-			}
-			ps->p++;
-		}
-		cs_json_value *slot = list_add(ps, v, &cap, object);
-		if (!slot) {
-			free(key);
-			return false;
-		}
-		if (object)
-			v->list.keys[v->list.n - 1] = key;
-		if (!parse_value(ps, slot, depth + 1))
-			return false;
-		skip_space(ps);
-		if (ps->p < ps->end && *ps->p == ',') {
-			ps->p++;
-			continue;
-		}
-		if (ps->p < ps->end && *ps->p == close) {
-			ps->p++;
-			return true;
-		}
-		fail(ps, ps->p, "expected ',' or '%c' in %s opened at offset %zu, found %s", close,
-		     object ? "an object" : "an array", (size_t)(open - ps->text),
-		     describe(ps, what, sizeof(what)));
-		return false;
-	}
-}
-
-static bool parse_value(parser *ps, cs_json_value *v, unsigned depth)
-{
-	char what[16];
-	skip_space(ps);
-	if (ps->p >= ps->end) {
-		fail(ps, ps->p, "expected a value, found the end of the text");
-		return false;
-	}
-	switch (*ps->p) {
-	case '{':
-		return parse_list(ps, v, depth, true);
-	case '[':
-		return parse_list(ps, v, depth, false);
-	case '"':
-		v->s = parse_string(ps);
-		v->type = v->s ? CS_JSON_STRING : CS_JSON_NULL;
-		return v->s != NULL;
-	case 't':
-	case 'f':
-	case 'n':
-		if (literal(ps, "true") || literal(ps, "false")) {
-			v->type = CS_JSON_BOOL;
-			v->b = ps->p[-4] == 't';
-			return true;
-		}
-		if (literal(ps, "null")) {
-			v->type = CS_JSON_NULL;
-			return true;
-		}
-		break;
-	default:
-		if (*ps->p == '-' || is_digit(*ps->p))
-			return parse_number(ps, v);
-	}
-	fail(ps, ps->p, "expected a value, found %s", describe(ps, what, sizeof(what)));
-	return false;
-}
-
 cs_json_value *cs_json_parse(const char *text, size_t len, char *err, size_t errlen)
 {
-	char none[1];
-	parser ps = { .text = text, .p = text, .end = text + len, .err = err ? err : none,
-		      .errlen = err ? errlen : sizeof(none) };
-	cs_json_value *v = calloc(1, sizeof(*v));
-	if (!v) {
-		snprintf(ps.err, ps.errlen, "out of memory");
-		return NULL;
-	}
-	char what[16];
-	if (parse_value(&ps, v, 0)) {
-		skip_space(&ps);
-		if (ps.p < ps.end)
-			fail(&ps, ps.p, "text after the value: %s", describe(&ps, what, sizeof(what)));
-	}
-	if (ps.failed) {
-		cs_json_free(v);
-		return NULL;
-	}
+	json_error_t e;
+	json_t *v = json_loadb(text, len, JSON_DECODE_ANY, &e);
+	if (!v && err && errlen)
+		snprintf(err, errlen, "line %d, column %d: %s", e.line, e.column, e.text);
 	return v;
-}
-
-static void free_value(cs_json_value *v)
-{
-	if (v->type == CS_JSON_STRING) {
-		free(v->s);
-	} else if (v->type == CS_JSON_ARRAY || v->type == CS_JSON_OBJECT) {
-		for (size_t i = 0; i < v->list.n; i++) {
-			free_value(&v->list.items[i]);
-			if (v->list.keys)
-				free(v->list.keys[i]);
-		}
-		free(v->list.items);
-		free(v->list.keys);
-	}
 }
 
 void cs_json_free(cs_json_value *v)
 {
+	json_decref(v);
+}
+
+cs_json_type cs_json_type_of(const cs_json_value *v)
+{
 	if (!v)
-		return;
-	free_value(v);
-	free(v);
+		return CS_JSON_NULL;
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return CS_JSON_OBJECT;
+	case JSON_ARRAY: return CS_JSON_ARRAY;
+	case JSON_STRING: return CS_JSON_STRING;
+	case JSON_INTEGER: return CS_JSON_INT;
+	case JSON_REAL: return CS_JSON_DOUBLE;
+	case JSON_TRUE:
+	case JSON_FALSE: return CS_JSON_BOOL;
+	case JSON_NULL: break;
+	}
+	return CS_JSON_NULL;
 }
 
 const cs_json_value *cs_json_member(const cs_json_value *v, const char *key)
 {
-	if (!v || v->type != CS_JSON_OBJECT || !key)
-		return NULL;
-	for (size_t i = v->list.n; i-- > 0;)
-		if (!strcmp(v->list.keys[i], key))
-			return &v->list.items[i];
-	return NULL;
+	return v && key ? json_object_get(v, key) : NULL;
 }
 
 size_t cs_json_length(const cs_json_value *v)
 {
-	return v && v->type == CS_JSON_ARRAY ? v->list.n : 0;
+	return json_is_object(v) ? json_object_size(v) : json_array_size(v);
 }
 
 const cs_json_value *cs_json_at(const cs_json_value *v, size_t i)
 {
-	return i < cs_json_length(v) ? &v->list.items[i] : NULL;
+	return json_array_get(v, i);
 }
 
 const char *cs_json_get_string(const cs_json_value *v, const char *dflt)
 {
-	return v && v->type == CS_JSON_STRING ? v->s : dflt;
+	return json_is_string(v) ? json_string_value(v) : dflt;
 }
 
 int64_t cs_json_get_int(const cs_json_value *v, int64_t dflt)
 {
-	if (v && v->type == CS_JSON_INT)
-		return v->i;
+	if (json_is_integer(v))
+		return (int64_t)json_integer_value(v);
+	double d = json_is_real(v) ? json_real_value(v) : NAN;
 	/* whole and inside [-2^63, 2^63) */
-	if (v && v->type == CS_JSON_DOUBLE && v->d == floor(v->d) && v->d >= -0x1p63 && v->d < 0x1p63)
-		return (int64_t)v->d;
-	return dflt;
+	return d == floor(d) && d >= -0x1p63 && d < 0x1p63 ? (int64_t)d : dflt;
 }
 
 double cs_json_get_double(const cs_json_value *v, double dflt)
 {
-	return !v ? dflt : v->type == CS_JSON_DOUBLE ? v->d : v->type == CS_JSON_INT ? (double)v->i
-										     : dflt;
+	return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
 bool cs_json_get_bool(const cs_json_value *v, bool dflt)
 {
-	return v && v->type == CS_JSON_BOOL ? v->b : dflt;
+	return json_is_boolean(v) ? json_is_true(v) : dflt;
 }

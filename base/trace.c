@@ -63,20 +63,6 @@ const char *cs_unit_name(cs_unit unit)
 	return "?";
 }
 
-cs_author cs_unit_author(cs_unit unit)
-{
-	switch (unit) {
-	case CS_UNIT_GUEST: return CS_AUTHOR_GUEST;
-	case CS_UNIT_HOST: return CS_AUTHOR_HOST;
-	case CS_UNIT_FE: return CS_AUTHOR_FRONT_END;
-	case CS_UNIT_COMPUTE:
-	case CS_UNIT_COPY:
-	case CS_UNIT_SM: return CS_AUTHOR_ENGINE;
-	case CS_UNIT_COUNT: break;
-	}
-	return CS_AUTHOR_NONE;
-}
-
 const char *cs_access_name(cs_access acc)
 {
 	switch (acc) {

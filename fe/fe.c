@@ -158,7 +158,6 @@ void cs_fe_free(cs_fe *fe)
 	free(fe);
 }
 
-cs_arch cs_fe_arch(const cs_fe *fe) { return fe->arch; }
 
 static fe_chan *chan_get(const cs_fe *fe, uint32_t ch)
 {
@@ -782,7 +781,7 @@ size_t cs_fe_report_deadlocks(cs_fe *fe)
 		ev.aux = b->current;
 		snprintf(fe->detail, sizeof(fe->detail),
 			 "channel %" PRIu32 " blocked at GPFIFO entry %" PRIu32 ", method %" PRIu32
-			 ": %s %s waits for [0x%" PRIx64 "] %s 0x%" PRIx64 ", value is 0x%" PRIx64,
+			 ": %s operation=%s waits for [0x%" PRIx64 "] %s 0x%" PRIx64 ", value is 0x%" PRIx64,
 			 c->id, b->gp_entry, b->method_index, c->block_legacy ? "SEMAPHORED" : "SEM_EXECUTE",
 			 fe_acquire_name(b->op, c->block_legacy), b->addr, fe_acquire_relation(b->op),
 			 b->wanted, b->current);

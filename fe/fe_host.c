@@ -33,24 +33,40 @@ bool fe_acquire_met(uint32_t op, uint64_t cur, uint64_t want, bool is64)
 	}
 }
 
+/* SEMAPHORED_D.OPERATION's codes (one bit each) and the SEM_EXECUTE operation
+ * each one runs as. */
+static const struct {
+	uint32_t code;
+	cs_fe_sem_op op;
+} semd_ops[] = {
+	{ 1, CS_FE_SEM_ACQUIRE },      { 2, CS_FE_SEM_RELEASE },  { 4, CS_FE_SEM_ACQ_CIRC_GEQ },
+	{ 8, CS_FE_SEM_ACQ_AND },      { 16, CS_FE_SEM_REDUCTION },
+};
+
 const char *fe_acquire_name(uint32_t op, bool legacy)
 {
-	if (legacy) {
-		switch (op) {
-		case CS_FE_SEM_ACQUIRE: return "operation=ACQUIRE";
-		case CS_FE_SEM_ACQ_CIRC_GEQ: return "operation=ACQ_GEQ";
-		case CS_FE_SEM_ACQ_AND: return "operation=ACQ_AND";
-		default: return "operation=?";
-		}
+	if (!legacy)
+		return cs_fe_sem_op_name(op);
+	for (size_t i = 0; i < sizeof(semd_ops) / sizeof(semd_ops[0]); i++)
+		if (semd_ops[i].op == op)
+			return cs_fe_semd_op_name(semd_ops[i].code);
+	return "?";
+}
+
+/* Each operation code and its name, SEM_EXECUTE's (0 to 6) or SEMAPHORED's
+ * (one bit each), from the class table. */
+static const char *sem_op_list(char *buf, size_t len, bool legacy)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	unsigned count = legacy ? sizeof(semd_ops) / sizeof(semd_ops[0]) : CS_FE_SEM_REDUCTION + 1;
+	for (unsigned i = 0; i < count && n < len; i++) {
+		uint32_t code = legacy ? semd_ops[i].code : i;
+		int k = snprintf(buf + n, len - n, "%s%u %s", i ? ", " : "", code,
+				 legacy ? cs_fe_semd_op_name(code) : cs_fe_sem_op_name(code));
+		n += k > 0 ? (size_t)k : 0;
 	}
-	switch (op) {
-	case CS_FE_SEM_ACQUIRE: return "operation=ACQUIRE";
-	case CS_FE_SEM_ACQ_STRICT_GEQ: return "operation=ACQ_STRICT_GEQ";
-	case CS_FE_SEM_ACQ_CIRC_GEQ: return "operation=ACQ_CIRC_GEQ";
-	case CS_FE_SEM_ACQ_AND: return "operation=ACQ_AND";
-	case CS_FE_SEM_ACQ_NOR: return "operation=ACQ_NOR";
-	default: return "operation=?";
-	}
+	return buf;
 }
 
 const char *fe_acquire_relation(uint32_t op)
@@ -88,16 +104,6 @@ static uint64_t reduce(uint32_t red, bool is_signed, bool is64, uint64_t cur, ui
 }
 
 /* ---- records --------------------------------------------------------------- */
-
-#define SEMD(o)                                                                           \
-	{ { "SEM_EXECUTE operation=" o, "SEM_EXECUTE operation=" o " timestamp" },          \
-	  { "SEM_EXECUTE operation=" o " payload_size=64BIT",                               \
-	    "SEM_EXECUTE operation=" o " payload_size=64BIT timestamp" } }
-static const char *const sem_detail[6][2][2] = {
-	SEMD("ACQUIRE"),    SEMD("RELEASE"), SEMD("ACQ_STRICT_GEQ"),
-	SEMD("ACQ_CIRC_GEQ"), SEMD("ACQ_AND"), SEMD("ACQ_NOR"),
-};
-#undef SEMD
 
 static void host_op(cs_fe *fe, fe_chan *c, const cs_pb_item *it, const cs_method_desc *md,
 		    bool with_fields)
@@ -197,24 +203,31 @@ typedef struct sem_req {
 
 static const char *sem_text(cs_fe *fe, const sem_req *q)
 {
-	if (!q->legacy && q->op != CS_FE_SEM_REDUCTION)
-		return sem_detail[q->op][q->is64][q->timestamp];
+	if (!q->legacy && q->op != CS_FE_SEM_REDUCTION) {
+		snprintf(fe->detail, sizeof(fe->detail), "SEM_EXECUTE operation=%s%s%s",
+			 cs_fe_sem_op_name(q->op), q->is64 ? " payload_size=64BIT" : "",
+			 q->timestamp ? " timestamp" : "");
+		return fe->detail;
+	}
 	if (!q->legacy) {
 		snprintf(fe->detail, sizeof(fe->detail),
-			 "SEM_EXECUTE operation=REDUCTION reduction=%s %s%s%s",
-			 cs_fe_red_op_name(q->red), q->is_signed ? "signed" : "unsigned",
+			 "SEM_EXECUTE operation=%s reduction=%s %s%s%s",
+			 cs_fe_sem_op_name(CS_FE_SEM_REDUCTION), cs_fe_red_op_name(q->red), q->is_signed ? "signed" : "unsigned",
 			 q->is64 ? " payload_size=64BIT" : "", q->timestamp ? " timestamp" : "");
 		return fe->detail;
 	}
 	if (q->op == CS_FE_SEM_REDUCTION)
-		snprintf(fe->detail, sizeof(fe->detail), "SEMAPHORED operation=REDUCTION reduction=%s %s%s",
-			 cs_fe_red_op_name(q->red), q->is_signed ? "signed" : "unsigned",
+		snprintf(fe->detail, sizeof(fe->detail), "SEMAPHORED operation=%s reduction=%s %s%s",
+			 fe_acquire_name(CS_FE_SEM_REDUCTION, true), cs_fe_red_op_name(q->red),
+			 q->is_signed ? "signed" : "unsigned",
 			 q->timestamp ? " release_size=16BYTE" : "");
 	else if (q->op == CS_FE_SEM_RELEASE)
-		snprintf(fe->detail, sizeof(fe->detail), "SEMAPHORED operation=RELEASE%s",
+		snprintf(fe->detail, sizeof(fe->detail), "SEMAPHORED operation=%s%s",
+			 fe_acquire_name(CS_FE_SEM_RELEASE, true),
 			 q->timestamp ? " release_size=16BYTE" : "");
 	else
-		snprintf(fe->detail, sizeof(fe->detail), "SEMAPHORED %s%s", fe_acquire_name(q->op, true),
+		snprintf(fe->detail, sizeof(fe->detail), "SEMAPHORED operation=%s%s",
+			 fe_acquire_name(q->op, true),
 			 q->op == CS_FE_SEM_ACQ_CIRC_GEQ ? " (compared as circular, assumed)" : "");
 	return fe->detail;
 }
@@ -260,7 +273,7 @@ static fe_exec sem_acquire(cs_fe *fe, fe_chan *c, const cs_pb_item *it, const se
 		ev.value = q->payload;
 		ev.aux = cur;
 		snprintf(fe->detail, sizeof(fe->detail),
-			 "%s %s waits for [0x%" PRIx64 "] %s 0x%" PRIx64 ", value is 0x%" PRIx64,
+			 "%s operation=%s waits for [0x%" PRIx64 "] %s 0x%" PRIx64 ", value is 0x%" PRIx64,
 			 q->legacy ? "SEMAPHORED" : "SEM_EXECUTE", fe_acquire_name(q->op, q->legacy),
 			 q->addr, fe_acquire_relation(q->op), q->payload, cur);
 		ev.detail = fe->detail;
@@ -341,9 +354,10 @@ static fe_exec sem_execute(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 	};
 	q.payload = q.is64 ? ((uint64_t)c->payload_hi << 32) | c->payload_lo : c->payload_lo;
 	if (q.op > CS_FE_SEM_REDUCTION) {
+		char ops[128];
 		fe_stop_for(fe, c, CS_STAGE_FE_EXEC, CS_CAUSE_SEM_OP_RESERVED, CS_ERR_INPUT, it,
-			"SEM_EXECUTE operation 7 is not defined (0 ACQUIRE, 1 RELEASE, 2 ACQ_STRICT_GEQ, "
-			"3 ACQ_CIRC_GEQ, 4 ACQ_AND, 5 ACQ_NOR, 6 REDUCTION)");
+			"SEM_EXECUTE operation %u is not defined (%s)", q.op,
+			sem_op_list(ops, sizeof(ops), false));
 		return FE_EXEC_STOP;
 	}
 	if (q.op == CS_FE_SEM_REDUCTION && q.red > CS_FE_RED_DEC) {
@@ -355,9 +369,10 @@ static fe_exec sem_execute(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 	    !(c->assumed_semops & (1u << q.op))) {
 		c->assumed_semops |= (uint8_t)(1u << q.op);
 		snprintf(fe->detail, sizeof(fe->detail),
-			 "SEM_EXECUTE operation=%s on %04X: its public header lists only ACQUIRE and "
-			 "RELEASE; executed with clc56f.h's meaning",
-			 cs_fe_sem_op_name(q.op), fe->host_cls);
+			 "SEM_EXECUTE operation=%s on %04X: its public header lists only %s and %s; "
+			 "executed with clc56f.h's meaning",
+			 cs_fe_sem_op_name(q.op), fe->host_cls, cs_fe_sem_op_name(CS_FE_SEM_ACQUIRE),
+			 cs_fe_sem_op_name(CS_FE_SEM_RELEASE));
 		note_assumption(fe, c, it, fe->detail);
 	}
 	return sem_run(fe, c, it, &q);
@@ -376,19 +391,19 @@ static fe_exec semaphored(cs_fe *fe, fe_chan *c, const cs_pb_item *it)
 		.wfi = CS_FE_GET(semaphored, RELEASE_WFI, d) == 0,         /* EN */
 	};
 	uint32_t op = CS_FE_GET(semaphored, OPERATION, d);
-	switch (op) {
-	case 1: q.op = CS_FE_SEM_ACQUIRE; q.timestamp = false; break;
-	case 2: q.op = CS_FE_SEM_RELEASE; break;
-	case 4: q.op = CS_FE_SEM_ACQ_CIRC_GEQ; q.timestamp = false; break;
-	case 8: q.op = CS_FE_SEM_ACQ_AND; q.timestamp = false; break;
-	case 16: q.op = CS_FE_SEM_REDUCTION; break;
-	default:
+	size_t k = 0;
+	while (k < sizeof(semd_ops) / sizeof(semd_ops[0]) && semd_ops[k].code != op)
+		k++;
+	if (k == sizeof(semd_ops) / sizeof(semd_ops[0])) {
+		char ops[128];
 		fe_stop_for(fe, c, CS_STAGE_FE_EXEC, CS_CAUSE_SEM_OP_RESERVED, CS_ERR_INPUT, it,
-			"SEMAPHORED operation 0x%x is not one of 1 ACQUIRE, 2 RELEASE, 4 ACQ_GEQ, "
-			"8 ACQ_AND, 16 REDUCTION",
-			op);
+			"SEMAPHORED operation 0x%x is not one of %s", op,
+			sem_op_list(ops, sizeof(ops), true));
 		return FE_EXEC_STOP;
 	}
+	q.op = semd_ops[k].op;
+	if (q.op != CS_FE_SEM_RELEASE && q.op != CS_FE_SEM_REDUCTION)
+		q.timestamp = false; /* an acquire writes nothing */
 	if (q.op == CS_FE_SEM_REDUCTION && q.red > CS_FE_RED_DEC) {
 		fe_stop_for(fe, c, CS_STAGE_FE_EXEC, CS_CAUSE_SEM_OP_RESERVED, CS_ERR_INPUT, it,
 			"SEMAPHORED reduction %u is not defined (0 MIN .. 7 DEC)", q.red);

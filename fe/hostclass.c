@@ -102,6 +102,12 @@ const char *cs_fe_sem_op_name(uint32_t op)
 	return op < CS_LEN(hv_sem_operation) ? hv_sem_operation[op] : "?";
 }
 
+const char *cs_fe_semd_op_name(uint32_t code)
+{
+	return code < CS_LEN(hv_semd_operation) && hv_semd_operation[code] ? hv_semd_operation[code]
+									    : "?";
+}
+
 const char *cs_fe_red_op_name(uint32_t op)
 {
 	return op < CS_LEN(hv_reduction) ? hv_reduction[op] : "?";

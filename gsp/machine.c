@@ -197,11 +197,6 @@ const cs_gsp_image *cs_gsp_image_of(const cs_gsp *m)
 	return m->img;
 }
 
-const cs_gsp_map *cs_gsp_map_of(const cs_gsp *m)
-{
-	return &m->map;
-}
-
 /* ---- MMIO models ---- */
 
 uint32_t gsp_mmio_word(const gsp_mmio *dev, uint64_t off)

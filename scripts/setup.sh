@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential meson ninja-build pkg-config
-	libglib2.0-dev libjson-glib-dev libelf-dev libdw-dev libunicorn-dev libzstd-dev
+	libglib2.0-dev libjansson-dev libjson-glib-dev libelf-dev libdw-dev libunicorn-dev libzstd-dev
 	libedit-dev libcriterion-dev locales
 	gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
 	gdb-multiarch python3 python3-pytest firmware-nvidia-gsp)

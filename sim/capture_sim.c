@@ -347,11 +347,6 @@ bool cs_capture_export_reading(cs_scenario *s, cs_device *dev, cs_capture_writer
 
 /* ---- replay ------------------------------------------------------------------ */
 
-bool cs_capture_gpget_observable(cs_arch arch)
-{
-	return arch == CS_ARCH_AMPERE;
-}
-
 /* *Assumed* (nverror.h's Xid numbers; no public table maps stop reasons to
  * them): a fault is 31 (FIFO MMU fault), an engine's stop 13 (GR exception),
  * anything else the front end stopped on 32 (PBDMA error). */

@@ -465,18 +465,6 @@ bool cs_device_guest_to_host(const cs_device *dev, uint64_t guest, uint64_t *hos
 	return false;
 }
 
-bool cs_device_host_to_guest(const cs_device *dev, uint64_t host, uint64_t *guest)
-{
-	for (unsigned i = 0; i < dev->nwindows; i++) {
-		const dev_window *w = &dev->windows[i];
-		if (host - w->host < w->size) {
-			*guest = w->guest + (host - w->host);
-			return true;
-		}
-	}
-	return false;
-}
-
 bool cs_device_host_alloc(cs_device *dev, const char *name, uint64_t size, uint64_t *va,
 			  cs_diag *d)
 {
@@ -858,11 +846,6 @@ cs_device *cs_forward_device(cs_forward *fw)
 uint32_t cs_forward_channel(const cs_forward *fw)
 {
 	return fw->c->fe_id;
-}
-
-uint32_t cs_forward_entry(const cs_forward *fw)
-{
-	return fw->guest_slot;
 }
 
 uint32_t cs_forward_remaining(const cs_forward *fw)

@@ -5,10 +5,14 @@
  * virtual time is a complete event ("X", ts and dur): each GPFIFO entry's
  * fetch and its execution on the channel's track, each grid on the SM track,
  * each copy-engine transfer and inline-to-memory write on its engine's track.
- * A global instant marks the record that decided the report's break. Virtual
- * time is the clock: ts and dur in microseconds of virtual nanoseconds. */
+ * Flow arrows run from each entry's execution to the grids it launched, the
+ * releases it caused and the waits those resolved; counter tracks follow each
+ * channel's GP_GET and GP_PUT and each semaphore the scenario names. A global
+ * instant marks the record that decided the report's break. Virtual time is
+ * the clock: ts and dur in microseconds of virtual nanoseconds. */
 #include "chainsim/report.h"
 
+#include <glib.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +240,142 @@ static void add_slices(cs_json_writer *b, const cs_device *dev, const cs_event *
 	}
 }
 
+/* ---- flows and counters ------------------------------------------------ */
+
+/* One end of a flow arrow: a flow event bound to the slice or record with the
+ * same pid, tid, ts and cat ("bp":"e": the enclosing one). */
+static void flow_end(cs_json_writer *b, const char *name, const char *ph, int64_t id, int64_t tid,
+		     uint64_t time_ns)
+{
+	cs_json_begin_object(b);
+	event_common(b, name, "chain", ph, tid, time_ns);
+	cs_json_key(b, "id");
+	cs_json_int(b, id);
+	cs_json_key(b, "bp");
+	cs_json_string(b, "e");
+	cs_json_end_object(b);
+}
+
+static void flow(cs_json_writer *b, const char *name, int64_t *id, const cs_event *from,
+		 int64_t to_tid, uint64_t to_ns)
+{
+	++*id;
+	flow_end(b, name, "s", *id, tid_of(from), from->time_ns);
+	flow_end(b, name, "f", *id, to_tid, to_ns);
+}
+
+/* For each record, the wait-done it resolved: the first wait-done on its
+ * address after it, when it is that address's last release before the wait
+ * (NULL elsewhere). */
+static size_t *waits_resolved(const cs_event *ev, size_t n)
+{
+	size_t *wait_of = g_new(size_t, n ? n : 1);
+	GHashTable *last = g_hash_table_new(g_int64_hash, g_int64_equal);
+	for (size_t i = 0; i < n; i++) {
+		wait_of[i] = SIZE_MAX;
+		if (ev[i].kind == CS_EV_SEM_RELEASE) {
+			g_hash_table_insert(last, (gpointer)&ev[i].addr, GSIZE_TO_POINTER(i + 1));
+		} else if (ev[i].kind == CS_EV_WAIT_DONE) {
+			size_t r = GPOINTER_TO_SIZE(g_hash_table_lookup(last, &ev[i].addr));
+			if (r && wait_of[r - 1] == SIZE_MAX)
+				wait_of[r - 1] = i;
+		}
+	}
+	g_hash_table_destroy(last);
+	return wait_of;
+}
+
+/* Entry i's (a gp-fetch's) flows: to the grid of each launch its methods made,
+ * to each release its methods or those launches' engines wrote, and from
+ * those releases to the waits they resolved. The records of an entry are
+ * those up to the channel's next fetch. */
+static void entry_flows(cs_json_writer *b, const cs_event *ev, size_t n, size_t i,
+			const size_t *wait_of, int64_t *id)
+{
+	const cs_event *f = &ev[i];
+	uint32_t launch = CS_NONE32;
+	for (size_t k = i + 1; k < n; k++) {
+		const cs_event *o = &ev[k];
+		if (o->unit == CS_UNIT_FE && o->channel == f->channel &&
+		    (o->kind == CS_EV_GP_FETCH || o->kind == CS_EV_GP_CONTROL))
+			break;
+		bool mine = o->channel == f->channel && o->gp_entry == f->gp_entry;
+		if (mine && o->launch != CS_NONE32 && o->kind == CS_EV_QMD_INSTALL &&
+		    o->launch != launch) {
+			launch = o->launch;
+			for (size_t g = k; g < n; g++)
+				if (ev[g].kind == CS_EV_DISPATCH && ev[g].launch == launch) {
+					flow(b, "launch", id, f, TID_SM, ev[g].time_ns);
+					break;
+				}
+		}
+		if (o->kind == CS_EV_SEM_RELEASE &&
+		    (mine || (o->launch != CS_NONE32 && o->launch == launch))) {
+			flow(b, "release", id, f, tid_of(o), o->time_ns);
+			if (wait_of[k] != SIZE_MAX)
+				flow(b, "wait", id, f, tid_of(&ev[wait_of[k]]), ev[wait_of[k]].time_ns);
+		}
+	}
+}
+
+static void add_flows(cs_json_writer *b, const cs_event *ev, size_t n)
+{
+	size_t *wait_of = waits_resolved(ev, n);
+	int64_t id = 0;
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].kind == CS_EV_GP_FETCH)
+			entry_flows(b, ev, n, i, wait_of, &id);
+	g_free(wait_of);
+}
+
+static void counter(cs_json_writer *b, const char *name, int64_t tid, uint64_t time_ns,
+		    uint64_t value)
+{
+	cs_json_begin_object(b);
+	event_common(b, name, "counter", "C", tid, time_ns);
+	cs_json_key(b, "args");
+	cs_json_begin_object(b);
+	cs_json_key(b, "value");
+	cs_json_int(b, (int64_t)value);
+	cs_json_end_object(b);
+	cs_json_end_object(b);
+}
+
+/* The counters a record moves: its channel's GP_PUT (the guest wrote it) or
+ * GP_GET (the front end fetched an entry: one past it, around the ring), or
+ * a semaphore the scenario names (a release wrote it). */
+static void add_counters(cs_json_writer *b, const cs_device *dev, const cs_event *e)
+{
+	char name[CS_REGION_NAME_MAX + 64];
+	const char *ch = cs_device_channel_name(dev, e->channel);
+	cs_device_chan_view view;
+	switch ((cs_event_kind)e->kind) {
+	case CS_EV_GP_PUT:
+		snprintf(name, sizeof(name), "GP_PUT (channel %s)", ch ? ch : "?");
+		counter(b, name, tid_of(e), e->time_ns, e->value);
+		return;
+	case CS_EV_GP_FETCH:
+	case CS_EV_GP_CONTROL:
+		if (e->unit != CS_UNIT_FE || !cs_device_channel_view(dev, e->channel, &view) ||
+		    !view.entries)
+			return;
+		snprintf(name, sizeof(name), "GP_GET (channel %s)", ch ? ch : "?");
+		counter(b, name, tid_of(e), e->time_ns, (e->gp_entry + 1u) % view.entries);
+		return;
+	case CS_EV_SEM_RELEASE: {
+		char at[CS_REGION_NAME_MAX + 32];
+		cs_device_addr_name(dev, e->addr, at, sizeof(at));
+		if (!strncmp(at, "0x", 2) || !strncmp(at, "chainsim.", 9))
+			return; /* not a name of the scenario's */
+		snprintf(name, sizeof(name), "semaphore %s", at);
+		counter(b, name, tid_of(e), e->time_ns, e->value);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
 /* A global instant at the record that decided the break (the end of the
  * trace when no record did), named for the break; with no break, the same for
  * the first stage the backend cannot observe. */
@@ -324,7 +464,9 @@ char *cs_trace_perfetto_json(const cs_device *dev)
 		event_args(b, dev, e);
 		cs_json_end_object(b);
 		add_slices(b, dev, ev, n, i);
+		add_counters(b, dev, e);
 	}
+	add_flows(b, ev, n);
 	add_break_marker(b, dev, ev, n);
 	cs_json_end_array(b);
 	cs_json_end_object(b);

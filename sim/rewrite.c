@@ -23,13 +23,20 @@ enum {
 	RW_DECODE_CHUNK = 256,
 };
 
-typedef enum rw_rule_kind { RULE_DROP_PRED, RULE_DROP_NAMED, RULE_REPLACE_NAMED } rw_rule_kind;
+/* One method as a rule sees it. */
+typedef struct rw_method {
+	uint32_t channel, subch, cls;  /* cls: the class bound on subch (the host
+					  class for host methods), 0 when none */
+	uint32_t method;               /* byte offset */
+	uint32_t data;
+	const char *name;              /* the method's table name, NULL when none */
+} rw_method;
+
+typedef enum rw_rule_kind { RULE_DROP_NAMED, RULE_REPLACE_NAMED } rw_rule_kind;
 
 typedef struct rw_rule {
 	rw_rule_kind kind;
 	unsigned edit;         /* its index in cs_rewrite.edits */
-	cs_rewrite_pred pred;
-	void *ctx;
 	uint32_t subch;        /* 8: any */
 	char name[RW_NAME_MAX];
 	uint32_t data;
@@ -259,12 +266,6 @@ static bool add_rule(cs_rewrite *rw, rw_rule *r)
 		return false;
 	rw->rules[rw->nrules++] = *r;
 	return true;
-}
-
-bool cs_rewrite_drop_if(cs_rewrite *rw, cs_rewrite_pred pred, void *ctx)
-{
-	rw_rule r = { .kind = RULE_DROP_PRED, .pred = pred, .ctx = ctx, .subch = 8 };
-	return pred && add_rule(rw, &r);
 }
 
 static bool named_rule(cs_rewrite *rw, rw_rule_kind kind, uint32_t subch, const char *name,
@@ -576,10 +577,8 @@ static bool relocate_inline_qmd(rw_entry *e, rw_subch *s, unsigned ndw, cs_diag 
 	return true;
 }
 
-static bool rule_matches(const rw_rule *r, const cs_rewrite_method *m)
+static bool rule_matches(const rw_rule *r, const rw_method *m)
 {
-	if (r->kind == RULE_DROP_PRED)
-		return r->pred(r->ctx, m);
 	return (r->subch == 8 || r->subch == m->subch) && m->name && strcmp(r->name, m->name) == 0;
 }
 
@@ -592,7 +591,7 @@ static bool one_method(rw_entry *e, const cs_pb_item *it, size_t pos, cs_diag *d
 	const cs_class_desc *cd = class_desc(cls);
 	uint32_t index = 0;
 	const cs_method_desc *md = cd ? cs_class_method_at(cd, it->method, &index) : NULL;
-	cs_rewrite_method m = { e->ch, it->subch, cls, it->method, it->data, md ? md->name : NULL };
+	rw_method m = { e->ch, it->subch, cls, it->method, it->data, md ? md->name : NULL };
 
 	for (unsigned r = 0; r < e->rw->nrules; r++) {
 		const rw_rule *rule = &e->rw->rules[r];

@@ -262,7 +262,7 @@ typedef struct shard_file {
 static const cs_json_value *json_array(const cs_json_value *o, const char *key)
 {
 	const cs_json_value *a = cs_json_member(o, key);
-	return a && a->type == CS_JSON_ARRAY ? a : NULL;
+	return cs_json_type_of(a) == CS_JSON_ARRAY ? a : NULL;
 }
 
 /* An int member, or dflt when it is missing or out of an int's range. */
@@ -313,7 +313,7 @@ static int load_shard(const char *path, shard_file *sf)
 	const cs_json_value *sh = cs_json_member(sf->root, "shard");
 	if (strcmp(cs_json_get_string(cs_json_member(sf->root, "format"), ""),
 		   "chainsim-conform-1") != 0 ||
-	    !sh || sh->type != CS_JSON_OBJECT || !json_array(sf->root, "cases") ||
+	    cs_json_type_of(sh) != CS_JSON_OBJECT || !json_array(sf->root, "cases") ||
 	    !json_array(sf->root, "selection")) {
 		fprintf(stderr, "chainsim conform merge: %s: not a chainsim conform result\n", file);
 		return CS_EXIT_INPUT;

@@ -518,14 +518,7 @@ bool rs_session_restart(rs_session *s, cs_diag *d)
 
 cs_device *rs_session_device(rs_session *s) { return s->dev; }
 cs_scenario *rs_session_scenario(rs_session *s) { return s->scn; }
-const char *rs_session_path(const rs_session *s) { return s->path; }
 bool rs_session_finished(const rs_session *s) { return s->finished; }
-uint64_t rs_session_methods(const rs_session *s) { return s->nmethod; }
-
-const cs_diag *rs_session_error(const rs_session *s)
-{
-	return s->finished && !s->exec_ok ? &s->exec_diag : NULL;
-}
 
 bool rs_session_current(const rs_session *s, cs_method_call *call, uint64_t *number)
 {

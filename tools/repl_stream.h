@@ -53,13 +53,9 @@ bool rs_session_restart(rs_session *s, cs_diag *d);
 
 cs_device *rs_session_device(rs_session *s);
 cs_scenario *rs_session_scenario(rs_session *s);
-const char *rs_session_path(const rs_session *s);
 /* The method the device is stopped before; false once the program ended. */
 bool rs_session_current(const rs_session *s, cs_method_call *call, uint64_t *number);
 bool rs_session_finished(const rs_session *s);
-/* The scenario's own error (a located diag) once it ended; NULL when none. */
-const cs_diag *rs_session_error(const rs_session *s);
-uint64_t rs_session_methods(const rs_session *s); /* methods reached so far */
 
 /* Lets the device run until the condition or a breakpoint holds, then prints
  * why it stopped and where. arg: count (STEP), stage (UNTIL_STAGE); name for

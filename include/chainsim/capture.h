@@ -150,10 +150,6 @@ CS_API bool cs_capture_replay(const cs_capture *c, struct cs_device *dev, struct
 /* The RC code a GPU reports for a channel the simulator stopped (its
  * CS_EV_CHANNEL_STOP record): the fake RM and the simulator's results agree. */
 CS_API uint32_t cs_capture_rc_for_stop(const struct cs_event *stop);
-/* Whether GP_GET in USERD is observable on this generation's hardware
- * (docs/hardware.md: newer than Ampere refreshes it only periodically,
- * Blackwell never): Ampere only. */
-CS_API bool cs_capture_gpget_observable(cs_arch arch);
 
 #ifdef __cplusplus
 }

@@ -188,9 +188,8 @@ CS_API bool cs_device_map_host(cs_device *dev, uint64_t guest, uint64_t host, ui
 			       cs_diag *d);
 CS_API unsigned cs_device_window_count(const cs_device *dev);
 /* Where a guest address is in the host's view (false when no window holds
- * it), and the reverse. */
+ * it). */
 CS_API bool cs_device_guest_to_host(const cs_device *dev, uint64_t guest, uint64_t *host);
-CS_API bool cs_device_host_to_guest(const cs_device *dev, uint64_t host, uint64_t *guest);
 /* Memory of the host's own (a forwarding layer's preludes and copies),
  * placed at or above CS_DEVICE_HOST_BASE and seen at that address by the front
  * end and the engines; write it through cs_device_mem. */
@@ -235,7 +234,6 @@ typedef struct cs_forward_note_in {
 
 CS_API cs_device *cs_forward_device(cs_forward *fw);
 CS_API uint32_t cs_forward_channel(const cs_forward *fw);
-CS_API uint32_t cs_forward_entry(const cs_forward *fw); /* the guest's ring slot */
 /* The guest's entries of this submission after the one being forwarded (0 at
  * its last: a layer that holds entries back puts them on the ring then). */
 CS_API uint32_t cs_forward_remaining(const cs_forward *fw);

@@ -109,6 +109,8 @@ static inline uint32_t cs_fe_sem_execute(cs_fe_sem_op op, bool payload64, bool t
 
 CS_API const char *cs_fe_sem_op_name(uint32_t op);  /* "ACQ_STRICT_GEQ"; "?" when out of range */
 CS_API const char *cs_fe_red_op_name(uint32_t op);  /* "IADD"; "?" when out of range */
+/* SEMAPHORED_D's OPERATION code (1, 2, 4, 8, 16): "ACQ_GEQ"; "?" when none */
+CS_API const char *cs_fe_semd_op_name(uint32_t code);
 /* "INC", "NONINC", "IMMD", "ONEINC", "END_SEG", and for 0, 2, 6 clc56f.h's
  * "GRP0_USE_TERT", "GRP2_USE_TERT", "RESERVED6". */
 CS_API const char *cs_fe_secop_name(uint32_t op);
@@ -212,7 +214,6 @@ enum {
  * path), or out of memory. */
 CS_API cs_fe *cs_fe_new(cs_arch arch, const cs_bus *bus, const cs_engine_port *engines);
 CS_API void cs_fe_free(cs_fe *fe);
-CS_API cs_arch cs_fe_arch(const cs_fe *fe);
 
 /* A channel: ring of `entries` 8-byte GPFIFO entries at ring_va and a
  * CS_USERD_SIZE-byte USERD at userd_va, both in the bus's memory (the caller

@@ -227,7 +227,6 @@ CS_API void cs_gsp_destroy(cs_gsp *m);
 enum { CS_GSP_IMAGES_MAX = 8 };
 CS_API cs_status cs_gsp_load(cs_gsp *m, const cs_gsp_image *img, cs_diag *d);
 CS_API const cs_gsp_image *cs_gsp_image_of(const cs_gsp *m);
-CS_API const cs_gsp_map *cs_gsp_map_of(const cs_gsp *m);
 
 /* Registers by GDB number: x0-x31 0-31, pc 32, f0-f31 33-64, CSR c at 65 + c,
  * and GDB's virtual "priv" (the hart's privilege level: 0 U, 1 S, 3 M) after

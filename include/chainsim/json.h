@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* JSON for the library's outputs (--json, --trace, diff, conform results) and
- * for the one JSON input it reads back, a conform shard's result (base/json.c).
- * Libc only: a command that writes JSON does not pay for loading GObject and
- * GIO at start-up. Not installed: the library's API hands out JSON as text.
+ * for the one JSON input it reads back, a conform shard's result: jansson
+ * (libc only, so a command that writes JSON starts as fast as one that does
+ * not) behind the calls below (base/json.c). Not installed: the library's API
+ * hands out JSON as text.
  *
- * The writer's text is byte for byte what json-glib 1.6's generator writes for
- * the same tree (tests/base/test_json.c compares them), except where json-glib
- * writes text that is not JSON: a 0x1F byte in a string is escaped, a whole
- * double in exponent form keeps no ".0" (1e+22, not 1e+22.0), and a double
- * that is not finite is null. */
+ * The text is as docs/json.md states: in pretty text one member or element a
+ * line indented by two and " : " after a key; doubles as "%.17g" (".0" on a
+ * whole one without exponent, null when not finite); strings with the JSON
+ * escapes, other control characters and 0x7F as \u00xx, bytes that are not
+ * UTF-8 as U+FFFD. */
 #ifndef CHAINSIM_JSON_H
 #define CHAINSIM_JSON_H
 
@@ -55,35 +56,22 @@ typedef enum cs_json_type {
 	CS_JSON_OBJECT,
 } cs_json_type;
 
-typedef struct cs_json_value cs_json_value;
-struct cs_json_value {
-	cs_json_type type;
-	union {
-		bool b;
-		int64_t i;
-		double d;
-		char *s; /* NUL-terminated UTF-8; "\u0000" is refused */
-		struct {
-			cs_json_value *items; /* an object's values */
-			char **keys;	      /* an object's keys, else NULL */
-			size_t n;
-		} list;
-	};
-};
+/* A value read: jansson's (cs_json_free gives it back). */
+typedef struct json_t cs_json_value;
 
-/* Nesting deeper than this is refused (the parser recurses). */
-enum { CS_JSON_MAX_DEPTH = 128 };
-
-/* Parses len bytes of RFC 8259 JSON (one value, white space around it).
- * NULL with "line L, column C: what" in err when the text is not JSON or
- * memory ran out. */
+/* Parses len bytes of RFC 8259 JSON (one value, white space around it;
+ * nesting at most 2048 deep, integers inside int64, no "\u0000"). NULL with
+ * "line L, column C: what" (jansson's words) in err when the text is not
+ * that JSON or memory ran out. */
 cs_json_value *cs_json_parse(const char *text, size_t len, char *err, size_t errlen);
 void cs_json_free(cs_json_value *v);
+cs_json_type cs_json_type_of(const cs_json_value *v); /* CS_JSON_NULL for NULL */
 
-/* An object's member (the last one, when the key repeats); NULL when v is not
- * an object or has no such member. */
+/* An object's member (the last one, when the key repeats in the text); NULL
+ * when v is not an object or has no such member. */
 const cs_json_value *cs_json_member(const cs_json_value *v, const char *key);
-/* An array's length and element (NULL past its end or when v is no array). */
+/* An array's length (an object's member count) and an array's element (NULL
+ * past its end or when v is no array). */
 size_t cs_json_length(const cs_json_value *v);
 const cs_json_value *cs_json_at(const cs_json_value *v, size_t i);
 

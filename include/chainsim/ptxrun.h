@@ -119,8 +119,6 @@ CS_API bool cs_module_attach_ptx_file(cs_module *m, const char *ptx, size_t len,
 CS_API cs_module *cs_module_ref(cs_module *m);
 CS_API void cs_module_free(cs_module *m);
 
-CS_API const char *cs_module_name(const cs_module *m);
-CS_API cs_arch cs_module_arch(const cs_module *m);
 CS_API bool cs_module_is_fatbin(const cs_module *m);
 CS_API size_t cs_module_kernel_count(const cs_module *m);
 CS_API const cs_kernel_info *cs_module_kernel(const cs_module *m, size_t i);
@@ -176,10 +174,9 @@ CS_API void cs_ptx_runtime_set_budget_per_launch(cs_ptx_runtime *rt, bool per_la
 /* Drop what the runtime parsed from program text in [va, va + size) (the
  * memory was unmapped; new text there is parsed again). */
 CS_API void cs_ptx_runtime_forget(cs_ptx_runtime *rt, uint64_t va, uint64_t size);
-/* Programs parsed from text that the runtime holds (at most
- * CS_PTX_TEXT_CACHE_MAX; past it the least recently launched is dropped). */
+/* The runtime holds at most CS_PTX_TEXT_CACHE_MAX programs parsed from text;
+ * past it the least recently launched is dropped. */
 #define CS_PTX_TEXT_CACHE_MAX 256u
-CS_API size_t cs_ptx_runtime_text_count(const cs_ptx_runtime *rt);
 
 /* The launch whose QMD is at qmd_va is cooperative (docs/cooperative.md), with
  * its grid workspace at workspace_va: what a driver's cooperative launch call

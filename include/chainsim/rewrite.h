@@ -47,18 +47,6 @@ CS_API bool cs_rewrite_skew(cs_rewrite *rw, const char *addr, int64_t delta);
  * address some class or QMD table names. */
 CS_API bool cs_rewrite_addr_known(const char *addr);
 
-/* One method as a predicate or an edit sees it. */
-typedef struct cs_rewrite_method {
-	uint32_t channel, subch, cls;  /* cls: the class bound on subch (the host
-					  class for host methods), 0 when none */
-	uint32_t method;               /* byte offset */
-	uint32_t data;
-	const char *name;              /* the method's table name, NULL when none */
-} cs_rewrite_method;
-typedef bool (*cs_rewrite_pred)(void *ctx, const cs_rewrite_method *m);
-
-/* Drop every method the predicate accepts. */
-CS_API bool cs_rewrite_drop_if(cs_rewrite *rw, cs_rewrite_pred pred, void *ctx);
 /* Drop every method of that table name ("SEND_SIGNALING_PCAS2_B") on subch
  * (8 = any subchannel). */
 CS_API bool cs_rewrite_drop_named(cs_rewrite *rw, uint32_t subch, const char *name);

@@ -195,7 +195,6 @@ static inline void cs_trace_emit(const cs_trace_sink *sink, const cs_event *ev)
 
 CS_API const char *cs_event_kind_name(cs_event_kind kind); /* "gp-fetch" etc. */
 CS_API const char *cs_unit_name(cs_unit unit);             /* "front-end", "compute", ... */
-CS_API cs_author cs_unit_author(cs_unit unit);
 CS_API const char *cs_access_name(cs_access acc);          /* "read", "write", ... */
 
 #ifdef __cplusplus

@@ -205,8 +205,6 @@ bool cs_module_attach_ptx_file(cs_module *m, const char *ptx, size_t len, const 
 	return true;
 }
 
-const char *cs_module_name(const cs_module *m) { return m->name; }
-cs_arch cs_module_arch(const cs_module *m) { return m->arch; }
 bool cs_module_is_fatbin(const cs_module *m) { return m->is_fatbin; }
 size_t cs_module_kernel_count(const cs_module *m) { return m ? m->nkernels : 0; }
 

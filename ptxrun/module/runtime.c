@@ -180,11 +180,6 @@ void cs_ptx_runtime_forget(cs_ptx_runtime *rt, uint64_t va, uint64_t size)
 			text_drop(rt, i);
 }
 
-size_t cs_ptx_runtime_text_count(const cs_ptx_runtime *rt)
-{
-	return rt ? rt->ntexts : 0;
-}
-
 bool cs_ptx_runtime_add(cs_ptx_runtime *rt, cs_module *m, cs_diag *d)
 {
 	if (!rt || !m) {

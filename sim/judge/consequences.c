@@ -13,7 +13,7 @@
  * read it (needs the device). */
 bool jg_launch_would_release(const judge *j, const lslot *s, uint64_t addr)
 {
-	if (!j->in->dev || s->read == NONE)
+	if (!j->in->dev || s->read == JG_NONE)
 		return false;
 	const cs_event *rd = &j->ev[s->read];
 	unsigned major = (unsigned)rd->value, size = cs_qmd_size(major);
@@ -32,7 +32,7 @@ bool jg_launch_would_release(const judge *j, const lslot *s, uint64_t addr)
 }
 
 /* The first launch that did not run its grid (stage 9 not fired or not
- * observable) and whose release would have written addr; NONE when none. */
+ * observable) and whose release would have written addr; JG_NONE when none. */
 static size_t silenced_by(const judge *j, const cs_chain *launches, size_t nlaunches,
 			  uint64_t addr)
 {
@@ -44,7 +44,7 @@ static size_t silenced_by(const judge *j, const cs_chain *launches, size_t nlaun
 		if (s && jg_launch_would_release(j, s, addr))
 			return k;
 	}
-	return NONE;
+	return JG_NONE;
 }
 
 /* A channel blocked (stage 5) or a guest wait unmet (stage 11) on a value that
@@ -53,11 +53,11 @@ static size_t silenced_by(const judge *j, const cs_chain *launches, size_t nlaun
 void jg_attribute_consequences(judge *j, cs_report *r, cs_chain *o)
 {
 	cs_stage_row *r5 = &o->rows[5];
-	if (r5->status == CS_STAGE_NOT_FIRED && r5->event != NONE &&
+	if (r5->status == CS_STAGE_NOT_FIRED && r5->event != JG_NONE &&
 	    (j->cause[5] == CS_CAUSE_DEADLOCK || j->cause[5] == CS_CAUSE_ACQUIRE_BLOCKED)) {
 		const cs_event *b = &j->ev[r5->event];
 		size_t k = silenced_by(j, r->launches, r->nlaunches, b->addr);
-		if (k != NONE) {
+		if (k != JG_NONE) {
 			char ch[80], evd[CS_EVIDENCE_MAX];
 			jg_chan_name(j, b->channel, ch, sizeof(ch));
 			snprintf(evd, sizeof(evd), "%s", r5->evidence);
@@ -70,20 +70,20 @@ void jg_attribute_consequences(judge *j, cs_report *r, cs_chain *o)
 				snprintf(j->diag[9] + used, sizeof(j->diag[9]) - used,
 					 " As a consequence, channel %s waits for [%s] == %llu, which "
 					 "launch %u's release would have written.", ch, JG_ADDR(j, b->addr),
-					 X(b->value), r->launches[k].launch);
+					 JG_U(b->value), r->launches[k].launch);
 		}
 	}
 	cs_stage_row *r11 = &o->rows[11];
-	if (r11->status == CS_STAGE_NOT_FIRED && r11->event != NONE &&
+	if (r11->status == CS_STAGE_NOT_FIRED && r11->event != JG_NONE &&
 	    j->cause[11] == CS_CAUSE_WAIT_UNMET) {
 		const cs_event *w = &j->ev[r11->event];
 		size_t k = silenced_by(j, r->launches, r->nlaunches, w->addr);
-		if (k != NONE && r->launches[k].rows[9].status == CS_STAGE_NOT_OBSERVABLE) {
+		if (k != JG_NONE && r->launches[k].rows[9].status == CS_STAGE_NOT_OBSERVABLE) {
 			jg_row(o, 11, CS_STAGE_NOT_OBSERVABLE, CS_AUTHOR_HOST, r11->event,
 			     "wait %s %s %llu: launch %u's release, which the simulator could not "
-			     "run", JG_ADDR(j, w->addr), jg_wait_cmp(j, r11->event), X(w->aux),
+			     "run", JG_ADDR(j, w->addr), jg_wait_cmp(j, r11->event), JG_U(w->aux),
 			     r->launches[k].launch);
-		} else if (k != NONE) {
+		} else if (k != JG_NONE) {
 			size_t used = strlen(j->diag[11]);
 			if (used < sizeof(j->diag[11]))
 				snprintf(j->diag[11] + used, sizeof(j->diag[11]) - used,

@@ -142,18 +142,18 @@ void jg_unreached_sentence(const unreached *u, char *buf, size_t len)
 		snprintf(buf, len, "%s never %s", u->what,
 			 u->host ? "ran" : "reached the engine");
 	else if (u->methods)
-		snprintf(buf, len, "the %llu method(s) after it never ran", X(u->methods));
+		snprintf(buf, len, "the %llu method(s) after it never ran", JG_U(u->methods));
 	else
 		snprintf(buf, len, "nothing after it ran");
 }
 
 /* ---- what the guest built, against what the stream names ----------------------------------- */
 
-/* The guest's build record of a QMD (qmd) or pushbuffer nearest to addr; NONE
+/* The guest's build record of a QMD (qmd) or pushbuffer nearest to addr; JG_NONE
  * when it built none. *inside: addr lies within that object. */
 size_t jg_nearest_build(const judge *j, bool qmd, uint64_t addr, bool *inside)
 {
-	size_t best = NONE;
+	size_t best = JG_NONE;
 	uint64_t best_d = UINT64_MAX;
 	*inside = false;
 	for (size_t i = 0; i < j->n; i++) {
@@ -175,17 +175,17 @@ size_t jg_nearest_build(const judge *j, bool qmd, uint64_t addr, bool *inside)
 }
 
 /* The first fetched entry that lies in no pushbuffer the guest built, when the
- * guest built one that no entry fetched; NONE otherwise. */
+ * guest built one that no entry fetched; JG_NONE otherwise. */
 size_t jg_stray_entry(const judge *j)
 {
-	size_t stray = NONE;
-	for (size_t i = 0; i < j->n && stray == NONE; i++) {
+	size_t stray = JG_NONE;
+	for (size_t i = 0; i < j->n && stray == JG_NONE; i++) {
 		bool inside;
 		if (j->ev[i].kind == CS_EV_GP_FETCH &&
-		    jg_nearest_build(j, false, j->ev[i].addr, &inside) != NONE && !inside)
+		    jg_nearest_build(j, false, j->ev[i].addr, &inside) != JG_NONE && !inside)
 			stray = i;
 	}
-	for (size_t i = 0; stray != NONE && i < j->n; i++) {
+	for (size_t i = 0; stray != JG_NONE && i < j->n; i++) {
 		const cs_event *b = &j->ev[i];
 		if (b->kind != CS_EV_GUEST_BUILD || b->aux)
 			continue;
@@ -196,7 +196,7 @@ size_t jg_stray_entry(const judge *j)
 		if (!fetched)
 			return stray;
 	}
-	return NONE;
+	return JG_NONE;
 }
 
 /* "3 pages above", "0x40 bytes below": how far an address is from another. */
@@ -204,8 +204,8 @@ void jg_distance_words(uint64_t from, uint64_t to, char *buf, size_t len)
 {
 	uint64_t d = from > to ? from - to : to - from;
 	if (d % CS_PAGE_SIZE == 0)
-		snprintf(buf, len, "%llu page%s %s", X(d / CS_PAGE_SIZE),
+		snprintf(buf, len, "%llu page%s %s", JG_U(d / CS_PAGE_SIZE),
 			 d == CS_PAGE_SIZE ? "" : "s", to > from ? "above" : "below");
 	else
-		snprintf(buf, len, "0x%llx bytes %s", X(d), to > from ? "above" : "below");
+		snprintf(buf, len, "0x%llx bytes %s", JG_U(d), to > from ? "above" : "below");
 }

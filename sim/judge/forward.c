@@ -83,7 +83,7 @@ static uint64_t unreached_addr(const cs_event *e)
 }
 
 /* The first such record at an address only the guest's view maps (for a
- * launch chain, one of that launch or of no launch), or NONE. */
+ * launch chain, one of that launch or of no launch), or JG_NONE. */
 static size_t unrelocated_fault(const judge *j, uint32_t launch)
 {
 	for (size_t i = 0; i < j->n; i++) {
@@ -96,7 +96,7 @@ static size_t unrelocated_fault(const judge *j, uint32_t launch)
 		    (guest_window(j, at, &host) || guest_buffer(j, at, name, sizeof(name))))
 			return i;
 	}
-	return NONE;
+	return JG_NONE;
 }
 
 static void attribute(const judge *j, cs_chain *c)
@@ -104,7 +104,7 @@ static void attribute(const judge *j, cs_chain *c)
 	if (c->first_break == CS_STAGE_NONE || c->first_break < CS_STAGE_FE_FETCH)
 		return;
 	size_t f = unrelocated_fault(j, c->launch);
-	if (f == NONE)
+	if (f == JG_NONE)
 		return;
 	const cs_event *e = &j->ev[f];
 	uint64_t host = 0, at = unreached_addr(e);
@@ -116,11 +116,11 @@ static void attribute(const judge *j, cs_chain *c)
 		snprintf(entry, sizeof(entry), "launch %u", e->launch);
 	char name[64], guest[96], where[64];
 	if (guest_buffer(j, at, name, sizeof(name)))
-		snprintf(guest, sizeof(guest), "guest 0x%llx (%s)", X(at), name);
+		snprintf(guest, sizeof(guest), "guest 0x%llx (%s)", JG_U(at), name);
 	else
-		snprintf(guest, sizeof(guest), "guest 0x%llx", X(at));
+		snprintf(guest, sizeof(guest), "guest 0x%llx", JG_U(at));
 	if (windowed)
-		snprintf(where, sizeof(where), "its window holds it at 0x%llx", X(host));
+		snprintf(where, sizeof(where), "its window holds it at 0x%llx", JG_U(host));
 	else
 		snprintf(where, sizeof(where), "no window holds it");
 	char was[CS_DIAGNOSIS_MAX];

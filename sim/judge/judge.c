@@ -70,7 +70,7 @@ static bool engine_work(const judge *j)
 static void finish_chain(judge *j, cs_chain *c)
 {
 	c->first_break = CS_STAGE_NONE;
-	c->break_event = NONE;
+	c->break_event = JG_NONE;
 	c->cause = CS_CAUSE_NONE;
 	c->diagnosis[0] = '\0';
 	c->unobservable = CS_STAGE_NONE;
@@ -105,83 +105,98 @@ static void copy_why(judge *dst_j, int s, cs_cause cause, const char *diag)
 	snprintf(dst_j->diag[s], sizeof(dst_j->diag[s]), "%s", diag);
 }
 
-cs_report *cs_report_judge(const cs_report_input *in)
+/* What the launches gave the overall chain at stages 6-10: per stage, the
+ * row of the first launch that did not fire it, else of the first that could
+ * not be observed there, else the first launch's. */
+typedef struct merged {
+	int first_bad[CS_STAGE_COUNT + 1], first_unobs[CS_STAGE_COUNT + 1];
+	cs_stage_row row0[CS_STAGE_COUNT + 1], badrow[CS_STAGE_COUNT + 1];
+	cs_stage_row unobsrow[CS_STAGE_COUNT + 1];
+	cs_cause unobscause[CS_STAGE_COUNT + 1], badcause[CS_STAGE_COUNT + 1];
+	/* the diagnosis of the row the overall chain takes at each stage: the
+	 * first launch that broke there, else the first that could not be
+	 * observed there (a break always wins, so it may overwrite) */
+	char baddiag[CS_STAGE_COUNT + 1][CS_DIAGNOSIS_MAX];
+} merged;
+
+/* Launch s's own stages 5 and 11 around its 6-10: it reached the engine, and
+ * a wait on its release address resolved (or depends on a grid the simulator
+ * could not run). */
+static void launch_stages(judge *j, const lslot *s, cs_chain *c, const size_t *waits,
+			  size_t nwait)
 {
-	cs_report *r = calloc(1, sizeof(*r));
-	judge *j = calloc(1, sizeof(*j));
-	if (!r || !j) {
-		free(r);
-		free(j);
-		return NULL;
+	const cs_event *fe = &j->ev[s->install != JG_NONE ? s->install : s->first];
+	char where[64];
+	jg_where(fe, where, sizeof(where));
+	if (s->install != JG_NONE || s->schedule != JG_NONE || s->shortq != JG_NONE)
+		jg_row(c, 5, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END,
+		       s->install != JG_NONE ? s->install : s->first, "%s reached the engine", where);
+	jg_stage_launch(j, s, c);
+	if (s->release != JG_NONE) {
+		for (size_t w = 0; w < nwait; w++) {
+			const cs_event *we = &j->ev[waits[w]];
+			if (we->addr == j->ev[s->release].addr) {
+				char seen[40] = "";
+				if (we->value != we->aux)
+					snprintf(seen, sizeof(seen), " (value %llu)", JG_U(we->value));
+				jg_row(c, 11, CS_STAGE_FIRED, CS_AUTHOR_HOST, waits[w],
+				       "wait %s %s %llu: resolved%s", JG_ADDR(j, we->addr),
+				       jg_wait_cmp(j, waits[w]), JG_U(we->aux), seen);
+				break;
+			}
+		}
 	}
-	j->in = in;
-	j->ev = in->events;
-	j->n = in->nevents;
-	r->arch = in->arch;
-	jg_collect_slots(j);
-	jg_find_host_releases(j);
+	const cs_stage_row *w11 = &c->rows[11];
+	if (c->rows[9].status == CS_STAGE_NOT_OBSERVABLE && w11->status == CS_STAGE_NOT_FIRED &&
+	    w11->event != JG_NONE && jg_launch_would_release(j, s, j->ev[w11->event].addr))
+		jg_row(c, 11, CS_STAGE_NOT_OBSERVABLE, CS_AUTHOR_HOST, w11->event,
+		       "the wait depends on this launch's release, which the simulator "
+		       "could not run");
+}
 
-	/* Intent: a QMD built, or any launch record. */
-	bool intent = j->nslots > 0;
-	size_t qmd_build = NONE;
-	for (size_t i = 0; i < j->n; i++)
-		if (j->ev[i].kind == CS_EV_GUEST_BUILD && j->ev[i].aux && qmd_build == NONE)
-			qmd_build = i;
-	intent = intent || qmd_build != NONE;
-	r->has_launch = intent;
-
-	cs_chain *o = &r->overall;
-	o->launch = CS_NONE32;
-	for (int s = 0; s <= CS_STAGE_COUNT; s++) {
-		o->rows[s].stage = (cs_stage)s;
-		o->rows[s].event = NONE;
+/* Launch k's chain c into m. */
+static void merge_launch(const judge *j, size_t k, const cs_chain *c, merged *m)
+{
+	if (k == 0)
+		memcpy(m->row0, c->rows, sizeof(m->row0));
+	for (int st = 6; st <= 10; st++) {
+		if (c->rows[st].status == CS_STAGE_NOT_OBSERVABLE && m->first_unobs[st] < 0) {
+			m->first_unobs[st] = (int)k;
+			m->unobsrow[st] = c->rows[st];
+			m->unobscause[st] = j->cause[st];
+			if (m->first_bad[st] < 0)
+				snprintf(m->baddiag[st], CS_DIAGNOSIS_MAX, "%s", j->diag[st]);
+		}
+		if (c->rows[st].status == CS_STAGE_NOT_FIRED && m->first_bad[st] < 0) {
+			m->first_bad[st] = (int)k;
+			m->badrow[st] = c->rows[st];
+			m->badcause[st] = j->cause[st];
+			snprintf(m->baddiag[st], CS_DIAGNOSIS_MAX, "%s", j->diag[st]);
+		}
 	}
-	stopinfo si = jg_first_stop(j);
-	jg_stage_build(j, o);
-	jg_stage_submit(j, o);
-	jg_stage_front_end(j, o, &si);
-	jg_stage_wake(j, o);
+}
 
-	/* Per launch (ids found in the records, in id order of appearance). */
+/* Each launch's chain (the overall chain's 1-5 and 11, its own 5, 6-10 and
+ * 11) into r->launches and m; false when out of memory. */
+static bool judge_launches(judge *j, cs_report *r, const cs_chain *o, merged *m)
+{
 	size_t nid = 0;
 	for (size_t k = 0; k < j->nslots; k++)
 		if (j->slots[k].id != CS_NONE32)
 			nid++;
 	r->launches = nid ? calloc(nid, sizeof(cs_chain)) : NULL;
-	/* Saved overall causes for 1-5 and 11, then each launch fills 6-10. */
-	cs_cause ocause[CS_STAGE_COUNT + 1];
-	_Static_assert(sizeof(ocause) == sizeof(j->cause), "cause table size");
-	char (*odiag)[CS_DIAGNOSIS_MAX] = malloc(sizeof(j->diag));
-	memcpy(ocause, j->cause, sizeof(ocause));
-	if (odiag)
-		memcpy(odiag, j->diag, sizeof(j->diag));
-
-	/* Each launch fills rows 6-10 (and its own 5 and 11); the overall chain
-	 * takes, per stage, the first launch that did not fire it. */
-	int first_bad[CS_STAGE_COUNT + 1], first_unobs[CS_STAGE_COUNT + 1];
-	for (int s = 0; s <= CS_STAGE_COUNT; s++)
-		first_bad[s] = first_unobs[s] = -1;
-	cs_stage_row row0[CS_STAGE_COUNT + 1], badrow[CS_STAGE_COUNT + 1];
-	cs_stage_row unobsrow[CS_STAGE_COUNT + 1];
-	cs_cause unobscause[CS_STAGE_COUNT + 1];
-	cs_cause badcause[CS_STAGE_COUNT + 1];
-	char (*baddiag)[CS_DIAGNOSIS_MAX] = calloc(CS_STAGE_COUNT + 1, CS_DIAGNOSIS_MAX);
 	cs_chain *c = malloc(sizeof(*c));
 	size_t nwait = 0, *waits = malloc((j->n ? j->n : 1) * sizeof(size_t));
-	if (!baddiag || !c || !waits || !odiag || (nid && !r->launches)) {
-		free(baddiag);
+	if (!c || !waits || (nid && !r->launches)) {
 		free(c);
 		free(waits);
-		free(odiag);
-		free(j->slots);
-		free(j->by_id);
-		free(j);
-		cs_report_free(r);
-		return NULL;
+		return false;
 	}
 	for (size_t i = 0; i < j->n; i++)
 		if (j->ev[i].kind == CS_EV_WAIT_DONE)
 			waits[nwait++] = i;
+	for (int s = 0; s <= CS_STAGE_COUNT; s++)
+		m->first_bad[s] = m->first_unobs[s] = -1;
 	size_t li = 0;
 	for (size_t k = 0; k < j->nslots; k++) {
 		const lslot *s = &j->slots[k];
@@ -191,170 +206,120 @@ cs_report *cs_report_judge(const cs_report_input *in)
 			j->cause[st] = CS_CAUSE_NONE;
 			j->diag[st][0] = '\0';
 		}
-		/* This launch reached the engine, so its own stage 5 fired. */
-		const cs_event *fe = &j->ev[s->install != NONE ? s->install : s->first];
-		char where[64];
-		jg_where(fe, where, sizeof(where));
-		if (s->install != NONE || s->schedule != NONE || s->shortq != NONE)
-			jg_row(c, 5, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, s->install != NONE ? s->install : s->first,
-			     "%s reached the engine", where);
-		jg_stage_launch(j, s, c);
-		/* Stage 11 of a launch: a wait on its release address. */
-		if (s->release != NONE) {
-			for (size_t w = 0; w < nwait; w++) {
-				const cs_event *we = &j->ev[waits[w]];
-				if (we->addr == j->ev[s->release].addr) {
-					char seen[40] = "";
-					if (we->value != we->aux)
-						snprintf(seen, sizeof(seen), " (value %llu)", X(we->value));
-					jg_row(c, 11, CS_STAGE_FIRED, CS_AUTHOR_HOST, waits[w],
-					     "wait %s %s %llu: resolved%s", JG_ADDR(j, we->addr),
-					     jg_wait_cmp(j, waits[w]), X(we->aux), seen);
-					break;
-				}
-			}
-		}
-		/* A wait that depends on a grid the simulator could not run cannot be
-		 * judged either. */
-		const cs_stage_row *w11 = &c->rows[11];
-		if (c->rows[9].status == CS_STAGE_NOT_OBSERVABLE &&
-		    w11->status == CS_STAGE_NOT_FIRED && w11->event != NONE &&
-		    jg_launch_would_release(j, s, j->ev[w11->event].addr))
-			jg_row(c, 11, CS_STAGE_NOT_OBSERVABLE, CS_AUTHOR_HOST, w11->event,
-			       "the wait depends on this launch's release, which the simulator "
-			       "could not run");
+		launch_stages(j, s, c, waits, nwait);
 		finish_chain(j, c);
-		if (k == 0)
-			memcpy(row0, c->rows, sizeof(row0));
-		/* baddiag[st] holds the diagnosis of the row the overall chain takes at
-		 * st: the first launch that broke there, else the first that could not
-		 * be observed there (a break always wins, so it may overwrite). */
-		for (int st = 6; st <= 10; st++) {
-			if (c->rows[st].status == CS_STAGE_NOT_OBSERVABLE && first_unobs[st] < 0) {
-				first_unobs[st] = (int)k;
-				unobsrow[st] = c->rows[st];
-				unobscause[st] = j->cause[st];
-				if (first_bad[st] < 0)
-					snprintf(baddiag[st], CS_DIAGNOSIS_MAX, "%s", j->diag[st]);
-			}
-			if (c->rows[st].status == CS_STAGE_NOT_FIRED && first_bad[st] < 0) {
-				first_bad[st] = (int)k;
-				badrow[st] = c->rows[st];
-				badcause[st] = j->cause[st];
-				snprintf(baddiag[st], CS_DIAGNOSIS_MAX, "%s", j->diag[st]);
-			}
-		}
+		merge_launch(j, k, c, m);
 		if (s->id != CS_NONE32)
 			r->launches[li++] = *c;
 	}
 	r->nlaunches = li;
+	free(c);
+	free(waits);
+	return true;
+}
 
-	/* Overall 6-10. */
-	clear_why(j);
-	memcpy(j->cause, ocause, sizeof(ocause));
-	memcpy(j->diag, odiag, sizeof(j->diag));
-	if (!intent) {
-		for (int st = 6; st <= 9; st++)
-			jg_row(o, (cs_stage)st, CS_STAGE_NA, CS_AUTHOR_NONE, NONE, "no launch");
-		size_t rel = NONE, host_rel = NONE, copy = NONE;
-		for (size_t i = 0; i < j->n; i++) {
-			const cs_event *e = &j->ev[i];
-			if (e->kind == CS_EV_SEM_RELEASE && e->unit != CS_UNIT_FE && rel == NONE)
-				rel = i;
-			if (e->kind == CS_EV_SEM_RELEASE && e->unit == CS_UNIT_FE && host_rel == NONE)
-				host_rel = i;
-			if ((e->kind == CS_EV_COPY || e->kind == CS_EV_I2M_WRITE) && copy == NONE)
-				copy = i;
-		}
-		if (rel != NONE)
-			jg_row(o, 10, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, rel, "%s release 0x%llx = %llu",
-			     cs_unit_name((cs_unit)j->ev[rel].unit), X(j->ev[rel].addr), X(j->ev[rel].value));
-		else if (engine_work(j)) {
-			size_t after = NONE;
-			for (size_t i = copy + 1; i < j->n && after == NONE; i++)
-				if (j->ev[i].kind == CS_EV_SEM_RELEASE && j->ev[i].unit == CS_UNIT_FE &&
-				    j->ev[i].channel == j->ev[copy].channel)
-					after = i;
-			const cs_event *h = after != NONE ? &j->ev[after] : NULL;
-			if (h && jg_after_wfi(h)) {
-				jg_row(o, 10, CS_STAGE_FIRED, CS_AUTHOR_HOST, after,
-				     "host release 0x%llx = %llu with RELEASE_WFI after the %s (assumes "
-				     "the wait for idle covers the engine)", X(h->addr), X(h->value),
-				     cs_event_kind_name((cs_event_kind)j->ev[copy].kind));
-			} else if (h) {
-				jg_row(o, 10, CS_STAGE_NOT_FIRED, CS_AUTHOR_HOST, after,
-				     "host release 0x%llx = %llu without RELEASE_WFI", X(h->addr),
-				     X(h->value));
-				jg_why(j, 10, CS_CAUSE_RELEASE_UNORDERED,
-				     "the engine moved %llu bytes (%s), and the only release after it is the "
-				     "host's SEM_EXECUTE to 0x%llx (value %llu) without RELEASE_WFI: it may "
-				     "land before the engine's work, so it proves nothing; set "
-				     "RELEASE_WFI=EN.", X(j->ev[copy].value),
-				     cs_event_kind_name((cs_event_kind)j->ev[copy].kind), X(h->addr),
-				     X(h->value));
-			} else {
-				jg_row(o, 10, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "no release");
-				jg_why(j, 10, CS_CAUSE_RELEASE_DISABLED, "the engine moved %llu bytes (%s) but "
-				     "wrote no release, so nothing proves to the guest that it completed",
-				     X(j->ev[copy].value),
-				     cs_event_kind_name((cs_event_kind)j->ev[copy].kind));
-			}
-		} else if (host_rel != NONE) {
-			/* The chain counts the channel semaphore among stage 10's releases
-			 * (docs/chain.md); with no launch it is the release the guest's
-			 * wake depends on. */
-			jg_row(o, 10, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, host_rel,
-			     "channel semaphore 0x%llx = %llu (host release, no engine work)",
-			     X(j->ev[host_rel].addr), X(j->ev[host_rel].value));
-		} else {
-			jg_row(o, 10, CS_STAGE_NA, CS_AUTHOR_NONE, NONE, "no engine work, no release");
-		}
-	} else if (j->nslots == 0) {
-		const cs_event *q = &j->ev[qmd_build];
-		for (int st = 6; st <= 10; st++)
-			jg_row(o, (cs_stage)st, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
-		size_t stray = jg_stray_entry(j);
-		if (stray != NONE) {
-			const cs_event *f = &j->ev[stray];
-			bool inside;
-			const cs_event *pb = &j->ev[jg_nearest_build(j, false, f->addr, &inside)];
-			char off[64];
-			jg_distance_words(f->addr, pb->addr, off, sizeof(off));
-			jg_why(j, 6, CS_CAUSE_PB_NOT_BUILT,
-			     "entry %u points at 0x%llx (%llu dwords), where the guest built no "
-			     "pushbuffer; it built one at 0x%llx (%s) that no entry names, so its "
-			     "launch of the QMD at 0x%llx never reached the engine: point the entry at "
-			     "the pushbuffer the guest built, or relocate it.", f->gp_entry, X(f->addr),
-			     X(f->value), X(pb->addr), off, X(q->addr));
-		} else {
-			jg_why(j, 6, CS_CAUSE_NO_LAUNCH_SENT,
-			     "a QMD was built at 0x%llx but no launch reached the engine: the stream "
-			     "has no SEND_PCAS_A / SET_INLINE_QMD_ADDRESS for it", X(q->addr));
-		}
+/* Stage 10 of a scenario without a launch: an engine's release, else a host
+ * release after the engine work (a copy, an inline-to-memory write), else
+ * the channel semaphore when there was no engine work. */
+static void stage10_without_launch(judge *j, cs_chain *o)
+{
+	size_t rel = JG_NONE, host_rel = JG_NONE, copy = JG_NONE;
+	for (size_t i = 0; i < j->n; i++) {
+		const cs_event *e = &j->ev[i];
+		if (e->kind == CS_EV_SEM_RELEASE && e->unit != CS_UNIT_FE && rel == JG_NONE)
+			rel = i;
+		if (e->kind == CS_EV_SEM_RELEASE && e->unit == CS_UNIT_FE && host_rel == JG_NONE)
+			host_rel = i;
+		if ((e->kind == CS_EV_COPY || e->kind == CS_EV_I2M_WRITE) && copy == JG_NONE)
+			copy = i;
+	}
+	if (rel != JG_NONE) {
+		jg_row(o, 10, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, rel, "%s release 0x%llx = %llu",
+		       cs_unit_name((cs_unit)j->ev[rel].unit), JG_U(j->ev[rel].addr),
+		       JG_U(j->ev[rel].value));
+	} else if (engine_work(j)) {
+		size_t after = JG_NONE;
+		for (size_t i = copy + 1; i < j->n && after == JG_NONE; i++)
+			if (j->ev[i].kind == CS_EV_SEM_RELEASE && j->ev[i].unit == CS_UNIT_FE &&
+			    j->ev[i].channel == j->ev[copy].channel)
+				after = i;
+		const char *kind = cs_event_kind_name((cs_event_kind)j->ev[copy].kind);
+		char done[96];
+		snprintf(done, sizeof(done), "the engine moved %llu bytes (%s)",
+			 JG_U(j->ev[copy].value), kind);
+		jg_work w = { .done = done, .work = kind, .engine = "the engine",
+			      .risk = "it may land before the engine's work", .other_fix = "",
+			      .writer = "",
+			      .unlearned = ", so nothing proves to the guest that it completed" };
+		if (after != JG_NONE)
+			jg_host_release_after(j, o, after, &w);
+		else
+			jg_no_release(j, o, &w);
+	} else if (host_rel != JG_NONE) {
+		/* The chain counts the channel semaphore among stage 10's releases
+		 * (docs/chain.md); with no launch it is the release the guest's
+		 * wake depends on. */
+		jg_row(o, 10, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, host_rel,
+		       "channel semaphore 0x%llx = %llu (host release, no engine work)",
+		       JG_U(j->ev[host_rel].addr), JG_U(j->ev[host_rel].value));
 	} else {
-		for (int st = 6; st <= 10; st++) {
-			if (first_bad[st] >= 0) {
-				o->rows[st] = badrow[st];
-				copy_why(j, st, badcause[st], baddiag[st]);
-			} else if (first_unobs[st] >= 0) {
-				o->rows[st] = unobsrow[st];
-				copy_why(j, st, unobscause[st], baddiag[st]);
-			} else {
-				o->rows[st] = row0[st];
-				if (j->nslots > 1) {
-					char buf[CS_EVIDENCE_MAX];
-					snprintf(buf, sizeof(buf), "%zu launches; first: %s", j->nslots,
-						 row0[st].evidence);
-					snprintf(o->rows[st].evidence, sizeof(o->rows[st].evidence), "%s", buf);
-				}
+		jg_row(o, 10, CS_STAGE_NA, CS_AUTHOR_NONE, JG_NONE, "no engine work, no release");
+	}
+}
+
+/* A QMD was built (the record at qmd_build) but no launch record exists: the
+ * entry that should carry it points elsewhere, or the stream never sends it. */
+static void launch_never_sent(judge *j, cs_chain *o, size_t qmd_build)
+{
+	const cs_event *q = &j->ev[qmd_build];
+	for (int st = 6; st <= 10; st++)
+		jg_row(o, (cs_stage)st, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, JG_NONE, "-");
+	size_t stray = jg_stray_entry(j);
+	if (stray != JG_NONE) {
+		const cs_event *f = &j->ev[stray];
+		bool inside;
+		const cs_event *pb = &j->ev[jg_nearest_build(j, false, f->addr, &inside)];
+		char off[64];
+		jg_distance_words(f->addr, pb->addr, off, sizeof(off));
+		jg_why(j, 6, CS_CAUSE_PB_NOT_BUILT,
+		       "entry %u points at 0x%llx (%llu dwords), where the guest built no "
+		       "pushbuffer; it built one at 0x%llx (%s) that no entry names, so its "
+		       "launch of the QMD at 0x%llx never reached the engine: point the entry at "
+		       "the pushbuffer the guest built, or relocate it.", f->gp_entry, JG_U(f->addr),
+		       JG_U(f->value), JG_U(pb->addr), off, JG_U(q->addr));
+	} else {
+		jg_why(j, 6, CS_CAUSE_NO_LAUNCH_SENT,
+		       "a QMD was built at 0x%llx but no launch reached the engine: the stream "
+		       "has no SEND_PCAS_A / SET_INLINE_QMD_ADDRESS for it", JG_U(q->addr));
+	}
+}
+
+/* The overall chain's stages 6-10 from the launches (m). */
+static void take_launch_rows(judge *j, cs_chain *o, const merged *m)
+{
+	for (int st = 6; st <= 10; st++) {
+		if (m->first_bad[st] >= 0) {
+			o->rows[st] = m->badrow[st];
+			copy_why(j, st, m->badcause[st], m->baddiag[st]);
+		} else if (m->first_unobs[st] >= 0) {
+			o->rows[st] = m->unobsrow[st];
+			copy_why(j, st, m->unobscause[st], m->baddiag[st]);
+		} else {
+			o->rows[st] = m->row0[st];
+			if (j->nslots > 1) {
+				char buf[CS_EVIDENCE_MAX];
+				snprintf(buf, sizeof(buf), "%zu launches; first: %s", j->nslots,
+					 m->row0[st].evidence);
+				snprintf(o->rows[st].evidence, sizeof(o->rows[st].evidence), "%s", buf);
 			}
 		}
 	}
-	jg_attribute_consequences(j, r, o);
-	finish_chain(j, o);
-	jg_attribute_forwarding(j, r);
+}
 
-	/* Counters and assumptions. */
+/* The counters, faults, findings, output, edits and assumptions of the
+ * records; false when out of memory. */
+static bool tally(const judge *j, cs_report *r)
+{
 	r->ncounters = C_COUNT;
 	size_t cap_as = 0, cap_out = 0, cap_find = 0, cap_edits = 0;
 	bool nomem = false;
@@ -453,15 +418,80 @@ cs_report *cs_report_judge(const cs_report_input *in)
 	 * never scheduled is not one). */
 	r->counters[C_LAUNCHES] = r->nlaunches;
 	r->counters[C_RECORDS] = j->n;
+	return !nomem;
+}
 
-	free(baddiag);
-	free(c);
-	free(waits);
+cs_report *cs_report_judge(const cs_report_input *in)
+{
+	cs_report *r = calloc(1, sizeof(*r));
+	judge *j = calloc(1, sizeof(*j));
+	merged *m = calloc(1, sizeof(*m));
+	if (!r || !j || !m) {
+		free(r);
+		free(j);
+		free(m);
+		return NULL;
+	}
+	j->in = in;
+	j->ev = in->events;
+	j->n = in->nevents;
+	r->arch = in->arch;
+	jg_collect_slots(j);
+	jg_find_host_releases(j);
+
+	/* Intent: a QMD built, or any launch record. */
+	bool intent = j->nslots > 0;
+	size_t qmd_build = JG_NONE;
+	for (size_t i = 0; i < j->n; i++)
+		if (j->ev[i].kind == CS_EV_GUEST_BUILD && j->ev[i].aux && qmd_build == JG_NONE)
+			qmd_build = i;
+	intent = intent || qmd_build != JG_NONE;
+	r->has_launch = intent;
+
+	cs_chain *o = &r->overall;
+	o->launch = CS_NONE32;
+	for (int s = 0; s <= CS_STAGE_COUNT; s++) {
+		o->rows[s].stage = (cs_stage)s;
+		o->rows[s].event = JG_NONE;
+	}
+	stopinfo si = jg_first_stop(j);
+	jg_stage_build(j, o);
+	jg_stage_submit(j, o);
+	jg_stage_front_end(j, o, &si);
+	jg_stage_wake(j, o);
+
+	/* The overall causes of 1-5 and 11 outlive the launches' 6-10. */
+	cs_cause ocause[CS_STAGE_COUNT + 1];
+	_Static_assert(sizeof(ocause) == sizeof(j->cause), "cause table size");
+	char (*odiag)[CS_DIAGNOSIS_MAX] = malloc(sizeof(j->diag));
+	memcpy(ocause, j->cause, sizeof(ocause));
+	if (odiag)
+		memcpy(odiag, j->diag, sizeof(j->diag));
+	bool ok = odiag && judge_launches(j, r, o, m);
+	if (ok) {
+		clear_why(j);
+		memcpy(j->cause, ocause, sizeof(ocause));
+		memcpy(j->diag, odiag, sizeof(j->diag));
+		if (!intent) {
+			for (int st = 6; st <= 9; st++)
+				jg_row(o, (cs_stage)st, CS_STAGE_NA, CS_AUTHOR_NONE, JG_NONE, "no launch");
+			stage10_without_launch(j, o);
+		} else if (j->nslots == 0) {
+			launch_never_sent(j, o, qmd_build);
+		} else {
+			take_launch_rows(j, o, m);
+		}
+		jg_attribute_consequences(j, r, o);
+		finish_chain(j, o);
+		jg_attribute_forwarding(j, r);
+		ok = tally(j, r);
+	}
 	free(odiag);
+	free(m);
 	free(j->slots);
 	free(j->by_id);
 	free(j);
-	if (nomem) {
+	if (!ok) {
 		cs_report_free(r);
 		return NULL;
 	}

@@ -2,8 +2,8 @@
 /* Private to sim/judge/: the judge's state and the pieces its files share.
  * The judge reads the device's trace and builds the chain (cs_report_judge,
  * judge.c); the rules that explain a stage that did not fire are split by
- * stage: stream.c (1-5, 11), launch.c (6-10), consequences.c (across
- * channels). Causes come from include/chainsim/cause.def, never from text. */
+ * stage: stream.c (1-5, 11), launch.c (6-10), release.c (10 after engine
+ * work without a release of its own), consequences.c (across channels). Causes come from include/chainsim/cause.def, never from text. */
 #ifndef CHAINSIM_SIM_JUDGE_H
 #define CHAINSIM_SIM_JUDGE_H
 
@@ -13,8 +13,8 @@
 
 #include "chainsim/report.h"
 
-#define NONE SIZE_MAX
-#define X(v) ((unsigned long long)(v))
+#define JG_NONE SIZE_MAX /* no record */
+#define JG_U(v) ((unsigned long long)(v)) /* a value for %llu */
 
 typedef struct lslot {
 	uint32_t id;          /* CS_NONE32 while no record has numbered it */
@@ -116,6 +116,22 @@ void jg_stage_wake(judge *j, cs_chain *c);
 
 /* launch.c: stages 6-10 of one launch */
 void jg_stage_launch(judge *j, const lslot *s, cs_chain *c);
+
+/* release.c: stage 10 after engine work that wrote no release of its own */
+typedef struct jg_work {
+	const char *done;      /* "launch 0 ran", "the engine moved 16 bytes (copy)" */
+	const char *work;      /* what the release would come after: "grid", "copy" */
+	const char *engine;    /* what a wait for idle must cover: "the compute engine" */
+	const char *risk;      /* why a release without RELEASE_WFI proves nothing */
+	const char *other_fix; /* another way to a release that proves it, or "" */
+	const char *writer;    /* "the engine " (with its space), or "" */
+	const char *unlearned; /* the rest of the no-release sentence */
+} jg_work;
+/* Row 10 from the host release at rel: fired with RELEASE_WFI, else
+ * release-unordered. */
+void jg_host_release_after(judge *j, cs_chain *c, size_t rel, const jg_work *w);
+/* Row 10 when no release followed the work at all: release-disabled. */
+void jg_no_release(judge *j, cs_chain *c, const jg_work *w);
 
 /* consequences.c: a block or a wait that a launch which never ran explains */
 void jg_attribute_consequences(judge *j, cs_report *r, cs_chain *o);

@@ -24,7 +24,7 @@ static void judge_rejected_qmd(judge *j, const char *ln, const cs_event *e, cons
 	size_t b = jg_nearest_build(j, true, e->addr, &inside);
 	/* A version the class does not read: what is there is no QMD at all. */
 	bool not_a_qmd = e->value != cs_class_qmd_major(e->cls);
-	if (b != NONE && !inside && not_a_qmd) {
+	if (b != JG_NONE && !inside && not_a_qmd) {
 		char off[64];
 		jg_distance_words(e->addr, j->ev[b].addr, off, sizeof(off));
 		jg_why(j, 7, CS_CAUSE_QMD_NOT_BUILT,
@@ -38,31 +38,28 @@ static void judge_rejected_qmd(judge *j, const char *ln, const cs_event *e, cons
 	     "that field in the QMD.", ln, JG_ADDR(j, e->addr), det);
 }
 
-/* Fills rows 6..10 of c for launch s; sets j's cause/diag for its not-fired rows. */
-void jg_stage_launch(judge *j, const lslot *s, cs_chain *c)
+/* Stage 6: the QMD in memory (an install), or why not. */
+static bool stage_install(judge *j, const lslot *s, cs_chain *c, const char *ln)
 {
 	const cs_event *ev = j->ev;
-	char ln[32], where[64];
-	name_launch(s, ln, sizeof(ln));
-	bool ok = true;
-	/* 6 qmd-install */
-	if (s->install != NONE) {
+	char where[64];
+	if (s->install != JG_NONE) {
 		const cs_event *e = &ev[s->install];
 		jg_row(c, 6, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, s->install, "QMD at %s (%s), %llu bytes",
-		     JG_ADDR(j, e->addr), jg_path_name(e->aux), X(e->value));
-	} else if (s->shortq != NONE) {
+		     JG_ADDR(j, e->addr), jg_path_name(e->aux), JG_U(e->value));
+	} else if (s->shortq != JG_NONE) {
 		const cs_event *e = &ev[s->shortq];
 		jg_where(e, where, sizeof(where));
 		jg_row(c, 6, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, s->shortq,
-		     "inline QMD at 0x%llx: %llu of %llu dwords", X(e->addr), X(e->value), X(e->aux));
+		     "inline QMD at 0x%llx: %llu of %llu dwords", JG_U(e->addr), JG_U(e->value), JG_U(e->aux));
 		jg_why(j, 6, CS_CAUSE_INLINE_QMD_INCOMPLETE,
 		     "the inline QMD begun at %s (address 0x%llx) got %llu of its %llu dwords "
 		     "(LOAD_INLINE_QMD_DATA) when the guest program ended; the engine installs an "
 		     "inline QMD only with its last dword (a model assumption), so the launch was "
 		     "never installed: send all %llu dwords.",
-		     where, X(e->addr), X(e->value), X(e->aux), X(e->aux));
-		ok = false;
-	} else if (s->fault_qmd != NONE && ev[s->fault_qmd].stage == CS_STAGE_QMD_INSTALL &&
+		     where, JG_U(e->addr), JG_U(e->value), JG_U(e->aux), JG_U(e->aux));
+		return false;
+	} else if (s->fault_qmd != JG_NONE && ev[s->fault_qmd].stage == CS_STAGE_QMD_INSTALL &&
 		   ev[s->fault_qmd].kind == CS_EV_CHANNEL_STOP) {
 		const cs_event *e = &ev[s->fault_qmd];
 		const char *det = jg_detail(e) ? jg_detail(e) : "refused";
@@ -75,33 +72,38 @@ void jg_stage_launch(judge *j, const lslot *s, cs_chain *c)
 		jg_why(j, 6, unset ? CS_CAUSE_QMD_ADDR_UNMAPPED : CS_CAUSE_QMD_INSTALL_REFUSED,
 		     "%s at %s: %s%s; the engine stopped the channel, so the launch was never "
 		     "installed.", mname, where, unset ? "the QMD address is unset: " : "", det);
-		ok = false;
-	} else if (s->fault_qmd != NONE && ev[s->fault_qmd].kind == CS_EV_FAULT) {
+		return false;
+	} else if (s->fault_qmd != JG_NONE && ev[s->fault_qmd].kind == CS_EV_FAULT) {
 		/* No install and the QMD's address faulted: it never was in memory. */
 		const cs_event *e = &ev[s->fault_qmd];
 		jg_where(e, where, sizeof(where));
 		jg_row(c, 6, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->fault_qmd, "QMD address 0x%llx unmapped",
-		     X(e->addr));
+		     JG_U(e->addr));
 		jg_why(j, 6, CS_CAUSE_QMD_ADDR_UNMAPPED,
 		     "%s at %s: the QMD address 0x%llx is %s (%s of 0x%llx faulted%s%s); set "
 		     "SEND_PCAS_A / SET_INLINE_QMD_ADDRESS to a mapped, 256-byte aligned QMD.", ln,
-		     where, X(e->addr), e->addr < 0x1000 ? "unset" : "not mapped",
-		     jg_access_word(e->value), X(e->addr), jg_detail(e) ? ": " : "",
+		     where, JG_U(e->addr), e->addr < 0x1000 ? "unset" : "not mapped",
+		     jg_access_word(e->value), JG_U(e->addr), jg_detail(e) ? ": " : "",
 		     jg_detail(e) ? jg_detail(e) : "");
-		ok = false;
+		return false;
 	} else {
-		jg_row(c, 6, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
+		jg_row(c, 6, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, JG_NONE, "-");
 		jg_why(j, 6, CS_CAUSE_NO_INSTALL, "%s has records but no QMD install", ln);
-		ok = false;
+		return false;
 	}
-	/* 7 qmd-read */
-	if (!ok) {
-		jg_row(c, 7, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
-	} else if (s->read != NONE) {
+	return true;
+}
+
+/* Stage 7: the engine read and accepted the QMD, or why not. */
+static bool stage_read(judge *j, const lslot *s, cs_chain *c, const char *ln)
+{
+	const cs_event *ev = j->ev;
+	char where[64];
+	if (s->read != JG_NONE) {
 		const cs_event *e = &ev[s->read];
 		jg_row(c, 7, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, s->read, "QMD %s read at %s",
 		     jg_qmd_version((unsigned)e->value), JG_ADDR(j, e->addr));
-	} else if (s->reject != NONE) {
+	} else if (s->reject != JG_NONE) {
 		const cs_event *e = &ev[s->reject];
 		jg_row(c, 7, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->reject, "rejected: %s",
 		     jg_detail(e) ? jg_detail(e) : "?");
@@ -113,22 +115,22 @@ void jg_stage_launch(judge *j, const lslot *s, cs_chain *c)
 			     "program at NAME.KERNEL.", ln, JG_ADDR(j, e->addr), det);
 		else
 			judge_rejected_qmd(j, ln, e, det);
-		ok = false;
-	} else if (s->fault_qmd != NONE) {
+		return false;
+	} else if (s->fault_qmd != JG_NONE) {
 		const cs_event *e = &ev[s->fault_qmd];
 		jg_row(c, 7, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->fault_qmd, "QMD read at 0x%llx faulted",
-		     X(e->addr));
+		     JG_U(e->addr));
 		jg_why(j, 7, CS_CAUSE_QMD_ADDR_UNMAPPED, "the engine could not read the QMD of %s: 0x%llx is %s%s%s.",
-		     ln, X(e->addr), e->addr < 0x1000 ? "unset" : "not mapped",
+		     ln, JG_U(e->addr), e->addr < 0x1000 ? "unset" : "not mapped",
 		     jg_detail(e) ? ": " : "", jg_detail(e) ? jg_detail(e) : "");
-		ok = false;
+		return false;
 	} else {
 		const cs_event *in = &ev[s->install];
 		jg_where(in, where, sizeof(where));
 		char sched[160];
-		if (s->schedule == NONE && jg_detail(in)) {
+		if (s->schedule == JG_NONE && jg_detail(in)) {
 			snprintf(sched, sizeof(sched), "%s", jg_detail(in));
-		} else if (s->schedule != NONE) {
+		} else if (s->schedule != JG_NONE) {
 			uint32_t a = (uint32_t)ev[s->schedule].value;
 			const char *an = cs_pcas2_action_name(a);
 			snprintf(sched, sizeof(sched), "SEND_SIGNALING_PCAS2_B action %u (%s) does not "
@@ -141,145 +143,194 @@ void jg_stage_launch(judge *j, const lslot *s, cs_chain *c)
 		jg_why(j, 7, CS_CAUSE_NO_SCHEDULE,
 		     "the QMD at 0x%llx was installed at %s but never scheduled: %s; send "
 		     "SEND_SIGNALING_PCAS2_B with action 3 (INVALIDATE_COPY_SCHEDULE) or 9 "
-		     "(PREFETCH_SCHEDULE).", X(in->addr), where, sched);
-		ok = false;
+		     "(PREFETCH_SCHEDULE).", JG_U(in->addr), where, sched);
+		return false;
 	}
-	/* 8 ctx-load */
-	if (!ok) {
-		jg_row(c, 8, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
-	} else if (s->ctx != NONE) {
+	return true;
+}
+
+/* Stage 8: the channel's context at dispatch. */
+static bool stage_ctx(judge *j, const lslot *s, cs_chain *c, const char *ln)
+{
+	const cs_event *ev = j->ev;
+	if (s->ctx != JG_NONE) {
 		const cs_event *e = &ev[s->ctx];
 		jg_row(c, 8, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, s->ctx, "%s",
 		     jg_detail(e) ? jg_detail(e) : "context valid");
 	} else {
-		const cs_event *e = s->ctx_bad != NONE ? &ev[s->ctx_bad] : NULL;
+		const cs_event *e = s->ctx_bad != JG_NONE ? &ev[s->ctx_bad] : NULL;
 		jg_row(c, 8, CS_STAGE_NOT_FIRED, e ? CS_AUTHOR_ENGINE : CS_AUTHOR_NONE,
-		     e ? s->ctx_bad : NONE, "%s", e && jg_detail(e) ? jg_detail(e) : "-");
+		     e ? s->ctx_bad : JG_NONE, "%s", e && jg_detail(e) ? jg_detail(e) : "-");
 		jg_why(j, 8, CS_CAUSE_CTX_INVALID, "the channel's context was not valid at dispatch of %s: %s.", ln,
 		     e && jg_detail(e) ? jg_detail(e) : "the engine recorded no context load");
-		ok = false;
+		return false;
 	}
-	/* 9 gr-dispatch */
-	if (!ok) {
-		jg_row(c, 9, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
-	} else if (s->done != NONE) {
+	return true;
+}
+
+/* Stage 9's row and cause for a grid dispatched but not executed; true when
+ * that is a limit of the simulator (not observable), not a verdict. */
+static bool grid_not_run(judge *j, const lslot *s, cs_chain *c, const char *ln, uint64_t prog,
+			 uint64_t ctas)
+{
+	const cs_event *e = &j->ev[s->not_run];
+	const char *det = jg_detail(e) ? jg_detail(e) : "not executed";
+	/* The engine and the executor each say "dispatched, not executed";
+	 * once is enough in a sentence that says it already. */
+	static const char prefix[] = "dispatched, not executed: ";
+	while (strncmp(det, prefix, sizeof(prefix) - 1) == 0)
+		det += sizeof(prefix) - 1;
+	cs_cause cause = j->in->no_executor ? CS_CAUSE_NO_EXECUTOR
+		       : e->cause ? (cs_cause)e->cause : CS_CAUSE_GRID_NOT_RUN;
+	bool limit = cause == CS_CAUSE_CODE_UNSUPPORTED || cause == CS_CAUSE_GRID_BUDGET;
+	jg_row(c, 9, limit ? CS_STAGE_NOT_OBSERVABLE : CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE,
+	     s->not_run, "dispatched, not executed: %s", det);
+	switch (cause) {
+	case CS_CAUSE_NO_EXECUTOR:
+		jg_why(j, 9, cause,
+		     "%s was dispatched (%llu CTA%s at program 0x%llx) but not executed: no "
+		     "executor is wired (--no-exec), so execution is unproven.", ln,
+		     JG_U(ctas), ctas == 1 ? "" : "s", JG_U(prog));
+		break;
+	case CS_CAUSE_CODE_UNKNOWN:
+		jg_why(j, 9, cause,
+		     "%s was dispatched to program 0x%llx, but not executed: %s; a kernel the simulator "
+		     "cannot execute is not a kernel that ran: load its module and point "
+		     "the QMD's program at NAME.KERNEL.", ln, JG_U(prog), det);
+		break;
+	case CS_CAUSE_CODE_UNSUPPORTED:
+		jg_why(j, 9, cause,
+		     "%s was dispatched to program 0x%llx, and the simulator cannot execute "
+		     "it: %s. This is a limit of the simulator, not a fault of the guest: "
+		     "whether the grid runs is not observable here.", ln, JG_U(prog), det);
+		break;
+	case CS_CAUSE_GRID_BUDGET:
+		jg_why(j, 9, cause,
+		     "%s was dispatched to program 0x%llx, and the executor stopped it at "
+		     "its budget: %s. This is a limit of the simulator, not a verdict: "
+		     "whether the grid completes is not observable here (raise the budget "
+		     "with --budget-instructions or --budget-seconds).", ln, JG_U(prog), det);
+		break;
+	default:
+		jg_why(j, 9, cause, "%s was dispatched to program 0x%llx but not "
+			    "executed: %s.", ln, JG_U(prog), det);
+		break;
+	}
+	return limit;
+}
+
+/* How stage 9 ended for a launch. */
+typedef enum grid_outcome { GRID_RAN, GRID_BROKE, GRID_UNKNOWN } grid_outcome;
+
+/* Stage 9: the grid ran, or why not. */
+static grid_outcome stage_dispatch(judge *j, const lslot *s, cs_chain *c, const char *ln)
+{
+	const cs_event *ev = j->ev;
+	if (s->done != JG_NONE) {
 		const cs_event *e = &ev[s->done];
 		jg_row(c, 9, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, s->done, "%llu CTA%s executed%s%s",
-		     X(e->value), e->value == 1 ? "" : "s", jg_detail(e) ? ": " : "", jg_detail(e) ? jg_detail(e) : "");
-	} else {
-		uint64_t prog = s->dispatch != NONE ? ev[s->dispatch].addr : 0;
-		uint64_t ctas = s->dispatch != NONE ? ev[s->dispatch].value : 0;
-		if (s->fault_grid != NONE) {
-			const cs_event *f = &ev[s->fault_grid];
-			bool code = f->value == CS_ACCESS_FETCH || (prog && f->addr == prog);
-			jg_row(c, 9, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->fault_grid, "%s fault at 0x%llx",
-			     jg_access_word(f->value), X(f->addr));
-			if (code)
-				jg_why(j, 9, CS_CAUSE_CODE_UNMAPPED,
-				     "%s was dispatched to program 0x%llx, which is not mapped (fault at "
-				     "0x%llx): upload the kernel's code (module NAME PATH) and point the "
-				     "QMD's program at NAME.KERNEL.", ln, X(prog), X(f->addr));
-			else
-				jg_why(j, 9, CS_CAUSE_GRID_FAULT, "%s faulted while executing: %s at 0x%llx%s%s.", ln,
-				     jg_access_word(f->value), X(f->addr),
-				     jg_detail(f) ? ": " : "", jg_detail(f) ? jg_detail(f) : "");
-		} else if (s->not_run != NONE) {
-			const cs_event *e = &ev[s->not_run];
-			const char *det = jg_detail(e) ? jg_detail(e) : "not executed";
-			/* The engine and the executor each say "dispatched, not executed";
-			 * once is enough in a sentence that says it already. */
-			static const char prefix[] = "dispatched, not executed: ";
-			while (strncmp(det, prefix, sizeof(prefix) - 1) == 0)
-				det += sizeof(prefix) - 1;
-			cs_cause cause = j->in->no_executor ? CS_CAUSE_NO_EXECUTOR
-				       : e->cause ? (cs_cause)e->cause : CS_CAUSE_GRID_NOT_RUN;
-			bool limit = cause == CS_CAUSE_CODE_UNSUPPORTED || cause == CS_CAUSE_GRID_BUDGET;
-			jg_row(c, 9, limit ? CS_STAGE_NOT_OBSERVABLE : CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE,
-			     s->not_run, "dispatched, not executed: %s", det);
-			switch (cause) {
-			case CS_CAUSE_NO_EXECUTOR:
-				jg_why(j, 9, cause,
-				     "%s was dispatched (%llu CTA%s at program 0x%llx) but not executed: no "
-				     "executor is wired (--no-exec), so execution is unproven.", ln,
-				     X(ctas), ctas == 1 ? "" : "s", X(prog));
-				break;
-			case CS_CAUSE_CODE_UNKNOWN:
-				jg_why(j, 9, cause,
-				     "%s was dispatched to program 0x%llx, but not executed: %s; a kernel the simulator "
-				     "cannot execute is not a kernel that ran: load its module and point "
-				     "the QMD's program at NAME.KERNEL.", ln, X(prog), det);
-				break;
-			case CS_CAUSE_CODE_UNSUPPORTED:
-				jg_why(j, 9, cause,
-				     "%s was dispatched to program 0x%llx, and the simulator cannot execute "
-				     "it: %s. This is a limit of the simulator, not a fault of the guest: "
-				     "whether the grid runs is not observable here.", ln, X(prog), det);
-				break;
-			case CS_CAUSE_GRID_BUDGET:
-				jg_why(j, 9, cause,
-				     "%s was dispatched to program 0x%llx, and the executor stopped it at "
-				     "its budget: %s. This is a limit of the simulator, not a verdict: "
-				     "whether the grid completes is not observable here (raise the budget "
-				     "with --budget-instructions or --budget-seconds).", ln, X(prog), det);
-				break;
-			default:
-				jg_why(j, 9, cause, "%s was dispatched to program 0x%llx but not "
-					    "executed: %s.", ln, X(prog), det);
-				break;
-			}
-			if (limit) {
-				jg_row(c, 10, CS_STAGE_NOT_OBSERVABLE, CS_AUTHOR_NONE, NONE,
-				     "the grid was not executed here: its release is unknown");
-				return;
-			}
-		} else {
-			jg_row(c, 9, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, s->dispatch, s->dispatch != NONE ?
-			     "dispatched, no outcome" : "-");
-			jg_why(j, 9, CS_CAUSE_NO_DISPATCH, "%s was read and its context loaded, but no grid "
-				    "outcome was recorded", ln);
-		}
-		ok = false;
+		       JG_U(e->value), e->value == 1 ? "" : "s", jg_detail(e) ? ": " : "",
+		       jg_detail(e) ? jg_detail(e) : "");
+		return GRID_RAN;
 	}
-	/* 10 engine-release */
-	if (!ok) {
-		jg_row(c, 10, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
-	} else if (s->release != NONE) {
+	uint64_t prog = s->dispatch != JG_NONE ? ev[s->dispatch].addr : 0;
+	uint64_t ctas = s->dispatch != JG_NONE ? ev[s->dispatch].value : 0;
+	if (s->fault_grid != JG_NONE) {
+		const cs_event *f = &ev[s->fault_grid];
+		bool code = f->value == CS_ACCESS_FETCH || (prog && f->addr == prog);
+		jg_row(c, 9, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->fault_grid, "%s fault at 0x%llx",
+		     jg_access_word(f->value), JG_U(f->addr));
+		if (code)
+			jg_why(j, 9, CS_CAUSE_CODE_UNMAPPED,
+			     "%s was dispatched to program 0x%llx, which is not mapped (fault at "
+			     "0x%llx): upload the kernel's code (module NAME PATH) and point the "
+			     "QMD's program at NAME.KERNEL.", ln, JG_U(prog), JG_U(f->addr));
+		else
+			jg_why(j, 9, CS_CAUSE_GRID_FAULT, "%s faulted while executing: %s at 0x%llx%s%s.", ln,
+			     jg_access_word(f->value), JG_U(f->addr),
+			     jg_detail(f) ? ": " : "", jg_detail(f) ? jg_detail(f) : "");
+	} else if (s->not_run != JG_NONE) {
+		if (grid_not_run(j, s, c, ln, prog, ctas))
+			return GRID_UNKNOWN;
+	} else {
+		jg_row(c, 9, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, s->dispatch, s->dispatch != JG_NONE ?
+		     "dispatched, no outcome" : "-");
+		jg_why(j, 9, CS_CAUSE_NO_DISPATCH, "%s was read and its context loaded, but no grid "
+			    "outcome was recorded", ln);
+	}
+	return GRID_BROKE;
+}
+
+/* Stage 10: the engine's release, or what stands for one, or why none. */
+static void stage_release(judge *j, const lslot *s, cs_chain *c, const char *ln)
+{
+	const cs_event *ev = j->ev;
+	char done[64];
+	jg_work w = { .done = done, .work = "grid", .engine = "the compute engine",
+		      .risk = "the front end may write it before the grid completes",
+		      .other_fix = " or release from the QMD", .writer = "the engine ",
+		      .unlearned = ": the QMD enables no release semaphore and no report semaphore "
+				   "followed, so the guest cannot learn it completed; set "
+				   "release0=ADDR,PAYLOAD in the QMD." };
+	if (s->release != JG_NONE) {
 		const cs_event *e = &ev[s->release];
 		jg_row(c, 10, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, s->release, "release %s = %llu",
-		     JG_ADDR(j, e->addr), X(e->value));
-	} else if (s->dependent != NONE) {
+		       JG_ADDR(j, e->addr), JG_U(e->value));
+	} else if (s->dependent != JG_NONE) {
 		const cs_event *e = &ev[s->dependent];
 		jg_row(c, 10, CS_STAGE_FIRED, CS_AUTHOR_ENGINE, s->dependent,
-		     "completion acted on: dependent QMD 0x%llx scheduled by the engine", X(e->addr));
-	} else if (s->fault_release == NONE && s->host_release != NONE &&
-		   jg_after_wfi(&ev[s->host_release])) {
-		const cs_event *e = &ev[s->host_release];
-		jg_row(c, 10, CS_STAGE_FIRED, CS_AUTHOR_HOST, s->host_release,
-		     "host release 0x%llx = %llu with RELEASE_WFI after the grid (assumes the wait "
-		     "for idle covers the compute engine)", X(e->addr), X(e->value));
-	} else if (s->fault_release != NONE) {
+		       "completion acted on: dependent QMD 0x%llx scheduled by the engine",
+		       JG_U(e->addr));
+	} else if (s->fault_release == JG_NONE && s->host_release != JG_NONE) {
+		snprintf(done, sizeof(done), "%s ran", ln);
+		jg_host_release_after(j, c, s->host_release, &w);
+	} else if (s->fault_release != JG_NONE) {
 		const cs_event *f = &ev[s->fault_release];
 		jg_row(c, 10, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->fault_release,
-		     "release to 0x%llx faulted", X(f->addr));
-		jg_why(j, 10, CS_CAUSE_RELEASE_FAULT, "%s ran, but its release semaphore write to 0x%llx faulted%s%s; "
-			     "map the release address.", ln, X(f->addr), jg_detail(f) ? ": " : "",
-		     jg_detail(f) ? jg_detail(f) : "");
-	} else if (s->host_release != NONE) {
-		const cs_event *e = &ev[s->host_release];
-		jg_row(c, 10, CS_STAGE_NOT_FIRED, CS_AUTHOR_HOST, s->host_release,
-		     "host release 0x%llx = %llu without RELEASE_WFI", X(e->addr), X(e->value));
-		jg_why(j, 10, CS_CAUSE_RELEASE_UNORDERED,
-		     "%s ran, and the only release after it is the host's SEM_EXECUTE to 0x%llx "
-		     "(value %llu) without RELEASE_WFI: the front end may write it before the grid "
-		     "completes, so it proves nothing; set RELEASE_WFI=EN or release from the QMD.",
-		     ln, X(e->addr), X(e->value));
+		       "release to 0x%llx faulted", JG_U(f->addr));
+		jg_why(j, 10, CS_CAUSE_RELEASE_FAULT,
+		       "%s ran, but its release semaphore write to 0x%llx faulted%s%s; map the "
+		       "release address.", ln, JG_U(f->addr), jg_detail(f) ? ": " : "",
+		       jg_detail(f) ? jg_detail(f) : "");
 	} else {
 		const cs_event *d = &ev[s->done];
-		jg_row(c, 10, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "no release");
-		jg_why(j, 10, CS_CAUSE_RELEASE_DISABLED,
-		     "%s ran %llu CTA%s but the engine wrote no release: the QMD enables no release "
-		     "semaphore and no report semaphore followed, so the guest cannot learn it "
-		     "completed; set release0=ADDR,PAYLOAD in the QMD.", ln, X(d->value),
-		     d->value == 1 ? "" : "s");
+		snprintf(done, sizeof(done), "%s ran %llu CTA%s", ln, JG_U(d->value),
+			 d->value == 1 ? "" : "s");
+		jg_no_release(j, c, &w);
 	}
+}
+
+/* A stage after one that did not fire: not fired, no record. */
+static void dash(cs_chain *c, int st)
+{
+	jg_row(c, (cs_stage)st, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, JG_NONE, "-");
+}
+
+/* Fills rows 6..10 of c for launch s; sets j's cause/diag for its not-fired
+ * rows. */
+void jg_stage_launch(judge *j, const lslot *s, cs_chain *c)
+{
+	char ln[32];
+	name_launch(s, ln, sizeof(ln));
+	bool ok = stage_install(j, s, c, ln);
+	if (ok)
+		ok = stage_read(j, s, c, ln);
+	else
+		dash(c, 7);
+	if (ok)
+		ok = stage_ctx(j, s, c, ln);
+	else
+		dash(c, 8);
+	grid_outcome g = GRID_BROKE;
+	if (ok)
+		g = stage_dispatch(j, s, c, ln);
+	else
+		dash(c, 9);
+	if (g == GRID_UNKNOWN)
+		jg_row(c, 10, CS_STAGE_NOT_OBSERVABLE, CS_AUTHOR_NONE, JG_NONE,
+		       "the grid was not executed here: its release is unknown");
+	else if (g == GRID_RAN)
+		stage_release(j, s, c, ln);
+	else
+		dash(c, 10);
 }

@@ -28,12 +28,12 @@ static lslot *slot_new(judge *j, uint32_t id, uint32_t channel, size_t first)
 		j->cap = cap;
 	}
 	lslot *s = &j->slots[j->nslots++];
-	*s = (lslot){ .id = id, .channel = channel, .install = NONE, .schedule = NONE,
-		      .shortq = NONE, .read = NONE, .reject = NONE, .fault_qmd = NONE,
-		      .ctx = NONE, .ctx_bad = NONE, .dispatch = NONE, .done = NONE,
-		      .not_run = NONE, .fault_grid = NONE, .release = NONE,
-		      .fault_release = NONE, .engine_stop = NONE, .dependent = NONE,
-		      .host_release = NONE, .first = first };
+	*s = (lslot){ .id = id, .channel = channel, .install = JG_NONE, .schedule = JG_NONE,
+		      .shortq = JG_NONE, .read = JG_NONE, .reject = JG_NONE, .fault_qmd = JG_NONE,
+		      .ctx = JG_NONE, .ctx_bad = JG_NONE, .dispatch = JG_NONE, .done = JG_NONE,
+		      .not_run = JG_NONE, .fault_grid = JG_NONE, .release = JG_NONE,
+		      .fault_release = JG_NONE, .engine_stop = JG_NONE, .dependent = JG_NONE,
+		      .host_release = JG_NONE, .first = first };
 	if (id != CS_NONE32)
 		index_id(j, id, j->nslots - 1);
 	return s;
@@ -134,7 +134,7 @@ void jg_find_host_releases(judge *j)
 	}
 	for (size_t k = 0; k < j->nslots; k++) {
 		lslot *s = &j->slots[k];
-		if (s->done != NONE && j->ev[s->done].kind == CS_EV_GRID_DONE && after[s->done])
+		if (s->done != JG_NONE && j->ev[s->done].kind == CS_EV_GRID_DONE && after[s->done])
 			s->host_release = after[s->done] - 1;
 	}
 	g_hash_table_destroy(next);
@@ -202,7 +202,7 @@ void jg_collect_slots(judge *j)
 			if (e->unit != CS_UNIT_COMPUTE)
 				break;
 			if (e->launch != CS_NONE32) {
-				if ((s = slot_for(j, e, i, true)) && s->release == NONE)
+				if ((s = slot_for(j, e, i, true)) && s->release == JG_NONE)
 					s->release = i;
 				break;
 			}
@@ -210,8 +210,8 @@ void jg_collect_slots(judge *j)
 			 * channel that ran and has no release yet. */
 			for (size_t k = j->nslots; k-- > 0;) {
 				lslot *c = &j->slots[k];
-				if (c->channel == e->channel && c->done != NONE &&
-				    c->release == NONE) {
+				if (c->channel == e->channel && c->done != JG_NONE &&
+				    c->release == JG_NONE) {
 					c->release = i;
 					break;
 				}
@@ -219,7 +219,7 @@ void jg_collect_slots(judge *j)
 			break;
 		case CS_EV_DEPENDENT_QMD:
 			if (e->launch != CS_NONE32 && (s = slot_for(j, e, i, false)) &&
-			    s->dependent == NONE)
+			    s->dependent == JG_NONE)
 				s->dependent = i;
 			break;
 		case CS_EV_CHANNEL_STOP:
@@ -229,29 +229,29 @@ void jg_collect_slots(judge *j)
 				break;
 			if (e->launch != CS_NONE32 && e->stage != CS_STAGE_QMD_INSTALL &&
 			    e->stage != CS_STAGE_QMD_READ && e->stage != CS_STAGE_ENGINE_RELEASE) {
-				if ((s = slot_for(j, e, i, true)) && s->engine_stop == NONE)
+				if ((s = slot_for(j, e, i, true)) && s->engine_stop == JG_NONE)
 					s->engine_stop = i;
 			} else if (e->stage == CS_STAGE_QMD_INSTALL || e->stage == CS_STAGE_QMD_READ) {
-				if ((s = slot_for(j, e, i, true)) && s->fault_qmd == NONE)
+				if ((s = slot_for(j, e, i, true)) && s->fault_qmd == JG_NONE)
 					s->fault_qmd = i;
 			} else if (e->stage == CS_STAGE_ENGINE_RELEASE) {
 				if ((s = slot_for(j, e, i, e->launch != CS_NONE32)) &&
-				    s->fault_release == NONE)
+				    s->fault_release == JG_NONE)
 					s->fault_release = i;
 			}
 			break;
 		case CS_EV_FAULT:
 			if (e->unit == CS_UNIT_COMPUTE &&
 			    (e->stage == CS_STAGE_QMD_INSTALL || e->stage == CS_STAGE_QMD_READ)) {
-				if ((s = slot_for(j, e, i, true)) && s->fault_qmd == NONE)
+				if ((s = slot_for(j, e, i, true)) && s->fault_qmd == JG_NONE)
 					s->fault_qmd = i;
 			} else if (e->stage == CS_STAGE_GR_DISPATCH || e->unit == CS_UNIT_SM) {
 				if ((s = slot_for(j, e, i, e->launch != CS_NONE32)) &&
-				    s->fault_grid == NONE)
+				    s->fault_grid == JG_NONE)
 					s->fault_grid = i;
 			} else if (e->stage == CS_STAGE_ENGINE_RELEASE && e->unit == CS_UNIT_COMPUTE) {
 				if ((s = slot_for(j, e, i, e->launch != CS_NONE32)) &&
-				    s->fault_release == NONE)
+				    s->fault_release == JG_NONE)
 					s->fault_release = i;
 			}
 			break;

@@ -10,19 +10,19 @@
 
 void jg_stage_build(judge *j, cs_chain *c)
 {
-	size_t pbs = 0, first_pb = NONE, first_qmd = NONE;
+	size_t pbs = 0, first_pb = JG_NONE, first_qmd = JG_NONE;
 	uint64_t dwords = 0;
 	bool fetched = false;
 	for (size_t i = 0; i < j->n; i++) {
 		const cs_event *e = &j->ev[i];
 		if (e->kind == CS_EV_GUEST_BUILD) {
 			if (e->aux) {
-				if (first_qmd == NONE)
+				if (first_qmd == JG_NONE)
 					first_qmd = i;
 			} else {
 				pbs++;
 				dwords += e->value;
-				if (first_pb == NONE)
+				if (first_pb == JG_NONE)
 					first_pb = i;
 			}
 		}
@@ -30,26 +30,26 @@ void jg_stage_build(judge *j, cs_chain *c)
 			fetched = true;
 	}
 	char qmd[96] = "";
-	if (first_qmd != NONE)
-		snprintf(qmd, sizeof(qmd), "%sQMD %s built at %s", first_pb != NONE ? ", " : "",
+	if (first_qmd != JG_NONE)
+		snprintf(qmd, sizeof(qmd), "%sQMD %s built at %s", first_pb != JG_NONE ? ", " : "",
 			 jg_qmd_version((unsigned)j->ev[first_qmd].aux),
 			 JG_ADDR(j, j->ev[first_qmd].addr));
-	if (first_pb != NONE) {
+	if (first_pb != JG_NONE) {
 		const cs_event *e = &j->ev[first_pb];
 		if (pbs == 1)
 			jg_row(c, 1, CS_STAGE_FIRED, CS_AUTHOR_GUEST, first_pb,
-			     "%llu dword%s in pushbuffer %s%s", X(e->value), e->value == 1 ? "" : "s",
+			     "%llu dword%s in pushbuffer %s%s", JG_U(e->value), e->value == 1 ? "" : "s",
 			     JG_ADDR(j, e->addr), qmd);
 		else
 			jg_row(c, 1, CS_STAGE_FIRED, CS_AUTHOR_GUEST, first_pb,
-			     "%zu pushbuffers, %llu dwords%s", pbs, X(dwords), qmd);
-	} else if (first_qmd != NONE) {
+			     "%zu pushbuffers, %llu dwords%s", pbs, JG_U(dwords), qmd);
+	} else if (first_qmd != JG_NONE) {
 		jg_row(c, 1, CS_STAGE_FIRED, CS_AUTHOR_GUEST, first_qmd, "%s", qmd);
 	} else if (fetched) {
-		jg_row(c, 1, CS_STAGE_FIRED, CS_AUTHOR_GUEST, NONE,
+		jg_row(c, 1, CS_STAGE_FIRED, CS_AUTHOR_GUEST, JG_NONE,
 		     "stream written as raw memory (no build record)");
 	} else {
-		jg_row(c, 1, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
+		jg_row(c, 1, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, JG_NONE, "-");
 		jg_why(j, 1, CS_CAUSE_NO_BUILD, "the guest built no pushbuffer and no QMD, and the front end "
 			   "fetched no stream: there is nothing to launch");
 	}
@@ -57,69 +57,69 @@ void jg_stage_build(judge *j, cs_chain *c)
 
 void jg_stage_submit(judge *j, cs_chain *c)
 {
-	size_t put = NONE, advanced = NONE, bell = NONE, fwd = NONE, nsub = 0;
+	size_t put = JG_NONE, advanced = JG_NONE, bell = JG_NONE, fwd = JG_NONE, nsub = 0;
 	for (size_t i = 0; i < j->n; i++) {
 		const cs_event *e = &j->ev[i];
 		if (e->kind == CS_EV_GP_PUT) {
-			if (put == NONE)
+			if (put == JG_NONE)
 				put = i;
 			if (e->value != e->aux) {
 				nsub++;
-				if (advanced == NONE)
+				if (advanced == JG_NONE)
 					advanced = i;
 			}
-		} else if (e->kind == CS_EV_DOORBELL && bell == NONE) {
+		} else if (e->kind == CS_EV_DOORBELL && bell == JG_NONE) {
 			bell = i;
 		} else if (e->kind == CS_EV_HOST_FORWARD && e->value && e->aux == CS_HOST_FORWARD_RING &&
-			   fwd == NONE) {
+			   fwd == JG_NONE) {
 			fwd = i;
 		}
 	}
-	if (advanced != NONE && bell != NONE) {
+	if (advanced != JG_NONE && bell != JG_NONE) {
 		const cs_event *e = &j->ev[advanced];
 		if (nsub > 1)
 			jg_row(c, 2, CS_STAGE_FIRED, CS_AUTHOR_GUEST, advanced,
-			     "GP_PUT %llu -> %llu, doorbell (%zu submits)", X(e->aux), X(e->value), nsub);
+			     "GP_PUT %llu -> %llu, doorbell (%zu submits)", JG_U(e->aux), JG_U(e->value), nsub);
 		else
 			jg_row(c, 2, CS_STAGE_FIRED, CS_AUTHOR_GUEST, advanced, "GP_PUT %llu -> %llu, doorbell",
-			     X(e->aux), X(e->value));
-	} else if (advanced != NONE) {
+			     JG_U(e->aux), JG_U(e->value));
+	} else if (advanced != JG_NONE) {
 		const cs_event *e = &j->ev[advanced];
 		jg_row(c, 2, CS_STAGE_NOT_FIRED, CS_AUTHOR_GUEST, advanced, "GP_PUT %llu -> %llu, no doorbell",
-		     X(e->aux), X(e->value));
+		     JG_U(e->aux), JG_U(e->value));
 		jg_why(j, 2, CS_CAUSE_NO_DOORBELL, "the guest advanced GP_PUT to %llu but never rang the "
-			   "doorbell, so the front end was never told to fetch", X(e->value));
-	} else if (put != NONE) {
+			   "doorbell, so the front end was never told to fetch", JG_U(e->value));
+	} else if (put != JG_NONE) {
 		jg_row(c, 2, CS_STAGE_NOT_FIRED, CS_AUTHOR_GUEST, put, "GP_PUT written unchanged (%llu)",
-		     X(j->ev[put].value));
+		     JG_U(j->ev[put].value));
 		jg_why(j, 2, CS_CAUSE_NO_SUBMIT, "the guest wrote GP_PUT = %llu, its old value: no GPFIFO entry "
-			   "was pushed before `submit`, so nothing was submitted", X(j->ev[put].value));
+			   "was pushed before `submit`, so nothing was submitted", JG_U(j->ev[put].value));
 	} else {
-		jg_row(c, 2, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
+		jg_row(c, 2, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, JG_NONE, "-");
 		jg_why(j, 2, CS_CAUSE_NO_SUBMIT, "the guest never wrote GP_PUT nor rang the doorbell: add "
 			   "`gpfifo` entries and a `submit`");
 	}
-	size_t wrong = NONE; /* the first forwarding edit the device found wrong */
-	for (size_t i = 0; i < j->n && wrong == NONE; i++)
+	size_t wrong = JG_NONE; /* the first forwarding edit the device found wrong */
+	for (size_t i = 0; i < j->n && wrong == JG_NONE; i++)
 		if (j->ev[i].kind == CS_EV_HOST_EDIT && j->ev[i].cause)
 			wrong = i;
-	if (wrong != NONE) {
+	if (wrong != JG_NONE) {
 		const cs_event *e = &j->ev[wrong];
 		jg_row(c, 3, CS_STAGE_NOT_FIRED, CS_AUTHOR_HOST, wrong, "%s",
 		     jg_detail(e) ? jg_detail(e) : "a wrong edit");
 		jg_why(j, 3, (cs_cause)e->cause, "%s: the host forwarded something that is not the "
 		       "relocated copy of what the guest built.", jg_detail(e) ? jg_detail(e) : "");
-	} else if (fwd != NONE) {
+	} else if (fwd != JG_NONE) {
 		const cs_event *e = &j->ev[fwd];
 		jg_row(c, 3, CS_STAGE_FIRED, CS_AUTHOR_HOST, fwd, "%s",
 		     jg_detail(e) ? jg_detail(e) : "forwarded");
 	} else {
-		size_t none = NONE; /* the device's record of a forward that put nothing on the ring */
-		for (size_t i = 0; i < j->n && none == NONE; i++)
+		size_t none = JG_NONE; /* the device's record of a forward that put nothing on the ring */
+		for (size_t i = 0; i < j->n && none == JG_NONE; i++)
 			if (j->ev[i].kind == CS_EV_HOST_FORWARD && j->ev[i].aux == CS_HOST_FORWARD_RING)
 				none = i;
-		const char *what = none != NONE ? jg_detail(&j->ev[none]) : NULL;
-		jg_row(c, 3, CS_STAGE_NOT_FIRED, none != NONE ? CS_AUTHOR_HOST : CS_AUTHOR_NONE, none,
+		const char *what = none != JG_NONE ? jg_detail(&j->ev[none]) : NULL;
+		jg_row(c, 3, CS_STAGE_NOT_FIRED, none != JG_NONE ? CS_AUTHOR_HOST : CS_AUTHOR_NONE, none,
 		       "%s", what ? what : "-");
 		jg_why(j, 3, CS_CAUSE_NO_FORWARD, "the host forwarded no GPFIFO entry onto its ring%s%s%s",
 		       what ? " (" : "", what ? what : "", what ? ")" : "");
@@ -135,7 +135,7 @@ static bool is_engine_unit(uint8_t unit)
 
 stopinfo jg_first_stop(const judge *j)
 {
-	stopinfo si = { NONE, NONE, false };
+	stopinfo si = { JG_NONE, JG_NONE, false };
 	for (size_t i = 0; i < j->n; i++) {
 		const cs_event *e = &j->ev[i];
 		if (e->kind != CS_EV_CHANNEL_STOP)
@@ -169,7 +169,7 @@ stopinfo jg_first_stop(const judge *j)
 		}
 		break;
 	}
-	if (si.fault != NONE) {
+	if (si.fault != JG_NONE) {
 		const cs_event *f = &j->ev[si.fault];
 		if (is_engine_unit(f->unit) && f->stage >= CS_STAGE_QMD_INSTALL) {
 			for (size_t k = 0; k < j->nslots; k++) {
@@ -187,7 +187,7 @@ stopinfo jg_first_stop(const judge *j)
 static void diagnose_stop(judge *j, cs_stage s, const stopinfo *si)
 {
 	const cs_event *st = &j->ev[si->stop];
-	const cs_event *f = si->fault != NONE ? &j->ev[si->fault] : NULL;
+	const cs_event *f = si->fault != JG_NONE ? &j->ev[si->fault] : NULL;
 	char ch[80], where[64], rest[200], mname[64];
 	jg_chan_name(j, st->channel, ch, sizeof(ch));
 	const cs_event *loc = st->gp_entry != CS_NONE32 ? st : (f ? f : st);
@@ -208,7 +208,7 @@ static void diagnose_stop(judge *j, cs_stage s, const stopinfo *si)
 		jg_why(j, s, CS_CAUSE_PB_UNMAPPED,
 		     "entry %u of channel %s points at pushbuffer 0x%llx (%llu dwords), which is not "
 		     "mapped in the channel's address space (fault at 0x%llx); the front end stopped "
-		     "the channel, so %s.", loc->gp_entry, ch, X(pb), X(len), X(f->addr), rest);
+		     "the channel, so %s.", loc->gp_entry, ch, JG_U(pb), JG_U(len), JG_U(f->addr), rest);
 		return;
 	}
 	uint32_t want_cls = CS_FE_GET(set_object, NVCLASS, (uint32_t)st->value);
@@ -253,7 +253,7 @@ static void diagnose_stop(judge *j, cs_stage s, const stopinfo *si)
 		}
 		jg_why(j, s, CS_CAUSE_EARLIER_FAULT,
 		     "a %s fault at 0x%llx by %s at %s%s on channel %s: %s; the channel stopped, "
-		     "so %s.", jg_access_word(f->value), X(f->addr),
+		     "so %s.", jg_access_word(f->value), JG_U(f->addr),
 		     jg_unit_phrase(f->unit), where, label, ch,
 		     jg_detail(f) ? jg_detail(f) : "not mapped", rest);
 		return;
@@ -262,7 +262,7 @@ static void diagnose_stop(judge *j, cs_stage s, const stopinfo *si)
 		jg_why(j, s, CS_CAUSE_PB_MALFORMED,
 		     "the pushbuffer of entry %u on channel %s is malformed at 0x%llx (after %u "
 		     "method%s): %s; the front end stopped the channel, so %s.",
-		     st->gp_entry, ch, X(st->addr), st->method_index == CS_NONE32 ? 0 : st->method_index,
+		     st->gp_entry, ch, JG_U(st->addr), st->method_index == CS_NONE32 ? 0 : st->method_index,
 		     st->method_index == 1 ? "" : "s", why, rest);
 		return;
 	}
@@ -275,7 +275,7 @@ static void diagnose_stop(judge *j, cs_stage s, const stopinfo *si)
 static void stop_evidence(const judge *j, const stopinfo *si, char *buf, size_t len)
 {
 	const cs_event *st = &j->ev[si->stop];
-	const cs_event *f = si->fault != NONE ? &j->ev[si->fault] : NULL;
+	const cs_event *f = si->fault != JG_NONE ? &j->ev[si->fault] : NULL;
 	const cs_event *loc = f && f->method != CS_NONE32 ? f : st;
 	char where[64], name[64] = "";
 	jg_where(loc, where, sizeof(where));
@@ -283,7 +283,7 @@ static void stop_evidence(const judge *j, const stopinfo *si, char *buf, size_t 
 		jg_method_label(loc->cls, loc->method, name, sizeof(name));
 	const char *cls = loc->cls != CS_NONE32 && loc->cls ? cs_class_name(loc->cls) : NULL;
 	if (!f && st->unit == CS_UNIT_FE && st->method == CS_NONE32 && st->addr) {
-		snprintf(buf, len, "entry %u: malformed header at 0x%llx", st->gp_entry, X(st->addr));
+		snprintf(buf, len, "entry %u: malformed header at 0x%llx", st->gp_entry, JG_U(st->addr));
 		return;
 	}
 	snprintf(buf, len, "%s%s%s%s%s %s", where, name[0] ? " " : "", name, cls ? " on " : "",
@@ -292,20 +292,20 @@ static void stop_evidence(const judge *j, const stopinfo *si, char *buf, size_t 
 
 void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 {
-	size_t first_fetch = NONE, nfetch = 0, nctl = 0, ndone = 0, binds = 0;
+	size_t first_fetch = JG_NONE, nfetch = 0, nctl = 0, ndone = 0, binds = 0;
 	uint64_t methods = 0, forwarded = 0;
-	size_t fetch_fault = NONE;
+	size_t fetch_fault = JG_NONE;
 	for (size_t i = 0; i < j->n; i++) {
 		const cs_event *e = &j->ev[i];
 		switch ((cs_event_kind)e->kind) {
 		case CS_EV_GP_FETCH:
 			nfetch++;
-			if (first_fetch == NONE)
+			if (first_fetch == JG_NONE)
 				first_fetch = i;
 			break;
 		case CS_EV_GP_CONTROL:
 			nctl++;
-			if (first_fetch == NONE)
+			if (first_fetch == JG_NONE)
 				first_fetch = i;
 			break;
 		case CS_EV_ENTRY_DONE:
@@ -320,14 +320,14 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 				forwarded += e->value;
 			break;
 		case CS_EV_FAULT:
-			if (e->unit == CS_UNIT_FE && e->stage == CS_STAGE_FE_FETCH && fetch_fault == NONE)
+			if (e->unit == CS_UNIT_FE && e->stage == CS_STAGE_FE_FETCH && fetch_fault == JG_NONE)
 				fetch_fault = i;
 			break;
 		default:
 			break;
 		}
 	}
-	bool stop4 = si->stop != NONE && j->ev[si->stop].stage == CS_STAGE_FE_FETCH;
+	bool stop4 = si->stop != JG_NONE && j->ev[si->stop].stage == CS_STAGE_FE_FETCH;
 	/* Entries forwarded that the front end never fetched, on a channel that is
 	 * neither stopped nor blocked: silence, not health. */
 	enum { NCH = 64 };
@@ -350,33 +350,33 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 		if (got[ch] < fwd[ch] && !held[ch])
 			short_ch = ch;
 	/* Stage 4 */
-	if (stop4 || (fetch_fault != NONE && si->stop != NONE)) {
+	if (stop4 || (fetch_fault != JG_NONE && si->stop != JG_NONE)) {
 		const cs_event *st = &j->ev[si->stop];
-		const cs_event *ff = si->fault != NONE ? &j->ev[si->fault]
-						       : (fetch_fault != NONE ? &j->ev[fetch_fault] : NULL);
+		const cs_event *ff = si->fault != JG_NONE ? &j->ev[si->fault]
+						       : (fetch_fault != JG_NONE ? &j->ev[fetch_fault] : NULL);
 		if (ff)
 			jg_row(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, si->stop,
 			     "entry %u: %s fault at 0x%llx", st->gp_entry,
-			     jg_access_word(ff->value), X(ff->addr));
+			     jg_access_word(ff->value), JG_U(ff->addr));
 		else
 			jg_row(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, si->stop,
 			     "entry %u: stopped (%s)", st->gp_entry,
 			     jg_detail(st) ? jg_detail(st) : "no reason");
 		stopinfo s4 = *si;
-		if (s4.fault == NONE)
+		if (s4.fault == JG_NONE)
 			s4.fault = fetch_fault;
 		diagnose_stop(j, 4, &s4);
-	} else if (first_fetch != NONE && short_ch != CS_NONE32) {
+	} else if (first_fetch != JG_NONE && short_ch != CS_NONE32) {
 		char ch[80];
 		jg_chan_name(j, short_ch, ch, sizeof(ch));
-		jg_row(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, NONE, "%llu of %llu entries fetched",
-		     X(got[short_ch]), X(fwd[short_ch]));
+		jg_row(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, JG_NONE, "%llu of %llu entries fetched",
+		     JG_U(got[short_ch]), JG_U(fwd[short_ch]));
 		jg_why(j, 4, CS_CAUSE_NOT_FETCHED,
 		     "channel %s was given %llu GPFIFO entries but the front end fetched %llu, and "
 		     "the channel is neither stopped nor blocked: %llu entries were never fetched "
-		     "(did the run's entry budget end?)", ch, X(fwd[short_ch]), X(got[short_ch]),
-		     X(fwd[short_ch] - got[short_ch]));
-	} else if (first_fetch != NONE) {
+		     "(did the run's entry budget end?)", ch, JG_U(fwd[short_ch]), JG_U(got[short_ch]),
+		     JG_U(fwd[short_ch] - got[short_ch]));
+	} else if (first_fetch != JG_NONE) {
 		const cs_event *e = &j->ev[first_fetch];
 		char more[48] = "";
 		if (nfetch + nctl > 1)
@@ -384,39 +384,39 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 		if (e->kind == CS_EV_GP_FETCH)
 			jg_row(c, 4, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, first_fetch,
 			     "entry %u: %s, %llu dword%s%s", e->gp_entry, JG_ADDR(j, e->addr),
-			     X(e->value), e->value == 1 ? "" : "s", more);
+			     JG_U(e->value), e->value == 1 ? "" : "s", more);
 		else
 			jg_row(c, 4, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, first_fetch,
-			     "entry %u: control opcode %llu%s", e->gp_entry, X(e->value), more);
+			     "entry %u: control opcode %llu%s", e->gp_entry, JG_U(e->value), more);
 	} else {
-		jg_row(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "-");
+		jg_row(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, JG_NONE, "-");
 		jg_why(j, 4, CS_CAUSE_NOT_FETCHED, "the front end fetched no GPFIFO entry although %llu were "
-			   "forwarded", X(forwarded));
+			   "forwarded", JG_U(forwarded));
 	}
 	/* Stage 5 */
-	size_t block = NONE, dead = NONE;
+	size_t block = JG_NONE, dead = JG_NONE;
 	for (size_t i = 0; i < j->n; i++) {
-		if (j->ev[i].kind == CS_EV_DEADLOCK && dead == NONE)
+		if (j->ev[i].kind == CS_EV_DEADLOCK && dead == JG_NONE)
 			dead = i;
 		if (j->ev[i].kind == CS_EV_SEM_BLOCK)
 			block = i;
 	}
 	/* A block is still in force when no satisfied acquire of the channel follows it. */
-	if (block != NONE) {
+	if (block != JG_NONE) {
 		for (size_t i = block + 1; i < j->n; i++)
 			if (j->ev[i].channel == j->ev[block].channel &&
 			    (j->ev[i].kind == CS_EV_SEM_ACQUIRE || j->ev[i].kind == CS_EV_ENTRY_DONE)) {
-				block = NONE;
+				block = JG_NONE;
 				break;
 			}
 	}
-	if (si->stop != NONE && !stop4 && si->late) {
+	if (si->stop != JG_NONE && !stop4 && si->late) {
 		const cs_event *f = &j->ev[si->fault];
 		char where[64];
 		jg_where(f, where, sizeof(where));
 		jg_row(c, 5, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, si->fault,
 		     "methods ran to %s, where %s stopped the channel", where, jg_unit_phrase(f->unit));
-	} else if (si->stop != NONE && !stop4) {
+	} else if (si->stop != JG_NONE && !stop4) {
 		const cs_event *st = &j->ev[si->stop];
 		char where[64];
 		jg_where(st, where, sizeof(where));
@@ -424,38 +424,38 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 		stop_evidence(j, si, ev5, sizeof(ev5));
 		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, si->stop, "%s", ev5);
 		diagnose_stop(j, 5, si);
-	} else if (dead != NONE || block != NONE) {
-		const cs_event *e = &j->ev[dead != NONE ? dead : block];
-		const cs_event *b = block != NONE ? &j->ev[block] : e;
+	} else if (dead != JG_NONE || block != JG_NONE) {
+		const cs_event *e = &j->ev[dead != JG_NONE ? dead : block];
+		const cs_event *b = block != JG_NONE ? &j->ev[block] : e;
 		char ch[80], where[64];
 		jg_chan_name(j, e->channel, ch, sizeof(ch));
 		jg_where(b, where, sizeof(where));
-		uint64_t cur = dead != NONE ? e->aux : b->aux;
-		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, dead != NONE ? dead : block,
+		uint64_t cur = dead != JG_NONE ? e->aux : b->aux;
+		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, dead != JG_NONE ? dead : block,
 		     "%s blocked: acquire [%s] == %llu, value %llu", where, JG_ADDR(j, e->addr),
-		     X(e->value), X(cur));
-		if (dead != NONE)
+		     JG_U(e->value), JG_U(cur));
+		if (dead != JG_NONE)
 			jg_why(j, 5, CS_CAUSE_DEADLOCK,
 			     "deadlock: channel %s is blocked at %s on a semaphore acquire of [%s] "
 			     "== %llu (current value %llu), and nothing left to run writes it%s%s; "
 			     "release the semaphore before waiting, or drop the acquire.",
-			     ch, where, JG_ADDR(j, e->addr), X(e->value), X(cur), jg_detail(e) ? ": " : "",
+			     ch, where, JG_ADDR(j, e->addr), JG_U(e->value), JG_U(cur), jg_detail(e) ? ": " : "",
 			     jg_detail(e) ? jg_detail(e) : "");
 		else
 			jg_why(j, 5, CS_CAUSE_ACQUIRE_BLOCKED,
 			     "channel %s is blocked at %s on a semaphore acquire of [%s] == %llu "
-			     "(current value %llu)", ch, where, JG_ADDR(j, e->addr), X(e->value), X(cur));
+			     "(current value %llu)", ch, where, JG_ADDR(j, e->addr), JG_U(e->value), JG_U(cur));
 	} else if (nfetch > 0 && ndone >= nfetch) {
 		char bound[48] = "";
 		if (binds)
 			snprintf(bound, sizeof(bound), ", %zu object%s bound", binds, binds > 1 ? "s" : "");
-		jg_row(c, 5, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, NONE, "%zu entr%s, %llu method%s%s",
-		     ndone, ndone > 1 ? "ies" : "y", X(methods), methods == 1 ? "" : "s", bound);
+		jg_row(c, 5, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, JG_NONE, "%zu entr%s, %llu method%s%s",
+		     ndone, ndone > 1 ? "ies" : "y", JG_U(methods), methods == 1 ? "" : "s", bound);
 	} else if (nfetch == 0 && nctl > 0) {
-		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "only control entries");
+		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, JG_NONE, "only control entries");
 		jg_why(j, 5, CS_CAUSE_NO_METHODS, "every fetched entry was a control entry: no method ran");
 	} else {
-		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, nfetch ? "%zu of %zu entries done" : "-",
+		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, JG_NONE, nfetch ? "%zu of %zu entries done" : "-",
 		     ndone, nfetch);
 		jg_why(j, 5, CS_CAUSE_ENTRY_UNFINISHED, "the front end fetched %zu entr%s but finished %zu",
 		     nfetch, nfetch == 1 ? "y" : "ies", ndone);
@@ -464,21 +464,21 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 
 void jg_stage_wake(judge *j, cs_chain *c)
 {
-	size_t begins = 0, failed = NONE, last_done = NONE;
+	size_t begins = 0, failed = JG_NONE, last_done = JG_NONE;
 	for (size_t i = 0; i < j->n; i++) {
 		const cs_event *e = &j->ev[i];
 		if (e->kind == CS_EV_WAIT_BEGIN)
 			begins++;
-		else if (e->kind == CS_EV_WAIT_FAILED && failed == NONE)
+		else if (e->kind == CS_EV_WAIT_FAILED && failed == JG_NONE)
 			failed = i;
 		else if (e->kind == CS_EV_WAIT_DONE)
 			last_done = i;
 	}
-	if (failed != NONE) {
+	if (failed != JG_NONE) {
 		const cs_event *e = &j->ev[failed];
 		const char *cmp = jg_wait_cmp(j, failed);
 		jg_row(c, 11, CS_STAGE_NOT_FIRED, CS_AUTHOR_HOST, failed, "wait %s %s %llu: value is %llu",
-		     JG_ADDR(j, e->addr), cmp, X(e->aux), X(e->value));
+		     JG_ADDR(j, e->addr), cmp, JG_U(e->aux), JG_U(e->value));
 		/* Who wrote what: the releases that did happen. */
 		char rel[256] = "nothing released any semaphore";
 		size_t nrel = 0;
@@ -494,7 +494,7 @@ void jg_stage_wake(judge *j, cs_chain *c)
 				snprintf(rel, sizeof(rel), "the %s release went to %s (0x%llx, %s the "
 					 "waited address; value %llu)",
 					 r->unit == CS_UNIT_FE ? "host" : "engine", JG_ADDR(j, r->addr),
-					 X(r->addr), off, X(r->value));
+					 JG_U(r->addr), off, JG_U(r->value));
 			}
 		}
 		bool wrote_here = false;
@@ -504,39 +504,39 @@ void jg_stage_wake(judge *j, cs_chain *c)
 		if (e->cause == CS_CAUSE_BUDGET)
 			jg_why(j, 11, CS_CAUSE_BUDGET, "the guest waits for [%s] %s %llu, but the device's "
 				    "entry budget ran out with work left (value %llu): raise "
-				    "run_budget or shorten the stream", JG_ADDR(j, e->addr), cmp, X(e->aux),
-				    X(e->value));
+				    "run_budget or shorten the stream", JG_ADDR(j, e->addr), cmp, JG_U(e->aux),
+				    JG_U(e->value));
 		else if (e->cause == CS_CAUSE_WAIT_UNMAPPED)
 			jg_why(j, 11, CS_CAUSE_WAIT_UNMAPPED, "the guest waits on %s, which is not mapped",
 			     JG_ADDR(j, e->addr));
 		else if (wrote_here)
 			jg_why(j, 11, CS_CAUSE_WAIT_UNMET,
 			     "the guest waits for [%s] %s %llu but the value is %llu: a release "
-			     "wrote that address with %s value", JG_ADDR(j, e->addr), cmp, X(e->aux),
-			     X(e->value), strcmp(cmp, ">=") ? "another" : "a lower");
+			     "wrote that address with %s value", JG_ADDR(j, e->addr), cmp, JG_U(e->aux),
+			     JG_U(e->value), strcmp(cmp, ">=") ? "another" : "a lower");
 		else
 			jg_why(j, 11, CS_CAUSE_WAIT_UNMET,
 			     "the guest waits for [%s] %s %llu, a value nobody writes (it is %llu): "
 			     "%s%s; point the wait at the release address or the release at the waited "
-			     "one.", JG_ADDR(j, e->addr), cmp, X(e->aux), X(e->value), rel,
+			     "one.", JG_ADDR(j, e->addr), cmp, JG_U(e->aux), JG_U(e->value), rel,
 			     nrel > 1 ? " and others" : "");
-	} else if (last_done != NONE) {
+	} else if (last_done != JG_NONE) {
 		const cs_event *e = &j->ev[last_done];
 		char more[32] = "";
 		if (begins > 1)
 			snprintf(more, sizeof(more), " (%zu waits)", begins);
 		char seen[40] = "";
 		if (e->value != e->aux)
-			snprintf(seen, sizeof(seen), " (value %llu)", X(e->value));
+			snprintf(seen, sizeof(seen), " (value %llu)", JG_U(e->value));
 		jg_row(c, 11, CS_STAGE_FIRED, CS_AUTHOR_HOST, last_done, "wait %s %s %llu: resolved%s%s",
-		     JG_ADDR(j, e->addr), jg_wait_cmp(j, last_done), X(e->aux), seen, more);
+		     JG_ADDR(j, e->addr), jg_wait_cmp(j, last_done), JG_U(e->aux), seen, more);
 	} else if (j->in->client_waits) {
-		jg_row(c, 11, CS_STAGE_NOT_OBSERVABLE, CS_AUTHOR_NONE, NONE,
+		jg_row(c, 11, CS_STAGE_NOT_OBSERVABLE, CS_AUTHOR_NONE, JG_NONE,
 		       "the client waits on its own memory");
 		jg_why(j, 11, CS_CAUSE_CLIENT_WAIT, "the live client waits on its own memory, which "
 			    "the device does not see: a wait through cs_live_wait is judged");
 	} else {
-		jg_row(c, 11, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, NONE, "no wait");
+		jg_row(c, 11, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, JG_NONE, "no wait");
 		jg_why(j, 11, CS_CAUSE_NO_WAIT, "the guest never waits, so completion never reached it: "
 			    "add `wait ADDR == VALUE` (or `>=`) on the release address");
 	}

@@ -118,6 +118,6 @@ const char *jg_addr(const judge *j, uint64_t va, char *buf, size_t len)
 	if (j->in->dev)
 		cs_device_addr_name(j->in->dev, va, buf, len);
 	else
-		snprintf(buf, len, "0x%llx", X(va));
+		snprintf(buf, len, "0x%llx", JG_U(va));
 	return buf;
 }

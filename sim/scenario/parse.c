@@ -4,75 +4,8 @@
  * every name is defined before it is used, in file order. Every error names
  * file:line:col and what was expected. Execution (asm.c, exec.c) resolves the
  * names again, in file order, on the device.
- *
- * Choices section 3 leaves open:
- *   - an expression has no spaces except inside (...), because the values of
- *     a line are separated by spaces; C's precedence: + - above << >> above &
- *     above |. A binary expression is located where it starts. It nests at
- *     most 64 deep and holds at most 1024 numbers, names and operators.
- *   - `gpfifo ADDR[,LEN]`: +OFF is in bytes, LEN in dwords (as the entry
- *     holds it); without LEN the entry covers the rest of the pushbuffer (or
- *     alloc) ADDR lies in.
- *   - `@NAME` on a line of its own is `raw @NAME`; in a method line it adds
- *     every dword of the alloc (a push's assembled dwords, else size / 4
- *     rounded up) as the method's data.
- *   - method names resolve at assembly, with the binding of the pushbuffers
- *     assembled so far in file order (SET_OBJECT data bits 15:0).
- *   - `release`/`acquire ADDR VALUE` emit one INC header on subchannel 0:
- *     SEM_ADDR_LO, SEM_ADDR_HI, SEM_PAYLOAD_LO, SEM_PAYLOAD_HI, SEM_EXECUTE
- *     (RELEASE, or ACQUIRE equal), 32-bit payload unless `u64` follows.
- *   - a launch defines three allocs named after it: L.cb0 (constant bank 0:
- *     the args at the kernel's param base per its layout, size rounded up to
- *     16), L.qmd (the arch's QMD, 256-byte aligned; the PCAS path writes it
- *     there, the inline path leaves it for the engine to install) and L.sem
- *     (16 bytes, zeroed): the QMD's release 0 writes 1 there, so a scenario
- *     waits with `wait L.sem == 1`. L is launchN (N counts launches in file
- *     order from 0) unless name=L is given. The QMD gets program = the
- *     kernel's code address, grid, block, shared = static + shared=, regs,
- *     barriers, cbank0 = L.cb0 and release0 = L.sem,1. The path defaults to
- *     pcas (Mesa NVK's); the methods are gr.h's canonical launch, with the
- *     shader-cache invalidate first.
- *   - a launch of a kernel with local memory (cs_kernel_info.local_bytes, its
- *     stack frame) also defines L.local, the local-memory region (asm.c's
- *     local_region_bytes, tinygrad's roundings: per-thread bytes to 32, x 32
- *     to 0x200 per warp, x every warp of the grid, to 0x20000; aligned
- *     0x20000), emits SET_SHADER_LOCAL_MEMORY_A/B = L.local before the
- *     invalidate and sets the QMD's SHADER_LOCAL_MEMORY_LOW_SIZE to the
- *     per-thread bytes rounded to 16. A kernel without one assembles as before.
- *   - `launch` and `copy` first emit SET_OBJECT of the arch's compute (copy)
- *     class on subchannel 1 (4) unless an earlier SET_OBJECT or `bind` in
- *     the pushbuffers assembled so far put a class of that kind there.
- *   - `module NAME PATH` uploads each kernel with SASS for the arch into an
- *     alloc NAME.KERNEL (256-byte aligned) and registers the module with the
- *     device's executor; NAME.KERNEL also finds a kernel by its demangled
- *     base name.
- *
- * Extensions (forms section 3 does not have):
- *   - numbers and expressions: unary minus (-E, two's complement; a data or
- *     method value must then fit the signed range of its width), E+E and E-E
- *     between any expressions (not only NAME+N).
- *   - `data`/`expect mem` also take f64; f32/f64 values are written as
- *     floats (1.5, -2, 1e-3, inf, nan); 0x... or f32:X give the bit pattern.
- *   - `expect mem NAME TYPE V... tol=X` (f32/f64 only): each value may differ
- *     by at most X (absolute); without tol= the compare is bit-exact.
- *   - `expect complete`: the chain has no break; `expect break none` says the
- *     same. `expect stage N not-observable` is accepted as a status.
- *   - `random NAME[+OFF] f32|u32 COUNT seed=N [min=A] [max=B]`: COUNT values
- *     from the generator in scenario.h (cs_scenario_rand_*, splitmix64): f32
- *     uniform in [min, max) (default [0, 1)), u32 in [min, max] (default the
- *     full range). The battery regenerates them with cs_scenario_random_*.
- *   - push lines: `bind SUBCH CLASS` sets the assembler's binding of SUBCH as
- *     if a SET_OBJECT had been assembled, and emits nothing (disasm writes it
- *     for --bind); `release`/`acquire ... u64`; `launch ... name=L`.
- *   - `copy DST SRC LEN [sem=ADDR,PAYLOAD | name=C]`: the copy engine writes
- *     a one-word semaphore release after the copy (stage 10 needs an engine
- *     release): PAYLOAD to ADDR with sem=, else 1 to C.sem, a 16-byte alloc
- *     the copy defines (C is copyN, N counting copies from 0, unless name=).
- *   - `module NAME PATH [ptx=PATH]`: attach the PTX nvcc wrote beside a bare
- *     cubin (a cubin carries no PTX, so its kernels could not execute).
- *   - paths may be "quoted" (no escapes) to hold spaces or '#'.
- *   - cs_scenario_symbol() reports where a name was placed after execution.
-  */
+ * Every form, and what each leaves open, is in docs/scenario.md.
+ */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>

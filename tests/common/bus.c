@@ -23,3 +23,35 @@ void test_bus_fini(test_bus *b)
 	cs_mem_free(b->mem);
 	b->mem = NULL;
 }
+
+static void access_or_abort(test_bus *b, uint64_t va, void *buf, size_t len, bool write)
+{
+	uint64_t fault_va;
+	if (!(write ? cs_mem_write(b->mem, va, buf, len, &fault_va)
+		    : cs_mem_read(b->mem, va, buf, len, &fault_va)))
+		abort();
+}
+
+uint32_t test_bus_read32(test_bus *b, uint64_t va)
+{
+	uint32_t v = 0;
+	access_or_abort(b, va, &v, 4, false);
+	return v;
+}
+
+uint64_t test_bus_read64(test_bus *b, uint64_t va)
+{
+	uint64_t v = 0;
+	access_or_abort(b, va, &v, 8, false);
+	return v;
+}
+
+void test_bus_write32(test_bus *b, uint64_t va, uint32_t v)
+{
+	access_or_abort(b, va, &v, 4, true);
+}
+
+void test_bus_write64(test_bus *b, uint64_t va, uint64_t v)
+{
+	access_or_abort(b, va, &v, 8, true);
+}

@@ -21,4 +21,11 @@ typedef struct test_bus {
 void test_bus_init(test_bus *b, unsigned va_bits, cs_trace_level level);
 void test_bus_fini(test_bus *b);
 
+/* Memory on the bus by guest address; each aborts on an address that is not
+ * mapped (a test's own mistake, not the module's). */
+uint32_t test_bus_read32(test_bus *b, uint64_t va);
+uint64_t test_bus_read64(test_bus *b, uint64_t va);
+void test_bus_write32(test_bus *b, uint64_t va, uint32_t v);
+void test_bus_write64(test_bus *b, uint64_t va, uint64_t v);
+
 #endif

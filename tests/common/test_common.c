@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The shared recorder keeps every record, in order, each with its detail,
- * however far its array grows; the bus wires memory, clock and recorder. */
+ * however far its array grows; the bus wires memory, clock and recorder and
+ * reads and writes words; the source tree's files are read whole. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bus.h"
+#include "source.h"
 
 static void emit(test_bus *b, cs_event_kind kind, const char *detail)
 {
@@ -61,4 +65,36 @@ Test(common, the_bus_reaches_real_memory)
 	cr_expect_not(b.bus.mem.read(b.bus.mem.ctx, 0x900000, &back, 4, &fault));
 	cr_expect_eq(fault, 0x900000);
 	test_bus_fini(&b);
+}
+
+Test(common, the_bus_reads_and_writes_words)
+{
+	test_bus b;
+	test_bus_init(&b, 49, CS_TRACE_CHAIN);
+	cs_diag d;
+	cr_assert(cs_mem_map(b.mem, "x", 0x100000, 0x1000, &d), "%s", d.msg);
+	test_bus_write32(&b, 0x100010, 0xfeedf00d);
+	test_bus_write64(&b, 0x100020, 0x0123456789abcdefull);
+	cr_expect_eq(test_bus_read32(&b, 0x100010), 0xfeedf00d);
+	cr_expect_eq(test_bus_read64(&b, 0x100020), 0x0123456789abcdefull);
+	cr_expect_eq(test_bus_read32(&b, 0x100024), 0x01234567, "little-endian");
+	test_bus_fini(&b);
+}
+
+Test(common, a_word_off_the_map_aborts, .signal = SIGABRT)
+{
+	test_bus b;
+	test_bus_init(&b, 49, CS_TRACE_CHAIN);
+	test_bus_read32(&b, 0x900000);
+}
+
+Test(common, source_files_are_read_whole_with_a_nul)
+{
+	size_t len = 0;
+	char *text = test_read_source("tests/common/source.h", &len);
+	cr_assert_not_null(text);
+	cr_expect_eq(strlen(text), len);
+	cr_expect(strstr(text, "char *test_read_source(const char *rel, size_t *len);"));
+	free(text);
+	cr_expect_null(test_read_source("tests/common/no-such-file", &len));
 }

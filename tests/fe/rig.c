@@ -178,7 +178,7 @@ void rig_push(rig *r, uint32_t ch, uint64_t va, uint32_t ndw)
 
 bool rig_submit(rig *r, uint32_t ch)
 {
-	rig_write32(r, r->userd[ch] + CS_USERD_GP_PUT, r->put[ch]);
+	test_bus_write32(&r->tb, r->userd[ch] + CS_USERD_GP_PUT, r->put[ch]);
 	return cs_fe_doorbell(r->fe, ch);
 }
 
@@ -197,36 +197,9 @@ const rec_event *rig_nth(const rig *r, cs_event_kind kind, size_t nth)
 	return test_trace_nth(&r->tb.trace, kind, nth);
 }
 
-uint32_t rig_read32(rig *r, uint64_t va)
-{
-	uint32_t v = 0;
-	uint64_t fva;
-	if (!cs_mem_read(r->tb.mem, va, &v, 4, &fva))
-		abort();
-	return v;
-}
 
-uint64_t rig_read64(rig *r, uint64_t va)
-{
-	uint64_t v = 0, fva;
-	if (!cs_mem_read(r->tb.mem, va, &v, 8, &fva))
-		abort();
-	return v;
-}
 
-void rig_write32(rig *r, uint64_t va, uint32_t v)
-{
-	uint64_t fva;
-	if (!cs_mem_write(r->tb.mem, va, &v, 4, &fva))
-		abort();
-}
 
-void rig_write64(rig *r, uint64_t va, uint64_t v)
-{
-	uint64_t fva;
-	if (!cs_mem_write(r->tb.mem, va, &v, 8, &fva))
-		abort();
-}
 
 /* ---- pushbuffer building ------------------------------------------------- */
 

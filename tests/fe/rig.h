@@ -69,10 +69,6 @@ cs_fe_run_result rig_run(rig *r);
 
 size_t rig_count(const rig *r, cs_event_kind kind);
 const rec_event *rig_nth(const rig *r, cs_event_kind kind, size_t nth);
-uint32_t rig_read32(rig *r, uint64_t va);
-uint64_t rig_read64(rig *r, uint64_t va);
-void rig_write32(rig *r, uint64_t va, uint32_t v);
-void rig_write64(rig *r, uint64_t va, uint64_t v);
 /* A fresh mapped 4 KiB scratch region (semaphores). */
 uint64_t rig_alloc(rig *r, uint64_t size);
 

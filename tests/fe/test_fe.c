@@ -90,7 +90,7 @@ Test(fe, basic_entry_records_and_engine_context)
 	cr_assert_eq(info.counters.host_methods, 3);
 	cr_assert_eq(info.counters.engine_methods, 2);
 	cr_assert_eq(info.counters.dwords, p.n);
-	cr_assert_eq(rig_read32(r, r->userd[ch] + CS_USERD_GP_GET), 1, "GP_GET written back");
+	cr_assert_eq(test_bus_read32(&r->tb, r->userd[ch] + CS_USERD_GP_GET), 1, "GP_GET written back");
 	/* virtual time: one entry, five methods */
 	cr_assert_eq(r->tb.now, CS_FE_NS_PER_ENTRY + 5 * CS_FE_NS_PER_METHOD);
 	pb_free(&p);
@@ -283,7 +283,7 @@ Test(fe, unmapped_ring_faults_then_stops)
 	uint32_t ch;
 	cs_diag d;
 	cr_assert(cs_fe_channel_new(r->fe, ring, 16, userd, &ch, &d), "%s", d.msg);
-	rig_write32(r, userd + CS_USERD_GP_PUT, 1);
+	test_bus_write32(&r->tb, userd + CS_USERD_GP_PUT, 1);
 	cr_assert(cs_fe_doorbell(r->fe, ch));
 	rig_run(r);
 	const rec_event *f = rig_nth(r, CS_EV_FAULT, 0);
@@ -319,7 +319,7 @@ Test(fe, channel_creation_checks)
 	cr_assert_eq(id, 0);
 	cr_assert_eq(cs_fe_channel_count(r->fe), 1);
 	/* GP_PUT outside the ring */
-	rig_write32(r, m + 0x800 + CS_USERD_GP_PUT, 4);
+	test_bus_write32(&r->tb, m + 0x800 + CS_USERD_GP_PUT, 4);
 	cr_assert(!cs_fe_doorbell(r->fe, id));
 	cr_assert_not_null(strstr(cs_fe_channel_stop_diag(r->fe, id)->msg, "outside the ring"));
 	cr_assert(!cs_fe_doorbell(r->fe, 99));
@@ -484,7 +484,7 @@ Test(fe, gp_put_wraps_over_many_submissions)
 	cs_fe_channel_info_get(r->fe, ch, &info);
 	cr_assert_eq(info.counters.entries, seq + 1);
 	cr_assert_eq(info.gp_get, (seq + 1) % 4);
-	cr_assert_eq(rig_read32(r, r->userd[ch] + CS_USERD_GP_GET), (seq + 1) % 4);
+	cr_assert_eq(test_bus_read32(&r->tb, r->userd[ch] + CS_USERD_GP_GET), (seq + 1) % 4);
 	cr_assert(seq + 1 > 4 * 5);
 	rig_free(r);
 }
@@ -592,7 +592,7 @@ Test(fe, step_one_unit_at_a_time)
 		cr_assert_eq(cs_fe_step(r->fe, ch), CS_FE_STEP_METHOD, "SEM_ADDR_LO.. %d", i);
 	cr_assert_eq(cs_fe_step(r->fe, ch), CS_FE_STEP_BLOCKED, "SEM_EXECUTE blocks");
 	cr_assert_eq(cs_fe_step(r->fe, ch), CS_FE_STEP_BLOCKED);
-	rig_write32(r, s, 1);
+	test_bus_write32(&r->tb, s, 1);
 	cr_assert_eq(cs_fe_step(r->fe, ch), CS_FE_STEP_UNBLOCKED);
 	cr_assert_eq(cs_fe_step(r->fe, ch), CS_FE_STEP_METHOD);
 	cr_assert_eq(reference_of(r, ch), 2);
@@ -644,7 +644,7 @@ Test(fe, known_gaps_pinned)
 	rig *r = rig_new(CS_ARCH_HOPPER, CS_TRACE_CHAIN);
 	uint32_t ch = rig_channel(r, 8);
 	uint64_t s = rig_alloc(r, 64);
-	rig_write64(r, s, 0xA5A5A5A5A5A5A5A5ull);
+	test_bus_write64(&r->tb, s, 0xA5A5A5A5A5A5A5A5ull);
 	pbuf p = { 0 };
 	pb_m(&p, 0, CS_FE_M_SET_REFERENCE, 3);
 	uint64_t sub = rig_pb(r, p.dw, p.n);
@@ -666,7 +666,7 @@ Test(fe, known_gaps_pinned)
 	cr_assert_not_null(strstr(f->detail, "sync"), "%s", f->detail);
 	cr_assert_not_null(strstr(f->detail, "conditional fetch"), "%s", f->detail);
 	cr_assert_eq(reference_of(r, ch), 3, "the subroutine ran like a main entry");
-	cr_assert_eq(rig_read32(r, s), 9);
-	cr_assert_eq(rig_read32(r, s + 4), 0xA5A5A5A5u, "bytes 4..7 of a 16-byte release untouched");
+	cr_assert_eq(test_bus_read32(&r->tb, s), 9);
+	cr_assert_eq(test_bus_read32(&r->tb, s + 4), 0xA5A5A5A5u, "bytes 4..7 of a 16-byte release untouched");
 	rig_free(r);
 }

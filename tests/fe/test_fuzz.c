@@ -211,9 +211,9 @@ Test(fuzz, front_end_random_streams)
 					rig_push(r, c, base + 4ull * off, len);
 				}
 				if (below(&g, 30) == 0)
-					rig_write32(r, r->userd[c] + CS_USERD_GP_PUT, (uint32_t)next(&g));
+					test_bus_write32(&r->tb, r->userd[c] + CS_USERD_GP_PUT, (uint32_t)next(&g));
 				else
-					rig_write32(r, r->userd[c] + CS_USERD_GP_PUT, r->put[c]);
+					test_bus_write32(&r->tb, r->userd[c] + CS_USERD_GP_PUT, r->put[c]);
 				cs_fe_doorbell(r->fe, c);
 			}
 			for (uint32_t k = below(&g, 40); k > 0; k--) {
@@ -224,9 +224,9 @@ Test(fuzz, front_end_random_streams)
 			cr_assert_eq(rr.idle + rr.ready + rr.blocked + rr.stopped, nch);
 			/* the guest scribbles over its memory between runs */
 			for (int k = 0; k < 2; k++)
-				rig_write32(r, base + 4ull * below(&g, PB_DW), biased_dword(&g));
+				test_bus_write32(&r->tb, base + 4ull * below(&g, PB_DW), biased_dword(&g));
 			for (int k = 0; k < 4; k++)
-				rig_write32(r, sems + 8ull * below(&g, 8), below(&g, 4));
+				test_bus_write32(&r->tb, sems + 8ull * below(&g, 8), below(&g, 4));
 		}
 		cs_fe_report_deadlocks(r->fe);
 		cs_fe_counters t = cs_fe_counters_total(r->fe);

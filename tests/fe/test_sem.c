@@ -35,18 +35,18 @@ Test(sem, release_32_and_64)
 		rig *r = rig_new(CS_ARCH_AMPERE, CS_TRACE_CHAIN);
 		uint32_t ch = rig_channel(r, 4);
 		uint64_t s = rig_alloc(r, 64);
-		rig_write64(r, s, CANARY);
-		rig_write64(r, s + 8, CANARY);
+		test_bus_write64(&r->tb, s, CANARY);
+		test_bus_write64(&r->tb, s + 8, CANARY);
 		uint64_t pay = 0x1122334455667788ull;
 		run_sem(r, ch, s, pay, cs_fe_sem_execute(CS_FE_SEM_RELEASE, is64, false, false, 0, false));
 		cr_assert_eq(cs_fe_channel_state(r->fe, ch), CS_FE_CHAN_IDLE);
 		if (is64) {
-			cr_assert_eq(rig_read64(r, s), pay);
+			cr_assert_eq(test_bus_read64(&r->tb, s), pay);
 		} else {
-			cr_assert_eq(rig_read32(r, s), 0x55667788u);
-			cr_assert_eq(rig_read32(r, s + 4), 0xA5A5A5A5u, "a 32-bit release writes 4 bytes");
+			cr_assert_eq(test_bus_read32(&r->tb, s), 0x55667788u);
+			cr_assert_eq(test_bus_read32(&r->tb, s + 4), 0xA5A5A5A5u, "a 32-bit release writes 4 bytes");
 		}
-		cr_assert_eq(rig_read64(r, s + 8), CANARY, "no timestamp asked");
+		cr_assert_eq(test_bus_read64(&r->tb, s + 8), CANARY, "no timestamp asked");
 		const rec_event *e = rig_nth(r, CS_EV_SEM_RELEASE, 0);
 		cr_assert_not_null(e);
 		cr_assert_eq(e->ev.unit, CS_UNIT_FE);
@@ -72,20 +72,20 @@ Test(sem, release_with_timestamp_in_virtual_time)
 		rig *r = rig_new(CS_ARCH_HOPPER, CS_TRACE_CHAIN);
 		uint32_t ch = rig_channel(r, 4);
 		uint64_t s = rig_alloc(r, 64);
-		rig_write64(r, s, CANARY);
+		test_bus_write64(&r->tb, s, CANARY);
 		r->tb.now = 1000;
 		run_sem(r, ch, s + 16, 7, cs_fe_sem_execute(CS_FE_SEM_RELEASE, is64, true, true, 0, false));
 		/* the release is the fifth method of the first entry */
 		uint64_t at = 1000 + CS_FE_NS_PER_ENTRY + 5 * CS_FE_NS_PER_METHOD;
-		cr_assert_eq(rig_read64(r, s + 24), at);
+		cr_assert_eq(test_bus_read64(&r->tb, s + 24), at);
 		if (is64)
-			cr_assert_eq(rig_read64(r, s + 16), 7);
+			cr_assert_eq(test_bus_read64(&r->tb, s + 16), 7);
 		else
-			cr_assert_eq(rig_read32(r, s + 16), 7);
+			cr_assert_eq(test_bus_read32(&r->tb, s + 16), 7);
 		const rec_event *e = rig_nth(r, CS_EV_SEM_RELEASE, 0);
 		cr_assert_eq(e->ev.aux, 16 | CS_SEM_RELEASE_AFTER_WFI); /* release_wfi was set */
 		cr_assert_not_null(strstr(e->detail, "timestamp"), "%s", e->detail);
-		cr_assert_eq(rig_read64(r, s), CANARY);
+		cr_assert_eq(test_bus_read64(&r->tb, s), CANARY);
 		rig_free(r);
 	}
 }
@@ -139,24 +139,24 @@ Test(sem, reductions_every_op_signed_unsigned_32_64)
 		rig *r = rig_new(i % 2 ? CS_ARCH_HOPPER : CS_ARCH_AMPERE, CS_TRACE_CHAIN);
 		uint32_t ch = rig_channel(r, 4);
 		uint64_t s = rig_alloc(r, 64);
-		rig_write64(r, s, CANARY);
+		test_bus_write64(&r->tb, s, CANARY);
 		if (k->is64)
-			rig_write64(r, s, k->cur);
+			test_bus_write64(&r->tb, s, k->cur);
 		else
-			rig_write32(r, s, (uint32_t)k->cur);
+			test_bus_write32(&r->tb, s, (uint32_t)k->cur);
 		run_sem(r, ch, s, k->pay,
 			cs_fe_sem_execute(CS_FE_SEM_REDUCTION, k->is64, false, false, k->red, !k->is_signed));
 		cr_assert_eq(cs_fe_channel_state(r->fe, ch), CS_FE_CHAN_IDLE, "case %u: %s", i,
 			     cs_fe_channel_stop_diag(r->fe, ch) ? cs_fe_channel_stop_diag(r->fe, ch)->msg : "");
 		if (k->is64) {
-			cr_assert_eq(rig_read64(r, s), k->want, "case %u (%s %s 64): 0x%llx", i,
+			cr_assert_eq(test_bus_read64(&r->tb, s), k->want, "case %u (%s %s 64): 0x%llx", i,
 				     cs_fe_red_op_name(k->red), k->is_signed ? "signed" : "unsigned",
-				     (unsigned long long)rig_read64(r, s));
+				     (unsigned long long)test_bus_read64(&r->tb, s));
 		} else {
-			cr_assert_eq(rig_read32(r, s), (uint32_t)k->want, "case %u (%s %s 32): 0x%x", i,
+			cr_assert_eq(test_bus_read32(&r->tb, s), (uint32_t)k->want, "case %u (%s %s 32): 0x%x", i,
 				     cs_fe_red_op_name(k->red), k->is_signed ? "signed" : "unsigned",
-				     rig_read32(r, s));
-			cr_assert_eq(rig_read32(r, s + 4), 0xA5A5A5A5u, "case %u: 4 bytes only", i);
+				     test_bus_read32(&r->tb, s));
+			cr_assert_eq(test_bus_read32(&r->tb, s + 4), 0xA5A5A5A5u, "case %u: 4 bytes only", i);
 		}
 		const rec_event *e = rig_nth(r, CS_EV_SEM_RELEASE, 0);
 		cr_assert_eq(e->ev.value, k->want, "case %u: the record has the value written", i);
@@ -173,10 +173,10 @@ Test(sem, reduction_with_timestamp)
 	rig *r = rig_new(CS_ARCH_AMPERE, CS_TRACE_CHAIN);
 	uint32_t ch = rig_channel(r, 4);
 	uint64_t s = rig_alloc(r, 64);
-	rig_write32(r, s, 40);
+	test_bus_write32(&r->tb, s, 40);
 	run_sem(r, ch, s, 2, cs_fe_sem_execute(CS_FE_SEM_REDUCTION, false, true, false, CS_FE_RED_IADD, true));
-	cr_assert_eq(rig_read32(r, s), 42);
-	cr_assert_eq(rig_read64(r, s + 8), CS_FE_NS_PER_ENTRY + 5 * CS_FE_NS_PER_METHOD);
+	cr_assert_eq(test_bus_read32(&r->tb, s), 42);
+	cr_assert_eq(test_bus_read64(&r->tb, s + 8), CS_FE_NS_PER_ENTRY + 5 * CS_FE_NS_PER_METHOD);
 	cr_assert_eq(rig_nth(r, CS_EV_SEM_RELEASE, 0)->ev.aux, 16);
 	rig_free(r);
 }
@@ -222,7 +222,7 @@ Test(sem, acquires_every_kind_block_and_unblock)
 		rig *r = rig_new(CS_ARCH_AMPERE, CS_TRACE_CHAIN);
 		uint32_t ch = rig_channel(r, 4);
 		uint64_t s = rig_alloc(r, 64);
-		rig_write64(r, s, k->cur);
+		test_bus_write64(&r->tb, s, k->cur);
 		run_sem(r, ch, s, k->want, cs_fe_sem_execute(k->op, k->is64, false, false, 0, false));
 		uint64_t want = k->is64 ? k->want : (uint32_t)k->want; /* a 32-bit acquire ignores PAYLOAD_HI */
 		if (k->met) {
@@ -262,9 +262,9 @@ Test(sem, acquires_every_kind_block_and_unblock)
 		cr_assert_eq(rig_count(r, CS_EV_SEM_BLOCK), 1);
 		/* the guest writes memory: the next run unblocks it */
 		if (k->is64)
-			rig_write64(r, s, k->fix);
+			test_bus_write64(&r->tb, s, k->fix);
 		else
-			rig_write32(r, s, (uint32_t)k->fix);
+			test_bus_write32(&r->tb, s, (uint32_t)k->fix);
 		rr = rig_run(r);
 		cr_assert_eq(rr.idle, 1, "case %u", i);
 		cr_assert_eq(reference(r, ch), 1, "case %u", i);
@@ -284,14 +284,14 @@ Test(sem, deadlock_records)
 	rig *r = rig_new(CS_ARCH_HOPPER, CS_TRACE_CHAIN);
 	uint32_t c0 = rig_channel(r, 4), c1 = rig_channel(r, 4), c2 = rig_channel(r, 4);
 	uint64_t s = rig_alloc(r, 64);
-	rig_write32(r, s, 3);
-	rig_write32(r, s + 8, 0);
+	test_bus_write32(&r->tb, s, 3);
+	test_bus_write32(&r->tb, s + 8, 0);
 	run_sem(r, c0, s, 5, cs_fe_sem_execute(CS_FE_SEM_ACQ_STRICT_GEQ, false, false, false, 0, false));
 	run_sem(r, c2, s + 8, 1, cs_fe_sem_execute(CS_FE_SEM_ACQUIRE, false, false, false, 0, false));
 	(void)c1; /* idle: no record */
 	cr_assert_eq(cs_fe_channel_state(r->fe, c0), CS_FE_CHAN_BLOCKED);
 	cr_assert_eq(cs_fe_channel_state(r->fe, c2), CS_FE_CHAN_BLOCKED);
-	rig_write32(r, s, 4); /* changed but still short */
+	test_bus_write32(&r->tb, s, 4); /* changed but still short */
 	cr_assert_eq(cs_fe_report_deadlocks(r->fe), 2);
 	cr_assert_eq(rig_count(r, CS_EV_DEADLOCK), 2);
 	const rec_event *d = rig_nth(r, CS_EV_DEADLOCK, 0);
@@ -378,7 +378,7 @@ Test(sem, faults_and_bad_operations)
 		cs_diag md;
 		cr_assert(cs_mem_map(r->tb.mem, "sem", s, CS_PAGE_SIZE, &md), "%s", md.msg);
 		uint64_t addr = (cases[i].addr ? cases[i].addr : s) + cases[i].addr_off;
-		rig_write64(r, s + CS_PAGE_SIZE - 8, CANARY);
+		test_bus_write64(&r->tb, s + CS_PAGE_SIZE - 8, CANARY);
 		run_sem(r, ch, addr, 1, cases[i].exec);
 		cr_assert_eq(cs_fe_channel_state(r->fe, ch), CS_FE_CHAN_STOPPED, "case %u", i);
 		const cs_diag *d = cs_fe_channel_stop_diag(r->fe, ch);
@@ -394,7 +394,7 @@ Test(sem, faults_and_bad_operations)
 		} else {
 			cr_assert_eq(rig_count(r, CS_EV_FAULT), 0, "case %u", i);
 		}
-		cr_assert_eq(rig_read64(r, s + CS_PAGE_SIZE - 8), CANARY, "case %u: nothing written", i);
+		cr_assert_eq(test_bus_read64(&r->tb, s + CS_PAGE_SIZE - 8), CANARY, "case %u: nothing written", i);
 		rig_free(r);
 	}
 }
@@ -404,15 +404,15 @@ Test(sem, legacy_semaphored_on_ampere_only)
 	rig *r = rig_new(CS_ARCH_AMPERE, CS_TRACE_CHAIN);
 	uint32_t ch = rig_channel(r, 8);
 	uint64_t s = rig_alloc(r, 64);
-	rig_write64(r, s, CANARY);
-	rig_write64(r, s + 8, CANARY);
+	test_bus_write64(&r->tb, s, CANARY);
+	test_bus_write64(&r->tb, s + 8, CANARY);
 	uint32_t d4[4] = { (uint32_t)(s >> 32), (uint32_t)s, 0x1234, 2u | (1u << 24) };
 	uint32_t pb[5] = { cs_pb_inc(0, CS_FE_M_SEMAPHOREA, 4), d4[0], d4[1], d4[2], d4[3] };
 	rig_push(r, ch, rig_pb(r, pb, 5), 5);
 	rig_submit(r, ch);
 	rig_run(r);
-	cr_assert_eq(rig_read32(r, s), 0x1234);
-	cr_assert_eq(rig_read32(r, s + 4), 0xA5A5A5A5u);
+	cr_assert_eq(test_bus_read32(&r->tb, s), 0x1234);
+	cr_assert_eq(test_bus_read32(&r->tb, s + 4), 0xA5A5A5A5u);
 	/* RELEASE_WFI is bit 20 and inverted on SEMAPHORED: 0 is EN */
 	cr_assert_eq(rig_nth(r, CS_EV_SEM_RELEASE, 0)->ev.aux, 4 | CS_SEM_RELEASE_AFTER_WFI);
 	/* 16-byte form: payload and timestamp */
@@ -421,8 +421,8 @@ Test(sem, legacy_semaphored_on_ampere_only)
 	rig_push(r, ch, rig_pb(r, pb, 5), 5);
 	rig_submit(r, ch);
 	rig_run(r);
-	cr_assert_eq(rig_read32(r, s), 0x99);
-	cr_assert_eq(rig_read64(r, s + 8), r->tb.now);
+	cr_assert_eq(test_bus_read32(&r->tb, s), 0x99);
+	cr_assert_eq(test_bus_read64(&r->tb, s + 8), r->tb.now);
 	cr_assert_eq(rig_nth(r, CS_EV_SEM_RELEASE, 1)->ev.aux, 16 | CS_SEM_RELEASE_AFTER_WFI);
 	/* acquire (equal) blocks, then resumes */
 	pb[3] = 0x100;
@@ -433,13 +433,13 @@ Test(sem, legacy_semaphored_on_ampere_only)
 	cr_assert_eq(cs_fe_channel_state(r->fe, ch), CS_FE_CHAN_BLOCKED);
 	cr_assert_eq(cs_fe_report_deadlocks(r->fe), 1);
 	cr_assert_not_null(strstr(rig_nth(r, CS_EV_DEADLOCK, 0)->detail, "SEMAPHORED"));
-	rig_write32(r, s, 0x100);
+	test_bus_write32(&r->tb, s, 0x100);
 	rig_run(r);
 	cr_assert_eq(cs_fe_channel_state(r->fe, ch), CS_FE_CHAN_IDLE);
 	/* ACQ_GEQ compares circularly */
 	pb[3] = 0xFFFFFFFFu;
 	pb[4] = 4u;
-	rig_write32(r, s, 1);
+	test_bus_write32(&r->tb, s, 1);
 	rig_push(r, ch, rig_pb(r, pb, 5), 5);
 	rig_submit(r, ch);
 	rig_run(r);

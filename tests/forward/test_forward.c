@@ -14,13 +14,8 @@
 #include "chainsim/report.h"
 #include "chainsim/rewrite.h"
 #include "chainsim/scenario.h"
+#include "source.h"
 
-static char *source_path(const char *rel)
-{
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	cr_assert_not_null(root, "CHAINSIM_SOURCE_ROOT is not set (run through meson test)");
-	return g_build_filename(root, rel, NULL);
-}
 
 typedef struct run {
 	cs_scenario *s;
@@ -34,7 +29,7 @@ static run run_text(const char *text, const char *rel, cs_forward_fn hook, void 
 {
 	run out = { 0 };
 	cs_diag d;
-	char *path = source_path(rel);
+	char *path = test_source_path(rel);
 	char *dir = g_path_get_dirname(path);
 	out.s = cs_scenario_parse(text, strlen(text), path, dir, &d);
 	cr_assert_not_null(out.s, "%s", d.msg);
@@ -53,7 +48,7 @@ static run run_text(const char *text, const char *rel, cs_forward_fn hook, void 
 
 static run run_file(const char *rel, cs_forward_fn hook, void *ctx)
 {
-	char *path = source_path(rel);
+	char *path = test_source_path(rel);
 	gchar *text = NULL;
 	cr_assert(g_file_get_contents(path, &text, NULL, NULL), "%s: cannot read", path);
 	run out = run_text(text, rel, hook, ctx);
@@ -136,7 +131,7 @@ static const char pcas_launch[] =
  * at stage 6 or 7 and says the QMD address was left in the guest's view. */
 Test(forward, qmd_address_left_in_the_guest_view_is_named)
 {
-	run r = run_text(pcas_launch, "tests/forward/pcas.chain", relocate_pushbuffer_only, NULL);
+	run r = run_text(pcas_launch, "tests/forward/pcas_launch", relocate_pushbuffer_only, NULL);
 	cs_stage b = r.r->overall.first_break;
 	cr_expect(b == CS_STAGE_QMD_INSTALL || b == CS_STAGE_QMD_READ, "break at %d: %s", (int)b,
 		  r.r->overall.diagnosis);
@@ -153,7 +148,7 @@ Test(forward, library_relocation_completes_the_pcas_launch)
 {
 	cs_rewrite *rw = cs_rewrite_new();
 	cs_rewrite_relocate(rw, true);
-	run r = run_text(pcas_launch, "tests/forward/pcas.chain", cs_rewrite_forward, rw);
+	run r = run_text(pcas_launch, "tests/forward/pcas_launch", cs_rewrite_forward, rw);
 	cr_expect_eq(r.r->overall.first_break, CS_STAGE_NONE, "%s", r.r->overall.diagnosis);
 	float c[4];
 	uint64_t va;
@@ -182,7 +177,7 @@ Test(forward, each_qmd_address_left_behind_is_named)
 		cs_rewrite *rw = cs_rewrite_new();
 		cs_rewrite_relocate(rw, true);
 		cr_assert(cs_rewrite_keep_guest(rw, cases[i].keep));
-		run r = run_text(pcas_launch, "tests/forward/pcas.chain", cs_rewrite_forward, rw);
+		run r = run_text(pcas_launch, "tests/forward/pcas_launch", cs_rewrite_forward, rw);
 		cr_expect_eq(r.r->overall.first_break, cases[i].stage, "keep %s: break at %d: %s",
 			     cases[i].keep, (int)r.r->overall.first_break, r.r->overall.diagnosis);
 		cr_expect_eq(r.r->overall.cause, CS_CAUSE_FORWARD_UNRELOCATED, "keep %s: %s",
@@ -211,7 +206,7 @@ static void note_by_hand(void *ctx, uint32_t ch)
 
 Test(forward, hand_recorded_rewrite_keeps_a_correct_stream_complete)
 {
-	char *path = source_path("tests/conformance/complete-hopper-pcas.chain");
+	char *path = test_source_path("tests/conformance/complete-hopper-pcas.chain");
 	cs_diag d;
 	cs_scenario *s = cs_scenario_load(path, &d);
 	cr_assert_not_null(s, "%s", d.msg);
@@ -267,7 +262,7 @@ static GString *with_windows(const char *text)
 
 Test(forward, tinygrad_streams_relocated_end_to_end, .timeout = 120)
 {
-	char *dir = source_path("tests/outside");
+	char *dir = test_source_path("tests/outside");
 	GDir *d = g_dir_open(dir, 0, NULL);
 	cr_assert_not_null(d);
 	unsigned streams = 0;
@@ -275,7 +270,7 @@ Test(forward, tinygrad_streams_relocated_end_to_end, .timeout = 120)
 		if (!g_str_has_suffix(fn, ".chain"))
 			continue;
 		char *rel = g_build_filename("tests/outside", fn, NULL);
-		char *path = source_path(rel);
+		char *path = test_source_path(rel);
 		gchar *text = NULL;
 		cr_assert(g_file_get_contents(path, &text, NULL, NULL));
 		GString *s = with_windows(text);

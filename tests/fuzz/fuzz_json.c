@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* libFuzzer: the JSON reader (base/json.c) and what reads JSON in chainsim,
+/* libFuzzer: the JSON reader (jansson's, base/json.c) and what reads JSON in chainsim,
  * `conform merge`. Text the reader takes is written back and read again: the
  * second text must be the first's fixed point, with the same tree. The bytes
  * also go through a file and the real file reader into conform merge, alone
@@ -12,34 +12,41 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "chainsim/json.h"
 
 #include "conform.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A tree the reader gave (jansson's), written back through the writer. */
 static void write_tree(cs_json_writer *w, const cs_json_value *v)
 {
-	switch (v->type) {
-	case CS_JSON_NULL: cs_json_null(w); break;
-	case CS_JSON_BOOL: cs_json_bool(w, v->b); break;
-	case CS_JSON_INT: cs_json_int(w, v->i); break;
-	case CS_JSON_DOUBLE: cs_json_double(w, v->d); break;
-	case CS_JSON_STRING: cs_json_string(w, v->s); break;
-	case CS_JSON_ARRAY:
+	switch (json_typeof(v)) {
+	case JSON_NULL: cs_json_null(w); break;
+	case JSON_TRUE:
+	case JSON_FALSE: cs_json_bool(w, json_is_true(v)); break;
+	case JSON_INTEGER: cs_json_int(w, json_integer_value(v)); break;
+	case JSON_REAL: cs_json_double(w, json_real_value(v)); break;
+	case JSON_STRING: cs_json_string(w, json_string_value(v)); break;
+	case JSON_ARRAY:
 		cs_json_begin_array(w);
-		for (size_t i = 0; i < v->list.n; i++)
-			write_tree(w, &v->list.items[i]);
+		for (size_t i = 0; i < json_array_size(v); i++)
+			write_tree(w, json_array_get(v, i));
 		cs_json_end_array(w);
 		break;
-	case CS_JSON_OBJECT:
+	case JSON_OBJECT: {
+		const char *key;
+		json_t *member;
 		cs_json_begin_object(w);
-		for (size_t i = 0; i < v->list.n; i++) {
-			cs_json_key(w, v->list.keys[i]);
-			write_tree(w, &v->list.items[i]);
+		json_object_foreach((json_t *)v, key, member) {
+			cs_json_key(w, key);
+			write_tree(w, member);
 		}
 		cs_json_end_object(w);
 		break;
+	}
 	}
 }
 

@@ -146,26 +146,5 @@ cs_engine_result h_inline(h_env *h, uint64_t qmd_va, const cs_qmd *q, unsigned n
 	return CS_ENGINE_OK;
 }
 
-uint32_t h_rd32(h_env *h, uint64_t va)
-{
-	uint32_t v = 0;
-	uint64_t f;
-	if (!cs_mem_read(h->tb.mem, va, &v, 4, &f))
-		abort();
-	return v;
-}
 
-uint64_t h_rd64(h_env *h, uint64_t va)
-{
-	uint64_t v = 0, f;
-	if (!cs_mem_read(h->tb.mem, va, &v, 8, &f))
-		abort();
-	return v;
-}
 
-void h_wr32(h_env *h, uint64_t va, uint32_t v)
-{
-	uint64_t f;
-	if (!cs_mem_write(h->tb.mem, va, &v, 4, &f))
-		abort();
-}

@@ -67,8 +67,5 @@ cs_engine_result h_pcas(h_env *h, uint64_t qmd_va, uint32_t action);
 cs_engine_result h_inline(h_env *h, uint64_t qmd_va, const cs_qmd *q, unsigned ndw,
 			  bool size384);
 
-uint32_t h_rd32(h_env *h, uint64_t va);
-uint64_t h_rd64(h_env *h, uint64_t va);
-void h_wr32(h_env *h, uint64_t va, uint32_t v);
 
 #endif

@@ -68,7 +68,7 @@ Test(gr_launch, pcas_path_on_each_arch)
 			cr_expect_eq(e->method, CS_GR_SEND_SIGNALING_PCAS2_B);
 			cr_expect_eq(e->cls, cs_arch_get(arches[a])->compute_class);
 		}
-		cr_expect_eq(h_rd32(h, H_SEM_VA), 0x1234);
+		cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0x1234);
 		cr_expect_eq(h->fx.calls, 1);
 		cr_expect_eq(h->fx.last.grid[0], 3);
 		cr_expect_eq(h->fx.last.block[0], 32);
@@ -112,8 +112,8 @@ Test(gr_launch, inline_path_on_each_arch)
 		cr_expect_eq(h->tb.trace.recs[1].ev.addr, va);
 		/* Stage 6: the dwords are in memory at the QMD address. */
 		for (unsigned i = 0; i < n; i++)
-			cr_expect_eq(h_rd32(h, va + 4 * i), q.dw[i], "dword %u", i);
-		cr_expect_eq(h_rd32(h, H_SEM_VA), 0x77);
+			cr_expect_eq(test_bus_read32(&h->tb, va + 4 * i), q.dw[i], "dword %u", i);
+		cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0x77);
 		cr_expect_eq(h->fx.last.grid[0], 2);
 		h_free(h);
 	}
@@ -125,13 +125,13 @@ Test(gr_launch, inline_256_bytes_on_hopper_reads_the_rest_from_memory)
 	cs_qmd q;
 	h_qmd_build(h, &q, 2, 0x5);
 	for (unsigned i = 64; i < 96; i++)
-		h_wr32(h, H_QMD_VA + 4 * i, 0xabc00000u + i);
+		test_bus_write32(&h->tb, H_QMD_VA + 4 * i, 0xabc00000u + i);
 	cr_assert_eq(h_inline(h, H_QMD_VA, &q, 64, false), CS_ENGINE_OK, "%s", h->why.msg);
 	cr_expect_eq(h_count(h, CS_EV_GRID_DONE), 1);
 	cr_expect_not_null(strstr(h_find(h, CS_EV_ASSUMPTION, 0)->detail,
 				  "LOAD_INLINE_QMD_DATA(63)"));
 	for (unsigned i = 64; i < 96; i++)
-		cr_expect_eq(h_rd32(h, H_QMD_VA + 4 * i), 0xabc00000u + i);
+		cr_expect_eq(test_bus_read32(&h->tb, H_QMD_VA + 4 * i), 0xabc00000u + i);
 	/* A dword beyond the announced 64 is refused. */
 	cr_expect_eq(h_call(h, 1, CS_GR_LOAD_INLINE_QMD_DATA + 4 * 64, 0), CS_ENGINE_STOP);
 	cr_expect_str_eq(h->why.msg, "LOAD_INLINE_QMD_DATA(64) is beyond the 64 dwords "
@@ -183,7 +183,7 @@ Test(gr_launch, every_pcas2_action)
 			cr_expect_eq(k.launches, 1, "action %u", act);
 			cr_expect_eq(h_find(h, CS_EV_QMD_SCHEDULE, 0)->ev.value, act);
 			cr_expect_not_null(strstr(h_find(h, CS_EV_QMD_SCHEDULE, 0)->detail, name));
-			cr_expect_eq(h_rd32(h, H_SEM_VA), 0x99);
+			cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0x99);
 		} else if (!name) {
 			cr_expect_eq(r, CS_ENGINE_STOP, "action %u", act);
 			char want[96];
@@ -195,7 +195,7 @@ Test(gr_launch, every_pcas2_action)
 		} else {
 			cr_expect_eq(r, CS_ENGINE_OK, "action %u", act);
 			cr_expect_eq(k.launches, 0, "action %u", act);
-			cr_expect_eq(h_rd32(h, H_SEM_VA), 0, "action %u released", act);
+			cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0, "action %u released", act);
 			if (act == CS_PCAS2_NOP) {
 				cr_expect_eq(h->tb.trace.n, 0);
 			} else if (act == CS_PCAS2_INVALIDATE) {
@@ -274,7 +274,7 @@ static void reject_case(cs_arch arch, const char *key, const char *value, const 
 	cr_expect_eq(h_count(h, CS_EV_DISPATCH), 0);
 	cr_expect_eq(h_count(h, CS_EV_QMD_READ), 0);
 	cr_expect_eq(h->fx.calls, 0);
-	cr_expect_eq(h_rd32(h, H_SEM_VA), 0, "a rejected QMD releases nothing");
+	cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0, "a rejected QMD releases nothing");
 	cr_expect_not_null(strstr(h->why.msg, want), "%s", h->why.msg);
 	cs_gr_counters k;
 	cs_gr_counters_get(h->gr, &k);
@@ -309,11 +309,11 @@ Test(gr_launch, the_qmd_is_read_at_launch_time_not_when_built)
 		cr_assert(cs_qmd_set(&patched, "RELEASE0_PAYLOAD", 0x20, &d));
 		for (unsigned i = 0; i < qmd_dwords(arches[a]); i++)
 			if (patched.dw[i] != q.dw[i])
-				h_wr32(h, H_QMD_VA + 4 * i, patched.dw[i]);
+				test_bus_write32(&h->tb, H_QMD_VA + 4 * i, patched.dw[i]);
 		cr_assert_eq(h_pcas(h, H_QMD_VA, 3), CS_ENGINE_OK, "%s", h->why.msg);
 		cr_expect_eq(h->fx.last.grid[0], 9);
 		cr_expect_eq(h_find(h, CS_EV_DISPATCH, 0)->ev.value, 9);
-		cr_expect_eq(h_rd32(h, H_SEM_VA), 0x20);
+		cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0x20);
 		h_free(h);
 	}
 }
@@ -330,7 +330,7 @@ static void release_case(cs_arch arch, unsigned words, uint64_t payload, unsigne
 	cr_assert(cs_qmd_set_key_text(&q, "release1", v, &d), "%s", d.msg);
 	h_qmd_write(h, H_QMD_VA, &q);
 	for (unsigned i = 0; i < 8; i++)
-		h_wr32(h, H_SEM_VA + 0x40 + 4 * i, 0xffffffffu);
+		test_bus_write32(&h->tb, H_SEM_VA + 0x40 + 4 * i, 0xffffffffu);
 	cr_assert_eq(h_pcas(h, H_QMD_VA, 3), CS_ENGINE_OK, "%s", h->why.msg);
 	cr_assert_eq(h_count(h, CS_EV_SEM_RELEASE), 2, "release0 and release1");
 	const cs_event *r = &h_find(h, CS_EV_SEM_RELEASE, 1)->ev;
@@ -338,7 +338,7 @@ static void release_case(cs_arch arch, unsigned words, uint64_t payload, unsigne
 	cr_expect_eq(r->aux, want_bytes, "%u words, payload 0x%llx", words,
 		     (unsigned long long)payload);
 	uint64_t t = CS_GR_NS_PER_LAUNCH + 4 * CS_GR_NS_PER_CTA;
-	uint64_t lo = h_rd64(h, H_SEM_VA + 0x40), hi = h_rd64(h, H_SEM_VA + 0x48);
+	uint64_t lo = test_bus_read64(&h->tb, H_SEM_VA + 0x40), hi = test_bus_read64(&h->tb, H_SEM_VA + 0x48);
 	switch (want_bytes) {
 	case 4:
 		cr_expect_eq(lo, 0xffffffff00000000ull | (payload & 0xffffffffu));
@@ -354,7 +354,7 @@ static void release_case(cs_arch arch, unsigned words, uint64_t payload, unsigne
 		cr_expect_not_null(strstr(h_find(h, CS_EV_SEM_RELEASE, 1)->detail, "timestamp"));
 		break;
 	}
-	cr_expect_eq(h_rd64(h, H_SEM_VA + 0x50), UINT64_MAX, "nothing beyond the structure");
+	cr_expect_eq(test_bus_read64(&h->tb, H_SEM_VA + 0x50), UINT64_MAX, "nothing beyond the structure");
 	h_free(h);
 }
 
@@ -409,7 +409,7 @@ Test(gr_launch, no_executor_dispatches_but_does_not_execute)
 		cr_expect_eq(h_count(h, CS_EV_DISPATCH), 1);
 		cr_expect_eq(h_count(h, CS_EV_GRID_DONE), 0);
 		cr_expect_eq(h_count(h, CS_EV_SEM_RELEASE), 0);
-		cr_expect_eq(h_rd32(h, H_SEM_VA), 0, "only an engine-authored release proves "
+		cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0, "only an engine-authored release proves "
 						      "execution");
 		cs_gr_counters k;
 		cs_gr_counters_get(h->gr, &k);
@@ -440,7 +440,7 @@ Test(gr_launch, executor_outcomes_other_than_executed)
 		h_qmd_write(h, H_QMD_VA, &q);
 		cr_expect_eq(h_pcas(h, H_QMD_VA, 3), CS_ENGINE_OK);
 		cr_expect_str_eq(h_find(h, CS_EV_GRID_NOT_RUN, 0)->detail, cases[i].want);
-		cr_expect_eq(h_rd32(h, H_SEM_VA), 0);
+		cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0);
 		h_free(h);
 	}
 	h_env *h = h_new(CS_ARCH_HOPPER, true);
@@ -458,7 +458,7 @@ Test(gr_launch, executor_outcomes_other_than_executed)
 	cr_expect_eq(f->ev.addr, 0xdead0000);
 	cr_expect_not_null(strstr(f->detail, "CTA 1 thread 3"), "%s", f->detail);
 	cr_expect_eq(h_count(h, CS_EV_SEM_RELEASE), 0);
-	cr_expect_eq(h_rd32(h, H_SEM_VA), 0);
+	cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0);
 	h_free(h);
 }
 
@@ -485,8 +485,8 @@ Test(gr_launch, dependent_qmd_chains)
 		cr_expect_eq(ins->launch, 1);
 		cr_expect_eq(ins->aux, CS_GR_PATH_DEPENDENT);
 		cr_expect_eq(ins->addr, H_QMD_VA + 0x400);
-		cr_expect_eq(h_rd32(h, H_SEM_VA), 0xa);
-		cr_expect_eq(h_rd32(h, H_SEM_VA + 0x10), 0xb);
+		cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0xa);
+		cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA + 0x10), 0xb);
 		cr_expect_eq(h_find(h, CS_EV_GRID_DONE, 1)->ev.value, 3);
 		cs_gr_counters k;
 		cs_gr_counters_get(h->gr, &k);
@@ -639,6 +639,6 @@ Test(gr_launch, a_bank_past_mapped_memory_dispatches_with_an_assumption)
 	cr_expect_str_eq(as->detail, "constant buffer 0 at 0x20020ff00 size 0x1600 runs past "
 				     "mapped memory at 0x200210000: bound as it is; a read past "
 				     "that faults");
-	cr_expect_eq(h_rd32(h, H_SEM_VA), 0x42);
+	cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0x42);
 	h_free(h);
 }

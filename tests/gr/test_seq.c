@@ -57,7 +57,7 @@ Test(gr_seq, pcas_launch_encodes_like_nvk_and_runs)
 		cr_assert_eq(walk(h, pb, n), CS_ENGINE_OK, "%s", h->why.msg);
 		cr_expect_eq(h_count(h, CS_EV_CACHE_INVALIDATE), 1);
 		cr_expect_eq(h_count(h, CS_EV_GRID_DONE), 1);
-		cr_expect_eq(h_rd32(h, H_SEM_VA), 0x3131);
+		cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0x3131);
 		h_free(h);
 	}
 }
@@ -129,9 +129,9 @@ Test(gr_seq, inline_launch_carries_every_qmd_dword_and_runs)
 		cr_expect_eq(memcmp(&pb[4], q.dw, ndw * 4), 0);
 		cr_assert_eq(walk(h, pb, n), CS_ENGINE_OK, "%s", h->why.msg);
 		cr_expect_eq(h_find(h, CS_EV_QMD_INSTALL, 0)->ev.addr, H_QMD_VA + 0x800);
-		cr_expect_eq(h_rd32(h, H_SEM_VA), 0x4242);
+		cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0x4242);
 		for (unsigned i = 0; i < ndw; i++)
-			cr_expect_eq(h_rd32(h, H_QMD_VA + 0x800 + 4 * i), q.dw[i]);
+			cr_expect_eq(test_bus_read32(&h->tb, H_QMD_VA + 0x800 + 4 * i), q.dw[i]);
 		h_free(h);
 	}
 }
@@ -141,7 +141,7 @@ Test(gr_seq, copy_sequence_runs_with_release)
 	for (size_t a = 0; a < 4; a++) {
 		h_env *h = h_new(arches[a], true);
 		for (unsigned i = 0; i < 64; i++)
-			h_wr32(h, H_BUF_VA + 4 * i, 0x5000 + i);
+			test_bus_write32(&h->tb, H_BUF_VA + 4 * i, 0x5000 + i);
 		bool wide_ok = arches[a] != CS_ARCH_AMPERE; /* C6B5 has no PAYLOAD_UPPER */
 		cs_gr_copy_opts o = { .arch = arches[a], .subch = 4, .dst = H_BUF_VA + 0x1000,
 				      .src = H_BUF_VA, .len = 256, .release = true,
@@ -157,9 +157,9 @@ Test(gr_seq, copy_sequence_runs_with_release)
 		cr_expect_eq(pb[0], cs_pb_inc(4, 0x400, 4));
 		cr_assert_eq(walk(h, pb, n), CS_ENGINE_OK, "%s", h->why.msg);
 		for (unsigned i = 0; i < 64; i++)
-			cr_expect_eq(h_rd32(h, H_BUF_VA + 0x1000 + 4 * i), 0x5000 + i);
-		cr_expect_eq(h_rd64(h, H_SEM_VA), o.sem_payload);
-		cr_expect_eq(h_rd64(h, H_SEM_VA + 8), h->tb.now);
+			cr_expect_eq(test_bus_read32(&h->tb, H_BUF_VA + 0x1000 + 4 * i), 0x5000 + i);
+		cr_expect_eq(test_bus_read64(&h->tb, H_SEM_VA), o.sem_payload);
+		cr_expect_eq(test_bus_read64(&h->tb, H_SEM_VA + 8), h->tb.now);
 		h_free(h);
 	}
 	cs_gr_copy_opts o = { .arch = CS_ARCH_AMPERE, .subch = 4, .len = 4, .release = true,
@@ -184,7 +184,7 @@ Test(gr_seq, i2m_sequence_runs)
 	size_t n = cs_gr_seq_encode(&s, pb, 32, &d);
 	cr_assert_eq(walk(h, pb, n), CS_ENGINE_OK, "%s", h->why.msg);
 	for (unsigned i = 0; i < 5; i++)
-		cr_expect_eq(h_rd32(h, H_BUF_VA + 0x40 + 4 * i), i + 1);
+		cr_expect_eq(test_bus_read32(&h->tb, H_BUF_VA + 0x40 + 4 * i), i + 1);
 	cr_expect_eq(h_find(h, CS_EV_I2M_WRITE, 0)->ev.value, 20);
 	h_free(h);
 }

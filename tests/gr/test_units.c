@@ -22,10 +22,10 @@ Test(gr_units, report_semaphore_one_and_four_words)
 	h_env *h = h_new(CS_ARCH_HOPPER, true);
 	h->tb.now = 5000;
 	for (unsigned i = 0; i < 12; i++)
-		h_wr32(h, H_SEM_VA + 4 * i, 0xffffffffu);
+		test_bus_write32(&h->tb, H_SEM_VA + 4 * i, 0xffffffffu);
 	report(h, H_SEM_VA, 0x31, 1u << 28); /* RELEASE, ONE_WORD */
-	cr_expect_eq(h_rd32(h, H_SEM_VA), 0x31);
-	cr_expect_eq(h_rd32(h, H_SEM_VA + 4), 0xffffffffu);
+	cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0x31);
+	cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA + 4), 0xffffffffu);
 	const h_rec *r = h_find(h, CS_EV_SEM_RELEASE, 0);
 	cr_assert_not_null(r);
 	cr_expect_eq(r->ev.aux, 4);
@@ -34,13 +34,13 @@ Test(gr_units, report_semaphore_one_and_four_words)
 	cr_expect_eq(r->ev.method, CS_GR_SET_REPORT_SEMAPHORE_D);
 	cr_expect_eq(r->ev.method_index, 3);
 	report(h, H_SEM_VA + 0x10, 0x32, 0); /* RELEASE, FOUR_WORDS */
-	cr_expect_eq(h_rd64(h, H_SEM_VA + 0x10), 0x32);
-	cr_expect_eq(h_rd64(h, H_SEM_VA + 0x18), 5000, "timestamp");
+	cr_expect_eq(test_bus_read64(&h->tb, H_SEM_VA + 0x10), 0x32);
+	cr_expect_eq(test_bus_read64(&h->tb, H_SEM_VA + 0x18), 5000, "timestamp");
 	cr_expect_eq(h_find(h, CS_EV_SEM_RELEASE, 1)->ev.aux, 16);
 	/* TRAP and the reserved operations stop the channel. */
 	report(h, H_SEM_VA + 0x20, 1, 3);
 	cr_expect_not_null(strstr(h_find(h, CS_EV_CHANNEL_STOP, 0)->detail, "OPERATION=TRAP"));
-	cr_expect_eq(h_rd32(h, H_SEM_VA + 0x20), 0xffffffffu, "a trap writes nothing");
+	cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA + 0x20), 0xffffffffu, "a trap writes nothing");
 	report(h, H_SEM_VA, 1, 1);
 	cr_expect_str_eq(h->why.msg, "SET_REPORT_SEMAPHORE_D OPERATION=1 is reserved (0 RELEASE, 3 TRAP)");
 	report(h, H_UNMAPPED_VA, 1, 1u << 28);
@@ -58,12 +58,12 @@ Test(gr_units, report_semaphore_upper_bits_per_class)
 	 * Hopper, kept after (and then the address is unmapped). */
 	h_env *h = h_new(CS_ARCH_AMPERE, true);
 	report(h, H_SEM_VA | (1ull << 40), 0x7, 1u << 28);
-	cr_expect_eq(h_rd32(h, H_SEM_VA), 0x7);
+	cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0x7);
 	h_free(h);
 	h = h_new(CS_ARCH_HOPPER, true);
 	report(h, H_SEM_VA | (1ull << 40), 0x7, 1u << 28);
 	cr_expect_eq(h_count(h, CS_EV_FAULT), 1);
-	cr_expect_eq(h_rd32(h, H_SEM_VA), 0);
+	cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0);
 	h_free(h);
 }
 
@@ -85,16 +85,16 @@ Test(gr_units, i2m_writes_multi_dword_and_partial_tail)
 	h_env *h = h_new(CS_ARCH_HOPPER, true);
 	h_bind(h, 2, 0xCBC0);
 	for (unsigned i = 0; i < 4; i++)
-		h_wr32(h, H_BUF_VA + 4 * i, 0xeeeeeeeeu);
+		test_bus_write32(&h->tb, H_BUF_VA + 4 * i, 0xeeeeeeeeu);
 	i2m_setup(h, H_BUF_VA, 10, 1, 0, 1);
 	cr_expect_eq(h->why.status, CS_OK, "%s", h->why.msg);
 	cr_expect_eq(h_call(h, 2, CS_GR_LOAD_INLINE_DATA, 0x44332211), CS_ENGINE_OK);
 	cr_expect_eq(h_call(h, 2, CS_GR_LOAD_INLINE_DATA, 0x88776655), CS_ENGINE_OK);
 	cr_expect_eq(h_count(h, CS_EV_I2M_WRITE), 0, "not done before the last byte");
 	cr_expect_eq(h_call(h, 2, CS_GR_LOAD_INLINE_DATA, 0xccbbaa99), CS_ENGINE_OK);
-	cr_expect_eq(h_rd32(h, H_BUF_VA), 0x44332211);
-	cr_expect_eq(h_rd32(h, H_BUF_VA + 4), 0x88776655);
-	cr_expect_eq(h_rd32(h, H_BUF_VA + 8), 0xeeeeaa99, "bytes past LINE_LENGTH_IN untouched");
+	cr_expect_eq(test_bus_read32(&h->tb, H_BUF_VA), 0x44332211);
+	cr_expect_eq(test_bus_read32(&h->tb, H_BUF_VA + 4), 0x88776655);
+	cr_expect_eq(test_bus_read32(&h->tb, H_BUF_VA + 8), 0xeeeeaa99, "bytes past LINE_LENGTH_IN untouched");
 	const h_rec *w = h_find(h, CS_EV_I2M_WRITE, 0);
 	cr_assert_not_null(w);
 	cr_expect_eq(w->ev.addr, H_BUF_VA);
@@ -118,8 +118,8 @@ Test(gr_units, i2m_multi_line_uses_pitch)
 	for (uint32_t i = 0; i < 3; i++)
 		cr_expect_eq(h_call(h, 2, CS_GR_LOAD_INLINE_DATA, 0x1000 + i), CS_ENGINE_OK);
 	for (uint32_t i = 0; i < 3; i++)
-		cr_expect_eq(h_rd32(h, H_BUF_VA + 0x100 * i), 0x1000 + i);
-	cr_expect_eq(h_rd32(h, H_BUF_VA + 4), 0);
+		cr_expect_eq(test_bus_read32(&h->tb, H_BUF_VA + 0x100 * i), 0x1000 + i);
+	cr_expect_eq(test_bus_read32(&h->tb, H_BUF_VA + 4), 0);
 	cr_expect_eq(h_find(h, CS_EV_I2M_WRITE, 0)->ev.value, 12);
 	h_free(h);
 }
@@ -233,7 +233,7 @@ Test(gr_units, copy_multi_line_with_pitches_and_overlap)
 		     CS_ENGINE_OK, "%s", h->why.msg);
 	for (unsigned i = 0; i < 3; i++)
 		cr_expect(same(h, H_BUF_VA + 32 * i, H_BUF_VA + 0x8000 + 64 * i, 16), "line %u", i);
-	cr_expect_eq(h_rd32(h, H_BUF_VA + 0x8000 + 16), 0, "between lines untouched");
+	cr_expect_eq(test_bus_read32(&h->tb, H_BUF_VA + 0x8000 + 16), 0, "between lines untouched");
 	cr_expect_eq(h_find(h, CS_EV_COPY, 0)->ev.value, 48);
 	/* Without MULTI_LINE_ENABLE, LINE_COUNT is ignored: one line. */
 	cr_assert_eq(ce(h, H_BUF_VA + 0x9000, H_BUF_VA, 16, 3, 32, 64, CE_PITCH), CS_ENGINE_OK);
@@ -254,11 +254,11 @@ Test(gr_units, copy_semaphore_release_with_and_without_timestamp)
 	h_call(h, 4, CS_CE_SET_SEMAPHORE_B, (uint32_t)H_SEM_VA);
 	h_call(h, 4, CS_CE_SET_SEMAPHORE_PAYLOAD, 0x600d);
 	for (unsigned i = 0; i < 8; i++)
-		h_wr32(h, H_SEM_VA + 4 * i, 0xffffffffu);
+		test_bus_write32(&h->tb, H_SEM_VA + 4 * i, 0xffffffffu);
 	cr_assert_eq(ce(h, H_BUF_VA + 0x100, H_BUF_VA, 64, 1, 0, 0, CE_PITCH | (1u << 3) | 4u),
 		     CS_ENGINE_OK, "%s", h->why.msg);
-	cr_expect_eq(h_rd32(h, H_SEM_VA), 0x600d);
-	cr_expect_eq(h_rd32(h, H_SEM_VA + 4), 0xffffffffu);
+	cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA), 0x600d);
+	cr_expect_eq(test_bus_read32(&h->tb, H_SEM_VA + 4), 0xffffffffu);
 	const h_rec *r = h_find(h, CS_EV_SEM_RELEASE, 0);
 	cr_assert_not_null(r);
 	cr_expect_eq(r->ev.unit, CS_UNIT_COPY);
@@ -272,13 +272,13 @@ Test(gr_units, copy_semaphore_release_with_and_without_timestamp)
 	h_call(h, 4, CS_CE_SET_SEMAPHORE_PAYLOAD_UPPER, 0x11);
 	cr_assert_eq(ce(h, H_BUF_VA + 0x100, H_BUF_VA, 16, 1, 0, 0,
 			CE_PITCH | (2u << 3) | (1u << 27)), CS_ENGINE_OK);
-	cr_expect_eq(h_rd64(h, H_SEM_VA + 0x10), 0x110000600dull);
-	cr_expect_eq(h_rd64(h, H_SEM_VA + 0x18), t + CS_GR_NS_PER_COPY + 1);
+	cr_expect_eq(test_bus_read64(&h->tb, H_SEM_VA + 0x10), 0x110000600dull);
+	cr_expect_eq(test_bus_read64(&h->tb, H_SEM_VA + 0x18), t + CS_GR_NS_PER_COPY + 1);
 	cr_expect_eq(h_find(h, CS_EV_SEM_RELEASE, 1)->ev.aux, 16);
 	/* A release with no transfer (DATA_TRANSFER_TYPE NONE). */
 	h_call(h, 4, CS_CE_SET_SEMAPHORE_B, (uint32_t)H_SEM_VA + 0x20);
 	cr_assert_eq(h_call(h, 4, CS_CE_LAUNCH_DMA, (1u << 3) | (1u << 27)), CS_ENGINE_OK);
-	cr_expect_eq(h_rd64(h, H_SEM_VA + 0x20), 0x110000600dull);
+	cr_expect_eq(test_bus_read64(&h->tb, H_SEM_VA + 0x20), 0x110000600dull);
 	cs_gr_counters k;
 	cs_gr_counters_get(h->gr, &k);
 	cr_expect_eq(k.copies, 2);
@@ -330,7 +330,7 @@ Test(gr_units, copy_refuses_layouts_and_modes_it_does_not_model)
 		cr_expect_not_null(strstr(s->detail, cases[i].what), "%s", s->detail);
 		cr_expect_not_null(strstr(s->detail, "not modelled"), "%s", s->detail);
 		cr_expect_eq(s->ev.unit, CS_UNIT_COPY);
-		cr_expect_eq(h_rd32(h, H_BUF_VA + 0x100), 0, "nothing copied");
+		cr_expect_eq(test_bus_read32(&h->tb, H_BUF_VA + 0x100), 0, "nothing copied");
 		cr_expect_eq(h_count(h, CS_EV_COPY), 0);
 		h_free(h);
 	}
@@ -354,7 +354,7 @@ Test(gr_units, copy_faults_name_the_side)
 			CE_PITCH | (1u << 9)), CS_ENGINE_STOP);
 	cr_expect_eq(h_find(h, CS_EV_FAULT, 2)->ev.addr, H_BUF_VA + 0x100000 + 0x80);
 	cr_expect_not_null(strstr(h_find(h, CS_EV_FAULT, 2)->detail, "destination line 1"));
-	cr_expect_eq(h_rd32(h, H_BUF_VA + 0x100000 - 0x80), 0);
+	cr_expect_eq(test_bus_read32(&h->tb, H_BUF_VA + 0x100000 - 0x80), 0);
 	h_free(h);
 }
 

@@ -14,6 +14,7 @@
 
 #include "chainsim/mem.h"
 #include "chainsim/ptx.h"
+#include "source.h"
 
 static double now_s(void)
 {
@@ -31,34 +32,11 @@ static double cpu_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static char *read_file(const char *rel, size_t *len)
-{
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", root ? root : ".", rel);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *b = malloc((size_t)n + 1);
-	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	if (b) {
-		b[n] = 0;
-		*len = (size_t)n;
-	}
-	return b;
-}
 
 static cs_ptx_program *load(const char *rel)
 {
 	size_t len;
-	char *text = read_file(rel, &len);
+	char *text = test_read_source(rel, &len);
 	if (!text) {
 		fprintf(stderr, "cannot read %s\n", rel);
 		return NULL;

@@ -48,37 +48,13 @@ cs_ptx_program *h_parse(const char *text, cs_diag *d)
 	return p;
 }
 
-char *h_read_source(const char *relpath, size_t *len)
-{
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", root ? root : ".", relpath);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	if (buf) {
-		buf[n] = 0;
-		if (len)
-			*len = (size_t)n;
-	}
-	return buf;
-}
 
 cs_ptx_program *h_load_fixture(const char *kernel, const char *arch)
 {
 	char rel[256];
 	snprintf(rel, sizeof(rel), "fixtures/kernels/out/%s.%s.ptx", kernel, arch);
 	size_t len;
-	char *text = h_read_source(rel, &len);
+	char *text = test_read_source(rel, &len);
 	cr_assert(text, "cannot read %s", rel);
 	cs_diag d;
 	cs_ptx_program *p = cs_ptx_parse(text, len, rel, &d);

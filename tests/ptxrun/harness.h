@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "bus.h"
+#include "source.h"
 #include "chainsim/ptx.h"
 
 typedef struct h_env {
@@ -36,8 +37,6 @@ void h_read(h_env *e, uint64_t va, void *dst, size_t len);
 
 /* Parses PTX text; on failure prints the diagnostic and returns NULL. */
 cs_ptx_program *h_parse(const char *text, cs_diag *d);
-/* Reads tests/ptxrun/ptx/<name> (or any path under the source root). */
-char *h_read_source(const char *relpath, size_t *len);
 /* Parses fixtures/kernels/out/<kernel>.<arch>.ptx; asserts it reads and parses. */
 cs_ptx_program *h_load_fixture(const char *kernel, const char *arch);
 /* Expects the n floats at va to equal want exactly; what names them. */

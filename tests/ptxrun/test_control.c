@@ -306,7 +306,7 @@ Test(control, endless_loop_ends_at_the_budget)
 Test(control, deterministic_results_and_counts)
 {
 	size_t len;
-	char *text = h_read_source("tests/ptxrun/ptx/samples_sm90.ptx", &len);
+	char *text = test_read_source("tests/ptxrun/ptx/samples_sm90.ptx", &len);
 	cr_assert(text);
 	cs_diag d;
 	cs_ptx_program *p = cs_ptx_parse(text, len, "s.ptx", &d);
@@ -404,7 +404,7 @@ static int flow_ref(int v)
 Test(control, nvcc_divergent_flow_matches_c)
 {
 	size_t len;
-	char *text = h_read_source("tests/ptxrun/ptx/samples_sm90.ptx", &len);
+	char *text = test_read_source("tests/ptxrun/ptx/samples_sm90.ptx", &len);
 	cr_assert(text);
 	cs_diag d;
 	cs_ptx_program *p = cs_ptx_parse(text, len, "samples_sm90.ptx", &d);

@@ -271,7 +271,7 @@ Test(fixtures, float_atomics_note_that_order_matters)
 	for (int a = 0; a < 3; a++) {
 		cs_ptx_program *p = h_load_fixture("reduce", archs[a]);
 		size_t len;
-		char *text = h_read_source(a == 0 ? "fixtures/kernels/out/reduce.sm_80.ptx"
+		char *text = test_read_source(a == 0 ? "fixtures/kernels/out/reduce.sm_80.ptx"
 					   : a == 1 ? "fixtures/kernels/out/reduce.sm_90.ptx"
 						    : "fixtures/kernels/out/reduce.sm_100.ptx", &len);
 		cr_assert(text);

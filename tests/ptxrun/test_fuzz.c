@@ -173,7 +173,7 @@ Test(fuzz, mutated_samples_return_cleanly, .timeout = 300)
 	uint64_t buf = h_alloc(&e, 1 << 16);
 	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
 		size_t len;
-		char *src = h_read_source(files[f], &len);
+		char *src = test_read_source(files[f], &len);
 		cr_assert(src, "cannot read %s", files[f]);
 		size_t cap = len * 2 + 64;
 		char *dst = malloc(cap);

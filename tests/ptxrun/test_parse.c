@@ -231,7 +231,7 @@ Test(parse, all_committed_samples_parse)
 				       "tests/ptxrun/ptx/samples_sm100.ptx" };
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		size_t len;
-		char *text = h_read_source(files[i], &len);
+		char *text = test_read_source(files[i], &len);
 		cr_assert(text, "cannot read %s", files[i]);
 		cs_diag d;
 		cs_ptx_program *p = cs_ptx_parse(text, len, files[i], &d);

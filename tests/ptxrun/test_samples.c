@@ -11,7 +11,7 @@
 static cs_ptx_program *load_samples(void)
 {
 	size_t len;
-	char *text = h_read_source("tests/ptxrun/ptx/samples_sm90.ptx", &len);
+	char *text = test_read_source("tests/ptxrun/ptx/samples_sm90.ptx", &len);
 	cr_assert(text, "cannot read samples_sm90.ptx");
 	cs_diag d;
 	cs_ptx_program *p = cs_ptx_parse(text, len, "samples_sm90.ptx", &d);

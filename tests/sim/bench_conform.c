@@ -1,35 +1,46 @@
 /* SPDX-License-Identifier: MIT */
-/* The corpus (tests/conformance and tests/outside) through `chainsim conform`
- * with one child at a time and with two, best of ROUNDS each, interleaved.
- * Both must print the same SUMMARY line, or the figure means nothing. Three
- * comments bound the ratio: one case alone (what the command costs to start
- * and end, which no number of jobs divides), two whole serial runs at once
- * (what two cores give this workload), and a fixed loop in two processes
- * (whether the second core is free at all).
+/* `chainsim conform` with one child at a time and with two, best of ROUNDS
+ * each, interleaved, on two corpora; each pair must print the same SUMMARY
+ * line, or the figure means nothing.
+ *
+ * The large corpus (tests/conformance, tests/outside and the fixture kernels'
+ * battery scenarios, whose serial run takes over a second) measures the
+ * speed-up: its longest case, which no number of jobs divides, bounds it, and
+ * the bench prints that bound. The battery scenarios carry no expect line, so
+ * the bench runs copies of them with `expect complete` and one host thread
+ * (`# run: --threads=1`: a --jobs 1 case may otherwise take both cores).
+ *
+ * The small corpus (tests/conformance and tests/outside, tens of
+ * milliseconds) measures the runner's efficiency: one --jobs 2 run against
+ * two whole --jobs 1 runs at once, which share nothing (the throughput two
+ * cores give this workload, start-up included).
  *
  * BENCH name=conform.serial value=<s> unit=s
  * BENCH name=conform.jobs2 value=<s> unit=s baseline=conform.serial ratio=<serial/jobs2>
+ * BENCH name=conform.small.jobs2 value=<s> unit=s baseline=conform.small.two_serial_at_once
+ *       ratio=<efficiency: (two runs' time / 2) / jobs2>
  */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { ROUNDS = 9 };
+enum { ROUNDS = 5, MAX_PATHS = 8 };
 
-/* The corpus, or one case alone (what starting and ending the command costs,
- * which no number of jobs divides). */
-static const char *const corpus[] = { "tests/conformance", "tests/outside", NULL };
-static const char *const one_case[] = { "tests/conformance/no-methods.chain", NULL };
+static const char *const small[] = { "tests/conformance", "tests/outside", NULL };
+static const char *const battery[] = { "vadd", "matmul", "ffn4", "attention", NULL };
 
-/* One run; its SUMMARY line into summary (g_free) and its wall time. */
-static double run_conform(const char *jobs, const char *const *paths, char **summary)
+/* One run; its SUMMARY line into summary (g_free), its longest case's seconds
+ * into *longest (when not NULL), and its wall time. */
+static double run_conform(const char *jobs, const char *const *paths, char **summary,
+			  double *longest)
 {
 	char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
-	const char *argv[16] = { exe, "conform", "--no-progress", "--jobs", jobs };
-	for (size_t i = 0; paths[i] && i < 10; i++)
+	const char *argv[MAX_PATHS + 6] = { exe, "conform", "--no-progress", "--jobs", jobs };
+	for (size_t i = 0; paths[i] && i < MAX_PATHS; i++)
 		argv[5 + i] = paths[i];
 	char *out = NULL;
 	int ws = 0;
@@ -44,19 +55,87 @@ static double run_conform(const char *jobs, const char *const *paths, char **sum
 	double s = (double)(g_get_monotonic_time() - t0) / 1e6;
 	const char *sum = strstr(out, "SUMMARY: ");
 	*summary = g_strdup(sum ? sum : "(none)");
+	if (longest) {
+		*longest = 0;
+		for (const char *p = strstr(out, " ("); p; p = strstr(p + 2, " (")) {
+			double t = strtod(p + 2, NULL);
+			*longest = t > *longest ? t : *longest;
+		}
+	}
 	g_free(out);
 	g_free(exe);
 	return s;
 }
 
-/* Two whole --jobs 1 runs of the corpus at once: what two cores give this
- * workload (start-up included) when nothing is shared between the runs. No
- * runner can beat twice one run's time divided by this. */
-static double two_runs_at_once(void)
+/* Copies of the battery scenarios in dir, each a conform case: the module
+ * path made absolute, one host thread, `expect complete`. */
+static void write_battery_cases(const char *dir)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	char *kernels = g_strconcat(root, "/fixtures/kernels/out/", NULL);
+	for (size_t i = 0; battery[i]; i++) {
+		char *name = g_strdup_printf("%s.chain", battery[i]);
+		char *src = g_build_filename(root, "fixtures", "battery", name, NULL);
+		char *text = NULL;
+		if (!g_file_get_contents(src, &text, NULL, NULL)) {
+			fprintf(stderr, "bench_conform: cannot read %s\n", src);
+			exit(1);
+		}
+		char **parts = g_strsplit(text, "../kernels/out/", -1);
+		char *body = g_strjoinv(kernels, parts);
+		char *out = g_strdup_printf("# run: --threads=1\n%s\nexpect complete\n", body);
+		char *dst = g_build_filename(dir, name, NULL);
+		if (!g_file_set_contents(dst, out, -1, NULL)) {
+			fprintf(stderr, "bench_conform: cannot write %s\n", dst);
+			exit(1);
+		}
+		g_free(dst);
+		g_free(out);
+		g_free(body);
+		g_strfreev(parts);
+		g_free(text);
+		g_free(src);
+		g_free(name);
+	}
+	g_free(kernels);
+}
+
+/* Best of ROUNDS of --jobs 1 and --jobs 2, interleaved, on paths; the same
+ * SUMMARY line from every run, or the bench stops. */
+static void serial_and_jobs2(const char *const *paths, double *serial, double *jobs2,
+			     double *longest)
+{
+	*serial = *jobs2 = 1e9;
+	char *first = NULL;
+	for (int r = 0; r < ROUNDS; r++) {
+		char *a = NULL, *b = NULL;
+		double l = 0, t1 = run_conform("1", paths, &a, &l), t2 = run_conform("2", paths, &b, NULL);
+		if (t1 < *serial) {
+			*serial = t1;
+			if (longest)
+				*longest = l;
+		}
+		*jobs2 = t2 < *jobs2 ? t2 : *jobs2;
+		if (strcmp(a, b) != 0 || (first && strcmp(a, first) != 0)) {
+			fprintf(stderr, "bench_conform: SUMMARY lines differ:\n%s%s", a, b);
+			exit(1);
+		}
+		g_free(b);
+		g_free(first);
+		first = a;
+	}
+	printf("%s", first);
+	g_free(first);
+}
+
+/* Two whole --jobs 1 runs of paths at once: what two cores give this workload
+ * (start-up included) when nothing is shared between the runs. */
+static double two_runs_at_once(const char *const *paths)
 {
 	char *exe = g_build_filename(getenv("CHAINSIM_BUILD_ROOT"), "tools", "chainsim", NULL);
-	const char *argv[] = { exe, "conform", "--no-progress", "--jobs", "1", corpus[0],
-			       corpus[1], NULL };
+	const char *argv[MAX_PATHS + 6] = { exe, "conform", "--no-progress", "--jobs", "1" };
+	for (size_t i = 0; paths[i] && i < MAX_PATHS; i++)
+		argv[5 + i] = paths[i];
 	gint64 t0 = g_get_monotonic_time();
 	GPid pid[2];
 	int ok = 1;
@@ -105,49 +184,46 @@ int main(void)
 		fprintf(stderr, "bench_conform: run through meson test --benchmark\n");
 		return 1;
 	}
-	double best1 = 1e9, best2 = 1e9;
-	char *sum1 = NULL, *sum2 = NULL;
-	for (int r = 0; r < ROUNDS; r++) {
-		char *a = NULL, *b = NULL;
-		double t1 = run_conform("1", corpus, &a), t2 = run_conform("2", corpus, &b);
-		best1 = t1 < best1 ? t1 : best1;
-		best2 = t2 < best2 ? t2 : best2;
-		if (strcmp(a, b) != 0 || (sum1 && strcmp(a, sum1) != 0)) {
-			fprintf(stderr, "bench_conform: SUMMARY lines differ:\n%s%s", a, b);
-			return 1;
-		}
-		g_free(sum1);
-		g_free(b);
-		sum1 = a;
-	}
-	sum2 = sum1;
-	printf("%s", sum2);
 	double load[1] = { 0 };
-	if (getloadavg(load, 1) == 1) /* other work on the cores shows in the ratio */
+	if (getloadavg(load, 1) == 1) /* other work on the cores shows in the ratios */
 		printf("# load average %.2f on %ld cores\n", load[0], sysconf(_SC_NPROCESSORS_ONLN));
-	double fixed = 1e9;
-	for (int r = 0; r < ROUNDS; r++) {
-		char *c = NULL;
-		double t = run_conform("1", one_case, &c);
-		fixed = t < fixed ? t : fixed;
-		g_free(c);
+
+	char *dir = g_dir_make_tmp("chainsim-bench-conform-XXXXXX", NULL);
+	if (!dir) {
+		fprintf(stderr, "bench_conform: no temporary folder\n");
+		return 1;
 	}
-	/* Amdahl: the fixed part runs once whatever the jobs */
-	printf("# one case alone: %.3f s (start-up and teardown); with it the most two jobs "
-	       "can give on this corpus is %.2f\n", fixed, best1 / (fixed + (best1 - fixed) / 2));
+	write_battery_cases(dir);
+	const char *const large[] = { dir, small[0], small[1], NULL }; /* longest first */
+	double serial, jobs2, longest = 0;
+	serial_and_jobs2(large, &serial, &jobs2, &longest);
+	printf("# large corpus: longest case %.2f s; with it the most two jobs can give is "
+	       "%.2f\n", longest, serial / (longest > serial / 2 ? longest : serial / 2));
+
+	double small_serial, small_jobs2;
+	serial_and_jobs2(small, &small_serial, &small_jobs2, NULL);
 	double both = 1e9;
 	for (int r = 0; r < ROUNDS; r++) {
-		double t = two_runs_at_once();
+		double t = two_runs_at_once(small);
 		both = t < both ? t : both;
 	}
-	printf("# two whole --jobs 1 runs at once: %.3f s, %.2f times one run's throughput "
-	       "(what two cores give this workload)\n", both, 2 * best1 / both);
+	printf("# small corpus: --jobs 1 %.3f s; two whole --jobs 1 runs at once %.3f s, %.2f "
+	       "times one run's throughput\n", small_serial, both, 2 * small_serial / both);
 	double one = spin_children(1), two = spin_children(2);
 	printf("# parallelism available now: %.2f (a fixed loop: %.3f s alone, %.3f s as two)\n",
 	       2 * one / two, one, two);
-	printf("BENCH name=conform.serial value=%.3f unit=s\n", best1);
+	printf("BENCH name=conform.serial value=%.3f unit=s\n", serial);
 	printf("BENCH name=conform.jobs2 value=%.3f unit=s baseline=conform.serial ratio=%.2f\n",
-	       best2, best1 / best2);
-	g_free(sum1);
+	       jobs2, serial / jobs2);
+	printf("BENCH name=conform.small.jobs2 value=%.3f unit=s "
+	       "baseline=conform.small.two_serial_at_once ratio=%.2f\n",
+	       small_jobs2, both / (2 * small_jobs2));
+	for (size_t i = 0; battery[i]; i++) {
+		char *name = g_strdup_printf("%s/%s.chain", dir, battery[i]);
+		g_unlink(name);
+		g_free(name);
+	}
+	g_rmdir(dir);
+	g_free(dir);
 	return 0;
 }

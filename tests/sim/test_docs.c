@@ -302,25 +302,70 @@ static void check_links(const char *root, const char *rel, const char *text)
 	g_free(dir);
 }
 
-/* Every .md document a source file names (a comment, a message) is in the
- * repository: at that path from the root, beside the file, or under docs/. */
-static void check_named_documents(const char *root, const char *rel, const char *text)
+/* True when name is a file of the repository: at that path from the root,
+ * beside the file that names it, under docs/ or under include/. */
+static bool names_a_file(const char *root, const char *dir, const char *name)
 {
-	GRegex *re = g_regex_new("[A-Za-z0-9_./-]+\\.md\\b", 0, 0, NULL);
+	const char *const bases[] = { "", dir, "docs", "include" };
+	bool found = false;
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]) && !found; i++) {
+		char *abs = g_build_filename(root, bases[i], name, NULL);
+		found = g_file_test(abs, G_FILE_TEST_EXISTS);
+		g_free(abs);
+	}
+	return found;
+}
+
+/* True when name's first folder is a folder of the repository (at the root
+ * or beside the file that names it): a path into another project (a kernel
+ * module's source, tinygrad's) starts elsewhere. */
+static bool in_repository_folder(const char *root, const char *dir, const char *name)
+{
+	char *first = g_strndup(name, strcspn(name, "/"));
+	char *at_root = g_build_filename(root, first, NULL);
+	char *beside = g_build_filename(root, dir, first, NULL);
+	bool in = g_file_test(at_root, G_FILE_TEST_IS_DIR) || g_file_test(beside, G_FILE_TEST_IS_DIR);
+	g_free(beside);
+	g_free(at_root);
+	g_free(first);
+	return in;
+}
+
+/* True when a part of name is a placeholder in capitals (NAME.chain,
+ * K.sm_XX.ptx): a pattern, not a file. */
+static bool has_placeholder(const char *name)
+{
+	char **parts = g_strsplit(name, "/", -1);
+	bool found = false;
+	for (unsigned i = 0; parts[i] && !found; i++) {
+		size_t n = strcspn(parts[i], ".");
+		size_t caps = strspn(parts[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+		found = n > 0 && caps == n && strncmp(parts[i], "README", n) != 0;
+	}
+	g_strfreev(parts);
+	return found;
+}
+
+/* Every file a source or a document names (a comment, a message, prose) is in
+ * the repository: every .md name, and every relative path into one of the
+ * repository's folders that ends in a source's or a document's extension.
+ * Absolute paths, URLs' paths, paths with a printf conversion, a glob or a
+ * placeholder in them, and paths under build/ are not files of the repository. */
+static void check_named_files(const char *root, const char *rel, const char *text)
+{
+	GRegex *re = g_regex_new("(?<![A-Za-z0-9_./%*:<>{}$~-])"
+				 "(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.(?:md|c|h|def|build|chain|"
+				 "sh|py|S|ld|cu|ptx)\\b(?![/%*(]|\\.[A-Za-z0-9])",
+				 0, 0, NULL);
 	GMatchInfo *m = NULL;
 	char *dir = g_path_get_dirname(rel);
 	for (g_regex_match(re, text, 0, &m); g_match_info_matches(m); g_match_info_next(m, NULL)) {
 		char *name = g_match_info_fetch(m, 0);
-		char *at_root = g_build_filename(root, name, NULL);
-		char *beside = g_build_filename(root, dir, name, NULL);
-		char *in_docs = g_build_filename(root, "docs", name, NULL);
-		cr_expect(g_file_test(at_root, G_FILE_TEST_EXISTS) ||
-				  g_file_test(beside, G_FILE_TEST_EXISTS) ||
-				  g_file_test(in_docs, G_FILE_TEST_EXISTS),
-			  "%s names %s, which is not a document in the repository", rel, name);
-		g_free(at_root);
-		g_free(beside);
-		g_free(in_docs);
+		bool is_doc = g_str_has_suffix(name, ".md");
+		if ((is_doc || strchr(name, '/')) && !g_str_has_prefix(name, "build/") &&
+		    (is_doc || in_repository_folder(root, dir, name)) && !has_placeholder(name))
+			cr_expect(names_a_file(root, dir, name),
+				  "%s names %s, which is not a file in the repository", rel, name);
 		g_free(name);
 	}
 	g_match_info_free(m);
@@ -328,7 +373,13 @@ static void check_named_documents(const char *root, const char *rel, const char 
 	g_free(dir);
 }
 
-static void walk(const char *root, const char *rel, unsigned *files)
+/* Calls visit(child, name, text, ctx) for every file under rel that keep(name)
+ * accepts, child its path relative to root (build folders left out); *files
+ * counts them. */
+static void walk_repository(const char *root, const char *rel, bool (*keep)(const char *name),
+			    void (*visit)(const char *child, const char *name, const char *text,
+					  void *ctx),
+			    void *ctx, unsigned *files)
 {
 	char *path = rel[0] ? g_build_filename(root, rel, NULL) : g_strdup(root);
 	GDir *d = g_dir_open(path, 0, NULL);
@@ -341,25 +392,11 @@ static void walk(const char *root, const char *rel, unsigned *files)
 		char *child = rel[0] ? g_build_filename(rel, name, NULL) : g_strdup(name);
 		char *abs = g_build_filename(root, child, NULL);
 		if (g_file_test(abs, G_FILE_TEST_IS_DIR)) {
-			walk(root, child, files);
-		} else if (checked_file(name)) {
+			walk_repository(root, child, keep, visit, ctx, files);
+		} else if (keep(name)) {
 			char *text = NULL;
 			cr_assert(g_file_get_contents(abs, &text, NULL, NULL));
-			/* the two documents outside the repository (spelled in two
-			 * parts so that this file does not name them) */
-			cr_expect(!strstr(text, "DESIGN" ".md") && !strstr(text, "hw-" "facts"),
-				  "%s points at %s or %s, which are not in the repository", child,
-				  "DESIGN" ".md", "docs/hw-" "facts" ".md");
-			/* comments speak of the code as it is, not of how it came to be
-			 * (spelled in parts so that this file does not trip it) */
-			cr_expect(!strstr(text, "added " "by ") && !strstr(text, "(addi" "tive)") &&
-					  !strstr(text, "/* added" ":"),
-				  "%s carries a note of how the code came to be, not of what it is",
-				  child);
-			if (g_str_has_suffix(name, ".md"))
-				check_links(root, child, text);
-			else
-				check_named_documents(root, child, text);
+			visit(child, name, text, ctx);
 			g_free(text);
 			(*files)++;
 		}
@@ -370,10 +407,29 @@ static void walk(const char *root, const char *rel, unsigned *files)
 	g_free(path);
 }
 
+static void check_file(const char *child, const char *name, const char *text, void *ctx)
+{
+	const char *root = ctx;
+	/* the two documents outside the repository (spelled in two parts so that
+	 * this file does not name them) */
+	cr_expect(!strstr(text, "DESIGN" ".md") && !strstr(text, "hw-" "facts"),
+		  "%s points at %s or %s, which are not in the repository", child,
+		  "DESIGN" ".md", "docs/hw-" "facts" ".md");
+	/* comments speak of the code as it is, not of how it came to be (spelled
+	 * in parts so that this file does not trip it) */
+	cr_expect(!strstr(text, "added " "by ") && !strstr(text, "(addi" "tive)") &&
+			  !strstr(text, "/* added" ":"),
+		  "%s carries a note of how the code came to be, not of what it is", child);
+	if (g_str_has_suffix(name, ".md"))
+		check_links(root, child, text);
+	check_named_files(root, child, text);
+}
+
 Test(docs, the_repository_points_only_at_its_own_documents)
 {
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
 	unsigned files = 0;
-	walk(getenv("CHAINSIM_SOURCE_ROOT"), "", &files);
+	walk_repository(root, "", checked_file, check_file, (void *)root, &files);
 	cr_expect_gt(files, 100, "only %u files checked", files);
 }
 
@@ -417,6 +473,20 @@ static void for_each_source(const char *root, const char *rel, bool defs,
 	g_free(path);
 }
 
+/* for_each_source over the project's code (with tests and examples when
+ * tests is set), the .def tables among them with defs; the files read. */
+static unsigned for_each_project_source(bool tests, bool defs,
+					void (*visit)(const char *child, const char *text, void *ctx))
+{
+	static const char *const dirs[] = { "base", "fe", "gr", "ptxrun", "sim", "gsp", "hw",
+					    "hwfake", "repl", "tools", "include", "tests", "examples" };
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	unsigned files = 0;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) - (tests ? 0 : 2); i++)
+		for_each_source(root, dirs[i], defs, visit, NULL, &files);
+	return files;
+}
+
 typedef struct scan {
 	GRegex *re;
 	scan_allow *allow;
@@ -444,13 +514,21 @@ static void scan_lines(const char *child, const char *text, void *ctx)
 	g_strfreev(lines);
 }
 
-/* Every line of the .c and .h files under rel that matches re must be in
- * allow; *files counts the files read. */
-static void scan_sources(const char *root, const char *rel, GRegex *re, scan_allow *allow,
-			 size_t nallow, const char *what, unsigned *files)
+/* Every line of the .c and .h files under each of dirs (NULL-ended) that
+ * matches re must be in allow, and every allow entry must match a line; more
+ * than min_files files must be read. Frees re. */
+static void scan_sources(const char *root, const char *const *dirs, GRegex *re,
+			 scan_allow *allow, size_t nallow, const char *what, unsigned min_files)
 {
 	scan sc = { re, allow, nallow, what };
-	for_each_source(root, rel, false, scan_lines, &sc, files);
+	unsigned files = 0;
+	for (size_t i = 0; dirs[i]; i++)
+		for_each_source(root, dirs[i], false, scan_lines, &sc, &files);
+	cr_expect_gt(files, min_files, "only %u source files looked at", files);
+	for (size_t a = 0; a < nallow; a++)
+		cr_expect(allow[a].seen > 0, "allow-list entry %s '%s' matches nothing: drop it",
+			  allow[a].file, allow[a].text);
+	g_regex_unref(re);
 }
 
 /* Behaviour asks the class table for a feature (cs_class_has) or a QMD version
@@ -464,12 +542,8 @@ Test(docs, no_code_compares_class_ids)
 				 "|\\bcase\\s+0x[cC][0-9a-fA-F]{3}\\s*:",
 				 0, 0, NULL);
 	cr_assert_not_null(re);
-	unsigned files = 0;
-	static const char *const dirs[] = { "base", "fe", "gr", "sim", "ptxrun", "tools" };
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		scan_sources(root, dirs[i], re, NULL, 0, "compares a class id", &files);
-	cr_expect_gt(files, 40, "only %u source files looked at", files);
-	g_regex_unref(re);
+	static const char *const dirs[] = { "base", "fe", "gr", "sim", "ptxrun", "tools", NULL };
+	scan_sources(root, dirs, re, NULL, 0, "compares a class id", 40);
 }
 
 /* Method and QMD fields are read and written by name: through the accessors
@@ -525,16 +599,10 @@ Test(docs, no_hand_shifted_fields)
 		{ "tools/repl_coro.c", "(((uintptr_t)hi << 32) | (uintptr_t)lo)",
 		  "a pointer passed through makecontext's int arguments, not a field", 0 },
 	};
-	unsigned files = 0;
-	static const char *const dirs[] = { "fe", "gr", "sim", "ptxrun/module", "tools", "repl" };
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		scan_sources(root, dirs[i], re, allow, sizeof(allow) / sizeof(allow[0]),
-			     "shifts a field by hand", &files);
-	cr_expect_gt(files, 40, "only %u source files looked at", files);
-	for (size_t a = 0; a < sizeof(allow) / sizeof(allow[0]); a++)
-		cr_expect(allow[a].seen > 0, "allow-list entry %s '%s' matches nothing: drop it",
-			  allow[a].file, allow[a].text);
-	g_regex_unref(re);
+	static const char *const dirs[] = { "fe", "gr", "sim", "ptxrun/module", "tools", "repl",
+					    NULL };
+	scan_sources(root, dirs, re, allow, sizeof(allow) / sizeof(allow[0]),
+		     "shifts a field by hand", 40);
 }
 
 /* Every C source, header and table of the project starts with its SPDX
@@ -549,11 +617,245 @@ static void expect_spdx(const char *child, const char *text, void *ctx)
 
 Test(docs, every_source_starts_with_its_license)
 {
+	unsigned files = for_each_project_source(true, true, expect_spdx);
+	cr_expect_gt(files, 250, "only %u source files looked at", files);
+}
+
+/* ---- no function nothing calls ----------------------------------------------- */
+
+static bool code_file(const char *name)
+{
+	return g_str_has_suffix(name, ".c") || g_str_has_suffix(name, ".h") ||
+	       g_str_has_suffix(name, ".cpp") || g_str_has_suffix(name, ".py");
+}
+
+static void append_text(const char *child, const char *name, const char *text, void *ctx)
+{
+	(void)child;
+	(void)name;
+	g_string_append_printf(ctx, "\n%s\n", text);
+}
+
+/* Counts every identifier of text into uses. */
+static void count_words(const char *text, GHashTable *uses)
+{
+	for (const char *p = text; *p;) {
+		if (!g_ascii_isalpha(*p) && *p != '_') {
+			p++;
+			continue;
+		}
+		const char *start = p;
+		while (g_ascii_isalnum(*p) || *p == '_')
+			p++;
+		char *w = g_strndup(start, (size_t)(p - start));
+		guint n = GPOINTER_TO_UINT(g_hash_table_lookup(uses, w));
+		g_hash_table_replace(uses, w, GUINT_TO_POINTER(n + 1));
+	}
+}
+
+/* The name a function definition starting at lines[i] defines with external
+ * linkage (this project's style: the signature from column 0, its body's `{`
+ * alone on a line or the whole function on one), else NULL. */
+static char *defined_function(char **lines, unsigned i)
+{
+	const char *l = lines[i];
+	if (!g_ascii_islower(l[0]) || g_str_has_prefix(l, "static") ||
+	    g_str_has_prefix(l, "typedef") || g_str_has_prefix(l, "extern") || !strchr(l, '('))
+		return NULL;
+	const char *brace = strstr(l, ") {"), *semi = strchr(l, ';');
+	bool one_line = brace && (!semi || semi > brace); /* `T f(a) { return x; }` */
+	unsigned j = i;
+	while (!one_line && lines[j] && strcmp(lines[j], "{") != 0 && !strchr(lines[j], ';') &&
+	       !strchr(lines[j], '{'))
+		j++;
+	if (!one_line && (!lines[j] || strcmp(lines[j], "{") != 0))
+		return NULL;
+	const char *end = strchr(l, '('), *start = end;
+	while (start > l && (g_ascii_isalnum(start[-1]) || start[-1] == '_'))
+		start--;
+	return start < end ? g_strndup(start, (size_t)(end - start)) : NULL;
+}
+
+/* Each function the project's code (not its tests) defines with external
+ * linkage is named at least three times in the repository's code: its
+ * definition, its declaration and a call (or a binding's name for it). */
+Test(docs, every_function_is_called)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	GString *all = g_string_new(NULL);
+	unsigned files = 0;
+	walk_repository(root, "", code_file, append_text, all, &files);
+	cr_assert_gt(files, 300, "only %u files read", files);
+	GHashTable *uses = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	count_words(all->str, uses);
+
+	static const char *const dirs[] = { "base", "fe", "gr", "ptxrun", "sim", "gsp", "hw",
+					    "hwfake", "repl", "tools" };
+	unsigned defs = 0;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		GString *code = g_string_new(NULL);
+		unsigned n = 0;
+		walk_repository(root, dirs[i], code_file, append_text, code, &n);
+		char **lines = g_strsplit(code->str, "\n", -1);
+		for (unsigned l = 0; lines[l]; l++) {
+			char *fn = defined_function(lines, l);
+			if (!fn)
+				continue;
+			guint seen = GPOINTER_TO_UINT(g_hash_table_lookup(uses, fn));
+			cr_expect(seen >= 3 || !strcmp(fn, "main"),
+				  "%s/: %s is defined but nothing calls it (named %u times)", dirs[i],
+				  fn, seen);
+			defs++;
+			g_free(fn);
+		}
+		g_strfreev(lines);
+		g_string_free(code, TRUE);
+	}
+	cr_expect_gt(defs, 500, "only %u functions found", defs);
+	g_hash_table_destroy(uses);
+	g_string_free(all, TRUE);
+}
+
+/* docs/architecture.md's rules hold: no runtime assert (the one abort is the
+ * stream REPL's coroutine with nowhere to return to), and command lines go
+ * through getopt_long, not GLib's option parser. */
+Test(docs, no_asserts_and_no_glib_option_parsing)
+{
 	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
 	static const char *const dirs[] = { "base", "fe", "gr", "ptxrun", "sim", "gsp", "hw",
-					    "hwfake", "repl", "tools", "include", "tests", "examples" };
+					    "hwfake", "repl", "tools", "include", NULL };
+	scan_allow allow[] = {
+		{ "tools/repl_coro.c", "abort(); /* fn ends with rs_coro_exit */",
+		  "a coroutine's function never returns", 0 },
+		{ "tools/repl_coro.c", "abort(); /* never resumed */",
+		  "a finished coroutine is never resumed", 0 },
+	};
+	GRegex *re = g_regex_new("\\b(assert|g_assert[a-z_]*|g_error|abort)\\s*\\(|<assert\\.h>|"
+				 "GOption|g_option_",
+				 0, 0, NULL);
+	scan_sources(root, dirs, re, allow, sizeof(allow) / sizeof(allow[0]),
+		     "asserts, aborts or parses options with GLib", 150);
+}
+
+/* The comment atop a source says what the file is; a format's or a command's
+ * specification lives in docs/ (a header's contract may take a page). */
+static void expect_short_opening(const char *child, const char *text, void *ctx)
+{
+	(void)ctx;
+	const char *open = strchr(text, '\n');
+	if (!open || !g_str_has_prefix(open + 1, "/*"))
+		return;
+	const char *close = strstr(open + 1, "*/");
+	unsigned lines = 1;
+	for (const char *p = open + 1; close && p < close; p++)
+		lines += *p == '\n';
+	cr_expect(close && lines <= 70,
+		  "%s opens with a %u-line comment: move the specification into docs/", child,
+		  lines);
+}
+
+Test(docs, every_source_opens_with_a_short_comment)
+{
+	unsigned files = for_each_project_source(false, true, expect_short_opening);
+	cr_expect_gt(files, 150, "only %u source files looked at", files);
+}
+
+/* The semaphore operations' names are include/chainsim/hostclass.def's
+ * (cs_fe_sem_op_name, cs_fe_semd_op_name): no string of the code spells one. */
+Test(docs, semaphore_operations_are_named_by_the_class_table)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	static const char *const dirs[] = { "fe", "gr", "sim", "tools", "repl", "hw", NULL };
+	GRegex *re = g_regex_new("\"[^\"]*\\b(ACQUIRE|ACQ_STRICT_GEQ|ACQ_CIRC_GEQ|ACQ_GEQ|ACQ_AND|"
+				 "ACQ_NOR|operation=RELEASE|operation=REDUCTION)\\b",
+				 0, 0, NULL);
+	scan_sources(root, dirs, re, NULL, 0, "spells a semaphore operation's name", 60);
+}
+
+/* A header defines no short unprefixed macro (X, NONE) that outlives it: one
+ * would clash with another header's (cause.h's X-macro) and work only by the
+ * order of the includes. An X-macro the header undefines again is fine. */
+static void expect_no_short_macros(const char *child, const char *text, void *ctx)
+{
+	(void)ctx;
+	if (!g_str_has_suffix(child, ".h"))
+		return;
+	GRegex *re = g_regex_new("^#define ([A-Z][A-Z0-9]{0,4})\\b", G_REGEX_MULTILINE, 0, NULL);
+	GMatchInfo *m = NULL;
+	for (g_regex_match(re, text, 0, &m); g_match_info_matches(m); g_match_info_next(m, NULL)) {
+		char *name = g_match_info_fetch(m, 1);
+		char *undef = g_strdup_printf("#undef %s\n", name);
+		cr_expect(strstr(text, undef), "%s defines the macro %s and leaves it defined", child,
+			  name);
+		g_free(undef);
+		g_free(name);
+	}
+	g_match_info_free(m);
+	g_regex_unref(re);
+}
+
+Test(docs, no_header_leaves_a_short_macro_defined)
+{
+	unsigned files = for_each_project_source(false, false, expect_no_short_macros);
+	cr_expect_gt(files, 150, "only %u source files looked at", files);
+}
+
+/* ---- the judge in functions of a page ---------------------------------------- */
+
+typedef struct judge_scan {
+	GHashTable *why_sites; /* cause name -> jg_why calls naming it */
+	const char *long_ok;   /* the one function still over the bound (a known gap) */
+	bool long_ok_seen;
+} judge_scan;
+
+/* Each function of sim/judge/ within 150 lines, and the jg_why calls each
+ * cause has. */
+static void scan_judge(const char *child, const char *text, void *ctx)
+{
+	judge_scan *js = ctx;
+	char **lines = g_strsplit(text, "\n", -1);
+	unsigned start = 0;
+	for (unsigned n = 0; lines[n]; n++) {
+		if (g_ascii_islower(lines[n][0]) && strchr(lines[n], '(') && !strchr(lines[n], ';'))
+			start = n;
+		if (!strcmp(lines[n], "}") && start) {
+			bool known = js->long_ok && strstr(lines[start], js->long_ok);
+			if (known)
+				js->long_ok_seen = n - start > 150;
+			else
+				cr_expect(n - start <= 150, "%s:%u: %s runs %u lines", child, start + 1,
+					  lines[start], n - start);
+			start = 0;
+		}
+		const char *why = strstr(lines[n], "jg_why(");
+		const char *cause = why ? strstr(why, "CS_CAUSE_") : NULL;
+		if (cause) {
+			char *name = g_strndup(cause, strspn(cause, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_"));
+			guint k = GPOINTER_TO_UINT(g_hash_table_lookup(js->why_sites, name));
+			g_hash_table_replace(js->why_sites, name, GUINT_TO_POINTER(k + 1));
+		}
+	}
+	g_strfreev(lines);
+}
+
+/* The judge's functions stay within a page (one more is a known gap), and the
+ * stage-10 rules after engine work say each of their causes at one site
+ * (sim/judge/release.c) for the launch path and the path without a launch. */
+Test(docs, the_judge_is_in_functions_of_a_page)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	judge_scan js = { g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+			  "jg_stage_front_end(", false };
 	unsigned files = 0;
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		for_each_source(root, dirs[i], true, expect_spdx, NULL, &files);
-	cr_expect_gt(files, 250, "only %u source files looked at", files);
+	for_each_source(root, "sim/judge", false, scan_judge, &js, &files);
+	cr_expect_gt(files, 8);
+	cr_expect(js.long_ok_seen, "jg_stage_front_end is within 150 lines now: drop it from "
+		  "the known gap");
+	static const char *const once[] = { "CS_CAUSE_RELEASE_UNORDERED", "CS_CAUSE_RELEASE_DISABLED",
+					    "CS_CAUSE_RELEASE_FAULT" };
+	for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++)
+		cr_expect_eq(GPOINTER_TO_UINT(g_hash_table_lookup(js.why_sites, once[i])), 1,
+			     "%s's prose is written at %u sites", once[i],
+			     GPOINTER_TO_UINT(g_hash_table_lookup(js.why_sites, once[i])));
+	g_hash_table_destroy(js.why_sites);
 }

@@ -2,8 +2,8 @@
 /* The report writers (sim/report_json.c, sim/report_text.c, sim/perfetto.c):
  * the JSON's schema 1 (docs/json.md: every field present, null when empty, an
  * object for input errors too), no text cut mid-word, addresses named by the
- * scenario's names, and the Perfetto trace's slices, method names and break
- * marker. */
+ * scenario's names, and the Perfetto trace's slices, method names, flows,
+ * counters and break marker. */
 #include <criterion/criterion.h>
 #include <glib.h>
 #include <json-glib/json-glib.h>
@@ -338,7 +338,7 @@ Test(writers, addresses_named_by_the_scenario)
 
 typedef struct trace_ev {
 	const char *name, *ph, *cat, *scope;
-	gint64 tid;
+	gint64 tid, id; /* id: a flow event's */
 	double ts, dur;
 	JsonObject *args;
 } trace_ev;
@@ -361,6 +361,7 @@ static GArray *trace_events(JsonParser *p)
 		t.tid = json_object_get_int_member(e, "tid");
 		t.ts = json_object_get_double_member(e, "ts");
 		t.dur = json_object_has_member(e, "dur") ? json_object_get_double_member(e, "dur") : -1;
+		t.id = json_object_has_member(e, "id") ? json_object_get_int_member(e, "id") : -1;
 		t.args = json_object_get_object_member(e, "args");
 		g_array_append_val(out, t);
 	}
@@ -466,6 +467,102 @@ Test(writers, perfetto_copy_slice_and_break_marker)
 	g_array_free(evs, TRUE);
 	g_object_unref(p);
 	run_free(&o);
+}
+
+/* The flow named name: its start must be on from's track at from's time, its
+ * end on the track and at the time of the slice or record `to`; each start
+ * has one end. */
+static void expect_flow(GArray *evs, const char *name, const trace_ev *from, const trace_ev *to)
+{
+	cr_assert(from && to, "%s: no slice or record to bind to", name);
+	bool found = false;
+	for (guint i = 0; i < evs->len && !found; i++) {
+		const trace_ev *s = &g_array_index(evs, trace_ev, i);
+		if (strcmp(s->ph, "s") || strcmp(s->name, name))
+			continue;
+		unsigned ends = 0;
+		const trace_ev *end = NULL;
+		for (guint k = 0; k < evs->len; k++) {
+			const trace_ev *f = &g_array_index(evs, trace_ev, k);
+			if (!strcmp(f->ph, "f") && f->id == s->id)
+				ends++, end = f;
+		}
+		cr_assert_eq(ends, 1, "%s flow %" G_GINT64_FORMAT ": %u ends", name, s->id, ends);
+		cr_expect_str_eq(end->name, name);
+		found = s->tid == from->tid && near(s->ts, from->ts) && end->tid == to->tid &&
+			near(end->ts, to->ts);
+	}
+	cr_expect(found, "no %s flow from track %" G_GINT64_FORMAT " at %f to track %" G_GINT64_FORMAT
+		  " at %f", name, from->tid, from->ts, to->tid, to->ts);
+}
+
+static const trace_ev *find_counter(GArray *evs, const char *name, gint64 value)
+{
+	for (guint i = 0; i < evs->len; i++) {
+		const trace_ev *t = &g_array_index(evs, trace_ev, i);
+		if (!strcmp(t->ph, "C") && !strcmp(t->name, name) &&
+		    json_object_get_int_member(t->args, "value") == value)
+			return t;
+	}
+	return NULL;
+}
+
+/* A corpus scenario's run and its trace's events. */
+typedef struct traced {
+	run_out o;
+	JsonParser *p;
+	GArray *evs;
+} traced;
+
+static traced trace_of(const char *name)
+{
+	traced t = { .o = run_scenario(name, NULL, CS_TRACE_CHAIN) };
+	t.p = parse(t.o.perfetto);
+	t.evs = trace_events(t.p);
+	return t;
+}
+
+static void traced_free(traced *t)
+{
+	g_array_free(t->evs, TRUE);
+	g_object_unref(t->p);
+	run_free(&t->o);
+}
+
+Test(writers, perfetto_flows_from_each_entry_to_its_launch_release_and_wait)
+{
+	traced t = trace_of("complete-hopper-pcas.chain");
+	GArray *evs = t.evs;
+	const trace_ev *entry = find_ev(evs, "X", "entry 0");
+	expect_flow(evs, "launch", entry, find_ev(evs, "X", "grid (launch 0)"));
+	const trace_ev *rel = find_ev(evs, "i", "sem-release");
+	cr_assert_not_null(rel);
+	cr_expect_eq(rel->tid, 10, "the engine's release, on the compute engine's track");
+	expect_flow(evs, "release", entry, rel);
+	expect_flow(evs, "wait", entry, find_ev(evs, "i", "wait-done"));
+	/* GP_PUT 0 -> 1 by the guest, GP_GET 0 -> 1 by the fetch, L.sem 0 -> 1 */
+	const trace_ev *put = find_counter(evs, "GP_PUT (channel default)", 1);
+	cr_assert_not_null(put, "no GP_PUT counter");
+	cr_expect(near(put->ts, find_ev(evs, "i", "gp-put")->ts));
+	const trace_ev *get = find_counter(evs, "GP_GET (channel default)", 1);
+	cr_assert_not_null(get, "no GP_GET counter");
+	cr_expect(near(get->ts, find_ev(evs, "i", "gp-fetch")->ts));
+	const trace_ev *sem = find_counter(evs, "semaphore L.sem", 1);
+	cr_assert_not_null(sem, "no counter for L.sem");
+	cr_expect(near(sem->ts, rel->ts));
+	traced_free(&t);
+
+	/* a copy's release, by the copy engine, and the wait on it */
+	t = trace_of("copy-release.chain");
+	evs = t.evs;
+	entry = find_ev(evs, "X", "entry 0");
+	rel = find_ev(evs, "i", "sem-release");
+	cr_assert_not_null(rel);
+	expect_flow(evs, "release", entry, rel);
+	expect_flow(evs, "wait", entry, find_ev(evs, "i", "wait-done"));
+	cr_expect_not_null(find_counter(evs, "semaphore sem", 5));
+	cr_expect_null(find_ev(evs, "s", "launch"), "no launch, no launch flow");
+	traced_free(&t);
 }
 
 Test(writers, a_failed_expectation_names_what_was_found_in_whole_words)
