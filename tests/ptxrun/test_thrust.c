@@ -31,7 +31,7 @@ static cs_ptx_program *thrust_start(const thrust_arch *t, h_env *e)
 	char path[96];
 	snprintf(path, sizeof(path), "fixtures/thrust/out/thrustdev.%s.ptx", t->arch);
 	size_t len;
-	char *text = h_read_source(path, &len);
+	char *text = test_read_source(path, &len);
 	cr_assert(text, "%s", path);
 	cs_diag d;
 	cs_ptx_program *p = h_parse(text, &d);
