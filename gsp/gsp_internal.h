@@ -244,6 +244,10 @@ gsp_mmio *gsp_mmio_of(cs_gsp *m, const cs_gsp_region *r);
 uint64_t gsp_mmio_read(gsp_mmio *dev, uint64_t off, unsigned size);
 void gsp_mmio_write(gsp_mmio *dev, uint64_t off, unsigned size, uint64_t v);
 /* Memory hooks take effect in blocks translated after the first one came. */
+/* Where the search for the instruction of a memory access starts: the start
+ * of the running block while memory hooks exist, else Unicorn's pc, which a
+ * block entered by a chained jump leaves at an earlier block. */
+uint64_t gsp_block_pc(cs_gsp *m);
 void gsp_mem_hook_added(cs_gsp *m);
 void gsp_mem_hook_removed(cs_gsp *m);
 /* Drops translated blocks (never all of them: see machine.c): of [addr,

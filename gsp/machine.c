@@ -186,6 +186,11 @@ static void block_cb(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	((cs_gsp *)user)->block_pc = addr;
 }
 
+uint64_t gsp_block_pc(cs_gsp *m)
+{
+	return m->block_hook ? m->block_pc : cs_gsp_pc(m);
+}
+
 void gsp_mem_hook_added(cs_gsp *m)
 {
 	if (m->mem_hooks++ > 0)
@@ -398,7 +403,7 @@ static uint64_t access_pc(cs_gsp *m, uint64_t addr, unsigned size, bool is_write
 {
 	uint64_t pc;
 	cs_rv_insn in;
-	return gsp_find_access(m, cs_gsp_pc(m), addr, size, is_write, &pc, &in) ? pc : 0;
+	return gsp_find_access(m, gsp_block_pc(m), addr, size, is_write, &pc, &in) ? pc : 0;
 }
 
 /* "unmodelled <what> by 0x80001234 <sym+0x10>" */

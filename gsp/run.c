@@ -360,7 +360,7 @@ static void fault_stop(cs_gsp *m, cs_gsp_stop *st, uc_err e)
 	bool is_fetch = b->type == UC_MEM_FETCH_UNMAPPED || b->type == UC_MEM_FETCH_PROT;
 	uint64_t pc;
 	cs_rv_insn in;
-	if (b->set && !is_fetch && gsp_find_access(m, npc, b->addr, b->size, is_write, &pc, &in)) {
+	if (b->set && !is_fetch && gsp_find_access(m, gsp_block_pc(m), b->addr, b->size, is_write, &pc, &in)) {
 		gsp_set_reg(m, UC_RISCV_REG_PC, pc);
 		st->access_pc = pc;
 	}
