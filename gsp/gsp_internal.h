@@ -68,6 +68,7 @@ typedef struct gsp_hookctx {
 typedef struct gsp_hit {
 	bool set;
 	bool from_mem; /* raised inside a memory hook: pc needs recovery */
+	uint64_t block_pc; /* from_mem: the start of the block that accessed */
 	cs_gsp_stop_reason reason;
 	int id;
 	uint64_t addr;
@@ -190,6 +191,8 @@ struct cs_gsp {
 	uint64_t budget_left; /* instructions a budgeted run may still execute */
 	uc_hook count_hook;
 	unsigned mem_hooks; /* watchpoints and the queue monitor */
+	uc_hook block_hook; /* in place while mem_hooks > 0 */
+	uint64_t block_pc; /* the start of the block running now (block_hook) */
 	atomic_int interrupt_req;
 	uint64_t guard_ms;
 	uint64_t gdb_idle_ms; /* 0: CS_GDB_IDLE_MS */
@@ -241,6 +244,10 @@ gsp_mmio *gsp_mmio_of(cs_gsp *m, const cs_gsp_region *r);
 uint64_t gsp_mmio_read(gsp_mmio *dev, uint64_t off, unsigned size);
 void gsp_mmio_write(gsp_mmio *dev, uint64_t off, unsigned size, uint64_t v);
 /* Memory hooks take effect in blocks translated after the first one came. */
+/* Where the search for the instruction of a memory access starts: the start
+ * of the running block while memory hooks exist, else Unicorn's pc, which a
+ * block entered by a chained jump leaves at an earlier block. */
+uint64_t gsp_block_pc(cs_gsp *m);
 void gsp_mem_hook_added(cs_gsp *m);
 void gsp_mem_hook_removed(cs_gsp *m);
 /* Drops translated blocks (never all of them: see machine.c): of [addr,

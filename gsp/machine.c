@@ -175,16 +175,39 @@ void gsp_drop_code_translations(cs_gsp *m)
 	gsp_priv_lower(m, was);
 }
 
+/* Inside a memory hook Unicorn's pc is whatever the last block exit stored:
+ * chained blocks do not store it. While memory hooks exist a block hook
+ * keeps the start of the running block, where the search for the access
+ * (gsp_find_access) begins. */
+static void block_cb(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+{
+	(void)uc;
+	(void)size;
+	((cs_gsp *)user)->block_pc = addr;
+}
+
+uint64_t gsp_block_pc(cs_gsp *m)
+{
+	return m->block_hook ? m->block_pc : cs_gsp_pc(m);
+}
+
 void gsp_mem_hook_added(cs_gsp *m)
 {
-	if (m->mem_hooks++ == 0)
-		gsp_drop_code_translations(m);
+	if (m->mem_hooks++ > 0)
+		return;
+	if (uc_hook_add(m->uc, &m->block_hook, UC_HOOK_BLOCK, GSP_CB(block_cb), m, 1, 0) != UC_ERR_OK)
+		m->block_hook = 0;
+	gsp_drop_code_translations(m);
 }
 
 void gsp_mem_hook_removed(cs_gsp *m)
 {
-	if (--m->mem_hooks == 0)
-		gsp_drop_code_translations(m);
+	if (--m->mem_hooks > 0)
+		return;
+	if (m->block_hook)
+		uc_hook_del(m->uc, m->block_hook);
+	m->block_hook = 0;
+	gsp_drop_code_translations(m);
 }
 
 uint64_t cs_gsp_pc(cs_gsp *m)
@@ -375,7 +398,7 @@ static uint64_t access_pc(cs_gsp *m, uint64_t addr, unsigned size, bool is_write
 {
 	uint64_t pc;
 	cs_rv_insn in;
-	return gsp_find_access(m, cs_gsp_pc(m), addr, size, is_write, &pc, &in) ? pc : 0;
+	return gsp_find_access(m, gsp_block_pc(m), addr, size, is_write, &pc, &in) ? pc : 0;
 }
 
 /* "unmodelled <what> by 0x80001234 <sym+0x10>" */

@@ -36,6 +36,7 @@ void gsp_hit_from_mem(cs_gsp *m, cs_gsp_stop_reason reason, int id, uint64_t add
 {
 	m->hit.set = true;
 	m->hit.from_mem = true;
+	m->hit.block_pc = gsp_block_pc(m);
 	m->hit.reason = reason;
 	m->hit.id = id;
 	m->hit.addr = addr;

@@ -235,10 +235,10 @@ static bool unmodelled_csr(cs_gsp *m, uint64_t epc, cs_gsp_stop *st)
 	return true;
 }
 
-/* After a stop inside a memory access (a watchpoint's hook, or a fault)
- * Unicorn has put pc back at the start of the translation block, with the
- * instructions before the access already done. Finds the instruction in the
- * block that accessed [addr, addr + size) by decoding and effective address. */
+/* After a stop inside a memory access (a watchpoint's hook, or a fault),
+ * with the instructions of the block before the access already done: finds
+ * the instruction of the block starting at block_pc that accessed
+ * [addr, addr + size) by decoding and effective address. */
 bool gsp_find_access(cs_gsp *m, uint64_t block_pc, uint64_t addr, uint32_t size, bool is_write,
 		     uint64_t *insn_pc, cs_rv_insn *in)
 {
@@ -299,8 +299,8 @@ static uint64_t sized(uint64_t v, unsigned size)
 	return size >= 8 ? v : v & ((1ull << (8 * size)) - 1);
 }
 
-/* A watchpoint stop raised inside a memory hook, with pc at the start of
- * the block. By default the machine is left right after the access: a store
+/* A watchpoint stop raised inside a memory hook, in the block starting at
+ * hit.block_pc. By default the machine is left right after the access: a store
  * is done; a load, LR or an AMO's read is run once more unwatched; an AMO's
  * or SC's write is done but its rd (and an SC's reservation) is not, so the
  * model writes them. With watch_stop_before (the GDB stub: gdb treats RISC-V
@@ -313,7 +313,7 @@ static bool recover_mem_stop(cs_gsp *m, cs_gsp_stop *st)
 	uint64_t pc;
 	cs_rv_insn in;
 	st->access_pc = 0;
-	if (!gsp_find_access(m, cs_gsp_pc(m), m->hit.addr, m->hit.size, m->hit.is_write, &pc, &in))
+	if (!gsp_find_access(m, m->hit.block_pc, m->hit.addr, m->hit.size, m->hit.is_write, &pc, &in))
 		return true;
 	if (!m->hit.is_write && is_sc(&in)) {
 		if (!run_one_unwatched(m, pc, true))
@@ -360,7 +360,7 @@ static void fault_stop(cs_gsp *m, cs_gsp_stop *st, uc_err e)
 	bool is_fetch = b->type == UC_MEM_FETCH_UNMAPPED || b->type == UC_MEM_FETCH_PROT;
 	uint64_t pc;
 	cs_rv_insn in;
-	if (b->set && !is_fetch && gsp_find_access(m, npc, b->addr, b->size, is_write, &pc, &in)) {
+	if (b->set && !is_fetch && gsp_find_access(m, gsp_block_pc(m), b->addr, b->size, is_write, &pc, &in)) {
 		gsp_set_reg(m, UC_RISCV_REG_PC, pc);
 		st->access_pc = pc;
 	}

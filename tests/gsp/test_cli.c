@@ -872,6 +872,23 @@ Test(gsp_cli, gdb_finds_the_planted_defect_at_source_level)
 	test_cli_free(&r);
 }
 
+/* The same watchpoint set after the boot, with 24 requests posted: gdb's
+ * second stop is statq_free_slots' load too, reached from statq_send through
+ * chained blocks (not statq_send's return point from msg_checksum). */
+Test(gsp_cli, gdb_read_watch_after_the_boot_stops_after_each_load)
+{
+	const char *cmds[] = { GDB_RPC_INIT, "monitor rpc post GET_GSP_STATIC_INFO 24",
+			       "rwatch *(unsigned int *)0x90041020", "continue", "continue", "info line *($pc - 4)",
+			       "continue", NULL };
+	test_cli_out r = gdb_batch_map("gsp-fixture-defect.elf", "gsp-fixture.map", cmds);
+	HAS(r, "in cmdq_receive (elems=elems@entry=");
+	HAS(r, "statq_free_slots () at fw.c:164");
+	HAS(r, "Line 160 of \"fw.c\"");
+	HAS(r, "in cmdq_advance (elems=1) at fw.c:264");
+	HASNT(r, "in statq_send");
+	test_cli_free(&r);
+}
+
 /* "NAME = VALUE" lines of one frame's section of a transcript, as a table
  * NAME -> the first word of VALUE (gdb prints no type; ours is "(TYPE) "
  * before the value, and "(arg) " before a parameter). */

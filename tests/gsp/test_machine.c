@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The GSP machine, message queues and debugger against the fixture firmware. */
+#include <inttypes.h>
 #include <string.h>
 
 #include "gsp_test_util.h"
@@ -784,4 +785,59 @@ Test(gsp_machine, budget_is_exact_across_traps)
 	}
 	gsp_fx_close(&a);
 	gsp_fx_close(&b);
+}
+
+/* X: j Y; Y: a store through an address from a table (RAM, RAM, RAM, RAM,
+ * then the ROM), j X. The fifth store faults in block Y entered by a chained
+ * jump from X, where Unicorn's pc is still X's. */
+static cs_gsp_stop fault_in_a_chained_block(bool memory_hook)
+{
+	static const uint32_t code[] = {
+		0x00000293, /* li t0, 0 */
+		0x00000e17, 0x02ce0e13, /* la t3, table */
+		0x0040006f, /* j X */
+		0x0040006f, /* X: j Y */
+		0x00329393, /* Y: slli t2, t0, 3 */
+		0x01c383b3, /* add t2, t2, t3 */
+		0x0003b583, /* ld a1, 0(t2) */
+		0x00a5a023, /* sw a0, 0(a1) */
+		0x00128293, /* addi t0, t0, 1 */
+		0xfe9ff06f, /* j X */
+		0x00000013, /* nop (table alignment) */
+		0x800f8000, 0, 0x800f8000, 0, 0x800f8000, 0, 0x800f8000, 0, 0x00001000, 0, /* table */
+	};
+	const uint64_t base = 0x800F0000; /* free RAM below the stack */
+	gsp_fx fx;
+	gsp_fx_open(&fx, FW);
+	cr_assert_eq(cs_gsp_mem_write(fx.m, base, code, sizeof(code), NULL), CS_OK);
+	int id;
+	if (memory_hook)
+		cr_assert_eq(cs_gsp_watch_add(fx.m, 0x90000000, 4, CS_GSP_WATCH_WRITE, &id, NULL), CS_OK);
+	cs_gsp_reg_write(fx.m, CS_GSP_REG_PC, base, NULL);
+	cs_gsp_stop st;
+	/* no budget: a budget's counting hook would keep pc exact */
+	cr_assert_eq(cs_gsp_continue(fx.m, 0, &st, NULL), CS_OK);
+	cr_assert_eq(st.reason, CS_GSP_STOP_FAULT, "%s", st.detail);
+	cr_assert_eq(st.addr, 0x1000);
+	uint64_t t0 = 0;
+	cs_gsp_reg_read(fx.m, 5, &t0, NULL);
+	cr_assert_eq(t0, 4, "four stores done before the fault");
+	gsp_fx_close(&fx);
+	return st;
+}
+
+Test(gsp_machine, fault_in_a_chained_block_is_at_its_store_with_a_memory_hook)
+{
+	cs_gsp_stop st = fault_in_a_chained_block(true);
+	cr_assert_eq(st.pc, 0x800F0020, "the sw, not 0x%" PRIx64, st.pc);
+	cr_assert_eq(st.access_pc, 0x800F0020);
+}
+
+/* Known gap: without a memory hook no block hook records the block, and the
+ * fault is placed at Unicorn's pc, the `j Y` of block X. */
+Test(gsp_machine, fault_in_a_chained_block_without_a_memory_hook_is_placed_at_the_earlier_block)
+{
+	cs_gsp_stop st = fault_in_a_chained_block(false);
+	cr_assert_eq(st.pc, 0x800F0010, "0x%" PRIx64, st.pc);
+	cr_assert_eq(st.access_pc, 0);
 }
