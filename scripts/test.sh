@@ -12,7 +12,7 @@ if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ] && [ -z "${
 	echo "test.sh: no nvcc here: module-fixtures-vs-sources will check nothing (CHAINSIM_NO_CUDA_OK=1)"
 	export CHAINSIM_NO_CUDA_OK=1
 else
-	echo "test.sh: nvcc found: module-fixtures-vs-sources (suite fixtures) rebuilds every CUDA" \
+	echo "test.sh: nvcc found: suite fixtures (module-fixtures-vs-sources, module-thrust-vs-source) rebuilds every CUDA" \
 		"fixture and compares it byte for byte, which takes minutes; --no-suite fixtures" \
 		"leaves it out"
 fi
