@@ -132,11 +132,11 @@ static json_t *utf8_string(const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), bad = 0;
-	for (size_t i = 0, k; i < n; i += k)
-		if (s[i] >= 0x80 && !(k = utf8_len(s + i, n - i)))
+	for (size_t i = 0, k; i < n; i += k) {
+		k = s[i] < 0x80 ? 1 : utf8_len(s + i, n - i);
+		if (!k)
 			bad++, k = 1;
-		else if (s[i] < 0x80)
-			k = 1;
+	}
 	if (!bad)
 		return json_stringn(str, n);
 	char *fixed = malloc(n + 2 * bad + 1), *o = fixed;
