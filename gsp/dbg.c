@@ -12,49 +12,62 @@
 
 enum { MAX_ARGS = 32, DEFAULT_BUDGET = 20000000 };
 
-/* Every command once: its name, its aliases (space-separated), its usage and
- * what it does. The dispatcher, help, and completion read this one list, so a
- * command cannot run without help, nor be helped without running. */
+typedef struct argv_t {
+	int argc;
+	char *argv[MAX_ARGS];
+	char buf[1024];
+} argv_t;
+
+/* A command's code: argv[0] is the word typed (an alias, or x/FMT). */
+typedef cs_status gsp_command_fn(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d);
+
+/* Every command once: its name, its aliases (space-separated), its usage,
+ * what it does and its handler. The dispatcher, help, and completion read this
+ * one list, so a command cannot run without help, nor be helped without
+ * running. */
 #define GSP_COMMANDS(X) \
-	X("break", "b", "break LOCATION | break FILE:LINE", "stop before the instruction at LOCATION (an expression) or the first one of a source line") \
-	X("tbreak", "", "tbreak LOCATION | tbreak FILE:LINE", "a breakpoint deleted when it is hit") \
-	X("watch", "", "watch ADDRESS [LENGTH]", "stop after a write to LENGTH (4) bytes at ADDRESS (msgq.* cursors too)") \
-	X("rwatch", "", "rwatch ADDRESS [LENGTH]", "stop after a read") \
-	X("awatch", "", "awatch ADDRESS [LENGTH]", "stop after a read or a write") \
-	X("delete", "d", "delete [ID...]", "delete breakpoints and watchpoints (all without ID)") \
-	X("continue", "c", "continue [BUDGET]", "run to a stop (at most BUDGET instructions)") \
-	X("step", "s", "step [N]", "run to the next source line, into calls (one instruction without line tables)") \
-	X("next", "n", "next [N]", "run to the next source line, over calls (one instruction, over calls, without line tables)") \
-	X("stepi", "si", "stepi [N]", "run N instructions") \
-	X("nexti", "ni", "nexti [N]", "run N instructions, calls as one") \
-	X("finish", "", "finish", "run until the current function returns; print a0") \
-	X("list", "l", "list [FILE:LINE | FUNCTION | LINE]", "ten source lines around the place (the pc); again: the next ten") \
-	X("info", "i", "info breakpoints|registers [REG...]|all-registers|map|symbol ADDR|snapshots|locals|line [ADDR]", "tables and state") \
-	X("regs", "", "regs", "the integer registers and pc (as info registers)") \
-	X("x", "", "x/NFU ADDRESS", "examine memory: F x d u c i s (string), U b h w g") \
-	X("set", "", "set $REG = VALUE | set mem ADDR u8|u16|u32|u64 V...", "write a register or memory") \
-	X("print", "p", "print EXPRESSION", "a variable of the selected frame or a global with its type (NAME.FIELD, ->, [N], *, &, (TYPE) casts) or an expression: numbers, $reg, symbols, +, -, *ADDR, msgq.* cursors") \
-	X("disassemble", "disas", "disassemble [LOCATION [N]]", "instructions, objdump's text") \
-	X("backtrace", "bt where", "backtrace", "the frames, with FILE:LINE where the line tables know it") \
-	X("frame", "f", "frame [N]", "select frame N (0 innermost) for info locals, print, $REG and list; alone, show the selected one") \
-	X("up", "", "up [N]", "select the frame N (1) calls out") \
-	X("down", "", "down [N]", "select the frame N (1) calls in") \
-	X("call", "", "call FUNCTION [ARG...]", "call a firmware function with up to 8 arguments") \
-	X("snapshot", "", "snapshot save|restore NAME", "save or restore the whole machine") \
-	X("msgq", "", "msgq [init | monitor on|off]", "the message queues: cursors and pending elements; the overrun monitor") \
-	X("rpc", "", "rpc init | send NAME [WORD...] | post NAME [COUNT] | recv | drain [BUDGET]", "the host side of the RPC protocol") \
-	X("mmio", "", "mmio trace on|off", "print every modelled MMIO access") \
-	X("log", "", "log", "what the firmware wrote to its log region") \
-	X("echo", "", "echo TEXT", "print TEXT (scripts)") \
-	X("quit", "exit q", "quit", "leave the REPL (over gdb's monitor: detach or kill instead)") \
-	X("help", "h", "help [COMMAND]", "the commands, or one command's usage")
+	X("break", "b", "break LOCATION | break FILE:LINE", "stop before the instruction at LOCATION (an expression) or the first one of a source line", cmd_break) \
+	X("tbreak", "", "tbreak LOCATION | tbreak FILE:LINE", "a breakpoint deleted when it is hit", cmd_tbreak) \
+	X("watch", "", "watch ADDRESS [LENGTH]", "stop after a write to LENGTH (4) bytes at ADDRESS (msgq.* cursors too)", cmd_watch) \
+	X("rwatch", "", "rwatch ADDRESS [LENGTH]", "stop after a read", cmd_rwatch) \
+	X("awatch", "", "awatch ADDRESS [LENGTH]", "stop after a read or a write", cmd_awatch) \
+	X("delete", "d", "delete [ID...]", "delete breakpoints and watchpoints (all without ID)", cmd_delete) \
+	X("continue", "c", "continue [BUDGET]", "run to a stop (at most BUDGET instructions)", cmd_continue) \
+	X("step", "s", "step [N]", "run to the next source line, into calls (one instruction without line tables)", cmd_step) \
+	X("next", "n", "next [N]", "run to the next source line, over calls (one instruction, over calls, without line tables)", cmd_next) \
+	X("stepi", "si", "stepi [N]", "run N instructions", cmd_stepi) \
+	X("nexti", "ni", "nexti [N]", "run N instructions, calls as one", cmd_nexti) \
+	X("finish", "", "finish", "run until the current function returns; print a0", cmd_finish) \
+	X("list", "l", "list [FILE:LINE | FUNCTION | LINE]", "ten source lines around the place (the pc); again: the next ten", cmd_list) \
+	X("info", "i", "info breakpoints|registers [REG...]|all-registers|map|symbol ADDR|snapshots|locals|line [ADDR]", "tables and state", cmd_info) \
+	X("regs", "", "regs", "the integer registers and pc (as info registers)", cmd_regs) \
+	X("x", "", "x/NFU ADDRESS", "examine memory: F x d u c i s (string), U b h w g", cmd_x) \
+	X("set", "", "set $REG = VALUE | set mem ADDR u8|u16|u32|u64 V...", "write a register or memory", cmd_set) \
+	X("print", "p", "print EXPRESSION", "a variable of the selected frame or a global with its type (NAME.FIELD, ->, [N], *, &, (TYPE) casts) or an expression: numbers, $reg, symbols, +, -, *ADDR, msgq.* cursors", cmd_print) \
+	X("disassemble", "disas", "disassemble [LOCATION [N]]", "instructions, objdump's text", cmd_disas) \
+	X("backtrace", "bt where", "backtrace", "the frames, with FILE:LINE where the line tables know it", cmd_backtrace) \
+	X("frame", "f", "frame [N]", "select frame N (0 innermost) for info locals, print, $REG and list; alone, show the selected one", cmd_frame) \
+	X("up", "", "up [N]", "select the frame N (1) calls out", cmd_up) \
+	X("down", "", "down [N]", "select the frame N (1) calls in", cmd_down) \
+	X("call", "", "call FUNCTION [ARG...]", "call a firmware function with up to 8 arguments", cmd_call) \
+	X("snapshot", "", "snapshot save|restore NAME", "save or restore the whole machine", cmd_snapshot) \
+	X("msgq", "", "msgq [init | monitor on|off]", "the message queues: cursors and pending elements; the overrun monitor", cmd_msgq) \
+	X("rpc", "", "rpc init | send NAME [WORD...] | post NAME [COUNT] | recv | drain [BUDGET]", "the host side of the RPC protocol", cmd_rpc) \
+	X("mmio", "", "mmio trace on|off", "print every modelled MMIO access", cmd_mmio) \
+	X("log", "", "log", "what the firmware wrote to its log region", cmd_log) \
+	X("echo", "", "echo TEXT", "print TEXT (scripts)", cmd_echo) \
+	X("quit", "exit q", "quit", "leave the REPL (over gdb's monitor: detach or kill instead)", cmd_quit) \
+	X("help", "h", "help [COMMAND]", "the commands, or one command's usage", cmd_help)
 
 typedef struct gsp_command {
 	const char *name, *aliases, *usage, *what;
+	gsp_command_fn *fn;
 } gsp_command;
 
-#define GSP_COMMAND_ENTRY(name, aliases, usage, what) { name, aliases, usage, what },
-#define GSP_COMMAND_NAME(name, aliases, usage, what) name,
+#define GSP_COMMAND_DECLARE(name, aliases, usage, what, fn) static gsp_command_fn fn;
+#define GSP_COMMAND_ENTRY(name, aliases, usage, what, fn) { name, aliases, usage, what, fn },
+#define GSP_COMMAND_NAME(name, aliases, usage, what, fn) name,
+GSP_COMMANDS(GSP_COMMAND_DECLARE)
 static const gsp_command command_table[] = { GSP_COMMANDS(GSP_COMMAND_ENTRY) };
 static const char *const commands[] = { GSP_COMMANDS(GSP_COMMAND_NAME) NULL };
 enum { NCOMMANDS = sizeof(command_table) / sizeof(command_table[0]) };
@@ -91,29 +104,6 @@ static void rpc_names_list(char *buf, size_t len)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s (%u)", i ? ", " : "", name, fn);
 	if (used < len)
 		snprintf(buf + used, len - used, ", or a function number");
-}
-
-static cs_status cmd_help(const char *name, FILE *out, cs_diag *d)
-{
-	if (name) {
-		const gsp_command *c = find_command(name);
-		if (!c) {
-			cs_diag_set(d, CS_ERR_INPUT, "help: no command '%s' (help lists them)", name);
-			return CS_ERR_INPUT;
-		}
-		fprintf(out, "usage: %s\n  %s\n", c->usage, c->what);
-		if (c->aliases[0])
-			fprintf(out, "  also: %s\n", c->aliases);
-		if (!strcmp(c->name, "rpc")) {
-			char names[512];
-			rpc_names_list(names, sizeof(names));
-			fprintf(out, "  NAME (send, post): %s\n", names);
-		}
-		return CS_OK;
-	}
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  %-12s %s\n", command_table[i].name, command_table[i].what);
-	return CS_OK;
 }
 
 const char *const *cs_gsp_dbg_commands(void)
@@ -240,12 +230,6 @@ int gsp_unwind(cs_gsp *m, gsp_frame *frames, int max)
 }
 
 /* ---- parsing ---- */
-
-typedef struct argv_t {
-	int argc;
-	char *argv[MAX_ARGS];
-	char buf[1024];
-} argv_t;
 
 static bool split(const char *line, argv_t *a, cs_diag *d)
 {
@@ -543,7 +527,7 @@ static void source_suffix(cs_gsp *m, uint64_t pc, char *buf, size_t len)
 	}
 }
 
-static cs_status cmd_break(cs_gsp *m, argv_t *a, FILE *out, bool temp, cs_diag *d)
+static cs_status add_break(cs_gsp *m, argv_t *a, FILE *out, bool temp, cs_diag *d)
 {
 	uint64_t addr;
 	unsigned line;
@@ -565,7 +549,7 @@ static cs_status cmd_break(cs_gsp *m, argv_t *a, FILE *out, bool temp, cs_diag *
 	return st;
 }
 
-static cs_status cmd_watch(cs_gsp *m, argv_t *a, FILE *out, cs_gsp_watch_kind kind, cs_diag *d)
+static cs_status add_watch(cs_gsp *m, argv_t *a, FILE *out, cs_gsp_watch_kind kind, cs_diag *d)
 {
 	uint64_t addr, len = 4;
 	if (!need_args(a, 1, 2, "watch|rwatch|awatch ADDRESS [LENGTH]", d) || !eval(m, a->argv[1], &addr, d))
@@ -721,7 +705,7 @@ static cs_status cmd_disas(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 
 enum { FRAMES_MAX = 256 };
 
-static cs_status cmd_frame(cs_gsp *m, argv_t *a, const char *c, FILE *out, cs_diag *d)
+static cs_status select_frame(cs_gsp *m, argv_t *a, const char *c, FILE *out, cs_diag *d)
 {
 	bool frame = !strcmp(c, "frame"), up = !strcmp(c, "up");
 	uint64_t n = frame ? 0 : 1;
@@ -760,8 +744,9 @@ static cs_status cmd_frame(cs_gsp *m, argv_t *a, const char *c, FILE *out, cs_di
 	return CS_OK;
 }
 
-static cs_status cmd_bt(cs_gsp *m, FILE *out)
+static cs_status cmd_backtrace(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 {
+	(void)a, (void)d;
 	gsp_frame f[32];
 	int n = gsp_unwind(m, f, 32);
 	for (int i = 0; i < n; i++) {
@@ -1228,6 +1213,295 @@ const char *gsp_dbg_gdb_instead(const char *line)
 	return NULL;
 }
 
+
+/* ---- the commands ---- */
+
+static cs_status cmd_break(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	return add_break(m, a, out, false, d);
+}
+
+static cs_status cmd_tbreak(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	return add_break(m, a, out, true, d);
+}
+
+static cs_status cmd_watch(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	return add_watch(m, a, out, CS_GSP_WATCH_WRITE, d);
+}
+
+static cs_status cmd_rwatch(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	return add_watch(m, a, out, CS_GSP_WATCH_READ, d);
+}
+
+static cs_status cmd_awatch(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	return add_watch(m, a, out, CS_GSP_WATCH_ACCESS, d);
+}
+
+static cs_status cmd_delete(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	if (a->argc == 1) {
+		cs_gsp_point_delete_all(m);
+		fprintf(out, "deleted all breakpoints and watchpoints\n");
+		return CS_OK;
+	}
+	for (int i = 1; i < a->argc; i++) {
+		uint64_t id;
+		if (!parse_num(a->argv[i], &id)) {
+			cs_diag_set(d, CS_ERR_INPUT, "delete: '%s' is not a number", a->argv[i]);
+			return CS_ERR_INPUT;
+		}
+		cs_status s = cs_gsp_point_delete(m, (int)id, d);
+		if (s != CS_OK)
+			return s;
+	}
+	return CS_OK;
+}
+
+/* The one optional number (an expression) a command takes into *n; *n stays
+ * as it is without one. */
+static bool optional_number(cs_gsp *m, const argv_t *a, const char *usage, uint64_t *n, cs_diag *d)
+{
+	return need_args(a, 0, 1, usage, d) && (a->argc < 2 || eval(m, a->argv[1], n, d));
+}
+
+static cs_status cmd_continue(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	uint64_t budget = 0;
+	cs_gsp_stop st;
+	if (!optional_number(m, a, "continue [BUDGET]", &budget, d))
+		return CS_ERR_INPUT;
+	return run_report(m, out, cs_gsp_continue(m, budget, &st, d), &st, d);
+}
+
+/* step and next go by source lines where the line tables know the pc, and by
+ * instructions (as stepi and nexti) where they do not. */
+static bool at_source_line(cs_gsp *m)
+{
+	return m->img->source && gsp_source_line(m->img->source, cs_gsp_pc(m), NULL, NULL, NULL);
+}
+
+/* N source lines (by_line) or N instructions over calls, as one run under
+ * the wall-clock guard. */
+static cs_status repeat_steps(cs_gsp *m, uint64_t n, bool by_line, bool over, FILE *out, cs_diag *d)
+{
+	cs_gsp_stop st;
+	cs_status s = CS_OK;
+	uint64_t t0 = gsp_now_ms();
+	for (uint64_t i = 0; i < n; i++) {
+		s = by_line ? source_step(m, over, &st, d) : cs_gsp_next(m, &st, d);
+		if (s != CS_OK || st.reason != CS_GSP_STOP_STEP)
+			break;
+		if (n > 1 && gsp_guard_passed(m, t0, &st, i + 1))
+			break;
+	}
+	return run_report(m, out, s, &st, d);
+}
+
+static cs_status source_steps(cs_gsp *m, argv_t *a, bool over, FILE *out, cs_diag *d)
+{
+	uint64_t n = 1;
+	if (!optional_number(m, a, "step|next [N]", &n, d))
+		return CS_ERR_INPUT;
+	return repeat_steps(m, n, true, over, out, d);
+}
+
+static cs_status cmd_stepi(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	uint64_t n = 1;
+	cs_gsp_stop st;
+	if (!optional_number(m, a, "stepi [N]", &n, d))
+		return CS_ERR_INPUT;
+	return run_report(m, out, cs_gsp_stepi(m, n, &st, d), &st, d);
+}
+
+static cs_status cmd_nexti(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	uint64_t n = 1;
+	if (a->argc > 1 && !eval(m, a->argv[1], &n, d))
+		return CS_ERR_INPUT;
+	return repeat_steps(m, n, false, true, out, d);
+}
+
+static cs_status cmd_step(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	return at_source_line(m) ? source_steps(m, a, false, out, d) : cmd_stepi(m, a, out, d);
+}
+
+static cs_status cmd_next(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	return at_source_line(m) ? source_steps(m, a, true, out, d) : cmd_nexti(m, a, out, d);
+}
+
+static cs_status cmd_finish(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	(void)a;
+	cs_gsp_stop st;
+	cs_status s = run_report(m, out, cs_gsp_finish(m, 0, &st, d), &st, d);
+	if (s == CS_OK && st.reason == CS_GSP_STOP_RETURNED) {
+		uint64_t a0 = gsp_reg(m, UC_RISCV_REG_A0);
+		fprintf(out, "value returned in a0: 0x%" PRIx64 " (%" PRId64 ")\n", a0, (int64_t)a0);
+	}
+	return s;
+}
+
+static cs_status cmd_regs(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	(void)a, (void)d;
+	print_regs(m, out, false);
+	return CS_OK;
+}
+
+static cs_status cmd_frame(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	return select_frame(m, a, "frame", out, d);
+}
+
+static cs_status cmd_up(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	return select_frame(m, a, "up", out, d);
+}
+
+static cs_status cmd_down(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	return select_frame(m, a, "down", out, d);
+}
+
+static cs_status cmd_call(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	if (a->argc < 2 || a->argc > 10) {
+		cs_diag_set(d, CS_ERR_INPUT, "usage: call FUNCTION [ARG...] (up to 8)");
+		return CS_ERR_INPUT;
+	}
+	uint64_t fn, args[8];
+	if (!eval(m, a->argv[1], &fn, d))
+		return CS_ERR_INPUT;
+	for (int i = 2; i < a->argc; i++)
+		if (!eval(m, a->argv[i], &args[i - 2], d))
+			return CS_ERR_INPUT;
+	uint64_t ret;
+	cs_gsp_stop st;
+	cs_status s = cs_gsp_call(m, fn, args, (size_t)(a->argc - 2), m->guard_ms, &ret, &st, d);
+	if (s != CS_OK)
+		return s;
+	if (st.reason != CS_GSP_STOP_RETURNED) {
+		char desc[512];
+		cs_gsp_stop_describe(m, &st, desc, sizeof(desc));
+		cs_diag_set(d, CS_ERR_FAULT, "the call did not return: %s (registers restored)", desc);
+		return CS_ERR_FAULT;
+	}
+	fprintf(out, "%s returned 0x%" PRIx64 " (%" PRId64 ")\n", a->argv[1], ret, (int64_t)ret);
+	return CS_OK;
+}
+
+static cs_status cmd_snapshot(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	if (a->argc != 3 || (strcmp(a->argv[1], "save") && strcmp(a->argv[1], "restore"))) {
+		cs_diag_set(d, CS_ERR_INPUT, "usage: snapshot save|restore NAME");
+		return CS_ERR_INPUT;
+	}
+	cs_status s;
+	if (!strcmp(a->argv[1], "save")) {
+		s = cs_gsp_snapshot_save(m, a->argv[2], d);
+		if (s == CS_OK)
+			fprintf(out, "snapshot '%s' saved at 0x%" PRIx64 "\n", a->argv[2], cs_gsp_pc(m));
+		return s;
+	}
+	s = cs_gsp_snapshot_restore(m, a->argv[2], d);
+	if (s == CS_OK) {
+		fprintf(out, "snapshot '%s' restored\n", a->argv[2]);
+		print_insn(m, out, cs_gsp_pc(m), true);
+	}
+	return s;
+}
+
+static cs_status cmd_msgq(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	if (a->argc == 1) {
+		cs_gsp_msgq_print(m, out);
+		return CS_OK;
+	}
+	if (!strcmp(a->argv[1], "init")) {
+		cs_status s = cs_gsp_msgq_init(m, d);
+		if (s == CS_OK)
+			fprintf(out, "message queues initialized at 0x%" PRIx64 "\n", m->q.base);
+		return s;
+	}
+	if (!strcmp(a->argv[1], "monitor") && a->argc == 3) {
+		cs_gsp_msgq_monitor(m, !strcmp(a->argv[2], "on"));
+		return CS_OK;
+	}
+	cs_diag_set(d, CS_ERR_INPUT, "usage: msgq [init | monitor on|off]");
+	return CS_ERR_INPUT;
+}
+
+static cs_status cmd_mmio(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	if (a->argc == 3 && !strcmp(a->argv[1], "trace")) {
+		cs_gsp_mmio_trace(m, !strcmp(a->argv[2], "on") ? out : NULL);
+		fprintf(out, "mmio trace %s\n", !strcmp(a->argv[2], "on") ? "on" : "off");
+		return CS_OK;
+	}
+	cs_diag_set(d, CS_ERR_INPUT, "usage: mmio trace on|off");
+	return CS_ERR_INPUT;
+}
+
+static cs_status cmd_log(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	(void)a, (void)d;
+	fputs(cs_gsp_log_text(m), out);
+	return CS_OK;
+}
+
+static cs_status cmd_echo(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	(void)m, (void)d;
+	for (int i = 1; i < a->argc; i++)
+		fprintf(out, "%s%s", i > 1 ? " " : "", a->argv[i]);
+	fputc('\n', out);
+	return CS_OK;
+}
+
+static cs_status cmd_quit(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	(void)m, (void)a, (void)out;
+	/* the REPL ends its session before a line comes here; over gdb's
+	 * monitor there is no session of ours to end */
+	cs_diag_set(d, CS_ERR_INPUT, "quit ends the REPL; over gdb's monitor, use detach or kill");
+	return CS_ERR_INPUT;
+}
+
+static cs_status cmd_help(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
+{
+	(void)m;
+	if (!need_args(a, 0, 1, "help [COMMAND]", d))
+		return CS_ERR_INPUT;
+	const char *name = a->argc > 1 ? a->argv[1] : NULL;
+	if (name) {
+		const gsp_command *c = find_command(name);
+		if (!c) {
+			cs_diag_set(d, CS_ERR_INPUT, "help: no command '%s' (help lists them)", name);
+			return CS_ERR_INPUT;
+		}
+		fprintf(out, "usage: %s\n  %s\n", c->usage, c->what);
+		if (c->aliases[0])
+			fprintf(out, "  also: %s\n", c->aliases);
+		if (!strcmp(c->name, "rpc")) {
+			char names[512];
+			rpc_names_list(names, sizeof(names));
+			fprintf(out, "  NAME (send, post): %s\n", names);
+		}
+		return CS_OK;
+	}
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-12s %s\n", command_table[i].name, command_table[i].what);
+	return CS_OK;
+}
+
+
 cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 {
 	argv_t a;
@@ -1240,206 +1514,5 @@ cs_status cs_gsp_dbg_exec(cs_gsp *m, const char *line, FILE *out, cs_diag *d)
 		cs_diag_set(d, CS_ERR_INPUT, "unknown command '%s' (help lists them)", a.argv[0]);
 		return CS_ERR_INPUT;
 	}
-	const char *c = cmd->name; /* aliases resolved */
-	cs_gsp_stop st;
-	cs_status s;
-	if (!strcmp(c, "break"))
-		return cmd_break(m, &a, out, false, d);
-	if (!strcmp(c, "tbreak"))
-		return cmd_break(m, &a, out, true, d);
-	if (!strcmp(c, "watch"))
-		return cmd_watch(m, &a, out, CS_GSP_WATCH_WRITE, d);
-	if (!strcmp(c, "rwatch"))
-		return cmd_watch(m, &a, out, CS_GSP_WATCH_READ, d);
-	if (!strcmp(c, "awatch"))
-		return cmd_watch(m, &a, out, CS_GSP_WATCH_ACCESS, d);
-	if (!strcmp(c, "delete")) {
-		if (a.argc == 1) {
-			cs_gsp_point_delete_all(m);
-			fprintf(out, "deleted all breakpoints and watchpoints\n");
-			return CS_OK;
-		}
-		for (int i = 1; i < a.argc; i++) {
-			uint64_t id;
-			if (!parse_num(a.argv[i], &id)) {
-				cs_diag_set(d, CS_ERR_INPUT, "delete: '%s' is not a number", a.argv[i]);
-				return CS_ERR_INPUT;
-			}
-			if ((s = cs_gsp_point_delete(m, (int)id, d)) != CS_OK)
-				return s;
-		}
-		return CS_OK;
-	}
-	if (!strcmp(c, "continue")) {
-		uint64_t budget = 0;
-		if (!need_args(&a, 0, 1, "continue [BUDGET]", d))
-			return CS_ERR_INPUT;
-		if (a.argc > 1 && !eval(m, a.argv[1], &budget, d))
-			return CS_ERR_INPUT;
-		return run_report(m, out, cs_gsp_continue(m, budget, &st, d), &st, d);
-	}
-	if (!strcmp(c, "help")) {
-		if (!need_args(&a, 0, 1, "help [COMMAND]", d))
-			return CS_ERR_INPUT;
-		return cmd_help(a.argc > 1 ? a.argv[1] : NULL, out, d);
-	}
-	if (!strcmp(c, "list"))
-		return cmd_list(m, &a, out, d);
-	if ((!strcmp(c, "step") || !strcmp(c, "next")) && m->img->source &&
-	    gsp_source_line(m->img->source, cs_gsp_pc(m), NULL, NULL, NULL)) {
-		uint64_t n = 1;
-		if (!need_args(&a, 0, 1, "step|next [N]", d))
-			return CS_ERR_INPUT;
-		if (a.argc > 1 && !eval(m, a.argv[1], &n, d))
-			return CS_ERR_INPUT;
-		s = CS_OK;
-		uint64_t t0 = gsp_now_ms();
-		for (uint64_t i = 0; i < n; i++) {
-			s = source_step(m, c[0] == 'n', &st, d);
-			if (s != CS_OK || st.reason != CS_GSP_STOP_STEP)
-				break;
-			/* N steps are one run under the wall-clock guard */
-			if (n > 1 && gsp_guard_passed(m, t0, &st, i + 1))
-				break;
-		}
-		return run_report(m, out, s, &st, d);
-	}
-	if (!strcmp(c, "stepi") || !strcmp(c, "step")) {
-		uint64_t n = 1;
-		if (!need_args(&a, 0, 1, "stepi [N]", d))
-			return CS_ERR_INPUT;
-		if (a.argc > 1 && !eval(m, a.argv[1], &n, d))
-			return CS_ERR_INPUT;
-		return run_report(m, out, cs_gsp_stepi(m, n, &st, d), &st, d);
-	}
-	if (!strcmp(c, "next") || !strcmp(c, "nexti")) {
-		uint64_t n = 1;
-		if (a.argc > 1 && !eval(m, a.argv[1], &n, d))
-			return CS_ERR_INPUT;
-		uint64_t t0 = gsp_now_ms();
-		for (uint64_t i = 0; i < n; i++) {
-			s = cs_gsp_next(m, &st, d);
-			if (s != CS_OK || st.reason != CS_GSP_STOP_STEP)
-				break;
-			/* N nexts are one run under the wall-clock guard */
-			if (n > 1 && gsp_guard_passed(m, t0, &st, i + 1))
-				break;
-		}
-		return run_report(m, out, s, &st, d);
-	}
-	if (!strcmp(c, "finish")) {
-		s = run_report(m, out, cs_gsp_finish(m, 0, &st, d), &st, d);
-		if (s == CS_OK && st.reason == CS_GSP_STOP_RETURNED) {
-			uint64_t a0 = gsp_reg(m, UC_RISCV_REG_A0);
-			fprintf(out, "value returned in a0: 0x%" PRIx64 " (%" PRId64 ")\n", a0, (int64_t)a0);
-		}
-		return s;
-	}
-	if (!strcmp(c, "info"))
-		return cmd_info(m, &a, out, d);
-	if (!strcmp(c, "regs")) {
-		print_regs(m, out, false);
-		return CS_OK;
-	}
-	if (!strcmp(c, "print"))
-		return cmd_print(m, &a, out, d);
-	if (!strcmp(c, "x"))
-		return cmd_x(m, &a, out, d);
-	if (!strcmp(c, "set"))
-		return cmd_set(m, &a, out, d);
-	if (!strcmp(c, "disassemble"))
-		return cmd_disas(m, &a, out, d);
-	if (!strcmp(c, "backtrace"))
-		return cmd_bt(m, out);
-	if (!strcmp(c, "frame") || !strcmp(c, "up") || !strcmp(c, "down"))
-		return cmd_frame(m, &a, c, out, d);
-	if (!strcmp(c, "call")) {
-		if (a.argc < 2 || a.argc > 10) {
-			cs_diag_set(d, CS_ERR_INPUT, "usage: call FUNCTION [ARG...] (up to 8)");
-			return CS_ERR_INPUT;
-		}
-		uint64_t fn, args[8];
-		if (!eval(m, a.argv[1], &fn, d))
-			return CS_ERR_INPUT;
-		for (int i = 2; i < a.argc; i++)
-			if (!eval(m, a.argv[i], &args[i - 2], d))
-				return CS_ERR_INPUT;
-		uint64_t ret;
-		s = cs_gsp_call(m, fn, args, (size_t)(a.argc - 2), m->guard_ms, &ret, &st, d);
-		if (s != CS_OK)
-			return s;
-		if (st.reason != CS_GSP_STOP_RETURNED) {
-			char desc[512];
-			cs_gsp_stop_describe(m, &st, desc, sizeof(desc));
-			cs_diag_set(d, CS_ERR_FAULT, "the call did not return: %s (registers restored)", desc);
-			return CS_ERR_FAULT;
-		}
-		fprintf(out, "%s returned 0x%" PRIx64 " (%" PRId64 ")\n", a.argv[1], ret, (int64_t)ret);
-		return CS_OK;
-	}
-	if (!strcmp(c, "snapshot")) {
-		if (a.argc != 3 || (strcmp(a.argv[1], "save") && strcmp(a.argv[1], "restore"))) {
-			cs_diag_set(d, CS_ERR_INPUT, "usage: snapshot save|restore NAME");
-			return CS_ERR_INPUT;
-		}
-		if (!strcmp(a.argv[1], "save")) {
-			s = cs_gsp_snapshot_save(m, a.argv[2], d);
-			if (s == CS_OK)
-				fprintf(out, "snapshot '%s' saved at 0x%" PRIx64 "\n", a.argv[2], cs_gsp_pc(m));
-			return s;
-		}
-		s = cs_gsp_snapshot_restore(m, a.argv[2], d);
-		if (s == CS_OK) {
-			fprintf(out, "snapshot '%s' restored\n", a.argv[2]);
-			print_insn(m, out, cs_gsp_pc(m), true);
-		}
-		return s;
-	}
-	if (!strcmp(c, "msgq")) {
-		if (a.argc == 1) {
-			cs_gsp_msgq_print(m, out);
-			return CS_OK;
-		}
-		if (!strcmp(a.argv[1], "init")) {
-			s = cs_gsp_msgq_init(m, d);
-			if (s == CS_OK)
-				fprintf(out, "message queues initialized at 0x%" PRIx64 "\n", m->q.base);
-			return s;
-		}
-		if (!strcmp(a.argv[1], "monitor") && a.argc == 3) {
-			cs_gsp_msgq_monitor(m, !strcmp(a.argv[2], "on"));
-			return CS_OK;
-		}
-		cs_diag_set(d, CS_ERR_INPUT, "usage: msgq [init | monitor on|off]");
-		return CS_ERR_INPUT;
-	}
-	if (!strcmp(c, "rpc"))
-		return cmd_rpc(m, &a, out, d);
-	if (!strcmp(c, "mmio")) {
-		if (a.argc == 3 && !strcmp(a.argv[1], "trace")) {
-			cs_gsp_mmio_trace(m, !strcmp(a.argv[2], "on") ? out : NULL);
-			fprintf(out, "mmio trace %s\n", !strcmp(a.argv[2], "on") ? "on" : "off");
-			return CS_OK;
-		}
-		cs_diag_set(d, CS_ERR_INPUT, "usage: mmio trace on|off");
-		return CS_ERR_INPUT;
-	}
-	if (!strcmp(c, "log")) {
-		fputs(cs_gsp_log_text(m), out);
-		return CS_OK;
-	}
-	if (!strcmp(c, "echo")) {
-		for (int i = 1; i < a.argc; i++)
-			fprintf(out, "%s%s", i > 1 ? " " : "", a.argv[i]);
-		fputc('\n', out);
-		return CS_OK;
-	}
-	if (!strcmp(c, "quit")) {
-		/* the REPL ends its session before a line comes here; over gdb's
-		 * monitor there is no session of ours to end */
-		cs_diag_set(d, CS_ERR_INPUT, "quit ends the REPL; over gdb's monitor, use detach or kill");
-		return CS_ERR_INPUT;
-	}
-	cs_diag_set(d, CS_ERR_INTERNAL, "command '%s' is listed but has no handler", c);
-	return CS_ERR_INTERNAL;
+	return cmd->fn(m, &a, out, d);
 }

@@ -1008,6 +1008,35 @@ Test(gsp_cli, source_level_session_through_the_cli)
 	g_free(map);
 }
 
+/* Every command, each alias and the usage errors in one interactive session
+ * on standard input, against its whole transcript: what each prints on stdout,
+ * the errors on stderr, and the exit status a session with failures ends in. */
+Test(gsp_cli, every_command_through_an_interactive_session)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf"), *map = gsp_fixture("gsp-fixture.map");
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	char *script = g_build_filename(root, "tests", "gsp", "command-tour.gsp", NULL);
+	char *out_path = g_build_filename(root, "tests", "gsp", "command-tour.expected", NULL);
+	char *err_path = g_build_filename(root, "tests", "gsp", "command-tour.errors", NULL);
+	gchar *out = NULL, *err = NULL;
+	cr_assert(g_file_get_contents(out_path, &out, NULL, NULL), "cannot read %s", out_path);
+	cr_assert(g_file_get_contents(err_path, &err, NULL, NULL), "cannot read %s", err_path);
+	const test_cli_opts opts = { .program = "tests/gsp/gsp-cli", .stdin_path = script };
+	const char *args[] = { elf, "--map", map, NULL };
+	test_cli_out r = test_cli_run_opts(NULL, &opts, NULL, args);
+	cr_expect_str_eq(r.out, out, "the transcript of command-tour.gsp changed:\n%s", r.out);
+	cr_expect_str_eq(r.err, err, "the errors of command-tour.gsp changed:\n%s", r.err);
+	cr_expect_eq(r.status, 1, "a session with failed commands exits 1, got %d", r.status);
+	test_cli_free(&r);
+	g_free(out);
+	g_free(err);
+	g_free(out_path);
+	g_free(err_path);
+	g_free(script);
+	g_free(elf);
+	g_free(map);
+}
+
 /* A monitor command that would run the firmware (or write a register) moves
  * the hart where gdb does not look: gdb kept showing the old pc. The stub
  * refuses it, naming what to type instead, and the firmware stays where gdb
