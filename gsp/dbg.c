@@ -1291,6 +1291,8 @@ static cs_status repeat_steps(cs_gsp *m, uint64_t n, bool by_line, bool over, FI
 	cs_gsp_stop st;
 	cs_status s = CS_OK;
 	uint64_t t0 = gsp_now_ms();
+	if (n == 0) /* as stepi: a count of 0 is one step, never a stop that did not happen */
+		n = 1;
 	for (uint64_t i = 0; i < n; i++) {
 		s = by_line ? source_step(m, over, &st, d) : cs_gsp_next(m, &st, d);
 		if (s != CS_OK || st.reason != CS_GSP_STOP_STEP)

@@ -109,6 +109,28 @@ Test(gsp_cli, clear_errors)
 	g_free(elf);
 }
 
+/* A count of 0 steps once, as stepi does: never a stop record that was not
+ * filled in. */
+Test(gsp_cli, a_count_of_zero_steps_once)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	static const char *const cmds[] = { "step", "next", "nexti" };
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char zero[16];
+		snprintf(zero, sizeof(zero), "%s 0", cmds[i]);
+		const char *a0[] = { elf, "-ex", zero, NULL }, *a1[] = { elf, "-ex", cmds[i], NULL };
+		test_cli_out r0 = run_cli(a0), r1 = run_cli(a1);
+		cr_expect_eq(r0.status, 0, "%s: %s", zero, r0.err);
+		/* past the echoed command line, the same stop */
+		const char *s0 = strchr(r0.out, '\n'), *s1 = strchr(r1.out, '\n');
+		cr_assert(s0 && s1, "%s: %s", zero, r0.out);
+		cr_expect_str_eq(s0, s1, "%s", zero);
+		test_cli_free(&r0);
+		test_cli_free(&r1);
+	}
+	g_free(elf);
+}
+
 /* The RPC names rpc send and rpc post take: help rpc lists them, and an
  * unknown one is answered with the list. */
 Test(gsp_cli, help_rpc_lists_the_rpc_names)
