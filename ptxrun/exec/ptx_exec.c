@@ -13,6 +13,7 @@
 #include "ptx_mma.h"
 #include "ptx_printf.h"
 #include "ptx_int.h"
+#include "ptx_run.h"
 
 #include "chainsim/trace.h"
 
@@ -35,150 +36,6 @@
 
 #define FULL 0xffffffffu
 #define LOW32 0xffffffffull
-enum { TLB_N = 32, STACK_MAX = 4096, NBAR = 16 };
-
-typedef struct sentry {
-	uint32_t pc, rpc, mask, call;
-} sentry;
-
-/* A cp.async in flight: its source bytes, read at issue, land in shared
- * memory at the wait that covers its group (or when its warp ends). */
-typedef struct async_copy {
-	uint32_t dst, pc;  /* shared offset (checked at issue); the cp.async's pc */
-	uint32_t group;    /* the lane's committed-group count at issue */
-	uint8_t lane, size;
-	uint8_t bytes[16];
-} async_copy;
-enum { ASYNC_MAX = 1u << 16 }; /* copies in flight per warp */
-
-typedef struct warp {
-	uint64_t *r;
-	uint32_t *pr;
-	sentry *stk;
-	uint32_t sp, cap;
-	uint32_t live;
-	uint32_t id;
-	int state;
-	uint32_t bar_id;
-	uint64_t clock;
-	uint64_t tlb_tag[TLB_N];
-	uint8_t *tlb_ptr[TLB_N];
-	async_copy *copies;       /* cp.async in flight, in issue order */
-	uint32_t ncopies, cap_copies;
-	uint32_t groups[PTX_WARP]; /* cp.async groups each lane has committed */
-	bool mbar_wait;            /* it yielded at an mbarrier wait that found its phase
-				      incomplete, for the object at shared offset mbar_at */
-	uint32_t mbar_at;
-	/* the phase (parity mbar_parity) of the object at mbar_at it waits for
-	 * completed while it was waiting: its next wait for it sees that, as a
-	 * thread suspended in try_wait (or polling) does, even if the object was
-	 * initialized again since */
-	uint8_t mbar_parity;
-	bool mbar_pending_wait, mbar_seen;
-	bool spun;                 /* cooperative: it yielded before the F_SPIN instruction
-				      at its pc, which runs when it resumes */
-} warp;
-
-enum { W_READY, W_BARRIER, W_DONE };
-
-/* What the race detector remembers of one shared byte: the last write and the
- * last read in the current epoch (warp RACE_MANY: more than one warp read it). */
-typedef struct race_cell {
-	uint32_t write_epoch, read_epoch;
-	uint32_t write_pc, read_pc;
-	uint16_t write_warp, read_warp;
-} race_cell;
-enum { RACE_MANY = 0xffff, RACE_PAIRS_MAX = 16 };
-
-/* The same for one global byte, across the grid: which CTA and warp wrote and
- * read it last (CTA RACE_NO_CTA: never). */
-typedef struct global_cell {
-	uint64_t va;
-	uint32_t write_cta, read_cta;
-	uint32_t write_epoch, read_epoch;
-	uint32_t write_pc, read_pc;
-	uint16_t write_warp, read_warp;
-} global_cell;
-#define RACE_NO_CTA UINT32_MAX
-/* A CTA's outcome; R_ABANDONED: stopped because an earlier CTA already ended
- * the grid (its result is never committed). */
-enum { R_OK, R_FAULT, R_ERROR, R_BUDGET, R_ABANDONED };
-
-/* A trace record a worker holds back until its CTA commits (in CTA order). */
-typedef struct held_event {
-	cs_event ev;
-	char *detail;
-} held_event;
-
-typedef struct held_events {
-	held_event *v;
-	size_t n, cap;
-	bool lost; /* a record could not be held: out of memory */
-} held_events;
-
-typedef struct grid grid;
-
-/* One worker's state: the CTA it runs now, with that CTA's warps, shared and
- * local memory (every CTA starts from zeroed registers and memory, so a result
- * does not depend on which worker ran the CTA before). */
-typedef struct run {
-	const cs_ptx_program *p;
-	const ptx_func *f;
-	const cs_ptx_launch *l;
-	const cs_bus *bus;
-	uint8_t *shared;
-	uint64_t shared_size;
-	uint32_t dyn_base;
-	uint8_t *local;
-	uint32_t local_size;
-	uint8_t *module;
-	uint64_t module_size;
-	uint64_t shwin, lwin, mwin;
-	const uint8_t *params;
-	uint64_t param_bytes;
-	warp *warps;
-	uint32_t nwarps, nthreads;
-	uint32_t cta[3];
-	uint64_t cta_index;   /* linear */
-	uint64_t tinstr;      /* spent by this CTA */
-	uint64_t budget;      /* the next check of the budgets (budget_spent) */
-	uint64_t cta_budget;  /* the most one CTA may spend: the launch's budget */
-	grid *g;
-	cs_bus wbus;          /* bus as this worker sees it: memory locked when
-				 workers share it, trace records held per CTA */
-	held_events held;
-	bool shared_memory;   /* other workers run too: global atomics take the lock */
-	bool hw_fma;
-	bool approx_max; /* approximate results at the edge of their bound */
-	/* the shared-memory race detector (NULL shadow when off) */
-	cs_ptx_races races;
-	race_cell *shadow;    /* one per shared byte */
-	uint32_t epoch;       /* advances at every barrier release and CTA start */
-	uint32_t race_pairs[RACE_PAIRS_MAX][2]; /* PTX lines already reported */
-	uint32_t nrace_pairs;
-	uint32_t undef_pairs[RACE_PAIRS_MAX][2]; /* (reason, PTX line) of undefined-result notes */
-	uint32_t nundef_pairs;
-	bool race_on;         /* shadow or races_global */
-	bool races_global;    /* global memory too, within the grid */
-	global_cell *gcells;  /* open addressing on va; va 0 with write_cta and
-				 read_cta RACE_NO_CTA is an empty slot */
-	size_t gcap, gcount;
-	uint32_t *order;      /* the warps in the order they run this round */
-	uint32_t round;
-	cs_ptx_schedule schedule;
-	uint64_t schedule_seed;
-	uint32_t arrive[NBAR]; /* threads that passed bar.arrive since each barrier opened */
-	uint64_t mbar_changes; /* state changes of the CTA's mbarrier objects */
-	uint32_t mbar_stall;   /* rounds in a row in which every warp that ran waited on an
-				  mbarrier and none changed */
-	bool cooperative;      /* the launch's: warps yield at F_SPIN instructions */
-	/* outcome */
-	int status;
-	uint64_t fault_va;
-	int fault_access;
-	uint32_t fault_warp, fault_lane, fault_pc;
-	char why[256];
-} run;
 
 /* ---- fused multiply-add ------------------------------------------------- */
 
@@ -253,9 +110,7 @@ static void set_stop(run *R, int status, warp *w, uint32_t pc, const char *fmt, 
 	vsnprintf(R->why, sizeof(R->why), fmt, ap);
 }
 
-static void set_error(run *R, warp *w, uint32_t pc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void set_error(run *R, warp *w, uint32_t pc, const char *fmt, ...)
+void ptx_set_error(run *R, warp *w, uint32_t pc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -431,13 +286,13 @@ static bool push(run *R, warp *w, uint32_t pc, uint32_t rpc, uint32_t mask, uint
 {
 	if (w->sp == w->cap) {
 		if (w->cap >= STACK_MAX) {
-			set_error(R, w, pc, "divergence stack deeper than %d", STACK_MAX);
+			ptx_set_error(R, w, pc, "divergence stack deeper than %d", STACK_MAX);
 			return false;
 		}
 		uint32_t nc = w->cap ? w->cap * 2 : 16;
 		sentry *s = realloc(w->stk, nc * sizeof(*s));
 		if (!s) {
-			set_error(R, w, pc, "out of memory");
+			ptx_set_error(R, w, pc, "out of memory");
 			return false;
 		}
 		w->stk = s;
@@ -1106,237 +961,6 @@ static void copy_frame(run *R, warp *w, uint32_t lanes, const ptx_copy *cp, uint
 	}
 }
 
-/* ---- the race detector ---------------------------------------------------- */
-
-static uint64_t cta_linear(const run *R)
-{
-	return R->cta[0] + (uint64_t)R->l->grid[0] * (R->cta[1] + (uint64_t)R->l->grid[1] * R->cta[2]);
-}
-
-/* Whether the pair of PTX lines is new to pairs (then remembered): only the
- * first RACE_PAIRS_MAX distinct pairs are. The worker filters its own races
- * so, and the grid again at commit, in CTA order: what a worker drops was
- * seen earlier in CTA order, so the reports do not depend on the workers. */
-static bool race_pair_new(uint32_t pairs[RACE_PAIRS_MAX][2], uint32_t *n, uint32_t other_line,
-			  uint32_t line)
-{
-	for (uint32_t i = 0; i < *n; i++)
-		if (pairs[i][0] == other_line && pairs[i][1] == line)
-			return false;
-	if (*n == RACE_PAIRS_MAX)
-		return false;
-	pairs[*n][0] = other_line;
-	pairs[*n][1] = line;
-	(*n)++;
-	return true;
-}
-
-/* Reports a race between the access at pc and an earlier one at other_pc,
- * once per pair of PTX lines; false when it stops the grid. */
-static bool race_report(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t other_pc, uint64_t at,
-			const char *msg)
-{
-	uint32_t line = R->p->lines[pc], other_line = R->p->lines[other_pc];
-	if (!race_pair_new(R->race_pairs, &R->nrace_pairs, other_line, line))
-		return true;
-	char detail[CS_DIAG_MSG_MAX + 128];
-	snprintf(detail, sizeof(detail), "%s: %s", R->f->name, msg);
-	cs_event ev = cs_event_make(CS_EV_RACE, CS_STAGE_GR_DISPATCH, CS_UNIT_SM, R->l->channel);
-	ev.launch = R->l->launch;
-	ev.addr = at;
-	ev.value = cta_linear(R);
-	ev.aux = (uint64_t)other_line << 32 | line;
-	ev.detail = detail;
-	cs_trace_emit(&R->bus->trace, &ev);
-	if (R->races != CS_PTX_RACES_ERROR)
-		return true;
-	set_error(R, w, pc, "%s", msg);
-	R->fault_lane = lane;
-	return false;
-}
-
-/* A race on shared byte `at` between this access and the one the cell recorded. */
-static bool race_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t at, bool write,
-		       uint32_t other_pc, uint32_t other_warp, bool other_write)
-{
-	char who[32];
-	if (other_warp == RACE_MANY)
-		snprintf(who, sizeof(who), "several warps");
-	else
-		snprintf(who, sizeof(who), "warp %u", other_warp);
-	char msg[CS_DIAG_MSG_MAX];
-	snprintf(msg, sizeof(msg),
-		 "shared-memory race at offset 0x%x in CTA (%u,%u,%u): %s %s it at PTX line %u, "
-		 "then warp %u %s it at PTX line %u, with no barrier between",
-		 at, R->cta[0], R->cta[1], R->cta[2], who, other_write ? "wrote" : "read",
-		 R->p->lines[other_pc], w->id, write ? "wrote" : "read", R->p->lines[pc]);
-	return race_report(R, w, lane, pc, other_pc, at, msg);
-}
-
-/* One warp's access to shared bytes [off, off + size): checked against what
- * other warps did since the last barrier, then recorded. */
-static bool race_access(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t off, unsigned size,
-			bool write)
-{
-	uint16_t me = (uint16_t)w->id;
-	for (uint64_t b = off; b < off + size && b < R->shared_size; b++) {
-		race_cell *c = &R->shadow[b];
-		if (c->write_epoch == R->epoch && c->write_warp != me &&
-		    !race_found(R, w, lane, pc, (uint32_t)b, write, c->write_pc, c->write_warp, true))
-			return false;
-		if (write && c->read_epoch == R->epoch && c->read_warp != me &&
-		    !race_found(R, w, lane, pc, (uint32_t)b, true, c->read_pc, c->read_warp, false))
-			return false;
-		if (write) {
-			c->write_epoch = R->epoch;
-			c->write_warp = me;
-			c->write_pc = pc;
-		} else {
-			c->read_warp = c->read_epoch == R->epoch && c->read_warp != me ? RACE_MANY : me;
-			c->read_epoch = R->epoch;
-			c->read_pc = pc;
-		}
-	}
-	return true;
-}
-
-/* The cell of global byte va, made when new; NULL when out of memory. */
-static global_cell *global_cell_of(run *R, uint64_t va)
-{
-	if (2 * (R->gcount + 1) > R->gcap) {
-		size_t ncap = R->gcap ? 2 * R->gcap : 4096;
-		global_cell *n = malloc(ncap * sizeof(*n));
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < ncap; i++)
-			n[i] = (global_cell){ .write_cta = RACE_NO_CTA, .read_cta = RACE_NO_CTA };
-		for (size_t i = 0; i < R->gcap; i++) {
-			const global_cell *c = &R->gcells[i];
-			if (c->write_cta == RACE_NO_CTA && c->read_cta == RACE_NO_CTA)
-				continue;
-			size_t j = (size_t)(c->va * 0x9e3779b97f4a7c15ull >> 20) & (ncap - 1);
-			while (n[j].write_cta != RACE_NO_CTA || n[j].read_cta != RACE_NO_CTA)
-				j = (j + 1) & (ncap - 1);
-			n[j] = *c;
-		}
-		free(R->gcells);
-		R->gcells = n;
-		R->gcap = ncap;
-	}
-	size_t j = (size_t)(va * 0x9e3779b97f4a7c15ull >> 20) & (R->gcap - 1);
-	for (;;) {
-		global_cell *c = &R->gcells[j];
-		if (c->write_cta == RACE_NO_CTA && c->read_cta == RACE_NO_CTA) {
-			c->va = va;
-			R->gcount++;
-			return c;
-		}
-		if (c->va == va)
-			return c;
-		j = (j + 1) & (R->gcap - 1);
-	}
-}
-
-/* Whether an earlier access (CTA cta, warp, epoch) and this one are unordered:
- * another CTA of the grid, or another warp of this CTA since its last barrier. */
-static bool global_unordered(const run *R, const warp *w, uint32_t cta, uint32_t warp_id,
-			     uint32_t epoch)
-{
-	if (cta == RACE_NO_CTA)
-		return false;
-	return cta != (uint32_t)cta_linear(R) || (warp_id != w->id && epoch == R->epoch);
-}
-
-static bool global_race(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va, bool write,
-			uint32_t other_pc, uint32_t other_cta, uint32_t other_warp, bool other_write)
-{
-	char who[48];
-	uint64_t me = cta_linear(R);
-	if (other_warp == RACE_MANY)
-		snprintf(who, sizeof(who), "several warps");
-	else
-		snprintf(who, sizeof(who), "warp %u of CTA %u", other_warp, other_cta);
-	char msg[CS_DIAG_MSG_MAX];
-	snprintf(msg, sizeof(msg),
-		 "global-memory race at 0x%" PRIx64 ": %s %s it at PTX line %u, then warp %u of CTA "
-		 "%" PRIu64 " %s it at PTX line %u, unordered within the grid",
-		 va, who, other_write ? "wrote" : "read", R->p->lines[other_pc], w->id, me,
-		 write ? "wrote" : "read", R->p->lines[pc]);
-	return race_report(R, w, lane, pc, other_pc, va, msg);
-}
-
-/* One warp's access to global bytes [va, va + size). */
-static bool global_access(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va, unsigned size,
-			  bool write)
-{
-	uint32_t cta = (uint32_t)cta_linear(R);
-	for (uint64_t b = va; b < va + size; b++) {
-		global_cell *c = global_cell_of(R, b);
-		if (!c) {
-			set_error(R, w, pc, "out of memory for the global race detector");
-			return false;
-		}
-		if (global_unordered(R, w, c->write_cta, c->write_warp, c->write_epoch) &&
-		    !global_race(R, w, lane, pc, b, write, c->write_pc, c->write_cta, c->write_warp,
-				 true))
-			return false;
-		if (write && global_unordered(R, w, c->read_cta, c->read_warp, c->read_epoch) &&
-		    !global_race(R, w, lane, pc, b, true, c->read_pc, c->read_cta, c->read_warp, false))
-			return false;
-		if (write) {
-			c->write_cta = cta;
-			c->write_warp = (uint16_t)w->id;
-			c->write_epoch = R->epoch;
-			c->write_pc = pc;
-		} else {
-			bool other = c->read_cta != RACE_NO_CTA &&
-				     (c->read_cta != cta || c->read_warp != w->id);
-			c->read_warp = other ? RACE_MANY : (uint16_t)w->id;
-			c->read_cta = cta;
-			c->read_epoch = R->epoch;
-			c->read_pc = pc;
-		}
-	}
-	return true;
-}
-
-/* One lane's access of size bytes at va in space: shared (or generic in the
- * shared window) against the CTA's shadow, global (or generic outside the
- * shared, local and parameter windows) against the grid's when asked. */
-static bool race_check_bytes(run *R, warp *w, uint32_t lane, uint32_t pc, int space, uint64_t va,
-			     unsigned size, bool write)
-{
-	if (space == SP_GENERIC) {
-		if (va - R->shwin < R->shared_size) {
-			space = SP_SHARED;
-			va -= R->shwin;
-		} else if (va - R->lwin < R->local_size || va - CS_PTX_PARAM_WINDOW < R->param_bytes) {
-			return true;
-		} else {
-			space = SP_GLOBAL;
-		}
-	}
-	if (space == SP_SHARED)
-		return !R->shadow || race_access(R, w, lane, pc, (uint32_t)va, size, write);
-	if (space == SP_GLOBAL && R->races_global)
-		return global_access(R, w, lane, pc, va, size, write);
-	return true;
-}
-
-/* The shared bytes an ld or st touches, lane by lane; out-of-range lanes are
- * left to the access to fault. */
-static bool race_check(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m, bool write)
-{
-	unsigned size = ptx_type_bytes((ptx_type)in->t1) * in->aux2;
-	const uint64_t *Bs = w->r + (size_t)in->o[0] * PTX_WARP;
-	for (uint32_t g = m; g; g &= g - 1) {
-		unsigned l = (unsigned)__builtin_ctz(g);
-		if (!race_check_bytes(R, w, l, pc, in->aux, Bs[l] + (uint64_t)in->imm, size, write))
-			return false;
-	}
-	return true;
-}
-
 /* ---- cp.async ------------------------------------------------------------ */
 
 static bool async_issue(run *R, warp *w, uint32_t pc, unsigned lane, uint32_t dst,
@@ -1346,7 +970,7 @@ static bool async_issue(run *R, warp *w, uint32_t pc, unsigned lane, uint32_t ds
 		uint32_t cap = w->cap_copies ? w->cap_copies * 2 : 64;
 		async_copy *grown = cap <= ASYNC_MAX ? realloc(w->copies, cap * sizeof(*grown)) : NULL;
 		if (!grown) {
-			set_error(R, w, pc, "more than %u cp.async copies in flight in warp %u (no "
+			ptx_set_error(R, w, pc, "more than %u cp.async copies in flight in warp %u (no "
 				  "cp.async.wait_group or wait_all covers them)", w->cap_copies, w->id);
 			return false;
 		}
@@ -1391,7 +1015,7 @@ static bool whole_warp(run *R, warp *w, uint32_t pc, uint32_t m, const char *wha
 {
 	if (m == FULL)
 		return true;
-	set_error(R, w, pc, "%s needs all 32 lanes of the warp, and lanes 0x%08x execute it", what, m);
+	ptx_set_error(R, w, pc, "%s needs all 32 lanes of the warp, and lanes 0x%08x execute it", what, m);
 	return false;
 }
 
@@ -1474,7 +1098,7 @@ static bool wmma_ldst(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t 
 	const uint64_t *Bs = REG(in->o[0]), *Ss = in->o[1] != PTX_NONE ? REG(in->o[1]) : NULL;
 	for (unsigned l = 1; l < PTX_WARP; l++)
 		if (Bs[l] != Bs[0] || (Ss && (uint32_t)Ss[l] != (uint32_t)Ss[0])) {
-			set_error(R, w, pc, "%s: lane %u's address or stride differs from lane 0's "
+			ptx_set_error(R, w, pc, "%s: lane %u's address or stride differs from lane 0's "
 				  "(the warp moves one matrix)", what, l);
 			return false;
 		}
@@ -1577,7 +1201,7 @@ static bool run_builtin(run *R, warp *w, uint32_t pc, uint32_t m, const ptx_call
 			    !ptx_printf_read_string(&rd, builtin_arg(R, w, l, cs, 3), func, sizeof(func)))
 				return false;
 			/* an error, not a memory fault: nothing was accessed */
-			set_error(R, w, pc, "device assertion `%s` failed at %s:%u in %s", msg, file,
+			ptx_set_error(R, w, pc, "device assertion `%s` failed at %s:%u in %s", msg, file,
 				  (uint32_t)builtin_arg(R, w, l, cs, 2), func);
 			R->fault_lane = l;
 			return false;
@@ -1616,7 +1240,7 @@ static void undefined_note(run *R, warp *w, uint32_t pc, uint32_t why, const cha
 static void undefined_note(run *R, warp *w, uint32_t pc, uint32_t why, const char *fmt, ...)
 {
 	uint32_t line = R->p->lines[pc];
-	if (!race_pair_new(R->undef_pairs, &R->nundef_pairs, why, line))
+	if (!ptx_race_pair_new(R->undef_pairs, &R->nundef_pairs, why, line))
 		return;
 	char msg[CS_DIAG_MSG_MAX];
 	va_list ap;
@@ -1792,7 +1416,7 @@ static int warp_sync(run *R, warp *w, uint32_t pc, uint32_t m)
 				return WS_YIELD;
 			}
 			if (!sync_same_kind(o, in)) {
-				set_error(R, w, pc,
+				ptx_set_error(R, w, pc,
 					  "lanes 0x%08x wait at this warp instruction for lanes 0x%08x, "
 					  "which wait at a different one (PTX line %u); PTX requires the same "
 					  "instruction kind and qualifiers", m, e->mask & missing,
@@ -1803,7 +1427,7 @@ static int warp_sync(run *R, warp *w, uint32_t pc, uint32_t m)
 			found |= e->mask;
 		}
 		if (missing & ~found) {
-			set_error(R, w, pc,
+			ptx_set_error(R, w, pc,
 				  "lanes 0x%08x of the member mask are live but not converged with lanes "
 				  "0x%08x at this warp instruction (they wait at a reconvergence point or "
 				  "on an enclosing path); chainsim joins only sibling paths", missing & ~found,
@@ -1817,7 +1441,7 @@ static int warp_sync(run *R, warp *w, uint32_t pc, uint32_t m)
 		for (uint32_t g = s.exec; g; g &= g - 1) {
 			unsigned l = (unsigned)__builtin_ctz(g);
 			if (!((s.mask[l] >> l) & 1)) {
-				set_error(R, w, pc,
+				ptx_set_error(R, w, pc,
 					  "lane %u executes a .sync warp operation with member mask 0x%08x, "
 					  "which does not include it", l, s.mask[l]);
 				return WS_STOP;
@@ -1826,7 +1450,7 @@ static int warp_sync(run *R, warp *w, uint32_t pc, uint32_t m)
 			for (uint32_t h = same; h; h &= h - 1) {
 				unsigned j = (unsigned)__builtin_ctz(h);
 				if (s.mask[j] != s.mask[l]) {
-					set_error(R, w, pc,
+					ptx_set_error(R, w, pc,
 						  "lanes %u and %u execute this warp instruction together with "
 						  "member masks 0x%08x and 0x%08x; PTX requires the same mask",
 						  l, j, s.mask[l], s.mask[j]);
@@ -1989,7 +1613,7 @@ static uint64_t *mbar_object(run *R, warp *w, const ptx_ins *in, uint32_t pc, un
 	} else if (in_space(R, SP_SHARED, va)) {
 		va -= R->shwin;
 	} else {
-		set_error(R, w, pc, "mbarrier object at generic address 0x%" PRIx64
+		ptx_set_error(R, w, pc, "mbarrier object at generic address 0x%" PRIx64
 			  " (lane %u) is not in shared memory", va, l);
 		return NULL;
 	}
@@ -2008,19 +1632,19 @@ static bool mbar_update(run *R, warp *w, uint32_t pc, unsigned l, uint32_t off, 
 {
 	uint64_t v = *obj;
 	if (!(v & MBAR_VALID)) {
-		set_error(R, w, pc, "lane %u: the mbarrier at shared offset 0x%x is not initialized "
+		ptx_set_error(R, w, pc, "lane %u: the mbarrier at shared offset 0x%x is not initialized "
 			  "(mbarrier.init)", l, off);
 		return false;
 	}
 	uint32_t pending = mbar_pending(v), expected = mbar_expected(v);
 	int64_t tx = (int64_t)mbar_tx(v) + tx_add;
 	if (tx > (int64_t)MBAR_COUNT_MAX || tx < -(int64_t)MBAR_COUNT_MAX) {
-		set_error(R, w, pc, "lane %u: the tx-count of the mbarrier at shared offset 0x%x "
+		ptx_set_error(R, w, pc, "lane %u: the tx-count of the mbarrier at shared offset 0x%x "
 			  "leaves -(2^20-1)..2^20-1 (%" PRId64 ")", l, off, tx);
 		return false;
 	}
 	if (drop > expected || arrivals > pending) {
-		set_error(R, w, pc, "lane %u: %u arrivals (%u dropped) on the mbarrier at shared "
+		ptx_set_error(R, w, pc, "lane %u: %u arrivals (%u dropped) on the mbarrier at shared "
 			  "offset 0x%x, whose current phase has %u pending of %u expected", l,
 			  arrivals, drop, off, pending, expected);
 		return false;
@@ -2031,7 +1655,7 @@ static bool mbar_update(run *R, warp *w, uint32_t pc, unsigned l, uint32_t off, 
 		*token = mbar_make(v, pending, expected, (int32_t)tx);
 	if (pending == 0 && tx == 0) {
 		if (in->aux2 & MBF_NO_COMPLETE) {
-			set_error(R, w, pc, "lane %u: mbarrier arrive .noComplete completes the phase "
+			ptx_set_error(R, w, pc, "lane %u: mbarrier arrive .noComplete completes the phase "
 				  "of the mbarrier at shared offset 0x%x", l, off);
 			return false;
 		}
@@ -2057,7 +1681,7 @@ static bool bulk_copy(run *R, warp *w, const ptx_ins *in, uint32_t pc, unsigned 
 	uint64_t dst = (uint32_t)(REG(in->o[0])[l] + REG(in->o[3])[0]);
 	uint64_t src = REG(in->o[4])[l] + REG(in->o[5])[0];
 	if (size % 16 || dst % 16 || src % 16) {
-		set_error(R, w, pc, "lane %u: cp.async.bulk of %u bytes from 0x%" PRIx64 " to shared "
+		ptx_set_error(R, w, pc, "lane %u: cp.async.bulk of %u bytes from 0x%" PRIx64 " to shared "
 			  "0x%" PRIx64 " (size and addresses must be multiples of 16)", l, size, src, dst);
 		return false;
 	}
@@ -2106,7 +1730,7 @@ static int mbar_run(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
 		switch (in->aux) {
 		case MB_INIT:
 			if (n < 1 || n > MBAR_COUNT_MAX) {
-				set_error(R, w, pc, "lane %u: mbarrier.init with count %u (1..2^20-1)", l, n);
+				ptx_set_error(R, w, pc, "lane %u: mbarrier.init with count %u (1..2^20-1)", l, n);
 				return MBR_STOP;
 			}
 			*obj = mbar_make(0, n, n, 0);
@@ -2119,7 +1743,7 @@ static int mbar_run(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
 		case MB_EXPECT_TX:
 		case MB_COMPLETE_TX:
 			if (n > MBAR_COUNT_MAX) {
-				set_error(R, w, pc, "lane %u: tx-count %u (0..2^20-1)", l, n);
+				ptx_set_error(R, w, pc, "lane %u: tx-count %u (0..2^20-1)", l, n);
 				return MBR_STOP;
 			}
 			if (!mbar_update(R, w, pc, l, off, obj, in, 0,
@@ -2131,7 +1755,7 @@ static int mbar_run(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
 			bool expect = in->aux2 & MBF_EXPECT_TX;
 			uint32_t count = expect ? 1 : n;
 			if (count < 1 || count > MBAR_COUNT_MAX || (expect && n > MBAR_COUNT_MAX)) {
-				set_error(R, w, pc, "lane %u: mbarrier arrive with %s %u (%s)", l,
+				ptx_set_error(R, w, pc, "lane %u: mbarrier arrive with %s %u (%s)", l,
 					  expect ? "tx-count" : "count", n, expect ? "0..2^20-1" : "1..2^20-1");
 				return MBR_STOP;
 			}
@@ -2161,7 +1785,7 @@ static int mbar_run(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
 			bool seen = w->mbar_pending_wait && w->mbar_seen && w->mbar_at == off &&
 				    w->mbar_parity == parity;
 			if (!seen && !(v & MBAR_VALID)) {
-				set_error(R, w, pc, "lane %u: wait on the mbarrier at shared offset 0x%x, "
+				ptx_set_error(R, w, pc, "lane %u: wait on the mbarrier at shared offset 0x%x, "
 					  "which is not initialized (mbarrier.init)", l, off);
 				return MBR_STOP;
 			}
@@ -2197,14 +1821,14 @@ static bool cluster_addr(run *R, warp *w, uint32_t pc, const ptx_ins *in, uint32
 		uint64_t va = in->t2 == T_U32 ? (uint32_t)A[l] : A[l];
 		bool own = cluster ? va < R->shared_size : in_space(R, SP_SHARED, va);
 		if (!own) {
-			set_error(R, w, pc, "lane %u: %s of %s address 0x%" PRIx64 ", which is not in "
+			ptx_set_error(R, w, pc, "lane %u: %s of %s address 0x%" PRIx64 ", which is not in "
 				  "the shared memory of the CTA's cluster (a launch without clusters: "
 				  "one CTA each)", l, in->aux == CL_RANK ? "getctarank" : "mapa",
 				  cluster ? "shared::cluster" : "generic", va);
 			return false;
 		}
 		if (B && (uint32_t)B[l] != 0) {
-			set_error(R, w, pc, "lane %u: mapa to CTA rank %u; the cluster has 1 CTA (a launch "
+			ptx_set_error(R, w, pc, "lane %u: mapa to CTA rank %u; the cluster has 1 CTA (a launch "
 				  "without clusters)", l, (uint32_t)B[l]);
 			return false;
 		}
@@ -2977,7 +2601,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				 * the warp goes on without waiting */
 				uint32_t id = (uint32_t)REG(in->o[0])[__builtin_ctz(m)];
 				if (id >= NBAR) {
-					set_error(R, w, pc, "barrier %u is out of range (0..15)", id);
+					ptx_set_error(R, w, pc, "barrier %u is out of range (0..15)", id);
 					goto stop;
 				}
 				R->arrive[id] += lane_count(w->live);
@@ -3073,11 +2697,11 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				break;
 			/* the kernel stopped itself: an error of the grid, not a memory
 			 * fault (the judge would read a fetch at 0 as unmapped code) */
-			set_error(R, w, pc, "the kernel executed trap");
+			ptx_set_error(R, w, pc, "the kernel executed trap");
 			goto stop;
 		case OP_COUNT:
 		default:
-			set_error(R, w, pc, "internal: bad opcode %u", in->op);
+			ptx_set_error(R, w, pc, "internal: bad opcode %u", in->op);
 			goto stop;
 		}
 		pc++;
@@ -3101,7 +2725,7 @@ done:
 	}
 	return W_DONE;
 lost:
-	set_error(R, w, pc, "internal: a divergence entry lost its reconvergence point");
+	ptx_set_error(R, w, pc, "internal: a divergence entry lost its reconvergence point");
 	R->tinstr += ti;
 	return W_DONE;
 fault:
@@ -3218,7 +2842,7 @@ static bool mbar_progress(run *R)
 			continue;
 		uint64_t v;
 		memcpy(&v, R->shared + w->mbar_at, sizeof(v));
-		set_error(R, w, w->stk[w->sp - 1].pc - 1,
+		ptx_set_error(R, w, w->stk[w->sp - 1].pc - 1,
 			  "mbarrier deadlock: warp %u waits on the mbarrier at shared offset 0x%x "
 			  "(current phase parity %u, %u of %u arrivals pending, tx-count %d), and no mbarrier "
 			  "of the CTA changed in %u rounds", w->id, w->mbar_at, (unsigned)(v >> 63),
@@ -3271,7 +2895,7 @@ static bool cta_round(run *R)
 			continue;
 		any_wait = true;
 		if (w->bar_id >= NBAR) {
-			set_error(R, w, w->stk[w->sp - 1].pc - 1, "barrier %u is out of range (0..15)",
+			ptx_set_error(R, w, w->stk[w->sp - 1].pc - 1, "barrier %u is out of range (0..15)",
 				  w->bar_id);
 			return false;
 		}
@@ -3309,7 +2933,7 @@ static bool cta_round(run *R)
 		for (uint32_t i = 0; i < R->nwarps && !w0; i++)
 			if (R->warps[i].state == W_BARRIER)
 				w0 = &R->warps[i];
-		set_error(R, w0, w0 ? w0->stk[w0->sp - 1].pc - 1 : 0,
+		ptx_set_error(R, w0, w0 ? w0->stk[w0->sp - 1].pc - 1 : 0,
 			  "barrier deadlock: %u of %u live threads wait at barrier %u",
 			  arrived[w0 ? w0->bar_id : 0], live, w0 ? w0->bar_id : 0);
 		return false;
@@ -3557,11 +3181,11 @@ static void commit_ready(grid *G)
 		for (size_t i = 0; i < s->held.n; i++) {
 			held_event *h = &s->held.v[i];
 			if (h->ev.kind == CS_EV_RACE &&
-			    !race_pair_new(G->race_pairs, &G->nrace_pairs, (uint32_t)(h->ev.aux >> 32),
+			    !ptx_race_pair_new(G->race_pairs, &G->nrace_pairs, (uint32_t)(h->ev.aux >> 32),
 					   (uint32_t)h->ev.aux))
 				continue;
 			if (h->ev.kind == CS_EV_ASSUMPTION &&
-			    !race_pair_new(G->undef_pairs, &G->nundef_pairs, (uint32_t)(h->ev.aux >> 32),
+			    !ptx_race_pair_new(G->undef_pairs, &G->nundef_pairs, (uint32_t)(h->ev.aux >> 32),
 					   (uint32_t)h->ev.aux))
 				continue;
 			h->ev.detail = h->detail;

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to ptxrun/exec/: the executor's state for one worker (the CTA it
+ * runs and that CTA's warps) and the race detector's checks, which the warp
+ * loop makes at every access (ptx_race.c keeps the detector's tables and
+ * reports). */
+#ifndef CS_PTX_RUN_H
+#define CS_PTX_RUN_H
+
+#include "ptx_int.h"
+
+#include "chainsim/trace.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { TLB_N = 32, STACK_MAX = 4096, NBAR = 16 };
+
+typedef struct sentry {
+	uint32_t pc, rpc, mask, call;
+} sentry;
+
+/* A cp.async in flight: its source bytes, read at issue, land in shared
+ * memory at the wait that covers its group (or when its warp ends). */
+typedef struct async_copy {
+	uint32_t dst, pc;  /* shared offset (checked at issue); the cp.async's pc */
+	uint32_t group;    /* the lane's committed-group count at issue */
+	uint8_t lane, size;
+	uint8_t bytes[16];
+} async_copy;
+enum { ASYNC_MAX = 1u << 16 }; /* copies in flight per warp */
+
+typedef struct warp {
+	uint64_t *r;
+	uint32_t *pr;
+	sentry *stk;
+	uint32_t sp, cap;
+	uint32_t live;
+	uint32_t id;
+	int state;
+	uint32_t bar_id;
+	uint64_t clock;
+	uint64_t tlb_tag[TLB_N];
+	uint8_t *tlb_ptr[TLB_N];
+	async_copy *copies;       /* cp.async in flight, in issue order */
+	uint32_t ncopies, cap_copies;
+	uint32_t groups[PTX_WARP]; /* cp.async groups each lane has committed */
+	bool mbar_wait;            /* it yielded at an mbarrier wait that found its phase
+				      incomplete, for the object at shared offset mbar_at */
+	uint32_t mbar_at;
+	/* the phase (parity mbar_parity) of the object at mbar_at it waits for
+	 * completed while it was waiting: its next wait for it sees that, as a
+	 * thread suspended in try_wait (or polling) does, even if the object was
+	 * initialized again since */
+	uint8_t mbar_parity;
+	bool mbar_pending_wait, mbar_seen;
+	bool spun;                 /* cooperative: it yielded before the F_SPIN instruction
+				      at its pc, which runs when it resumes */
+} warp;
+
+enum { W_READY, W_BARRIER, W_DONE };
+
+/* What the race detector remembers of one shared byte: the last write and the
+ * last read in the current epoch (warp RACE_MANY: more than one warp read it). */
+typedef struct race_cell {
+	uint32_t write_epoch, read_epoch;
+	uint32_t write_pc, read_pc;
+	uint16_t write_warp, read_warp;
+} race_cell;
+enum { RACE_MANY = 0xffff, RACE_PAIRS_MAX = 16 };
+
+/* The same for one global byte, across the grid: which CTA and warp wrote and
+ * read it last (CTA RACE_NO_CTA: never). */
+typedef struct global_cell {
+	uint64_t va;
+	uint32_t write_cta, read_cta;
+	uint32_t write_epoch, read_epoch;
+	uint32_t write_pc, read_pc;
+	uint16_t write_warp, read_warp;
+} global_cell;
+#define RACE_NO_CTA UINT32_MAX
+/* A CTA's outcome; R_ABANDONED: stopped because an earlier CTA already ended
+ * the grid (its result is never committed). */
+enum { R_OK, R_FAULT, R_ERROR, R_BUDGET, R_ABANDONED };
+
+/* A trace record a worker holds back until its CTA commits (in CTA order). */
+typedef struct held_event {
+	cs_event ev;
+	char *detail;
+} held_event;
+
+typedef struct held_events {
+	held_event *v;
+	size_t n, cap;
+	bool lost; /* a record could not be held: out of memory */
+} held_events;
+
+typedef struct grid grid;
+
+/* One worker's state: the CTA it runs now, with that CTA's warps, shared and
+ * local memory (every CTA starts from zeroed registers and memory, so a result
+ * does not depend on which worker ran the CTA before). */
+typedef struct run {
+	const cs_ptx_program *p;
+	const ptx_func *f;
+	const cs_ptx_launch *l;
+	const cs_bus *bus;
+	uint8_t *shared;
+	uint64_t shared_size;
+	uint32_t dyn_base;
+	uint8_t *local;
+	uint32_t local_size;
+	uint8_t *module;
+	uint64_t module_size;
+	uint64_t shwin, lwin, mwin;
+	const uint8_t *params;
+	uint64_t param_bytes;
+	warp *warps;
+	uint32_t nwarps, nthreads;
+	uint32_t cta[3];
+	uint64_t cta_index;   /* linear */
+	uint64_t tinstr;      /* spent by this CTA */
+	uint64_t budget;      /* the next check of the budgets (budget_spent) */
+	uint64_t cta_budget;  /* the most one CTA may spend: the launch's budget */
+	grid *g;
+	cs_bus wbus;          /* bus as this worker sees it: memory locked when
+				 workers share it, trace records held per CTA */
+	held_events held;
+	bool shared_memory;   /* other workers run too: global atomics take the lock */
+	bool hw_fma;
+	bool approx_max; /* approximate results at the edge of their bound */
+	/* the shared-memory race detector (NULL shadow when off) */
+	cs_ptx_races races;
+	race_cell *shadow;    /* one per shared byte */
+	uint32_t epoch;       /* advances at every barrier release and CTA start */
+	uint32_t race_pairs[RACE_PAIRS_MAX][2]; /* PTX lines already reported */
+	uint32_t nrace_pairs;
+	uint32_t undef_pairs[RACE_PAIRS_MAX][2]; /* (reason, PTX line) of undefined-result notes */
+	uint32_t nundef_pairs;
+	bool race_on;         /* shadow or races_global */
+	bool races_global;    /* global memory too, within the grid */
+	global_cell *gcells;  /* open addressing on va; va 0 with write_cta and
+				 read_cta RACE_NO_CTA is an empty slot */
+	size_t gcap, gcount;
+	uint32_t *order;      /* the warps in the order they run this round */
+	uint32_t round;
+	cs_ptx_schedule schedule;
+	uint64_t schedule_seed;
+	uint32_t arrive[NBAR]; /* threads that passed bar.arrive since each barrier opened */
+	uint64_t mbar_changes; /* state changes of the CTA's mbarrier objects */
+	uint32_t mbar_stall;   /* rounds in a row in which every warp that ran waited on an
+				  mbarrier and none changed */
+	bool cooperative;      /* the launch's: warps yield at F_SPIN instructions */
+	/* outcome */
+	int status;
+	uint64_t fault_va;
+	int fault_access;
+	uint32_t fault_warp, fault_lane, fault_pc;
+	char why[256];
+} run;
+
+/* ---- errors ------------------------------------------------------------- */
+
+/* Stops the CTA with R_ERROR (the first stop wins). */
+void ptx_set_error(run *R, warp *w, uint32_t pc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* ---- the race detector (ptx_race.c) --------------------------------------- */
+
+bool ptx_race_pair_new(uint32_t pairs[RACE_PAIRS_MAX][2], uint32_t *n, uint32_t other_line,
+		       uint32_t line);
+
+bool ptx_race_shared_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t at, bool write,
+			   uint32_t other_pc, uint32_t other_warp, bool other_write);
+
+bool ptx_race_global_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va, bool write,
+			   uint32_t other_pc, uint32_t other_cta, uint32_t other_warp, bool other_write);
+
+global_cell *ptx_race_global_cell(run *R, uint64_t va);
+
+static inline uint64_t cta_linear(const run *R)
+{
+	return R->cta[0] + (uint64_t)R->l->grid[0] * (R->cta[1] + (uint64_t)R->l->grid[1] * R->cta[2]);
+}
+
+/* Whether an earlier access (CTA cta, warp, epoch) and this one are unordered:
+ * another CTA of the grid, or another warp of this CTA since its last barrier. */
+static inline bool global_unordered(const run *R, const warp *w, uint32_t cta, uint32_t warp_id,
+				    uint32_t epoch)
+{
+	if (cta == RACE_NO_CTA)
+		return false;
+	return cta != (uint32_t)cta_linear(R) || (warp_id != w->id && epoch == R->epoch);
+}
+
+/* One warp's access to shared bytes [off, off + size): checked against what
+ * other warps did since the last barrier, then recorded. */
+static inline bool race_access(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t off,
+			       unsigned size, bool write)
+{
+	uint16_t me = (uint16_t)w->id;
+	for (uint64_t b = off; b < off + size && b < R->shared_size; b++) {
+		race_cell *c = &R->shadow[b];
+		if (c->write_epoch == R->epoch && c->write_warp != me &&
+		    !ptx_race_shared_found(R, w, lane, pc, (uint32_t)b, write, c->write_pc,
+					   c->write_warp, true))
+			return false;
+		if (write && c->read_epoch == R->epoch && c->read_warp != me &&
+		    !ptx_race_shared_found(R, w, lane, pc, (uint32_t)b, true, c->read_pc,
+					   c->read_warp, false))
+			return false;
+		if (write) {
+			c->write_epoch = R->epoch;
+			c->write_warp = me;
+			c->write_pc = pc;
+		} else {
+			c->read_warp = c->read_epoch == R->epoch && c->read_warp != me ? RACE_MANY : me;
+			c->read_epoch = R->epoch;
+			c->read_pc = pc;
+		}
+	}
+	return true;
+}
+
+/* One warp's access to global bytes [va, va + size). */
+static inline bool global_access(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va,
+				 unsigned size, bool write)
+{
+	uint32_t cta = (uint32_t)cta_linear(R);
+	for (uint64_t b = va; b < va + size; b++) {
+		global_cell *c = ptx_race_global_cell(R, b);
+		if (!c) {
+			ptx_set_error(R, w, pc, "out of memory for the global race detector");
+			return false;
+		}
+		if (global_unordered(R, w, c->write_cta, c->write_warp, c->write_epoch) &&
+		    !ptx_race_global_found(R, w, lane, pc, b, write, c->write_pc, c->write_cta,
+					   c->write_warp, true))
+			return false;
+		if (write && global_unordered(R, w, c->read_cta, c->read_warp, c->read_epoch) &&
+		    !ptx_race_global_found(R, w, lane, pc, b, true, c->read_pc, c->read_cta,
+					   c->read_warp, false))
+			return false;
+		if (write) {
+			c->write_cta = cta;
+			c->write_warp = (uint16_t)w->id;
+			c->write_epoch = R->epoch;
+			c->write_pc = pc;
+		} else {
+			bool other = c->read_cta != RACE_NO_CTA &&
+				     (c->read_cta != cta || c->read_warp != w->id);
+			c->read_warp = other ? RACE_MANY : (uint16_t)w->id;
+			c->read_cta = cta;
+			c->read_epoch = R->epoch;
+			c->read_pc = pc;
+		}
+	}
+	return true;
+}
+
+/* One lane's access of size bytes at va in space: shared (or generic in the
+ * shared window) against the CTA's shadow, global (or generic outside the
+ * shared, local and parameter windows) against the grid's when asked. */
+static inline bool race_check_bytes(run *R, warp *w, uint32_t lane, uint32_t pc, int space, uint64_t va,
+				    unsigned size, bool write)
+{
+	if (space == SP_GENERIC) {
+		if (va - R->shwin < R->shared_size) {
+			space = SP_SHARED;
+			va -= R->shwin;
+		} else if (va - R->lwin < R->local_size || va - CS_PTX_PARAM_WINDOW < R->param_bytes) {
+			return true;
+		} else {
+			space = SP_GLOBAL;
+		}
+	}
+	if (space == SP_SHARED)
+		return !R->shadow || race_access(R, w, lane, pc, (uint32_t)va, size, write);
+	if (space == SP_GLOBAL && R->races_global)
+		return global_access(R, w, lane, pc, va, size, write);
+	return true;
+}
+
+/* The shared bytes an ld or st touches, lane by lane; out-of-range lanes are
+ * left to the access to fault. */
+static inline bool race_check(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m, bool write)
+{
+	unsigned size = ptx_type_bytes((ptx_type)in->t1) * in->aux2;
+	const uint64_t *Bs = w->r + (size_t)in->o[0] * PTX_WARP;
+	for (uint32_t g = m; g; g &= g - 1) {
+		unsigned l = (unsigned)__builtin_ctz(g);
+		if (!race_check_bytes(R, w, l, pc, in->aux, Bs[l] + (uint64_t)in->imm, size, write))
+			return false;
+	}
+	return true;
+}
+
+#endif
