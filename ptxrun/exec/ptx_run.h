@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Private to ptxrun/exec/: the executor's state for one worker (the CTA it
- * runs and that CTA's warps) and the race detector's checks, which the warp
- * loop makes at every access (ptx_race.c keeps the detector's tables and
- * reports). */
+/* Private to ptxrun/exec/: what the warp loop (ptx_exec.c), the race detector
+ * (ptx_race.c) and the CTA and grid threading (ptx_grid.c) share: one worker's
+ * state, the grid's, and the checks the warp loop makes inline at every access
+ * or atomic. */
 #ifndef CS_PTX_RUN_H
 #define CS_PTX_RUN_H
 
@@ -10,9 +10,15 @@
 
 #include "chainsim/trace.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
+
+#define PTX_FULL 0xffffffffu
+#define PTX_LOW32 0xffffffffull
 
 enum { TLB_N = 32, STACK_MAX = 4096, NBAR = 16 };
 
@@ -158,6 +164,178 @@ typedef struct run {
 	uint32_t fault_warp, fault_lane, fault_pc;
 	char why[256];
 } run;
+
+/* ---- the grid's shared state ---------------------------------------------- */
+
+/* Workers claim chunks of consecutive CTAs in linear order and run them in
+ * parallel; each finished CTA waits in a window slot until every earlier CTA
+ * has finished, and commits in CTA order: its held trace records go out, its
+ * thread-instructions count toward the launch's budget, and the first CTA that
+ * failed ends the grid. So the trace, the counts and the outcome are those of
+ * one worker running the CTAs in order, whatever the number of workers.
+ * A chunk's first CTA starts from zeroed registers and memory, the others from
+ * what the CTA before them left: the chunk size depends on the grid alone, so
+ * what a CTA sees does not depend on the workers, and zeroing costs little
+ * beside many small CTAs (tests/ptxrun bench_ptx, ptx.vadd). */
+enum { WINDOW = 1024, CHUNK_MAX = 64, BUDGET_STEP = 1u << 20 };
+#define ATOM_NO_CTA UINT64_MAX
+#define ATOM_SEVERAL_CTAS (UINT64_MAX - 1)
+#define ATOM_ORDER_FREE (UINT64_MAX - 2) /* not an atomic whose order matters */
+
+/* Pages the workers of a grid have translated through the caller's memory
+ * port, shared without the lock: a slot is filled once, under mem_lock, its
+ * pointer first and then its tag (vpn + 1) with release; readers load the tag
+ * with acquire. Mappings do not change during a run, so a page's pointer
+ * stays valid (the warps' TLBs rely on the same). Only the first touch of a
+ * page per grid takes the lock: every lookup through the lock made the
+ * workers' lock cache line bounce between cores. */
+enum { PAGES_N = 4096, PAGES_PROBE = 16 };
+
+typedef struct page_slot {
+	_Atomic uint64_t tag; /* vpn + 1; 0 = empty */
+	uint8_t *base;
+} page_slot;
+
+typedef struct cta_slot {
+	bool ready;
+	int status;
+	uint64_t tinstr;
+	uint32_t cta[3];
+	uint64_t fault_va;
+	int fault_access;
+	uint32_t fault_warp, fault_lane, fault_pc;
+	char why[256];
+	held_events held;
+} cta_slot;
+
+struct grid {
+	const cs_ptx_program *p;
+	const ptx_func *f;
+	const cs_ptx_launch *l;
+	const cs_bus *bus;       /* the caller's: its trace gets the committed records */
+	uint64_t nctas, budget;
+	uint64_t chunk;          /* CTAs a worker claims at once */
+	struct timespec deadline;
+	uint8_t *module;         /* the private module image, shared by the workers */
+	uint64_t module_size;
+	pthread_mutex_t lock;    /* claims, the window and the commit */
+	pthread_cond_t moved;    /* the commit advanced or the grid ended */
+	pthread_mutex_t mem_lock; /* the caller's memory port, global atomics
+				     (recursive: an atomic's address translation
+				     may reach the port) */
+	page_slot *pages;        /* PAGES_N slots when workers share the port */
+	uint64_t next;           /* the next CTA to claim */
+	_Atomic uint64_t end;    /* CTAs from here on are not run: one failed before */
+	uint64_t commit;         /* CTAs committed */
+	cta_slot *window;
+	bool finished;
+	bool wall_stop;          /* claims stopped at the wall-time budget */
+	cta_slot final;          /* the CTA that ended the grid */
+	uint64_t done, tinstr;   /* committed: CTAs completed, thread-instructions */
+	uint32_t race_pairs[RACE_PAIRS_MAX][2];
+	uint32_t nrace_pairs;
+	uint32_t undef_pairs[RACE_PAIRS_MAX][2];
+	uint32_t nundef_pairs;
+	uint64_t *atom_cta;      /* per instruction: the CTA that ran an atomic whose
+				    result depends on the order of CTAs (ATOM_NO_CTA: none
+				    yet, ATOM_SEVERAL_CTAS: more than one), ATOM_ORDER_FREE
+				    for every other; NULL when the grid has none */
+	/* the workers beyond the caller's thread, started by it (spawn_workers) */
+	const run *proto;
+	run *workers;
+	pthread_t *tids;
+	unsigned nworkers, started;
+	struct timespec began;   /* when the grid began, for SPAWN_AFTER_NS */
+};
+
+static inline bool past_deadline(const grid *G)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > G->deadline.tv_sec ||
+	       (now.tv_sec == G->deadline.tv_sec && now.tv_nsec >= G->deadline.tv_nsec);
+}
+
+/* Around a warp's atomic outside shared memory: other workers' atomics wait,
+ * and the instruction is noted when CTAs of the grid race on its order. */
+static inline void atomics_begin(run *R, uint32_t pc)
+{
+	grid *G = R->g;
+	if (R->shared_memory)
+		pthread_mutex_lock(&G->mem_lock);
+	if (G->atom_cta && G->atom_cta[pc] != ATOM_ORDER_FREE) {
+		uint64_t *first = &G->atom_cta[pc];
+		if (*first == ATOM_NO_CTA)
+			*first = R->cta_index;
+		else if (*first != R->cta_index)
+			*first = ATOM_SEVERAL_CTAS;
+	}
+}
+
+static inline void atomics_end(run *R, bool held)
+{
+	if (held && R->shared_memory)
+		pthread_mutex_unlock(&R->g->mem_lock);
+}
+
+/* ---- lanes ---------------------------------------------------------------- */
+
+/* Lanes set in a mask. __builtin_popcount is a libgcc call on baseline
+ * x86-64 (no POPCNT), and the dispatch loop counts at every stack change. */
+static inline uint32_t lane_count(uint32_t m)
+{
+	m = m - ((m >> 1) & 0x55555555u);
+	m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+	return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define LANE_UNROLL _Pragma("GCC unroll 4")
+#else
+#define LANE_UNROLL
+#endif
+#define FOR_LANES(mask_, ...)                                                   \
+	do {                                                                     \
+		uint32_t m_ = (mask_);                                           \
+		if (m_ == PTX_FULL) {                                                \
+			LANE_UNROLL                                              \
+			for (unsigned l = 0; l < PTX_WARP; l++) {                \
+				__VA_ARGS__;                                     \
+			}                                                        \
+		} else {                                                         \
+			while (m_) {                                             \
+				unsigned l = (unsigned)__builtin_ctz(m_);        \
+				m_ &= m_ - 1;                                    \
+				__VA_ARGS__;                                     \
+			}                                                        \
+		}                                                                \
+	} while (0)
+
+#define PTX_REG(i) (r + (size_t)(i) * PTX_WARP)
+
+/* ---- mbarrier ------------------------------------------------------------ */
+
+/* An mbarrier object as chainsim lays out its 64 bits (docs/mbarrier.md):
+ * pending arrivals of the current phase in bits 0-19, expected arrivals in
+ * 20-39, the tx-count (signed) in 40-60, bit 62 set once initialized, bit 63
+ * the current phase's parity. A state token is the object as the arrival left
+ * it, with the parity of the phase it arrived on. */
+enum { MBAR_COUNT_MAX = (1u << 20) - 1, MBAR_STALL_ROUNDS = 1u << 16 };
+#define MBAR_VALID (1ull << 62)
+#define MBAR_PHASE (1ull << 63)
+
+static inline uint32_t mbar_pending(uint64_t v) { return (uint32_t)(v & 0xfffff); }
+static inline uint32_t mbar_expected(uint64_t v) { return (uint32_t)(v >> 20 & 0xfffff); }
+static inline int32_t mbar_tx(uint64_t v) { return (int32_t)((uint32_t)(v >> 40 & 0x1fffff) << 11) >> 11; }
+
+/* ---- the warp loop (ptx_exec.c) -------------------------------------------- */
+
+/* Whether the CPU runs the FMA lane loops (fma_f32_lanes_hw). */
+bool ptx_cpu_has_fma(void);
+
+/* Runs warp w until it waits at a barrier, yields or exits: the state it is
+ * left in (W_READY, W_BARRIER, W_DONE). */
+int ptx_warp_run(run *R, warp *w);
 
 /* ---- errors ------------------------------------------------------------- */
 
