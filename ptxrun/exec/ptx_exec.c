@@ -691,7 +691,7 @@ static bool async_land(run *R, warp *w, uint32_t m, int64_t keep)
 			w->copies[kept++] = *c;
 			continue;
 		}
-		if (R->race_on && !race_check_bytes(R, w, c->lane, c->pc, SP_SHARED, c->dst, c->size, true))
+		if (R->race_on && !ptx_race_check_bytes(R, w, c->lane, c->pc, SP_SHARED, c->dst, c->size, true))
 			return false;
 		memcpy(R->shared + c->dst, c->bytes, c->size);
 	}
@@ -729,7 +729,7 @@ static bool ldmatrix(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m
 				va = (uint32_t)va;
 			uint8_t tmp[32];
 			bool port = false;
-			if (R->race_on && !race_check_bytes(R, w, src, pc, in->t2, va, 16, false))
+			if (R->race_on && !ptx_race_check_bytes(R, w, src, pc, in->t2, va, 16, false))
 				return false;
 			const uint8_t *q = xlate(R, w, in->t2, va, 16, src, pc, CS_ACCESS_READ, tmp, &port);
 			if (!q)
@@ -816,7 +816,7 @@ static bool wmma_ldst(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t 
 				  "fragment's %u bytes", what, wm->col ? "column" : "row", i, line, align);
 			return false;
 		}
-		if (R->race_on && !race_check_bytes(R, w, 0, pc, wm->space, line, len * esz, !load))
+		if (R->race_on && !ptx_race_check_bytes(R, w, 0, pc, wm->space, line, len * esz, !load))
 			return false;
 		for (unsigned e = 0; e < len; e++) {
 			uint64_t va = line + e * esz;
@@ -1371,8 +1371,8 @@ static bool bulk_copy(run *R, warp *w, const ptx_ins *in, uint32_t pc, unsigned 
 		if (!q)
 			return false;
 		memcpy(buf, q, 16);
-		if (R->race_on && (!race_check_bytes(R, w, l, pc, SP_GLOBAL, src + i, 16, false) ||
-				   !race_check_bytes(R, w, l, pc, SP_SHARED, dst + i, 16, true)))
+		if (R->race_on && (!ptx_race_check_bytes(R, w, l, pc, SP_GLOBAL, src + i, 16, false) ||
+				   !ptx_race_check_bytes(R, w, l, pc, SP_SHARED, dst + i, 16, true)))
 			return false;
 		uint8_t *d = xlate(R, w, SP_SHARED, dst + i, 16, l, pc, CS_ACCESS_WRITE, tmp, &port);
 		if (!d)
@@ -1889,7 +1889,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			if (R->race_on) {
 				for (uint32_t t = 0; t < 2 * n; t++) {
 					const ptx_ins *ld = in + t + t / 2;
-					if (!race_check(R, w, ld, pc + (uint32_t)(ld - in), m, false))
+					if (!ptx_race_check(R, w, ld, pc + (uint32_t)(ld - in), m, false))
 						goto stop;
 				}
 			}
@@ -1904,7 +1904,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			/* fall through */
 		case OP_LD: {
 			SPIN_TURN();
-			if (R->race_on && !race_check(R, w, in, pc, m, false))
+			if (R->race_on && !ptx_race_check(R, w, in, pc, m, false))
 				goto stop;
 			ptx_type t = (ptx_type)in->t1;
 			unsigned esz = ptx_type_bytes(t), vec = in->aux2, sz = esz * vec;
@@ -1996,7 +1996,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			break;
 		}
 		case OP_ST: {
-			if (R->race_on && !race_check(R, w, in, pc, m, true))
+			if (R->race_on && !ptx_race_check(R, w, in, pc, m, true))
 				goto stop;
 			ptx_type t = (ptx_type)in->t1;
 			unsigned esz = ptx_type_bytes(t), vec = in->aux2, sz = esz * vec;
@@ -2211,7 +2211,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 						goto fault;
 					memcpy(buf, q, from_src);
 				}
-				if (R->race_on && !race_check_bytes(R, w, l, pc, SP_GLOBAL, sva, from_src, false))
+				if (R->race_on && !ptx_race_check_bytes(R, w, l, pc, SP_GLOBAL, sva, from_src, false))
 					goto stop;
 				/* the destination is checked now; the bytes land at the wait */
 				if (!xlate(R, w, SP_SHARED, dva, size, l, pc, CS_ACCESS_WRITE, tmp, &port))

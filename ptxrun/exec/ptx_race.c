@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The race detector's tables and reports: the grid's table of global bytes
- * and the events and stops a race between two PTX lines makes. */
+/* The race detector: shared bytes checked against the CTA's shadow, global
+ * bytes against the grid's table, and the events and stops a race makes. */
 #include "ptx_run.h"
 
 #include <inttypes.h>
@@ -50,8 +50,8 @@ static bool race_report(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t ot
 }
 
 /* A race on shared byte `at` between this access and the one the cell recorded. */
-bool ptx_race_shared_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t at, bool write,
-			   uint32_t other_pc, uint32_t other_warp, bool other_write)
+static bool race_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t at, bool write,
+		       uint32_t other_pc, uint32_t other_warp, bool other_write)
 {
 	char who[32];
 	if (other_warp == RACE_MANY)
@@ -67,8 +67,35 @@ bool ptx_race_shared_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t
 	return race_report(R, w, lane, pc, other_pc, at, msg);
 }
 
+/* One warp's access to shared bytes [off, off + size): checked against what
+ * other warps did since the last barrier, then recorded. */
+static bool race_access(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t off, unsigned size,
+			bool write)
+{
+	uint16_t me = (uint16_t)w->id;
+	for (uint64_t b = off; b < off + size && b < R->shared_size; b++) {
+		race_cell *c = &R->shadow[b];
+		if (c->write_epoch == R->epoch && c->write_warp != me &&
+		    !race_found(R, w, lane, pc, (uint32_t)b, write, c->write_pc, c->write_warp, true))
+			return false;
+		if (write && c->read_epoch == R->epoch && c->read_warp != me &&
+		    !race_found(R, w, lane, pc, (uint32_t)b, true, c->read_pc, c->read_warp, false))
+			return false;
+		if (write) {
+			c->write_epoch = R->epoch;
+			c->write_warp = me;
+			c->write_pc = pc;
+		} else {
+			c->read_warp = c->read_epoch == R->epoch && c->read_warp != me ? RACE_MANY : me;
+			c->read_epoch = R->epoch;
+			c->read_pc = pc;
+		}
+	}
+	return true;
+}
+
 /* The cell of global byte va, made when new; NULL when out of memory. */
-global_cell *ptx_race_global_cell(run *R, uint64_t va)
+static global_cell *global_cell_of(run *R, uint64_t va)
 {
 	if (2 * (R->gcount + 1) > R->gcap) {
 		size_t ncap = R->gcap ? 2 * R->gcap : 4096;
@@ -104,8 +131,18 @@ global_cell *ptx_race_global_cell(run *R, uint64_t va)
 	}
 }
 
-bool ptx_race_global_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va, bool write,
-			   uint32_t other_pc, uint32_t other_cta, uint32_t other_warp, bool other_write)
+/* Whether an earlier access (CTA cta, warp, epoch) and this one are unordered:
+ * another CTA of the grid, or another warp of this CTA since its last barrier. */
+static bool global_unordered(const run *R, const warp *w, uint32_t cta, uint32_t warp_id,
+			     uint32_t epoch)
+{
+	if (cta == RACE_NO_CTA)
+		return false;
+	return cta != (uint32_t)cta_linear(R) || (warp_id != w->id && epoch == R->epoch);
+}
+
+static bool global_race(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va, bool write,
+			uint32_t other_pc, uint32_t other_cta, uint32_t other_warp, bool other_write)
 {
 	char who[48];
 	uint64_t me = cta_linear(R);
@@ -120,4 +157,76 @@ bool ptx_race_global_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t
 		 va, who, other_write ? "wrote" : "read", R->p->lines[other_pc], w->id, me,
 		 write ? "wrote" : "read", R->p->lines[pc]);
 	return race_report(R, w, lane, pc, other_pc, va, msg);
+}
+
+/* One warp's access to global bytes [va, va + size). */
+static bool global_access(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va, unsigned size,
+			  bool write)
+{
+	uint32_t cta = (uint32_t)cta_linear(R);
+	for (uint64_t b = va; b < va + size; b++) {
+		global_cell *c = global_cell_of(R, b);
+		if (!c) {
+			ptx_set_error(R, w, pc, "out of memory for the global race detector");
+			return false;
+		}
+		if (global_unordered(R, w, c->write_cta, c->write_warp, c->write_epoch) &&
+		    !global_race(R, w, lane, pc, b, write, c->write_pc, c->write_cta, c->write_warp,
+				 true))
+			return false;
+		if (write && global_unordered(R, w, c->read_cta, c->read_warp, c->read_epoch) &&
+		    !global_race(R, w, lane, pc, b, true, c->read_pc, c->read_cta, c->read_warp, false))
+			return false;
+		if (write) {
+			c->write_cta = cta;
+			c->write_warp = (uint16_t)w->id;
+			c->write_epoch = R->epoch;
+			c->write_pc = pc;
+		} else {
+			bool other = c->read_cta != RACE_NO_CTA &&
+				     (c->read_cta != cta || c->read_warp != w->id);
+			c->read_warp = other ? RACE_MANY : (uint16_t)w->id;
+			c->read_cta = cta;
+			c->read_epoch = R->epoch;
+			c->read_pc = pc;
+		}
+	}
+	return true;
+}
+
+/* One lane's access of size bytes at va in space: shared (or generic in the
+ * shared window) against the CTA's shadow, global (or generic outside the
+ * shared, local and parameter windows) against the grid's when asked. */
+bool ptx_race_check_bytes(run *R, warp *w, uint32_t lane, uint32_t pc, int space, uint64_t va,
+			  unsigned size, bool write)
+{
+	if (space == SP_GENERIC) {
+		if (va - R->shwin < R->shared_size) {
+			space = SP_SHARED;
+			va -= R->shwin;
+		} else if (va - R->lwin < R->local_size || va - CS_PTX_PARAM_WINDOW < R->param_bytes) {
+			return true;
+		} else {
+			space = SP_GLOBAL;
+		}
+	}
+	if (space == SP_SHARED)
+		return !R->shadow || race_access(R, w, lane, pc, (uint32_t)va, size, write);
+	if (space == SP_GLOBAL && R->races_global)
+		return global_access(R, w, lane, pc, va, size, write);
+	return true;
+}
+
+/* The shared bytes an ld or st touches, lane by lane; out-of-range lanes are
+ * left to the access to fault. */
+bool ptx_race_check(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m, bool write)
+{
+	unsigned size = ptx_type_bytes((ptx_type)in->t1) * in->aux2;
+	const uint64_t *Bs = w->r + (size_t)in->o[0] * PTX_WARP;
+	for (uint32_t g = m; g; g &= g - 1) {
+		unsigned l = (unsigned)__builtin_ctz(g);
+		if (!ptx_race_check_bytes(R, w, l, pc, in->aux, Bs[l] + (uint64_t)in->imm, size, write))
+			return false;
+	}
+	return true;
 }

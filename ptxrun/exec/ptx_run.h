@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Private to ptxrun/exec/: what the warp loop (ptx_exec.c), the race detector
  * (ptx_race.c) and the CTA and grid threading (ptx_grid.c) share: one worker's
- * state, the grid's, and the checks the warp loop makes inline at every access
- * or atomic. */
+ * state, the grid's, and the grid's locks and clock the warp loop takes
+ * inline. */
 #ifndef CS_PTX_RUN_H
 #define CS_PTX_RUN_H
 
@@ -345,132 +345,26 @@ void ptx_set_error(run *R, warp *w, uint32_t pc, const char *fmt, ...)
 
 /* ---- the race detector (ptx_race.c) --------------------------------------- */
 
+/* Whether the pair of PTX lines is new to pairs (then remembered): only the
+ * first RACE_PAIRS_MAX distinct pairs are. The worker filters its own races
+ * so, and the grid again at commit, in CTA order: what a worker drops was
+ * seen earlier in CTA order, so the reports do not depend on the workers. */
 bool ptx_race_pair_new(uint32_t pairs[RACE_PAIRS_MAX][2], uint32_t *n, uint32_t other_line,
 		       uint32_t line);
-
-bool ptx_race_shared_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t at, bool write,
-			   uint32_t other_pc, uint32_t other_warp, bool other_write);
-
-bool ptx_race_global_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va, bool write,
-			   uint32_t other_pc, uint32_t other_cta, uint32_t other_warp, bool other_write);
-
-global_cell *ptx_race_global_cell(run *R, uint64_t va);
-
-static inline uint64_t cta_linear(const run *R)
-{
-	return R->cta[0] + (uint64_t)R->l->grid[0] * (R->cta[1] + (uint64_t)R->l->grid[1] * R->cta[2]);
-}
-
-/* Whether an earlier access (CTA cta, warp, epoch) and this one are unordered:
- * another CTA of the grid, or another warp of this CTA since its last barrier. */
-static inline bool global_unordered(const run *R, const warp *w, uint32_t cta, uint32_t warp_id,
-				    uint32_t epoch)
-{
-	if (cta == RACE_NO_CTA)
-		return false;
-	return cta != (uint32_t)cta_linear(R) || (warp_id != w->id && epoch == R->epoch);
-}
-
-/* One warp's access to shared bytes [off, off + size): checked against what
- * other warps did since the last barrier, then recorded. */
-static inline bool race_access(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t off,
-			       unsigned size, bool write)
-{
-	uint16_t me = (uint16_t)w->id;
-	for (uint64_t b = off; b < off + size && b < R->shared_size; b++) {
-		race_cell *c = &R->shadow[b];
-		if (c->write_epoch == R->epoch && c->write_warp != me &&
-		    !ptx_race_shared_found(R, w, lane, pc, (uint32_t)b, write, c->write_pc,
-					   c->write_warp, true))
-			return false;
-		if (write && c->read_epoch == R->epoch && c->read_warp != me &&
-		    !ptx_race_shared_found(R, w, lane, pc, (uint32_t)b, true, c->read_pc,
-					   c->read_warp, false))
-			return false;
-		if (write) {
-			c->write_epoch = R->epoch;
-			c->write_warp = me;
-			c->write_pc = pc;
-		} else {
-			c->read_warp = c->read_epoch == R->epoch && c->read_warp != me ? RACE_MANY : me;
-			c->read_epoch = R->epoch;
-			c->read_pc = pc;
-		}
-	}
-	return true;
-}
-
-/* One warp's access to global bytes [va, va + size). */
-static inline bool global_access(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va,
-				 unsigned size, bool write)
-{
-	uint32_t cta = (uint32_t)cta_linear(R);
-	for (uint64_t b = va; b < va + size; b++) {
-		global_cell *c = ptx_race_global_cell(R, b);
-		if (!c) {
-			ptx_set_error(R, w, pc, "out of memory for the global race detector");
-			return false;
-		}
-		if (global_unordered(R, w, c->write_cta, c->write_warp, c->write_epoch) &&
-		    !ptx_race_global_found(R, w, lane, pc, b, write, c->write_pc, c->write_cta,
-					   c->write_warp, true))
-			return false;
-		if (write && global_unordered(R, w, c->read_cta, c->read_warp, c->read_epoch) &&
-		    !ptx_race_global_found(R, w, lane, pc, b, true, c->read_pc, c->read_cta,
-					   c->read_warp, false))
-			return false;
-		if (write) {
-			c->write_cta = cta;
-			c->write_warp = (uint16_t)w->id;
-			c->write_epoch = R->epoch;
-			c->write_pc = pc;
-		} else {
-			bool other = c->read_cta != RACE_NO_CTA &&
-				     (c->read_cta != cta || c->read_warp != w->id);
-			c->read_warp = other ? RACE_MANY : (uint16_t)w->id;
-			c->read_cta = cta;
-			c->read_epoch = R->epoch;
-			c->read_pc = pc;
-		}
-	}
-	return true;
-}
 
 /* One lane's access of size bytes at va in space: shared (or generic in the
  * shared window) against the CTA's shadow, global (or generic outside the
  * shared, local and parameter windows) against the grid's when asked. */
-static inline bool race_check_bytes(run *R, warp *w, uint32_t lane, uint32_t pc, int space, uint64_t va,
-				    unsigned size, bool write)
-{
-	if (space == SP_GENERIC) {
-		if (va - R->shwin < R->shared_size) {
-			space = SP_SHARED;
-			va -= R->shwin;
-		} else if (va - R->lwin < R->local_size || va - CS_PTX_PARAM_WINDOW < R->param_bytes) {
-			return true;
-		} else {
-			space = SP_GLOBAL;
-		}
-	}
-	if (space == SP_SHARED)
-		return !R->shadow || race_access(R, w, lane, pc, (uint32_t)va, size, write);
-	if (space == SP_GLOBAL && R->races_global)
-		return global_access(R, w, lane, pc, va, size, write);
-	return true;
-}
+bool ptx_race_check_bytes(run *R, warp *w, uint32_t lane, uint32_t pc, int space, uint64_t va,
+			  unsigned size, bool write);
 
 /* The shared bytes an ld or st touches, lane by lane; out-of-range lanes are
  * left to the access to fault. */
-static inline bool race_check(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m, bool write)
+bool ptx_race_check(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m, bool write);
+
+static inline uint64_t cta_linear(const run *R)
 {
-	unsigned size = ptx_type_bytes((ptx_type)in->t1) * in->aux2;
-	const uint64_t *Bs = w->r + (size_t)in->o[0] * PTX_WARP;
-	for (uint32_t g = m; g; g &= g - 1) {
-		unsigned l = (unsigned)__builtin_ctz(g);
-		if (!race_check_bytes(R, w, l, pc, in->aux, Bs[l] + (uint64_t)in->imm, size, write))
-			return false;
-	}
-	return true;
+	return R->cta[0] + (uint64_t)R->l->grid[0] * (R->cta[1] + (uint64_t)R->l->grid[1] * R->cta[2]);
 }
 
 #endif
