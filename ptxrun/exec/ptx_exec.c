@@ -13,6 +13,7 @@
 #include "ptx_mma.h"
 #include "ptx_printf.h"
 #include "ptx_int.h"
+#include "ptx_run.h"
 
 #include "chainsim/trace.h"
 
@@ -33,152 +34,6 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-#define FULL 0xffffffffu
-#define LOW32 0xffffffffull
-enum { TLB_N = 32, STACK_MAX = 4096, NBAR = 16 };
-
-typedef struct sentry {
-	uint32_t pc, rpc, mask, call;
-} sentry;
-
-/* A cp.async in flight: its source bytes, read at issue, land in shared
- * memory at the wait that covers its group (or when its warp ends). */
-typedef struct async_copy {
-	uint32_t dst, pc;  /* shared offset (checked at issue); the cp.async's pc */
-	uint32_t group;    /* the lane's committed-group count at issue */
-	uint8_t lane, size;
-	uint8_t bytes[16];
-} async_copy;
-enum { ASYNC_MAX = 1u << 16 }; /* copies in flight per warp */
-
-typedef struct warp {
-	uint64_t *r;
-	uint32_t *pr;
-	sentry *stk;
-	uint32_t sp, cap;
-	uint32_t live;
-	uint32_t id;
-	int state;
-	uint32_t bar_id;
-	uint64_t clock;
-	uint64_t tlb_tag[TLB_N];
-	uint8_t *tlb_ptr[TLB_N];
-	async_copy *copies;       /* cp.async in flight, in issue order */
-	uint32_t ncopies, cap_copies;
-	uint32_t groups[PTX_WARP]; /* cp.async groups each lane has committed */
-	bool mbar_wait;            /* it yielded at an mbarrier wait that found its phase
-				      incomplete, for the object at shared offset mbar_at */
-	uint32_t mbar_at;
-	/* the phase (parity mbar_parity) of the object at mbar_at it waits for
-	 * completed while it was waiting: its next wait for it sees that, as a
-	 * thread suspended in try_wait (or polling) does, even if the object was
-	 * initialized again since */
-	uint8_t mbar_parity;
-	bool mbar_pending_wait, mbar_seen;
-	bool spun;                 /* cooperative: it yielded before the F_SPIN instruction
-				      at its pc, which runs when it resumes */
-} warp;
-
-enum { W_READY, W_BARRIER, W_DONE };
-
-/* What the race detector remembers of one shared byte: the last write and the
- * last read in the current epoch (warp RACE_MANY: more than one warp read it). */
-typedef struct race_cell {
-	uint32_t write_epoch, read_epoch;
-	uint32_t write_pc, read_pc;
-	uint16_t write_warp, read_warp;
-} race_cell;
-enum { RACE_MANY = 0xffff, RACE_PAIRS_MAX = 16 };
-
-/* The same for one global byte, across the grid: which CTA and warp wrote and
- * read it last (CTA RACE_NO_CTA: never). */
-typedef struct global_cell {
-	uint64_t va;
-	uint32_t write_cta, read_cta;
-	uint32_t write_epoch, read_epoch;
-	uint32_t write_pc, read_pc;
-	uint16_t write_warp, read_warp;
-} global_cell;
-#define RACE_NO_CTA UINT32_MAX
-/* A CTA's outcome; R_ABANDONED: stopped because an earlier CTA already ended
- * the grid (its result is never committed). */
-enum { R_OK, R_FAULT, R_ERROR, R_BUDGET, R_ABANDONED };
-
-/* A trace record a worker holds back until its CTA commits (in CTA order). */
-typedef struct held_event {
-	cs_event ev;
-	char *detail;
-} held_event;
-
-typedef struct held_events {
-	held_event *v;
-	size_t n, cap;
-	bool lost; /* a record could not be held: out of memory */
-} held_events;
-
-typedef struct grid grid;
-
-/* One worker's state: the CTA it runs now, with that CTA's warps, shared and
- * local memory (every CTA starts from zeroed registers and memory, so a result
- * does not depend on which worker ran the CTA before). */
-typedef struct run {
-	const cs_ptx_program *p;
-	const ptx_func *f;
-	const cs_ptx_launch *l;
-	const cs_bus *bus;
-	uint8_t *shared;
-	uint64_t shared_size;
-	uint32_t dyn_base;
-	uint8_t *local;
-	uint32_t local_size;
-	uint8_t *module;
-	uint64_t module_size;
-	uint64_t shwin, lwin, mwin;
-	const uint8_t *params;
-	uint64_t param_bytes;
-	warp *warps;
-	uint32_t nwarps, nthreads;
-	uint32_t cta[3];
-	uint64_t cta_index;   /* linear */
-	uint64_t tinstr;      /* spent by this CTA */
-	uint64_t budget;      /* the next check of the budgets (budget_spent) */
-	uint64_t cta_budget;  /* the most one CTA may spend: the launch's budget */
-	grid *g;
-	cs_bus wbus;          /* bus as this worker sees it: memory locked when
-				 workers share it, trace records held per CTA */
-	held_events held;
-	bool shared_memory;   /* other workers run too: global atomics take the lock */
-	bool hw_fma;
-	bool approx_max; /* approximate results at the edge of their bound */
-	/* the shared-memory race detector (NULL shadow when off) */
-	cs_ptx_races races;
-	race_cell *shadow;    /* one per shared byte */
-	uint32_t epoch;       /* advances at every barrier release and CTA start */
-	uint32_t race_pairs[RACE_PAIRS_MAX][2]; /* PTX lines already reported */
-	uint32_t nrace_pairs;
-	uint32_t undef_pairs[RACE_PAIRS_MAX][2]; /* (reason, PTX line) of undefined-result notes */
-	uint32_t nundef_pairs;
-	bool race_on;         /* shadow or races_global */
-	bool races_global;    /* global memory too, within the grid */
-	global_cell *gcells;  /* open addressing on va; va 0 with write_cta and
-				 read_cta RACE_NO_CTA is an empty slot */
-	size_t gcap, gcount;
-	uint32_t *order;      /* the warps in the order they run this round */
-	uint32_t round;
-	cs_ptx_schedule schedule;
-	uint64_t schedule_seed;
-	uint32_t arrive[NBAR]; /* threads that passed bar.arrive since each barrier opened */
-	uint64_t mbar_changes; /* state changes of the CTA's mbarrier objects */
-	uint32_t mbar_stall;   /* rounds in a row in which every warp that ran waited on an
-				  mbarrier and none changed */
-	bool cooperative;      /* the launch's: warps yield at F_SPIN instructions */
-	/* outcome */
-	int status;
-	uint64_t fault_va;
-	int fault_access;
-	uint32_t fault_warp, fault_lane, fault_pc;
-	char why[256];
-} run;
 
 /* ---- fused multiply-add ------------------------------------------------- */
 
@@ -198,7 +53,7 @@ __attribute__((target("avx2,fma"))) static void fma_f32_lanes_hw(uint64_t *D, co
 	}
 }
 
-static bool cpu_has_fma(void)
+bool ptx_cpu_has_fma(void)
 {
 	__builtin_cpu_init();
 	return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
@@ -215,7 +70,7 @@ static void fma_f32_lanes_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, 
 	}
 }
 
-static bool cpu_has_fma(void)
+bool ptx_cpu_has_fma(void)
 {
 	return false;
 }
@@ -253,9 +108,7 @@ static void set_stop(run *R, int status, warp *w, uint32_t pc, const char *fmt, 
 	vsnprintf(R->why, sizeof(R->why), fmt, ap);
 }
 
-static void set_error(run *R, warp *w, uint32_t pc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void set_error(run *R, warp *w, uint32_t pc, const char *fmt, ...)
+void ptx_set_error(run *R, warp *w, uint32_t pc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -416,28 +269,19 @@ static inline uint64_t load_elem(const uint8_t *p, ptx_type t, unsigned esz)
 	}
 }
 
-/* Lanes set in a mask. __builtin_popcount is a libgcc call on baseline
- * x86-64 (no POPCNT), and the dispatch loop counts at every stack change. */
-static inline uint32_t lane_count(uint32_t m)
-{
-	m = m - ((m >> 1) & 0x55555555u);
-	m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
-	return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
-}
-
 /* ---- divergence stack ---------------------------------------------------- */
 
 static bool push(run *R, warp *w, uint32_t pc, uint32_t rpc, uint32_t mask, uint32_t call)
 {
 	if (w->sp == w->cap) {
 		if (w->cap >= STACK_MAX) {
-			set_error(R, w, pc, "divergence stack deeper than %d", STACK_MAX);
+			ptx_set_error(R, w, pc, "divergence stack deeper than %d", STACK_MAX);
 			return false;
 		}
 		uint32_t nc = w->cap ? w->cap * 2 : 16;
 		sentry *s = realloc(w->stk, nc * sizeof(*s));
 		if (!s) {
-			set_error(R, w, pc, "out of memory");
+			ptx_set_error(R, w, pc, "out of memory");
 			return false;
 		}
 		w->stk = s;
@@ -473,112 +317,6 @@ static void retire_lanes(warp *w, uint32_t lanes)
 		w->stk[i].mask &= ~lanes;
 }
 
-/* ---- the grid's shared state ---------------------------------------------- */
-
-/* Workers claim chunks of consecutive CTAs in linear order and run them in
- * parallel; each finished CTA waits in a window slot until every earlier CTA
- * has finished, and commits in CTA order: its held trace records go out, its
- * thread-instructions count toward the launch's budget, and the first CTA that
- * failed ends the grid. So the trace, the counts and the outcome are those of
- * one worker running the CTAs in order, whatever the number of workers.
- * A chunk's first CTA starts from zeroed registers and memory, the others from
- * what the CTA before them left: the chunk size depends on the grid alone, so
- * what a CTA sees does not depend on the workers, and zeroing costs little
- * beside many small CTAs (tests/ptxrun bench_ptx, ptx.vadd). */
-enum { WINDOW = 1024, CHUNK_MAX = 64, BUDGET_STEP = 1u << 20 };
-#define ATOM_NO_CTA UINT64_MAX
-#define ATOM_SEVERAL_CTAS (UINT64_MAX - 1)
-#define ATOM_ORDER_FREE (UINT64_MAX - 2) /* not an atomic whose order matters */
-
-/* Pages the workers of a grid have translated through the caller's memory
- * port, shared without the lock: a slot is filled once, under mem_lock, its
- * pointer first and then its tag (vpn + 1) with release; readers load the tag
- * with acquire. Mappings do not change during a run, so a page's pointer
- * stays valid (the warps' TLBs rely on the same). Only the first touch of a
- * page per grid takes the lock: every lookup through the lock made the
- * workers' lock cache line bounce between cores. */
-enum { PAGES_N = 4096, PAGES_PROBE = 16 };
-
-typedef struct page_slot {
-	_Atomic uint64_t tag; /* vpn + 1; 0 = empty */
-	uint8_t *base;
-} page_slot;
-
-typedef struct cta_slot {
-	bool ready;
-	int status;
-	uint64_t tinstr;
-	uint32_t cta[3];
-	uint64_t fault_va;
-	int fault_access;
-	uint32_t fault_warp, fault_lane, fault_pc;
-	char why[256];
-	held_events held;
-} cta_slot;
-
-struct grid {
-	const cs_ptx_program *p;
-	const ptx_func *f;
-	const cs_ptx_launch *l;
-	const cs_bus *bus;       /* the caller's: its trace gets the committed records */
-	uint64_t nctas, budget;
-	uint64_t chunk;          /* CTAs a worker claims at once */
-	struct timespec deadline;
-	uint8_t *module;         /* the private module image, shared by the workers */
-	uint64_t module_size;
-	pthread_mutex_t lock;    /* claims, the window and the commit */
-	pthread_cond_t moved;    /* the commit advanced or the grid ended */
-	pthread_mutex_t mem_lock; /* the caller's memory port, global atomics
-				     (recursive: an atomic's address translation
-				     may reach the port) */
-	page_slot *pages;        /* PAGES_N slots when workers share the port */
-	uint64_t next;           /* the next CTA to claim */
-	_Atomic uint64_t end;    /* CTAs from here on are not run: one failed before */
-	uint64_t commit;         /* CTAs committed */
-	cta_slot *window;
-	bool finished;
-	bool wall_stop;          /* claims stopped at the wall-time budget */
-	cta_slot final;          /* the CTA that ended the grid */
-	uint64_t done, tinstr;   /* committed: CTAs completed, thread-instructions */
-	uint32_t race_pairs[RACE_PAIRS_MAX][2];
-	uint32_t nrace_pairs;
-	uint32_t undef_pairs[RACE_PAIRS_MAX][2];
-	uint32_t nundef_pairs;
-	uint64_t *atom_cta;      /* per instruction: the CTA that ran an atomic whose
-				    result depends on the order of CTAs (ATOM_NO_CTA: none
-				    yet, ATOM_SEVERAL_CTAS: more than one), ATOM_ORDER_FREE
-				    for every other; NULL when the grid has none */
-	/* the workers beyond the caller's thread, started by it (spawn_workers) */
-	const run *proto;
-	run *workers;
-	pthread_t *tids;
-	unsigned nworkers, started;
-	struct timespec began;   /* when the grid began, for SPAWN_AFTER_NS */
-};
-
-/* With the default thread count, the caller's thread runs a grid alone for
- * its first SPAWN_AFTER_NS, and starts the other workers only if CTAs are
- * left then: a small grid never pays for threads (in the conformance corpus,
- * where most grids take well under a millisecond, starting them at once made
- * the serial run a third slower). An explicit --threads starts them at once. */
-enum { SPAWN_AFTER_NS = 200000 };
-
-static uint64_t ns_since(const struct timespec *t)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)(now.tv_sec - t->tv_sec) * 1000000000u + (uint64_t)now.tv_nsec -
-	       (uint64_t)t->tv_nsec;
-}
-
-static bool past_deadline(const grid *G)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > G->deadline.tv_sec ||
-	       (now.tv_sec == G->deadline.tv_sec && now.tv_nsec >= G->deadline.tv_nsec);
-}
-
 /* The slow side of the budget check at every branch: the CTA's own budget,
  * the wall clock, and whether an earlier CTA ended the grid; else the next
  * check comes BUDGET_STEP thread-instructions later. */
@@ -604,199 +342,8 @@ static bool budget_spent(run *R, warp *w, uint32_t pc, uint64_t ti)
 	return false;
 }
 
-static bool atomic_adds_floats(const ptx_ins *in)
-{
-	ptx_type t = (ptx_type)in->t1;
-	return in->aux2 == AO_ADD && (t == T_F32 || t == T_F64 || t == T_F16 || t == T_BF16 ||
-				      t == T_F16X2 || t == T_BF16X2);
-}
-
-/* Atomics outside shared memory whose effect depends on the order CTAs run
- * in: float additions (not associative), inc/dec with a bound, and those whose
- * old value the kernel reads (exch and cas always). nvcc writes atom with a
- * destination it never reads for a plain atomicAdd: a destination register no
- * other instruction names is taken as unread (an operand that merely equals
- * its number counts as a read, erring toward the note). NULL when none. */
-static uint64_t *atomic_order_table(const cs_ptx_program *p, bool *ok)
-{
-	uint8_t *named = calloc(p->nslots + 1, 1);
-	uint64_t *t = malloc((p->ncode ? p->ncode : 1) * sizeof(uint64_t));
-	bool any = false;
-	for (uint32_t pc = 0; named && pc < p->ncode; pc++) {
-		const ptx_ins *in = &p->code[pc];
-		for (unsigned k = 0; k < 6; k++)
-			if (in->o[k] < p->nslots && !(in->op == OP_ATOM && k == 1))
-				named[in->o[k]] = 1;
-	}
-	for (uint32_t pc = 0; named && t && pc < p->ncode; pc++) {
-		const ptx_ins *in = &p->code[pc];
-		bool atomic = (in->op == OP_ATOM || in->op == OP_RED) && in->aux != SP_SHARED;
-		bool reads_old = in->op == OP_ATOM && in->o[1] < p->nslots && named[in->o[1]];
-		bool matters = atomic && (atomic_adds_floats(in) || in->aux2 == AO_INC ||
-					  in->aux2 == AO_DEC || in->aux2 == AO_CAS ||
-					  in->aux2 == AO_EXCH || reads_old);
-		t[pc] = matters ? ATOM_NO_CTA : ATOM_ORDER_FREE;
-		any |= matters;
-	}
-	*ok = named && t;
-	free(named);
-	if (!*ok || !any) {
-		free(t);
-		return NULL;
-	}
-	return t;
-}
-
-/* Around a warp's atomic outside shared memory: other workers' atomics wait,
- * and the instruction is noted when CTAs of the grid race on its order. */
-static void atomics_begin(run *R, uint32_t pc)
-{
-	grid *G = R->g;
-	if (R->shared_memory)
-		pthread_mutex_lock(&G->mem_lock);
-	if (G->atom_cta && G->atom_cta[pc] != ATOM_ORDER_FREE) {
-		uint64_t *first = &G->atom_cta[pc];
-		if (*first == ATOM_NO_CTA)
-			*first = R->cta_index;
-		else if (*first != R->cta_index)
-			*first = ATOM_SEVERAL_CTAS;
-	}
-}
-
-static void atomics_end(run *R, bool held)
-{
-	if (held && R->shared_memory)
-		pthread_mutex_unlock(&R->g->mem_lock);
-}
-
-static size_t page_hash(uint64_t vpn)
-{
-	return (size_t)((vpn * 0x9e3779b97f4a7c15ull) >> 20) & (PAGES_N - 1);
-}
-
-/* The caller's memory port for workers sharing it (the simulator's memory
- * creates pages on first touch): a page already in G->pages without the lock,
- * else through the port behind the lock, noting a whole page it returns. */
-static uint8_t *locked_span(void *ctx, uint64_t va, uint64_t len)
-{
-	grid *G = ctx;
-	uint64_t vpn = va >> CS_PAGE_SHIFT, off = va & (CS_PAGE_SIZE - 1);
-	size_t h = page_hash(vpn);
-	if (len <= CS_PAGE_SIZE - off) {
-		for (unsigned i = 0; i < PAGES_PROBE; i++) {
-			page_slot *s = &G->pages[(h + i) & (PAGES_N - 1)];
-			uint64_t tag = atomic_load_explicit(&s->tag, memory_order_acquire);
-			if (tag == vpn + 1)
-				return s->base + off;
-			if (!tag)
-				break;
-		}
-	}
-	pthread_mutex_lock(&G->mem_lock);
-	uint8_t *q = G->bus->mem.span(G->bus->mem.ctx, va, len);
-	if (q && len == CS_PAGE_SIZE) {
-		for (unsigned i = 0; i < PAGES_PROBE; i++) {
-			page_slot *s = &G->pages[(h + i) & (PAGES_N - 1)];
-			uint64_t tag = atomic_load_explicit(&s->tag, memory_order_relaxed);
-			if (tag == vpn + 1)
-				break;
-			if (!tag) {
-				s->base = q;
-				atomic_store_explicit(&s->tag, vpn + 1, memory_order_release);
-				break;
-			}
-		}
-	}
-	pthread_mutex_unlock(&G->mem_lock);
-	return q;
-}
-
-static bool locked_read(void *ctx, uint64_t va, void *dst, size_t len, uint64_t *fault_va)
-{
-	grid *G = ctx;
-	pthread_mutex_lock(&G->mem_lock);
-	bool ok = G->bus->mem.read(G->bus->mem.ctx, va, dst, len, fault_va);
-	pthread_mutex_unlock(&G->mem_lock);
-	return ok;
-}
-
-static bool locked_write(void *ctx, uint64_t va, const void *src, size_t len, uint64_t *fault_va)
-{
-	grid *G = ctx;
-	pthread_mutex_lock(&G->mem_lock);
-	bool ok = G->bus->mem.write(G->bus->mem.ctx, va, src, len, fault_va);
-	pthread_mutex_unlock(&G->mem_lock);
-	return ok;
-}
-
-static bool locked_mapped(void *ctx, uint64_t va, uint64_t len)
-{
-	grid *G = ctx;
-	pthread_mutex_lock(&G->mem_lock);
-	bool ok = G->bus->mem.mapped(G->bus->mem.ctx, va, len);
-	pthread_mutex_unlock(&G->mem_lock);
-	return ok;
-}
-
-/* The worker's trace sink: records wait with their CTA until it commits. */
-static void hold_event(void *ctx, const cs_event *ev)
-{
-	run *R = ctx;
-	held_events *h = &R->held;
-	if (h->n == h->cap) {
-		size_t ncap = h->cap ? 2 * h->cap : 16;
-		held_event *nv = realloc(h->v, ncap * sizeof(*nv));
-		if (!nv) {
-			h->lost = true;
-			return;
-		}
-		h->v = nv;
-		h->cap = ncap;
-	}
-	char *detail = ev->detail ? strdup(ev->detail) : NULL;
-	if (ev->detail && !detail) {
-		h->lost = true;
-		return;
-	}
-	h->v[h->n].ev = *ev;
-	h->v[h->n].ev.detail = NULL;
-	h->v[h->n].detail = detail;
-	h->n++;
-}
-
-static void held_free(held_events *h)
-{
-	for (size_t i = 0; i < h->n; i++)
-		free(h->v[i].detail);
-	free(h->v);
-	*h = (held_events){ 0 };
-}
-
 /* ---- the warp loop ------------------------------------------------------- */
 
-#if defined(__GNUC__) && !defined(__clang__)
-#define LANE_UNROLL _Pragma("GCC unroll 4")
-#else
-#define LANE_UNROLL
-#endif
-#define FOR_LANES(mask_, ...)                                                   \
-	do {                                                                     \
-		uint32_t m_ = (mask_);                                           \
-		if (m_ == FULL) {                                                \
-			LANE_UNROLL                                              \
-			for (unsigned l = 0; l < PTX_WARP; l++) {                \
-				__VA_ARGS__;                                     \
-			}                                                        \
-		} else {                                                         \
-			while (m_) {                                             \
-				unsigned l = (unsigned)__builtin_ctz(m_);        \
-				m_ &= m_ - 1;                                    \
-				__VA_ARGS__;                                     \
-			}                                                        \
-		}                                                                \
-	} while (0)
-
-#define REG(i) (r + (size_t)(i) * PTX_WARP)
 
 /* The loads shared_lanes_ok cleared. */
 static inline void load_shared_lanes(uint32_t m, uint64_t *D, const uint64_t *Bs, uint32_t off,
@@ -812,7 +359,7 @@ static inline void load_shared_lanes(uint32_t m, uint64_t *D, const uint64_t *Bs
 static inline void fma_f32_lanes(const run *R, uint32_t m, uint64_t *D, const uint64_t *A,
 				 const uint64_t *B, const uint64_t *C)
 {
-	if (m == FULL && R->hw_fma) {
+	if (m == PTX_FULL && R->hw_fma) {
 		fma_f32_lanes_hw(D, A, B, C);
 		return;
 	}
@@ -919,7 +466,7 @@ static inline __attribute__((always_inline)) void shared_fma_run_lanes(
 	const uint8_t *sh, const uint32_t *off1, const uint32_t *off2, bool all_dead)
 {
 	lane8f acc[LANES8];
-	const uint64_t *C = REG(in[2].o[3]);
+	const uint64_t *C = PTX_REG(in[2].o[3]);
 	for (unsigned l = 0; l < PTX_WARP; l++)
 		acc[l / 8][l % 8] = ptx_f32(C[l]);
 	if (all_dead) {
@@ -946,7 +493,7 @@ static inline __attribute__((always_inline)) void shared_fma_run_lanes(
 		const ptx_ins *fma = in + 3 * (n - 1) + 2;
 		for (unsigned g = 0; g < LANES8; g++) {
 			lane8u d = (lane8u)acc[g];
-			store8(REG(fma->o[0]) + 8 * g, &d, true);
+			store8(PTX_REG(fma->o[0]) + 8 * g, &d, true);
 		}
 		return;
 	}
@@ -962,12 +509,12 @@ static inline __attribute__((always_inline)) void shared_fma_run_lanes(
 			for (unsigned k = 0; k < 8; k++)
 				acc[g][k] = __builtin_fmaf(fa[k], fb[k], acc[g][k]);
 			if (keep1)
-				store8(REG(ld1->o[1]) + 8 * g, &a, false);
+				store8(PTX_REG(ld1->o[1]) + 8 * g, &a, false);
 			if (keep2)
-				store8(REG(ld2->o[1]) + 8 * g, &b, false);
+				store8(PTX_REG(ld2->o[1]) + 8 * g, &b, false);
 			if (keep_d) {
 				lane8u d = (lane8u)acc[g];
-				store8(REG(fma->o[0]) + 8 * g, &d, true);
+				store8(PTX_REG(fma->o[0]) + 8 * g, &d, true);
 			}
 		}
 	}
@@ -996,8 +543,8 @@ static inline bool shared_fma_run(const run *R, uint64_t *r, const ptx_ins *in)
 	uint32_t n = in->o[5], lim = (uint32_t)R->shared_size;
 	uint32_t off1[PTX_FUSED_RUN_MAX], off2[PTX_FUSED_RUN_MAX];
 	shared_row x, y;
-	if (n > PTX_FUSED_RUN_MAX || !shared_row_of(&x, REG(in->o[0]), in->o[2], lim) ||
-	    !shared_row_of(&y, REG(in[1].o[0]), in->o[3], lim))
+	if (n > PTX_FUSED_RUN_MAX || !shared_row_of(&x, PTX_REG(in->o[0]), in->o[2], lim) ||
+	    !shared_row_of(&y, PTX_REG(in[1].o[0]), in->o[3], lim))
 		return false;
 	for (uint32_t t = 0; t < n; t++) {
 		off1[t] = (uint32_t)in[3 * t].imm;
@@ -1106,237 +653,6 @@ static void copy_frame(run *R, warp *w, uint32_t lanes, const ptx_copy *cp, uint
 	}
 }
 
-/* ---- the race detector ---------------------------------------------------- */
-
-static uint64_t cta_linear(const run *R)
-{
-	return R->cta[0] + (uint64_t)R->l->grid[0] * (R->cta[1] + (uint64_t)R->l->grid[1] * R->cta[2]);
-}
-
-/* Whether the pair of PTX lines is new to pairs (then remembered): only the
- * first RACE_PAIRS_MAX distinct pairs are. The worker filters its own races
- * so, and the grid again at commit, in CTA order: what a worker drops was
- * seen earlier in CTA order, so the reports do not depend on the workers. */
-static bool race_pair_new(uint32_t pairs[RACE_PAIRS_MAX][2], uint32_t *n, uint32_t other_line,
-			  uint32_t line)
-{
-	for (uint32_t i = 0; i < *n; i++)
-		if (pairs[i][0] == other_line && pairs[i][1] == line)
-			return false;
-	if (*n == RACE_PAIRS_MAX)
-		return false;
-	pairs[*n][0] = other_line;
-	pairs[*n][1] = line;
-	(*n)++;
-	return true;
-}
-
-/* Reports a race between the access at pc and an earlier one at other_pc,
- * once per pair of PTX lines; false when it stops the grid. */
-static bool race_report(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t other_pc, uint64_t at,
-			const char *msg)
-{
-	uint32_t line = R->p->lines[pc], other_line = R->p->lines[other_pc];
-	if (!race_pair_new(R->race_pairs, &R->nrace_pairs, other_line, line))
-		return true;
-	char detail[CS_DIAG_MSG_MAX + 128];
-	snprintf(detail, sizeof(detail), "%s: %s", R->f->name, msg);
-	cs_event ev = cs_event_make(CS_EV_RACE, CS_STAGE_GR_DISPATCH, CS_UNIT_SM, R->l->channel);
-	ev.launch = R->l->launch;
-	ev.addr = at;
-	ev.value = cta_linear(R);
-	ev.aux = (uint64_t)other_line << 32 | line;
-	ev.detail = detail;
-	cs_trace_emit(&R->bus->trace, &ev);
-	if (R->races != CS_PTX_RACES_ERROR)
-		return true;
-	set_error(R, w, pc, "%s", msg);
-	R->fault_lane = lane;
-	return false;
-}
-
-/* A race on shared byte `at` between this access and the one the cell recorded. */
-static bool race_found(run *R, warp *w, uint32_t lane, uint32_t pc, uint32_t at, bool write,
-		       uint32_t other_pc, uint32_t other_warp, bool other_write)
-{
-	char who[32];
-	if (other_warp == RACE_MANY)
-		snprintf(who, sizeof(who), "several warps");
-	else
-		snprintf(who, sizeof(who), "warp %u", other_warp);
-	char msg[CS_DIAG_MSG_MAX];
-	snprintf(msg, sizeof(msg),
-		 "shared-memory race at offset 0x%x in CTA (%u,%u,%u): %s %s it at PTX line %u, "
-		 "then warp %u %s it at PTX line %u, with no barrier between",
-		 at, R->cta[0], R->cta[1], R->cta[2], who, other_write ? "wrote" : "read",
-		 R->p->lines[other_pc], w->id, write ? "wrote" : "read", R->p->lines[pc]);
-	return race_report(R, w, lane, pc, other_pc, at, msg);
-}
-
-/* One warp's access to shared bytes [off, off + size): checked against what
- * other warps did since the last barrier, then recorded. */
-static bool race_access(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t off, unsigned size,
-			bool write)
-{
-	uint16_t me = (uint16_t)w->id;
-	for (uint64_t b = off; b < off + size && b < R->shared_size; b++) {
-		race_cell *c = &R->shadow[b];
-		if (c->write_epoch == R->epoch && c->write_warp != me &&
-		    !race_found(R, w, lane, pc, (uint32_t)b, write, c->write_pc, c->write_warp, true))
-			return false;
-		if (write && c->read_epoch == R->epoch && c->read_warp != me &&
-		    !race_found(R, w, lane, pc, (uint32_t)b, true, c->read_pc, c->read_warp, false))
-			return false;
-		if (write) {
-			c->write_epoch = R->epoch;
-			c->write_warp = me;
-			c->write_pc = pc;
-		} else {
-			c->read_warp = c->read_epoch == R->epoch && c->read_warp != me ? RACE_MANY : me;
-			c->read_epoch = R->epoch;
-			c->read_pc = pc;
-		}
-	}
-	return true;
-}
-
-/* The cell of global byte va, made when new; NULL when out of memory. */
-static global_cell *global_cell_of(run *R, uint64_t va)
-{
-	if (2 * (R->gcount + 1) > R->gcap) {
-		size_t ncap = R->gcap ? 2 * R->gcap : 4096;
-		global_cell *n = malloc(ncap * sizeof(*n));
-		if (!n)
-			return NULL;
-		for (size_t i = 0; i < ncap; i++)
-			n[i] = (global_cell){ .write_cta = RACE_NO_CTA, .read_cta = RACE_NO_CTA };
-		for (size_t i = 0; i < R->gcap; i++) {
-			const global_cell *c = &R->gcells[i];
-			if (c->write_cta == RACE_NO_CTA && c->read_cta == RACE_NO_CTA)
-				continue;
-			size_t j = (size_t)(c->va * 0x9e3779b97f4a7c15ull >> 20) & (ncap - 1);
-			while (n[j].write_cta != RACE_NO_CTA || n[j].read_cta != RACE_NO_CTA)
-				j = (j + 1) & (ncap - 1);
-			n[j] = *c;
-		}
-		free(R->gcells);
-		R->gcells = n;
-		R->gcap = ncap;
-	}
-	size_t j = (size_t)(va * 0x9e3779b97f4a7c15ull >> 20) & (R->gcap - 1);
-	for (;;) {
-		global_cell *c = &R->gcells[j];
-		if (c->write_cta == RACE_NO_CTA && c->read_cta == RACE_NO_CTA) {
-			c->va = va;
-			R->gcount++;
-			return c;
-		}
-		if (c->va == va)
-			return c;
-		j = (j + 1) & (R->gcap - 1);
-	}
-}
-
-/* Whether an earlier access (CTA cta, warp, epoch) and this one are unordered:
- * another CTA of the grid, or another warp of this CTA since its last barrier. */
-static bool global_unordered(const run *R, const warp *w, uint32_t cta, uint32_t warp_id,
-			     uint32_t epoch)
-{
-	if (cta == RACE_NO_CTA)
-		return false;
-	return cta != (uint32_t)cta_linear(R) || (warp_id != w->id && epoch == R->epoch);
-}
-
-static bool global_race(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va, bool write,
-			uint32_t other_pc, uint32_t other_cta, uint32_t other_warp, bool other_write)
-{
-	char who[48];
-	uint64_t me = cta_linear(R);
-	if (other_warp == RACE_MANY)
-		snprintf(who, sizeof(who), "several warps");
-	else
-		snprintf(who, sizeof(who), "warp %u of CTA %u", other_warp, other_cta);
-	char msg[CS_DIAG_MSG_MAX];
-	snprintf(msg, sizeof(msg),
-		 "global-memory race at 0x%" PRIx64 ": %s %s it at PTX line %u, then warp %u of CTA "
-		 "%" PRIu64 " %s it at PTX line %u, unordered within the grid",
-		 va, who, other_write ? "wrote" : "read", R->p->lines[other_pc], w->id, me,
-		 write ? "wrote" : "read", R->p->lines[pc]);
-	return race_report(R, w, lane, pc, other_pc, va, msg);
-}
-
-/* One warp's access to global bytes [va, va + size). */
-static bool global_access(run *R, warp *w, uint32_t lane, uint32_t pc, uint64_t va, unsigned size,
-			  bool write)
-{
-	uint32_t cta = (uint32_t)cta_linear(R);
-	for (uint64_t b = va; b < va + size; b++) {
-		global_cell *c = global_cell_of(R, b);
-		if (!c) {
-			set_error(R, w, pc, "out of memory for the global race detector");
-			return false;
-		}
-		if (global_unordered(R, w, c->write_cta, c->write_warp, c->write_epoch) &&
-		    !global_race(R, w, lane, pc, b, write, c->write_pc, c->write_cta, c->write_warp,
-				 true))
-			return false;
-		if (write && global_unordered(R, w, c->read_cta, c->read_warp, c->read_epoch) &&
-		    !global_race(R, w, lane, pc, b, true, c->read_pc, c->read_cta, c->read_warp, false))
-			return false;
-		if (write) {
-			c->write_cta = cta;
-			c->write_warp = (uint16_t)w->id;
-			c->write_epoch = R->epoch;
-			c->write_pc = pc;
-		} else {
-			bool other = c->read_cta != RACE_NO_CTA &&
-				     (c->read_cta != cta || c->read_warp != w->id);
-			c->read_warp = other ? RACE_MANY : (uint16_t)w->id;
-			c->read_cta = cta;
-			c->read_epoch = R->epoch;
-			c->read_pc = pc;
-		}
-	}
-	return true;
-}
-
-/* One lane's access of size bytes at va in space: shared (or generic in the
- * shared window) against the CTA's shadow, global (or generic outside the
- * shared, local and parameter windows) against the grid's when asked. */
-static bool race_check_bytes(run *R, warp *w, uint32_t lane, uint32_t pc, int space, uint64_t va,
-			     unsigned size, bool write)
-{
-	if (space == SP_GENERIC) {
-		if (va - R->shwin < R->shared_size) {
-			space = SP_SHARED;
-			va -= R->shwin;
-		} else if (va - R->lwin < R->local_size || va - CS_PTX_PARAM_WINDOW < R->param_bytes) {
-			return true;
-		} else {
-			space = SP_GLOBAL;
-		}
-	}
-	if (space == SP_SHARED)
-		return !R->shadow || race_access(R, w, lane, pc, (uint32_t)va, size, write);
-	if (space == SP_GLOBAL && R->races_global)
-		return global_access(R, w, lane, pc, va, size, write);
-	return true;
-}
-
-/* The shared bytes an ld or st touches, lane by lane; out-of-range lanes are
- * left to the access to fault. */
-static bool race_check(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m, bool write)
-{
-	unsigned size = ptx_type_bytes((ptx_type)in->t1) * in->aux2;
-	const uint64_t *Bs = w->r + (size_t)in->o[0] * PTX_WARP;
-	for (uint32_t g = m; g; g &= g - 1) {
-		unsigned l = (unsigned)__builtin_ctz(g);
-		if (!race_check_bytes(R, w, l, pc, in->aux, Bs[l] + (uint64_t)in->imm, size, write))
-			return false;
-	}
-	return true;
-}
-
 /* ---- cp.async ------------------------------------------------------------ */
 
 static bool async_issue(run *R, warp *w, uint32_t pc, unsigned lane, uint32_t dst,
@@ -1346,7 +662,7 @@ static bool async_issue(run *R, warp *w, uint32_t pc, unsigned lane, uint32_t ds
 		uint32_t cap = w->cap_copies ? w->cap_copies * 2 : 64;
 		async_copy *grown = cap <= ASYNC_MAX ? realloc(w->copies, cap * sizeof(*grown)) : NULL;
 		if (!grown) {
-			set_error(R, w, pc, "more than %u cp.async copies in flight in warp %u (no "
+			ptx_set_error(R, w, pc, "more than %u cp.async copies in flight in warp %u (no "
 				  "cp.async.wait_group or wait_all covers them)", w->cap_copies, w->id);
 			return false;
 		}
@@ -1375,7 +691,7 @@ static bool async_land(run *R, warp *w, uint32_t m, int64_t keep)
 			w->copies[kept++] = *c;
 			continue;
 		}
-		if (R->race_on && !race_check_bytes(R, w, c->lane, c->pc, SP_SHARED, c->dst, c->size, true))
+		if (R->race_on && !ptx_race_check_bytes(R, w, c->lane, c->pc, SP_SHARED, c->dst, c->size, true))
 			return false;
 		memcpy(R->shared + c->dst, c->bytes, c->size);
 	}
@@ -1389,9 +705,9 @@ static bool async_land(run *R, warp *w, uint32_t m, int64_t keep)
  * every lane of the warp executes them together, or the result is undefined. */
 static bool whole_warp(run *R, warp *w, uint32_t pc, uint32_t m, const char *what)
 {
-	if (m == FULL)
+	if (m == PTX_FULL)
 		return true;
-	set_error(R, w, pc, "%s needs all 32 lanes of the warp, and lanes 0x%08x execute it", what, m);
+	ptx_set_error(R, w, pc, "%s needs all 32 lanes of the warp, and lanes 0x%08x execute it", what, m);
 	return false;
 }
 
@@ -1403,7 +719,7 @@ static bool ldmatrix(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m
 	if (!whole_warp(R, w, pc, m, "ldmatrix"))
 		return false;
 	uint64_t *r = w->r;
-	const uint64_t *Bs = REG(in->o[0]);
+	const uint64_t *Bs = PTX_REG(in->o[0]);
 	for (unsigned i = 0; i < in->aux; i++) {
 		uint16_t mat[8][8];
 		for (unsigned row = 0; row < 8; row++) {
@@ -1413,14 +729,14 @@ static bool ldmatrix(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m
 				va = (uint32_t)va;
 			uint8_t tmp[32];
 			bool port = false;
-			if (R->race_on && !race_check_bytes(R, w, src, pc, in->t2, va, 16, false))
+			if (R->race_on && !ptx_race_check_bytes(R, w, src, pc, in->t2, va, 16, false))
 				return false;
 			const uint8_t *q = xlate(R, w, in->t2, va, 16, src, pc, CS_ACCESS_READ, tmp, &port);
 			if (!q)
 				return false;
 			memcpy(mat[row], q, 16);
 		}
-		uint64_t *D = REG(in->o[1 + i]);
+		uint64_t *D = PTX_REG(in->o[1 + i]);
 		FOR_LANES(m, {
 			unsigned g = l / 4, c = 2 * (l % 4);
 			uint16_t lo = in->aux2 ? mat[c][g] : mat[g][c];
@@ -1435,14 +751,14 @@ static void frag_read(const uint64_t *r, const uint32_t *regs, unsigned n, ptx_f
 {
 	for (unsigned j = 0; j < n; j++)
 		for (unsigned l = 0; l < PTX_WARP; l++)
-			f->v[j][l] = (uint32_t)REG(regs[j])[l];
+			f->v[j][l] = (uint32_t)PTX_REG(regs[j])[l];
 }
 
 static void frag_write(uint64_t *r, const uint32_t *regs, unsigned n, const ptx_frag *f)
 {
 	for (unsigned j = 0; j < n; j++)
 		for (unsigned l = 0; l < PTX_WARP; l++)
-			REG(regs[j])[l] = f->v[j][l];
+			PTX_REG(regs[j])[l] = f->v[j][l];
 }
 
 /* mma.sync / wmma.mma: D is written after every read, so it may be C. */
@@ -1471,10 +787,10 @@ static bool wmma_ldst(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t 
 	if (!whole_warp(R, w, pc, m, what))
 		return false;
 	uint64_t *r = w->r;
-	const uint64_t *Bs = REG(in->o[0]), *Ss = in->o[1] != PTX_NONE ? REG(in->o[1]) : NULL;
+	const uint64_t *Bs = PTX_REG(in->o[0]), *Ss = in->o[1] != PTX_NONE ? PTX_REG(in->o[1]) : NULL;
 	for (unsigned l = 1; l < PTX_WARP; l++)
 		if (Bs[l] != Bs[0] || (Ss && (uint32_t)Ss[l] != (uint32_t)Ss[0])) {
-			set_error(R, w, pc, "%s: lane %u's address or stride differs from lane 0's "
+			ptx_set_error(R, w, pc, "%s: lane %u's address or stride differs from lane 0's "
 				  "(the warp moves one matrix)", what, l);
 			return false;
 		}
@@ -1500,7 +816,7 @@ static bool wmma_ldst(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t 
 				  "fragment's %u bytes", what, wm->col ? "column" : "row", i, line, align);
 			return false;
 		}
-		if (R->race_on && !race_check_bytes(R, w, 0, pc, wm->space, line, len * esz, !load))
+		if (R->race_on && !ptx_race_check_bytes(R, w, 0, pc, wm->space, line, len * esz, !load))
 			return false;
 		for (unsigned e = 0; e < len; e++) {
 			uint64_t va = line + e * esz;
@@ -1577,7 +893,7 @@ static bool run_builtin(run *R, warp *w, uint32_t pc, uint32_t m, const ptx_call
 			    !ptx_printf_read_string(&rd, builtin_arg(R, w, l, cs, 3), func, sizeof(func)))
 				return false;
 			/* an error, not a memory fault: nothing was accessed */
-			set_error(R, w, pc, "device assertion `%s` failed at %s:%u in %s", msg, file,
+			ptx_set_error(R, w, pc, "device assertion `%s` failed at %s:%u in %s", msg, file,
 				  (uint32_t)builtin_arg(R, w, l, cs, 2), func);
 			R->fault_lane = l;
 			return false;
@@ -1616,7 +932,7 @@ static void undefined_note(run *R, warp *w, uint32_t pc, uint32_t why, const cha
 static void undefined_note(run *R, warp *w, uint32_t pc, uint32_t why, const char *fmt, ...)
 {
 	uint32_t line = R->p->lines[pc];
-	if (!race_pair_new(R->undef_pairs, &R->nundef_pairs, why, line))
+	if (!ptx_race_pair_new(R->undef_pairs, &R->nundef_pairs, why, line))
 		return;
 	char msg[CS_DIAG_MSG_MAX];
 	va_list ap;
@@ -1682,7 +998,7 @@ static void sync_gather(wsync *s, const ptx_ins *in, uint32_t onpath, const uint
 	uint32_t lanes = guard_lanes(in, pr, onpath);
 	s->exec |= lanes;
 	s->off |= onpath & ~lanes;
-	const uint64_t *M = (in->flags & F_MEMBER_MASK) ? REG(in->o[5]) : NULL;
+	const uint64_t *M = (in->flags & F_MEMBER_MASK) ? PTX_REG(in->o[5]) : NULL;
 	if (in->op == OP_VOTE) {
 		uint32_t v = pr[in->o[1]];
 		s->pred |= ((in->flags & F_NEG_A) ? ~v : v) & lanes;
@@ -1694,10 +1010,10 @@ static void sync_gather(wsync *s, const ptx_ins *in, uint32_t onpath, const uint
 		/* the forms without .sync act among the lanes executing them */
 		s->mask[l] = M ? (uint32_t)M[l] : lanes;
 		if (src)
-			s->a[l] = REG(in->o[1])[l];
+			s->a[l] = PTX_REG(in->o[1])[l];
 		if (in->op == OP_SHFL) {
-			s->b[l] = REG(in->o[2])[l];
-			s->c[l] = REG(in->o[3])[l];
+			s->b[l] = PTX_REG(in->o[2])[l];
+			s->c[l] = PTX_REG(in->o[3])[l];
 		}
 	}
 }
@@ -1792,7 +1108,7 @@ static int warp_sync(run *R, warp *w, uint32_t pc, uint32_t m)
 				return WS_YIELD;
 			}
 			if (!sync_same_kind(o, in)) {
-				set_error(R, w, pc,
+				ptx_set_error(R, w, pc,
 					  "lanes 0x%08x wait at this warp instruction for lanes 0x%08x, "
 					  "which wait at a different one (PTX line %u); PTX requires the same "
 					  "instruction kind and qualifiers", m, e->mask & missing,
@@ -1803,7 +1119,7 @@ static int warp_sync(run *R, warp *w, uint32_t pc, uint32_t m)
 			found |= e->mask;
 		}
 		if (missing & ~found) {
-			set_error(R, w, pc,
+			ptx_set_error(R, w, pc,
 				  "lanes 0x%08x of the member mask are live but not converged with lanes "
 				  "0x%08x at this warp instruction (they wait at a reconvergence point or "
 				  "on an enclosing path); chainsim joins only sibling paths", missing & ~found,
@@ -1817,7 +1133,7 @@ static int warp_sync(run *R, warp *w, uint32_t pc, uint32_t m)
 		for (uint32_t g = s.exec; g; g &= g - 1) {
 			unsigned l = (unsigned)__builtin_ctz(g);
 			if (!((s.mask[l] >> l) & 1)) {
-				set_error(R, w, pc,
+				ptx_set_error(R, w, pc,
 					  "lane %u executes a .sync warp operation with member mask 0x%08x, "
 					  "which does not include it", l, s.mask[l]);
 				return WS_STOP;
@@ -1826,7 +1142,7 @@ static int warp_sync(run *R, warp *w, uint32_t pc, uint32_t m)
 			for (uint32_t h = same; h; h &= h - 1) {
 				unsigned j = (unsigned)__builtin_ctz(h);
 				if (s.mask[j] != s.mask[l]) {
-					set_error(R, w, pc,
+					ptx_set_error(R, w, pc,
 						  "lanes %u and %u execute this warp instruction together with "
 						  "member masks 0x%08x and 0x%08x; PTX requires the same mask",
 						  l, j, s.mask[l], s.mask[j]);
@@ -1916,13 +1232,13 @@ static int warp_sync(run *R, warp *w, uint32_t pc, uint32_t m)
 		switch ((ptx_op)li->op) {
 		case OP_VOTE:
 			if (li->aux == VO_BALLOT)
-				REG(li->o[0])[l] = s.d[l];
+				PTX_REG(li->o[0])[l] = s.d[l];
 			else
 				set_pred_lane(pr, li->o[0], l, pv);
 			break;
 		case OP_SHFL: case OP_MATCH: case OP_REDUX: case OP_ELECT:
 			if (li->o[0] != PTX_NONE)
-				REG(li->o[0])[l] = s.d[l];
+				PTX_REG(li->o[0])[l] = s.d[l];
 			if (li->op != OP_REDUX && li->o[4] != PTX_NONE)
 				set_pred_lane(pr, li->o[4], l, pv);
 			break;
@@ -1959,19 +1275,6 @@ static bool in_space(const run *R, int sp, uint64_t va)
 
 /* ---- mbarrier ------------------------------------------------------------ */
 
-/* An mbarrier object as chainsim lays out its 64 bits (docs/mbarrier.md):
- * pending arrivals of the current phase in bits 0-19, expected arrivals in
- * 20-39, the tx-count (signed) in 40-60, bit 62 set once initialized, bit 63
- * the current phase's parity. A state token is the object as the arrival left
- * it, with the parity of the phase it arrived on. */
-enum { MBAR_COUNT_MAX = (1u << 20) - 1, MBAR_STALL_ROUNDS = 1u << 16 };
-#define MBAR_VALID (1ull << 62)
-#define MBAR_PHASE (1ull << 63)
-
-static inline uint32_t mbar_pending(uint64_t v) { return (uint32_t)(v & 0xfffff); }
-static inline uint32_t mbar_expected(uint64_t v) { return (uint32_t)(v >> 20 & 0xfffff); }
-static inline int32_t mbar_tx(uint64_t v) { return (int32_t)((uint32_t)(v >> 40 & 0x1fffff) << 11) >> 11; }
-
 static inline uint64_t mbar_make(uint64_t phase, uint32_t pending, uint32_t expected, int32_t tx)
 {
 	return (phase & MBAR_PHASE) | MBAR_VALID | pending | (uint64_t)expected << 20 |
@@ -1989,7 +1292,7 @@ static uint64_t *mbar_object(run *R, warp *w, const ptx_ins *in, uint32_t pc, un
 	} else if (in_space(R, SP_SHARED, va)) {
 		va -= R->shwin;
 	} else {
-		set_error(R, w, pc, "mbarrier object at generic address 0x%" PRIx64
+		ptx_set_error(R, w, pc, "mbarrier object at generic address 0x%" PRIx64
 			  " (lane %u) is not in shared memory", va, l);
 		return NULL;
 	}
@@ -2008,19 +1311,19 @@ static bool mbar_update(run *R, warp *w, uint32_t pc, unsigned l, uint32_t off, 
 {
 	uint64_t v = *obj;
 	if (!(v & MBAR_VALID)) {
-		set_error(R, w, pc, "lane %u: the mbarrier at shared offset 0x%x is not initialized "
+		ptx_set_error(R, w, pc, "lane %u: the mbarrier at shared offset 0x%x is not initialized "
 			  "(mbarrier.init)", l, off);
 		return false;
 	}
 	uint32_t pending = mbar_pending(v), expected = mbar_expected(v);
 	int64_t tx = (int64_t)mbar_tx(v) + tx_add;
 	if (tx > (int64_t)MBAR_COUNT_MAX || tx < -(int64_t)MBAR_COUNT_MAX) {
-		set_error(R, w, pc, "lane %u: the tx-count of the mbarrier at shared offset 0x%x "
+		ptx_set_error(R, w, pc, "lane %u: the tx-count of the mbarrier at shared offset 0x%x "
 			  "leaves -(2^20-1)..2^20-1 (%" PRId64 ")", l, off, tx);
 		return false;
 	}
 	if (drop > expected || arrivals > pending) {
-		set_error(R, w, pc, "lane %u: %u arrivals (%u dropped) on the mbarrier at shared "
+		ptx_set_error(R, w, pc, "lane %u: %u arrivals (%u dropped) on the mbarrier at shared "
 			  "offset 0x%x, whose current phase has %u pending of %u expected", l,
 			  arrivals, drop, off, pending, expected);
 		return false;
@@ -2031,7 +1334,7 @@ static bool mbar_update(run *R, warp *w, uint32_t pc, unsigned l, uint32_t off, 
 		*token = mbar_make(v, pending, expected, (int32_t)tx);
 	if (pending == 0 && tx == 0) {
 		if (in->aux2 & MBF_NO_COMPLETE) {
-			set_error(R, w, pc, "lane %u: mbarrier arrive .noComplete completes the phase "
+			ptx_set_error(R, w, pc, "lane %u: mbarrier arrive .noComplete completes the phase "
 				  "of the mbarrier at shared offset 0x%x", l, off);
 			return false;
 		}
@@ -2054,10 +1357,10 @@ static bool mbar_update(run *R, warp *w, uint32_t pc, unsigned l, uint32_t off, 
 static bool bulk_copy(run *R, warp *w, const ptx_ins *in, uint32_t pc, unsigned l, uint32_t size)
 {
 	uint64_t *r = w->r;
-	uint64_t dst = (uint32_t)(REG(in->o[0])[l] + REG(in->o[3])[0]);
-	uint64_t src = REG(in->o[4])[l] + REG(in->o[5])[0];
+	uint64_t dst = (uint32_t)(PTX_REG(in->o[0])[l] + PTX_REG(in->o[3])[0]);
+	uint64_t src = PTX_REG(in->o[4])[l] + PTX_REG(in->o[5])[0];
 	if (size % 16 || dst % 16 || src % 16) {
-		set_error(R, w, pc, "lane %u: cp.async.bulk of %u bytes from 0x%" PRIx64 " to shared "
+		ptx_set_error(R, w, pc, "lane %u: cp.async.bulk of %u bytes from 0x%" PRIx64 " to shared "
 			  "0x%" PRIx64 " (size and addresses must be multiples of 16)", l, size, src, dst);
 		return false;
 	}
@@ -2068,8 +1371,8 @@ static bool bulk_copy(run *R, warp *w, const ptx_ins *in, uint32_t pc, unsigned 
 		if (!q)
 			return false;
 		memcpy(buf, q, 16);
-		if (R->race_on && (!race_check_bytes(R, w, l, pc, SP_GLOBAL, src + i, 16, false) ||
-				   !race_check_bytes(R, w, l, pc, SP_SHARED, dst + i, 16, true)))
+		if (R->race_on && (!ptx_race_check_bytes(R, w, l, pc, SP_GLOBAL, src + i, 16, false) ||
+				   !ptx_race_check_bytes(R, w, l, pc, SP_SHARED, dst + i, 16, true)))
 			return false;
 		uint8_t *d = xlate(R, w, SP_SHARED, dst + i, 16, l, pc, CS_ACCESS_WRITE, tmp, &port);
 		if (!d)
@@ -2088,9 +1391,9 @@ static int mbar_run(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
 {
 	uint64_t *r = w->r;
 	uint32_t *pr = w->pr;
-	const uint64_t *N = in->o[2] != PTX_NONE ? REG(in->o[2]) : NULL;
+	const uint64_t *N = in->o[2] != PTX_NONE ? PTX_REG(in->o[2]) : NULL;
 	uint64_t *D = in->o[0] != PTX_NONE && in->aux != MB_TEST_WAIT && in->aux != MB_TRY_WAIT
-			      ? REG(in->o[0]) : NULL;
+			      ? PTX_REG(in->o[0]) : NULL;
 	if (in->aux == MB_PENDING_COUNT) {
 		FOR_LANES(m, D[l] = mbar_pending(N[l]));
 		return MBR_DONE;
@@ -2106,7 +1409,7 @@ static int mbar_run(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
 		switch (in->aux) {
 		case MB_INIT:
 			if (n < 1 || n > MBAR_COUNT_MAX) {
-				set_error(R, w, pc, "lane %u: mbarrier.init with count %u (1..2^20-1)", l, n);
+				ptx_set_error(R, w, pc, "lane %u: mbarrier.init with count %u (1..2^20-1)", l, n);
 				return MBR_STOP;
 			}
 			*obj = mbar_make(0, n, n, 0);
@@ -2119,7 +1422,7 @@ static int mbar_run(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
 		case MB_EXPECT_TX:
 		case MB_COMPLETE_TX:
 			if (n > MBAR_COUNT_MAX) {
-				set_error(R, w, pc, "lane %u: tx-count %u (0..2^20-1)", l, n);
+				ptx_set_error(R, w, pc, "lane %u: tx-count %u (0..2^20-1)", l, n);
 				return MBR_STOP;
 			}
 			if (!mbar_update(R, w, pc, l, off, obj, in, 0,
@@ -2131,7 +1434,7 @@ static int mbar_run(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
 			bool expect = in->aux2 & MBF_EXPECT_TX;
 			uint32_t count = expect ? 1 : n;
 			if (count < 1 || count > MBAR_COUNT_MAX || (expect && n > MBAR_COUNT_MAX)) {
-				set_error(R, w, pc, "lane %u: mbarrier arrive with %s %u (%s)", l,
+				ptx_set_error(R, w, pc, "lane %u: mbarrier arrive with %s %u (%s)", l,
 					  expect ? "tx-count" : "count", n, expect ? "0..2^20-1" : "1..2^20-1");
 				return MBR_STOP;
 			}
@@ -2161,7 +1464,7 @@ static int mbar_run(run *R, warp *w, const ptx_ins *in, uint32_t pc, uint32_t m)
 			bool seen = w->mbar_pending_wait && w->mbar_seen && w->mbar_at == off &&
 				    w->mbar_parity == parity;
 			if (!seen && !(v & MBAR_VALID)) {
-				set_error(R, w, pc, "lane %u: wait on the mbarrier at shared offset 0x%x, "
+				ptx_set_error(R, w, pc, "lane %u: wait on the mbarrier at shared offset 0x%x, "
 					  "which is not initialized (mbarrier.init)", l, off);
 				return MBR_STOP;
 			}
@@ -2197,14 +1500,14 @@ static bool cluster_addr(run *R, warp *w, uint32_t pc, const ptx_ins *in, uint32
 		uint64_t va = in->t2 == T_U32 ? (uint32_t)A[l] : A[l];
 		bool own = cluster ? va < R->shared_size : in_space(R, SP_SHARED, va);
 		if (!own) {
-			set_error(R, w, pc, "lane %u: %s of %s address 0x%" PRIx64 ", which is not in "
+			ptx_set_error(R, w, pc, "lane %u: %s of %s address 0x%" PRIx64 ", which is not in "
 				  "the shared memory of the CTA's cluster (a launch without clusters: "
 				  "one CTA each)", l, in->aux == CL_RANK ? "getctarank" : "mapa",
 				  cluster ? "shared::cluster" : "generic", va);
 			return false;
 		}
 		if (B && (uint32_t)B[l] != 0) {
-			set_error(R, w, pc, "lane %u: mapa to CTA rank %u; the cluster has 1 CTA (a launch "
+			ptx_set_error(R, w, pc, "lane %u: mapa to CTA rank %u; the cluster has 1 CTA (a launch "
 				  "without clusters)", l, (uint32_t)B[l]);
 			return false;
 		}
@@ -2266,10 +1569,10 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			m &= (in->flags & F_GUARD_NEG) ? ~pr[in->guard] : pr[in->guard];
 		/* operand rows, formed only where an instruction has the operand (an
 		 * absent one is PTX_NONE and must not become a pointer) */
-#define D REG(in->o[0])
-#define A REG(in->o[1])
-#define B REG(in->o[2])
-#define C REG(in->o[3])
+#define D PTX_REG(in->o[0])
+#define A PTX_REG(in->o[1])
+#define B PTX_REG(in->o[2])
+#define C PTX_REG(in->o[3])
 		switch ((ptx_op)in->op) {
 		case OP_NOP:
 		case OP_MEMBAR:
@@ -2279,7 +1582,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			break;
 		case OP_MOV_PRED: {
 			/* o[1] PTX_NONE: the immediate (mov.pred %p, 0/1) in aux */
-			uint32_t v = in->o[1] == PTX_NONE ? (in->aux ? FULL : 0) : pr[in->o[1]];
+			uint32_t v = in->o[1] == PTX_NONE ? (in->aux ? PTX_FULL : 0) : pr[in->o[1]];
 			if (in->flags & F_NEG_C)
 				v = ~v;
 			pr[in->o[0]] = (pr[in->o[0]] & ~m) | (v & m);
@@ -2291,7 +1594,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			FOR_LANES(m, {
 				uint64_t v = 0;
 				for (unsigned k = 0; k < n; k++)
-					v |= (REG(in->o[1 + k])[l] & em) << (eb * k);
+					v |= (PTX_REG(in->o[1 + k])[l] & em) << (eb * k);
 				D[l] = v;
 			});
 			break;
@@ -2299,12 +1602,12 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		case OP_UNPACK: {
 			unsigned eb = in->o[5] * 8, n = in->aux;
 			uint64_t em = eb >= 64 ? UINT64_MAX : ((uint64_t)1 << eb) - 1;
-			const uint64_t *S = REG(in->o[0]);
+			const uint64_t *S = PTX_REG(in->o[0]);
 			FOR_LANES(m, {
 				uint64_t v = S[l];
 				for (unsigned k = 0; k < n; k++)
 					if (in->o[1 + k] != PTX_NONE)
-						REG(in->o[1 + k])[l] = (v >> (eb * k)) & em;
+						PTX_REG(in->o[1 + k])[l] = (v >> (eb * k)) & em;
 			});
 			break;
 		}
@@ -2320,9 +1623,9 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		/* ---- integer fast paths ---- */
 		/* 32-bit results as the low half of 64-bit arithmetic: the lanes stay
 		 * 64 bits wide, which vectorizes without narrowing and widening */
-		case OP_ADD32: FOR_LANES(m, D[l] = (A[l] + B[l]) & LOW32); break;
+		case OP_ADD32: FOR_LANES(m, D[l] = (A[l] + B[l]) & PTX_LOW32); break;
 		case OP_ADD64: FOR_LANES(m, D[l] = A[l] + B[l]); break;
-		case OP_SUB32: FOR_LANES(m, D[l] = (A[l] - B[l]) & LOW32); break;
+		case OP_SUB32: FOR_LANES(m, D[l] = (A[l] - B[l]) & PTX_LOW32); break;
 		case OP_SUB64: FOR_LANES(m, D[l] = A[l] - B[l]); break;
 		case OP_MULLO32: FOR_LANES(m, D[l] = (uint32_t)((uint32_t)A[l] * (uint32_t)B[l])); break;
 		case OP_MULLO64: FOR_LANES(m, D[l] = A[l] * B[l]); break;
@@ -2378,14 +1681,14 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				D[l] = (uint64_t)((int64_t)A[l] >> (n >= 64 ? 63 : n));
 			});
 			break;
-		case OP_AND32: FOR_LANES(m, D[l] = A[l] & B[l] & LOW32); break;
-		case OP_OR32: FOR_LANES(m, D[l] = (A[l] | B[l]) & LOW32); break;
-		case OP_XOR32: FOR_LANES(m, D[l] = (A[l] ^ B[l]) & LOW32); break;
+		case OP_AND32: FOR_LANES(m, D[l] = A[l] & B[l] & PTX_LOW32); break;
+		case OP_OR32: FOR_LANES(m, D[l] = (A[l] | B[l]) & PTX_LOW32); break;
+		case OP_XOR32: FOR_LANES(m, D[l] = (A[l] ^ B[l]) & PTX_LOW32); break;
 		case OP_AND64: FOR_LANES(m, D[l] = A[l] & B[l]); break;
 		case OP_OR64: FOR_LANES(m, D[l] = A[l] | B[l]); break;
 		case OP_XOR64: FOR_LANES(m, D[l] = A[l] ^ B[l]); break;
 		case OP_INT: {
-			const uint64_t *E = in->o[4] != PTX_NONE ? REG(in->o[4]) : NULL;
+			const uint64_t *E = in->o[4] != PTX_NONE ? PTX_REG(in->o[4]) : NULL;
 			const uint64_t *Bv = in->o[2] != PTX_NONE ? B : NULL;
 			const uint64_t *Cv = in->o[3] != PTX_NONE ? C : NULL;
 			FOR_LANES(m, D[l] = ptx_alu_int(in, A[l], Bv ? Bv[l] : 0, Cv ? Cv[l] : 0,
@@ -2484,7 +1787,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				/* compared as 64-bit values that order as the 32-bit ones do: a
 				 * signed one in the high half, an unsigned one zero-extended */
 				unsigned sh = t == T_S32 ? 32 : 0;
-				int64_t lo = t == T_S32 ? -1 : (int64_t)LOW32;
+				int64_t lo = t == T_S32 ? -1 : (int64_t)PTX_LOW32;
 #define SETP32(op_)                                                                         \
 	do {                                                                                \
 		lane4i acc = { 0, 0, 0, 0 }, bit = { 1, 2, 4, 8 };                            \
@@ -2586,13 +1889,13 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			if (R->race_on) {
 				for (uint32_t t = 0; t < 2 * n; t++) {
 					const ptx_ins *ld = in + t + t / 2;
-					if (!race_check(R, w, ld, pc + (uint32_t)(ld - in), m, false))
+					if (!ptx_race_check(R, w, ld, pc + (uint32_t)(ld - in), m, false))
 						goto stop;
 				}
 			}
 			/* the whole run at once for a full warp whose loads are all in
 			 * bounds; otherwise the head runs as the plain load it is */
-			if (m == FULL && shared_fma_run(R, r, in)) {
+			if (m == PTX_FULL && shared_fma_run(R, r, in)) {
 				ti += (3 * n - 1) * npop;
 				pc += 3 * n - 1; /* and the loop's pc++ passes the last fma */
 				break;
@@ -2601,21 +1904,21 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			/* fall through */
 		case OP_LD: {
 			SPIN_TURN();
-			if (R->race_on && !race_check(R, w, in, pc, m, false))
+			if (R->race_on && !ptx_race_check(R, w, in, pc, m, false))
 				goto stop;
 			ptx_type t = (ptx_type)in->t1;
 			unsigned esz = ptx_type_bytes(t), vec = in->aux2, sz = esz * vec;
 			int space = in->aux;
 			uint64_t off = (uint64_t)in->imm;
-			const uint64_t *Bs = REG(in->o[0]);
+			const uint64_t *Bs = PTX_REG(in->o[0]);
 			if (vec == 1 && esz == 4 && space == SP_SHARED &&
 			    shared_lanes_ok(m, Bs, (uint32_t)off, (uint32_t)R->shared_size)) {
 				/* checked every lane first, so load without per-lane branches;
 				 * any bad lane takes the general path, which names the fault */
-				load_shared_lanes(m, REG(in->o[1]), Bs, (uint32_t)off, R->shared);
+				load_shared_lanes(m, PTX_REG(in->o[1]), Bs, (uint32_t)off, R->shared);
 				break;
 			}
-			if (vec == 1 && esz == 4 && space == SP_GLOBAL && m == FULL) {
+			if (vec == 1 && esz == 4 && space == SP_GLOBAL && m == PTX_FULL) {
 				/* coalesced: every lane in one page, aligned: translate once */
 				uint64_t va0 = Bs[0] + off;
 				uint8_t tmp[32];
@@ -2623,14 +1926,14 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				const uint8_t *q0 = lanes_in_one_page(Bs, off)
 					? xlate(R, w, space, va0, 4, 0, pc, CS_ACCESS_READ, tmp, &port) : NULL;
 				if (q0 && !port) {
-					load_page_lanes(REG(in->o[1]), Bs, off, q0 - (va0 & (CS_PAGE_SIZE - 1)));
+					load_page_lanes(PTX_REG(in->o[1]), Bs, off, q0 - (va0 & (CS_PAGE_SIZE - 1)));
 					break;
 				}
 				if (R->status != R_OK)
 					goto fault;
 			}
 			if (vec == 1 && esz == 4 && space <= SP_SHARED) {
-				uint64_t *Dd = REG(in->o[1]);
+				uint64_t *Dd = PTX_REG(in->o[1]);
 				uint64_t am = space == SP_SHARED ? 0xffffffffu : UINT64_MAX;
 				FOR_LANES(m, {
 					uint64_t va = (Bs[l] + off) & am;
@@ -2655,7 +1958,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 					if (in->o[1 + k] == PTX_NONE)
 						continue;
 					uint64_t v = load_elem(q + k * esz, t, esz);
-					uint64_t *Dk = REG(in->o[1 + k]);
+					uint64_t *Dk = PTX_REG(in->o[1 + k]);
 					FOR_LANES(m, Dk[l] = v);
 				}
 				break;
@@ -2673,7 +1976,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 					}
 					for (unsigned k = 0; k < vec; k++)
 						if (in->o[1 + k] != PTX_NONE)
-							REG(in->o[1 + k])[l] = load_elem(R->params + va + k * esz, t, esz);
+							PTX_REG(in->o[1 + k])[l] = load_elem(R->params + va + k * esz, t, esz);
 				});
 				break;
 			}
@@ -2688,23 +1991,23 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 					goto fault;
 				for (unsigned k = 0; k < vec; k++)
 					if (in->o[1 + k] != PTX_NONE)
-						REG(in->o[1 + k])[l] = load_elem(q + k * esz, t, esz);
+						PTX_REG(in->o[1 + k])[l] = load_elem(q + k * esz, t, esz);
 			});
 			break;
 		}
 		case OP_ST: {
-			if (R->race_on && !race_check(R, w, in, pc, m, true))
+			if (R->race_on && !ptx_race_check(R, w, in, pc, m, true))
 				goto stop;
 			ptx_type t = (ptx_type)in->t1;
 			unsigned esz = ptx_type_bytes(t), vec = in->aux2, sz = esz * vec;
 			int space = in->aux;
 			uint64_t off = (uint64_t)in->imm;
-			const uint64_t *Bs = REG(in->o[0]);
+			const uint64_t *Bs = PTX_REG(in->o[0]);
 			if (vec == 1 && esz == 4 && space == SP_SHARED) {
-				const uint64_t *S = REG(in->o[1]);
+				const uint64_t *S = PTX_REG(in->o[1]);
 				uint8_t *sh = R->shared;
 				if (shared_lanes_ok(m, Bs, (uint32_t)off, (uint32_t)R->shared_size)) {
-					if (m == FULL) {
+					if (m == PTX_FULL) {
 						store_shared_warp(sh, Bs, (uint32_t)off, S);
 						break;
 					}
@@ -2715,7 +2018,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 					break;
 				}
 			}
-			if (vec == 1 && esz == 4 && space == SP_GLOBAL && m == FULL) {
+			if (vec == 1 && esz == 4 && space == SP_GLOBAL && m == PTX_FULL) {
 				uint64_t va0 = Bs[0] + off;
 				uint8_t tmp[32];
 				bool port = false;
@@ -2723,7 +2026,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 					? xlate(R, w, space, va0, 4, 0, pc, CS_ACCESS_WRITE, tmp, &port) : NULL;
 				if (q0 && !port) {
 					uint8_t *pg = q0 - (va0 & (CS_PAGE_SIZE - 1));
-					const uint64_t *S = REG(in->o[1]);
+					const uint64_t *S = PTX_REG(in->o[1]);
 					for (unsigned l = 0; l < PTX_WARP; l++) {
 						uint32_t v = (uint32_t)S[l];
 						memcpy(pg + ((Bs[l] + off) & (CS_PAGE_SIZE - 1)), &v, 4);
@@ -2734,7 +2037,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 					goto fault;
 			}
 			if (vec == 1 && esz == 4 && space <= SP_SHARED) {
-				const uint64_t *S = REG(in->o[1]);
+				const uint64_t *S = PTX_REG(in->o[1]);
 				uint64_t am = space == SP_SHARED ? 0xffffffffu : UINT64_MAX;
 				FOR_LANES(m, {
 					uint64_t va = (Bs[l] + off) & am;
@@ -2760,7 +2063,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				if (!q)
 					goto fault;
 				for (unsigned k = 0; k < vec; k++) {
-					uint64_t v = REG(in->o[1 + k])[l];
+					uint64_t v = PTX_REG(in->o[1 + k])[l];
 					memcpy(q + k * esz, &v, esz);
 				}
 				if (port && !port_write(R, w, l, pc, va, q, sz, CS_ACCESS_WRITE))
@@ -2775,10 +2078,10 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			unsigned esz = ptx_type_bytes(t);
 			int space = in->aux;
 			uint64_t off = (uint64_t)in->imm;
-			const uint64_t *Bs = REG(in->o[0]);
-			const uint64_t *V = REG(in->o[2]);
-			const uint64_t *V2 = in->o[3] != PTX_NONE ? REG(in->o[3]) : NULL;
-			uint64_t *Dd = in->o[1] != PTX_NONE ? REG(in->o[1]) : NULL;
+			const uint64_t *Bs = PTX_REG(in->o[0]);
+			const uint64_t *V = PTX_REG(in->o[2]);
+			const uint64_t *V2 = in->o[3] != PTX_NONE ? PTX_REG(in->o[3]) : NULL;
+			uint64_t *Dd = in->o[1] != PTX_NONE ? PTX_REG(in->o[1]) : NULL;
 			bool sgn = ptx_type_signed(t);
 			/* half and packed-half add/min/max: the float op of their type,
 			 * rounded to nearest, subnormals kept (.noftz) */
@@ -2892,9 +2195,9 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			break;
 		}
 		case OP_CP_ASYNC: {
-			const uint64_t *Ds = REG(in->o[0]), *Ss = REG(in->o[1]);
-			const uint64_t *N = in->o[2] != PTX_NONE ? REG(in->o[2]) : NULL;
-			uint64_t soff = REG(in->o[3])[0];
+			const uint64_t *Ds = PTX_REG(in->o[0]), *Ss = PTX_REG(in->o[1]);
+			const uint64_t *N = in->o[2] != PTX_NONE ? PTX_REG(in->o[2]) : NULL;
+			uint64_t soff = PTX_REG(in->o[3])[0];
 			unsigned size = in->aux;
 			FOR_LANES(m, {
 				uint64_t dva = (uint32_t)(Ds[l] + (uint64_t)in->imm), sva = Ss[l] + soff;
@@ -2908,7 +2211,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 						goto fault;
 					memcpy(buf, q, from_src);
 				}
-				if (R->race_on && !race_check_bytes(R, w, l, pc, SP_GLOBAL, sva, from_src, false))
+				if (R->race_on && !ptx_race_check_bytes(R, w, l, pc, SP_GLOBAL, sva, from_src, false))
 					goto stop;
 				/* the destination is checked now; the bytes land at the wait */
 				if (!xlate(R, w, SP_SHARED, dva, size, l, pc, CS_ACCESS_WRITE, tmp, &port))
@@ -2975,15 +2278,15 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			if (in->op == OP_BAR && in->aux == 1) {
 				/* bar.arrive: the warp's threads count toward the barrier, and
 				 * the warp goes on without waiting */
-				uint32_t id = (uint32_t)REG(in->o[0])[__builtin_ctz(m)];
+				uint32_t id = (uint32_t)PTX_REG(in->o[0])[__builtin_ctz(m)];
 				if (id >= NBAR) {
-					set_error(R, w, pc, "barrier %u is out of range (0..15)", id);
+					ptx_set_error(R, w, pc, "barrier %u is out of range (0..15)", id);
 					goto stop;
 				}
 				R->arrive[id] += lane_count(w->live);
 				break;
 			}
-			w->bar_id = (uint32_t)REG(in->o[0])[__builtin_ctz(m)];
+			w->bar_id = (uint32_t)PTX_REG(in->o[0])[__builtin_ctz(m)];
 			top->pc = pc + 1;
 			R->tinstr += ti;
 			w->clock += ti;
@@ -3073,11 +2376,11 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				break;
 			/* the kernel stopped itself: an error of the grid, not a memory
 			 * fault (the judge would read a fetch at 0 as unmapped code) */
-			set_error(R, w, pc, "the kernel executed trap");
+			ptx_set_error(R, w, pc, "the kernel executed trap");
 			goto stop;
 		case OP_COUNT:
 		default:
-			set_error(R, w, pc, "internal: bad opcode %u", in->op);
+			ptx_set_error(R, w, pc, "internal: bad opcode %u", in->op);
 			goto stop;
 		}
 		pc++;
@@ -3097,11 +2400,11 @@ done:
 	if (w->ncopies) { /* copies no wait covered land as their warp ends */
 		for (unsigned l = 0; l < PTX_WARP; l++)
 			w->groups[l]++;
-		async_land(R, w, FULL, 0);
+		async_land(R, w, PTX_FULL, 0);
 	}
 	return W_DONE;
 lost:
-	set_error(R, w, pc, "internal: a divergence entry lost its reconvergence point");
+	ptx_set_error(R, w, pc, "internal: a divergence entry lost its reconvergence point");
 	R->tinstr += ti;
 	return W_DONE;
 fault:
@@ -3111,905 +2414,9 @@ stop:
 	return W_DONE;
 }
 
-/* ---- CTA and grid -------------------------------------------------------- */
-
-static void warp_start(run *R, warp *w)
+/* The grid's entry to the warp loop: a static warp_run keeps its
+ * target_clones resolver out of libchainsim.so's exports. */
+int ptx_warp_run(run *R, warp *w)
 {
-	uint32_t first = w->id * PTX_WARP;
-	uint32_t n = R->nthreads - first < PTX_WARP ? R->nthreads - first : PTX_WARP;
-	uint32_t live = n == PTX_WARP ? FULL : ((1u << n) - 1);
-	w->live = live;
-	w->sp = 0;
-	w->state = W_READY;
-	w->stk[0].pc = R->f->start;
-	w->stk[0].rpc = PTX_NONE;
-	w->stk[0].mask = live;
-	w->stk[0].call = PTX_NONE;
-	w->sp = 1;
-	w->ncopies = 0;
-	memset(w->groups, 0, sizeof(w->groups));
-}
-
-static uint32_t live_threads(const run *R)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < R->nwarps; i++)
-		n += lane_count(R->warps[i].live);
-	return n;
-}
-
-static void bar_red_finish(run *R, uint32_t id)
-{
-	/* bar.red: every waiting warp's pending instruction is the one before its pc */
-	uint32_t popc = 0, all = 1, any = 0;
-	const ptx_ins *first = NULL;
-	for (uint32_t i = 0; i < R->nwarps; i++) {
-		warp *w = &R->warps[i];
-		if (w->state != W_BARRIER || w->bar_id != id)
-			continue;
-		const ptx_ins *in = &R->p->code[w->stk[w->sp - 1].pc - 1];
-		if (in->op != OP_BAR_RED)
-			continue;
-		first = in;
-		uint32_t c = w->pr[in->o[3]];
-		if (in->flags & F_NEG_C)
-			c = ~c;
-		c &= w->stk[w->sp - 1].mask;
-		popc += lane_count(c);
-		if (c != w->stk[w->sp - 1].mask)
-			all = 0;
-		if (c)
-			any = 1;
-	}
-	if (!first)
-		return;
-	for (uint32_t i = 0; i < R->nwarps; i++) {
-		warp *w = &R->warps[i];
-		if (w->state != W_BARRIER || w->bar_id != id)
-			continue;
-		const ptx_ins *in = &R->p->code[w->stk[w->sp - 1].pc - 1];
-		if (in->op != OP_BAR_RED)
-			continue;
-		uint32_t m = w->stk[w->sp - 1].mask;
-		if (in->aux2 == 0) {
-			uint64_t *D = w->r + (size_t)in->o[0] * PTX_WARP;
-			FOR_LANES(m, D[l] = popc);
-		} else {
-			uint32_t v = (in->aux2 == 1 ? all : any) ? FULL : 0;
-			w->pr[in->o[0]] = (w->pr[in->o[0]] & ~m) | (v & m);
-		}
-	}
-}
-
-/* The order the warps run in this round (between two barrier releases). */
-static void schedule_round(run *R)
-{
-	uint32_t n = R->nwarps;
-	for (uint32_t i = 0; i < n; i++)
-		R->order[i] = R->schedule == CS_PTX_SCHEDULE_REVERSE ? n - 1 - i : i;
-	if (R->schedule == CS_PTX_SCHEDULE_RANDOM) {
-		/* Fisher-Yates from a splitmix64 stream of seed, CTA and round */
-		uint64_t x = R->schedule_seed ^ ((uint64_t)R->cta[0] << 40) ^
-			     ((uint64_t)R->cta[1] << 20) ^ R->cta[2] ^ ((uint64_t)R->round << 52);
-		for (uint32_t i = n; i > 1; i--) {
-			x += 0x9e3779b97f4a7c15ull;
-			uint64_t z = x;
-			z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-			z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-			z ^= z >> 31;
-			uint32_t j = (uint32_t)(z % i), t = R->order[i - 1];
-			R->order[i - 1] = R->order[j];
-			R->order[j] = t;
-		}
-	}
-	R->round++;
-}
-
-/* A round in which every warp that ran waited on an mbarrier and no object
- * changed: after MBAR_STALL_ROUNDS of them in a row the CTA is deadlocked (no
- * warp left to arrive), an error naming the first waiting warp's object. */
-static bool mbar_progress(run *R)
-{
-	if (++R->mbar_stall < MBAR_STALL_ROUNDS)
-		return true;
-	for (uint32_t i = 0; i < R->nwarps; i++) {
-		warp *w = &R->warps[i];
-		if (w->state != W_READY || !w->mbar_wait)
-			continue;
-		uint64_t v;
-		memcpy(&v, R->shared + w->mbar_at, sizeof(v));
-		set_error(R, w, w->stk[w->sp - 1].pc - 1,
-			  "mbarrier deadlock: warp %u waits on the mbarrier at shared offset 0x%x "
-			  "(current phase parity %u, %u of %u arrivals pending, tx-count %d), and no mbarrier "
-			  "of the CTA changed in %u rounds", w->id, w->mbar_at, (unsigned)(v >> 63),
-			  mbar_pending(v), mbar_expected(v), mbar_tx(v), MBAR_STALL_ROUNDS);
-		break;
-	}
-	return false;
-}
-
-static void cta_start(run *R)
-{
-	for (uint32_t i = 0; i < R->nwarps; i++)
-		warp_start(R, &R->warps[i]);
-	memset(R->arrive, 0, sizeof(R->arrive));
-	R->epoch++;
-	R->mbar_stall = 0;
-}
-
-/* One round: each ready warp runs until it waits, yields or ends, then the
- * barriers whose count is met open. False once the CTA has ended, R->status
- * saying how. */
-static bool cta_round(run *R)
-{
-	bool ran = false, all_waited = true;
-	uint64_t changes = R->mbar_changes;
-	schedule_round(R);
-	for (uint32_t k = 0; k < R->nwarps; k++) {
-		warp *w = &R->warps[R->order[k]];
-		if (w->state != W_READY)
-			continue;
-		ran = true;
-		warp_run(R, w);
-		if (R->status != R_OK)
-			return false;
-		all_waited &= w->mbar_wait;
-	}
-	if (!ran || !all_waited || changes != R->mbar_changes)
-		R->mbar_stall = 0;
-	else if (!mbar_progress(R))
-		return false;
-	/* open the barriers whose thread count is met */
-	uint32_t live = live_threads(R);
-	uint32_t arrived[NBAR] = { 0 }, want[NBAR] = { 0 };
-	bool any_wait = false, any_ready = false;
-	for (uint32_t i = 0; i < R->nwarps; i++) {
-		warp *w = &R->warps[i];
-		if (w->state == W_READY)
-			any_ready = true;
-		if (w->state != W_BARRIER)
-			continue;
-		any_wait = true;
-		if (w->bar_id >= NBAR) {
-			set_error(R, w, w->stk[w->sp - 1].pc - 1, "barrier %u is out of range (0..15)",
-				  w->bar_id);
-			return false;
-		}
-		arrived[w->bar_id] += lane_count(w->live);
-		const ptx_ins *in = &R->p->code[w->stk[w->sp - 1].pc - 1];
-		uint32_t cnt_slot = in->op == OP_BAR ? in->o[1] : in->o[2];
-		if (cnt_slot != PTX_NONE) {
-			uint32_t c = (uint32_t)w->r[(size_t)cnt_slot * PTX_WARP +
-						 (unsigned)__builtin_ctz(w->stk[w->sp - 1].mask | 1)];
-			want[w->bar_id] = c;
-		}
-	}
-	if (!any_wait) {
-		return any_ready;
-	}
-	bool opened = false;
-	for (uint32_t b = 0; b < NBAR; b++) {
-		if (!arrived[b])
-			continue;
-		uint32_t need = want[b] ? want[b] : live;
-		if (arrived[b] + R->arrive[b] >= need) {
-			R->arrive[b] = 0;
-			R->epoch++;
-			bar_red_finish(R, b);
-			for (uint32_t i = 0; i < R->nwarps; i++) {
-				warp *w = &R->warps[i];
-				if (w->state == W_BARRIER && w->bar_id == b)
-					w->state = W_READY;
-			}
-			opened = true;
-		}
-	}
-	if (!opened && !any_ready) {
-		warp *w0 = NULL;
-		for (uint32_t i = 0; i < R->nwarps && !w0; i++)
-			if (R->warps[i].state == W_BARRIER)
-				w0 = &R->warps[i];
-		set_error(R, w0, w0 ? w0->stk[w0->sp - 1].pc - 1 : 0,
-			  "barrier deadlock: %u of %u live threads wait at barrier %u",
-			  arrived[w0 ? w0->bar_id : 0], live, w0 ? w0->bar_id : 0);
-		return false;
-	}
-	return true;
-}
-
-static int cta_run(run *R)
-{
-	cta_start(R);
-	while (cta_round(R))
-		;
-	return R->status;
-}
-
-static void fill_slots(run *R)
-{
-	const cs_ptx_program *p = R->p;
-	const cs_ptx_launch *l = R->l;
-	for (uint32_t wi = 0; wi < R->nwarps; wi++) {
-		warp *w = &R->warps[wi];
-		uint64_t *r = w->r;
-		for (size_t i = 0; i < p->nconsts; i++) {
-			const ptx_const *c = &p->consts[i];
-			uint64_t v = c->value;
-			if (c->var == -2)
-				v += R->dyn_base;
-			else if (c->var == PTX_CONST_ENVREG_HI)
-				v = l->grid_workspace >> 32;
-			else if (c->var == PTX_CONST_ENVREG_LO)
-				v = l->grid_workspace & LOW32;
-			else if (c->var >= 0)
-				v += (l->var_va && (size_t)c->var < l->var_count)
-					     ? l->var_va[c->var]
-					     : R->mwin + p->vars[c->var].offset;
-			uint64_t *s = REG(p->const_base + i);
-			for (unsigned k = 0; k < PTX_WARP; k++)
-				s[k] = v;
-		}
-		for (unsigned k = 0; k < PTX_WARP; k++) {
-			uint32_t t = wi * PTX_WARP + k;
-			uint32_t bx = l->block[0], by = l->block[1];
-			REG(SR_TID_X)[k] = t % bx;
-			REG(SR_TID_Y)[k] = (t / bx) % by;
-			REG(SR_TID_Z)[k] = t / (bx * by);
-			REG(SR_NTID_X)[k] = l->block[0];
-			REG(SR_NTID_Y)[k] = l->block[1];
-			REG(SR_NTID_Z)[k] = l->block[2];
-			REG(SR_NCTAID_X)[k] = l->grid[0];
-			REG(SR_NCTAID_Y)[k] = l->grid[1];
-			REG(SR_NCTAID_Z)[k] = l->grid[2];
-			REG(SR_LANEID)[k] = k;
-			REG(SR_WARPID)[k] = wi;
-			REG(SR_NWARPID)[k] = R->nwarps;
-			REG(SR_LANEMASK_EQ)[k] = 1u << k;
-			REG(SR_LANEMASK_LT)[k] = (1u << k) - 1;
-			REG(SR_LANEMASK_LE)[k] = (uint32_t)(((uint64_t)2 << k) - 1);
-			REG(SR_LANEMASK_GT)[k] = ~(uint32_t)(((uint64_t)2 << k) - 1);
-			REG(SR_LANEMASK_GE)[k] = ~((1u << k) - 1);
-			REG(SR_SMID)[k] = 0;
-			REG(SR_NSMID)[k] = 1;
-			REG(SR_GRIDID)[k] = l->launch;
-			REG(SR_DYN_SMEM)[k] = l->dynamic_shared_bytes;
-			REG(SR_TOTAL_SMEM)[k] = (uint32_t)R->shared_size;
-			REG(SR_ZERO)[k] = 0;
-		}
-	}
-}
-
-static void set_cta(run *R)
-{
-	for (uint32_t wi = 0; wi < R->nwarps; wi++) {
-		uint64_t *r = R->warps[wi].r;
-		for (unsigned k = 0; k < PTX_WARP; k++) {
-			REG(SR_CTAID_X)[k] = R->cta[0];
-			REG(SR_CTAID_Y)[k] = R->cta[1];
-			REG(SR_CTAID_Z)[k] = R->cta[2];
-		}
-	}
-}
-
-static void emit_range(const run *R, uint64_t lo, uint64_t hi)
-{
-	if (hi <= lo)
-		return;
-	cs_event ev = cs_event_make(CS_EV_CTA_RANGE, CS_STAGE_GR_DISPATCH, CS_UNIT_SM,
-				    R->l->channel);
-	ev.launch = R->l->launch;
-	ev.value = lo;
-	ev.aux = hi;
-	ev.detail = R->f->name;
-	cs_trace_emit(&R->bus->trace, &ev);
-}
-
-static void free_run(run *R)
-{
-	if (R->warps) {
-		for (uint32_t i = 0; i < R->nwarps; i++) {
-			free(R->warps[i].r);
-			free(R->warps[i].pr);
-			free(R->warps[i].stk);
-			free(R->warps[i].copies);
-		}
-	}
-	free(R->warps);
-	free(R->order);
-	free(R->shadow);
-	free(R->gcells);
-	free(R->shared);
-	free(R->local);
-	held_free(&R->held);
-}
-
-/* From now on other workers run too: the caller's memory port through the
- * grid's lock and page table. */
-static void share_memory(run *R, grid *G)
-{
-	R->shared_memory = true;
-	R->wbus.mem = (cs_mem_port){ .ctx = G,
-				     .span = G->bus->mem.span ? locked_span : NULL,
-				     .read = G->bus->mem.read ? locked_read : NULL,
-				     .write = G->bus->mem.write ? locked_write : NULL,
-				     .mapped = G->bus->mem.mapped ? locked_mapped : NULL };
-}
-
-/* A worker's own CTA state, modelled on proto (the launch's checked sizes). */
-static bool worker_init(run *R, const run *proto, grid *G, bool shared_memory)
-{
-	*R = *proto;
-	R->g = G;
-	R->shared_memory = false;
-	R->wbus = *G->bus;
-	if (shared_memory)
-		share_memory(R, G);
-	R->wbus.trace = (cs_trace_sink){ .ctx = R, .emit = hold_event, .level = G->bus->trace.level };
-	R->bus = &R->wbus;
-	R->shared = calloc(R->shared_size ? R->shared_size : 1, 1);
-	R->local = calloc((size_t)R->local_size * R->nwarps * PTX_WARP + 1, 1);
-	R->warps = calloc(R->nwarps, sizeof(warp));
-	R->order = calloc(R->nwarps, sizeof(uint32_t));
-	if (R->races != CS_PTX_RACES_OFF && R->shared_size)
-		R->shadow = calloc(R->shared_size, sizeof(race_cell));
-	bool ok = R->shared && R->local && R->warps && R->order &&
-		  (R->races == CS_PTX_RACES_OFF || !R->shared_size || R->shadow);
-	for (uint32_t i = 0; ok && i < R->nwarps; i++) {
-		warp *w = &R->warps[i];
-		w->id = i;
-		w->r = calloc((size_t)R->p->nslots * PTX_WARP, sizeof(uint64_t));
-		w->pr = calloc(R->p->npreds + 1, sizeof(uint32_t));
-		w->stk = malloc(16 * sizeof(sentry));
-		w->cap = 16;
-		/* mappings do not change during a run: the translations stay valid */
-		memset(w->tlb_tag, 0xff, sizeof(w->tlb_tag));
-		ok = w->r && w->pr && w->stk;
-	}
-	if (ok) /* the special and constant slots: no instruction writes them */
-		fill_slots(R);
-	return ok;
-}
-
-/* CTA `index`, from zeroed registers, shared and local memory when fresh
- * (the special and constant slots keep what fill_slots put there). */
-static void cta_begin(run *R, uint64_t index, bool fresh)
-{
-	const cs_ptx_launch *l = R->l;
-	R->cta_index = index;
-	R->cta[0] = (uint32_t)(index % l->grid[0]);
-	R->cta[1] = (uint32_t)(index / l->grid[0] % l->grid[1]);
-	R->cta[2] = (uint32_t)(index / ((uint64_t)l->grid[0] * l->grid[1]));
-	for (uint32_t i = 0; i < R->nwarps; i++)
-		R->warps[i].clock = 0;
-	R->round = 0; /* a random schedule follows the CTA, not the worker's history */
-	if (fresh) {
-		size_t regs = (size_t)(R->p->const_base - SR_COUNT) * PTX_WARP;
-		for (uint32_t i = 0; i < R->nwarps; i++) {
-			memset(R->warps[i].r + (size_t)SR_COUNT * PTX_WARP, 0, regs * sizeof(uint64_t));
-			memset(R->warps[i].pr, 0, (R->p->npreds + 1) * sizeof(uint32_t));
-		}
-		memset(R->shared, 0, R->shared_size);
-		memset(R->local, 0, (size_t)R->local_size * R->nwarps * PTX_WARP);
-	}
-	set_cta(R);
-	R->status = R_OK;
-	R->why[0] = '\0';
-	R->tinstr = 0;
-	R->budget = BUDGET_STEP < R->cta_budget ? BUDGET_STEP : R->cta_budget;
-}
-
-static void slot_take(cta_slot *s, run *R)
-{
-	s->status = R->status;
-	if (R->held.lost && s->status == R_OK) {
-		s->status = R_ERROR;
-		snprintf(R->why, sizeof(R->why), "out of memory holding the CTA's trace records");
-	}
-	s->tinstr = R->tinstr;
-	memcpy(s->cta, R->cta, sizeof(s->cta));
-	s->fault_va = R->fault_va;
-	s->fault_access = R->fault_access;
-	s->fault_warp = R->fault_warp;
-	s->fault_lane = R->fault_lane;
-	s->fault_pc = R->fault_pc;
-	memcpy(s->why, R->why, sizeof(s->why));
-	s->held = R->held;
-	R->held = (held_events){ 0 };
-}
-
-/* No CTA from v on starts; those running stop at their next budget check. */
-static void end_lower(grid *G, uint64_t v)
-{
-	uint64_t end = atomic_load(&G->end);
-	while (v < end && !atomic_compare_exchange_weak(&G->end, &end, v))
-		;
-}
-
-static void grid_end_at(grid *G, const cta_slot *s)
-{
-	G->final = *s;
-	G->final.held = (held_events){ 0 };
-	G->finished = true;
-	end_lower(G, G->commit);
-}
-
-/* Commits the finished CTAs that follow the committed ones (G->lock held). */
-static void commit_ready(grid *G)
-{
-	while (!G->finished && G->commit < G->nctas) {
-		cta_slot *s = &G->window[G->commit % WINDOW];
-		if (!s->ready) {
-			if (G->commit >= atomic_load(&G->end) && G->wall_stop) {
-				/* claims stopped at the wall-time budget: the grid ends here */
-				const uint32_t *gd = G->l->grid;
-				cta_slot stop = { .status = R_BUDGET, .fault_pc = G->f->start,
-						  .cta = { (uint32_t)(G->commit % gd[0]),
-							   (uint32_t)(G->commit / gd[0] % gd[1]),
-							   (uint32_t)(G->commit / ((uint64_t)gd[0] * gd[1])) } };
-				snprintf(stop.why, sizeof(stop.why),
-					 "stopped by its wall-time budget of %.3g s after %" PRIu64
-					 " of %" PRIu64 " CTAs", (double)(G->l->max_wall_ns ? G->l->max_wall_ns
-						: CS_PTX_WALL_DEFAULT_NS) / 1e9, G->commit, G->nctas);
-				grid_end_at(G, &stop);
-			}
-			break;
-		}
-		for (size_t i = 0; i < s->held.n; i++) {
-			held_event *h = &s->held.v[i];
-			if (h->ev.kind == CS_EV_RACE &&
-			    !race_pair_new(G->race_pairs, &G->nrace_pairs, (uint32_t)(h->ev.aux >> 32),
-					   (uint32_t)h->ev.aux))
-				continue;
-			if (h->ev.kind == CS_EV_ASSUMPTION &&
-			    !race_pair_new(G->undef_pairs, &G->nundef_pairs, (uint32_t)(h->ev.aux >> 32),
-					   (uint32_t)h->ev.aux))
-				continue;
-			h->ev.detail = h->detail;
-			cs_trace_emit(&G->bus->trace, &h->ev);
-		}
-		held_free(&s->held);
-		s->ready = false;
-		G->tinstr += s->tinstr;
-		if (s->status != R_OK) {
-			grid_end_at(G, s);
-			break;
-		}
-		G->done++;
-		G->commit++;
-		if (G->tinstr > G->budget) {
-			cta_slot stop = *s;
-			stop.status = R_BUDGET;
-			stop.fault_warp = 0;
-			stop.fault_lane = 0;
-			stop.fault_pc = G->f->start;
-			snprintf(stop.why, sizeof(stop.why),
-				 "ran past its budget of %" PRIu64 " thread-instructions", G->budget);
-			grid_end_at(G, &stop);
-		}
-	}
-	if (G->commit == G->nctas)
-		G->finished = true;
-}
-
-/* A worker: claims a chunk of CTAs while the window has room, runs them and
- * commits what it can. */
-static void spawn_workers(grid *G);
-
-static void *worker_main(void *arg)
-{
-	run *R = arg;
-	grid *G = R->g;
-	pthread_mutex_lock(&G->lock);
-	for (;;) {
-		if (R == G->workers && G->started < G->nworkers && !G->finished &&
-		    atomic_load(&G->end) - G->next >= 2 * G->chunk &&
-		    (G->l->threads || ns_since(&G->began) >= SPAWN_AFTER_NS))
-			spawn_workers(G);
-		while (!G->finished && G->next < atomic_load(&G->end) &&
-		       G->next + G->chunk > G->commit + WINDOW)
-			pthread_cond_wait(&G->moved, &G->lock);
-		if (G->finished || G->next >= atomic_load(&G->end))
-			break;
-		if (past_deadline(G)) {
-			G->wall_stop = true;
-			end_lower(G, G->next);
-			commit_ready(G);
-			pthread_cond_broadcast(&G->moved);
-			break;
-		}
-		uint64_t first = G->next;
-		uint64_t count = G->nctas - first < G->chunk ? G->nctas - first : G->chunk;
-		G->next += count;
-		pthread_mutex_unlock(&G->lock);
-		uint64_t taken = 0;
-		for (uint64_t c = first; c < first + count; c++) {
-			if (c >= atomic_load(&G->end))
-				break;
-			cta_begin(R, c, c == first);
-			cta_run(R);
-			if (R->status == R_ABANDONED) {
-				held_free(&R->held);
-				break;
-			}
-			slot_take(&G->window[c % WINDOW], R);
-			taken++;
-			if (R->status != R_OK) {
-				end_lower(G, c + 1);
-				break;
-			}
-		}
-		pthread_mutex_lock(&G->lock);
-		for (uint64_t i = 0; i < taken; i++)
-			G->window[(first + i) % WINDOW].ready = true;
-		commit_ready(G);
-		pthread_cond_broadcast(&G->moved);
-	}
-	pthread_mutex_unlock(&G->lock);
-	return NULL;
-}
-
-/* The cores this process may run on (its affinity mask: taskset, a Slurm
- * allocation, a cgroup's cpuset), read once: asking costs a file read of
- * /sys per call, and a stream launches thousands of grids. */
-static unsigned usable_cores(void)
-{
-	static atomic_uint cores;
-	unsigned n = atomic_load_explicit(&cores, memory_order_relaxed);
-	if (!n) {
-		cpu_set_t set;
-		int c = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : get_nprocs();
-		n = c > 0 ? (unsigned)c : 1;
-		atomic_store_explicit(&cores, n, memory_order_relaxed);
-	}
-	return n;
-}
-
-/* Workers for a grid: one per usable core unless the launch says, never more
- * than CTAs; one when the global race detector must see the CTAs in order. */
-static unsigned worker_count(const cs_ptx_launch *l, uint64_t nctas, uint64_t regfile)
-{
-	unsigned n = l->threads ? l->threads : usable_cores();
-	if (n > CS_PTX_THREADS_MAX)
-		n = CS_PTX_THREADS_MAX;
-	if (n > nctas)
-		n = (unsigned)nctas;
-	if (l->races != CS_PTX_RACES_OFF && l->races_global)
-		n = 1;
-	/* every worker holds a CTA's register file */
-	uint64_t by_memory = regfile ? CS_PTX_REGFILE_MAX / regfile : n;
-	if (n > by_memory)
-		n = by_memory ? (unsigned)by_memory : 1;
-	return n ? n : 1;
-}
-
-/* One finding per atomic instruction that CTAs raced on: its result depends
- * on the order the CTAs ran in, which --threads changes. */
-static void emit_order_notes(const grid *G)
-{
-	if (!G->atom_cta)
-		return;
-	for (uint32_t pc = 0; pc < G->p->ncode; pc++) {
-		if (G->atom_cta[pc] != ATOM_SEVERAL_CTAS)
-			continue;
-		const ptx_ins *in = &G->p->code[pc];
-		bool flt = atomic_adds_floats(in);
-		char detail[CS_DIAG_MSG_MAX];
-		snprintf(detail, sizeof(detail),
-			 "%s: the %s at PTX line %u ran in several CTAs and %s, so the result "
-			 "depends on the order the CTAs run in (CTAs run in parallel; --threads 1 "
-			 "runs them in CTA order)", G->f->name, in->op == OP_ATOM ? "atom" : "red",
-			 G->p->lines[pc], flt ? "adds floats (not associative)"
-			 : in->op == OP_ATOM ? "returns the old value to each thread"
-					     : "increments or decrements with a bound");
-		cs_event ev = cs_event_make(CS_EV_ATOMIC_ORDER, CS_STAGE_GR_DISPATCH, CS_UNIT_SM,
-					    G->l->channel);
-		ev.launch = G->l->launch;
-		ev.value = 0;
-		ev.aux = G->p->lines[pc];
-		ev.detail = detail;
-		cs_trace_emit(&G->bus->trace, &ev);
-	}
-}
-
-static void fail(cs_grid_result *out, cs_grid_outcome oc, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void fail(cs_grid_result *out, cs_grid_outcome oc, const char *name, const char *fmt, ...)
-{
-	char msg[CS_DIAG_MSG_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	out->outcome = oc;
-	cs_diag_at_text(&out->diag, oc == CS_GRID_FAULT ? CS_ERR_FAULT : CS_ERR_UNSUPPORTED, name, 0,
-			0, "%s", msg);
-}
-
-/* Runs the grid's CTAs on the workers; the outcome is in G. */
-/* Starts the workers after the caller's (worker 0), under G->lock, between
- * two of worker 0's chunks; those that cannot be set up or started are left
- * out: fewer suffice. */
-static void spawn_workers(grid *G)
-{
-	unsigned from = G->started;
-	G->started = G->nworkers; /* once, whatever happens */
-	G->pages = calloc(PAGES_N, sizeof(page_slot));
-	if (!G->pages) {
-		G->started = from;
-		return;
-	}
-	share_memory(&G->workers[0], G);
-	for (unsigned i = from; i < G->nworkers; i++) {
-		if (!worker_init(&G->workers[i], G->proto, G, true)) {
-			free_run(&G->workers[i]);
-			G->started = i;
-			return;
-		}
-		if (pthread_create(&G->tids[i], NULL, worker_main, &G->workers[i]) != 0) {
-			free_run(&G->workers[i]);
-			G->started = i;
-			return;
-		}
-	}
-}
-
-static bool run_workers(grid *G, const run *proto, unsigned nworkers)
-{
-	G->workers = calloc(nworkers, sizeof(run));
-	G->tids = calloc(nworkers, sizeof(pthread_t));
-	G->proto = proto;
-	G->nworkers = nworkers;
-	bool ok = G->workers && G->tids &&
-		  worker_init(&G->workers[0], proto, G, false);
-	if (ok) {
-		G->started = 1;
-		clock_gettime(CLOCK_MONOTONIC, &G->began);
-		/* the caller's thread is worker 0; it starts the others */
-		worker_main(&G->workers[0]);
-		for (unsigned i = 1; i < G->started; i++)
-			pthread_join(G->tids[i], NULL);
-	}
-	for (unsigned i = 0; G->workers && i < (ok ? G->started : 1); i++)
-		free_run(&G->workers[i]);
-	free(G->workers);
-	free(G->tids);
-	return ok;
-}
-
-/* A cooperative grid: every CTA resident at once, each with its own warps and
- * memory, taking rounds in CTA order on the caller's thread until all have
- * ended or one failed; then they commit in CTA order, as run_workers' do:
- * those that ended before the first CTA that did not, then the failed one. */
-static bool run_cooperative(grid *G, const run *proto)
-{
-	uint64_t n = G->nctas, inited = 0;
-	run *ctas = calloc(n, sizeof(run));
-	bool *ended = calloc(n, sizeof(bool));
-	bool ok = ctas && ended;
-	for (; ok && inited < n; inited++) {
-		if (!worker_init(&ctas[inited], proto, G, false)) {
-			free_run(&ctas[inited]);
-			ok = false;
-			break;
-		}
-		cta_begin(&ctas[inited], inited, true);
-		cta_start(&ctas[inited]);
-	}
-	uint64_t failed = n, left = n;
-	while (ok && left && failed == n) {
-		for (uint64_t c = 0; c < n && failed == n; c++) {
-			if (ended[c] || cta_round(&ctas[c]))
-				continue;
-			ended[c] = true;
-			left--;
-			if (ctas[c].status != R_OK)
-				failed = c;
-		}
-	}
-	G->started = 1;
-	for (uint64_t c = 0; ok && c < n && !G->finished; c++) {
-		uint64_t take = c < failed && ended[c] ? c : failed;
-		cta_slot *s = &G->window[G->commit % WINDOW];
-		slot_take(s, &ctas[take]);
-		s->ready = true;
-		commit_ready(G);
-	}
-	for (uint64_t c = 0; ctas && c < inited; c++)
-		free_run(&ctas[c]);
-	free(ctas);
-	free(ended);
-	return ok;
-}
-
-void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
-		const cs_bus *bus, cs_grid_result *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!p || !l || !bus || entry >= p->nentries) {
-		fail(out, CS_GRID_ERROR, p ? p->name : "", "no such entry (%zu)", entry);
-		return;
-	}
-	run R;
-	memset(&R, 0, sizeof(R));
-	R.p = p;
-	R.f = &p->funcs[p->entries[entry]];
-	R.l = l;
-	R.bus = bus;
-	snprintf(out->kernel, sizeof(out->kernel), "%s", R.f->name);
-	if (R.f->refusal) {
-		/* valid PTX the executor cannot run is its limit, not the guest's fault */
-		out->outcome = R.f->refusal->status == CS_ERR_UNSUPPORTED ? CS_GRID_UNSUPPORTED
-									   : CS_GRID_ERROR;
-		out->diag = *R.f->refusal;
-		char where[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 32];
-		cs_diag_format(R.f->refusal, where, sizeof(where));
-		snprintf(out->diag.msg, sizeof(out->diag.msg),
-			 "dispatched, not executed: the executor refuses %.60s: %.380s", R.f->name, where);
-		return;
-	}
-	uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
-	uint64_t ctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
-	if (threads == 0 || threads > 1024 || ctas == 0) {
-		fail(out, CS_GRID_ERROR, p->name,
-		     "launch of %s: block %ux%ux%u and grid %ux%ux%u (a block holds 1..1024 threads, "
-		     "a grid at least one CTA)", R.f->name, l->block[0], l->block[1], l->block[2],
-		     l->grid[0], l->grid[1], l->grid[2]);
-		return;
-	}
-	if (l->param_bytes < R.f->param_bytes || (R.f->param_bytes && !l->params)) {
-		fail(out, CS_GRID_ERROR, p->name, "launch of %s: %zu parameter bytes, the entry takes %u",
-		     R.f->name, l->param_bytes, R.f->param_bytes);
-		return;
-	}
-	R.shwin = l->shared_window ? l->shared_window : CS_PTX_SHARED_WINDOW_DEFAULT;
-	R.lwin = l->local_window ? l->local_window : CS_PTX_LOCAL_WINDOW_DEFAULT;
-	R.mwin = l->module_window ? l->module_window : CS_PTX_MODULE_WINDOW_DEFAULT;
-	if ((R.mwin & (CS_PAGE_SIZE - 1)) || (l->var_va && l->var_count < p->nvars)) {
-		fail(out, CS_GRID_ERROR, p->name, "launch of %s: module window not page aligned, or "
-		     "%zu variable addresses for %zu variables", R.f->name, l->var_count, p->nvars);
-		return;
-	}
-	R.nthreads = (uint32_t)threads;
-	R.nwarps = (R.nthreads + PTX_WARP - 1) / PTX_WARP;
-	uint32_t dalign = p->shared_dyn_align ? p->shared_dyn_align : 16;
-	R.dyn_base = (p->shared_static + dalign - 1) & ~(dalign - 1);
-	R.shared_size = (uint64_t)R.dyn_base + l->dynamic_shared_bytes;
-	R.local_size = p->local_bytes;
-	R.params = l->params;
-	R.param_bytes = l->param_bytes;
-	R.cta_budget = l->max_thread_instructions ? l->max_thread_instructions : CS_PTX_BUDGET_DEFAULT;
-	R.hw_fma = PTX_HAVE_FMA_PATH && cpu_has_fma();
-	R.approx_max = l->approx == CS_PTX_APPROX_MAX;
-	/* far above any GPU's (228 KiB shared per CTA, 512 KiB local per thread),
-	 * low enough that a hostile launch cannot exhaust the host */
-	if (R.shared_size > CS_PTX_SHARED_MAX || R.local_size > CS_PTX_LOCAL_MAX) {
-		fail(out, CS_GRID_ERROR, p->name,
-		     "launch of %s: %" PRIu64 " bytes of shared memory per CTA and %u of local "
-		     "memory per thread (the model allows %u and %u)", R.f->name, R.shared_size,
-		     R.local_size, CS_PTX_SHARED_MAX, CS_PTX_LOCAL_MAX);
-		return;
-	}
-	uint64_t regfile = (uint64_t)p->nslots * PTX_WARP * sizeof(uint64_t) * R.nwarps;
-	if (regfile > CS_PTX_REGFILE_MAX) {
-		fail(out, CS_GRID_ERROR, p->name,
-		     "launch of %s: %u register slots for %u warps need %" PRIu64
-		     " bytes of register file (the model allows %u)", R.f->name, p->nslots, R.nwarps,
-		     regfile, CS_PTX_REGFILE_MAX);
-		return;
-	}
-	if (l->cooperative && !l->grid_workspace) {
-		fail(out, CS_GRID_ERROR, p->name, "cooperative launch of %s without a grid workspace",
-		     R.f->name);
-		return;
-	}
-	uint64_t cta_state = regfile + R.shared_size + (uint64_t)R.local_size * R.nthreads;
-	if (l->cooperative && cta_state * ctas > CS_PTX_COOPERATIVE_STATE_MAX) {
-		fail(out, CS_GRID_ERROR, p->name,
-		     "cooperative launch of %s: %" PRIu64 " resident CTAs of %" PRIu64 " bytes of "
-		     "registers and memory each (the model allows %llu bytes in all)", R.f->name, ctas,
-		     cta_state, CS_PTX_COOPERATIVE_STATE_MAX);
-		return;
-	}
-	R.cooperative = l->cooperative;
-	R.races = l->races;
-	R.schedule = l->schedule;
-	R.schedule_seed = l->schedule_seed;
-	R.races_global = R.races != CS_PTX_RACES_OFF && l->races_global;
-	R.race_on = (R.races != CS_PTX_RACES_OFF && R.shared_size) || R.races_global;
-
-	grid G;
-	memset(&G, 0, sizeof(G));
-	G.p = p;
-	G.f = R.f;
-	G.l = l;
-	G.bus = bus;
-	G.nctas = ctas;
-	G.budget = R.cta_budget;
-	G.chunk = ctas / 64 < 1 ? 1 : ctas / 64 > CHUNK_MAX ? CHUNK_MAX : ctas / 64;
-	atomic_init(&G.end, ctas);
-	uint64_t wall = l->max_wall_ns ? l->max_wall_ns : CS_PTX_WALL_DEFAULT_NS;
-	clock_gettime(CLOCK_MONOTONIC, &G.deadline);
-	G.deadline.tv_sec += (time_t)(wall / 1000000000u);
-	G.deadline.tv_nsec += (long)(wall % 1000000000u);
-	if (G.deadline.tv_nsec >= 1000000000L) {
-		G.deadline.tv_sec++;
-		G.deadline.tv_nsec -= 1000000000L;
-	}
-	unsigned nworkers = worker_count(l, ctas, regfile);
-	G.window = calloc(WINDOW, sizeof(cta_slot));
-	bool ok = G.window != NULL;
-	/* a cooperative grid's CTAs take turns in one fixed order, whatever the threads */
-	if (ok && ctas > 1 && !l->cooperative)
-		G.atom_cta = atomic_order_table(p, &ok);
-	if (ok && !l->var_va && p->module_bytes) {
-		G.module_size = ((uint64_t)p->module_bytes + CS_PAGE_SIZE - 1) & ~(uint64_t)(CS_PAGE_SIZE - 1);
-		G.module = aligned_alloc(CS_PAGE_SIZE, G.module_size);
-		ok = G.module != NULL;
-		if (ok) {
-			memset(G.module, 0, G.module_size);
-			for (size_t i = 0; i < p->nvars; i++)
-				memcpy(G.module + p->vars[i].offset, p->vars[i].init, p->vars[i].size);
-		}
-	}
-	R.module = G.module;
-	R.module_size = G.module_size;
-	pthread_mutexattr_t ma;
-	pthread_mutexattr_init(&ma);
-	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
-	pthread_mutex_init(&G.mem_lock, &ma);
-	pthread_mutexattr_destroy(&ma);
-	pthread_mutex_init(&G.lock, NULL);
-	pthread_cond_init(&G.moved, NULL);
-	if (ok)
-		ok = l->cooperative ? run_cooperative(&G, &R) : run_workers(&G, &R, nworkers);
-	for (uint32_t i = 0; G.window && i < WINDOW; i++)
-		held_free(&G.window[i].held);
-	free(G.window);
-	free(G.pages);
-	pthread_cond_destroy(&G.moved);
-	pthread_mutex_destroy(&G.lock);
-	pthread_mutex_destroy(&G.mem_lock);
-	if (!ok) {
-		free(G.atom_cta);
-		free(G.module);
-		fail(out, CS_GRID_ERROR, p->name, "launch of %s: out of memory", R.f->name);
-		return;
-	}
-	emit_range(&R, 0, G.done);
-	emit_order_notes(&G);
-	free(G.atom_cta);
-	free(G.module);
-	out->ctas_executed = G.done;
-	out->thread_instructions = G.tinstr;
-	out->host_threads = G.started;
-	const cta_slot *s = &G.final;
-	if (!G.finished) {
-		fail(out, CS_GRID_ERROR, p->name, "internal: %s ended with %" PRIu64 " of %" PRIu64
-		     " CTAs committed", R.f->name, G.commit, ctas);
-		return;
-	}
-	if (s->status == R_OK) {
-		out->outcome = CS_GRID_EXECUTED;
-		return;
-	}
-	uint32_t t = s->fault_warp * PTX_WARP + s->fault_lane;
-	uint32_t bx = l->block[0], by = l->block[1];
-	uint32_t line = s->fault_pc < p->ncode ? p->lines[s->fault_pc] : 0;
-	char msg[CS_DIAG_MSG_MAX];
-	snprintf(msg, sizeof(msg), "%s: CTA (%u,%u,%u) thread (%u,%u,%u) at PTX line %u: %s",
-		 R.f->name, s->cta[0], s->cta[1], s->cta[2], t % bx, (t / bx) % by, t / (bx * by),
-		 line, s->why);
-	out->outcome = s->status == R_FAULT ? CS_GRID_FAULT
-		     : s->status == R_BUDGET ? CS_GRID_BUDGET : CS_GRID_ERROR;
-	cs_diag_at_text(&out->diag, s->status == R_FAULT ? CS_ERR_FAULT : CS_ERR_UNSUPPORTED, p->name,
-			line, 1, "%s", msg);
-	if (s->status == R_FAULT) {
-		out->fault_va = s->fault_va;
-		cs_event ev = cs_event_make(CS_EV_FAULT, CS_STAGE_GR_DISPATCH, CS_UNIT_SM, l->channel);
-		ev.launch = l->launch;
-		ev.addr = s->fault_va;
-		ev.value = (uint64_t)s->fault_access;
-		ev.detail = msg;
-		cs_trace_emit(&bus->trace, &ev);
-	}
+	return warp_run(R, w);
 }
