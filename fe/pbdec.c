@@ -160,3 +160,73 @@ size_t cs_pb_decode(cs_pb_decoder *dec, const uint32_t *dw, size_t n, cs_pb_item
 	*consumed = i;
 	return k;
 }
+
+/* ---- the walker ---------------------------------------------------------------- */
+
+void cs_pb_walk_begin(cs_pb_walk *w, const uint32_t *dw, size_t n, bool report_headers,
+		      const uint32_t *bound)
+{
+	cs_pb_decoder_init(&w->dec, report_headers);
+	w->dw = dw;
+	w->n = n;
+	w->fed = 0;
+	w->ended = false;
+	w->got = w->next = 0;
+	w->methods = 0;
+	if (bound)
+		memcpy(w->bound, bound, sizeof(w->bound));
+	else
+		memset(w->bound, 0, sizeof(w->bound));
+	cs_diag_clear(&w->diag);
+}
+
+/* Decode the next chunk (it may hold no item: count-0 headers); false when
+ * nothing is left to decode. */
+static bool walk_refill(cs_pb_walk *w)
+{
+	if (w->ended || w->dec.failed || w->fed >= w->n)
+		return false;
+	size_t used = 0;
+	w->got = cs_pb_decode(&w->dec, w->dw + w->fed, w->n - w->fed, w->chunk, CS_PB_WALK_CHUNK,
+			      &used, &w->diag);
+	w->next = 0;
+	w->fed += used;
+	w->ended = !w->dec.report_headers && w->dec.in_end_seg;
+	return used != 0 || w->got != 0;
+}
+
+bool cs_pb_walk_next(cs_pb_walk *w, cs_pb_step *st)
+{
+	while (w->next == w->got)
+		if (!walk_refill(w))
+			return false;
+	const cs_pb_item *it = &w->chunk[w->next++];
+	st->item = *it;
+	st->index = w->methods;
+	st->cls = 0;
+	if (it->kind == CS_PB_ITEM_METHOD) {
+		uint32_t *b = &w->bound[it->subch & 7u];
+		st->cls = *b;
+		if (it->method == CS_FE_M_SET_OBJECT)
+			*b = CS_FE_GET(set_object, NVCLASS, it->data);
+		w->methods++;
+	}
+	return true;
+}
+
+void cs_pb_walk_bind(cs_pb_walk *w, uint32_t subch, uint32_t cls)
+{
+	w->bound[subch & 7u] = cls;
+}
+
+bool cs_pb_check(const uint32_t *dw, size_t n, cs_diag *d)
+{
+	cs_pb_walk w;
+	cs_pb_step st;
+	cs_pb_walk_begin(&w, dw, n, false, NULL);
+	while (cs_pb_walk_next(&w, &st))
+		;
+	if (w.dec.failed && d)
+		*d = w.diag;
+	return !w.dec.failed;
+}

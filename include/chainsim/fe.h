@@ -185,6 +185,57 @@ CS_API size_t cs_pb_decode(cs_pb_decoder *dec, const uint32_t *dw, size_t n, cs_
 		    size_t cap, size_t *consumed, cs_diag *d);
 
 /* ===================================================================== */
+/* Pushbuffer walker                                                      */
+/* ===================================================================== */
+
+/* The decoder driven over one buffer of dwords, an item at a time, tracking
+ * the class each subchannel's SET_OBJECT binds: the one walk the judge's
+ * evidence, the REPL's listing, the rewrite library and the disassembler
+ * make. The buffer is one segment: without headers reported the walk ends
+ * at an END_SEG item (the front end ignores the rest); with them the
+ * skipped dwords follow as SKIPPED items. A header whose data runs past the
+ * end leaves the decoder pending (cs_pb_decoder_pending(&w->dec)). */
+
+enum { CS_PB_WALK_CHUNK = 256 };
+
+typedef struct cs_pb_walk {
+	cs_pb_decoder dec;
+	const uint32_t *dw;
+	size_t n;
+	size_t fed;               /* dwords the decoder consumed */
+	bool ended;               /* an END_SEG ended the walk */
+	cs_pb_item chunk[CS_PB_WALK_CHUNK];
+	size_t got, next;         /* items in chunk; the next one to yield */
+	uint32_t methods;         /* METHOD items yielded */
+	/* the class bound on each subchannel (one per CS_FE_SUBCHANNELS, 0 =
+	 * none): the caller's start, then each SET_OBJECT's NVCLASS as its
+	 * METHOD item is yielded */
+	uint32_t bound[8];
+	cs_diag diag;             /* the malformed header, once dec.failed */
+} cs_pb_walk;
+
+typedef struct cs_pb_step {
+	cs_pb_item item;
+	uint32_t index; /* METHOD: its index among the buffer's methods (0 first) */
+	uint32_t cls;   /* METHOD: the class bound on its subchannel before it (for
+			   a SET_OBJECT: the class it replaces) */
+} cs_pb_step;
+
+/* Walk dw[0, n); bound: the classes bound when it begins (8, or NULL: none). */
+CS_API void cs_pb_walk_begin(cs_pb_walk *w, const uint32_t *dw, size_t n, bool report_headers,
+			     const uint32_t *bound);
+/* The next item; false at the end of the buffer, after an END_SEG item when
+ * headers are not reported, or at a malformed header (w->dec.failed, w->diag
+ * names it at its byte offset in the buffer). */
+CS_API bool cs_pb_walk_next(cs_pb_walk *w, cs_pb_step *st);
+/* From here on subch is bound to cls: for a caller that forwards other data
+ * than it walked (a rewrite that edits or drops a SET_OBJECT). */
+CS_API void cs_pb_walk_bind(cs_pb_walk *w, uint32_t subch, uint32_t cls);
+/* Whether dw[0, n) decodes without a malformed header up to its first
+ * END_SEG; false with d (may be NULL) naming the header at its byte offset. */
+CS_API bool cs_pb_check(const uint32_t *dw, size_t n, cs_diag *d);
+
+/* ===================================================================== */
 /* The front end object                                                   */
 /* ===================================================================== */
 
