@@ -1210,3 +1210,38 @@ void cs_device_finish(cs_device *dev)
 	if (dev->gr_port.finish)
 		dev->gr_port.finish(dev->gr_port.ctx);
 }
+
+/* ---- views for reports and the REPL ---------------------------------------------- */
+
+uint32_t *cs_device_pb_read(const cs_device *dev, uint64_t va, uint32_t dwords, cs_diag *d)
+{
+	if (!dwords || dwords > CS_DEVICE_PB_MAX_DWORDS) {
+		cs_diag_set(d, CS_ERR_INPUT, "the pushbuffer at 0x%llx: %u dwords, not 1 to %u",
+			    (unsigned long long)va, dwords, CS_DEVICE_PB_MAX_DWORDS);
+		return NULL;
+	}
+	uint32_t *dw = malloc((size_t)dwords * 4u);
+	if (!dw) {
+		cs_diag_set(d, CS_ERR_NOMEM, "out of memory reading %u dwords at 0x%llx", dwords,
+			    (unsigned long long)va);
+		return NULL;
+	}
+	if (!cs_device_peek(dev, va, dw, (size_t)dwords * 4u)) {
+		cs_diag_set(d, CS_ERR_INPUT, "the pushbuffer at 0x%llx (%u dwords) is not all mapped",
+			    (unsigned long long)va, dwords);
+		free(dw);
+		return NULL;
+	}
+	return dw;
+}
+
+bool cs_device_channel_info(cs_device *dev, uint32_t ch, cs_fe_channel_info *out)
+{
+	return ch < dev->nchannels && cs_fe_channel_info_get(dev->fe, dev->channels[ch].fe_id, out);
+}
+
+bool cs_device_qmd_read(const cs_device *dev, uint64_t va, cs_qmd *q, uint64_t *fault)
+{
+	return cs_qmd_read_mem(q, cs_class_qmd_major(dev->arch->compute_class), &dev->bus.mem, va,
+			       fault);
+}

@@ -20,7 +20,6 @@ enum {
 	RW_ADDRS = 8,          /* addresses in flight per subchannel */
 	RW_PARTS = 4,          /* parts of one address */
 	RW_QMD_DEPTH = 4,      /* dependent QMDs followed when copying a QMD */
-	RW_DECODE_CHUNK = 256,
 };
 
 /* One method as a rule sees it. */
@@ -58,7 +57,7 @@ typedef struct rw_addr {
 } rw_addr;
 
 typedef struct rw_subch {
-	uint32_t cls;
+	uint32_t cls;              /* the class bound, as the host forwarded its SET_OBJECT */
 	rw_addr addr[RW_ADDRS];
 	unsigned naddr;
 	uint32_t inline_a;         /* SET_INLINE_QMD_ADDRESS_A as the guest wrote it */
@@ -461,6 +460,7 @@ typedef struct rw_entry {
 	bool *drop;             /* per dword: its method was dropped */
 	bool edited;
 	size_t header_pos;      /* the last header seen: an IMMD's data is in it */
+	cs_pb_walk *walk;       /* the walk over the guest's dwords */
 } rw_entry;
 
 static rw_addr *addr_slot(rw_subch *s, const char *name)
@@ -582,12 +582,27 @@ static bool rule_matches(const rw_rule *r, const rw_method *m)
 	return (r->subch == 8 || r->subch == m->subch) && m->name && strcmp(r->name, m->name) == 0;
 }
 
-static bool one_method(rw_entry *e, const cs_pb_item *it, size_t pos, cs_diag *d)
+/* What the host forwards binds: an edited SET_OBJECT its new class, a
+ * dropped one nothing. */
+static void forwarded_binding(rw_entry *e, const cs_pb_step *st, rw_subch *s)
 {
+	const cs_pb_item *it = &st->item;
+	if (it->method == CS_FE_M_SET_OBJECT)
+		cs_pb_walk_bind(e->walk, it->subch,
+				e->drop[it->dword] ? st->cls
+				: CS_FE_GET(set_object, NVCLASS,
+					    it->dword == e->header_pos ? it->data : e->out[it->dword]));
+	s->cls = e->walk->bound[it->subch];
+}
+
+static bool one_method(rw_entry *e, const cs_pb_step *st, cs_diag *d)
+{
+	const cs_pb_item *it = &st->item;
+	size_t pos = (size_t)it->dword;
 	rw_subch *s = &e->rw->sub[e->ch][it->subch];
 	bool immediate = pos == e->header_pos;
 	uint32_t host_cls = cs_arch_get(cs_device_arch(cs_forward_device(e->fw)))->host_class;
-	uint32_t cls = it->method < CS_PB_HOST_METHODS ? host_cls : s->cls;
+	uint32_t cls = it->method < CS_PB_HOST_METHODS ? host_cls : st->cls;
 	const cs_class_desc *cd = class_desc(cls);
 	uint32_t index = 0;
 	const cs_method_desc *md = cd ? cs_class_method_at(cd, it->method, &index) : NULL;
@@ -609,13 +624,11 @@ static bool one_method(rw_entry *e, const cs_pb_item *it, size_t pos, cs_diag *d
 			e->edited = true;
 			note(e->fw, CS_EDIT_DROP, e->guest_pb + 4 * pos, 0, it->data, it->method,
 			     m.name ? m.name : "a method");
+			forwarded_binding(e, st, s);
 			return true;
 		}
 	}
-	if (md && strcmp(md->name, "SET_OBJECT") == 0) /* the class the subchannel's methods go to */
-		for (unsigned k = 0; k < md->nfields; k++)
-			if (strcmp(md->fields[k].name, "NVCLASS") == 0)
-				s->cls = cs_field_get(&md->fields[k], e->out[pos]);
+	forwarded_binding(e, st, s);
 	const cs_field_desc *f = cs_method_addr_field(md);
 	if (f && strcmp(f->addr, "QMD") == 0)
 		return immediate || relocate_pcas(e, s, f, pos, it->method, d);
@@ -777,23 +790,6 @@ static bool merge_flush(cs_rewrite *rw, cs_forward *fw, cs_diag *d)
 	return ok;
 }
 
-/* Whether the dwords decode without a malformed header. */
-static bool well_formed(const uint32_t *dw, size_t n)
-{
-	cs_pb_decoder dec;
-	cs_pb_decoder_init(&dec, false);
-	size_t fed = 0;
-	while (fed < n && !dec.failed) {
-		cs_pb_item chunk[RW_DECODE_CHUNK];
-		size_t used = 0;
-		cs_pb_decode(&dec, dw + fed, n - fed, chunk, RW_DECODE_CHUNK, &used, NULL);
-		if (used == 0)
-			break;
-		fed += used;
-	}
-	return !dec.failed;
-}
-
 /* One entry's dwords edited and submitted. src: the dwords when they are not
  * in the guest's memory (the prelude), else NULL (read at g->addr). */
 static bool rewrite_entry(cs_rewrite *rw, cs_forward *fw, uint32_t ch, const cs_gp_entry *gp,
@@ -824,39 +820,36 @@ static bool rewrite_entry(cs_rewrite *rw, cs_forward *fw, uint32_t ch, const cs_
 	memcpy(e.out, guest, n * 4);
 	/* A malformed stream is the guest's: forwarded untouched, so the front end
 	 * diagnoses it where the guest put it; found before any edit is noted. */
-	if (!src && !well_formed(guest, n)) {
+	if (!src && !cs_pb_check(guest, n, NULL)) {
 		ok = merge_flush(rw, fw, d) && forward_plain(rw, fw, &g, lo, hi, d);
 		goto done;
 	}
 
-	/* decode, edit in place */
-	cs_pb_decoder dec;
-	cs_pb_decoder_init(&dec, true);
-	size_t nitems = 0, nstarts = 0, fed = 0;
-	while (fed < n && !dec.failed) {
-		cs_pb_item chunk[RW_DECODE_CHUNK];
-		size_t used = 0;
-		size_t got = cs_pb_decode(&dec, guest + fed, n - fed, chunk, RW_DECODE_CHUNK, &used, NULL);
-		for (size_t k = 0; k < got && ok; k++) {
-			const cs_pb_item *it = &chunk[k];
-			if (it->kind == CS_PB_ITEM_HEADER) {
-				e.header_pos = (size_t)it->dword;
-				starts[nstarts++] = (size_t)it->dword;
-				continue;
-			}
-			if (it->kind != CS_PB_ITEM_METHOD)
-				continue;
-			items[nitems] = *it;
-			pos[nitems] = (size_t)it->dword;
-			nitems++;
-			ok = one_method(&e, it, (size_t)it->dword, d);
+	/* walk, edit in place */
+	uint32_t bound[8];
+	for (unsigned i = 0; i < 8; i++)
+		bound[i] = rw->sub[ch][i].cls;
+	cs_pb_walk walk;
+	cs_pb_walk_begin(&walk, guest, n, true, bound);
+	e.walk = &walk;
+	size_t nitems = 0, nstarts = 0;
+	cs_pb_step st;
+	while (ok && cs_pb_walk_next(&walk, &st)) {
+		const cs_pb_item *it = &st.item;
+		if (it->kind == CS_PB_ITEM_HEADER) {
+			e.header_pos = (size_t)it->dword;
+			starts[nstarts++] = (size_t)it->dword;
+			continue;
 		}
-		if (!ok)
-			goto done;
-		if (used == 0)
-			break;
-		fed += used;
+		if (it->kind != CS_PB_ITEM_METHOD)
+			continue;
+		items[nitems] = *it;
+		pos[nitems] = (size_t)it->dword;
+		nitems++;
+		ok = one_method(&e, &st, d);
 	}
+	if (!ok)
+		goto done;
 	/* Unedited, the entry goes on as it is. The guest's pushbuffer is also what
 	 * the host forwards when asked to keep it (a bug written on purpose): its
 	 * edits then cannot go anywhere the entry points. */

@@ -422,31 +422,24 @@ static bool entry_pb(cs_device *dev, const cs_fe_channel_info *ci, uint32_t slot
 static rs_method *decode_entry(cs_device *dev, uint64_t va, uint32_t dwords, size_t *n)
 {
 	*n = 0;
-	if (!dwords || dwords > (1u << 20))
-		return NULL;
-	uint32_t *dw = malloc(4ull * dwords);
-	cs_pb_item *items = malloc(sizeof(*items) * ((size_t)dwords + 4));
-	rs_method *m = malloc(sizeof(*m) * ((size_t)dwords + 4));
-	if (!dw || !items || !m || !cs_device_peek(dev, va, dw, 4ull * dwords)) {
+	uint32_t *dw = cs_device_pb_read(dev, va, dwords, NULL);
+	rs_method *m = dw ? malloc(sizeof(*m) * ((size_t)dwords + 4)) : NULL;
+	if (!m) {
 		free(dw);
-		free(items);
-		free(m);
 		return NULL;
 	}
-	cs_pb_decoder dec;
-	cs_pb_decoder_init(&dec, false);
-	size_t consumed = 0;
-	size_t k = cs_pb_decode(&dec, dw, dwords, items, (size_t)dwords + 4, &consumed, NULL);
-	for (size_t i = 0; i < k; i++) {
-		if (items[i].kind != CS_PB_ITEM_METHOD)
+	cs_pb_walk w;
+	cs_pb_step st;
+	cs_pb_walk_begin(&w, dw, dwords, false, NULL);
+	while (cs_pb_walk_next(&w, &st)) {
+		if (st.item.kind != CS_PB_ITEM_METHOD)
 			continue;
-		m[*n] = (rs_method){ .index = (uint32_t)*n, .subch = items[i].subch,
-				     .method = items[i].method, .data = items[i].data,
-				     .va = va + 4 * items[i].dword };
+		m[*n] = (rs_method){ .index = st.index, .subch = st.item.subch,
+				     .method = st.item.method, .data = st.item.data,
+				     .va = va + 4 * st.item.dword };
 		(*n)++;
 	}
 	free(dw);
-	free(items);
 	return m;
 }
 
@@ -510,7 +503,7 @@ static cs_status cmd_list(rs_session *s, const char *args, FILE *out, cs_diag *d
 		return CS_ERR_INTERNAL;
 	}
 	cs_fe_channel_info ci;
-	cs_fe_channel_info_get(cs_device_fe(dev), cur.channel, &ci);
+	cs_device_channel_info(dev, cur.channel, &ci);
 	fprintf(out, "ch%" PRIu32 " entry %" PRIu32 " at 0x%" PRIx64 ", %" PRIu32 " dwords, %zu methods\n",
 		cur.channel, cur.gp_entry, va, dwords, n);
 	uint64_t lo = cur.method_index > around ? cur.method_index - around : 0;
@@ -543,9 +536,8 @@ static const char *acquire_op_name(uint32_t op)
 static size_t pending_releases(rs_session *s, uint32_t ch, uint64_t addr, FILE *out)
 {
 	cs_device *dev = rs_session_device(s);
-	cs_fe *fe = cs_device_fe(dev);
 	cs_fe_channel_info ci;
-	if (!cs_fe_channel_info_get(fe, ch, &ci) || ci.state == CS_FE_CHAN_STOPPED)
+	if (!cs_device_channel_info(dev, ch, &ci) || ci.state == CS_FE_CHAN_STOPPED)
 		return 0;
 	cs_method_call cur;
 	bool at = rs_session_current(s, &cur, NULL) && cur.channel == ch;
@@ -563,7 +555,7 @@ static size_t pending_releases(rs_session *s, uint32_t ch, uint64_t addr, FILE *
 	size_t found = 0;
 	bool current = first_slot != ci.gp_get || ci.state == CS_FE_CHAN_BLOCKED || at;
 	uint32_t mask = ci.ring_entries ? ci.ring_entries - 1 : 0;
-	const cs_class_desc *host = cs_fe_host_class(cs_arch_get(cs_device_arch(dev))->host_class);
+	const cs_class_desc *host = cs_registry_class(cs_arch_get(cs_device_arch(dev))->host_class);
 	uint64_t sem_addr = 0;
 	uint32_t payload_lo = 0, payload_hi = 0;
 	for (uint32_t slot = first_slot, guard = 0; guard <= ci.ring_entries; guard++) {
@@ -656,7 +648,7 @@ static void print_channel(rs_session *s, uint32_t ch, FILE *out)
 {
 	cs_device *dev = rs_session_device(s);
 	cs_fe_channel_info ci;
-	if (!cs_fe_channel_info_get(cs_device_fe(dev), ch, &ci))
+	if (!cs_device_channel_info(dev, ch, &ci))
 		return;
 	fprintf(out, "channel %" PRIu32 " '%s': %s\n", ch, cs_device_channel_name(dev, ch),
 		cs_fe_chan_state_name(ci.state));
@@ -752,8 +744,7 @@ static cs_status cmd_qmd(rs_session *s, const char *args, FILE *out, cs_diag *d)
 	}
 	cs_qmd q;
 	uint64_t fault = 0;
-	if (!cs_qmd_read_mem(&q, cs_class_qmd_major(ai->compute_class), &cs_device_bus(dev)->mem, va,
-			     &fault)) {
+	if (!cs_device_qmd_read(dev, va, &q, &fault)) {
 		cs_diag_set(d, CS_ERR_INPUT, "the QMD at 0x%" PRIx64 " is not readable: 0x%" PRIx64 " is unmapped",
 			    va, fault);
 		return CS_ERR_INPUT;

@@ -157,6 +157,22 @@ CS_API const cs_event *cs_device_events(const cs_device *dev, size_t *n);
 CS_API const cs_device_config *cs_device_config_get(const cs_device *dev);
 /* Read device memory without recording anything (reports, tests). */
 CS_API bool cs_device_peek(const cs_device *dev, uint64_t va, void *dst, size_t len);
+
+/* ---- views for reports and the REPL: what they read of the front end and
+ * the engines, read through the device (none of these records anything) */
+/* The most dwords one second look at a pushbuffer reads (4 MiB). */
+#define CS_DEVICE_PB_MAX_DWORDS (1u << 20)
+/* The dwords of the pushbuffer at va (as cs_device_peek reads memory):
+ * malloc'd, or NULL with d saying why, at va: no dwords asked, more than
+ * CS_DEVICE_PB_MAX_DWORDS, not mapped, no memory. */
+CS_API uint32_t *cs_device_pb_read(const cs_device *dev, uint64_t va, uint32_t dwords, cs_diag *d);
+/* The front end's state of channel ch; false for a bad channel. */
+CS_API bool cs_device_channel_info(cs_device *dev, uint32_t ch, cs_fe_channel_info *out);
+/* The QMD at va as the compute engine would read it (the arch's QMD version,
+ * the engines' view of memory); false with *fault the first unmapped
+ * address. */
+struct cs_qmd;
+CS_API bool cs_device_qmd_read(const cs_device *dev, uint64_t va, struct cs_qmd *q, uint64_t *fault);
 /* The modules behind the device, for their counters and state queries. */
 CS_API struct cs_fe *cs_device_fe(cs_device *dev);
 CS_API struct cs_gr *cs_device_gr(cs_device *dev);

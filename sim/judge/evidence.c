@@ -37,55 +37,30 @@ static const char *launchlike(uint32_t cls, uint32_t method, uint32_t data)
 static void scan_entry(const judge *j, uint32_t bound[8], uint64_t pb, uint32_t len,
 		       uint32_t entry, uint32_t after, bool same_entry, unreached *u)
 {
-	if (!len || len > (1u << 20))
-		return;
-	uint32_t *dw = malloc((size_t)len * 4u);
+	uint32_t *dw = cs_device_pb_read(j->in->dev, pb, len, NULL);
 	if (!dw)
 		return;
-	if (!cs_device_peek(j->in->dev, pb, dw, (size_t)len * 4u)) {
-		free(dw);
-		return;
-	}
-	cs_pb_decoder dec;
-	cs_pb_decoder_init(&dec, false);
-	cs_pb_item items[256];
-	size_t pos = 0;
-	uint32_t index = 0;
-	cs_diag d;
-	while (pos < len) {
-		size_t used = 0;
-		size_t k = cs_pb_decode(&dec, dw + pos, len - pos, items, 256, &used, &d);
-		for (size_t i = 0; i < k; i++) {
-			const cs_pb_item *it = &items[i];
-			if (it->kind != CS_PB_ITEM_METHOD)
-				continue;
-			uint32_t mi = index++;
-			if (same_entry && mi <= after) {
-				if (it->method == 0 && it->subch < 8)
-					bound[it->subch] = CS_FE_GET(set_object, NVCLASS, it->data);
-				continue;
-			}
-			u->methods++;
-			if (it->method == 0 && it->subch < 8)
-				bound[it->subch] = CS_FE_GET(set_object, NVCLASS, it->data);
-			uint32_t cls = it->method < CS_PB_HOST_METHODS ? 0 : bound[it->subch & 7u];
-			const char *what = launchlike(cls, it->method, it->data);
-			if (what && !u->found) {
-				u->found = true;
-				u->host = it->method < CS_PB_HOST_METHODS;
-				if (same_entry)
-					snprintf(u->what, sizeof(u->what), "the %s at method %u", what, mi);
-				else
-					snprintf(u->what, sizeof(u->what), "the %s at method %u of entry %u",
-						 what, mi, entry);
-			}
+	cs_pb_walk w;
+	cs_pb_step st;
+	cs_pb_walk_begin(&w, dw, len, false, bound);
+	while (cs_pb_walk_next(&w, &st)) {
+		const cs_pb_item *it = &st.item;
+		if (it->kind != CS_PB_ITEM_METHOD || (same_entry && st.index <= after))
+			continue;
+		u->methods++;
+		uint32_t cls = it->method < CS_PB_HOST_METHODS ? 0 : st.cls;
+		const char *what = launchlike(cls, it->method, it->data);
+		if (what && !u->found) {
+			u->found = true;
+			u->host = it->method < CS_PB_HOST_METHODS;
+			if (same_entry)
+				snprintf(u->what, sizeof(u->what), "the %s at method %u", what, st.index);
+			else
+				snprintf(u->what, sizeof(u->what), "the %s at method %u of entry %u",
+					 what, st.index, entry);
 		}
-		if (dec.failed || used == 0)
-			break;
-		pos += used;
-		if (dec.in_end_seg)
-			break;
 	}
+	memcpy(bound, w.bound, sizeof(w.bound));
 	free(dw);
 }
 

@@ -190,12 +190,15 @@ static void emit_raw(dis *ds, const uint32_t *w, size_t n, const char *why)
 }
 
 /* One header and its data: inc/ninc/once/imm when it assembles back to the
- * same dwords, else raw. */
-static void emit_group(dis *ds, uint32_t h, const uint32_t *data, uint32_t got)
+ * same dwords, else raw. True when written as a method line: the assembler
+ * then binds its SET_OBJECTs when it reads the text back (raw lines bind
+ * nothing). */
+static bool emit_group(dis *ds, uint32_t h, const uint32_t *data, uint32_t got)
 {
 	uint32_t op = cs_pb_secop(h), count = cs_pb_count(h), subch = cs_pb_subch(h), m = cs_pb_method(h);
 	GString *c = g_string_new(NULL);
 	char why[320];
+	bool binds = false;
 	if (h == 0) {
 		emit_raw(ds, &h, 1, "DMA_NOP (the all-zero dword)");
 		goto out;
@@ -220,7 +223,7 @@ static void emit_group(dis *ds, uint32_t h, const uint32_t *data, uint32_t got)
 		g_string_append_printf(ds->out, "  imm %u %s 0x%x", subch, mt, count);
 		describe(ds, op, subch, m, &count, 1, c);
 		line_end(ds, c);
-		cs_binding_note(&ds->bind, subch, m, count);
+		binds = true;
 		goto out;
 	}
 	if (count == 0 || got < count) {
@@ -252,10 +255,91 @@ static void emit_group(dis *ds, uint32_t h, const uint32_t *data, uint32_t got)
 		describe(ds, op, subch, m, data, count, c);
 		line_end(ds, c);
 	}
-	for (uint32_t i = 0; i < count; i++)
-		cs_binding_note(&ds->bind, subch, method_of(op, m, i), data[i]);
+	binds = true;
 out:
 	g_string_free(c, TRUE);
+	return binds;
+}
+
+/* The buffer's dwords (little-endian), or NULL with d set at the byte offset
+ * of what the decoder refuses or of a trailing partial dword. */
+static uint32_t *disasm_dwords(const uint8_t *bytes, size_t len, const cs_disasm_opts *o,
+			       const char *file, cs_diag *d)
+{
+	size_t n = len / 4;
+	uint32_t *dw = g_new(uint32_t, n ? n : 1);
+	for (size_t i = 0; i < n; i++)
+		dw[i] = (uint32_t)bytes[4 * i] | (uint32_t)bytes[4 * i + 1] << 8 |
+			(uint32_t)bytes[4 * i + 2] << 16 | (uint32_t)bytes[4 * i + 3] << 24;
+	cs_diag dd;
+	cs_diag_clear(&dd);
+	if (!cs_pb_check(dw, n, &dd)) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, file, o->base + dd.offset, "%s", dd.msg);
+		g_free(dw);
+		return NULL;
+	}
+	if (len % 4) {
+		cs_diag_at_offset(d, CS_ERR_INPUT, file, o->base + 4 * n,
+				  "trailing partial dword: %zu byte%s after the last whole dword",
+				  len % 4, len % 4 == 1 ? "" : "s");
+		g_free(dw);
+		return NULL;
+	}
+	return dw;
+}
+
+/* The header and data of the group being gathered, with the binding it was
+ * walked under. */
+typedef struct dis_group {
+	bool open;
+	uint32_t h;
+	uint32_t got;
+	uint32_t *data;
+	uint32_t before[CS_REGISTRY_SUBCHANNELS];
+	uint32_t skipped[DIS_RAW_PER_LINE];
+	size_t nskipped;
+} dis_group;
+
+static void group_flush(dis *ds, dis_group *g, cs_pb_walk *w)
+{
+	if (g->nskipped)
+		emit_raw(ds, g->skipped, g->nskipped, "after END_PB_SEGMENT (skipped by the front end)");
+	g->nskipped = 0;
+	if (!g->open)
+		return;
+	memcpy(ds->bind.cls, g->before, sizeof(g->before));
+	if (!emit_group(ds, g->h, g->data, g->got))
+		for (uint32_t s = 0; s < CS_REGISTRY_SUBCHANNELS; s++)
+			cs_pb_walk_bind(w, s, g->before[s]);
+	g->open = false;
+}
+
+/* One walk item into the group, the text or d (false). */
+static bool group_add(dis *ds, dis_group *g, cs_pb_walk *w, const cs_pb_item *it, const char *file,
+		      cs_diag *d)
+{
+	if (it->kind == CS_PB_ITEM_SKIPPED) {
+		if (g->open || g->nskipped == DIS_RAW_PER_LINE)
+			group_flush(ds, g, w);
+		g->skipped[g->nskipped++] = it->data;
+		return true;
+	}
+	if (it->kind == CS_PB_ITEM_METHOD) {
+		if (!g->open) {
+			/* data without a header cannot happen from a fresh decoder */
+			cs_diag_at_offset(d, CS_ERR_INTERNAL, file, ds->o->base + 4 * it->dword,
+					  "method data without a header");
+			return false;
+		}
+		if (cs_pb_secop(g->h) != CS_SECOP_IMMD)
+			g->data[g->got++] = it->data;
+		return true;
+	}
+	group_flush(ds, g, w);
+	/* a header or an END_SEG: the binding before its methods */
+	*g = (dis_group){ .open = true, .h = it->data, .data = g->data };
+	memcpy(g->before, w->bound, sizeof(g->before));
+	return true;
 }
 
 char *cs_scenario_disasm(const uint8_t *bytes, size_t len, const cs_disasm_opts *o, cs_diag *d)
@@ -268,40 +352,9 @@ char *cs_scenario_disasm(const uint8_t *bytes, size_t len, const cs_disasm_opts 
 		return NULL;
 	}
 	size_t n = len / 4;
-	uint32_t *dw = g_new(uint32_t, n ? n : 1);
-	for (size_t i = 0; i < n; i++)
-		dw[i] = (uint32_t)bytes[4 * i] | (uint32_t)bytes[4 * i + 1] << 8 |
-			(uint32_t)bytes[4 * i + 2] << 16 | (uint32_t)bytes[4 * i + 3] << 24;
-	size_t cap = 2 * n + 4;
-	cs_pb_item *items = g_new(cs_pb_item, cap);
-	cs_pb_decoder dec;
-	cs_pb_decoder_init(&dec, true);
-	size_t consumed = 0;
-	cs_diag dd;
-	cs_diag_clear(&dd);
-	size_t nitems = cs_pb_decode(&dec, dw, n, items, cap, &consumed, &dd);
-	if (dec.failed) {
-		cs_diag_at_offset(d, CS_ERR_INPUT, file, o->base + dd.offset, "%s", dd.msg);
-		g_free(items);
-		g_free(dw);
+	uint32_t *dw = disasm_dwords(bytes, len, o, file, d);
+	if (!dw)
 		return NULL;
-	}
-	if (len % 4) {
-		cs_diag_at_offset(d, CS_ERR_INPUT, file, o->base + 4 * n,
-				  "trailing partial dword: %zu byte%s after the last whole dword",
-				  len % 4, len % 4 == 1 ? "" : "s");
-		g_free(items);
-		g_free(dw);
-		return NULL;
-	}
-	if (consumed != n) {
-		cs_diag_at_offset(d, CS_ERR_INTERNAL, file, o->base + 4 * consumed,
-				  "the decoder stopped after %zu of %zu dwords", consumed, n);
-		g_free(items);
-		g_free(dw);
-		return NULL;
-	}
-
 	dis ds = { .o = o, .arch = o->arch, .out = g_string_new(NULL) };
 	cs_binding_init(&ds.bind, o->arch);
 	g_string_append_printf(ds.out, "# chainsim disasm%s%s: %zu bytes at offset 0x%llx, arch %s\n",
@@ -314,47 +367,28 @@ char *cs_scenario_disasm(const uint8_t *bytes, size_t len, const cs_disasm_opts 
 		const char *cn = cs_class_name(o->bind[s]);
 		g_string_append_printf(ds.out, "  bind %u 0x%04x  # --bind: %s\n", s, o->bind[s],
 				       cn ? cn : "unknown class");
-		ds.bind.cls[s] = o->bind[s];
 	}
-	uint32_t *data = g_new(uint32_t, n ? n : 1);
-	for (size_t i = 0; i < nitems;) {
-		const cs_pb_item *it = &items[i];
-		if (it->kind == CS_PB_ITEM_SKIPPED) {
-			size_t j = i;
-			uint32_t w[DIS_RAW_PER_LINE];
-			size_t k = 0;
-			while (j < nitems && items[j].kind == CS_PB_ITEM_SKIPPED && k < DIS_RAW_PER_LINE)
-				w[k++] = items[j++].data;
-			emit_raw(&ds, w, k, "after END_PB_SEGMENT (skipped by the front end)");
-			i = j;
-			continue;
-		}
-		if (it->kind == CS_PB_ITEM_METHOD) {
-			/* data without a header cannot happen from a fresh decoder */
-			cs_diag_at_offset(d, CS_ERR_INTERNAL, file, o->base + 4 * it->dword,
-					  "method data without a header");
-			g_string_free(ds.out, TRUE);
-			g_free(data);
-			g_free(items);
-			g_free(dw);
-			return NULL;
-		}
-		uint32_t h = it->data;
-		size_t j = i + 1;
-		uint32_t got = 0;
-		bool immd = it->kind == CS_PB_ITEM_HEADER && cs_pb_secop(h) == CS_SECOP_IMMD;
-		while (j < nitems && items[j].kind == CS_PB_ITEM_METHOD) {
-			if (!immd)
-				data[got++] = items[j].data;
-			j++;
-		}
-		emit_group(&ds, h, data, got);
-		i = j;
+	dis_group g = { .data = g_new(uint32_t, n ? n : 1) };
+	cs_pb_walk w;
+	cs_pb_step st;
+	cs_pb_walk_begin(&w, dw, n, true, o->bind);
+	bool ok = true;
+	while (ok && cs_pb_walk_next(&w, &st))
+		ok = group_add(&ds, &g, &w, &st.item, file, d);
+	if (ok && w.fed != n) {
+		cs_diag_at_offset(d, CS_ERR_INTERNAL, file, o->base + 4 * w.fed,
+				  "the decoder stopped after %zu of %zu dwords", w.fed, n);
+		ok = false;
+	}
+	if (ok)
+		group_flush(&ds, &g, &w);
+	g_free(g.data);
+	g_free(dw);
+	if (!ok) {
+		g_string_free(ds.out, TRUE);
+		return NULL;
 	}
 	g_string_append(ds.out, "end\n");
-	g_free(data);
-	g_free(items);
-	g_free(dw);
 	char *text = strdup(ds.out->str);
 	g_string_free(ds.out, TRUE);
 	if (!text)

@@ -363,6 +363,27 @@ Test(text, names_follow_set_object_in_the_stream)
 	free(t);
 }
 
+/* A SET_OBJECT written raw (its header has bit 12 set) binds nothing when the
+ * text is read back, so the methods after it are named by the binding before
+ * it, and the text assembles back to the same dwords. */
+Test(text, a_raw_set_object_binds_nothing)
+{
+	const uint32_t w[] = { cs_pb_inc(1, 0, 1) | (1u << 12), 0xC8B5,
+			       cs_pb_inc(1, 0x400, 2), 1, 2, /* compute still: LOAD_INLINE_QMD_DATA */
+			       cs_pb_inc(1, 0, 1), 0xC8B5,
+			       cs_pb_inc(1, 0x400, 1), 3 }; /* copy now: OFFSET_IN_UPPER */
+	cs_disasm_opts o = { .arch = CS_ARCH_HOPPER };
+	char *t = disasm_ok(w, sizeof(w) / 4, &o);
+	cr_assert(strstr(t, "  inc 1 LOAD_INLINE_QMD_DATA(56) 0x1 0x2"), "%s", t);
+	cr_assert(strstr(t, "  inc 1 OFFSET_IN_UPPER 0x3"), "%s", t);
+	size_t n;
+	uint32_t *back = reassemble(t, &n);
+	cr_assert_eq(n, sizeof(w) / 4);
+	cr_assert_arr_eq(back, w, sizeof(w));
+	g_free(back);
+	free(t);
+}
+
 /* An inline QMD is decoded field by field under its LOAD_INLINE_QMD_DATA line
  * (each non-zero field with the dword it starts in), a long decode comment
  * goes on in comment lines instead of being cut, and the text still
