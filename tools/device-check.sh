@@ -71,7 +71,7 @@ prepare() { # DIR
 build_hw() { # OUT: chainsim-hw from hw/ and the libc-only codec, with cc alone
 	local out=$1
 	${CC:-cc} -std=c17 -O2 -D_GNU_SOURCE -Wall -Iinclude -Ihw -static -o "$out" \
-		hw/main.c hw/cli.c hw/replay.c hw/rm_nv.c hw/sys_linux.c sim/capture.c sim/results.c base/*.c
+		hw/main.c hw/cli.c hw/replay.c hw/rm_nv.c hw/sys_linux.c sim/capture/codec.c sim/capture/results.c base/*.c
 }
 
 if [ "${1:-}" = "--prepare" ]; then
