@@ -4,7 +4,6 @@
  * the way a board wires chips (docs/architecture.md). */
 #include "chainsim/device.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,24 +13,16 @@
 #include "chainsim/ptxrun.h"
 #include "chainsim/pushbuf.h"
 
+#include "trace_store.h"
+
 enum {
 	DEFAULT_RING_ENTRIES = 1024,
-	ARENA_CHUNK = 64 * 1024,
-	TRACE_DETAIL_BYTES = 64u << 20,
 	CHANNEL_NAME_MAX = 64,
 };
 
 /* Default entry budget of one run: generous, but a finite bound on a guest
  * program that would otherwise keep the device busy forever. */
 #define DEFAULT_RUN_BUDGET (1ull << 24)
-
-/* A chunk of the detail-string arena; chunks never move once allocated, so
- * the records' detail pointers stay valid for the device's life. */
-typedef struct arena_chunk {
-	struct arena_chunk *next;
-	size_t used, cap;
-	char data[];
-} arena_chunk;
 
 /* A window of the host's view onto the guest's bytes. */
 typedef struct dev_window {
@@ -59,17 +50,7 @@ struct cs_device {
 	uint64_t now_ns;
 	cs_bus bus;
 
-	cs_event *events;
-	size_t nevents, cap_events;
-	/* The bounded store: past max_events records (or TRACE_DETAIL_BYTES of
-	 * detail text) nothing more is stored and trace_stop says why; the
-	 * scenario runner stops there before any verdict (cs_device_trace_ok). */
-	size_t max_events, detail_bytes;
-	cs_status trace_stop;     /* CS_OK, CS_ERR_INPUT (a limit) or CS_ERR_NOMEM */
-	char trace_why[160];
-	uint64_t next_seq;
-	uint64_t dropped;         /* records a trace_ring store dropped */
-	arena_chunk *arena;
+	trace_store trace;
 
 	cs_fe *fe;
 	cs_gr *gr;
@@ -85,161 +66,22 @@ struct cs_device {
 	void *forward_ctx;
 	bool budget_out;          /* the last run ended on its entry budget, work left */
 	bool deadlock_recorded;   /* deadlock records exist ... */
-	size_t last_deadlock_mark;/* ... and nevents was this right after them */
+	size_t deadlock_nevents;  /* ... and the store held this many records right after */
+	uint64_t deadlock_dropped;/* them, having dropped this many */
 };
 
-/* ---- trace store ----------------------------------------------------------- */
-
-static void trace_stop(cs_device *dev, cs_status st, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void trace_stop(cs_device *dev, cs_status st, const char *fmt, ...)
-{
-	if (dev->trace_stop != CS_OK)
-		return;
-	dev->trace_stop = st;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(dev->trace_why, sizeof(dev->trace_why), fmt, ap);
-	va_end(ap);
-}
-
-static const char *arena_strdup(cs_device *dev, const char *s)
-{
-	size_t len = strlen(s) + 1;
-	if (dev->detail_bytes + len > TRACE_DETAIL_BYTES) {
-		trace_stop(dev, CS_ERR_INPUT, "the trace reached its limit of %zu bytes of detail "
-			   "text (%zu records stored)", (size_t)TRACE_DETAIL_BYTES, dev->nevents);
-		return NULL;
-	}
-	arena_chunk *c = dev->arena;
-	if (!c || c->cap - c->used < len) {
-		size_t cap = len > ARENA_CHUNK ? len : ARENA_CHUNK;
-		arena_chunk *n = malloc(sizeof(*n) + cap);
-		if (!n) {
-			trace_stop(dev, CS_ERR_NOMEM, "allocating %zu bytes for trace record %zu's detail "
-				   "failed", sizeof(*n) + cap, dev->nevents);
-			return NULL;
-		}
-		n->next = c;
-		n->used = 0;
-		n->cap = cap;
-		dev->arena = n;
-		c = n;
-	}
-	char *out = c->data + c->used;
-	memcpy(out, s, len);
-	c->used += len;
-	dev->detail_bytes += len;
-	return out;
-}
-
-static void arena_free(arena_chunk *c)
-{
-	while (c) {
-		arena_chunk *n = c->next;
-		free(c);
-		c = n;
-	}
-}
-
-/* Whether a window may start at record e: where an entry is fetched or the
- * guest submits, so that no entry, and no launch inside one, is cut in half. */
-static bool window_start(const cs_event *e)
-{
-	return e->kind == CS_EV_GP_FETCH || e->kind == CS_EV_GP_CONTROL || e->kind == CS_EV_GP_PUT;
-}
-
-/* A trace_ring store keeps about the newer half of its records, from an entry's
- * start (the whole window when no such start is left: one huge entry); their
- * detail text moves to one new chunk and the old arena is freed. */
-static void trace_drop_oldest(cs_device *dev)
-{
-	size_t drop = dev->nevents / 2 ? dev->nevents / 2 : dev->nevents;
-	size_t cut = drop;
-	while (cut < dev->nevents && !window_start(&dev->events[cut]))
-		cut++;
-	if (cut < dev->nevents)
-		drop = cut;
-	size_t bytes = 0;
-	for (size_t i = drop; i < dev->nevents; i++)
-		if (dev->events[i].detail)
-			bytes += strlen(dev->events[i].detail) + 1;
-	arena_chunk *c = malloc(sizeof(*c) + (bytes > ARENA_CHUNK ? bytes : ARENA_CHUNK));
-	if (!c) {
-		trace_stop(dev, CS_ERR_NOMEM, "compacting the trace window (%zu records) failed",
-			   dev->nevents);
-		return;
-	}
-	c->next = NULL;
-	c->used = 0;
-	c->cap = bytes > ARENA_CHUNK ? bytes : ARENA_CHUNK;
-	for (size_t i = drop; i < dev->nevents; i++) {
-		cs_event *e = &dev->events[i];
-		if (!e->detail)
-			continue;
-		size_t len = strlen(e->detail) + 1;
-		memcpy(c->data + c->used, e->detail, len);
-		e->detail = c->data + c->used;
-		c->used += len;
-	}
-	arena_free(dev->arena);
-	dev->arena = c;
-	dev->detail_bytes = c->used;
-	memmove(dev->events, dev->events + drop, (dev->nevents - drop) * sizeof(*dev->events));
-	dev->nevents -= drop;
-	dev->dropped += drop;
-	dev->last_deadlock_mark = SIZE_MAX;
-}
+/* ---- the trace ---------------------------------------------------------------- */
 
 static void store_event(cs_device *dev, const cs_event *ev)
 {
 	if (ev->kind == CS_EV_METHOD && dev->cfg.trace_level < CS_TRACE_ALL)
 		return;
-	if (dev->trace_stop != CS_OK)
-		return; /* the store stopped: the run ends without a verdict */
-	if (dev->cfg.trace_ring && dev->nevents &&
-	    (dev->nevents == dev->max_events ||
-	     (ev->detail && dev->detail_bytes + strlen(ev->detail) + 1 > TRACE_DETAIL_BYTES / 2)))
-		trace_drop_oldest(dev);
-	if (dev->nevents == dev->max_events) {
-		trace_stop(dev, CS_ERR_INPUT, "the trace reached its limit of %zu records",
-			   dev->max_events);
-		return;
-	}
-	if (dev->nevents == dev->cap_events) {
-		size_t cap = dev->cap_events ? dev->cap_events * 2 : 256;
-		if (cap > dev->max_events)
-			cap = dev->max_events;
-		cs_event *n = realloc(dev->events, cap * sizeof(*n));
-		if (!n) {
-			trace_stop(dev, CS_ERR_NOMEM, "growing the trace to %zu records (%zu bytes) "
-				   "failed", cap, cap * sizeof(*n));
-			return;
-		}
-		dev->events = n;
-		dev->cap_events = cap;
-	}
-	cs_event *out = &dev->events[dev->nevents++];
-	*out = *ev;
-	out->seq = dev->next_seq++;
-	out->time_ns = dev->now_ns;
-	out->detail = ev->detail ? arena_strdup(dev, ev->detail) : NULL;
-	if (ev->detail && !out->detail)
-		dev->nevents--; /* a record without its detail would mislead: not stored */
+	trace_store_add(&dev->trace, ev, dev->now_ns);
 }
 
 bool cs_device_trace_ok(const cs_device *dev, cs_diag *d)
 {
-	if (dev->trace_stop == CS_OK)
-		return true;
-	if (dev->trace_stop == CS_ERR_NOMEM)
-		cs_diag_set(d, CS_ERR_NOMEM, "out of memory: %s; the run stopped without a verdict",
-			    dev->trace_why);
-	else
-		cs_diag_set(d, CS_ERR_INPUT, "%s; the run stopped without a verdict "
-			    "(docs/scenario.md, Input limits)", dev->trace_why);
-	return false;
+	return trace_store_ok(&dev->trace, d);
 }
 
 static void sink_emit(void *ctx, const cs_event *ev)
@@ -254,23 +96,23 @@ void cs_device_record(cs_device *dev, const cs_event *ev)
 
 uint64_t cs_device_events_dropped(const cs_device *dev)
 {
-	return dev->dropped;
+	return dev->trace.dropped;
 }
 
 size_t cs_device_event_count(const cs_device *dev)
 {
-	return dev->nevents;
+	return dev->trace.nevents;
 }
 
 const cs_event *cs_device_event(const cs_device *dev, size_t i)
 {
-	return i < dev->nevents ? &dev->events[i] : NULL;
+	return i < dev->trace.nevents ? &dev->trace.events[i] : NULL;
 }
 
 const cs_event *cs_device_events(const cs_device *dev, size_t *n)
 {
-	*n = dev->nevents;
-	return dev->events;
+	*n = dev->trace.nevents;
+	return dev->trace.events;
 }
 
 /* ---- the host's view ---------------------------------------------------------- */
@@ -517,7 +359,9 @@ cs_device *cs_device_new(const cs_device_config *cfg, cs_diag *d)
 	dev->cfg.exec_override = NULL; /* copied below; the caller's pointer may not last */
 	if (!dev->cfg.run_budget)
 		dev->cfg.run_budget = DEFAULT_RUN_BUDGET;
-	dev->max_events = cfg->trace_max_records ? cfg->trace_max_records : CS_DEVICE_MAX_RECORDS;
+	trace_store_init(&dev->trace,
+			 cfg->trace_max_records ? cfg->trace_max_records : CS_DEVICE_MAX_RECORDS,
+			 cfg->trace_ring);
 	dev->arch = ai;
 	dev->mem = cs_mem_new(ai->va_bits);
 	if (!dev->mem)
@@ -564,8 +408,7 @@ void cs_device_free(cs_device *dev)
 	cs_gr_free(dev->gr);
 	cs_ptx_runtime_free(dev->rt);
 	cs_mem_free(dev->mem);
-	free(dev->events);
-	arena_free(dev->arena);
+	trace_store_free(&dev->trace);
 	free(dev->channels);
 	free(dev->windows);
 	free(dev);
@@ -1145,11 +988,13 @@ static bool all_stuck(const cs_device *dev)
 static void record_deadlocks(cs_device *dev)
 {
 	/* Nothing happened since the last report: the same deadlock, not a new one. */
-	if (dev->deadlock_recorded && dev->last_deadlock_mark == dev->nevents)
+	if (dev->deadlock_recorded && dev->deadlock_nevents == dev->trace.nevents &&
+	    dev->deadlock_dropped == dev->trace.dropped)
 		return;
 	cs_fe_report_deadlocks(dev->fe);
 	dev->deadlock_recorded = true;
-	dev->last_deadlock_mark = dev->nevents;
+	dev->deadlock_nevents = dev->trace.nevents;
+	dev->deadlock_dropped = dev->trace.dropped;
 }
 
 const char *cs_wait_cmp_symbol(cs_wait_cmp cmp)
