@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The device: the hub that wires memory, the trace store, the virtual clock,
- * the front end, the engines and the executor together through their ports,
- * the way a board wires chips (docs/architecture.md). */
+/* The device: the hub that wires memory, the trace store (sim/trace_store.c),
+ * the virtual clock, the front end, the engines, the executor and the
+ * forwarding path (sim/forward.c) together through their ports, the way a
+ * board wires chips (docs/architecture.md). */
 #include "chainsim/device.h"
 
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "chainsim/ptxrun.h"
 #include "chainsim/pushbuf.h"
 
+#include "forward.h"
 #include "trace_store.h"
 
 enum {
@@ -648,17 +650,7 @@ bool cs_device_gpfifo_push(cs_device *dev, uint32_t ch, uint32_t lo, uint32_t hi
 	return true;
 }
 
-/* ---- forwarding (stage 3) ------------------------------------------------------- */
-
-struct cs_forward {
-	cs_device *dev;
-	dev_channel *c;
-	uint32_t guest_slot;
-	uint32_t remaining;     /* guest entries of this submission after this one */
-	uint32_t *out;          /* the host's entries, (lo, hi) pairs */
-	uint32_t nout, room;
-	uint32_t edits;
-};
+/* ---- forwarding (stage 3, sim/forward.c) --------------------------------------- */
 
 void cs_device_set_forward(cs_device *dev, cs_forward_fn fn, void *ctx)
 {
@@ -666,57 +658,7 @@ void cs_device_set_forward(cs_device *dev, cs_forward_fn fn, void *ctx)
 	dev->forward_ctx = ctx;
 }
 
-const char *cs_forward_edit_name(cs_forward_edit e)
-{
-	switch (e) {
-	case CS_EDIT_RELOCATE: return "relocate";
-	case CS_EDIT_DROP: return "drop";
-	case CS_EDIT_INSERT: return "insert";
-	case CS_EDIT_REPLACE: return "replace";
-	case CS_EDIT_PATCH: return "patch";
-	case CS_EDIT_SPLIT: return "split";
-	case CS_EDIT_MERGE: return "merge";
-	case CS_EDIT_COPY: return "copy";
-	}
-	return "?";
-}
-
-cs_device *cs_forward_device(cs_forward *fw)
-{
-	return fw->dev;
-}
-
-uint32_t cs_forward_channel(const cs_forward *fw)
-{
-	return fw->c->fe_id;
-}
-
-uint32_t cs_forward_remaining(const cs_forward *fw)
-{
-	return fw->remaining;
-}
-
-uint32_t cs_forward_submitted(const cs_forward *fw)
-{
-	return fw->nout;
-}
-
-bool cs_forward_submit(cs_forward *fw, uint32_t lo, uint32_t hi, cs_diag *d)
-{
-	if (fw->nout == fw->room) {
-		cs_diag_set(d, CS_ERR_INPUT, "channel '%s': the forwarding submitted more than the %u "
-			    "entries its ring has room for", fw->c->name, fw->room);
-		return false;
-	}
-	fw->out[2 * fw->nout] = lo;
-	fw->out[2 * fw->nout + 1] = hi;
-	fw->nout++;
-	return true;
-}
-
-/* Whether some window shows guest address guest at host address host (a
- * guest page may be seen through several windows). */
-static bool window_alias(const cs_device *dev, uint64_t guest, uint64_t host)
+bool device_window_shows(const cs_device *dev, uint64_t guest, uint64_t host)
 {
 	for (unsigned i = 0; i < dev->nwindows; i++) {
 		const dev_window *w = &dev->windows[i];
@@ -724,140 +666,6 @@ static bool window_alias(const cs_device *dev, uint64_t guest, uint64_t host)
 			return true;
 	}
 	return false;
-}
-
-/* What an edit changed, as detail's opening names it ("entry 0's
- * RELEASE0_ADDRESS in QMD L.qmd"): two runs' edits of the same target are
- * the same edit, made or not, alike or not (sim/diff.c). */
-static int edit_target(const cs_device *dev, const cs_forward *fw, const cs_forward_note_in *n,
-		       const char *what, char *buf, size_t len)
-{
-	char guest[CS_REGION_NAME_MAX + 32];
-	cs_device_addr_name(dev, n->guest, guest, sizeof(guest));
-	switch (n->edit) {
-	case CS_EDIT_DROP:
-	case CS_EDIT_REPLACE:
-		return snprintf(buf, len, "entry %u's %s at %s", fw->guest_slot, what, guest);
-	case CS_EDIT_PATCH:
-		return snprintf(buf, len, "entry %u's %s in QMD %s", fw->guest_slot, what, guest);
-	case CS_EDIT_SPLIT:
-	case CS_EDIT_MERGE:
-		if (!n->what)
-			return snprintf(buf, len, "entry %u", fw->guest_slot);
-		break;
-	default:
-		break;
-	}
-	return snprintf(buf, len, "entry %u's %s", fw->guest_slot, what);
-}
-
-void cs_forward_note(cs_forward *fw, const cs_forward_note_in *n)
-{
-	cs_device *dev = fw->dev;
-	char text[256];
-	const char *what = n->what ? n->what : cs_forward_edit_name(n->edit);
-	cs_event ev = cs_event_make(CS_EV_HOST_EDIT, CS_STAGE_HOST_FORWARD, CS_UNIT_HOST, fw->c->fe_id);
-	ev.subch = (uint32_t)n->edit;
-	ev.gp_entry = fw->guest_slot;
-	ev.addr = n->guest;
-	ev.aux = n->host;
-	ev.value = n->value;
-	ev.method = n->method;
-	int t = edit_target(dev, fw, n, what, text, sizeof(text));
-	size_t at = t < 0 ? 0 : (size_t)t < sizeof(text) ? (size_t)t : sizeof(text) - 1;
-	ev.target_len = (uint16_t)at;
-	char *rest = text + at;
-	size_t room = sizeof(text) - at;
-	char guest[CS_REGION_NAME_MAX + 32], host[CS_REGION_NAME_MAX + 32];
-	cs_device_addr_name(dev, n->guest, guest, sizeof(guest));
-	cs_device_addr_name(dev, n->host, host, sizeof(host));
-	uint64_t want;
-	switch (n->edit) {
-	case CS_EDIT_RELOCATE:
-		if (cs_device_guest_to_host(dev, n->guest, &want) && !window_alias(dev, n->guest, n->host)) {
-			ev.cause = CS_CAUSE_FORWARD_MISRELOCATED;
-			snprintf(rest, room, " at guest %s was relocated to %s, but the host's view "
-				 "holds it at 0x%llx", guest, host, (unsigned long long)want);
-		} else {
-			snprintf(rest, room, ": guest %s -> host %s", guest, host);
-		}
-		break;
-	case CS_EDIT_DROP:
-		snprintf(rest, room, ": dropped");
-		break;
-	case CS_EDIT_INSERT:
-		snprintf(rest, room, ": %llu dword%s inserted at host %s", (unsigned long long)n->value,
-			 n->value == 1 ? "" : "s", host);
-		break;
-	case CS_EDIT_REPLACE:
-		snprintf(rest, room, ": data replaced by 0x%llx", (unsigned long long)n->value);
-		break;
-	case CS_EDIT_PATCH:
-		snprintf(rest, room, " = 0x%llx", (unsigned long long)n->value);
-		break;
-	case CS_EDIT_COPY:
-		snprintf(rest, room, ": %s (%llu bytes) rewritten into host memory at %s", guest,
-			 (unsigned long long)n->value, host);
-		break;
-	case CS_EDIT_SPLIT:
-		snprintf(rest, room, ": split into %llu host entr%s", (unsigned long long)n->value,
-			 n->value == 1 ? "y" : "ies");
-		break;
-	case CS_EDIT_MERGE:
-		snprintf(rest, room, ": %llu guest entr%s merged at host %s",
-			 (unsigned long long)n->value, n->value == 1 ? "y" : "ies", host);
-		break;
-	default:
-		snprintf(rest, room, " (%llu)", (unsigned long long)n->value);
-		break;
-	}
-	ev.detail = text;
-	store_event(dev, &ev);
-	fw->edits++;
-}
-
-/* Hand the guest's new entries [submitted_put, guest_put) to the hook and put
- * what it submits in their place on the ring; *edits counts its notes. */
-static bool forward_entries(cs_device *dev, dev_channel *c, uint32_t *edits, cs_diag *d)
-{
-	uint32_t mask = c->entries - 1u;
-	uint32_t n = (c->guest_put - c->submitted_put) & mask;
-	cs_fe_channel_info info;
-	if (!cs_fe_channel_info_get(dev->fe, c->fe_id, &info)) {
-		cs_diag_set(d, CS_ERR_INTERNAL, "the front end lost channel '%s'", c->name);
-		return false;
-	}
-	/* the ring holds entries - 1; the front end still owns [GP_GET, submitted) */
-	uint32_t room = mask - ((c->submitted_put - info.gp_get) & mask);
-	uint32_t *in = malloc(((size_t)n + 1) * 8);
-	uint32_t *out = malloc(((size_t)room + 1) * 8);
-	if (!in || !out) {
-		free(in);
-		free(out);
-		cs_diag_set(d, CS_ERR_NOMEM, "out of memory forwarding %u entries", n);
-		return false;
-	}
-	for (uint32_t k = 0; k < n; k++)
-		cs_mem_read(dev->mem, c->ring_va + (uint64_t)((c->submitted_put + k) & mask) * 8u,
-			    &in[2 * k], 8, NULL);
-	cs_forward fw = { .dev = dev, .c = c, .out = out, .room = room };
-	bool ok = true;
-	for (uint32_t k = 0; k < n && ok; k++) {
-		fw.guest_slot = (c->submitted_put + k) & mask;
-		fw.remaining = n - 1 - k;
-		ok = dev->forward(dev->forward_ctx, &fw, in[2 * k], in[2 * k + 1], d);
-	}
-	if (ok) {
-		for (uint32_t k = 0; k < fw.nout; k++)
-			cs_mem_write(dev->mem,
-				     c->ring_va + (uint64_t)((c->submitted_put + k) & mask) * 8u,
-				     &out[2 * k], 8, NULL);
-		c->guest_put = (c->submitted_put + fw.nout) & mask;
-		*edits = fw.edits;
-	}
-	free(in);
-	free(out);
-	return ok;
 }
 
 /* Stage 2 and 3 of one doorbell: the guest's GP_PUT (guest_put, entries up to
@@ -886,7 +694,10 @@ static bool ring_doorbell(cs_device *dev, dev_channel *c, uint32_t guest_put, bo
 	store_event(dev, &ev);
 
 	uint32_t edits = 0;
-	if (dev->forward && !forward_entries(dev, c, &edits, d))
+	forward_ring ring = { .name = c->name, .fe_id = c->fe_id, .ring_va = c->ring_va,
+			      .entries = c->entries, .from = c->submitted_put, .to = c->guest_put };
+	if (dev->forward &&
+	    !forward_entries(dev, dev->forward, dev->forward_ctx, &ring, &c->guest_put, &edits, d))
 		return false;
 	uint32_t put = c->guest_put;
 	if ((write_put || dev->forward) &&
@@ -895,20 +706,7 @@ static bool ring_doorbell(cs_device *dev, dev_channel *c, uint32_t guest_put, bo
 		return false;
 	}
 	c->submitted_put = put;
-
-	char text[128];
-	ev = cs_event_make(CS_EV_HOST_FORWARD, CS_STAGE_HOST_FORWARD, CS_UNIT_HOST, c->fe_id);
-	ev.value = (put - old) & mask;
-	ev.aux = CS_HOST_FORWARD_RING;
-	if (dev->forward) {
-		snprintf(text, sizeof(text), "forwarded %u guest entr%s as %llu host entr%s, %u edit%s",
-			 guest_entries, guest_entries == 1 ? "y" : "ies", (unsigned long long)ev.value,
-			 ev.value == 1 ? "y" : "ies", edits, edits == 1 ? "" : "s");
-		ev.detail = text;
-	} else {
-		ev.detail = "identity (no rewrite)";
-	}
-	store_event(dev, &ev);
+	forward_record(dev, c->fe_id, guest_entries, (put - old) & mask, dev->forward != NULL, edits);
 
 	cs_fe_doorbell(dev->fe, c->fe_id);
 	return true;
