@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The device: the hub that wires memory, the trace store, the virtual clock,
- * the front end, the engines and the executor together through their ports,
- * the way a board wires chips (docs/architecture.md). */
+/* The device: the hub that wires memory, the trace store (sim/trace_store.c),
+ * the virtual clock, the front end, the engines, the executor and the
+ * forwarding path (sim/forward.c) together through their ports, the way a
+ * board wires chips (docs/architecture.md). */
 #include "chainsim/device.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,24 +14,17 @@
 #include "chainsim/ptxrun.h"
 #include "chainsim/pushbuf.h"
 
+#include "forward.h"
+#include "trace_store.h"
+
 enum {
 	DEFAULT_RING_ENTRIES = 1024,
-	ARENA_CHUNK = 64 * 1024,
-	TRACE_DETAIL_BYTES = 64u << 20,
 	CHANNEL_NAME_MAX = 64,
 };
 
 /* Default entry budget of one run: generous, but a finite bound on a guest
  * program that would otherwise keep the device busy forever. */
 #define DEFAULT_RUN_BUDGET (1ull << 24)
-
-/* A chunk of the detail-string arena; chunks never move once allocated, so
- * the records' detail pointers stay valid for the device's life. */
-typedef struct arena_chunk {
-	struct arena_chunk *next;
-	size_t used, cap;
-	char data[];
-} arena_chunk;
 
 /* A window of the host's view onto the guest's bytes. */
 typedef struct dev_window {
@@ -59,17 +52,7 @@ struct cs_device {
 	uint64_t now_ns;
 	cs_bus bus;
 
-	cs_event *events;
-	size_t nevents, cap_events;
-	/* The bounded store: past max_events records (or TRACE_DETAIL_BYTES of
-	 * detail text) nothing more is stored and trace_stop says why; the
-	 * scenario runner stops there before any verdict (cs_device_trace_ok). */
-	size_t max_events, detail_bytes;
-	cs_status trace_stop;     /* CS_OK, CS_ERR_INPUT (a limit) or CS_ERR_NOMEM */
-	char trace_why[160];
-	uint64_t next_seq;
-	uint64_t dropped;         /* records a trace_ring store dropped */
-	arena_chunk *arena;
+	trace_store trace;
 
 	cs_fe *fe;
 	cs_gr *gr;
@@ -85,161 +68,22 @@ struct cs_device {
 	void *forward_ctx;
 	bool budget_out;          /* the last run ended on its entry budget, work left */
 	bool deadlock_recorded;   /* deadlock records exist ... */
-	size_t last_deadlock_mark;/* ... and nevents was this right after them */
+	size_t deadlock_nevents;  /* ... and the store held this many records right after */
+	uint64_t deadlock_dropped;/* them, having dropped this many */
 };
 
-/* ---- trace store ----------------------------------------------------------- */
-
-static void trace_stop(cs_device *dev, cs_status st, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void trace_stop(cs_device *dev, cs_status st, const char *fmt, ...)
-{
-	if (dev->trace_stop != CS_OK)
-		return;
-	dev->trace_stop = st;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(dev->trace_why, sizeof(dev->trace_why), fmt, ap);
-	va_end(ap);
-}
-
-static const char *arena_strdup(cs_device *dev, const char *s)
-{
-	size_t len = strlen(s) + 1;
-	if (dev->detail_bytes + len > TRACE_DETAIL_BYTES) {
-		trace_stop(dev, CS_ERR_INPUT, "the trace reached its limit of %zu bytes of detail "
-			   "text (%zu records stored)", (size_t)TRACE_DETAIL_BYTES, dev->nevents);
-		return NULL;
-	}
-	arena_chunk *c = dev->arena;
-	if (!c || c->cap - c->used < len) {
-		size_t cap = len > ARENA_CHUNK ? len : ARENA_CHUNK;
-		arena_chunk *n = malloc(sizeof(*n) + cap);
-		if (!n) {
-			trace_stop(dev, CS_ERR_NOMEM, "allocating %zu bytes for trace record %zu's detail "
-				   "failed", sizeof(*n) + cap, dev->nevents);
-			return NULL;
-		}
-		n->next = c;
-		n->used = 0;
-		n->cap = cap;
-		dev->arena = n;
-		c = n;
-	}
-	char *out = c->data + c->used;
-	memcpy(out, s, len);
-	c->used += len;
-	dev->detail_bytes += len;
-	return out;
-}
-
-static void arena_free(arena_chunk *c)
-{
-	while (c) {
-		arena_chunk *n = c->next;
-		free(c);
-		c = n;
-	}
-}
-
-/* Whether a window may start at record e: where an entry is fetched or the
- * guest submits, so that no entry, and no launch inside one, is cut in half. */
-static bool window_start(const cs_event *e)
-{
-	return e->kind == CS_EV_GP_FETCH || e->kind == CS_EV_GP_CONTROL || e->kind == CS_EV_GP_PUT;
-}
-
-/* A trace_ring store keeps about the newer half of its records, from an entry's
- * start (the whole window when no such start is left: one huge entry); their
- * detail text moves to one new chunk and the old arena is freed. */
-static void trace_drop_oldest(cs_device *dev)
-{
-	size_t drop = dev->nevents / 2 ? dev->nevents / 2 : dev->nevents;
-	size_t cut = drop;
-	while (cut < dev->nevents && !window_start(&dev->events[cut]))
-		cut++;
-	if (cut < dev->nevents)
-		drop = cut;
-	size_t bytes = 0;
-	for (size_t i = drop; i < dev->nevents; i++)
-		if (dev->events[i].detail)
-			bytes += strlen(dev->events[i].detail) + 1;
-	arena_chunk *c = malloc(sizeof(*c) + (bytes > ARENA_CHUNK ? bytes : ARENA_CHUNK));
-	if (!c) {
-		trace_stop(dev, CS_ERR_NOMEM, "compacting the trace window (%zu records) failed",
-			   dev->nevents);
-		return;
-	}
-	c->next = NULL;
-	c->used = 0;
-	c->cap = bytes > ARENA_CHUNK ? bytes : ARENA_CHUNK;
-	for (size_t i = drop; i < dev->nevents; i++) {
-		cs_event *e = &dev->events[i];
-		if (!e->detail)
-			continue;
-		size_t len = strlen(e->detail) + 1;
-		memcpy(c->data + c->used, e->detail, len);
-		e->detail = c->data + c->used;
-		c->used += len;
-	}
-	arena_free(dev->arena);
-	dev->arena = c;
-	dev->detail_bytes = c->used;
-	memmove(dev->events, dev->events + drop, (dev->nevents - drop) * sizeof(*dev->events));
-	dev->nevents -= drop;
-	dev->dropped += drop;
-	dev->last_deadlock_mark = SIZE_MAX;
-}
+/* ---- the trace ---------------------------------------------------------------- */
 
 static void store_event(cs_device *dev, const cs_event *ev)
 {
 	if (ev->kind == CS_EV_METHOD && dev->cfg.trace_level < CS_TRACE_ALL)
 		return;
-	if (dev->trace_stop != CS_OK)
-		return; /* the store stopped: the run ends without a verdict */
-	if (dev->cfg.trace_ring && dev->nevents &&
-	    (dev->nevents == dev->max_events ||
-	     (ev->detail && dev->detail_bytes + strlen(ev->detail) + 1 > TRACE_DETAIL_BYTES / 2)))
-		trace_drop_oldest(dev);
-	if (dev->nevents == dev->max_events) {
-		trace_stop(dev, CS_ERR_INPUT, "the trace reached its limit of %zu records",
-			   dev->max_events);
-		return;
-	}
-	if (dev->nevents == dev->cap_events) {
-		size_t cap = dev->cap_events ? dev->cap_events * 2 : 256;
-		if (cap > dev->max_events)
-			cap = dev->max_events;
-		cs_event *n = realloc(dev->events, cap * sizeof(*n));
-		if (!n) {
-			trace_stop(dev, CS_ERR_NOMEM, "growing the trace to %zu records (%zu bytes) "
-				   "failed", cap, cap * sizeof(*n));
-			return;
-		}
-		dev->events = n;
-		dev->cap_events = cap;
-	}
-	cs_event *out = &dev->events[dev->nevents++];
-	*out = *ev;
-	out->seq = dev->next_seq++;
-	out->time_ns = dev->now_ns;
-	out->detail = ev->detail ? arena_strdup(dev, ev->detail) : NULL;
-	if (ev->detail && !out->detail)
-		dev->nevents--; /* a record without its detail would mislead: not stored */
+	trace_store_add(&dev->trace, ev, dev->now_ns);
 }
 
 bool cs_device_trace_ok(const cs_device *dev, cs_diag *d)
 {
-	if (dev->trace_stop == CS_OK)
-		return true;
-	if (dev->trace_stop == CS_ERR_NOMEM)
-		cs_diag_set(d, CS_ERR_NOMEM, "out of memory: %s; the run stopped without a verdict",
-			    dev->trace_why);
-	else
-		cs_diag_set(d, CS_ERR_INPUT, "%s; the run stopped without a verdict "
-			    "(docs/scenario.md, Input limits)", dev->trace_why);
-	return false;
+	return trace_store_ok(&dev->trace, d);
 }
 
 static void sink_emit(void *ctx, const cs_event *ev)
@@ -254,23 +98,23 @@ void cs_device_record(cs_device *dev, const cs_event *ev)
 
 uint64_t cs_device_events_dropped(const cs_device *dev)
 {
-	return dev->dropped;
+	return dev->trace.dropped;
 }
 
 size_t cs_device_event_count(const cs_device *dev)
 {
-	return dev->nevents;
+	return dev->trace.nevents;
 }
 
 const cs_event *cs_device_event(const cs_device *dev, size_t i)
 {
-	return i < dev->nevents ? &dev->events[i] : NULL;
+	return i < dev->trace.nevents ? &dev->trace.events[i] : NULL;
 }
 
 const cs_event *cs_device_events(const cs_device *dev, size_t *n)
 {
-	*n = dev->nevents;
-	return dev->events;
+	*n = dev->trace.nevents;
+	return dev->trace.events;
 }
 
 /* ---- the host's view ---------------------------------------------------------- */
@@ -517,7 +361,9 @@ cs_device *cs_device_new(const cs_device_config *cfg, cs_diag *d)
 	dev->cfg.exec_override = NULL; /* copied below; the caller's pointer may not last */
 	if (!dev->cfg.run_budget)
 		dev->cfg.run_budget = DEFAULT_RUN_BUDGET;
-	dev->max_events = cfg->trace_max_records ? cfg->trace_max_records : CS_DEVICE_MAX_RECORDS;
+	trace_store_init(&dev->trace,
+			 cfg->trace_max_records ? cfg->trace_max_records : CS_DEVICE_MAX_RECORDS,
+			 cfg->trace_ring);
 	dev->arch = ai;
 	dev->mem = cs_mem_new(ai->va_bits);
 	if (!dev->mem)
@@ -564,8 +410,7 @@ void cs_device_free(cs_device *dev)
 	cs_gr_free(dev->gr);
 	cs_ptx_runtime_free(dev->rt);
 	cs_mem_free(dev->mem);
-	free(dev->events);
-	arena_free(dev->arena);
+	trace_store_free(&dev->trace);
 	free(dev->channels);
 	free(dev->windows);
 	free(dev);
@@ -805,17 +650,7 @@ bool cs_device_gpfifo_push(cs_device *dev, uint32_t ch, uint32_t lo, uint32_t hi
 	return true;
 }
 
-/* ---- forwarding (stage 3) ------------------------------------------------------- */
-
-struct cs_forward {
-	cs_device *dev;
-	dev_channel *c;
-	uint32_t guest_slot;
-	uint32_t remaining;     /* guest entries of this submission after this one */
-	uint32_t *out;          /* the host's entries, (lo, hi) pairs */
-	uint32_t nout, room;
-	uint32_t edits;
-};
+/* ---- forwarding (stage 3, sim/forward.c) --------------------------------------- */
 
 void cs_device_set_forward(cs_device *dev, cs_forward_fn fn, void *ctx)
 {
@@ -823,57 +658,7 @@ void cs_device_set_forward(cs_device *dev, cs_forward_fn fn, void *ctx)
 	dev->forward_ctx = ctx;
 }
 
-const char *cs_forward_edit_name(cs_forward_edit e)
-{
-	switch (e) {
-	case CS_EDIT_RELOCATE: return "relocate";
-	case CS_EDIT_DROP: return "drop";
-	case CS_EDIT_INSERT: return "insert";
-	case CS_EDIT_REPLACE: return "replace";
-	case CS_EDIT_PATCH: return "patch";
-	case CS_EDIT_SPLIT: return "split";
-	case CS_EDIT_MERGE: return "merge";
-	case CS_EDIT_COPY: return "copy";
-	}
-	return "?";
-}
-
-cs_device *cs_forward_device(cs_forward *fw)
-{
-	return fw->dev;
-}
-
-uint32_t cs_forward_channel(const cs_forward *fw)
-{
-	return fw->c->fe_id;
-}
-
-uint32_t cs_forward_remaining(const cs_forward *fw)
-{
-	return fw->remaining;
-}
-
-uint32_t cs_forward_submitted(const cs_forward *fw)
-{
-	return fw->nout;
-}
-
-bool cs_forward_submit(cs_forward *fw, uint32_t lo, uint32_t hi, cs_diag *d)
-{
-	if (fw->nout == fw->room) {
-		cs_diag_set(d, CS_ERR_INPUT, "channel '%s': the forwarding submitted more than the %u "
-			    "entries its ring has room for", fw->c->name, fw->room);
-		return false;
-	}
-	fw->out[2 * fw->nout] = lo;
-	fw->out[2 * fw->nout + 1] = hi;
-	fw->nout++;
-	return true;
-}
-
-/* Whether some window shows guest address guest at host address host (a
- * guest page may be seen through several windows). */
-static bool window_alias(const cs_device *dev, uint64_t guest, uint64_t host)
+bool device_window_shows(const cs_device *dev, uint64_t guest, uint64_t host)
 {
 	for (unsigned i = 0; i < dev->nwindows; i++) {
 		const dev_window *w = &dev->windows[i];
@@ -881,140 +666,6 @@ static bool window_alias(const cs_device *dev, uint64_t guest, uint64_t host)
 			return true;
 	}
 	return false;
-}
-
-/* What an edit changed, as detail's opening names it ("entry 0's
- * RELEASE0_ADDRESS in QMD L.qmd"): two runs' edits of the same target are
- * the same edit, made or not, alike or not (sim/diff.c). */
-static int edit_target(const cs_device *dev, const cs_forward *fw, const cs_forward_note_in *n,
-		       const char *what, char *buf, size_t len)
-{
-	char guest[CS_REGION_NAME_MAX + 32];
-	cs_device_addr_name(dev, n->guest, guest, sizeof(guest));
-	switch (n->edit) {
-	case CS_EDIT_DROP:
-	case CS_EDIT_REPLACE:
-		return snprintf(buf, len, "entry %u's %s at %s", fw->guest_slot, what, guest);
-	case CS_EDIT_PATCH:
-		return snprintf(buf, len, "entry %u's %s in QMD %s", fw->guest_slot, what, guest);
-	case CS_EDIT_SPLIT:
-	case CS_EDIT_MERGE:
-		if (!n->what)
-			return snprintf(buf, len, "entry %u", fw->guest_slot);
-		break;
-	default:
-		break;
-	}
-	return snprintf(buf, len, "entry %u's %s", fw->guest_slot, what);
-}
-
-void cs_forward_note(cs_forward *fw, const cs_forward_note_in *n)
-{
-	cs_device *dev = fw->dev;
-	char text[256];
-	const char *what = n->what ? n->what : cs_forward_edit_name(n->edit);
-	cs_event ev = cs_event_make(CS_EV_HOST_EDIT, CS_STAGE_HOST_FORWARD, CS_UNIT_HOST, fw->c->fe_id);
-	ev.subch = (uint32_t)n->edit;
-	ev.gp_entry = fw->guest_slot;
-	ev.addr = n->guest;
-	ev.aux = n->host;
-	ev.value = n->value;
-	ev.method = n->method;
-	int t = edit_target(dev, fw, n, what, text, sizeof(text));
-	size_t at = t < 0 ? 0 : (size_t)t < sizeof(text) ? (size_t)t : sizeof(text) - 1;
-	ev.target_len = (uint16_t)at;
-	char *rest = text + at;
-	size_t room = sizeof(text) - at;
-	char guest[CS_REGION_NAME_MAX + 32], host[CS_REGION_NAME_MAX + 32];
-	cs_device_addr_name(dev, n->guest, guest, sizeof(guest));
-	cs_device_addr_name(dev, n->host, host, sizeof(host));
-	uint64_t want;
-	switch (n->edit) {
-	case CS_EDIT_RELOCATE:
-		if (cs_device_guest_to_host(dev, n->guest, &want) && !window_alias(dev, n->guest, n->host)) {
-			ev.cause = CS_CAUSE_FORWARD_MISRELOCATED;
-			snprintf(rest, room, " at guest %s was relocated to %s, but the host's view "
-				 "holds it at 0x%llx", guest, host, (unsigned long long)want);
-		} else {
-			snprintf(rest, room, ": guest %s -> host %s", guest, host);
-		}
-		break;
-	case CS_EDIT_DROP:
-		snprintf(rest, room, ": dropped");
-		break;
-	case CS_EDIT_INSERT:
-		snprintf(rest, room, ": %llu dword%s inserted at host %s", (unsigned long long)n->value,
-			 n->value == 1 ? "" : "s", host);
-		break;
-	case CS_EDIT_REPLACE:
-		snprintf(rest, room, ": data replaced by 0x%llx", (unsigned long long)n->value);
-		break;
-	case CS_EDIT_PATCH:
-		snprintf(rest, room, " = 0x%llx", (unsigned long long)n->value);
-		break;
-	case CS_EDIT_COPY:
-		snprintf(rest, room, ": %s (%llu bytes) rewritten into host memory at %s", guest,
-			 (unsigned long long)n->value, host);
-		break;
-	case CS_EDIT_SPLIT:
-		snprintf(rest, room, ": split into %llu host entr%s", (unsigned long long)n->value,
-			 n->value == 1 ? "y" : "ies");
-		break;
-	case CS_EDIT_MERGE:
-		snprintf(rest, room, ": %llu guest entr%s merged at host %s",
-			 (unsigned long long)n->value, n->value == 1 ? "y" : "ies", host);
-		break;
-	default:
-		snprintf(rest, room, " (%llu)", (unsigned long long)n->value);
-		break;
-	}
-	ev.detail = text;
-	store_event(dev, &ev);
-	fw->edits++;
-}
-
-/* Hand the guest's new entries [submitted_put, guest_put) to the hook and put
- * what it submits in their place on the ring; *edits counts its notes. */
-static bool forward_entries(cs_device *dev, dev_channel *c, uint32_t *edits, cs_diag *d)
-{
-	uint32_t mask = c->entries - 1u;
-	uint32_t n = (c->guest_put - c->submitted_put) & mask;
-	cs_fe_channel_info info;
-	if (!cs_fe_channel_info_get(dev->fe, c->fe_id, &info)) {
-		cs_diag_set(d, CS_ERR_INTERNAL, "the front end lost channel '%s'", c->name);
-		return false;
-	}
-	/* the ring holds entries - 1; the front end still owns [GP_GET, submitted) */
-	uint32_t room = mask - ((c->submitted_put - info.gp_get) & mask);
-	uint32_t *in = malloc(((size_t)n + 1) * 8);
-	uint32_t *out = malloc(((size_t)room + 1) * 8);
-	if (!in || !out) {
-		free(in);
-		free(out);
-		cs_diag_set(d, CS_ERR_NOMEM, "out of memory forwarding %u entries", n);
-		return false;
-	}
-	for (uint32_t k = 0; k < n; k++)
-		cs_mem_read(dev->mem, c->ring_va + (uint64_t)((c->submitted_put + k) & mask) * 8u,
-			    &in[2 * k], 8, NULL);
-	cs_forward fw = { .dev = dev, .c = c, .out = out, .room = room };
-	bool ok = true;
-	for (uint32_t k = 0; k < n && ok; k++) {
-		fw.guest_slot = (c->submitted_put + k) & mask;
-		fw.remaining = n - 1 - k;
-		ok = dev->forward(dev->forward_ctx, &fw, in[2 * k], in[2 * k + 1], d);
-	}
-	if (ok) {
-		for (uint32_t k = 0; k < fw.nout; k++)
-			cs_mem_write(dev->mem,
-				     c->ring_va + (uint64_t)((c->submitted_put + k) & mask) * 8u,
-				     &out[2 * k], 8, NULL);
-		c->guest_put = (c->submitted_put + fw.nout) & mask;
-		*edits = fw.edits;
-	}
-	free(in);
-	free(out);
-	return ok;
 }
 
 /* Stage 2 and 3 of one doorbell: the guest's GP_PUT (guest_put, entries up to
@@ -1043,7 +694,10 @@ static bool ring_doorbell(cs_device *dev, dev_channel *c, uint32_t guest_put, bo
 	store_event(dev, &ev);
 
 	uint32_t edits = 0;
-	if (dev->forward && !forward_entries(dev, c, &edits, d))
+	forward_ring ring = { .name = c->name, .fe_id = c->fe_id, .ring_va = c->ring_va,
+			      .entries = c->entries, .from = c->submitted_put, .to = c->guest_put };
+	if (dev->forward &&
+	    !forward_entries(dev, dev->forward, dev->forward_ctx, &ring, &c->guest_put, &edits, d))
 		return false;
 	uint32_t put = c->guest_put;
 	if ((write_put || dev->forward) &&
@@ -1052,20 +706,7 @@ static bool ring_doorbell(cs_device *dev, dev_channel *c, uint32_t guest_put, bo
 		return false;
 	}
 	c->submitted_put = put;
-
-	char text[128];
-	ev = cs_event_make(CS_EV_HOST_FORWARD, CS_STAGE_HOST_FORWARD, CS_UNIT_HOST, c->fe_id);
-	ev.value = (put - old) & mask;
-	ev.aux = CS_HOST_FORWARD_RING;
-	if (dev->forward) {
-		snprintf(text, sizeof(text), "forwarded %u guest entr%s as %llu host entr%s, %u edit%s",
-			 guest_entries, guest_entries == 1 ? "y" : "ies", (unsigned long long)ev.value,
-			 ev.value == 1 ? "y" : "ies", edits, edits == 1 ? "" : "s");
-		ev.detail = text;
-	} else {
-		ev.detail = "identity (no rewrite)";
-	}
-	store_event(dev, &ev);
+	forward_record(dev, c->fe_id, guest_entries, (put - old) & mask, dev->forward != NULL, edits);
 
 	cs_fe_doorbell(dev->fe, c->fe_id);
 	return true;
@@ -1145,11 +786,13 @@ static bool all_stuck(const cs_device *dev)
 static void record_deadlocks(cs_device *dev)
 {
 	/* Nothing happened since the last report: the same deadlock, not a new one. */
-	if (dev->deadlock_recorded && dev->last_deadlock_mark == dev->nevents)
+	if (dev->deadlock_recorded && dev->deadlock_nevents == dev->trace.nevents &&
+	    dev->deadlock_dropped == dev->trace.dropped)
 		return;
 	cs_fe_report_deadlocks(dev->fe);
 	dev->deadlock_recorded = true;
-	dev->last_deadlock_mark = dev->nevents;
+	dev->deadlock_nevents = dev->trace.nevents;
+	dev->deadlock_dropped = dev->trace.dropped;
 }
 
 const char *cs_wait_cmp_symbol(cs_wait_cmp cmp)

@@ -365,7 +365,7 @@ static cs_status cmd_stages(rs_session *s, const char *args, FILE *out, cs_diag 
 	return CS_OK;
 }
 
-/* The same break line as `chainsim run` (sim/report_text.c), then the
+/* The same break line as `chainsim run` (sim/report/text.c), then the
  * evidence of the stage it names. */
 static cs_status cmd_why(rs_session *s, const char *args, FILE *out, cs_diag *d)
 {

@@ -68,10 +68,13 @@ prepare() { # DIR
 	echo "device-check: $(wc -l <"$dir/list") captures in $dir"
 }
 
-build_hw() { # OUT: chainsim-hw from hw/ and the libc-only codec, with cc alone
+build_hw() { # OUT: chainsim-hw from hw/, the libc-only codec and base/ (the files
+	# of base_lib, base/meson.build: not json.c, which needs jansson), with cc alone
 	local out=$1
 	${CC:-cc} -std=c17 -O2 -D_GNU_SOURCE -Wall -Iinclude -Ihw -static -o "$out" \
-		hw/main.c hw/cli.c hw/replay.c hw/rm_nv.c hw/sys_linux.c sim/capture.c sim/results.c base/*.c
+		hw/main.c hw/cli.c hw/replay.c hw/rm_nv.c hw/sys_linux.c \
+		sim/capture/codec.c sim/capture/results.c \
+		base/diag.c base/arch.c base/stage.c base/trace.c base/cause.c base/classdesc.c base/file.c
 }
 
 if [ "${1:-}" = "--prepare" ]; then

@@ -2,8 +2,9 @@
 /* Captures: one self-contained submission as a binary image (docs/capture.md):
  * arch and classes, memory regions with bytes, GPFIFO entries per channel,
  * submissions and waits in order, and the addresses to read back. The codec
- * (sim/capture.c) is libc only, so chainsim-hw carries it to a GPU machine;
- * export from a scenario and replay on the simulator are sim/capture_sim.c. */
+ * (sim/capture/codec.c) is libc only, so chainsim-hw carries it to a GPU
+ * machine; export from a scenario and replay on the simulator are
+ * sim/capture/simulator.c. */
 #ifndef CHAINSIM_CAPTURE_H
 #define CHAINSIM_CAPTURE_H
 
@@ -123,7 +124,7 @@ CS_API const uint8_t *cs_capture_writer_finish(cs_capture_writer *w, size_t *len
 CS_API const char *cs_capture_rec_name(cs_capture_rec t);
 CS_API const char *cs_capture_rb_kind_name(cs_capture_rb_kind k);
 
-/* ---- on the simulator (sim/capture_sim.c, libchainsim) ------------------- */
+/* ---- on the simulator (sim/capture/simulator.c, libchainsim) ------------- */
 
 struct cs_device;
 struct cs_scenario;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* A simulated device: memory, trace store, virtual clock, and the front end,
- * engines and executor wired through their ports (sim/device.c). Everything
- * hangs off this object; two devices in one process do not interfere. */
+/* A simulated device: memory, trace store (sim/trace_store.c), virtual clock,
+ * and the front end, engines and executor wired through their ports
+ * (sim/device.c), with the forwarding hook (sim/forward.c). Everything hangs
+ * off this object; two devices in one process do not interfere. */
 #ifndef CHAINSIM_DEVICE_H
 #define CHAINSIM_DEVICE_H
 
@@ -212,7 +213,7 @@ CS_API bool cs_device_guest_to_host(const cs_device *dev, uint64_t guest, uint64
 CS_API bool cs_device_host_alloc(cs_device *dev, const char *name, uint64_t size, uint64_t *va,
 				 cs_diag *d);
 
-/* ---- the forwarding hook (stage 3) -----------------------------------------
+/* ---- the forwarding hook (stage 3, sim/forward.c) -------------------------
  * Between guest-submit and fe-fetch: on cs_device_submit the hook sees each
  * GPFIFO entry the guest submitted, with the guest's memory, and hands the
  * host's entries to cs_forward_submit (none, one or several per guest entry).

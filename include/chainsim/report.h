@@ -143,14 +143,14 @@ CS_API const char *cs_report_result(const cs_report *r, const cs_report_meta *me
  * without, 0 complete, 1 broken, 3 not observable; 2 on bad input. */
 CS_API int cs_report_exit_status(const cs_report *r, const cs_report_meta *meta);
 
-/* The text table of docs/chain.md (sim/report_text.c). */
+/* The text table of docs/chain.md (sim/report/text.c). */
 CS_API void cs_report_print_text(const cs_report *r, const cs_report_meta *meta, FILE *out);
-/* The --json object, pretty printed, NUL-terminated, malloc'd (sim/report_json.c);
+/* The --json object, pretty printed, NUL-terminated, malloc'd (sim/report/json.c);
  * docs/json.md describes it. r and dev may be NULL when the input failed before
  * a run (meta->error set): the object then carries the error and nulls. */
 CS_API char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_meta *meta);
 /* Chrome/Perfetto trace-event JSON of the device's records: one track per
- * channel and engine, virtual time as ts (sim/perfetto.c). malloc'd. */
+ * channel and engine, virtual time as ts (sim/report/perfetto.c). malloc'd. */
 CS_API char *cs_trace_perfetto_json(const cs_device *dev);
 CS_API bool cs_trace_perfetto_write(const cs_device *dev, const char *path, cs_diag *d);
 

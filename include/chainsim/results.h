@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Results files: the observables one replay of a capture produced, on the
  * simulator or on a GPU (docs/capture.md, "Results"). A text format, one
- * record a line; the codec (sim/results.c) is libc only, for chainsim-hw. */
+ * record a line; the codec (sim/capture/results.c) is libc only, for chainsim-hw. */
 #ifndef CHAINSIM_RESULTS_H
 #define CHAINSIM_RESULTS_H
 

@@ -55,7 +55,7 @@ CS_API const cs_expect_outcome *cs_scenario_expect(const cs_scenario *s, size_t 
  * Callbacks the executor makes as the scenario acts on the device, each
  * before the device sees the action (ran: after a submit or wait let the
  * device run). Any may be NULL. The memory side is not reported write by
- * write: a watcher compares memory at these points (sim/capture_sim.c). */
+ * write: a watcher compares memory at these points (sim/capture/simulator.c). */
 typedef struct cs_scenario_tap {
 	void *ctx;
 	void (*channel)(void *ctx, const char *name, uint32_t id);

@@ -13,7 +13,7 @@
 #include "chainsim/gr.h"
 #include "chainsim/report.h"
 #include "chainsim/rewrite.h"
-#include "../report_fit.h"
+#include "../report/fit.h"
 #include "scn.h"
 
 #define DEV(x) ((cs_device *)(x)->host)

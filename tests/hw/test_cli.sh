@@ -175,6 +175,8 @@ check_devcheck() {
 	expect_err "nothing ran" "device-check: says nothing ran"
 	grep -q agree "$tmp/out" && fail "device-check printed a table without a device"
 	[ -x "$tmp/dc/chainsim-hw" ] || fail "device-check did not build chainsim-hw with cc"
+	grep -q "no cc build here" "$tmp/err" &&
+		fail "device-check's cc build failed here (it took the prepared copy)"
 	[ -x "$tmp/dc/chainsim-hw.prebuilt" ] || fail "device-check --prepare did not copy chainsim-hw"
 	# the rehearsal: the same table through the fake RM, which says it is one
 	CHAINSIM=$cs CHAINSIM_HW_REHEARSAL=$fake expect_rc 0 "device-check rehearsal" \

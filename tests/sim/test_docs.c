@@ -716,6 +716,45 @@ Test(docs, every_function_is_called)
 	g_string_free(all, TRUE);
 }
 
+/* sim/ in rooms (docs/architecture.md): each part the device wires is
+ * defined in its own place, so sim/device.c is the board and nothing else. */
+static void expect_in_rooms(const char *child, const char *text, void *ctx)
+{
+	static const struct { const char *prefix, *room; } rooms[] = {
+		{ "cs_report_print_text", "sim/report/" }, { "cs_report_json", "sim/report/" },
+		{ "cs_report_fit", "sim/report/" },        { "cs_trace_perfetto_", "sim/report/" },
+		{ "cs_capture_", "sim/capture/" },         { "cs_results_", "sim/capture/" },
+		{ "trace_store_", "sim/trace_store.c" },   { "cs_forward_", "sim/forward.c" },
+		{ "forward_", "sim/forward.c" },
+	};
+	unsigned *found = ctx;
+	if (!strcmp(child, "sim/device.c"))
+		cr_expect(!strstr(text, "arena_chunk") && !strstr(text, "struct cs_forward {"),
+			  "sim/device.c holds the trace store's arena or the forwarding's state");
+	char **lines = g_strsplit(text, "\n", -1);
+	for (unsigned l = 0; lines[l]; l++) {
+		char *fn = defined_function(lines, l);
+		for (size_t r = 0; fn && r < sizeof(rooms) / sizeof(rooms[0]); r++) {
+			if (!g_str_has_prefix(fn, rooms[r].prefix))
+				continue;
+			cr_expect(g_str_has_prefix(child, rooms[r].room), "%s defines %s, which is %s's",
+				  child, fn, rooms[r].room);
+			(*found)++;
+		}
+		g_free(fn);
+	}
+	g_strfreev(lines);
+}
+
+Test(docs, sim_is_in_rooms_and_the_device_only_wires)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	unsigned files = 0, found = 0;
+	for_each_source(root, "sim", false, expect_in_rooms, &found, &files);
+	cr_expect_gt(files, 30, "only %u files of sim/ read", files);
+	cr_expect_gt(found, 30, "only %u functions of the rooms found", found);
+}
+
 /* docs/architecture.md's rules hold: no runtime assert (the one abort is the
  * stream REPL's coroutine with nowhere to return to), and command lines go
  * through getopt_long, not GLib's option parser. */

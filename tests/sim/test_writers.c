@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The report writers (sim/report_json.c, sim/report_text.c, sim/perfetto.c):
+/* The report writers (sim/report/json.c, sim/report/text.c, sim/report/perfetto.c):
  * the JSON's schema 1 (docs/json.md: every field present, null when empty, an
  * object for input errors too), no text cut mid-word, addresses named by the
  * scenario's names, and the Perfetto trace's slices, method names, flows,

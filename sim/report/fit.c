@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A text cut by its fixed-size buffer, ended at a word boundary. */
-#include "report_fit.h"
+#include "fit.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "report_fit.h"
+#include "fit.h"
 
 /* Under stage 3: the forwarding layer's first edits, then how many more. */
 static void print_edits(const cs_report *r, FILE *out)

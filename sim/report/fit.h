@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What the report writers share (sim/report_fit.c): a fixed-size text that
+/* What the report writers share (sim/report/fit.c): a fixed-size text that
  * filled its buffer shown without a word cut in half. Private to sim/. */
 #ifndef CHAINSIM_SIM_REPORT_FIT_H
 #define CHAINSIM_SIM_REPORT_FIT_H

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_fit.h"
+#include "fit.h"
 
 enum { JSON_SCHEMA_VERSION = 1 };
 
