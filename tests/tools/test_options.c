@@ -295,6 +295,35 @@ Test(exec_options, a_case_run_line_wins_over_the_command_line)
 	g_free(src);
 }
 
+/* The README's table of the executor options has a line for every row, and
+ * docs/conform.md, which says what `# run:` takes, names every row. */
+Test(exec_options, the_documents_name_every_row)
+{
+	char *readme_path = cli_source_path("README.md"), *conform_path = cli_source_path("docs/conform.md");
+	gchar *readme = NULL, *conform = NULL;
+	cr_assert(g_file_get_contents(readme_path, &readme, NULL, NULL));
+	cr_assert(g_file_get_contents(conform_path, &conform, NULL, NULL));
+	const char *table = strstr(readme, "### Executor options\n");
+	cr_assert(table, "README.md has no section Executor options");
+	const char *end = strstr(table + 1, "\n#");
+	char *section = g_strndup(table, end ? (size_t)(end - table) : strlen(table));
+	for (size_t i = 0; i < CS_EXEC_COUNT; i++) {
+		char *line = g_strdup_printf("\n| `--%s", cs_exec_options[i].name);
+		char *named = g_strdup_printf("`--%s", cs_exec_options[i].name);
+		cr_expect(strstr(section, line), "README.md's executor options lack --%s",
+			  cs_exec_options[i].name);
+		cr_expect(strstr(conform, named), "docs/conform.md does not name --%s",
+			  cs_exec_options[i].name);
+		g_free(line);
+		g_free(named);
+	}
+	g_free(section);
+	g_free(readme);
+	g_free(conform);
+	g_free(readme_path);
+	g_free(conform_path);
+}
+
 /* The .c and .h files under dir of the source tree (not below it), each read
  * whole and handed to fn with its path. */
 static unsigned for_each_source_in(const char *dir, void (*fn)(const char *, const char *, void *),
