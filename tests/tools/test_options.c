@@ -145,6 +145,8 @@ Test(run, standard_input_keeps_the_caps_and_locates_errors)
 
 /* ---- the executor's options: one table, every command that runs a scenario ---- */
 
+static char *export_capture(void);
+
 /* A row as a word: --NAME, or --NAME=value for a row that takes one. */
 static char *exec_word(const cs_exec_option *row, const char *value)
 {
@@ -256,6 +258,26 @@ Test(exec_options, each_command_runs_its_scenarios_with_them)
 			  "repl %s: %s", opt, r.out);
 		cli_result_free(&r);
 	}
+	/* a replay takes only the rows whose where names a capture */
+	char *cap = export_capture();
+	for (size_t i = 0; i < CS_EXEC_COUNT; i++) {
+		const cs_exec_option *row = &cs_exec_options[i];
+		char *word = exec_word(row, row->example);
+		if (row->where & CS_EXEC_CAPTURE) {
+			cli_result r = cli_run(NULL, ARGS("run", word, cap));
+			cr_expect_eq(r.status, 0, "run %s CAPTURE: %s", word, r.err);
+			cli_result_free(&r);
+		} else {
+			char *want = g_strdup_printf("--%s is for a scenario, not a capture", row->name);
+			expect_fails(cli_run(NULL, ARGS("run", word, cap)), 2, want);
+			expect_fails(cli_run(NULL, ARGS("diff", "--hw-results=x.results", word, cap)), 2,
+				     want);
+			g_free(want);
+		}
+		g_free(word);
+	}
+	g_unlink(cap);
+	g_free(cap);
 	cli_result r = cli_run(NULL, ARGS("battery", "--only=VADD", "--budget-instructions=1"));
 	cr_expect_eq(r.status, 1, "%s", r.out);
 	cr_expect(strstr(r.out, "VADD n=32768 bad=32768"), "%s", r.out);
