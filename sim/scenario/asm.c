@@ -934,6 +934,8 @@ static bool asm_launch(scn_exec *x, const scn_dir *push, const scn_pline *pl)
 		return false;
 	if (pl->cooperative && x->cooperative && !x->cooperative(x->host, qmd_va, ws_va, &dd))
 		return scn_fail_with(x, pl->loc, "cooperative launch", &dd);
+	if (pl->cooperative && x->tap && x->tap->cooperative)
+		x->tap->cooperative(x->tap->ctx, qmd_va, ws_va);
 	char detail[256];
 	snprintf(detail, sizeof(detail), "QMD %s for launch '%s' of %s (%s path, pushbuffer '%s')",
 		 q.layout->name, pl->launch_name, k->name, pl->inline_path ? "inline" : "PCAS",
