@@ -282,6 +282,19 @@ static bool channel_known(reader *r, uint64_t off, uint32_t ch)
 	return true;
 }
 
+static bool read_cooperative(reader *r, cs_capture_item *it, const uint8_t *p, uint64_t poff)
+{
+	it->va = get64(p);
+	it->value = get64(p + 8);
+	if (it->va & 0xff || !region_of(r, it->va, 1))
+		return BAD(r, poff, "cooperative launch's QMD at 0x%llx: expected a 256-byte aligned "
+			   "address inside one region", (unsigned long long)it->va);
+	if (it->value & 3 || !region_of(r, it->value, COOPERATIVE_WORKSPACE))
+		return BAD(r, poff + 8, "grid workspace at 0x%llx: expected %d bytes, 4-byte aligned, "
+			   "inside one region", (unsigned long long)it->value, COOPERATIVE_WORKSPACE);
+	return true;
+}
+
 static bool read_record(reader *r, cs_capture_item *it, const uint8_t *p, uint32_t len, uint64_t off)
 {
 	cs_capture *c = r->c;
@@ -428,16 +441,7 @@ static bool read_record(reader *r, cs_capture_item *it, const uint8_t *p, uint32
 		r->readbacks++;
 		return get_name(r, p + 16, poff + 16, true, it->name);
 	case CS_CAP_COOPERATIVE:
-		it->va = get64(p);
-		it->value = get64(p + 8);
-		if (it->va & 0xff || !region_of(r, it->va, 1))
-			return BAD(r, poff, "cooperative launch's QMD at 0x%llx: expected a 256-byte "
-				   "aligned address inside one region", (unsigned long long)it->va);
-		if (it->value & 3 || !region_of(r, it->value, COOPERATIVE_WORKSPACE))
-			return BAD(r, poff + 8, "grid workspace at 0x%llx: expected %d bytes, 4-byte "
-				   "aligned, inside one region", (unsigned long long)it->value,
-				   COOPERATIVE_WORKSPACE);
-		return true;
+		return read_cooperative(r, it, p, poff);
 	default:
 		return BAD(r, off, "record type %u unknown", it->type);
 	}
