@@ -4,11 +4,14 @@
  * line, or the figure means nothing.
  *
  * The large corpus (tests/conformance, tests/outside and the fixture kernels'
- * battery scenarios, whose serial run takes over a second) measures the
- * speed-up: its longest case, which no number of jobs divides, bounds it, and
- * the bench prints that bound. The battery scenarios carry no expect line, so
- * the bench runs copies of them with `expect complete` and one host thread
- * (`# run: --threads=1`: a --jobs 1 case may otherwise take both cores).
+ * battery scenarios on each generation their fatbins carry code for: sm_80,
+ * sm_90 and sm_100, fixtures/kernels/build.sh) measures the speed-up; its
+ * serial run takes over a second. Its longest case, which no number of jobs
+ * divides, bounds it, and the bench prints that bound. The battery scenarios
+ * name `arch hopper` and carry no expect line, so the bench runs copies of
+ * them with the arch line rewritten (as `chainsim battery --arch` does),
+ * `expect complete` and one host thread (`# run: --threads=1`: a --jobs 1
+ * case may otherwise take both cores).
  *
  * The small corpus (tests/conformance and tests/outside, tens of
  * milliseconds) measures the runner's efficiency: one --jobs 2 run against
@@ -32,6 +35,8 @@ enum { ROUNDS = 5, MAX_PATHS = 8 };
 
 static const char *const small[] = { "tests/conformance", "tests/outside", NULL };
 static const char *const battery[] = { "vadd", "matmul", "ffn4", "attention", NULL };
+/* the generations of sm_80, sm_90 and sm_100, whose code each fatbin carries */
+static const char *const battery_arch[] = { "ampere", "hopper", "blackwell", NULL };
 
 /* One run; its SUMMARY line into summary (g_free), its longest case's seconds
  * into *longest (when not NULL), and its wall time. */
@@ -67,8 +72,17 @@ static double run_conform(const char *jobs, const char *const *paths, char **sum
 	return s;
 }
 
-/* Copies of the battery scenarios in dir, each a conform case: the module
- * path made absolute, one host thread, `expect complete`. */
+static void write_or_exit(const char *path, const char *text)
+{
+	if (!g_file_set_contents(path, text, -1, NULL)) {
+		fprintf(stderr, "bench_conform: cannot write %s\n", path);
+		exit(1);
+	}
+}
+
+/* Copies of the battery scenarios in dir, NAME-ARCH.chain, each a conform
+ * case: on each arch of battery_arch, the module path made absolute, one host
+ * thread, `expect complete`. */
 static void write_battery_cases(const char *dir)
 {
 	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
@@ -83,14 +97,22 @@ static void write_battery_cases(const char *dir)
 		}
 		char **parts = g_strsplit(text, "../kernels/out/", -1);
 		char *body = g_strjoinv(kernels, parts);
-		char *out = g_strdup_printf("# run: --threads=1\n%s\nexpect complete\n", body);
-		char *dst = g_build_filename(dir, name, NULL);
-		if (!g_file_set_contents(dst, out, -1, NULL)) {
-			fprintf(stderr, "bench_conform: cannot write %s\n", dst);
+		char **halves = g_strsplit(body, "\narch hopper\n", -1);
+		if (g_strv_length(halves) != 2) {
+			fprintf(stderr, "bench_conform: %s has no one line 'arch hopper'\n", src);
 			exit(1);
 		}
-		g_free(dst);
-		g_free(out);
+		for (size_t a = 0; battery_arch[a]; a++) {
+			char *out = g_strdup_printf("# run: --threads=1\n%s\narch %s\n%s\nexpect "
+						    "complete\n", halves[0], battery_arch[a],
+						    halves[1]);
+			char *file = g_strdup_printf("%s/%s-%s.chain", dir, battery[i],
+						     battery_arch[a]);
+			write_or_exit(file, out);
+			g_free(file);
+			g_free(out);
+		}
+		g_strfreev(halves);
 		g_free(body);
 		g_strfreev(parts);
 		g_free(text);
@@ -194,7 +216,7 @@ int main(void)
 		return 1;
 	}
 	write_battery_cases(dir);
-	const char *const large[] = { dir, small[0], small[1], NULL }; /* longest first */
+	const char *const large[] = { dir, small[0], small[1], NULL };
 	double serial, jobs2, longest = 0;
 	serial_and_jobs2(large, &serial, &jobs2, &longest);
 	printf("# large corpus: longest case %.2f s; with it the most two jobs can give is "
@@ -218,11 +240,13 @@ int main(void)
 	printf("BENCH name=conform.small.jobs2 value=%.3f unit=s "
 	       "baseline=conform.small.two_serial_at_once ratio=%.2f\n",
 	       small_jobs2, both / (2 * small_jobs2));
-	for (size_t i = 0; battery[i]; i++) {
-		char *name = g_strdup_printf("%s/%s.chain", dir, battery[i]);
-		g_unlink(name);
-		g_free(name);
-	}
+	for (size_t i = 0; battery[i]; i++)
+		for (size_t a = 0; battery_arch[a]; a++) {
+			char *name = g_strdup_printf("%s/%s-%s.chain", dir, battery[i],
+						     battery_arch[a]);
+			g_unlink(name);
+			g_free(name);
+		}
 	g_rmdir(dir);
 	g_free(dir);
 	return 0;
