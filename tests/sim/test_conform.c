@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* `chainsim conform`: parallel child processes (a crash or a hang costs one
  * case), fixed order, --filter, --shard (explicit and auto), JSON and JUnit,
- * `# run:` options, `conform merge` refusals, and never green on nothing.
+ * `# run:` options, --costs (the order taken, the report kept, a bad file
+ * refused), `conform merge` refusals, and never green on nothing.
  * Runs the built binary on the corpus; the crashing and the hanging case
  * come from the runner's test-only hooks --test-inject-crash/--test-inject-hang
  * (the child raises SIGSEGV, or pauses forever, before running the case). */
