@@ -61,6 +61,10 @@ static void conform_usage(FILE *out)
 		"                        stable hash of the case path; auto reads CHAINSIM_SHARD\n"
 		"                        (K/N), SLURM_ARRAY_TASK_ID/_COUNT or\n"
 		"                        JOB_COMPLETION_INDEX with CHAINSIM_SHARD_COUNT\n"
+		"  --costs F             take the cases in the order of their times in F, the\n"
+		"                        longest first (cases F does not name before them), and\n"
+		"                        write this run's times back into F; a missing F names\n"
+		"                        none. Reports keep path order\n"
 		"  --json F              write the results, with time and peak memory per case\n"
 		"  --junit F             write JUnit XML\n"
 		"  --allow-unavailable   unavailable cases do not fail the run\n"
@@ -89,6 +93,7 @@ typedef struct conform_opts {
 	const char *filter;
 	unsigned shard_index, shard_count;
 	const char *json_out, *junit_out;
+	const char *costs; /* the case times to order by and to write back */
 	bool allow_unavailable, allow_unobservable, progress;
 	bool isolate; /* a fresh worker process for every case */
 	/* Test-only (tests/sim/test_conform.c): a case whose path contains the
@@ -427,7 +432,8 @@ typedef struct worker_slot {
 } worker_slot;
 
 typedef struct shared_work {
-	_Atomic uint32_t next; /* the next case to take; past the last: none left */
+	_Atomic uint32_t next; /* the next place in order to take; past the last: none left */
+	const uint32_t *order; /* the cases in the order to take them (set before the fork) */
 	worker_slot slot[];
 } shared_work;
 
@@ -488,9 +494,10 @@ static _Noreturn void worker_main(const conform_opts *co, const conform_case *ca
 	}
 	peak_rss peak = peak_rss_open();
 	for (;;) {
-		uint32_t idx = atomic_fetch_add(&sh->next, 1);
-		if (idx >= n)
+		uint32_t place = atomic_fetch_add(&sh->next, 1);
+		if (place >= n)
 			_exit(0);
+		uint32_t idx = sh->order[place];
 		uint64_t t0 = now_ns();
 		atomic_store(&me->started_ns, t0);
 		atomic_store(&me->current, idx);
@@ -674,7 +681,8 @@ static void progress(const conform_case *cases, size_t n, size_t done, double t0
 	fflush(stderr);
 }
 
-static bool run_all(const conform_opts *co, conform_case *cases, size_t n)
+/* Runs the n cases, taken in order (indices into cases). */
+static bool run_all(const conform_opts *co, conform_case *cases, size_t n, const uint32_t *order)
 {
 	size_t nw = co->jobs < n ? co->jobs : n;
 	worker *w = calloc(nw, sizeof(*w));
@@ -690,6 +698,7 @@ static bool run_all(const conform_opts *co, conform_case *cases, size_t n)
 		return false;
 	}
 	atomic_store(&sh->next, 0);
+	sh->order = order;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
 	sigaction(SIGPIPE, &ign, &old_pipe);
 	size_t done = 0, printed = 0;
@@ -767,7 +776,7 @@ static bool run_all(const conform_opts *co, conform_case *cases, size_t n)
 
 /* ---- the command -------------------------------------------------------- */
 
-enum { OPT_BACKEND = 0x200, OPT_TIMEOUT, OPT_FILTER, OPT_SHARD, OPT_JSON, OPT_JUNIT,
+enum { OPT_BACKEND = 0x200, OPT_TIMEOUT, OPT_FILTER, OPT_SHARD, OPT_COSTS, OPT_JSON, OPT_JUNIT,
        OPT_ALLOW_UNAVAILABLE, OPT_ALLOW_UNOBSERVABLE, OPT_NO_PROGRESS, OPT_ISOLATE, OPT_INJECT_CRASH, OPT_INJECT_HANG };
 
 static const struct option conform_options[] = {
@@ -778,6 +787,7 @@ static const struct option conform_options[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "shard", required_argument, NULL, OPT_SHARD },
+	{ "costs", required_argument, NULL, OPT_COSTS },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "junit", required_argument, NULL, OPT_JUNIT },
 	{ "allow-unavailable", no_argument, NULL, OPT_ALLOW_UNAVAILABLE },
@@ -880,6 +890,9 @@ static int parse_args(int argc, char **argv, conform_opts *co, bool *shard_is_au
 				return CS_EXIT_INPUT;
 			}
 			break;
+		case OPT_COSTS:
+			co->costs = optarg;
+			break;
 		case OPT_JSON:
 			co->json_out = optarg;
 			break;
@@ -976,6 +989,29 @@ static bool collect_cases(const conform_opts *co, char **paths, size_t n, GPtrAr
 	return true;
 }
 
+/* Runs the n cases, in the order of the --costs file when one is given (read
+ * into *costs, NULL without one); -1 when they ran, else the exit status
+ * after saying why. */
+static int ordered_run(const conform_opts *co, conform_case *cases, size_t n,
+		       conform_costs **costs)
+{
+	char err[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 8];
+	if (co->costs && !conform_costs_read(co->costs, costs, err, sizeof(err))) {
+		fprintf(stderr, "chainsim conform: --costs %s\n", err);
+		return CS_EXIT_INPUT;
+	}
+	uint32_t *order = calloc(n, sizeof(*order));
+	if (!order)
+		return CS_EXIT_INTERNAL;
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	if (*costs)
+		conform_costs_order(*costs, cases, n, order);
+	bool ran = run_all(co, cases, n, order);
+	free(order);
+	return ran ? -1 : CS_EXIT_INTERNAL;
+}
+
 /* Runs this shard's slice of the cases in all, prints the summary, writes
  * the result files; the exit status. */
 static int run_selected(const conform_opts *co, GPtrArray *all)
@@ -993,13 +1029,16 @@ static int run_selected(const conform_opts *co, GPtrArray *all)
 		free(cases);
 		return CS_EXIT_INPUT;
 	}
-	if (!run_all(co, cases, n)) {
+	conform_costs *costs = NULL;
+	int rc = ordered_run(co, cases, n, &costs);
+	if (rc >= 0) {
+		conform_costs_free(costs);
 		free(cases);
-		return CS_EXIT_INTERNAL;
+		return rc;
 	}
 	conform_summary sum = conform_summarize(cases, n);
 	conform_print_summary(stdout, &sum);
-	int rc = conform_exit_status(&sum, co->allow_unavailable, co->allow_unobservable);
+	rc = conform_exit_status(&sum, co->allow_unavailable, co->allow_unobservable);
 	conform_meta meta = { .backend = co->backend, .shard_index = co->shard_index,
 			      .shard_count = co->shard_count, .filter = co->filter,
 			      .selection = (char *const *)all->pdata, .nselection = all->len,
@@ -1014,6 +1053,11 @@ static int run_selected(const conform_opts *co, GPtrArray *all)
 		fprintf(stderr, "chainsim conform: --junit %s: %s\n", co->junit_out, err);
 		rc = CS_EXIT_INTERNAL;
 	}
+	if (costs && !conform_costs_write(co->costs, costs, cases, n, err, sizeof(err))) {
+		fprintf(stderr, "chainsim conform: --costs %s: %s\n", co->costs, err);
+		rc = CS_EXIT_INTERNAL;
+	}
+	conform_costs_free(costs);
 	free(cases);
 	return rc;
 }

@@ -59,6 +59,11 @@ void conform_print_summary(FILE *out, const conform_summary *s);
 int conform_exit_status(const conform_summary *s, bool allow_unavailable,
 			bool allow_unobservable);
 
+/* Writes text to path through path.tmp and a rename, so that a crash
+ * mid-write leaves no file a merge could take for a finished shard. False
+ * with errno-style text in err. */
+bool conform_write_atomically(const char *path, const char *text, char *err, size_t errlen);
+
 /* Both write to PATH.tmp and rename, so a reader never sees half a file.
  * False with errno-style text in err. */
 bool conform_write_json(const char *path, const conform_meta *m, const conform_case *cases,
@@ -73,5 +78,22 @@ typedef struct conform_merge_opts {
 	bool allow_unavailable, allow_unobservable;
 } conform_merge_opts;
 int conform_merge(const conform_merge_opts *o, char *const *files, size_t nfiles);
+
+/* --costs FILE: each case's seconds, by path, from the runs that wrote it. */
+typedef struct conform_costs conform_costs;
+/* Reads path into *out (free it with conform_costs_free, also after a
+ * failure); a path that does not exist holds no cost. False with the reason,
+ * located (FILE:LINE), in err. */
+bool conform_costs_read(const char *path, conform_costs **out, char *err, size_t errlen);
+/* The order to take the n cases in, into order[n] (indices into cases): the
+ * cases without a cost first, then the longest first; ties in the cases'
+ * order. */
+void conform_costs_order(const conform_costs *c, const conform_case *cases, size_t n,
+			 uint32_t *order);
+/* The costs of c, each case of this run given its seconds, written to path
+ * (through path.tmp); the standard input's case is left out. */
+bool conform_costs_write(const char *path, const conform_costs *c, const conform_case *cases,
+			 size_t n, char *err, size_t errlen);
+void conform_costs_free(conform_costs *c);
 
 #endif

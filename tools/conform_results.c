@@ -77,9 +77,7 @@ int conform_exit_status(const conform_summary *s, bool allow_unavailable,
 	return CS_EXIT_OK;
 }
 
-/* Writes text to path through path.tmp, so that a crash mid-write leaves no
- * file a merge could take for a finished shard. */
-static bool write_atomically(const char *path, const char *text, char *err, size_t errlen)
+bool conform_write_atomically(const char *path, const char *text, char *err, size_t errlen)
 {
 	char *tmp = g_strdup_printf("%s.tmp", path);
 	GError *ge = NULL;
@@ -173,7 +171,7 @@ bool conform_write_json(const char *path, const conform_meta *m, const conform_c
 		snprintf(err, errlen, "out of memory");
 		return false;
 	}
-	bool ok = write_atomically(path, text, err, errlen);
+	bool ok = conform_write_atomically(path, text, err, errlen);
 	free(text);
 	return ok;
 }
@@ -245,7 +243,7 @@ bool conform_write_junit(const char *path, const conform_case *cases, size_t n, 
 		g_string_append(x, "\"/>\n    </testcase>\n");
 	}
 	g_string_append(x, "  </testsuite>\n</testsuites>\n");
-	bool ok = write_atomically(path, x->str, err, errlen);
+	bool ok = conform_write_atomically(path, x->str, err, errlen);
 	g_string_free(x, TRUE);
 	return ok;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* `chainsim conform`: parallel child processes (a crash or a hang costs one
  * case), fixed order, --filter, --shard (explicit and auto), JSON and JUnit,
- * `# run:` options, `conform merge` refusals, and never green on nothing.
+ * `# run:` options, --costs (the order taken, the report kept, a bad file
+ * refused), `conform merge` refusals, and never green on nothing.
  * Runs the built binary on the corpus; the crashing and the hanging case
  * come from the runner's test-only hooks --test-inject-crash/--test-inject-hang
  * (the child raises SIGSEGV, or pauses forever, before running the case). */
@@ -643,4 +644,237 @@ Test(conform, an_unobservable_case_fails_the_run_unless_allowed)
 	g_free(xml);
 	g_free(jt);
 	g_free(xt);
+}
+
+/* ---- --costs FILE ------------------------------------------------------ */
+
+#define COSTS_HEADER "chainsim-conform-costs-1\n"
+
+static void write_text(const char *path, const char *text, size_t len)
+{
+	cr_assert(g_file_set_contents(path, text, (gssize)len, NULL), "%s", path);
+}
+
+/* Cases without a cost first, then the longest first, ties in path order. */
+Test(conform, the_costs_order_takes_unknown_cases_first_then_the_longest)
+{
+	char *file = tmp_path("order.costs");
+	const char *text = COSTS_HEADER "0.5 p1\n2 p3\n0.5 p4\n9 elsewhere\n";
+	write_text(file, text, strlen(text));
+	conform_costs *c = NULL;
+	char err[256] = "";
+	cr_assert(conform_costs_read(file, &c, err, sizeof(err)), "%s", err);
+	conform_case cases[5] = { { .path = "p0" }, { .path = "p1" }, { .path = "p2" },
+				  { .path = "p3" }, { .path = "p4" } };
+	uint32_t order[5];
+	conform_costs_order(c, cases, 5, order);
+	const uint32_t want[5] = { 0, 2, 3, 1, 4 };
+	for (size_t i = 0; i < 5; i++)
+		cr_expect_eq(order[i], want[i], "place %zu: case %u, not %u", i, order[i], want[i]);
+	conform_costs_free(c);
+	g_unlink(file);
+	g_free(file);
+}
+
+/* Lines of the runner's stdout, each with the seconds since the start when it
+ * came, through a pipe (a line is written when its case is settled). */
+static size_t timed_lines(const char *args, char lines[][512], double *at, size_t max)
+{
+	char *cmd = g_strdup_printf("cd %s && %s/tools/chainsim conform --no-progress %s",
+				    getenv("CHAINSIM_SOURCE_ROOT"), getenv("CHAINSIM_BUILD_ROOT"),
+				    args);
+	gint64 t0 = g_get_monotonic_time();
+	FILE *p = popen(cmd, "r");
+	cr_assert(p, "%s", cmd);
+	size_t n = 0;
+	while (n < max && fgets(lines[n], 512, p))
+		at[n++] = (double)(g_get_monotonic_time() - t0) / 1e6;
+	pclose(p);
+	g_free(cmd);
+	return n;
+}
+
+/* --jobs 1, a case that hangs until --timeout and one that passes at once:
+ * the costs file names the hanging one the longest, so it is taken first and
+ * the other is settled only after the timeout; the report stays in path
+ * order, and the file is written back with this run's times. */
+Test(conform, the_costs_file_takes_the_longest_case_first_and_keeps_path_order)
+{
+	char *dir = sibling_dir(), *rel = g_path_get_basename(dir);
+	char *host = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "tests", "conformance",
+				      "host-only.chain", NULL);
+	gchar *text = NULL;
+	gsize len = 0;
+	cr_assert(g_file_get_contents(host, &text, &len, NULL));
+	char *a = g_strdup_printf("%s/a.chain", dir), *z = g_strdup_printf("%s/z.chain", dir);
+	write_text(a, text, len);
+	write_text(z, text, len);
+	char *costs = tmp_path("hang.costs");
+	char *ctext = g_strdup_printf(COSTS_HEADER "0.000001 tests/%s/a.chain\n"
+				      "9 tests/%s/z.chain\n", rel, rel);
+	write_text(costs, ctext, strlen(ctext));
+	char *args = g_strdup_printf("--jobs 1 --timeout 2 --test-inject-hang z.chain --costs %s "
+				     "tests/%s", costs, rel);
+	char lines[4][512];
+	double at[4];
+	size_t n = timed_lines(args, lines, at, 4);
+	cr_assert_eq(n, 3, "%zu lines", n);
+	char *pass = g_strdup_printf("PASS    tests/%s/a.chain (", rel);
+	char *hung = g_strdup_printf("TIMEOUT tests/%s/z.chain: timed out", rel);
+	cr_expect(g_str_has_prefix(lines[0], pass), "%s", lines[0]);
+	cr_expect(g_str_has_prefix(lines[1], hung), "%s", lines[1]);
+	cr_expect(at[0] >= 2.0, "a.chain was settled %.2f s in: before z.chain's timeout, so it "
+		  "was taken first", at[0]);
+	gchar *back = NULL;
+	cr_assert(g_file_get_contents(costs, &back, NULL, NULL));
+	char *as = g_strdup_printf(" tests/%s/a.chain\n", rel);
+	char *zs = g_strdup_printf(" tests/%s/z.chain\n", rel), *zl = strstr(back, zs);
+	cr_expect(g_str_has_prefix(back, COSTS_HEADER), "%s", back);
+	cr_expect(strstr(back, as), "%s", back);
+	cr_assert(zl, "%s", back);
+	while (zl > back && zl[-1] != '\n')
+		zl--;
+	cr_expect(strtod(zl, NULL) >= 2.0, "z.chain's time written back: %s", back);
+	g_unlink(a);
+	g_unlink(z);
+	g_rmdir(dir);
+	g_unlink(costs);
+	g_free(as);
+	g_free(zs);
+	g_free(back);
+	g_free(pass);
+	g_free(hung);
+	g_free(args);
+	g_free(ctext);
+	g_free(costs);
+	g_free(a);
+	g_free(z);
+	g_free(text);
+	g_free(host);
+	g_free(rel);
+	g_free(dir);
+}
+
+/* The report's lines, times aside, are those of a run without --costs, even
+ * with the cases taken in the reverse of path order. */
+Test(conform, the_report_is_in_path_order_whatever_the_costs)
+{
+	test_cli_out plain = conform(NULL, (const char *const[]){ "--jobs", "2",
+								  "tests/conformance", NULL });
+	cr_assert_eq(plain.status, 0, "%s", plain.out);
+	GString *rev = g_string_new(COSTS_HEADER);
+	double s = 1;
+	for (char *l = plain.out; (l = strstr(l, "tests/conformance/")); s += 1) {
+		char *end = strstr(l, ".chain");
+		g_string_append_printf(rev, "%.0f %.*s\n", s, (int)(end + 6 - l), l);
+		l = end;
+	}
+	char *costs = tmp_path("reverse.costs");
+	write_text(costs, rev->str, rev->len);
+	test_cli_out o = conform(NULL, (const char *const[]){ "--jobs", "2", "--costs", costs,
+							      "tests/conformance", NULL });
+	cr_expect_eq(o.status, 0, "%s%s", o.out, o.err);
+	char *ta = without_times(plain.out), *tb = without_times(o.out);
+	cr_expect_str_eq(tb, ta, "the report depends on --costs");
+	g_free(ta);
+	g_free(tb);
+	test_cli_free(&o);
+	test_cli_free(&plain);
+	g_unlink(costs);
+	g_free(costs);
+	g_string_free(rev, TRUE);
+}
+
+/* A run names only its own cases: the others keep their costs, and a file that
+ * does not exist is made. */
+Test(conform, the_costs_file_is_written_back_keeping_the_cases_not_run)
+{
+	char *costs = tmp_path("back.costs");
+	g_unlink(costs);
+	test_cli_out o = conform(NULL, (const char *const[]){ "--costs", costs,
+							      "tests/conformance/host-only.chain",
+							      NULL });
+	cr_expect_eq(o.status, 0, "%s%s", o.out, o.err);
+	test_cli_free(&o);
+	gchar *back = NULL;
+	cr_assert(g_file_get_contents(costs, &back, NULL, NULL), "a missing file is made");
+	GRegex *re = g_regex_new("^" COSTS_HEADER "[0-9]+\\.[0-9]{6} "
+				 "tests/conformance/host-only.chain\n$", 0, 0, NULL);
+	cr_expect(g_regex_match(re, back, 0, NULL), "%s", back);
+	g_free(back);
+	const char *old = COSTS_HEADER "3 tests/conformance/host-only.chain\n"
+				       "7.5 other-shard/x.chain\n";
+	write_text(costs, old, strlen(old));
+	o = conform(NULL, (const char *const[]){ "--costs", costs,
+						 "tests/conformance/host-only.chain", NULL });
+	cr_expect_eq(o.status, 0, "%s%s", o.out, o.err);
+	cr_assert(g_file_get_contents(costs, &back, NULL, NULL));
+	g_regex_unref(re);
+	re = g_regex_new("^" COSTS_HEADER "7\\.500000 other-shard/x.chain\n"
+			 "0\\.[0-9]{6} tests/conformance/host-only.chain\n$", 0, 0, NULL);
+	cr_expect(g_regex_match(re, back, 0, NULL), "%s", back);
+	g_regex_unref(re);
+	g_free(back);
+	test_cli_free(&o);
+	g_unlink(costs);
+	g_free(costs);
+}
+
+/* A costs file that is not one is refused before any case runs, naming its
+ * line, and is left as it was; one past the 16 MiB cap, or not a regular
+ * file, is refused unread. */
+Test(conform, a_malformed_costs_file_is_refused_with_its_line_and_kept)
+{
+	static const struct {
+		const char *text;
+		size_t len; /* 0: strlen */
+		const char *why;
+	} bad[] = {
+		{ "", 0, ":1: not a costs file" },
+		{ "chainsim-conform-costs-2\n0.5 a\n", 0, ":1: not a costs file" },
+		{ COSTS_HEADER "0.5\n", 0, ":2: '0.5' is not 'SECONDS PATH'" },
+		{ COSTS_HEADER "0.5 a\n-1 b\n", 0, ":3: '-1 b' is not" },
+		{ COSTS_HEADER "nan a\n", 0, ":2: 'nan a' is not" },
+		{ COSTS_HEADER "0x10 a\n", 0, ":2: '0x10 a' is not" },
+		{ COSTS_HEADER "1e999 a\n", 0, ":2: '1e999 a' is not" },
+		{ COSTS_HEADER "0.5 a\n0.25 b\n0.1 a\n", 0, ":4: case a named again (first on line 2)" },
+		{ COSTS_HEADER "0.5 a", 0, ":2: the last line has no newline" },
+		{ COSTS_HEADER "0.5 a\n0.5 a\0b\n", sizeof(COSTS_HEADER "0.5 a\n0.5 a\0b\n") - 1,
+		  ":3: a NUL byte" },
+	};
+	char *costs = tmp_path("bad.costs");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t len = bad[i].len ? bad[i].len : strlen(bad[i].text);
+		write_text(costs, bad[i].text, len);
+		test_cli_out o = conform(NULL, (const char *const[]){ "--costs", costs,
+								      "tests/conformance", NULL });
+		char *want = g_strdup_printf("chainsim conform: --costs %s%s", costs, bad[i].why);
+		cr_expect_eq(o.status, 2, "case %zu: %d", i, o.status);
+		cr_expect(strstr(o.err, want), "case %zu: %s", i, o.err);
+		cr_expect_str_eq(o.out, "", "case %zu: a case ran", i);
+		gchar *after = NULL;
+		gsize alen = 0;
+		cr_assert(g_file_get_contents(costs, &after, &alen, NULL));
+		cr_expect(alen == len && !memcmp(after, bad[i].text, len), "case %zu: rewritten", i);
+		g_free(after);
+		g_free(want);
+		test_cli_free(&o);
+	}
+	char *big = g_malloc0((16u << 20) + 1);
+	memcpy(big, COSTS_HEADER, strlen(COSTS_HEADER));
+	write_text(costs, big, (16u << 20) + 1);
+	g_free(big);
+	const char *unread[] = { costs, "/dev/zero", "tests", NULL };
+	const char *why[] = { "above the limit of 16777216", "a character device",
+			      "a folder" };
+	for (size_t i = 0; unread[i]; i++) {
+		test_cli_out o = conform(NULL, (const char *const[]){ "--costs", unread[i],
+								      "tests/conformance", NULL });
+		cr_expect_eq(o.status, 2, "%s: %d", unread[i], o.status);
+		cr_expect(strstr(o.err, why[i]), "%s: %s", unread[i], o.err);
+		cr_expect_str_eq(o.out, "", "%s: a case ran", unread[i]);
+		test_cli_free(&o);
+	}
+	g_unlink(costs);
+	g_free(costs);
 }
