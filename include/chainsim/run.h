@@ -2,7 +2,7 @@
 /* One run of a scenario on a fresh simulated device with the executor's
  * options (sim/run.c): the device made and set up, the scenario executed, the
  * chain judged as asked. The commands and the reducer run scenarios through
- * it; the options are chainsim run's (docs/chain.md, "Executor options"). */
+ * it; the options are chainsim run's (README.md, "Executor options"). */
 #ifndef CHAINSIM_RUN_H
 #define CHAINSIM_RUN_H
 
