@@ -1183,37 +1183,40 @@ bool scn_expect_mem(scn_exec *x, const scn_dir *dir, cs_expect_outcome *o)
 
 /* ---- driving ---------------------------------------------------------------- */
 
+/* Directives whose effect comes later (the arch is read at the start,
+ * expectations are evaluated at the end). */
+static bool takes_effect_elsewhere(scn_exec *x, const scn_dir *dir)
+{
+	(void)x;
+	(void)dir;
+	return true;
+}
+
+/* The directives that place memory, by kind; the rest are the host's. */
+static bool (*const memory_directive[])(scn_exec *x, const scn_dir *dir) = {
+	[SCN_D_ARCH] = takes_effect_elsewhere,
+	[SCN_D_EXPECT_MEM] = takes_effect_elsewhere,
+	[SCN_D_EXPECT_STAGE] = takes_effect_elsewhere,
+	[SCN_D_EXPECT_BREAK] = takes_effect_elsewhere,
+	[SCN_D_EXPECT_COMPLETE] = takes_effect_elsewhere,
+	[SCN_D_EXPECT_CAUSE] = takes_effect_elsewhere,
+	[SCN_D_ALLOC] = do_alloc,
+	[SCN_D_DATA] = do_data,
+	[SCN_D_FILL] = do_fill,
+	[SCN_D_LOAD] = do_load,
+	[SCN_D_MODULE] = do_module,
+	[SCN_D_QMD] = do_qmd,
+	[SCN_D_PUSH] = do_push,
+	[SCN_D_RANDOM] = do_random,
+};
+
 bool scn_exec_memory(scn_exec *x, const scn_dir *dir, bool *handled)
 {
-	*handled = true;
-	switch (dir->kind) {
-	case SCN_D_ARCH:
-	case SCN_D_EXPECT_MEM:
-	case SCN_D_EXPECT_STAGE:
-	case SCN_D_EXPECT_BREAK:
-	case SCN_D_EXPECT_COMPLETE:
-	case SCN_D_EXPECT_CAUSE:
-		return true; /* expectations are evaluated at the end */
-	case SCN_D_ALLOC:
-		return do_alloc(x, dir);
-	case SCN_D_DATA:
-		return do_data(x, dir);
-	case SCN_D_FILL:
-		return do_fill(x, dir);
-	case SCN_D_LOAD:
-		return do_load(x, dir);
-	case SCN_D_MODULE:
-		return do_module(x, dir);
-	case SCN_D_QMD:
-		return do_qmd(x, dir);
-	case SCN_D_PUSH:
-		return do_push(x, dir);
-	case SCN_D_RANDOM:
-		return do_random(x, dir);
-	default:
-		*handled = false;
-		return true;
-	}
+	size_t kind = (size_t)dir->kind;
+	bool (*run)(scn_exec *, const scn_dir *) =
+		kind < sizeof(memory_directive) / sizeof(memory_directive[0]) ? memory_directive[kind] : NULL;
+	*handled = run != NULL;
+	return run ? run(x, dir) : true;
 }
 
 void scn_exec_begin(scn_exec *x, cs_scenario *s, const cs_arch_info *ai, cs_mem *mem, cs_diag *d)
