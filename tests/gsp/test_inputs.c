@@ -142,6 +142,8 @@ Test(gsp_inputs, memory_maps)
 	map_fails("[a]\nbase=0xfffffffffffff000\nsize=0x2000\nkind=ram\n", "wraps", 1);
 	map_fails("[a]\nbase=0x1000\nsize=0x1000\nkind=mmio\n", "needs a model", 1);
 	map_fails("[a]\nbase=0x1000\nsize=0x1000\nkind=mmio\nmodel=uart\n", "model 'uart'", 5);
+	/* "none" is what a region without a model key has; it is not written */
+	map_fails("[a]\nbase=0x1000\nsize=0x1000\nkind=rom\nmodel=none\n", "model 'none'", 5);
 	map_fails("[a]\nbase=0x1000\nsize=0x1000\nkind=ram\ncolour=red\n", "unknown key 'colour'", 5);
 	map_fails("this is not a key file\n", "not a key file", 0);
 	map_fails("# only a comment\n", "no regions", 1);
