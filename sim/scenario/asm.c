@@ -305,25 +305,27 @@ static bool fail_leaves(scn_exec *x, scn_loc at, uint64_t va, uint64_t len, uint
 			   (unsigned long long)room, (unsigned long long)(va + room));
 }
 
-/* A data / expect mem line of n values of sz bytes each fits from va, or fails
- * at the first value that leaves. */
-static bool values_fit(scn_exec *x, const scn_dir *dir, uint64_t va, unsigned sz)
+/* Where a data / expect mem line's values go: its address *va and each
+ * value's size *sz; fails when the address does not evaluate or at the first
+ * value that leaves the allocation. */
+static bool values_place(scn_exec *x, const scn_dir *dir, uint64_t *va, unsigned *sz)
 {
-	uint64_t room, len = (uint64_t)dir->nvals * sz;
-	if (!target_room(x, dir, va, &room))
+	if (!scn_eval(x, dir->addr, va))
+		return false;
+	*sz = type_bytes[dir->type];
+	uint64_t room, len = (uint64_t)dir->nvals * *sz;
+	if (!target_room(x, dir, *va, &room))
 		return false;
 	if (len <= room)
 		return true;
-	return fail_leaves(x, dir->dvals[room / sz].loc, va, len, room);
+	return fail_leaves(x, dir->dvals[room / *sz].loc, *va, len, room);
 }
 
 static bool do_data(scn_exec *x, const scn_dir *dir)
 {
 	uint64_t va;
-	if (!scn_eval(x, dir->addr, &va))
-		return false;
-	unsigned sz = type_bytes[dir->type];
-	if (!values_fit(x, dir, va, sz))
+	unsigned sz;
+	if (!values_place(x, dir, &va, &sz))
 		return false;
 	uint8_t *buf = g_malloc((size_t)dir->nvals * sz);
 	bool ok = true;
@@ -1116,10 +1118,8 @@ void scn_outcome_init(cs_expect_outcome *o, const scn_dir *dir)
 bool scn_expect_mem(scn_exec *x, const scn_dir *dir, cs_expect_outcome *o)
 {
 	uint64_t va;
-	if (!scn_eval(x, dir->addr, &va))
-		return false;
-	unsigned sz = type_bytes[dir->type];
-	if (!values_fit(x, dir, va, sz))
+	unsigned sz;
+	if (!values_place(x, dir, &va, &sz))
 		return false;
 	if (x->tap && x->tap->expect_mem)
 		x->tap->expect_mem(x->tap->ctx, va, (uint64_t)sz * dir->nvals);
