@@ -12,6 +12,12 @@ char *test_source_path(const char *rel)
 	return g_build_filename(root ? root : ".", rel, NULL);
 }
 
+char *test_source_file(const char *dir, const char *name)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	return g_build_filename(root ? root : ".", dir, name, NULL);
+}
+
 char *test_read_source(const char *rel, size_t *len)
 {
 	char *path = test_source_path(rel), *text = NULL;

@@ -8,19 +8,12 @@
 #include <stdlib.h>
 
 #include "chainsim/gsp.h"
+#include "../common/source.h" /* not gsp/source.h, which test_gdbstub.c also sees */
 
+/* A file of fixtures/firmware/ (g_free it). */
 static inline char *gsp_fixture(const char *name)
 {
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	cr_assert(root, "CHAINSIM_SOURCE_ROOT is not set (run through meson test)");
-	return g_build_filename(root, "fixtures", "firmware", name, NULL);
-}
-
-static inline char *gsp_build_path(const char *rel)
-{
-	const char *root = getenv("CHAINSIM_BUILD_ROOT");
-	cr_assert(root, "CHAINSIM_BUILD_ROOT is not set (run through meson test)");
-	return g_build_filename(root, rel, NULL);
+	return test_source_file("fixtures/firmware", name);
 }
 
 typedef struct gsp_fx {

@@ -19,8 +19,7 @@ static test_cli_out run_cli(const char *const *args)
 static test_cli_out run_script(const char *fw)
 {
 	char *elf = gsp_fixture(fw), *map = gsp_fixture("gsp-fixture.map");
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	char *script = g_build_filename(root, "tests", "gsp", "find-desync.gsp", NULL);
+	char *script = test_source_path("tests/gsp/find-desync.gsp");
 	const char *args[] = { elf, "--map", map, "--script", script, NULL };
 	test_cli_out r = run_cli(args);
 	g_free(elf);
@@ -157,7 +156,7 @@ Test(gsp_cli, help_rpc_lists_the_rpc_names)
 
 Test(gsp_cli, gdb_multiarch_against_the_stub)
 {
-	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *cli = test_build_path("tests/gsp/gsp-cli");
 	char *elf = gsp_fixture("gsp-fixture.elf");
 	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL };
 	GPid pid;
@@ -286,7 +285,7 @@ static char *le64(uint64_t v)
 
 Test(gsp_cli, gdb_stub_interrupt_and_bad_packets)
 {
-	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *cli = test_build_path("tests/gsp/gsp-cli");
 	char *elf = gsp_fixture("gsp-fixture.elf");
 	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL };
 	GPid pid;
@@ -365,7 +364,7 @@ Test(gsp_cli, gdb_stub_interrupt_and_bad_packets)
  * the stub's stderr. */
 static unsigned start_stub(const char *const *extra, GPid *pid, gint *err_fd)
 {
-	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *cli = test_build_path("tests/gsp/gsp-cli");
 	char *elf = gsp_fixture("gsp-fixture.elf");
 	GPtrArray *argv = g_ptr_array_new();
 	const char *head[] = { cli, elf, "--gdb", "127.0.0.1:0" };
@@ -518,7 +517,7 @@ Test(gsp_cli, gdb_beyond_loopback_needs_allow_remote_and_warns, .timeout = 30)
 	cr_expect_eq(r.status, 2);
 	cr_expect(strstr(r.err, "listens beyond loopback: add --gdb-allow-remote"), "%s", r.err);
 	test_cli_free(&r);
-	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *cli = test_build_path("tests/gsp/gsp-cli");
 	char *argv[] = { cli, elf, "--gdb", "0.0.0.0:0", "--gdb-allow-remote", NULL };
 	GPid pid;
 	gint out_fd, err_fd;
@@ -553,7 +552,7 @@ Test(gsp_cli, gdb_beyond_loopback_needs_allow_remote_and_warns, .timeout = 30)
  * gdb-multiarch in batch mode with the -ex commands. */
 static test_cli_out gdb_batch_map(const char *fw, const char *map, const char *const *commands)
 {
-	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *cli = test_build_path("tests/gsp/gsp-cli");
 	char *elf = gsp_fixture(fw);
 	char *map_path = map ? gsp_fixture(map) : NULL;
 	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL, NULL, NULL };
@@ -627,7 +626,7 @@ Test(gsp_cli, gdb_follows_a_u_mode_trap_into_the_handler)
 
 Test(gsp_cli, gdb_stub_answers_without_delay)
 {
-	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *cli = test_build_path("tests/gsp/gsp-cli");
 	char *elf = gsp_fixture("gsp-fixture.elf");
 	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL };
 	GPid pid;
@@ -722,7 +721,7 @@ Test(gsp_cli, nvidia_gsp_firmware_session)
 	if (!fw)
 		return;
 	char *map = gsp_fixture("gsp-ga10x.map");
-	char *script = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "tests", "gsp", "gsp-ga10x.gsp", NULL);
+	char *script = test_source_path("tests/gsp/gsp-ga10x.gsp");
 	const char *args[] = { "--image", fw, "--raw-base", "0", "--map", map, "--mmio-log", "--script", script, NULL };
 	test_cli_out r = run_cli(args);
 	HAS(r, "mmio R riscv-local+0xa00 size 4 = 0x17000000");
@@ -1011,11 +1010,9 @@ Test(gsp_cli, gdb_shows_the_debuggers_own_stops_in_words)
 Test(gsp_cli, source_level_session_through_the_cli)
 {
 	char *elf = gsp_fixture("gsp-fixture.elf"), *map = gsp_fixture("gsp-fixture.map");
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	char *script = g_build_filename(root, "tests", "gsp", "source-tour.gsp", NULL);
-	char *expected_path = g_build_filename(root, "tests", "gsp", "source-tour.expected", NULL);
-	gchar *expected = NULL;
-	cr_assert(g_file_get_contents(expected_path, &expected, NULL, NULL), "cannot read %s", expected_path);
+	char *script = test_source_path("tests/gsp/source-tour.gsp");
+	char *expected = test_read_source("tests/gsp/source-tour.expected", NULL);
+	cr_assert(expected, "cannot read tests/gsp/source-tour.expected");
 	const char *args[] = { elf, "--map", map, "--script", script, NULL };
 	test_cli_out r = run_cli(args);
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -1023,8 +1020,7 @@ Test(gsp_cli, source_level_session_through_the_cli)
 	/* the expression with spaces is pc + 2, as its own line says */
 	HAS(r, "$pc = 0x8000009e (2147483806) <mmio_write32>\n(gsp) print $pc + 2\n$pc + 2 = 0x800000a0 (2147483808)");
 	test_cli_free(&r);
-	g_free(expected);
-	g_free(expected_path);
+	free(expected);
 	g_free(script);
 	g_free(elf);
 	g_free(map);
@@ -1036,13 +1032,11 @@ Test(gsp_cli, source_level_session_through_the_cli)
 Test(gsp_cli, every_command_through_an_interactive_session)
 {
 	char *elf = gsp_fixture("gsp-fixture.elf"), *map = gsp_fixture("gsp-fixture.map");
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	char *script = g_build_filename(root, "tests", "gsp", "command-tour.gsp", NULL);
-	char *out_path = g_build_filename(root, "tests", "gsp", "command-tour.expected", NULL);
-	char *err_path = g_build_filename(root, "tests", "gsp", "command-tour.errors", NULL);
-	gchar *out = NULL, *err = NULL;
-	cr_assert(g_file_get_contents(out_path, &out, NULL, NULL), "cannot read %s", out_path);
-	cr_assert(g_file_get_contents(err_path, &err, NULL, NULL), "cannot read %s", err_path);
+	char *script = test_source_path("tests/gsp/command-tour.gsp");
+	char *out = test_read_source("tests/gsp/command-tour.expected", NULL);
+	char *err = test_read_source("tests/gsp/command-tour.errors", NULL);
+	cr_assert(out, "cannot read tests/gsp/command-tour.expected");
+	cr_assert(err, "cannot read tests/gsp/command-tour.errors");
 	const test_cli_opts opts = { .program = "tests/gsp/gsp-cli", .stdin_path = script };
 	const char *args[] = { elf, "--map", map, NULL };
 	test_cli_out r = test_cli_run_opts(NULL, &opts, NULL, args);
@@ -1050,10 +1044,8 @@ Test(gsp_cli, every_command_through_an_interactive_session)
 	cr_expect_str_eq(r.err, err, "the errors of command-tour.gsp changed:\n%s", r.err);
 	cr_expect_eq(r.status, 1, "a session with failed commands exits 1, got %d", r.status);
 	test_cli_free(&r);
-	g_free(out);
-	g_free(err);
-	g_free(out_path);
-	g_free(err_path);
+	free(out);
+	free(err);
 	g_free(script);
 	g_free(elf);
 	g_free(map);
