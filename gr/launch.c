@@ -99,15 +99,12 @@ static void note_cbank_overhang(cs_gr *gr, const cs_method_call *c, uint32_t id,
 	}
 }
 
-static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, uint64_t qmd_va,
-			     cs_gr_launch_path path, uint32_t action, const char *how,
-			     cs_qmd_info *in, uint32_t *launch_out, cs_diag *why)
+/* Stage 6: the QMD is in memory (or is not); the launch gets its id. */
+static bool install_qmd(cs_gr *gr, const cs_method_call *c, uint64_t qmd_va,
+			const cs_qmd_layout *l, cs_gr_launch_path path, uint32_t action,
+			const char *how, uint32_t *launch_out, cs_diag *why)
 {
 	const cs_mem_port *m = &gr->bus->mem;
-	unsigned major = cs_class_qmd_major(c->cls);
-	const cs_qmd_layout *l = cs_qmd_layout_of(major);
-
-	/* Stage 6: the QMD is in memory (or is not). */
 	if (!m->mapped(m->ctx, qmd_va, l->bytes)) {
 		uint64_t bad = gr_first_unmapped(gr, qmd_va, l->bytes);
 		gr_fault(gr, c, CS_STAGE_QMD_INSTALL, CS_UNIT_COMPUTE, CS_NONE32, bad,
@@ -115,7 +112,7 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 			 "%s names a QMD at 0x%" PRIx64 ", but 0x%" PRIx64
 			 " is not mapped (no QMD is installed there)",
 			 how, qmd_va, bad);
-		return END_STOP;
+		return false;
 	}
 	uint32_t id = gr->next_launch++;
 	if (gr->next_launch == CS_NONE32)
@@ -136,18 +133,26 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 	ev.aux = path;
 	gr_emit(gr, &ev, "%s", how);
 	gr_advance(gr, CS_GR_NS_PER_LAUNCH);
+	return true;
+}
 
-	/* Stage 7: read the QMD now, from memory, whatever was built earlier. */
+/* Stage 7: read the QMD now, from memory, whatever was built earlier, and
+ * accept it (or reject it, and the channel stops). */
+static bool read_qmd(cs_gr *gr, const cs_method_call *c, uint32_t id, uint64_t qmd_va,
+		     unsigned major, const cs_qmd_layout *l, cs_qmd_info *in, cs_diag *why)
+{
+	const cs_mem_port *m = &gr->bus->mem;
 	cs_qmd q;
 	uint64_t fva = qmd_va;
 	if (!cs_qmd_read_mem(&q, major, m, qmd_va, &fva)) {
 		gr_fault(gr, c, CS_STAGE_QMD_READ, CS_UNIT_COMPUTE, id, fva, CS_ACCESS_READ, why,
 			 "reading QMD %s at 0x%" PRIx64 " faulted at 0x%" PRIx64, l->name, qmd_va,
 			 fva);
-		return END_STOP;
+		return false;
 	}
 	cs_qmd_decode(&q, in);
 	char reason[256];
+	cs_event ev;
 	cs_cause refused = cs_qmd_check(in, c->cls, m, reason, sizeof(reason));
 	if (refused != CS_CAUSE_NONE) {
 		gr->counters.qmds_rejected++;
@@ -161,7 +166,7 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 			"the compute engine rejected the QMD at 0x%" PRIx64 " (launch %" PRIu32
 			"): %s",
 			qmd_va, id, reason);
-		return END_STOP;
+		return false;
 	}
 	note_cbank_overhang(gr, c, id, in);
 	ev = gr_event(CS_EV_QMD_READ, CS_STAGE_QMD_READ, CS_UNIT_COMPUTE, c, id);
@@ -174,8 +179,14 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 		l->name, in->grid[0], in->grid[1], in->grid[2], in->block[0], in->block[1],
 		in->block[2], in->shared_bytes, in->regs, in->program, in->cbank_addr[0],
 		in->cbank_size[0]);
+	return true;
+}
 
-	/* Stage 8: the channel's context at dispatch. */
+/* Stage 8: the channel's context at dispatch. */
+static bool load_context(cs_gr *gr, const gr_subch *s, const cs_method_call *c, uint32_t id,
+			 const cs_qmd_info *in, cs_diag *why)
+{
+	cs_event ev;
 	uint64_t local = s->c.local_addr;
 	if (in->local_bytes_per_thread && !s->c.local_set) {
 		ev = gr_event(CS_EV_CTX_BAD, CS_STAGE_CTX_LOAD, CS_UNIT_COMPUTE, c, id);
@@ -189,7 +200,7 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 			"launch %" PRIu32 ": local memory: the QMD asks %" PRIu64 " bytes per "
 			"thread but SET_SHADER_LOCAL_MEMORY_A/B was never set on this channel",
 			id, in->local_bytes_per_thread);
-		return END_STOP;
+		return false;
 	}
 	ev = gr_event(CS_EV_CTX_LOAD, CS_STAGE_CTX_LOAD, CS_UNIT_COMPUTE, c, id);
 	ev.addr = local;
@@ -214,10 +225,50 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 		gr_emit(gr, &ev, "compute object %04X bound on subchannel %" PRIu32
 			", local memory not set (the QMD needs none)%s", c->cls, c->subch, windows);
 	}
+	return true;
+}
 
-	/* Stage 9: dispatch. */
+/* Stage 9: a grid the executor did not run, with its outcome's verdict. */
+static launch_end grid_not_run(cs_gr *gr, const cs_method_call *c, uint32_t id,
+			       const cs_qmd_info *in, const cs_grid_result *r)
+{
+	static const char *const what[] = {
+		[CS_GRID_NO_EXECUTOR] = "no executor",
+		[CS_GRID_UNKNOWN_CODE] = "unknown code",
+		[CS_GRID_ERROR] = "executor error",
+		[CS_GRID_UNSUPPORTED] = "beyond the simulator",
+		[CS_GRID_BUDGET] = "stopped at the executor's budget",
+	};
+	static const cs_cause cause[] = {
+		[CS_GRID_NO_EXECUTOR] = CS_CAUSE_NO_EXECUTOR,
+		[CS_GRID_UNKNOWN_CODE] = CS_CAUSE_CODE_UNKNOWN,
+		[CS_GRID_ERROR] = CS_CAUSE_GRID_NOT_RUN,
+		[CS_GRID_UNSUPPORTED] = CS_CAUSE_CODE_UNSUPPORTED,
+		[CS_GRID_BUDGET] = CS_CAUSE_GRID_BUDGET,
+	};
+	unsigned o = (unsigned)r->outcome;
+	const char *w = o < sizeof(what) / sizeof(what[0]) && what[o] ? what[o] : "unknown outcome";
+	/* The executor's own reason may already open with the verdict. */
+	static const char verdict[] = "dispatched, not executed: ";
+	const char *why_msg = r->diag.msg;
+	if (strncmp(why_msg, verdict, sizeof(verdict) - 1) == 0)
+		why_msg += sizeof(verdict) - 1;
+	gr->counters.grids_not_run++;
+	cs_event ev = gr_event(CS_EV_GRID_NOT_RUN, CS_STAGE_GR_DISPATCH, CS_UNIT_COMPUTE, c, id);
+	ev.addr = in->program;
+	ev.value = o;
+	ev.cause = o < sizeof(cause) / sizeof(cause[0]) && cause[o] ? cause[o] : CS_CAUSE_GRID_NOT_RUN;
+	gr_emit(gr, &ev, "%s%s for code at 0x%" PRIx64 "%s%s", verdict, w, in->program,
+		why_msg[0] ? ": " : "", why_msg);
+	return END_NOT_RUN;
+}
+
+/* Stage 9: dispatch through the executor port. */
+static launch_end dispatch_grid(cs_gr *gr, const gr_subch *s, const cs_method_call *c,
+				uint32_t id, uint64_t qmd_va, const cs_qmd_info *in, cs_diag *why)
+{
 	uint64_t ctas = (uint64_t)in->grid[0] * in->grid[1] * in->grid[2];
-	ev = gr_event(CS_EV_DISPATCH, CS_STAGE_GR_DISPATCH, CS_UNIT_COMPUTE, c, id);
+	cs_event ev = gr_event(CS_EV_DISPATCH, CS_STAGE_GR_DISPATCH, CS_UNIT_COMPUTE, c, id);
 	ev.addr = in->program;
 	ev.value = ctas;
 	ev.aux = (uint64_t)in->block[0] * in->block[1] * in->block[2];
@@ -253,55 +304,33 @@ static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, ui
 		ev.aux = r.thread_instructions;
 		gr_emit(gr, &ev, "%s", r.kernel[0] ? r.kernel : "(kernel name unknown)");
 		gr_advance(gr, cs_gr_grid_ns(r.ctas_executed));
-		break;
+		return END_DONE;
 	case CS_GRID_FAULT:
 		gr->counters.grid_faults++;
 		gr_fault(gr, c, CS_STAGE_GR_DISPATCH, CS_UNIT_SM, id, r.fault_va, (cs_access)0, why,
 			 "launch %" PRIu32 " faulted in the SM at 0x%" PRIx64 ": %s", id, r.fault_va,
 			 r.diag.msg[0] ? r.diag.msg : "(the executor gave no reason)");
 		return END_STOP;
-	case CS_GRID_NO_EXECUTOR:
-	case CS_GRID_UNKNOWN_CODE:
-	case CS_GRID_ERROR:
-	case CS_GRID_UNSUPPORTED:
-	case CS_GRID_BUDGET:
-	default: {
-		static const char *const what[] = {
-			[CS_GRID_NO_EXECUTOR] = "no executor",
-			[CS_GRID_UNKNOWN_CODE] = "unknown code",
-			[CS_GRID_ERROR] = "executor error",
-			[CS_GRID_UNSUPPORTED] = "beyond the simulator",
-			[CS_GRID_BUDGET] = "stopped at the executor's budget",
-		};
-		static const cs_cause cause[] = {
-			[CS_GRID_NO_EXECUTOR] = CS_CAUSE_NO_EXECUTOR,
-			[CS_GRID_UNKNOWN_CODE] = CS_CAUSE_CODE_UNKNOWN,
-			[CS_GRID_ERROR] = CS_CAUSE_GRID_NOT_RUN,
-			[CS_GRID_UNSUPPORTED] = CS_CAUSE_CODE_UNSUPPORTED,
-			[CS_GRID_BUDGET] = CS_CAUSE_GRID_BUDGET,
-		};
-		unsigned o = (unsigned)r.outcome;
-		const char *w = o < sizeof(what) / sizeof(what[0]) && what[o] ? what[o]
-									       : "unknown outcome";
-		/* The executor's own reason may already open with the verdict. */
-		static const char verdict[] = "dispatched, not executed: ";
-		const char *why_msg = r.diag.msg;
-		if (strncmp(why_msg, verdict, sizeof(verdict) - 1) == 0)
-			why_msg += sizeof(verdict) - 1;
-		gr->counters.grids_not_run++;
-		ev = gr_event(CS_EV_GRID_NOT_RUN, CS_STAGE_GR_DISPATCH, CS_UNIT_COMPUTE, c, id);
-		ev.addr = in->program;
-		ev.value = o;
-		ev.cause = o < sizeof(cause) / sizeof(cause[0]) && cause[o] ? cause[o]
-									 : CS_CAUSE_GRID_NOT_RUN;
-		gr_emit(gr, &ev, "%s%s for code at 0x%" PRIx64 "%s%s", verdict, w, in->program,
-			why_msg[0] ? ": " : "", why_msg);
-		return END_NOT_RUN;
+	default:
+		return grid_not_run(gr, c, id, in, &r);
 	}
-	}
+}
 
+static launch_end launch_one(cs_gr *gr, gr_subch *s, const cs_method_call *c, uint64_t qmd_va,
+			     cs_gr_launch_path path, uint32_t action, const char *how,
+			     cs_qmd_info *in, uint32_t *launch_out, cs_diag *why)
+{
+	unsigned major = cs_class_qmd_major(c->cls);
+	const cs_qmd_layout *l = cs_qmd_layout_of(major);
+	if (!install_qmd(gr, c, qmd_va, l, path, action, how, launch_out, why) ||
+	    !read_qmd(gr, c, *launch_out, qmd_va, major, l, in, why) ||
+	    !load_context(gr, s, c, *launch_out, in, why))
+		return END_STOP;
+	launch_end end = dispatch_grid(gr, s, c, *launch_out, qmd_va, in, why);
+	if (end != END_DONE)
+		return end;
 	/* Stage 10: only an executed grid releases. */
-	if (qmd_releases(gr, c, id, in, why) != CS_ENGINE_OK)
+	if (qmd_releases(gr, c, *launch_out, in, why) != CS_ENGINE_OK)
 		return END_STOP;
 	return in->dependent_enable ? END_FOLLOW : END_DONE;
 }

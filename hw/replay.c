@@ -440,12 +440,37 @@ static int run_items(hw_session *s)
 	return finish(s);
 }
 
+/* A GPU gives a cooperative grid its workspace (%envreg1/%envreg2) only
+ * through the driver's cooperative launch, which is not public and which
+ * submitting the capture's ring entries does not make: replayed as a plain
+ * launch, the grid's this_grid().sync() would trap (docs/cooperative.md). */
+static int refuse_cooperative(const cs_capture *c, char *why)
+{
+	for (size_t i = 0; i < c->nitems; i++) {
+		const cs_capture_item *it = &c->items[i];
+		if (it->type != CS_CAP_COOPERATIVE)
+			continue;
+		snprintf(why, CS_HW_WHY_MAX,
+			 "byte 0x%llx: a cooperative launch (QMD 0x%llx) cannot be replayed: a GPU "
+			 "gives its grid the workspace only through the driver's cooperative launch, "
+			 "not through ring entries; nothing ran",
+			 (unsigned long long)it->offset, (unsigned long long)it->va);
+		return CS_HW_EXIT_INPUT;
+	}
+	return 0;
+}
+
 int cs_hw_replay(const cs_capture *c, const cs_hw_rm_ops *ops, void *rm,
 		 const cs_hw_limits *lim, cs_results *res, int *signal_out, char *why)
 {
 	char version[64] = "";
 	why[0] = 0;
 	*signal_out = 0;
+	int refused = refuse_cooperative(c, why);
+	if (refused) {
+		cs_results_init(res, ops->name, version, c->crc, cs_capture_arch_code(c->arch));
+		return refused;
+	}
 	cs_hw_rc rc = ops->open(rm, cs_capture_arch_code(c->arch), version, sizeof(version), why);
 	cs_results_init(res, ops->name, version, c->crc, cs_capture_arch_code(c->arch));
 	if (rc != CS_HW_OK)

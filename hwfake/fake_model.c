@@ -12,6 +12,7 @@
 #include "chainsim/capture.h"
 #include "chainsim/device.h"
 #include "chainsim/ptxrun.h"
+#include "chainsim/run.h"
 
 #include "fake_model.h"
 #include "nv_abi.h"
@@ -73,8 +74,8 @@ static cs_hw_rc fake_open(void *ctx, unsigned arch_code, char *version, size_t v
 			arch = (cs_arch)a;
 	cs_diag d;
 	cs_diag_clear(&d);
-	cs_device_config cfg = { .arch = arch, .no_executor = f->cfg.no_executor };
-	if (arch == CS_ARCH_COUNT || !(f->dev = cs_device_new(&cfg, &d))) {
+	cs_run_opts exec = { .no_exec = f->cfg.no_executor };
+	if (arch == CS_ARCH_COUNT || !(f->dev = cs_run_device(arch, &exec, &d))) {
 		snprintf(why, CS_HW_WHY_MAX, "fake RM: no simulated %u device: %.160s", arch_code, d.msg);
 		return CS_HW_UNAVAILABLE;
 	}

@@ -4,10 +4,9 @@
  * out; it is parsed and run here, on a fresh device, and keeps the property
  * when its overall chain breaks as the goal says. */
 #include "chainsim/reduce.h"
-#include "chainsim/device.h"
 #include "chainsim/ptx.h"
-#include "chainsim/ptxrun.h"
 #include "chainsim/report.h"
+#include "chainsim/run.h"
 #include "chainsim/scenario.h"
 
 #include <glib.h>
@@ -203,31 +202,31 @@ static size_t build_text(reducer *r)
 
 /* ---- one run ------------------------------------------------------------------- */
 
-/* Run text in this process, its kernels within wall_ns (0: the executor's
- * default); the overall chain's break into *stage and *cause. False, with d
- * set, when it does not parse or stops on an error. */
-static bool run_break(const char *text, size_t len, const char *name, const char *base_dir,
+/* Run text in this process with the reduction's executor options, its
+ * kernels within wall_ns (0: the options' budget); the overall chain's break
+ * into *stage and *cause. False, with d set, when it does not parse or stops
+ * on an error. */
+static bool run_break(const char *text, size_t len, const char *name, const cs_reduce_opts *o,
 		      uint64_t wall_ns, cs_stage *stage, cs_cause *cause, cs_diag *d)
 {
-	cs_scenario *s = cs_scenario_parse(text, len, name, base_dir ? base_dir : ".", d);
+	cs_scenario *s = cs_scenario_parse(text, len, name, o->base_dir ? o->base_dir : ".", d);
 	if (!s)
 		return false;
-	cs_device_config cfg = { .arch = cs_scenario_arch(s) };
-	cs_device *dev = cs_device_new(&cfg, d);
-	if (dev && wall_ns)
-		cs_ptx_runtime_set_budget(cs_device_ptx(dev), 0, wall_ns);
-	bool ok = dev && cs_scenario_execute(s, dev, d) && cs_device_trace_ok(dev, d);
-	cs_report *rep = ok ? cs_report_build(dev) : NULL;
-	if (ok && !rep) {
+	cs_run_opts ro = o->run;
+	if (wall_ns)
+		ro.budget_ns = wall_ns;
+	cs_run run;
+	bool ok = cs_run_scenario(s, &ro, CS_RUN_JUDGE_WHOLE, &run, d);
+	if (ok && !run.report) {
 		cs_diag_set(d, CS_ERR_NOMEM, "out of memory judging the chain");
 		ok = false;
 	}
 	if (ok) {
-		*stage = rep->overall.first_break;
-		*cause = rep->overall.first_break == CS_STAGE_NONE ? CS_CAUSE_NONE : rep->overall.cause;
+		const cs_chain *c = &run.report->overall;
+		*stage = c->first_break;
+		*cause = c->first_break == CS_STAGE_NONE ? CS_CAUSE_NONE : c->cause;
 	}
-	cs_report_free(rep);
-	cs_device_free(dev);
+	cs_run_clear(&run);
 	cs_scenario_free(s);
 	return ok;
 }
@@ -251,7 +250,8 @@ static bool candidate_run(reducer *r, bool bounded)
 			r->out_of_time = true;
 			return false;
 		}
-		if ((uint64_t)left_us * 1000 < CS_PTX_WALL_DEFAULT_NS)
+		uint64_t wall = r->o->run.budget_ns ? r->o->run.budget_ns : CS_PTX_WALL_DEFAULT_NS;
+		if ((uint64_t)left_us * 1000 < wall)
 			wall_ns = (uint64_t)left_us * 1000;
 	}
 	size_t kept = build_text(r);
@@ -259,7 +259,7 @@ static bool candidate_run(reducer *r, bool bounded)
 	cs_diag_clear(&d);
 	cs_stage stage = CS_STAGE_NONE;
 	cs_cause cause = CS_CAUSE_NONE;
-	bool ran = run_break(r->buf->str, r->buf->len, r->o->name, r->o->base_dir, wall_ns, &stage,
+	bool ran = run_break(r->buf->str, r->buf->len, r->o->name, r->o, wall_ns, &stage,
 			     &cause, &d);
 	r->runs++;
 	if (r->o->progress)
@@ -513,7 +513,7 @@ bool cs_reduce_scenario(const char *text, size_t len, const cs_reduce_opts *o,
 	/* the input itself must run: a located error, not "does not keep it" */
 	cs_stage stage;
 	cs_cause cause;
-	if (!run_break(text, len, name, o->base_dir, 0, &stage, &cause, d))
+	if (!run_break(text, len, name, o, 0, &stage, &cause, d))
 		return false;
 	/* The property is the input's break: what the goal leaves out of it is kept
 	 * too, unless asked for less, so the reduction cannot slide to another bug. */
@@ -665,8 +665,8 @@ bool cs_reduce_between(const char *good, size_t good_len, const char *good_name,
 	cs_cause gc = CS_CAUSE_NONE, bc = CS_CAUSE_NONE;
 	gint64 start_us = g_get_monotonic_time();
 	out->time_budget_ns = budget_of(o);
-	if (!run_break(good, good_len, good_name, o->base_dir, 0, &gs, &gc, d) ||
-	    !run_break(bad, bad_len, bad_name, o->base_dir, 0, &bs, &bc, d))
+	if (!run_break(good, good_len, good_name, o, 0, &gs, &gc, d) ||
+	    !run_break(bad, bad_len, bad_name, o, 0, &bs, &bc, d))
 		return false;
 	out->goal = (cs_reduce_goal){ .stage = bs, .cause = bc };
 	out->runs = 2;

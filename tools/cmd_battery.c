@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* chainsim battery [--arch A] [--dir DIR] [--only LABEL] [--verbose]
+ * [EXECUTOR OPTIONS]
  * The acceptance battery (tools/battery/): one line per client and a verdict. */
 #include <stdio.h>
 #include <string.h>
@@ -7,11 +8,12 @@
 #include "battery/battery.h"
 #include "cli.h"
 #include "commands.h"
+#include "exec_options.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: chainsim battery [--arch ampere|ada|hopper|blackwell] [--dir DIR]\n"
-		   "                        [--only LABEL] [--verbose]\n"
+		   "                        [--only LABEL] [--verbose] [EXECUTOR OPTIONS]\n"
 		   "Runs the acceptance clients (VADD, MATMUL, ATTN, FFN4) through the whole\n"
 		   "launch chain on the simulator and checks each result against a CPU\n"
 		   "reference. Prints one line per client and STATUS OK or STATUS FAIL.\n"
@@ -21,6 +23,9 @@ static void usage(FILE *f)
 		   "  --only L     run only the client whose label starts with L (e.g. MATMUL)\n"
 		   "  --verbose    tolerances and worst errors on stderr\n"
 		   "  --version    print chainsim's version\n"
+		   "Each client runs with the executor options, as chainsim run takes them:\n");
+	cs_exec_options_help(f);
+	fprintf(f,
 		   "An option's value follows it or an '='. The battery reads no FILE, so no -.\n"
 		   "Exit: 0 all clients passed, 1 a client failed, 2 usage.\n");
 }
@@ -34,6 +39,9 @@ static const struct option battery_options[] = {
 	{ "arch", required_argument, NULL, OPT_ARCH },
 	{ "dir", required_argument, NULL, OPT_DIR },
 	{ "only", required_argument, NULL, OPT_ONLY },
+#define X CS_EXEC_LONG_OPTION
+#include "exec_options.def"
+#undef X
 	{ 0 },
 };
 
@@ -42,6 +50,7 @@ int cs_cmd_battery(int argc, char **argv)
 	cs_battery_opts o = { .arch = CS_ARCH_HOPPER };
 	cs_cli_begin();
 	for (int c; (c = getopt_long(argc, argv, ":hv", battery_options, NULL)) != -1;) {
+		const cs_exec_option *row = cs_exec_option_of(c);
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -65,7 +74,10 @@ int cs_cmd_battery(int argc, char **argv)
 			o.only = optarg;
 			break;
 		default:
-			return cs_cli_bad_option("battery", c, argv, usage);
+			if (!row)
+				return cs_cli_bad_option("battery", c, argv, usage);
+			if (!cs_exec_option_take("battery", row, optarg, &o.exec))
+				return CS_EXIT_INPUT;
 		}
 	}
 	if (optind < argc) {

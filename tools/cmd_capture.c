@@ -12,6 +12,7 @@
 #include "chainsim/file.h"
 #include "chainsim/report.h"
 #include "chainsim/results.h"
+#include "chainsim/run.h"
 
 #include "commands.h"
 
@@ -19,7 +20,7 @@ int cs_cmd_run_capture(const char *path, const uint8_t *bytes, size_t len,
 		       const cs_run_capture_opts *o)
 {
 	const char *file = cs_file_name(path), *results_out = o->results_out;
-	bool json = o->json, no_exec = o->no_exec;
+	bool json = o->json;
 	cs_diag d;
 	cs_diag_clear(&d);
 	char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
@@ -38,8 +39,7 @@ int cs_cmd_run_capture(const char *path, const uint8_t *bytes, size_t len,
 		}
 		return d.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL : CS_EXIT_INPUT;
 	}
-	cs_device_config cfg = { .arch = c->arch, .no_executor = no_exec };
-	cs_device *dev = cs_device_new(&cfg, &d);
+	cs_device *dev = cs_run_device(c->arch, o->exec, &d);
 	cs_results res;
 	cs_results_init(&res, "sim", "-", c->crc, cs_capture_arch_code(c->arch));
 	int rc = CS_EXIT_OK;

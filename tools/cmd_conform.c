@@ -25,13 +25,14 @@
 
 #include "chainsim/device.h"
 #include "chainsim/file.h"
-#include "chainsim/ptxrun.h"
+#include "chainsim/run.h"
 #include "chainsim/report.h"
 #include "chainsim/scenario.h"
 
 #include "cli.h"
 #include "commands.h"
 #include "conform.h"
+#include "exec_options.h"
 
 static void conform_usage(FILE *out)
 {
@@ -42,8 +43,10 @@ static void conform_usage(FILE *out)
 		"\n"
 		"Runs the scenario cases PATH (files, and the .chain files directly in folders),\n"
 		"each judged by its own expect lines, and prints one line per case in path\n"
-		"order and a SUMMARY line. A case file's `# run:` lines give it options\n"
-		"(--no-exec, --trace-methods). A case file without an expect line is refused.\n"
+		"order and a SUMMARY line. The executor options (below, as chainsim run takes\n"
+		"them) apply to every case; a case file's `# run:` lines give it its own, each\n"
+		"--NAME or --NAME=V, over the command line's. A case file without an expect\n"
+		"line is refused.\n"
 		"\n"
 		"  --backend sim|hw      where cases run (default sim; this build has no hw\n"
 		"                        backend, so its cases are unavailable)\n"
@@ -67,6 +70,9 @@ static void conform_usage(FILE *out)
 		"                        run) do not fail the run\n"
 		"  --no-progress         no live progress line (it is shown on a terminal only)\n"
 		"  --version             print chainsim's version\n"
+		"executor options:\n");
+	cs_exec_options_help(out);
+	fprintf(out,
 		"A PATH - is one case read from standard input, and a merge FILE - is one result\n"
 		"file read from it. An option's value follows it or an '='.\n"
 		"\n"
@@ -91,6 +97,7 @@ typedef struct conform_opts {
 	/* the case named -, read from standard input before the workers start */
 	const char *stdin_text;
 	size_t stdin_len;
+	cs_run_opts exec; /* the command line's executor options, for every case */
 } conform_opts;
 
 /* CLOCK_MONOTONIC: the same clock in the runner and in its workers. */
@@ -265,13 +272,9 @@ static bool shard_auto(unsigned *k, unsigned *n, char *why, size_t whylen)
 
 /* ---- one case, in a worker ------------------------------------------ */
 
-typedef struct case_run_opts {
-	bool no_exec, trace_methods;
-	uint64_t threads, budget_instructions, budget_ns; /* 0: the defaults */
-} case_run_opts;
-
-/* The `# run:` lines: options for this case. False with a located reason. */
-static bool read_run_lines(const char *path, const char *text, case_run_opts *o, char *why,
+/* The `# run:` lines: this case's executor options, over the command line's
+ * in *o. False with a located reason. */
+static bool read_run_lines(const char *path, const char *text, cs_run_opts *o, char *why,
 			   size_t whylen)
 {
 	uint32_t line = 1;
@@ -283,26 +286,13 @@ static bool read_run_lines(const char *path, const char *text, case_run_opts *o,
 			char **words = g_strsplit_set(opts, " \t\r", -1);
 			bool ok = true;
 			for (char **w = words; ok && *w; w++) {
-				if (!**w)
+				if (!**w || cs_exec_option_word(*w, o))
 					continue;
-				if (!strcmp(*w, "--no-exec")) {
-					o->no_exec = true;
-				} else if (!strcmp(*w, "--trace-methods")) {
-					o->trace_methods = true;
-				} else if (!strncmp(*w, "--threads=", 10)) {
-					ok = cs_opt_count(*w + 10, 1, CS_PTX_THREADS_MAX, &o->threads);
-				} else if (!strncmp(*w, "--budget-instructions=", 22)) {
-					ok = cs_opt_count(*w + 22, 1, UINT64_MAX, &o->budget_instructions);
-				} else if (!strncmp(*w, "--budget-seconds=", 17)) {
-					ok = cs_opt_seconds(*w + 17, &o->budget_ns);
-				} else {
-					ok = false;
-				}
-				if (!ok)
-					snprintf(why, whylen, "%s:%u: '# run:' option '%s' is not one "
-						 "conform knows (--no-exec, --trace-methods, --threads=N, "
-						 "--budget-instructions=N, --budget-seconds=S) with a "
-						 "valid value", path, line, *w);
+				char known[512];
+				cs_exec_options_list(known, sizeof(known));
+				snprintf(why, whylen, "%s:%u: '# run:' option '%s' is not one conform "
+					 "knows (%s) with a valid value", path, line, *w, known);
+				ok = false;
 			}
 			g_strfreev(words);
 			g_free(opts);
@@ -343,6 +333,14 @@ static int unobserved(const cs_scenario *s, cs_device *dev, char *why, size_t wh
 	return rc;
 }
 
+/* A step of a case that failed with st: unavailable, internal or bad input. */
+static int status_answer(cs_status st)
+{
+	return st == CS_ERR_UNAVAILABLE			       ? CS_EXIT_UNAVAILABLE
+	       : st == CS_ERR_INTERNAL || st == CS_ERR_NOMEM ? CS_EXIT_INTERNAL
+							      : CS_EXIT_INPUT;
+}
+
 /* Runs one case; returns the status the worker answers with (0 pass, 1 an
  * expectation failed, 2 bad input, 3 unavailable, 4 internal, 5 unobservable)
  * and the reason. */
@@ -360,7 +358,7 @@ static int run_case(const char *path, const conform_opts *co, char *why, size_t 
 		return d.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL : CS_EXIT_INPUT;
 	}
 	const char *text = from_stdin ? co->stdin_text : read;
-	case_run_opts ro = { 0 };
+	cs_run_opts ro = co->exec;
 	bool ok = read_run_lines(cs_file_name(path), text, &ro, why, whylen);
 	/* the text read once: its run lines and its scenario are the same version */
 	cs_scenario *s = ok ? cs_scenario_parse(text, len, cs_file_name(path), NULL, &d) : NULL;
@@ -370,37 +368,24 @@ static int run_case(const char *path, const conform_opts *co, char *why, size_t 
 	if (!s) {
 		cs_diag_format(&d, msg, sizeof(msg));
 		g_strlcpy(why, msg, whylen);
-		return d.status == CS_ERR_UNAVAILABLE ? CS_EXIT_UNAVAILABLE
-		       : d.status == CS_ERR_INTERNAL || d.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL
-										  : CS_EXIT_INPUT;
+		return status_answer(d.status);
 	}
 	if (strcmp(co->backend, "sim") != 0) {
 		snprintf(why, whylen, "backend %s is not available in this build", co->backend);
 		cs_scenario_free(s);
 		return CS_EXIT_UNAVAILABLE;
 	}
-	cs_device_config cfg = { .arch = cs_scenario_arch(s),
-				 .trace_level = ro.trace_methods ? CS_TRACE_ALL : CS_TRACE_CHAIN,
-				 .no_executor = ro.no_exec };
-	cs_device *dev = cs_device_new(&cfg, &d);
-	if (!dev) {
-		cs_diag_format(&d, msg, sizeof(msg));
-		g_strlcpy(why, msg, whylen);
-		cs_scenario_free(s);
-		return d.status == CS_ERR_UNAVAILABLE ? CS_EXIT_UNAVAILABLE : CS_EXIT_INTERNAL;
-	}
-	cs_ptx_runtime *rt = cs_device_ptx(dev);
 	/* cases running side by side (--jobs) each take one host thread for CTAs */
-	cs_ptx_runtime_set_threads(rt, ro.threads ? (unsigned)ro.threads : co->jobs > 1 ? 1 : 0);
-	cs_ptx_runtime_set_budget(rt, ro.budget_instructions, ro.budget_ns);
-	cs_diag_clear(&d);
+	if (!ro.threads && co->jobs > 1)
+		ro.threads = 1;
+	cs_run run;
 	int rc = CS_EXIT_OK;
-	if (!cs_scenario_execute(s, dev, &d)) {
+	if (!cs_run_scenario(s, &ro, CS_RUN_JUDGE_NONE, &run, &d)) {
 		cs_diag_format(&d, msg, sizeof(msg));
 		g_strlcpy(why, msg, whylen);
-		rc = d.status == CS_ERR_UNAVAILABLE		     ? CS_EXIT_UNAVAILABLE
-		     : d.status == CS_ERR_INTERNAL || d.status == CS_ERR_NOMEM ? CS_EXIT_INTERNAL
-										: CS_EXIT_INPUT;
+		/* a device that cannot be made is not the case's fault */
+		rc = run.dev || d.status == CS_ERR_UNAVAILABLE ? status_answer(d.status)
+							       : CS_EXIT_INTERNAL;
 	} else if (cs_scenario_expect_count(s) == 0) {
 		/* the outcomes exist only after the run: one per expect line */
 		snprintf(why, whylen, "%s: refused: no expect line (a case states what it expects)",
@@ -417,9 +402,9 @@ static int run_case(const char *path, const conform_opts *co, char *why, size_t 
 			}
 		}
 		if (rc == CS_EXIT_OK)
-			rc = unobserved(s, dev, why, whylen);
+			rc = unobserved(s, run.dev, why, whylen);
 	}
-	cs_device_free(dev);
+	cs_run_clear(&run);
 	cs_scenario_free(s);
 	return rc;
 }
@@ -801,6 +786,9 @@ static const struct option conform_options[] = {
 	{ "isolate", no_argument, NULL, OPT_ISOLATE },
 	{ "test-inject-crash", required_argument, NULL, OPT_INJECT_CRASH },
 	{ "test-inject-hang", required_argument, NULL, OPT_INJECT_HANG },
+#define X CS_EXEC_LONG_OPTION
+#include "exec_options.def"
+#undef X
 	{ 0 },
 };
 
@@ -841,33 +829,25 @@ static int conform_merge_command(int argc, char **argv)
 	return conform_merge(&o, argv + optind, (size_t)(argc - optind));
 }
 
-int cs_cmd_conform(int argc, char **argv)
+/* The command line into *co: -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, conform_opts *co, bool *shard_is_auto)
 {
-	if (argc > 1 && !strcmp(argv[1], "merge"))
-		return conform_merge_command(argc - 1, argv + 1);
-	conform_opts co = { .backend = "sim", .jobs = 1, .timeout_s = 120,
-			    .progress = isatty(STDERR_FILENO) };
-	bool shard_is_auto = false;
-	GPtrArray *args = g_ptr_array_new();
-	char *stdin_case = NULL;
-	int rc = CS_EXIT_INPUT;
 	cs_cli_begin();
 	for (int c; (c = getopt_long(argc, argv, ":hj:", conform_options, NULL)) != -1;) {
+		const cs_exec_option *row = cs_exec_option_of(c);
 		char *end;
 		switch (c) {
 		case 'h':
 			conform_usage(stdout);
-			g_ptr_array_free(args, TRUE);
 			return CS_EXIT_OK;
 		case CS_CLI_VERSION:
-			g_ptr_array_free(args, TRUE);
 			return cs_cli_version();
 		case OPT_BACKEND:
-			co.backend = optarg;
-			if (strcmp(co.backend, "sim") && strcmp(co.backend, "hw")) {
+			co->backend = optarg;
+			if (strcmp(co->backend, "sim") && strcmp(co->backend, "hw")) {
 				fprintf(stderr, "chainsim conform: --backend is sim or hw, not '%s'\n",
-					co.backend);
-				goto out;
+					co->backend);
+				return CS_EXIT_INPUT;
 			}
 			break;
 		case 'j': {
@@ -875,113 +855,107 @@ int cs_cmd_conform(int argc, char **argv)
 			if (*end || j == 0 || j > 1024 || optarg[0] == '-') {
 				fprintf(stderr, "chainsim conform: --jobs takes 1..1024, not '%s'\n",
 					optarg);
-				goto out;
+				return CS_EXIT_INPUT;
 			}
-			co.jobs = (unsigned)j;
+			co->jobs = (unsigned)j;
 			break;
 		}
 		case OPT_TIMEOUT:
-			co.timeout_s = strtod(optarg, &end);
-			if (*end || !(co.timeout_s > 0) || co.timeout_s > 86400) {
+			co->timeout_s = strtod(optarg, &end);
+			if (*end || !(co->timeout_s > 0) || co->timeout_s > 86400) {
 				fprintf(stderr, "chainsim conform: --timeout takes seconds, not '%s'\n",
 					optarg);
-				goto out;
+				return CS_EXIT_INPUT;
 			}
 			break;
 		case OPT_FILTER:
-			co.filter = optarg;
+			co->filter = optarg;
 			break;
 		case OPT_SHARD:
 			if (!strcmp(optarg, "auto")) {
-				shard_is_auto = true;
-			} else if (!parse_shard(optarg, &co.shard_index, &co.shard_count)) {
+				*shard_is_auto = true;
+			} else if (!parse_shard(optarg, &co->shard_index, &co->shard_count)) {
 				fprintf(stderr, "chainsim conform: --shard is K/N with 1 <= K <= N, "
 					"or auto, not '%s'\n", optarg);
-				goto out;
+				return CS_EXIT_INPUT;
 			}
 			break;
 		case OPT_JSON:
-			co.json_out = optarg;
+			co->json_out = optarg;
 			break;
 		case OPT_JUNIT:
-			co.junit_out = optarg;
+			co->junit_out = optarg;
 			break;
 		case OPT_ALLOW_UNAVAILABLE:
-			co.allow_unavailable = true;
+			co->allow_unavailable = true;
 			break;
 		case OPT_ALLOW_UNOBSERVABLE:
-			co.allow_unobservable = true;
+			co->allow_unobservable = true;
 			break;
 		case OPT_NO_PROGRESS:
-			co.progress = false;
+			co->progress = false;
 			break;
 		case OPT_ISOLATE:
-			co.isolate = true;
+			co->isolate = true;
 			break;
 		case OPT_INJECT_CRASH:
-			co.inject_crash = optarg;
+			co->inject_crash = optarg;
 			break;
 		case OPT_INJECT_HANG:
-			co.inject_hang = optarg;
+			co->inject_hang = optarg;
 			break;
 		default:
-			rc = cs_cli_bad_option("conform", c, argv, conform_usage);
-			goto out;
+			if (!row)
+				return cs_cli_bad_option("conform", c, argv, conform_usage);
+			if (!cs_exec_option_take("conform", row, optarg, &co->exec))
+				return CS_EXIT_INPUT;
 		}
 	}
-	for (int i = optind; i < argc; i++)
-		g_ptr_array_add(args, argv[i]);
-	for (guint i = 0; i < args->len; i++) {
-		if (strcmp(args->pdata[i], CS_FILE_STDIN))
+	return -1;
+}
+
+/* The case named - (one at most), read from standard input into *text
+ * before the workers start. False after saying why. */
+static bool read_stdin_case(char **paths, size_t n, conform_opts *co, char **text)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(paths[i], CS_FILE_STDIN))
 			continue;
-		if (stdin_case) {
+		if (*text) {
 			fprintf(stderr, "chainsim conform: standard input (-) holds one case, "
 				"given twice\n");
-			goto out;
+			return false;
 		}
 		cs_diag d;
 		cs_diag_clear(&d);
-		if (!cs_file_read(CS_FILE_STDIN, CS_FILE_MAX_TEXT, "the case", &stdin_case,
-				  &co.stdin_len, &d)) {
+		if (!cs_file_read(CS_FILE_STDIN, CS_FILE_MAX_TEXT, "the case", text, &co->stdin_len,
+				  &d)) {
 			char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 8];
 			cs_diag_format(&d, msg, sizeof(msg));
 			fprintf(stderr, "chainsim conform: %s\n", msg);
-			goto out;
+			return false;
 		}
-		co.stdin_text = stdin_case;
+		co->stdin_text = *text;
 	}
-	if (shard_is_auto) {
-		char why[256];
-		if (!shard_auto(&co.shard_index, &co.shard_count, why, sizeof(why))) {
-			fprintf(stderr, "chainsim conform: --shard auto: %s\n", why);
-			goto out;
-		}
-	}
-	if (!co.shard_count)
-		co.shard_index = co.shard_count = 1;
-	if (!args->len) {
-		fprintf(stderr, "chainsim conform: no case or folder given\n");
-		conform_usage(stderr);
-		goto out;
-	}
-	rc = CS_EXIT_INPUT;
-	GPtrArray *all = g_ptr_array_new(); /* of g_strdup'd paths, freed at done */
-	regex_t re;
-	bool have_re = false;
-	conform_case *cases = NULL;
-	size_t n = 0;
-	for (guint i = 0; i < args->len; i++)
-		if (!add_path(all, args->pdata[i]))
-			goto done;
-	if (co.filter) {
-		int e = regcomp(&re, co.filter, REG_EXTENDED | REG_NOSUB);
+	return true;
+}
+
+/* The cases PATH... name, after --filter, sorted and each once, into all
+ * (g_strdup'd paths). False after saying why. */
+static bool collect_cases(const conform_opts *co, char **paths, size_t n, GPtrArray *all)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!add_path(all, paths[i]))
+			return false;
+	if (co->filter) {
+		regex_t re;
+		int e = regcomp(&re, co->filter, REG_EXTENDED | REG_NOSUB);
 		if (e) {
 			char eb[256];
 			regerror(e, &re, eb, sizeof(eb));
-			fprintf(stderr, "chainsim conform: --filter '%s': %s\n", co.filter, eb);
-			goto done;
+			fprintf(stderr, "chainsim conform: --filter '%s': %s\n", co->filter, eb);
+			return false;
 		}
-		have_re = true;
 		guint w = 0;
 		for (guint r = 0; r < all->len; r++) {
 			if (regexec(&re, all->pdata[r], 0, NULL, 0) == 0)
@@ -990,57 +964,94 @@ int cs_cmd_conform(int argc, char **argv)
 				g_free(all->pdata[r]);
 		}
 		g_ptr_array_set_size(all, w);
+		regfree(&re);
 	}
 	sort_unique(all);
 	if (!all->len) {
 		fprintf(stderr, "chainsim conform: no case selected%s%s%s: nothing to judge\n",
-			co.filter ? " (--filter '" : "", co.filter ? co.filter : "",
-			co.filter ? "')" : "");
-		goto done;
+			co->filter ? " (--filter '" : "", co->filter ? co->filter : "",
+			co->filter ? "')" : "");
+		return false;
 	}
-	cases = calloc(all->len, sizeof(*cases));
-	if (!cases) {
-		rc = CS_EXIT_INTERNAL;
-		goto done;
-	}
+	return true;
+}
+
+/* Runs this shard's slice of the cases in all, prints the summary, writes
+ * the result files; the exit status. */
+static int run_selected(const conform_opts *co, GPtrArray *all)
+{
+	conform_case *cases = calloc(all->len, sizeof(*cases));
+	size_t n = 0;
+	if (!cases)
+		return CS_EXIT_INTERNAL;
 	for (guint i = 0; i < all->len; i++)
-		if (path_hash(all->pdata[i]) % co.shard_count == co.shard_index - 1)
+		if (path_hash(all->pdata[i]) % co->shard_count == co->shard_index - 1)
 			cases[n++].path = all->pdata[i];
 	if (!n) {
 		fprintf(stderr, "chainsim conform: shard %u/%u selects none of the %u cases: "
-			"use fewer shards\n", co.shard_index, co.shard_count, all->len);
-		goto done;
+			"use fewer shards\n", co->shard_index, co->shard_count, all->len);
+		free(cases);
+		return CS_EXIT_INPUT;
 	}
-	if (!run_all(&co, cases, n)) {
-		rc = CS_EXIT_INTERNAL;
-		goto done;
+	if (!run_all(co, cases, n)) {
+		free(cases);
+		return CS_EXIT_INTERNAL;
 	}
 	conform_summary sum = conform_summarize(cases, n);
 	conform_print_summary(stdout, &sum);
-	rc = conform_exit_status(&sum, co.allow_unavailable, co.allow_unobservable);
-	conform_meta meta = { .backend = co.backend, .shard_index = co.shard_index,
-			      .shard_count = co.shard_count, .filter = co.filter,
+	int rc = conform_exit_status(&sum, co->allow_unavailable, co->allow_unobservable);
+	conform_meta meta = { .backend = co->backend, .shard_index = co->shard_index,
+			      .shard_count = co->shard_count, .filter = co->filter,
 			      .selection = (char *const *)all->pdata, .nselection = all->len,
-			      .allow_unavailable = co.allow_unavailable,
-			      .allow_unobservable = co.allow_unobservable };
+			      .allow_unavailable = co->allow_unavailable,
+			      .allow_unobservable = co->allow_unobservable };
 	char err[256];
-	if (co.json_out && !conform_write_json(co.json_out, &meta, cases, n, err, sizeof(err))) {
-		fprintf(stderr, "chainsim conform: --json %s: %s\n", co.json_out, err);
+	if (co->json_out && !conform_write_json(co->json_out, &meta, cases, n, err, sizeof(err))) {
+		fprintf(stderr, "chainsim conform: --json %s: %s\n", co->json_out, err);
 		rc = CS_EXIT_INTERNAL;
 	}
-	if (co.junit_out && !conform_write_junit(co.junit_out, cases, n, err, sizeof(err))) {
-		fprintf(stderr, "chainsim conform: --junit %s: %s\n", co.junit_out, err);
+	if (co->junit_out && !conform_write_junit(co->junit_out, cases, n, err, sizeof(err))) {
+		fprintf(stderr, "chainsim conform: --junit %s: %s\n", co->junit_out, err);
 		rc = CS_EXIT_INTERNAL;
 	}
-done:
-	if (have_re)
-		regfree(&re);
 	free(cases);
+	return rc;
+}
+
+int cs_cmd_conform(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return conform_merge_command(argc - 1, argv + 1);
+	conform_opts co = { .backend = "sim", .jobs = 1, .timeout_s = 120,
+			    .progress = isatty(STDERR_FILENO) };
+	bool shard_is_auto = false;
+	int rc = parse_args(argc, argv, &co, &shard_is_auto);
+	if (rc >= 0)
+		return rc;
+	char **paths = argv + optind;
+	size_t npaths = (size_t)(argc - optind);
+	char *stdin_case = NULL, why[256];
+	rc = CS_EXIT_INPUT;
+	if (!read_stdin_case(paths, npaths, &co, &stdin_case))
+		goto out;
+	if (shard_is_auto && !shard_auto(&co.shard_index, &co.shard_count, why, sizeof(why))) {
+		fprintf(stderr, "chainsim conform: --shard auto: %s\n", why);
+		goto out;
+	}
+	if (!co.shard_count)
+		co.shard_index = co.shard_count = 1;
+	if (!npaths) {
+		fprintf(stderr, "chainsim conform: no case or folder given\n");
+		conform_usage(stderr);
+		goto out;
+	}
+	GPtrArray *all = g_ptr_array_new(); /* of g_strdup'd paths */
+	if (collect_cases(&co, paths, npaths, all))
+		rc = run_selected(&co, all);
 	for (guint i = 0; i < all->len; i++)
 		g_free(all->pdata[i]);
 	g_ptr_array_free(all, TRUE);
 out:
 	free(stdin_case);
-	g_ptr_array_free(args, TRUE);
 	return rc;
 }

@@ -17,18 +17,21 @@
 #include "chainsim/file.h"
 #include "chainsim/report.h"
 #include "chainsim/results.h"
+#include "chainsim/run.h"
 #include "chainsim/scenario.h"
 #include "chainsim/stage.h"
 
 #include "cli.h"
 #include "commands.h"
+#include "exec_options.h"
 
 static void diff_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: chainsim diff [--json] A B\n"
-		"       chainsim diff [--json] [--rewrite-a FILE] [--rewrite-b FILE] SCENARIO\n"
-		"       chainsim diff --hw-results FILE CAPTURE\n"
+		"usage: chainsim diff [--json] [EXECUTOR OPTIONS] A B\n"
+		"       chainsim diff [--json] [--rewrite-a FILE] [--rewrite-b FILE]\n"
+		"                     [EXECUTOR OPTIONS] SCENARIO\n"
+		"       chainsim diff --hw-results FILE [--no-exec] CAPTURE\n"
 		"\n"
 		"With two scenarios, runs both (every method recorded), prints their chains\n"
 		"side by side and the first divergence: the lowest stage whose trace records\n"
@@ -44,11 +47,17 @@ static void diff_usage(FILE *out)
 		"and host semaphores), 9 (the memory the scenario expects), 10 (engine\n"
 		"releases), 11 (waits). Prints one line per stage and the first divergence.\n"
 		"\n"
+		"Both runs take the executor options (below, as chainsim run takes them); the\n"
+		"replay of --hw-results only those chainsim run takes for a capture.\n"
+		"\n"
 		"  --json             two runs of scenarios: print one object instead (docs/json.md)\n"
 		"  --rewrite-a FILE   run A under FILE's rewrite block\n"
 		"  --rewrite-b FILE   run B under FILE's rewrite block\n"
 		"  --hw-results FILE  the results chainsim-hw wrote\n"
 		"  --version          print chainsim's version\n"
+		"executor options:\n");
+	cs_exec_options_help(out);
+	fprintf(out,
 		"One of the files (a scenario, a rewrite, results or a capture) may be -,\n"
 		"standard input; an option's value follows it or an\n"
 		"'='.\n"
@@ -69,15 +78,13 @@ static const char *base_name(const char *path)
 
 typedef struct scenario_run {
 	cs_scenario *scenario;
-	cs_device *dev;
-	cs_report *report;
+	cs_run run;
 	char label[2 * CS_DIAG_FILE_MAX + 16];
 } scenario_run;
 
 static void scenario_run_free(scenario_run *r)
 {
-	cs_report_free(r->report);
-	cs_device_free(r->dev);
+	cs_run_clear(&r->run);
 	cs_scenario_free(r->scenario);
 }
 
@@ -238,7 +245,8 @@ static void unsplice(const splice *sp, cs_diag *d)
 
 /* Run the scenario, under the rewrite file's block when rw is not NULL, with
  * every method recorded, so that a method's data can diverge. */
-static int run_scenario(const file_text *scn, const file_text *rw, scenario_run *r)
+static int run_scenario(const file_text *scn, const file_text *rw, const cs_run_opts *exec,
+			scenario_run *r)
 {
 	char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
 	cs_diag d;
@@ -253,13 +261,11 @@ static int run_scenario(const file_text *scn, const file_text *rw, scenario_run 
 	if (composed)
 		g_string_free(composed, TRUE);
 	if (r->scenario) {
-		cs_device_config cfg = { .arch = cs_scenario_arch(r->scenario),
-					 .trace_level = CS_TRACE_ALL };
-		r->dev = cs_device_new(&cfg, &d);
+		cs_run_opts o = *exec;
+		o.trace_methods = true;
+		cs_run_scenario(r->scenario, &o, CS_RUN_JUDGE_WHOLE, &r->run, &d);
 	}
-	if (r->dev && cs_scenario_execute(r->scenario, r->dev, &d) && cs_device_trace_ok(r->dev, &d))
-		r->report = cs_report_build(r->dev);
-	if (r->report)
+	if (r->run.report)
 		return CS_EXIT_OK;
 	if (d.status == CS_OK) {
 		fprintf(stderr, "chainsim diff: %s: out of memory judging the chain\n", r->label);
@@ -290,7 +296,7 @@ static bool read_text(const char *path, const char *what, file_text *t)
  * sides, each under its rewrite file (rw_a, rw_b), a side without one as the
  * scenario is written. */
 static int diff_scenarios(const char *file_a, const char *file_b, const char *rw_a,
-			  const char *rw_b, bool json)
+			  const char *rw_b, const cs_run_opts *exec, bool json)
 {
 	file_text ta = { 0 }, tb = { 0 }, wa = { 0 }, wb = { 0 };
 	scenario_run ra = { 0 }, rb = { 0 };
@@ -300,12 +306,12 @@ static int diff_scenarios(const char *file_a, const char *file_b, const char *rw
 	    (rw_a && (!read_text(rw_a, "cannot read the rewrite", &wa) || !check_rewrite_file(&wa))) ||
 	    (rw_b && (!read_text(rw_b, "cannot read the rewrite", &wb) || !check_rewrite_file(&wb))))
 		goto out;
-	rc = run_scenario(&ta, rw_a ? &wa : NULL, &ra);
+	rc = run_scenario(&ta, rw_a ? &wa : NULL, exec, &ra);
 	if (rc == CS_EXIT_OK)
-		rc = run_scenario(file_b ? &tb : &ta, rw_b ? &wb : NULL, &rb);
+		rc = run_scenario(file_b ? &tb : &ta, rw_b ? &wb : NULL, exec, &rb);
 	if (rc == CS_EXIT_OK) {
-		cs_diff_run a = { .label = ra.label, .dev = ra.dev, .report = ra.report };
-		cs_diff_run b = { .label = rb.label, .dev = rb.dev, .report = rb.report };
+		cs_diff_run a = { .label = ra.label, .dev = ra.run.dev, .report = ra.run.report };
+		cs_diff_run b = { .label = rb.label, .dev = rb.run.dev, .report = rb.run.report };
 		cs_diff df;
 		cs_diff_runs(&a, &b, &df);
 		if (json) {
@@ -501,7 +507,7 @@ static void compare(const cs_capture *c, const cs_device *dev, const results_ind
 	}
 }
 
-static int diff_hw_results(const char *hwfile, const char *capfile)
+static int diff_hw_results(const char *hwfile, const char *capfile, const cs_run_opts *exec)
 {
 	char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
 	cs_diag d;
@@ -532,8 +538,7 @@ static int diff_hw_results(const char *hwfile, const char *capfile)
 			hw.capture_crc, capname, c->crc);
 		goto out;
 	}
-	cs_device_config cfg = { .arch = c->arch };
-	dev = cs_device_new(&cfg, &d);
+	dev = cs_run_device(c->arch, exec, &d);
 	if (!dev || !cs_capture_replay(c, dev, &sim, &d)) {
 		cs_diag_format(&d, msg, sizeof(msg));
 		fprintf(stderr, "chainsim diff: %s: %s\n", capname, msg);
@@ -586,15 +591,21 @@ static const struct option diff_options[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "rewrite-a", required_argument, NULL, 'a' },
 	{ "rewrite-b", required_argument, NULL, 'b' },
+#define X CS_EXEC_LONG_OPTION
+#include "exec_options.def"
+#undef X
 	{ 0 },
 };
 
 int cs_cmd_diff(int argc, char **argv)
 {
 	const char *hwfile = NULL, *rw_a = NULL, *rw_b = NULL;
+	const char *scenario_option = NULL; /* the last given that a capture does not take */
 	bool json = false;
+	cs_run_opts exec = { 0 };
 	cs_cli_begin();
 	for (int c; (c = getopt_long(argc, argv, ":h", diff_options, NULL)) != -1;) {
+		const cs_exec_option *row = cs_exec_option_of(c);
 		switch (c) {
 		case 'h':
 			diff_usage(stdout);
@@ -614,7 +625,12 @@ int cs_cmd_diff(int argc, char **argv)
 			rw_b = optarg;
 			break;
 		default:
-			return cs_cli_bad_option("diff", c, argv, diff_usage);
+			if (!row)
+				return cs_cli_bad_option("diff", c, argv, diff_usage);
+			if (!cs_exec_option_take("diff", row, optarg, &exec))
+				return CS_EXIT_INPUT;
+			if (!(row->where & CS_EXEC_CAPTURE))
+				scenario_option = row->name;
 		}
 	}
 	int nfiles = argc - optind;
@@ -648,7 +664,12 @@ int cs_cmd_diff(int argc, char **argv)
 						"not both\n", names[i], names[j]);
 				return CS_EXIT_INPUT;
 			}
+	if (hwfile && scenario_option) {
+		fprintf(stderr, "chainsim diff: --%s is for a scenario, not a capture\n",
+			scenario_option);
+		return CS_EXIT_INPUT;
+	}
 	if (hwfile)
-		return diff_hw_results(hwfile, files[0]);
-	return diff_scenarios(files[0], want == 2 ? files[1] : NULL, rw_a, rw_b, json);
+		return diff_hw_results(hwfile, files[0], &exec);
+	return diff_scenarios(files[0], want == 2 ? files[1] : NULL, rw_a, rw_b, &exec, json);
 }

@@ -7,6 +7,7 @@
 
 #include "chainsim/capture.h"
 #include "chainsim/device.h"
+#include "chainsim/run.h"
 #include "chainsim/scenario.h"
 
 #include "cli.h"
@@ -87,8 +88,7 @@ int cs_cmd_export(int argc, char **argv)
 	cs_capture_writer *w = NULL;
 	int rc = CS_EXIT_OK;
 	if (s) {
-		cs_device_config cfg = { .arch = cs_scenario_arch(s) };
-		dev = cs_device_new(&cfg, &d);
+		dev = cs_run_device(cs_scenario_arch(s), NULL, &d);
 		w = dev ? cs_capture_writer_new(cs_scenario_arch(s)) : NULL;
 	}
 	size_t len = 0;

@@ -184,19 +184,46 @@ static cs_status load_further(cs_gsp *m, GPtrArray *specs, GPtrArray *loaded, cs
 	return CS_OK;
 }
 
-int cs_cmd_gsp(int argc, char **argv)
+/* The command line, as parsed. */
+typedef struct gsp_args {
+	const char *fw, *map_path, *script, *gdb, *boot;
+	bool placed; /* --map, --raw-base, --load or --priv given */
+	uint64_t raw_base, guard_ms, gdb_idle_ms;
+	bool gdb_remote, unmodelled_log, monitor;
+	int start_priv;
+	GPtrArray *ex;    /* -ex COMMAND, in order */
+	GPtrArray *loads; /* --load FILE[@ADDR], in order */
+} gsp_args;
+
+/* Some options are checked against the others once all are read. */
+static int check_args(const gsp_args *o)
 {
-	const char *fw = NULL, *map_path = NULL, *script = NULL, *gdb = NULL, *boot = NULL;
-	bool placed = false; /* --map, --raw-base, --load or --priv given */
-	uint64_t raw_base = 0x80000000u, guard_ms = 10000, gdb_idle_ms = 0;
-	bool gdb_remote = false;
-	bool unmodelled_log = false, monitor = false;
-	int start_priv = 3;
-	GPtrArray *ex = g_ptr_array_new();
-	g_autoptr(GPtrArray) loads = g_ptr_array_new();
-	g_autoptr(GPtrArray) further = g_ptr_array_new_with_free_func((GDestroyNotify)cs_gsp_image_free);
-	int rc = CS_EXIT_OK;
-	cs_cli_begin();
+	if (!o->fw) {
+		usage(stderr);
+		return CS_EXIT_INPUT;
+	}
+	/* one file from standard input; an interactive session reads its commands there */
+	const char *inputs[] = { o->fw, o->map_path, o->script };
+	size_t on_stdin = 0;
+	for (size_t i = 0; i < 3; i++)
+		on_stdin += inputs[i] && !strcmp(inputs[i], CS_FILE_STDIN);
+	if (on_stdin > 1 || (on_stdin && !o->script && !o->ex->len && !o->gdb)) {
+		fprintf(stderr, "chainsim gsp: standard input (-) can give one of the firmware, "
+			"--map and --script, and not the firmware or the map of an interactive "
+			"session\n");
+		return CS_EXIT_INPUT;
+	}
+	if (o->boot && o->placed) {
+		fprintf(stderr, "chainsim gsp: --boot builds its own map and start state: not with --map, --raw-base, "
+			"--load or --priv\n");
+		return CS_EXIT_INPUT;
+	}
+	return -1;
+}
+
+/* Fills o from the command line: -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, gsp_args *o)
+{
 	for (int c, li = -1; (c = getopt_long_only(argc, argv, ":h", gsp_options, &li)) != -1;
 	     li = -1) {
 		const char *a = optarg;
@@ -207,212 +234,212 @@ int cs_cmd_gsp(int argc, char **argv)
 			if (!*a || *end || a[0] == '-') {
 				fprintf(stderr, "chainsim gsp: --%s: '%s' is not a number\n",
 					gsp_options[li].name, a);
-				g_ptr_array_free(ex, TRUE);
 				return CS_EXIT_INPUT;
 			}
 		}
-		if (c == OPT_IMAGE && fw) {
-			fprintf(stderr, "chainsim gsp: more than one firmware ('%s', '%s')\n", fw, a);
-			g_ptr_array_free(ex, TRUE);
+		if (c == OPT_IMAGE && o->fw) {
+			fprintf(stderr, "chainsim gsp: more than one firmware ('%s', '%s')\n", o->fw, a);
 			return CS_EXIT_INPUT;
 		}
 		switch (c) {
 		case 'h':
 			usage(stdout);
-			g_ptr_array_free(ex, TRUE);
 			return CS_EXIT_OK;
 		case CS_CLI_VERSION:
-			g_ptr_array_free(ex, TRUE);
 			return cs_cli_version();
-		case OPT_MAP: map_path = a; placed = true; break;
-		case OPT_BOOT: boot = a; break;
-		case OPT_MMIO_LOG: unmodelled_log = true; break;
-		case OPT_MONITOR: monitor = true; break;
-		case OPT_IMAGE: fw = a; break;
-		case OPT_SCRIPT: script = a; break;
-		case OPT_EX: g_ptr_array_add(ex, (gpointer)a); break;
-		case OPT_GDB: gdb = a; break;
-		case OPT_GDB_ALLOW_REMOTE: gdb_remote = true; break;
-		case OPT_RAW_BASE: raw_base = v; placed = true; break;
-		case OPT_GUARD_MS: guard_ms = v; break;
-		case OPT_GDB_IDLE_MS: gdb_idle_ms = v; break;
-		case OPT_LOAD: g_ptr_array_add(loads, (gpointer)a); placed = true; break;
+		case OPT_MAP: o->map_path = a; o->placed = true; break;
+		case OPT_BOOT: o->boot = a; break;
+		case OPT_MMIO_LOG: o->unmodelled_log = true; break;
+		case OPT_MONITOR: o->monitor = true; break;
+		case OPT_IMAGE: o->fw = a; break;
+		case OPT_SCRIPT: o->script = a; break;
+		case OPT_EX: g_ptr_array_add(o->ex, (gpointer)a); break;
+		case OPT_GDB: o->gdb = a; break;
+		case OPT_GDB_ALLOW_REMOTE: o->gdb_remote = true; break;
+		case OPT_RAW_BASE: o->raw_base = v; o->placed = true; break;
+		case OPT_GUARD_MS: o->guard_ms = v; break;
+		case OPT_GDB_IDLE_MS: o->gdb_idle_ms = v; break;
+		case OPT_LOAD: g_ptr_array_add(o->loads, (gpointer)a); o->placed = true; break;
 		case OPT_PRIV:
-			placed = true;
-			start_priv = priv_of(a);
-			if (start_priv < 0) {
+			o->placed = true;
+			o->start_priv = priv_of(a);
+			if (o->start_priv < 0) {
 				fprintf(stderr, "chainsim gsp: --priv: '%s' is not M, S or U\n", a);
-				g_ptr_array_free(ex, TRUE);
 				return CS_EXIT_INPUT;
 			}
 			break;
 		default:
-			g_ptr_array_free(ex, TRUE);
 			return cs_cli_bad_option("gsp", c, argv, usage);
 		}
 	}
 	for (int i = optind; i < argc; i++) {
-		if (fw) {
-			fprintf(stderr, "chainsim gsp: more than one firmware ('%s', '%s')\n", fw,
+		if (o->fw) {
+			fprintf(stderr, "chainsim gsp: more than one firmware ('%s', '%s')\n", o->fw,
 				argv[i]);
-			g_ptr_array_free(ex, TRUE);
 			return CS_EXIT_INPUT;
 		}
-		fw = argv[i];
+		o->fw = argv[i];
 	}
-	if (!fw) {
-		usage(stderr);
-		g_ptr_array_free(ex, TRUE);
-		return CS_EXIT_INPUT;
-	}
-	/* one file from standard input; an interactive session reads its commands there */
-	const char *inputs[] = { fw, map_path, script };
-	size_t on_stdin = 0;
-	for (size_t i = 0; i < 3; i++)
-		on_stdin += inputs[i] && !strcmp(inputs[i], CS_FILE_STDIN);
-	if (on_stdin > 1 || (on_stdin && !script && !ex->len && !gdb)) {
-		fprintf(stderr, "chainsim gsp: standard input (-) can give one of the firmware, "
-			"--map and --script, and not the firmware or the map of an interactive "
-			"session\n");
-		g_ptr_array_free(ex, TRUE);
-		return CS_EXIT_INPUT;
-	}
-	if (boot && placed) {
-		fprintf(stderr, "chainsim gsp: --boot builds its own map and start state: not with --map, --raw-base, "
-			"--load or --priv\n");
-		g_ptr_array_free(ex, TRUE);
-		return CS_EXIT_INPUT;
-	}
-	cs_diag d;
-	cs_diag_clear(&d);
-	cs_gsp_map map;
-	uint64_t image_size = 0;
-	if (boot) {
-		/* the image's place in FB follows from its size */
+	return check_args(o);
+}
+
+/* The memory map: --boot's (placed by the image's size, which *image_size
+ * gets, and moving *raw_base), --map's, or the fixture map. */
+static cs_status machine_map(const gsp_args *o, cs_gsp_map *map, uint64_t *raw_base,
+			     uint64_t *image_size, cs_diag *d)
+{
+	if (o->boot) {
 		cs_gsp_image *sized = NULL;
-		if (cs_gsp_image_load(fw, 0, &sized, &d) != CS_OK) {
-			g_ptr_array_free(ex, TRUE);
-			return fail(&d);
-		}
+		cs_status st = cs_gsp_image_load(o->fw, 0, &sized, d);
+		if (st != CS_OK)
+			return st;
 		for (size_t i = 0; i < sized->nseg; i++)
-			image_size = MAX(image_size, sized->seg[i].addr + sized->seg[i].memsz);
+			*image_size = MAX(*image_size, sized->seg[i].addr + sized->seg[i].memsz);
 		cs_gsp_image_free(sized);
-		if (cs_gsp_boot_map(boot, image_size, &map, &raw_base, &d) != CS_OK) {
-			g_ptr_array_free(ex, TRUE);
-			return fail(&d);
+		return cs_gsp_boot_map(o->boot, *image_size, map, raw_base, d);
+	}
+	if (o->map_path)
+		return cs_gsp_map_load(o->map_path, map, d);
+	cs_gsp_map_default(map);
+	return CS_OK;
+}
+
+/* The machine with every image loaded, in its start state; on failure
+ * nothing is left (*img and *m NULL). */
+static cs_status machine_new(const gsp_args *o, GPtrArray *further, cs_gsp_image **img,
+			     cs_gsp **m, cs_diag *d)
+{
+	cs_gsp_map map;
+	uint64_t raw_base = o->raw_base, image_size = 0;
+	*img = NULL;
+	*m = NULL;
+	cs_status st = machine_map(o, &map, &raw_base, &image_size, d);
+	if (st == CS_OK)
+		st = cs_gsp_image_load(o->fw, raw_base, img, d);
+	if (st != CS_OK)
+		return st;
+	st = cs_gsp_create(&map, *img, m, d);
+	if (st != CS_OK) {
+		cs_gsp_image_free(*img);
+		*img = NULL;
+		return st;
+	}
+	st = load_further(*m, o->loads, further, d);
+	if (st == CS_OK)
+		st = cs_gsp_reg_write(*m, CS_GSP_REG_PRIV, (uint64_t)o->start_priv, d);
+	if (st == CS_OK) {
+		cs_gsp_set_guard_ms(*m, o->guard_ms);
+		if (o->unmodelled_log)
+			cs_gsp_unmodelled_log(*m, stdout);
+		if (o->monitor)
+			cs_gsp_monitor_on(*m);
+		if (o->boot)
+			st = cs_gsp_boot(*m, o->boot, image_size, d);
+	}
+	if (st != CS_OK) {
+		cs_gsp_destroy(*m);
+		cs_gsp_image_free(*img);
+		*m = NULL;
+		*img = NULL;
+	}
+	return st;
+}
+
+/* --gdb [HOST:]PORT: serve the remote protocol until the client leaves;
+ * the exit status. */
+static int serve_gdb(cs_gsp *m, const gsp_args *o, cs_diag *d)
+{
+	const char *gdb = o->gdb;
+	char host[64] = "127.0.0.1";
+	const char *colon = strrchr(gdb, ':');
+	const char *port_s = gdb;
+	if (colon) {
+		size_t hl = (size_t)(colon - gdb);
+		if (hl >= sizeof(host)) {
+			fprintf(stderr, "chainsim gsp: --gdb: host too long\n");
+			return CS_EXIT_INPUT;
 		}
-	} else if (map_path) {
-		if (cs_gsp_map_load(map_path, &map, &d) != CS_OK) {
-			g_ptr_array_free(ex, TRUE);
-			return fail(&d);
+		if (hl) {
+			memcpy(host, gdb, hl);
+			host[hl] = 0;
 		}
-	} else
-		cs_gsp_map_default(&map);
-	cs_gsp_image *img = NULL;
-	if (cs_gsp_image_load(fw, raw_base, &img, &d) != CS_OK) {
-		g_ptr_array_free(ex, TRUE);
-		return fail(&d);
+		port_s = colon + 1;
 	}
-	cs_gsp *m = NULL;
-	if (cs_gsp_create(&map, img, &m, &d) != CS_OK) {
-		cs_gsp_image_free(img);
-		g_ptr_array_free(ex, TRUE);
-		return fail(&d);
+	char *end = NULL;
+	unsigned long port = strtoul(port_s, &end, 10);
+	if (!*port_s || !end || *end || port > 65535) {
+		fprintf(stderr, "chainsim gsp: --gdb: '%s' is not [HOST:]PORT\n", gdb);
+		return CS_EXIT_INPUT;
 	}
-	if (load_further(m, loads, further, &d) != CS_OK ||
-	    cs_gsp_reg_write(m, CS_GSP_REG_PRIV, (uint64_t)start_priv, &d) != CS_OK) {
-		rc = fail(&d);
-		cs_gsp_destroy(m);
-		cs_gsp_image_free(img);
-		g_ptr_array_free(ex, TRUE);
-		return rc;
+	struct in_addr addr;
+	if (inet_pton(AF_INET, host, &addr) != 1) {
+		fprintf(stderr, "chainsim gsp: --gdb: '%s' is not an IPv4 address\n", host);
+		return CS_EXIT_INPUT;
 	}
-	cs_gsp_set_guard_ms(m, guard_ms);
-	if (unmodelled_log)
-		cs_gsp_unmodelled_log(m, stdout);
-	if (monitor)
-		cs_gsp_monitor_on(m);
-	if (boot && cs_gsp_boot(m, boot, image_size, &d) != CS_OK) {
-		rc = fail(&d);
-		cs_gsp_destroy(m);
-		cs_gsp_image_free(img);
-		g_ptr_array_free(ex, TRUE);
-		return rc;
+	gdb_listen where = { NULL };
+	if ((ntohl(addr.s_addr) >> 24) != 127) {
+		if (!o->gdb_remote) {
+			fprintf(stderr, "chainsim gsp: --gdb %s listens beyond loopback: "
+				"add --gdb-allow-remote if that is meant\n", host);
+			return CS_EXIT_INPUT;
+		}
+		where.remote_host = host;
 	}
+	cs_gsp_set_gdb_idle_ms(m, o->gdb_idle_ms);
+	if (cs_gdb_serve(m, host, (uint16_t)port, gdb_ready, &where, d) != CS_OK)
+		return fail(d);
+	return CS_EXIT_OK;
+}
+
+/* The debugger's session: --script, then each -ex, then --gdb or, without
+ * any of them, the interactive prompt; the exit status. */
+static int run_session(cs_gsp *m, const gsp_args *o, cs_diag *d)
+{
 	gsp_cli cli = { m };
 	cs_repl_config cfg = { "chainsim-gsp", "(gsp) ", cs_gsp_dbg_commands(), words_cb, exec_cb, &cli, NULL,
 				.own_help = true };
 	cs_repl *r = cs_repl_new(&cfg);
-	if (!r) {
-		rc = CS_EXIT_INTERNAL;
-		goto out;
-	}
-	bool batch = script || ex->len || gdb;
-	cs_gsp_dbg_set_batch(m, script || ex->len);
-	if (script && cs_repl_script(r, script, stdout, &d) != CS_OK) {
-		rc = fail(&d);
-		goto out;
-	}
+	if (!r)
+		return CS_EXIT_INTERNAL;
+	int rc = CS_EXIT_OK;
+	bool batch = o->script || o->ex->len || o->gdb;
 	bool quit = false;
-	if (cs_repl_ex(r, (const char *const *)ex->pdata, ex->len, stdout, &quit, &d) != CS_OK) {
-		rc = fail(&d);
-		goto out;
+	cs_gsp_dbg_set_batch(m, o->script || o->ex->len);
+	if (o->script && cs_repl_script(r, o->script, stdout, d) != CS_OK)
+		rc = fail(d);
+	else if (cs_repl_ex(r, (const char *const *)o->ex->pdata, o->ex->len, stdout, &quit, d) != CS_OK)
+		rc = fail(d);
+	else if (!quit) {
+		fflush(stdout);
+		if (o->gdb)
+			rc = serve_gdb(m, o, d);
+		else if (!batch)
+			rc = cs_repl_interactive(r, stdout, stderr) ? CS_EXIT_BROKEN : CS_EXIT_OK;
 	}
-	if (quit)
-		goto out;
-	fflush(stdout);
-	if (gdb) {
-		char host[64] = "127.0.0.1";
-		const char *colon = strrchr(gdb, ':');
-		const char *port_s = gdb;
-		if (colon) {
-			size_t hl = (size_t)(colon - gdb);
-			if (hl >= sizeof(host)) {
-				fprintf(stderr, "chainsim gsp: --gdb: host too long\n");
-				rc = CS_EXIT_INPUT;
-				goto out;
-			}
-			if (hl) {
-				memcpy(host, gdb, hl);
-				host[hl] = 0;
-			}
-			port_s = colon + 1;
-		}
-		char *end = NULL;
-		unsigned long port = strtoul(port_s, &end, 10);
-		if (!*port_s || !end || *end || port > 65535) {
-			fprintf(stderr, "chainsim gsp: --gdb: '%s' is not [HOST:]PORT\n", gdb);
-			rc = CS_EXIT_INPUT;
-			goto out;
-		}
-		struct in_addr addr;
-		if (inet_pton(AF_INET, host, &addr) != 1) {
-			fprintf(stderr, "chainsim gsp: --gdb: '%s' is not an IPv4 address\n", host);
-			rc = CS_EXIT_INPUT;
-			goto out;
-		}
-		gdb_listen where = { NULL };
-		if ((ntohl(addr.s_addr) >> 24) != 127) {
-			if (!gdb_remote) {
-				fprintf(stderr, "chainsim gsp: --gdb %s listens beyond loopback: "
-					"add --gdb-allow-remote if that is meant\n", host);
-				rc = CS_EXIT_INPUT;
-				goto out;
-			}
-			where.remote_host = host;
-		}
-		cs_gsp_set_gdb_idle_ms(m, gdb_idle_ms);
-		if (cs_gdb_serve(m, host, (uint16_t)port, gdb_ready, &where, &d) != CS_OK)
-			rc = fail(&d);
-		goto out;
-	}
-	if (!batch)
-		rc = cs_repl_interactive(r, stdout, stderr) ? CS_EXIT_BROKEN : CS_EXIT_OK;
-out:
 	fflush(stdout);
 	cs_repl_free(r);
+	return rc;
+}
+
+int cs_cmd_gsp(int argc, char **argv)
+{
+	g_autoptr(GPtrArray) ex = g_ptr_array_new();
+	g_autoptr(GPtrArray) loads = g_ptr_array_new();
+	g_autoptr(GPtrArray) further = g_ptr_array_new_with_free_func((GDestroyNotify)cs_gsp_image_free);
+	gsp_args o = { .raw_base = 0x80000000u, .guard_ms = 10000, .start_priv = 3, .ex = ex,
+		       .loads = loads };
+	cs_cli_begin();
+	int rc = parse_args(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	cs_diag d;
+	cs_diag_clear(&d);
+	cs_gsp_image *img;
+	cs_gsp *m;
+	if (machine_new(&o, further, &img, &m, &d) != CS_OK)
+		return fail(&d);
+	rc = run_session(m, &o, &d);
 	cs_gsp_destroy(m);
 	cs_gsp_image_free(img);
-	g_ptr_array_free(ex, TRUE);
 	return rc;
 }

@@ -14,12 +14,15 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "exec_options.h"
 
 static void reduce_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: chainsim reduce FILE --until 'break N' | 'cause KEY' [-o OUT] [--time-budget=S]\n"
+		"                       [EXECUTOR OPTIONS]\n"
 		"       chainsim reduce --between GOOD BAD [-o OUT] [--time-budget=S]\n"
+		"                       [EXECUTOR OPTIONS]\n"
 		"\n"
 
 		"Shrinks the scenario FILE by delta debugging over its lines (methods, GPFIFO\n"
@@ -33,7 +36,8 @@ static void reduce_usage(FILE *out)
 		"does not keep the property. The result is a scenario that runs as is, ending\n"
 		"with the expect lines of the property, on stdout or in OUT (whose relative\n"
 		"module and load paths are rewritten to resolve from OUT's directory). A\n"
-		"progress line (runs, lines kept) is shown when stderr is a terminal.\n"
+		"progress line (runs, lines kept) is shown when stderr is a terminal. Every\n"
+		"run takes the executor options (below, as chainsim run takes them).\n"
 		"\n"		"  --until GOAL     the property a smaller scenario must keep\n"
 		"  --between        GOOD BAD: the fewest differences that reproduce BAD's break\n"
 		"  -o OUT           write the scenario to OUT (default, or -: standard output)\n"
@@ -41,6 +45,9 @@ static void reduce_usage(FILE *out)
 		"                   candidate starts after it, and the smallest scenario found\n"
 		"                   is written, saying the budget stopped it\n"
 		"  --version        print chainsim's version\n"
+		"executor options:\n");
+	cs_exec_options_help(out);
+	fprintf(out,
 		"A scenario may be -, standard input (then its paths resolve from the current\n"
 		"directory); an option's value follows it or an '='.\n"
 		"\n"
@@ -95,6 +102,9 @@ static const struct option reduce_options[] = {
 	{ "until", required_argument, NULL, 'u' },
 	{ "between", no_argument, NULL, 'b' },
 	{ "time-budget", required_argument, NULL, 't' },
+#define X CS_EXEC_LONG_OPTION
+#include "exec_options.def"
+#undef X
 	{ 0 },
 };
 
@@ -103,8 +113,10 @@ int cs_cmd_reduce(int argc, char **argv)
 	const char *until = NULL, *out_path = NULL;
 	bool between = false;
 	uint64_t time_budget_ns = 0;
+	cs_run_opts exec = { 0 };
 	cs_cli_begin();
 	for (int c; (c = getopt_long(argc, argv, ":ho:", reduce_options, NULL)) != -1;) {
+		const cs_exec_option *row = cs_exec_option_of(c);
 		switch (c) {
 		case 'h':
 			reduce_usage(stdout);
@@ -128,7 +140,10 @@ int cs_cmd_reduce(int argc, char **argv)
 			}
 			break;
 		default:
-			return cs_cli_bad_option("reduce", c, argv, reduce_usage);
+			if (!row)
+				return cs_cli_bad_option("reduce", c, argv, reduce_usage);
+			if (!cs_exec_option_take("reduce", row, optarg, &exec))
+				return CS_EXIT_INPUT;
 		}
 	}
 	int nfiles = argc - optind;
@@ -156,7 +171,7 @@ int cs_cmd_reduce(int argc, char **argv)
 		out_path = NULL; /* -o - is standard output, the default */
 	char *out_dir = out_path ? g_path_get_dirname(out_path) : NULL;
 	cs_reduce_opts o = { .name = base_name(files[0]), .base_dir = base_dir, .out_dir = out_dir,
-			     .time_budget_ns = time_budget_ns,
+			     .time_budget_ns = time_budget_ns, .run = exec,
 			     .progress = isatty(STDERR_FILENO) ? show_progress : NULL };
 	cs_reduce_result r = { 0 };
 	bool ok = between || cs_reduce_goal_parse(until, &o.goal, &d);

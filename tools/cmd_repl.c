@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "exec_options.h"
 #include "repl_stream.h"
 
 typedef struct rs_cmd {
@@ -1172,7 +1173,7 @@ static const char *complete_word(void *ctx, size_t i)
 static void repl_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: chainsim repl FILE [--script SCRIPT] [-ex CMD]...\n"
+		"usage: chainsim repl FILE [--script SCRIPT] [-ex CMD]... [EXECUTOR OPTIONS]\n"
 		"\n"
 		"Runs the .chain scenario FILE on the simulator and stops before its first\n"
 		"method; the commands step the method stream, set breakpoints, and read the\n"
@@ -1181,6 +1182,10 @@ static void repl_usage(FILE *out)
 		"  --script SCRIPT  run the commands in SCRIPT, echoed, then exit\n"
 		"  -ex CMD          run CMD (repeatable; in order, before --script)\n"
 		"  --version        print chainsim's version\n"
+		"The scenario runs with the executor options, as chainsim run takes them (every\n"
+		"method is recorded, as with --trace-methods):\n");
+	cs_exec_options_help(out);
+	fprintf(out,
 		"FILE or SCRIPT - reads standard input; an option's value follows it or an '='.\n"
 		"\n"
 		"Without --script or -ex the session is interactive (libedit: history,\n"
@@ -1194,6 +1199,9 @@ static const struct option repl_options[] = {
 	CS_CLI_VERSION_OPTION,
 	{ "script", required_argument, NULL, 's' },
 	{ "ex", required_argument, NULL, 'e' },
+#define X CS_EXEC_LONG_OPTION
+#include "exec_options.def"
+#undef X
 	{ 0 },
 };
 
@@ -1202,6 +1210,7 @@ int cs_cmd_repl(int argc, char **argv)
 	const char *file = NULL, *script = NULL;
 	const char **ex = calloc((size_t)argc, sizeof(*ex));
 	size_t nex = 0;
+	cs_run_opts exec = { 0 };
 	if (!ex)
 		return CS_EXIT_INTERNAL;
 	cs_cli_begin();
@@ -1216,6 +1225,11 @@ int cs_cmd_repl(int argc, char **argv)
 			script = optarg;
 		} else if (c == 'e') {
 			ex[nex++] = optarg;
+		} else if (cs_exec_option_of(c)) {
+			if (!cs_exec_option_take("repl", cs_exec_option_of(c), optarg, &exec)) {
+				free(ex);
+				return CS_EXIT_INPUT;
+			}
 		} else {
 			free(ex);
 			return cs_cli_bad_option("repl", c, argv, repl_usage);
@@ -1245,7 +1259,7 @@ int cs_cmd_repl(int argc, char **argv)
 	cs_diag d;
 	cs_diag_clear(&d);
 	char msg[CS_DIAG_MSG_MAX + CS_DIAG_FILE_MAX + 64];
-	rs_session *s = rs_session_new(file, &d);
+	rs_session *s = rs_session_new(file, &exec, &d);
 	if (!s) {
 		cs_diag_format(&d, msg, sizeof(msg));
 		fprintf(stderr, "chainsim repl: %s\n", msg);

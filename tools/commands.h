@@ -26,7 +26,8 @@ int cs_cmd_export(int argc, char **argv);  /* tools/cmd_export.c */
 /* tools/cmd_capture.c: run FILE.cap, given by its path, or as bytes already
  * read (bytes not NULL) from the file that path names */
 typedef struct cs_run_capture_opts {
-	bool json, no_exec;
+	bool json;
+	const struct cs_run_opts *exec; /* the executor's options (chainsim/run.h) */
 	const char *results_out; /* NULL: no results file */
 } cs_run_capture_opts;
 int cs_cmd_run_capture(const char *path, const uint8_t *bytes, size_t len,
@@ -34,11 +35,5 @@ int cs_cmd_run_capture(const char *path, const uint8_t *bytes, size_t len,
 int cs_cmd_diff(int argc, char **argv);    /* tools/cmd_diff.c */
 int cs_cmd_conform(int argc, char **argv); /* tools/cmd_conform.c */
 int cs_cmd_reduce(int argc, char **argv);  /* tools/cmd_reduce.c */
-
-/* Values of the executor's options, for run and conform's `# run:` lines
- * (tools/cmd_run.c): a whole decimal number in [lo, hi]; seconds above 0 (at
- * most 1e6) as nanoseconds. */
-bool cs_opt_count(const char *v, uint64_t lo, uint64_t hi, uint64_t *out);
-bool cs_opt_seconds(const char *v, uint64_t *ns);
 
 #endif

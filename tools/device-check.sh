@@ -43,6 +43,8 @@ prepare() { # DIR
 		b=$(basename "$f" .chain)
 		# a host view or a rewrite has no capture: the hardware replays the guest's view
 		grep -q '^# capture: refused' "$f" && continue
+		# a cooperative launch: a GPU takes it only through the driver's cooperative launch
+		grep -q '^# hw: refused' "$f" && continue
 		kind=""
 		json=$("$chainsim" run --json "$f" 2>/dev/null)
 		if [[ $json == *'"result" : "complete"'* ]]; then

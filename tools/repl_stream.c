@@ -34,6 +34,7 @@ struct rs_session {
 	cs_scenario *scn;
 	cs_device *dev;
 	cs_arch arch;
+	cs_run_opts exec; /* the executor's options, every method recorded */
 
 	rs_coro *co;       /* the scenario runs here, see "the device's turn" */
 	bool dev_live;     /* the coroutine started and has not ended */
@@ -439,8 +440,7 @@ static bool start(rs_session *s, cs_diag *d)
 	if (!s->scn)
 		return false;
 	s->arch = cs_scenario_arch(s->scn);
-	cs_device_config cfg = { .arch = s->arch, .trace_level = CS_TRACE_ALL };
-	s->dev = cs_device_new(&cfg, d);
+	s->dev = cs_run_device(s->arch, &s->exec, d);
 	if (!s->dev) {
 		if (d->status == CS_OK)
 			cs_diag_set(d, CS_ERR_INTERNAL, "cannot make the device");
@@ -471,7 +471,7 @@ static void stop(rs_session *s)
 	s->scn = NULL;
 }
 
-rs_session *rs_session_new(const char *path, cs_diag *d)
+rs_session *rs_session_new(const char *path, const cs_run_opts *exec, cs_diag *d)
 {
 	rs_session *s = calloc(1, sizeof(*s));
 	if (!s || !(s->path = strdup(path))) {
@@ -487,6 +487,8 @@ rs_session *rs_session_new(const char *path, cs_diag *d)
 		return NULL;
 	}
 	s->next_id = 1;
+	s->exec = *exec;
+	s->exec.trace_methods = true;
 	if ((!strcmp(path, CS_FILE_STDIN) &&
 	     !cs_file_read(path, CS_FILE_MAX_TEXT, "cannot read the scenario", &s->stdin_text,
 			   &s->stdin_len, d)) ||

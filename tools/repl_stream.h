@@ -14,6 +14,7 @@
 
 #include "chainsim/device.h"
 #include "chainsim/diag.h"
+#include "chainsim/run.h"
 #include "chainsim/scenario.h"
 
 typedef struct rs_session rs_session;
@@ -44,8 +45,9 @@ typedef struct rs_break {
 	uint64_t hits;
 } rs_break;
 
-/* Loads FILE and runs it up to its first method (or its end). */
-rs_session *rs_session_new(const char *path, cs_diag *d);
+/* Loads FILE and runs it, with the executor's options exec (every method is
+ * recorded whatever they say), up to its first method (or its end). */
+rs_session *rs_session_new(const char *path, const cs_run_opts *exec, cs_diag *d);
 void rs_session_free(rs_session *s);
 /* Runs the scenario to its end in silence, then loads it again from the file
  * with the breakpoints kept. */

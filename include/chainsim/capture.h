@@ -50,6 +50,8 @@ typedef enum cs_capture_rec {
 	CS_CAP_WAIT = 8,    /* the guest waited for [addr] == value (or >=) */
 	CS_CAP_READBACK = 9,/* an address whose bytes are an observable */
 	CS_CAP_END = 10,    /* the last record: how many came before it */
+	CS_CAP_COOPERATIVE = 11, /* the launch whose QMD is at va is cooperative, its grid
+				  * workspace at value (docs/cooperative.md) */
 } cs_capture_rec;
 
 /* What a read-back shows, and so which stage a divergence there belongs to. */
@@ -72,10 +74,10 @@ typedef struct cs_capture_item {
 	uint32_t channel;      /* CHANNEL, GPFIFO, SUBMIT, BUILD */
 	uint32_t entries;      /* CHANNEL */
 	uint32_t lo, hi;       /* GPFIFO */
-	uint64_t va;           /* REGION guest VA, WRITE/WAIT/READBACK/BUILD address */
+	uint64_t va;           /* REGION guest VA, WRITE/WAIT/READBACK/BUILD address, COOPERATIVE QMD */
 	uint64_t host_va;      /* REGION */
 	uint64_t size;         /* REGION span; READBACK length; WAIT width (4, 8) */
-	uint64_t value;        /* WAIT value; BUILD value */
+	uint64_t value;        /* WAIT value; BUILD value; COOPERATIVE grid workspace */
 	uint64_t aux;          /* BUILD aux; READBACK kind; WAIT comparison (cs_capture_wait_cmp) */
 	char name[CS_CAPTURE_NAME_MAX + 1]; /* CHANNEL, REGION, MODULE, READBACK, BUILD detail */
 	const uint8_t *bytes;  /* REGION initial bytes, WRITE bytes, MODULE file (into the image) */

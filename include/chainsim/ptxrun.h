@@ -184,8 +184,6 @@ CS_API void cs_ptx_runtime_forget(cs_ptx_runtime *rt, uint64_t va, uint64_t size
  * cooperative=1` says it; a grid whose QMD is there runs cooperatively. */
 CS_API bool cs_ptx_runtime_cooperative(cs_ptx_runtime *rt, uint64_t qmd_va, uint64_t workspace_va,
 				       cs_diag *d);
-/* How many QMDs cs_ptx_runtime_cooperative registered. */
-CS_API size_t cs_ptx_runtime_cooperative_count(const cs_ptx_runtime *rt);
 
 /* The port (ctx = rt). run_grid outcomes:
  *  - program unmapped: CS_GRID_FAULT with fault_va;

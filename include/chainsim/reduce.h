@@ -14,6 +14,7 @@
 
 #include "chainsim/cause.h"
 #include "chainsim/diag.h"
+#include "chainsim/run.h"
 #include "chainsim/stage.h"
 
 #ifdef __cplusplus
@@ -51,6 +52,10 @@ typedef struct cs_reduce_opts {
 	 * no candidate starts past it, and a candidate's kernels get at most the
 	 * time left. The input's own runs are not bounded by it. */
 	uint64_t time_budget_ns;
+	/* the executor's options every run takes; a candidate's kernels get at
+	 * most the time left of time_budget_ns when that is less than their
+	 * budget_ns */
+	cs_run_opts run;
 	/* called after every run: runs so far, lines the candidate kept */
 	void (*progress)(void *ctx, size_t runs, size_t lines);
 	void *progress_ctx;

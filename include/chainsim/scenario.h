@@ -65,6 +65,8 @@ typedef struct cs_scenario_tap {
 	void (*ran)(void *ctx);
 	void (*record)(void *ctx, const cs_event *ev); /* guest-build records */
 	void (*module)(void *ctx, const char *path, const char *ptx_path);
+	/* a cooperative launch: its QMD and grid workspace, once both are in memory */
+	void (*cooperative)(void *ctx, uint64_t qmd_va, uint64_t workspace_va);
 	void (*expect_mem)(void *ctx, uint64_t va, uint64_t len); /* at the end */
 } cs_scenario_tap;
 CS_API bool cs_scenario_execute_tapped(cs_scenario *s, cs_device *dev, const cs_scenario_tap *tap,

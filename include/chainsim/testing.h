@@ -23,6 +23,7 @@
 #include "chainsim/cause.h"
 #include "chainsim/device.h"
 #include "chainsim/report.h"
+#include "chainsim/run.h"
 #include "chainsim/scenario.h"
 
 #ifdef __cplusplus
@@ -43,15 +44,11 @@ enum { CS_TEST_MSG_MAX = CS_DIAGNOSIS_MAX + CS_DIAG_MSG_MAX + 512 };
 
 static inline void cs_test_run_scenario_(cs_test_run *r)
 {
-	cs_device_config cfg;
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.arch = cs_scenario_arch(r->scenario);
-	r->dev = cs_device_new(&cfg, &r->diag);
+	cs_run run;
+	r->ran = cs_run_scenario(r->scenario, NULL, CS_RUN_JUDGE_WHOLE, &run, &r->diag);
+	r->dev = run.dev;
+	r->report = run.report;
 	r->owns_device = true;
-	r->ran = r->dev && cs_scenario_execute(r->scenario, r->dev, &r->diag) &&
-		 cs_device_trace_ok(r->dev, &r->diag);
-	if (r->ran)
-		r->report = cs_report_build(r->dev);
 }
 
 /* Load and run a .chain file (relative paths in it resolve from its directory). */

@@ -108,11 +108,6 @@ bool cs_ptx_runtime_cooperative(cs_ptx_runtime *rt, uint64_t qmd_va, uint64_t wo
 	return true;
 }
 
-size_t cs_ptx_runtime_cooperative_count(const cs_ptx_runtime *rt)
-{
-	return rt ? rt->ncoops : 0;
-}
-
 static uint64_t cooperative_workspace(const cs_ptx_runtime *rt, uint64_t qmd_va)
 {
 	for (size_t i = 0; i < rt->ncoops; i++)

@@ -138,7 +138,8 @@ static bool arch_from_code(uint32_t code, cs_arch *out)
 const char *cs_capture_rec_name(cs_capture_rec t)
 {
 	static const char *const names[] = { "?", "channel", "region", "write", "build", "module",
-					     "gpfifo", "submit", "wait", "readback", "end" };
+					     "gpfifo", "submit", "wait", "readback", "end",
+					     "cooperative" };
 	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : "?";
 }
 
@@ -166,6 +167,8 @@ enum {
 	SZ_WAIT = 20,
 	SZ_READBACK = 16 + NAME_FIELD,
 	SZ_END = 4,
+	SZ_COOPERATIVE = 16,
+	COOPERATIVE_WORKSPACE = 8, /* u32 size, u32 barrier word */
 	BUILD_DETAIL_MAX = 255,
 };
 
@@ -279,12 +282,26 @@ static bool channel_known(reader *r, uint64_t off, uint32_t ch)
 	return true;
 }
 
+static bool read_cooperative(reader *r, cs_capture_item *it, const uint8_t *p, uint64_t poff)
+{
+	it->va = get64(p);
+	it->value = get64(p + 8);
+	if (it->va & 0xff || !region_of(r, it->va, 1))
+		return BAD(r, poff, "cooperative launch's QMD at 0x%llx: expected a 256-byte aligned "
+			   "address inside one region", (unsigned long long)it->va);
+	if (it->value & 3 || !region_of(r, it->value, COOPERATIVE_WORKSPACE))
+		return BAD(r, poff + 8, "grid workspace at 0x%llx: expected %d bytes, 4-byte aligned, "
+			   "inside one region", (unsigned long long)it->value, COOPERATIVE_WORKSPACE);
+	return true;
+}
+
 static bool read_record(reader *r, cs_capture_item *it, const uint8_t *p, uint32_t len, uint64_t off)
 {
 	cs_capture *c = r->c;
 	uint64_t poff = off + CS_CAPTURE_RECORD_HEADER; /* offset of the payload */
 	static const uint32_t fixed[] = { 0, SZ_CHANNEL, SZ_REGION, SZ_WRITE, SZ_BUILD, SZ_MODULE,
-					  SZ_GPFIFO, SZ_SUBMIT, SZ_WAIT, SZ_READBACK, SZ_END };
+					  SZ_GPFIFO, SZ_SUBMIT, SZ_WAIT, SZ_READBACK, SZ_END,
+					  SZ_COOPERATIVE };
 	bool variable = it->type == CS_CAP_REGION || it->type == CS_CAP_WRITE ||
 			it->type == CS_CAP_BUILD || it->type == CS_CAP_MODULE;
 	if (variable ? len < fixed[it->type] : len != fixed[it->type])
@@ -423,6 +440,8 @@ static bool read_record(reader *r, cs_capture_item *it, const uint8_t *p, uint32
 		r->readback_bytes += it->size;
 		r->readbacks++;
 		return get_name(r, p + 16, poff + 16, true, it->name);
+	case CS_CAP_COOPERATIVE:
+		return read_cooperative(r, it, p, poff);
 	default:
 		return BAD(r, off, "record type %u unknown", it->type);
 	}
@@ -521,7 +540,7 @@ static bool read_all(reader *r)
 		memset(it, 0, sizeof(*it));
 		it->type = (cs_capture_rec)type;
 		it->offset = off;
-		if (type < CS_CAP_CHANNEL || type > CS_CAP_END)
+		if (type < CS_CAP_CHANNEL || type > CS_CAP_COOPERATIVE)
 			return BAD(r, off, "record type %u unknown", type);
 		if (!read_record(r, it, p, rlen, off))
 			return false;
@@ -686,6 +705,7 @@ bool cs_capture_writer_add(cs_capture_writer *w, const cs_capture_item *it, cs_d
 	case CS_CAP_GPFIFO: fixed = SZ_GPFIFO; break;
 	case CS_CAP_SUBMIT: fixed = SZ_SUBMIT; break;
 	case CS_CAP_WAIT: fixed = SZ_WAIT; break;
+	case CS_CAP_COOPERATIVE: fixed = SZ_COOPERATIVE; break;
 	case CS_CAP_READBACK:
 		fixed = SZ_READBACK;
 		if (it->size > CS_CAPTURE_MAX_READBACK_TOTAL - w->readback_bytes) {
@@ -763,6 +783,10 @@ bool cs_capture_writer_add(cs_capture_writer *w, const cs_capture_item *it, cs_d
 		put32(p + 8, (uint32_t)it->size);
 		put32(p + 12, (uint32_t)it->aux);
 		ok = put_name(p + 16, it->name, d);
+		break;
+	case CS_CAP_COOPERATIVE:
+		put64(p, it->va);
+		put64(p + 8, it->value);
 		break;
 	default:
 		break;

@@ -216,6 +216,14 @@ static void tap_module(void *ctx, const char *path, const char *ptx_path)
 	free(ptx);
 }
 
+static void tap_cooperative(void *ctx, uint64_t qmd_va, uint64_t workspace_va)
+{
+	exporter *e = ctx;
+	sync_guest(e); /* the QMD's and the workspace's regions come first */
+	cs_capture_item it = { .type = CS_CAP_COOPERATIVE, .va = qmd_va, .value = workspace_va };
+	add(e, &it);
+}
+
 static void tap_expect_mem(void *ctx, uint64_t va, uint64_t len)
 {
 	exporter *e = ctx;
@@ -303,7 +311,7 @@ bool cs_capture_export_reading(cs_scenario *s, cs_device *dev, cs_capture_writer
 	cs_scenario_tap tap = { .ctx = &e, .channel = tap_channel, .gpfifo = tap_gpfifo,
 				.submit = tap_submit, .wait = tap_wait, .ran = tap_ran,
 				.record = tap_record, .module = tap_module,
-				.expect_mem = tap_expect_mem };
+				.cooperative = tap_cooperative, .expect_mem = tap_expect_mem };
 	channel_record(&e, 0); /* the default channel exists from the start */
 	cs_diag sd;
 	cs_diag_clear(&sd);
@@ -317,13 +325,6 @@ bool cs_capture_export_reading(cs_scenario *s, cs_device *dev, cs_capture_writer
 	bool edited = false;
 	for (size_t i = 0; i < nev && !edited; i++)
 		edited = ev[i].kind == CS_EV_HOST_EDIT;
-	if (ok && !e.failed && cs_ptx_runtime_cooperative_count(cs_device_ptx(dev))) {
-		/* the attribute travels beside the QMD, and the format has no record for it */
-		cs_diag_set(d, CS_ERR_INPUT, "%s: the scenario launches cooperatively "
-			    "(cooperative=1), which a capture cannot hold, so it cannot be exported",
-			    cs_scenario_name(s));
-		ok = false;
-	}
 	if (ok && !e.failed && (cs_device_window_count(dev) || edited)) {
 		cs_diag_set(d, CS_ERR_INPUT, "%s: the scenario %s; a capture holds only the guest's "
 			    "view and its entries, so it cannot be exported", cs_scenario_name(s),
@@ -373,6 +374,12 @@ static bool replay_module(const cs_capture_item *it, cs_device *dev, cs_diag *d)
 		  cs_ptx_runtime_add(rt, m, d);
 	cs_module_free(m);
 	return ok;
+}
+
+static bool replay_cooperative(const cs_capture_item *it, cs_device *dev, cs_diag *d)
+{
+	struct cs_ptx_runtime *rt = cs_device_ptx(dev);
+	return !rt || cs_ptx_runtime_cooperative(rt, it->va, it->value, d);
 }
 
 static bool replay_region(const cs_capture_item *it, cs_device *dev, cs_diag *d)
@@ -500,6 +507,9 @@ bool cs_capture_replay(const cs_capture *c, cs_device *dev, cs_results *res, cs_
 		}
 		case CS_CAP_MODULE:
 			ok = replay_module(it, dev, &dd);
+			break;
+		case CS_CAP_COOPERATIVE:
+			ok = replay_cooperative(it, dev, &dd);
 			break;
 		case CS_CAP_GPFIFO:
 			ok = cs_device_gpfifo_push(dev, it->channel, it->lo, it->hi, &dd);

@@ -39,6 +39,47 @@ static void judge_rejected_qmd(judge *j, const char *ln, const cs_event *e, cons
 }
 
 /* Stage 6: the QMD in memory (an install), or why not. */
+/* The QMD's address is unset or unmapped: the install stopped the channel
+ * (stage 6, e a channel stop by who at where), its address faulted (stage 6,
+ * e the fault), or the engine's read of it faulted (stage 7). */
+static void why_qmd_addr_unmapped(judge *j, cs_stage st, const cs_event *e, const char *who,
+				  const char *where)
+{
+	char msg[sizeof(j->diag[0])];
+	const char *state = e->addr < 0x1000 ? "unset" : "not mapped";
+	const char *det = jg_detail(e);
+	if (st == CS_STAGE_QMD_INSTALL && e->kind == CS_EV_CHANNEL_STOP)
+		snprintf(msg, sizeof(msg), "%s at %s: the QMD address is unset: %s; the engine "
+			 "stopped the channel, so the launch was never installed.", who, where,
+			 det ? det : "refused");
+	else if (st == CS_STAGE_QMD_INSTALL)
+		snprintf(msg, sizeof(msg), "%s at %s: the QMD address 0x%llx is %s (%s of 0x%llx "
+			 "faulted%s%s); set SEND_PCAS_A / SET_INLINE_QMD_ADDRESS to a mapped, 256-byte "
+			 "aligned QMD.", who, where, JG_U(e->addr), state, jg_access_word(e->value),
+			 JG_U(e->addr), det ? ": " : "", det ? det : "");
+	else
+		snprintf(msg, sizeof(msg), "the engine could not read the QMD of %s: 0x%llx is %s%s%s.",
+			 who, JG_U(e->addr), state, det ? ": " : "", det ? det : "");
+	jg_why(j, st, CS_CAUSE_QMD_ADDR_UNMAPPED, "%s", msg);
+}
+
+/* The kernel's code is not mapped: the engine rejected the QMD for it (stage
+ * 7, e the rejection, det its reason), or the grid faulted fetching it
+ * (stage 9, e the fault, prog the program address). */
+static void why_code_unmapped(judge *j, cs_stage st, const char *ln, const cs_event *e,
+			      const char *det, uint64_t prog)
+{
+	char msg[sizeof(j->diag[0])];
+	if (st == CS_STAGE_QMD_READ)
+		snprintf(msg, sizeof(msg), "the engine rejected the QMD of %s at %s: %s; nothing can "
+			 "run from there", ln, JG_ADDR(j, e->addr), det);
+	else
+		snprintf(msg, sizeof(msg), "%s was dispatched to program 0x%llx, which is not mapped "
+			 "(fault at 0x%llx)", ln, JG_U(prog), JG_U(e->addr));
+	jg_why(j, st, CS_CAUSE_CODE_UNMAPPED, "%s: upload the kernel's code (module NAME PATH) and "
+	       "point the QMD's program at NAME.KERNEL.", msg);
+}
+
 static bool stage_install(judge *j, const lslot *s, cs_chain *c, const char *ln)
 {
 	const cs_event *ev = j->ev;
@@ -68,10 +109,11 @@ static bool stage_install(judge *j, const lslot *s, cs_chain *c, const char *ln)
 		jg_method_label(e->cls, e->method, mname, sizeof(mname));
 		jg_row(c, 6, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->fault_qmd, "%s at %s: %s", mname,
 		     where, det);
-		bool unset = e->cause == CS_CAUSE_QMD_ADDR_UNMAPPED;
-		jg_why(j, 6, unset ? CS_CAUSE_QMD_ADDR_UNMAPPED : CS_CAUSE_QMD_INSTALL_REFUSED,
-		     "%s at %s: %s%s; the engine stopped the channel, so the launch was never "
-		     "installed.", mname, where, unset ? "the QMD address is unset: " : "", det);
+		if (e->cause == CS_CAUSE_QMD_ADDR_UNMAPPED)
+			why_qmd_addr_unmapped(j, 6, e, mname, where);
+		else
+			jg_why(j, 6, CS_CAUSE_QMD_INSTALL_REFUSED, "%s at %s: %s; the engine stopped the "
+			       "channel, so the launch was never installed.", mname, where, det);
 		return false;
 	} else if (s->fault_qmd != JG_NONE && ev[s->fault_qmd].kind == CS_EV_FAULT) {
 		/* No install and the QMD's address faulted: it never was in memory. */
@@ -79,12 +121,7 @@ static bool stage_install(judge *j, const lslot *s, cs_chain *c, const char *ln)
 		jg_where(e, where, sizeof(where));
 		jg_row(c, 6, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->fault_qmd, "QMD address 0x%llx unmapped",
 		     JG_U(e->addr));
-		jg_why(j, 6, CS_CAUSE_QMD_ADDR_UNMAPPED,
-		     "%s at %s: the QMD address 0x%llx is %s (%s of 0x%llx faulted%s%s); set "
-		     "SEND_PCAS_A / SET_INLINE_QMD_ADDRESS to a mapped, 256-byte aligned QMD.", ln,
-		     where, JG_U(e->addr), e->addr < 0x1000 ? "unset" : "not mapped",
-		     jg_access_word(e->value), JG_U(e->addr), jg_detail(e) ? ": " : "",
-		     jg_detail(e) ? jg_detail(e) : "");
+		why_qmd_addr_unmapped(j, 6, e, ln, where);
 		return false;
 	} else {
 		jg_row(c, 6, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, JG_NONE, "-");
@@ -109,10 +146,7 @@ static bool stage_read(judge *j, const lslot *s, cs_chain *c, const char *ln)
 		     jg_detail(e) ? jg_detail(e) : "?");
 		const char *det = jg_detail(e) ? jg_detail(e) : "no reason given";
 		if (e->cause == CS_CAUSE_CODE_UNMAPPED)
-			jg_why(j, 7, CS_CAUSE_CODE_UNMAPPED,
-			     "the engine rejected the QMD of %s at %s: %s; nothing can run from "
-			     "there: upload the kernel's code (module NAME PATH) and point the QMD's "
-			     "program at NAME.KERNEL.", ln, JG_ADDR(j, e->addr), det);
+			why_code_unmapped(j, 7, ln, e, det, 0);
 		else
 			judge_rejected_qmd(j, ln, e, det);
 		return false;
@@ -120,9 +154,7 @@ static bool stage_read(judge *j, const lslot *s, cs_chain *c, const char *ln)
 		const cs_event *e = &ev[s->fault_qmd];
 		jg_row(c, 7, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->fault_qmd, "QMD read at 0x%llx faulted",
 		     JG_U(e->addr));
-		jg_why(j, 7, CS_CAUSE_QMD_ADDR_UNMAPPED, "the engine could not read the QMD of %s: 0x%llx is %s%s%s.",
-		     ln, JG_U(e->addr), e->addr < 0x1000 ? "unset" : "not mapped",
-		     jg_detail(e) ? ": " : "", jg_detail(e) ? jg_detail(e) : "");
+		why_qmd_addr_unmapped(j, 7, e, ln, NULL);
 		return false;
 	} else {
 		const cs_event *in = &ev[s->install];
@@ -241,10 +273,7 @@ static grid_outcome stage_dispatch(judge *j, const lslot *s, cs_chain *c, const 
 		jg_row(c, 9, CS_STAGE_NOT_FIRED, CS_AUTHOR_ENGINE, s->fault_grid, "%s fault at 0x%llx",
 		     jg_access_word(f->value), JG_U(f->addr));
 		if (code)
-			jg_why(j, 9, CS_CAUSE_CODE_UNMAPPED,
-			     "%s was dispatched to program 0x%llx, which is not mapped (fault at "
-			     "0x%llx): upload the kernel's code (module NAME PATH) and point the "
-			     "QMD's program at NAME.KERNEL.", ln, JG_U(prog), JG_U(f->addr));
+			why_code_unmapped(j, 9, ln, f, NULL, prog);
 		else
 			jg_why(j, 9, CS_CAUSE_GRID_FAULT, "%s faulted while executing: %s at 0x%llx%s%s.", ln,
 			     jg_access_word(f->value), JG_U(f->addr),

@@ -55,6 +55,20 @@ void jg_stage_build(judge *j, cs_chain *c)
 	}
 }
 
+/* Nothing was submitted: GP_PUT written with its old value (put), or never
+ * written (put NULL). */
+static void why_no_submit(judge *j, const cs_event *put)
+{
+	char msg[sizeof(j->diag[0])];
+	if (put)
+		snprintf(msg, sizeof(msg), "the guest wrote GP_PUT = %llu, its old value: no GPFIFO "
+			 "entry was pushed before `submit`, so nothing was submitted", JG_U(put->value));
+	else
+		snprintf(msg, sizeof(msg), "the guest never wrote GP_PUT nor rang the doorbell: add "
+			 "`gpfifo` entries and a `submit`");
+	jg_why(j, 2, CS_CAUSE_NO_SUBMIT, "%s", msg);
+}
+
 void jg_stage_submit(judge *j, cs_chain *c)
 {
 	size_t put = JG_NONE, advanced = JG_NONE, bell = JG_NONE, fwd = JG_NONE, nsub = 0;
@@ -92,12 +106,10 @@ void jg_stage_submit(judge *j, cs_chain *c)
 	} else if (put != JG_NONE) {
 		jg_row(c, 2, CS_STAGE_NOT_FIRED, CS_AUTHOR_GUEST, put, "GP_PUT written unchanged (%llu)",
 		     JG_U(j->ev[put].value));
-		jg_why(j, 2, CS_CAUSE_NO_SUBMIT, "the guest wrote GP_PUT = %llu, its old value: no GPFIFO entry "
-			   "was pushed before `submit`, so nothing was submitted", JG_U(j->ev[put].value));
+		why_no_submit(j, &j->ev[put]);
 	} else {
 		jg_row(c, 2, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, JG_NONE, "-");
-		jg_why(j, 2, CS_CAUSE_NO_SUBMIT, "the guest never wrote GP_PUT nor rang the doorbell: add "
-			   "`gpfifo` entries and a `submit`");
+		why_no_submit(j, NULL);
 	}
 	size_t wrong = JG_NONE; /* the first forwarding edit the device found wrong */
 	for (size_t i = 0; i < j->n && wrong == JG_NONE; i++)
@@ -290,52 +302,26 @@ static void stop_evidence(const judge *j, const stopinfo *si, char *buf, size_t 
 		 cls ? cls : "", f && f->kind == CS_EV_FAULT ? "faulted" : "stopped the channel");
 }
 
-void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
+/* What the front end did, scenario wide. */
+typedef struct fe_tally {
+	size_t first_fetch, nfetch, nctl, ndone, binds;
+	uint64_t methods, forwarded;
+	size_t fetch_fault; /* the first fault of a fetch */
+	uint32_t short_ch;  /* a channel given entries it did not fetch, neither stopped nor blocked */
+	uint64_t short_given, short_fetched;
+} fe_tally;
+
+enum { TALLY_CHANNELS = 64 };
+
+/* Entries forwarded that the front end never fetched, on a channel that is
+ * neither stopped nor blocked: silence, not health. */
+static void find_short_channel(const judge *j, fe_tally *t)
 {
-	size_t first_fetch = JG_NONE, nfetch = 0, nctl = 0, ndone = 0, binds = 0;
-	uint64_t methods = 0, forwarded = 0;
-	size_t fetch_fault = JG_NONE;
+	uint64_t fwd[TALLY_CHANNELS] = { 0 }, got[TALLY_CHANNELS] = { 0 };
+	bool held[TALLY_CHANNELS] = { false };
 	for (size_t i = 0; i < j->n; i++) {
 		const cs_event *e = &j->ev[i];
-		switch ((cs_event_kind)e->kind) {
-		case CS_EV_GP_FETCH:
-			nfetch++;
-			if (first_fetch == JG_NONE)
-				first_fetch = i;
-			break;
-		case CS_EV_GP_CONTROL:
-			nctl++;
-			if (first_fetch == JG_NONE)
-				first_fetch = i;
-			break;
-		case CS_EV_ENTRY_DONE:
-			ndone++;
-			methods += e->value;
-			break;
-		case CS_EV_BIND:
-			binds++;
-			break;
-		case CS_EV_HOST_FORWARD:
-			if (e->aux == CS_HOST_FORWARD_RING)
-				forwarded += e->value;
-			break;
-		case CS_EV_FAULT:
-			if (e->unit == CS_UNIT_FE && e->stage == CS_STAGE_FE_FETCH && fetch_fault == JG_NONE)
-				fetch_fault = i;
-			break;
-		default:
-			break;
-		}
-	}
-	bool stop4 = si->stop != JG_NONE && j->ev[si->stop].stage == CS_STAGE_FE_FETCH;
-	/* Entries forwarded that the front end never fetched, on a channel that is
-	 * neither stopped nor blocked: silence, not health. */
-	enum { NCH = 64 };
-	uint64_t fwd[NCH] = { 0 }, got[NCH] = { 0 };
-	bool held[NCH] = { false };
-	for (size_t i = 0; i < j->n; i++) {
-		const cs_event *e = &j->ev[i];
-		if (e->channel >= NCH)
+		if (e->channel >= TALLY_CHANNELS)
 			continue;
 		if (e->kind == CS_EV_HOST_FORWARD && e->aux == CS_HOST_FORWARD_RING)
 			fwd[e->channel] += e->value;
@@ -345,15 +331,80 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 			 e->kind == CS_EV_DEADLOCK)
 			held[e->channel] = true;
 	}
-	uint32_t short_ch = CS_NONE32;
-	for (uint32_t ch = 0; ch < NCH && short_ch == CS_NONE32; ch++)
-		if (got[ch] < fwd[ch] && !held[ch])
-			short_ch = ch;
-	/* Stage 4 */
-	if (stop4 || (fetch_fault != JG_NONE && si->stop != JG_NONE)) {
+	t->short_ch = CS_NONE32;
+	for (uint32_t ch = 0; ch < TALLY_CHANNELS && t->short_ch == CS_NONE32; ch++)
+		if (got[ch] < fwd[ch] && !held[ch]) {
+			t->short_ch = ch;
+			t->short_given = fwd[ch];
+			t->short_fetched = got[ch];
+		}
+}
+
+static void tally_front_end(const judge *j, fe_tally *t)
+{
+	*t = (fe_tally){ .first_fetch = JG_NONE, .fetch_fault = JG_NONE };
+	for (size_t i = 0; i < j->n; i++) {
+		const cs_event *e = &j->ev[i];
+		switch ((cs_event_kind)e->kind) {
+		case CS_EV_GP_FETCH:
+			t->nfetch++;
+			if (t->first_fetch == JG_NONE)
+				t->first_fetch = i;
+			break;
+		case CS_EV_GP_CONTROL:
+			t->nctl++;
+			if (t->first_fetch == JG_NONE)
+				t->first_fetch = i;
+			break;
+		case CS_EV_ENTRY_DONE:
+			t->ndone++;
+			t->methods += e->value;
+			break;
+		case CS_EV_BIND:
+			t->binds++;
+			break;
+		case CS_EV_HOST_FORWARD:
+			if (e->aux == CS_HOST_FORWARD_RING)
+				t->forwarded += e->value;
+			break;
+		case CS_EV_FAULT:
+			if (e->unit == CS_UNIT_FE && e->stage == CS_STAGE_FE_FETCH &&
+			    t->fetch_fault == JG_NONE)
+				t->fetch_fault = i;
+			break;
+		default:
+			break;
+		}
+	}
+	find_short_channel(j, t);
+}
+
+/* Entries were forwarded and not fetched: on channel ch, which is neither
+ * stopped nor blocked, or (ch CS_NONE32) on every channel. */
+static void why_not_fetched(judge *j, uint32_t ch, uint64_t given, uint64_t fetched)
+{
+	char msg[sizeof(j->diag[0])];
+	if (ch != CS_NONE32) {
+		char name[80];
+		jg_chan_name(j, ch, name, sizeof(name));
+		snprintf(msg, sizeof(msg), "channel %s was given %llu GPFIFO entries but the front end "
+			 "fetched %llu, and the channel is neither stopped nor blocked: %llu entries "
+			 "were never fetched (did the run's entry budget end?)", name, JG_U(given),
+			 JG_U(fetched), JG_U(given - fetched));
+	} else {
+		snprintf(msg, sizeof(msg), "the front end fetched no GPFIFO entry although %llu were "
+			 "forwarded", JG_U(given));
+	}
+	jg_why(j, 4, CS_CAUSE_NOT_FETCHED, "%s", msg);
+}
+
+/* Stage 4: the front end fetched the entries, or why not. */
+static void stage_fetch(judge *j, cs_chain *c, const stopinfo *si, const fe_tally *t, bool stop4)
+{
+	if (stop4 || (t->fetch_fault != JG_NONE && si->stop != JG_NONE)) {
 		const cs_event *st = &j->ev[si->stop];
 		const cs_event *ff = si->fault != JG_NONE ? &j->ev[si->fault]
-						       : (fetch_fault != JG_NONE ? &j->ev[fetch_fault] : NULL);
+			: (t->fetch_fault != JG_NONE ? &j->ev[t->fetch_fault] : NULL);
 		if (ff)
 			jg_row(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, si->stop,
 			     "entry %u: %s fault at 0x%llx", st->gp_entry,
@@ -364,36 +415,34 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 			     jg_detail(st) ? jg_detail(st) : "no reason");
 		stopinfo s4 = *si;
 		if (s4.fault == JG_NONE)
-			s4.fault = fetch_fault;
+			s4.fault = t->fetch_fault;
 		diagnose_stop(j, 4, &s4);
-	} else if (first_fetch != JG_NONE && short_ch != CS_NONE32) {
-		char ch[80];
-		jg_chan_name(j, short_ch, ch, sizeof(ch));
+	} else if (t->first_fetch != JG_NONE && t->short_ch != CS_NONE32) {
 		jg_row(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, JG_NONE, "%llu of %llu entries fetched",
-		     JG_U(got[short_ch]), JG_U(fwd[short_ch]));
-		jg_why(j, 4, CS_CAUSE_NOT_FETCHED,
-		     "channel %s was given %llu GPFIFO entries but the front end fetched %llu, and "
-		     "the channel is neither stopped nor blocked: %llu entries were never fetched "
-		     "(did the run's entry budget end?)", ch, JG_U(fwd[short_ch]), JG_U(got[short_ch]),
-		     JG_U(fwd[short_ch] - got[short_ch]));
-	} else if (first_fetch != JG_NONE) {
-		const cs_event *e = &j->ev[first_fetch];
+		     JG_U(t->short_fetched), JG_U(t->short_given));
+		why_not_fetched(j, t->short_ch, t->short_given, t->short_fetched);
+	} else if (t->first_fetch != JG_NONE) {
+		const cs_event *e = &j->ev[t->first_fetch];
 		char more[48] = "";
-		if (nfetch + nctl > 1)
-			snprintf(more, sizeof(more), " (%zu entries)", nfetch + nctl);
+		if (t->nfetch + t->nctl > 1)
+			snprintf(more, sizeof(more), " (%zu entries)", t->nfetch + t->nctl);
 		if (e->kind == CS_EV_GP_FETCH)
-			jg_row(c, 4, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, first_fetch,
+			jg_row(c, 4, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, t->first_fetch,
 			     "entry %u: %s, %llu dword%s%s", e->gp_entry, JG_ADDR(j, e->addr),
 			     JG_U(e->value), e->value == 1 ? "" : "s", more);
 		else
-			jg_row(c, 4, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, first_fetch,
+			jg_row(c, 4, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, t->first_fetch,
 			     "entry %u: control opcode %llu%s", e->gp_entry, JG_U(e->value), more);
 	} else {
 		jg_row(c, 4, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, JG_NONE, "-");
-		jg_why(j, 4, CS_CAUSE_NOT_FETCHED, "the front end fetched no GPFIFO entry although %llu were "
-			   "forwarded", JG_U(forwarded));
+		why_not_fetched(j, CS_NONE32, t->forwarded, 0);
 	}
-	/* Stage 5 */
+}
+
+/* The first deadlock, and the last acquire block still in force (no
+ * satisfied acquire of its channel follows it); JG_NONE where none. */
+static void find_blocks(const judge *j, size_t *block_out, size_t *dead_out)
+{
 	size_t block = JG_NONE, dead = JG_NONE;
 	for (size_t i = 0; i < j->n; i++) {
 		if (j->ev[i].kind == CS_EV_DEADLOCK && dead == JG_NONE)
@@ -401,7 +450,6 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 		if (j->ev[i].kind == CS_EV_SEM_BLOCK)
 			block = i;
 	}
-	/* A block is still in force when no satisfied acquire of the channel follows it. */
 	if (block != JG_NONE) {
 		for (size_t i = block + 1; i < j->n; i++)
 			if (j->ev[i].channel == j->ev[block].channel &&
@@ -410,6 +458,40 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 				break;
 			}
 	}
+	*block_out = block;
+	*dead_out = dead;
+}
+
+/* Stage 5: a channel blocked on an acquire (dead: nothing left writes it). */
+static void stage_exec_blocked(judge *j, cs_chain *c, size_t block, size_t dead)
+{
+	const cs_event *e = &j->ev[dead != JG_NONE ? dead : block];
+	const cs_event *b = block != JG_NONE ? &j->ev[block] : e;
+	char ch[80], where[64];
+	jg_chan_name(j, e->channel, ch, sizeof(ch));
+	jg_where(b, where, sizeof(where));
+	uint64_t cur = dead != JG_NONE ? e->aux : b->aux;
+	jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, dead != JG_NONE ? dead : block,
+	     "%s blocked: acquire [%s] == %llu, value %llu", where, JG_ADDR(j, e->addr),
+	     JG_U(e->value), JG_U(cur));
+	if (dead != JG_NONE)
+		jg_why(j, 5, CS_CAUSE_DEADLOCK,
+		     "deadlock: channel %s is blocked at %s on a semaphore acquire of [%s] "
+		     "== %llu (current value %llu), and nothing left to run writes it%s%s; "
+		     "release the semaphore before waiting, or drop the acquire.",
+		     ch, where, JG_ADDR(j, e->addr), JG_U(e->value), JG_U(cur), jg_detail(e) ? ": " : "",
+		     jg_detail(e) ? jg_detail(e) : "");
+	else
+		jg_why(j, 5, CS_CAUSE_ACQUIRE_BLOCKED,
+		     "channel %s is blocked at %s on a semaphore acquire of [%s] == %llu "
+		     "(current value %llu)", ch, where, JG_ADDR(j, e->addr), JG_U(e->value), JG_U(cur));
+}
+
+/* Stage 5: the front end executed the entries' methods, or why not. */
+static void stage_exec(judge *j, cs_chain *c, const stopinfo *si, const fe_tally *t, bool stop4)
+{
+	size_t block, dead;
+	find_blocks(j, &block, &dead);
 	if (si->stop != JG_NONE && !stop4 && si->late) {
 		const cs_event *f = &j->ev[si->fault];
 		char where[64];
@@ -417,49 +499,56 @@ void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
 		jg_row(c, 5, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, si->fault,
 		     "methods ran to %s, where %s stopped the channel", where, jg_unit_phrase(f->unit));
 	} else if (si->stop != JG_NONE && !stop4) {
-		const cs_event *st = &j->ev[si->stop];
-		char where[64];
-		jg_where(st, where, sizeof(where));
 		char ev5[96];
 		stop_evidence(j, si, ev5, sizeof(ev5));
 		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, si->stop, "%s", ev5);
 		diagnose_stop(j, 5, si);
 	} else if (dead != JG_NONE || block != JG_NONE) {
-		const cs_event *e = &j->ev[dead != JG_NONE ? dead : block];
-		const cs_event *b = block != JG_NONE ? &j->ev[block] : e;
-		char ch[80], where[64];
-		jg_chan_name(j, e->channel, ch, sizeof(ch));
-		jg_where(b, where, sizeof(where));
-		uint64_t cur = dead != JG_NONE ? e->aux : b->aux;
-		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_FRONT_END, dead != JG_NONE ? dead : block,
-		     "%s blocked: acquire [%s] == %llu, value %llu", where, JG_ADDR(j, e->addr),
-		     JG_U(e->value), JG_U(cur));
-		if (dead != JG_NONE)
-			jg_why(j, 5, CS_CAUSE_DEADLOCK,
-			     "deadlock: channel %s is blocked at %s on a semaphore acquire of [%s] "
-			     "== %llu (current value %llu), and nothing left to run writes it%s%s; "
-			     "release the semaphore before waiting, or drop the acquire.",
-			     ch, where, JG_ADDR(j, e->addr), JG_U(e->value), JG_U(cur), jg_detail(e) ? ": " : "",
-			     jg_detail(e) ? jg_detail(e) : "");
-		else
-			jg_why(j, 5, CS_CAUSE_ACQUIRE_BLOCKED,
-			     "channel %s is blocked at %s on a semaphore acquire of [%s] == %llu "
-			     "(current value %llu)", ch, where, JG_ADDR(j, e->addr), JG_U(e->value), JG_U(cur));
-	} else if (nfetch > 0 && ndone >= nfetch) {
+		stage_exec_blocked(j, c, block, dead);
+	} else if (t->nfetch > 0 && t->ndone >= t->nfetch) {
 		char bound[48] = "";
-		if (binds)
-			snprintf(bound, sizeof(bound), ", %zu object%s bound", binds, binds > 1 ? "s" : "");
+		if (t->binds)
+			snprintf(bound, sizeof(bound), ", %zu object%s bound", t->binds,
+				 t->binds > 1 ? "s" : "");
 		jg_row(c, 5, CS_STAGE_FIRED, CS_AUTHOR_FRONT_END, JG_NONE, "%zu entr%s, %llu method%s%s",
-		     ndone, ndone > 1 ? "ies" : "y", JG_U(methods), methods == 1 ? "" : "s", bound);
-	} else if (nfetch == 0 && nctl > 0) {
+		     t->ndone, t->ndone > 1 ? "ies" : "y", JG_U(t->methods), t->methods == 1 ? "" : "s",
+		     bound);
+	} else if (t->nfetch == 0 && t->nctl > 0) {
 		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, JG_NONE, "only control entries");
 		jg_why(j, 5, CS_CAUSE_NO_METHODS, "every fetched entry was a control entry: no method ran");
 	} else {
-		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, JG_NONE, nfetch ? "%zu of %zu entries done" : "-",
-		     ndone, nfetch);
+		jg_row(c, 5, CS_STAGE_NOT_FIRED, CS_AUTHOR_NONE, JG_NONE,
+		       t->nfetch ? "%zu of %zu entries done" : "-", t->ndone, t->nfetch);
 		jg_why(j, 5, CS_CAUSE_ENTRY_UNFINISHED, "the front end fetched %zu entr%s but finished %zu",
-		     nfetch, nfetch == 1 ? "y" : "ies", ndone);
+		     t->nfetch, t->nfetch == 1 ? "y" : "ies", t->ndone);
 	}
+}
+
+void jg_stage_front_end(judge *j, cs_chain *c, const stopinfo *si)
+{
+	fe_tally t;
+	tally_front_end(j, &t);
+	bool stop4 = si->stop != JG_NONE && j->ev[si->stop].stage == CS_STAGE_FE_FETCH;
+	stage_fetch(j, c, si, &t, stop4);
+	stage_exec(j, c, si, &t, stop4);
+}
+
+/* The wait e never resolved: a release wrote its address with another value
+ * (wrote_here), or none did (rel: where the nrel releases went). */
+static void why_wait_unmet(judge *j, const cs_event *e, const char *cmp, bool wrote_here,
+			   const char *rel, size_t nrel)
+{
+	char msg[sizeof(j->diag[0])];
+	if (wrote_here)
+		snprintf(msg, sizeof(msg), "the guest waits for [%s] %s %llu but the value is %llu: a "
+			 "release wrote that address with %s value", JG_ADDR(j, e->addr), cmp,
+			 JG_U(e->aux), JG_U(e->value), strcmp(cmp, ">=") ? "another" : "a lower");
+	else
+		snprintf(msg, sizeof(msg), "the guest waits for [%s] %s %llu, a value nobody writes (it "
+			 "is %llu): %s%s; point the wait at the release address or the release at the "
+			 "waited one.", JG_ADDR(j, e->addr), cmp, JG_U(e->aux), JG_U(e->value), rel,
+			 nrel > 1 ? " and others" : "");
+	jg_why(j, 11, CS_CAUSE_WAIT_UNMET, "%s", msg);
 }
 
 void jg_stage_wake(judge *j, cs_chain *c)
@@ -509,17 +598,8 @@ void jg_stage_wake(judge *j, cs_chain *c)
 		else if (e->cause == CS_CAUSE_WAIT_UNMAPPED)
 			jg_why(j, 11, CS_CAUSE_WAIT_UNMAPPED, "the guest waits on %s, which is not mapped",
 			     JG_ADDR(j, e->addr));
-		else if (wrote_here)
-			jg_why(j, 11, CS_CAUSE_WAIT_UNMET,
-			     "the guest waits for [%s] %s %llu but the value is %llu: a release "
-			     "wrote that address with %s value", JG_ADDR(j, e->addr), cmp, JG_U(e->aux),
-			     JG_U(e->value), strcmp(cmp, ">=") ? "another" : "a lower");
 		else
-			jg_why(j, 11, CS_CAUSE_WAIT_UNMET,
-			     "the guest waits for [%s] %s %llu, a value nobody writes (it is %llu): "
-			     "%s%s; point the wait at the release address or the release at the waited "
-			     "one.", JG_ADDR(j, e->addr), cmp, JG_U(e->aux), JG_U(e->value), rel,
-			     nrel > 1 ? " and others" : "");
+			why_wait_unmet(j, e, cmp, wrote_here, rel, nrel);
 	} else if (last_done != JG_NONE) {
 		const cs_event *e = &j->ev[last_done];
 		char more[32] = "";

@@ -809,6 +809,17 @@ static bool cooperative_workspace(scn_exec *x, const scn_pline *pl, const cs_ker
 	return true;
 }
 
+/* The launch whose QMD is at qmd_va is cooperative: told to the executor, as
+ * a driver's cooperative launch call tells it, and to the watcher. */
+static bool declare_cooperative(scn_exec *x, uint64_t qmd_va, uint64_t ws_va, cs_diag *d)
+{
+	if (x->cooperative && !x->cooperative(x->host, qmd_va, ws_va, d))
+		return false;
+	if (x->tap && x->tap->cooperative)
+		x->tap->cooperative(x->tap->ctx, qmd_va, ws_va);
+	return true;
+}
+
 static bool asm_launch(scn_exec *x, const scn_dir *push, const scn_pline *pl)
 {
 	scn_expr ke = { .kind = SCN_EX_NAME, .loc = pl->kernel_loc, .name = pl->kernel };
@@ -934,7 +945,7 @@ static bool asm_launch(scn_exec *x, const scn_dir *push, const scn_pline *pl)
 	snprintf(name, sizeof(name), "%s.qmd", pl->launch_name);
 	if (!place_qmd(x, pl->loc, name, &q, !pl->inline_path, &qmd_va))
 		return false;
-	if (pl->cooperative && x->cooperative && !x->cooperative(x->host, qmd_va, ws_va, &dd))
+	if (pl->cooperative && !declare_cooperative(x, qmd_va, ws_va, &dd))
 		return scn_fail_with(x, pl->loc, "cooperative launch", &dd);
 	char detail[256];
 	snprintf(detail, sizeof(detail), "QMD %s for launch '%s' of %s (%s path, pushbuffer '%s')",

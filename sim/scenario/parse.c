@@ -794,78 +794,185 @@ static bool parse_qmd(scn_lx *l, scn_dir *dir)
 	return ok;
 }
 
+/* arch NAME: once per file. */
+static bool parse_arch(scn_lx *l, size_t kw_pos, bool *arch_seen, uint32_t *arch_line)
+{
+	if (*arch_seen)
+		return scn_lx_fail_at(l, kw_pos, "a second 'arch' (the first is at line %u)",
+				      *arch_line);
+	const char *a;
+	size_t an = scn_lx_peek_word(l, &a);
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%.*s", (int)(an < 31 ? an : 31), a);
+	if (an == 0 || an >= 31 || !cs_arch_from_name(buf, &l->s->arch))
+		return scn_lx_fail_at(l, l->pos,
+				      "expected an arch (ampere, ada, hopper or blackwell)");
+	l->pos += an;
+	*arch_seen = true;
+	*arch_line = l->lineno;
+	return scn_lx_done(l);
+}
+
+/* The NAME after a directive's keyword, where its location is kept. */
+static const char *parse_dir_name(scn_lx *l, scn_dir *dir, const char *what)
+{
+	scn_lx_skip(l);
+	dir->name_loc = (scn_loc){ l->lineno, scn_lx_col(l) };
+	dir->name = scn_lx_ident(l, what);
+	return dir->name;
+}
+
+/* channel NAME [entries=N] */
+static bool parse_channel(scn_lx *l, scn_dir *dir)
+{
+	if (!parse_dir_name(l, dir, "a channel name"))
+		return false;
+	while (!scn_lx_end(l)) {
+		scn_kv k = { 0 };
+		if (!scn_lx_key(l, &k))
+			return false;
+		if (strcmp(k.key, "entries") != 0)
+			return scn_lx_fail_at(l, k.key_pos, "unknown channel key '%s'; expected entries=",
+					      k.key);
+		if (!scn_lx_kv_values(l, &k, 1))
+			return false;
+		dir->entries = k.vals[0];
+	}
+	return true;
+}
+
+/* alloc NAME SIZE [align=N] [at=VA] [host=VA] */
+static bool parse_alloc(scn_lx *l, scn_dir *dir)
+{
+	if (!parse_dir_name(l, dir, "an alloc name"))
+		return false;
+	dir->size = scn_lx_expr_word(l, "a size in bytes");
+	if (!dir->size)
+		return false;
+	while (!scn_lx_end(l)) {
+		scn_kv k = { 0 };
+		if (!scn_lx_key(l, &k))
+			return false;
+		bool is_align = !strcmp(k.key, "align"), is_host = !strcmp(k.key, "host");
+		if (!is_align && !is_host && strcmp(k.key, "at") != 0)
+			return scn_lx_fail_at(l, k.key_pos, "unknown alloc key '%s'; expected align=, "
+					      "at= or host=", k.key);
+		if (!scn_lx_kv_values(l, &k, 1))
+			return false;
+		if (is_align)
+			dir->align = k.vals[0];
+		else if (is_host)
+			dir->host_at = k.vals[0];
+		else
+			dir->at = k.vals[0];
+	}
+	return define(l->s, dir->name, dir->name_loc.line, dir->name_loc.col, dir->kind, l->d);
+}
+
+/* module NAME PATH [ptx=PATH] */
+static bool parse_module(scn_lx *l, scn_dir *dir)
+{
+	if (!parse_dir_name(l, dir, "a module name") || !parse_path(l, dir))
+		return false;
+	const char *pw;
+	size_t pn = scn_lx_peek_word(l, &pw);
+	if (pn > 4 && !memcmp(pw, "ptx=", 4)) {
+		/* the PTX nvcc wrote beside a bare cubin: parse it as a path */
+		char *cubin = dir->path;
+		scn_loc cubin_loc = dir->path_loc;
+		l->pos += 4;
+		if (!parse_path(l, dir))
+			return false;
+		dir->ptx_path = dir->path;
+		dir->ptx_loc = dir->path_loc;
+		dir->path = cubin;
+		dir->path_loc = cubin_loc;
+	}
+	return scn_lx_done(l) &&
+	       define(l->s, dir->name, dir->name_loc.line, dir->name_loc.col, dir->kind, l->d);
+}
+
+/* push NAME, the line that opens a pushbuffer block */
+static bool parse_push_open(scn_lx *l, scn_dir *dir)
+{
+	if (!parse_dir_name(l, dir, "a pushbuffer name") || !scn_lx_done(l))
+		return false;
+	/* defined at its `end`; a clash with an earlier name is named here */
+	scn_def *old = g_hash_table_lookup(l->s->defs, dir->name);
+	if (old)
+		return scn_lx_fail_at(l, dir->name_loc.col - 1, "'%s' is already defined at line %u",
+				      dir->name, old->decl_line);
+	return true;
+}
+
+/* gpfifo NAME[+OFF[,LEN]] [sync] */
+static bool parse_gpfifo(scn_lx *l, scn_dir *dir)
+{
+	dir->addr = scn_lx_expr(l, "a pushbuffer address (NAME[+OFF[,LEN]])");
+	if (!dir->addr)
+		return false;
+	if (l->pos < l->len && l->line[l->pos] == ',') {
+		l->pos++;
+		if (l->pos >= l->len || l->line[l->pos] == ' ' || l->line[l->pos] == '\t')
+			return scn_lx_fail_at(l, l->pos, "expected a length in dwords after ','");
+		dir->len = scn_lx_expr_word(l, "a length in dwords");
+		if (!dir->len)
+			return false;
+	} else if (!scn_lx_need_sep(l, "the address")) {
+		return false;
+	}
+	dir->sync = scn_lx_accept(l, "sync");
+	return scn_lx_done(l);
+}
+
+/* wait ADDR ==|>= VALUE [u64] */
+static bool parse_wait(scn_lx *l, scn_dir *dir)
+{
+	if (!parse_target(l, dir, "an address"))
+		return false;
+	dir->geq = scn_lx_accept(l, ">=");
+	if (!dir->geq && !scn_lx_accept(l, "=="))
+		return scn_lx_fail_at(l, l->pos, "expected '==' or '>=' after the address");
+	dir->value = scn_lx_expr_word(l, "a value");
+	if (!dir->value)
+		return false;
+	dir->u64 = scn_lx_accept(l, "u64");
+	return scn_lx_done(l);
+}
+
+/* map guest G host H size S */
+static bool parse_map(scn_lx *l, scn_dir *dir)
+{
+	if (!scn_lx_accept(l, "guest"))
+		return scn_lx_fail_at(l, l->pos, "expected 'guest' (map guest G host H size S)");
+	if (!(dir->lo = scn_lx_expr_word(l, "the guest's address")))
+		return false;
+	if (!scn_lx_accept(l, "host"))
+		return scn_lx_fail_at(l, l->pos, "expected 'host' after the guest's address");
+	if (!(dir->hi = scn_lx_expr_word(l, "the host's address")))
+		return false;
+	if (!scn_lx_accept(l, "size"))
+		return scn_lx_fail_at(l, l->pos, "expected 'size' after the host's address");
+	return (dir->size = scn_lx_expr_word(l, "a size in bytes")) && scn_lx_done(l);
+}
+
 static bool parse_directive(scn_lx *l, scn_dir *dir, bool *arch_seen, uint32_t *arch_line)
 {
-	cs_scenario *s = l->s;
 	const char *w;
 	size_t n = scn_lx_peek_word(l, &w);
 	size_t kw_pos = l->pos;
 	l->pos += n;
 	if (scn_word_is(w, n, "arch")) {
 		dir->kind = SCN_D_ARCH;
-		if (*arch_seen)
-			return scn_lx_fail_at(l, kw_pos, "a second 'arch' (the first is at line %u)",
-					      *arch_line);
-		const char *a;
-		size_t an = scn_lx_peek_word(l, &a);
-		char buf[32];
-		snprintf(buf, sizeof(buf), "%.*s", (int)(an < 31 ? an : 31), a);
-		if (an == 0 || an >= 31 || !cs_arch_from_name(buf, &s->arch))
-			return scn_lx_fail_at(l, l->pos,
-					      "expected an arch (ampere, ada, hopper or blackwell)");
-		l->pos += an;
-		*arch_seen = true;
-		*arch_line = l->lineno;
-		return scn_lx_done(l);
+		return parse_arch(l, kw_pos, arch_seen, arch_line);
 	}
 	if (scn_word_is(w, n, "channel")) {
 		dir->kind = SCN_D_CHANNEL;
-		scn_lx_skip(l);
-		dir->name_loc = (scn_loc){ l->lineno, scn_lx_col(l) };
-		dir->name = scn_lx_ident(l, "a channel name");
-		if (!dir->name)
-			return false;
-		while (!scn_lx_end(l)) {
-			scn_kv k = { 0 };
-			if (!scn_lx_key(l, &k))
-				return false;
-			if (strcmp(k.key, "entries") != 0)
-				return scn_lx_fail_at(l, k.key_pos, "unknown channel key '%s'; expected entries=",
-						      k.key);
-			if (!scn_lx_kv_values(l, &k, 1))
-				return false;
-			dir->entries = k.vals[0];
-		}
-		return true;
+		return parse_channel(l, dir);
 	}
 	if (scn_word_is(w, n, "alloc")) {
 		dir->kind = SCN_D_ALLOC;
-		scn_lx_skip(l);
-		dir->name_loc = (scn_loc){ l->lineno, scn_lx_col(l) };
-		dir->name = scn_lx_ident(l, "an alloc name");
-		if (!dir->name)
-			return false;
-		dir->size = scn_lx_expr_word(l, "a size in bytes");
-		if (!dir->size)
-			return false;
-		while (!scn_lx_end(l)) {
-			scn_kv k = { 0 };
-			if (!scn_lx_key(l, &k))
-				return false;
-			bool is_align = !strcmp(k.key, "align"), is_host = !strcmp(k.key, "host");
-			if (!is_align && !is_host && strcmp(k.key, "at") != 0)
-				return scn_lx_fail_at(l, k.key_pos, "unknown alloc key '%s'; expected align=, "
-						      "at= or host=", k.key);
-			if (!scn_lx_kv_values(l, &k, 1))
-				return false;
-			if (is_align)
-				dir->align = k.vals[0];
-			else if (is_host)
-				dir->host_at = k.vals[0];
-			else
-				dir->at = k.vals[0];
-		}
-		return define(s, dir->name, dir->name_loc.line, dir->name_loc.col, dir->kind, l->d);
+		return parse_alloc(l, dir);
 	}
 	if (scn_word_is(w, n, "data")) {
 		dir->kind = SCN_D_DATA;
@@ -885,67 +992,20 @@ static bool parse_directive(scn_lx *l, scn_dir *dir, bool *arch_seen, uint32_t *
 	}
 	if (scn_word_is(w, n, "module")) {
 		dir->kind = SCN_D_MODULE;
-		scn_lx_skip(l);
-		dir->name_loc = (scn_loc){ l->lineno, scn_lx_col(l) };
-		dir->name = scn_lx_ident(l, "a module name");
-		if (!dir->name || !parse_path(l, dir))
-			return false;
-		const char *pw;
-		size_t pn = scn_lx_peek_word(l, &pw);
-		if (pn > 4 && !memcmp(pw, "ptx=", 4)) {
-			/* the PTX nvcc wrote beside a bare cubin: parse it as a path */
-			char *cubin = dir->path;
-			scn_loc cubin_loc = dir->path_loc;
-			l->pos += 4;
-			if (!parse_path(l, dir))
-				return false;
-			dir->ptx_path = dir->path;
-			dir->ptx_loc = dir->path_loc;
-			dir->path = cubin;
-			dir->path_loc = cubin_loc;
-		}
-		return scn_lx_done(l) &&
-		       define(s, dir->name, dir->name_loc.line, dir->name_loc.col, dir->kind, l->d);
+		return parse_module(l, dir);
 	}
 	if (scn_word_is(w, n, "qmd")) {
 		dir->kind = SCN_D_QMD;
-		scn_lx_skip(l);
-		dir->name_loc = (scn_loc){ l->lineno, scn_lx_col(l) };
-		dir->name = scn_lx_ident(l, "a QMD name");
-		return dir->name && parse_qmd(l, dir) &&
-		       define(s, dir->name, dir->name_loc.line, dir->name_loc.col, dir->kind, l->d);
+		return parse_dir_name(l, dir, "a QMD name") && parse_qmd(l, dir) &&
+		       define(l->s, dir->name, dir->name_loc.line, dir->name_loc.col, dir->kind, l->d);
 	}
 	if (scn_word_is(w, n, "push")) {
 		dir->kind = SCN_D_PUSH;
-		scn_lx_skip(l);
-		dir->name_loc = (scn_loc){ l->lineno, scn_lx_col(l) };
-		dir->name = scn_lx_ident(l, "a pushbuffer name");
-		if (!dir->name || !scn_lx_done(l))
-			return false;
-		/* defined at its `end`; a clash with an earlier name is named here */
-		scn_def *old = g_hash_table_lookup(s->defs, dir->name);
-		if (old)
-			return scn_lx_fail_at(l, dir->name_loc.col - 1, "'%s' is already defined at line %u",
-					      dir->name, old->decl_line);
-		return true;
+		return parse_push_open(l, dir);
 	}
 	if (scn_word_is(w, n, "gpfifo")) {
 		dir->kind = SCN_D_GPFIFO;
-		dir->addr = scn_lx_expr(l, "a pushbuffer address (NAME[+OFF[,LEN]])");
-		if (!dir->addr)
-			return false;
-		if (l->pos < l->len && l->line[l->pos] == ',') {
-			l->pos++;
-			if (l->pos >= l->len || l->line[l->pos] == ' ' || l->line[l->pos] == '\t')
-				return scn_lx_fail_at(l, l->pos, "expected a length in dwords after ','");
-			dir->len = scn_lx_expr_word(l, "a length in dwords");
-			if (!dir->len)
-				return false;
-		} else if (!scn_lx_need_sep(l, "the address")) {
-			return false;
-		}
-		dir->sync = scn_lx_accept(l, "sync");
-		return scn_lx_done(l);
+		return parse_gpfifo(l, dir);
 	}
 	if (scn_word_is(w, n, "gpfifo-raw")) {
 		dir->kind = SCN_D_GPFIFO_RAW;
@@ -958,37 +1018,17 @@ static bool parse_directive(scn_lx *l, scn_dir *dir, bool *arch_seen, uint32_t *
 	}
 	if (scn_word_is(w, n, "wait")) {
 		dir->kind = SCN_D_WAIT;
-		if (!parse_target(l, dir, "an address"))
-			return false;
-		dir->geq = scn_lx_accept(l, ">=");
-		if (!dir->geq && !scn_lx_accept(l, "=="))
-			return scn_lx_fail_at(l, l->pos, "expected '==' or '>=' after the address");
-		dir->value = scn_lx_expr_word(l, "a value");
-		if (!dir->value)
-			return false;
-		dir->u64 = scn_lx_accept(l, "u64");
-		return scn_lx_done(l);
+		return parse_wait(l, dir);
 	}
-	if (scn_word_is(w, n, "expect")) {
+	if (scn_word_is(w, n, "expect"))
 		return parse_expect(l, dir);
-	}
 	if (scn_word_is(w, n, "random")) {
 		dir->kind = SCN_D_RANDOM;
 		return parse_random(l, dir);
 	}
 	if (scn_word_is(w, n, "map")) {
 		dir->kind = SCN_D_MAP;
-		if (!scn_lx_accept(l, "guest"))
-			return scn_lx_fail_at(l, l->pos, "expected 'guest' (map guest G host H size S)");
-		if (!(dir->lo = scn_lx_expr_word(l, "the guest's address")))
-			return false;
-		if (!scn_lx_accept(l, "host"))
-			return scn_lx_fail_at(l, l->pos, "expected 'host' after the guest's address");
-		if (!(dir->hi = scn_lx_expr_word(l, "the host's address")))
-			return false;
-		if (!scn_lx_accept(l, "size"))
-			return scn_lx_fail_at(l, l->pos, "expected 'size' after the host's address");
-		return (dir->size = scn_lx_expr_word(l, "a size in bytes")) && scn_lx_done(l);
+		return parse_map(l, dir);
 	}
 	if (scn_word_is(w, n, "rewrite")) {
 		dir->kind = SCN_D_REWRITE;

@@ -20,6 +20,7 @@
 #include "chainsim/registry.h"
 #include "chainsim/report.h"
 #include "chainsim/rewrite.h"
+#include "chainsim/run.h"
 #include "chainsim/scenario.h"
 #include "chainsim/stage.h"
 #include "chainsim/trace.h"

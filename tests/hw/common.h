@@ -40,6 +40,16 @@ static inline bool corpus_capture_refused(const char *path)
 	return yes;
 }
 
+/* Whether the file says chainsim-hw refuses its capture (a cooperative
+ * launch, which a GPU takes only through the driver's cooperative launch). */
+static inline bool corpus_hw_refused(const char *path)
+{
+	gchar *text = NULL;
+	bool yes = g_file_get_contents(path, &text, NULL, NULL) && strstr(text, "\n# hw: refused");
+	g_free(text);
+	return yes;
+}
+
 static inline void expect_export_refused(const char *path)
 {
 	cs_diag d;

@@ -79,6 +79,31 @@ static void name_ptx_as_the_capture_does(const char *path, cs_report *r)
 	g_free(text);
 }
 
+/* The capture img of scenario path judges the scenario's chain: the break,
+ * each stage's status and evidence, the diagnosis. */
+static void expect_same_chain(const char *path, const uint8_t *img, size_t len)
+{
+	const char *label = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	cs_device *da, *db;
+	cs_report *a = judge_scenario(path, &da);
+	cs_report *b = judge_capture(img, len, corpus_no_exec(path), &db);
+	cr_assert(a && b);
+	name_ptx_as_the_capture_does(path, a);
+	cr_expect_eq(a->overall.first_break, b->overall.first_break, "%s: break %d vs %d", label,
+		     a->overall.first_break, b->overall.first_break);
+	for (int st = 1; st <= CS_STAGE_COUNT; st++) {
+		cr_expect_eq(a->overall.rows[st].status, b->overall.rows[st].status, "%s: stage %d",
+			     label, st);
+		cr_expect_str_eq(a->overall.rows[st].evidence, b->overall.rows[st].evidence,
+				 "%s: stage %d evidence", label, st);
+	}
+	cr_expect_str_eq(a->overall.diagnosis, b->overall.diagnosis, "%s", label);
+	cs_report_free(a);
+	cs_report_free(b);
+	cs_device_free(da);
+	cs_device_free(db);
+}
+
 Test(capture, corpus_round_trip_same_chain)
 {
 	char *dir = corpus_path("");
@@ -97,24 +122,7 @@ Test(capture, corpus_round_trip_same_chain)
 		}
 		size_t len;
 		uint8_t *img = export_image(path, &len);
-		cs_device *da, *db;
-		cs_report *a = judge_scenario(path, &da);
-		cs_report *b = judge_capture(img, len, corpus_no_exec(path), &db);
-		cr_assert(a && b);
-		name_ptx_as_the_capture_does(path, a);
-		cr_expect_eq(a->overall.first_break, b->overall.first_break, "%s: break %d vs %d",
-			     de->d_name, a->overall.first_break, b->overall.first_break);
-		for (int st = 1; st <= CS_STAGE_COUNT; st++) {
-			cr_expect_eq(a->overall.rows[st].status, b->overall.rows[st].status,
-				     "%s: stage %d", de->d_name, st);
-			cr_expect_str_eq(a->overall.rows[st].evidence, b->overall.rows[st].evidence,
-					 "%s: stage %d evidence", de->d_name, st);
-		}
-		cr_expect_str_eq(a->overall.diagnosis, b->overall.diagnosis, "%s", de->d_name);
-		cs_report_free(a);
-		cs_report_free(b);
-		cs_device_free(da);
-		cs_device_free(db);
+		expect_same_chain(path, img, len);
 		g_free(img);
 		g_free(path);
 		n++;
@@ -250,6 +258,16 @@ Test(capture, semantic_checks_located)
 		    .size = 0x1000, .bytes = bytes, .nbytes = 0 }, NULL }, /* fine: a control */
 		{ { .type = CS_CAP_CHANNEL, .channel = 3, .entries = 64 }, "dense" },
 		{ { .type = CS_CAP_CHANNEL, .channel = 1, .entries = 1 }, "entries" },
+		{ { .type = CS_CAP_COOPERATIVE, .va = 0x200000080, .value = 0x200000100 },
+		  "QMD at 0x200000080: expected a 256-byte aligned address inside one region" },
+		{ { .type = CS_CAP_COOPERATIVE, .va = 0x300000000, .value = 0x200000100 },
+		  "inside one region" },
+		{ { .type = CS_CAP_COOPERATIVE, .va = 0x200000000, .value = 0x200000ffc },
+		  "grid workspace at 0x200000ffc: expected 8 bytes" },
+		{ { .type = CS_CAP_COOPERATIVE, .va = 0x200000000, .value = 0x200000102 },
+		  "4-byte aligned" },
+		{ { .type = CS_CAP_COOPERATIVE, .va = 0x200000000, .value = 0x200000ff8 },
+		  NULL }, /* fine: the QMD and the workspace in the region */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		cs_capture_item two[2] = { region, cases[i].it };
@@ -268,6 +286,103 @@ Test(capture, semantic_checks_located)
 		}
 		cs_capture_writer_free(w);
 	}
+}
+
+/* The image without its records of one type (the end record's count and
+ * the checksums fixed up); *len shrinks. */
+static void drop_records(uint8_t *img, size_t *len, cs_capture_rec type)
+{
+	size_t out = CS_CAPTURE_HEADER_SIZE, kept = 0;
+	for (size_t off = CS_CAPTURE_HEADER_SIZE; off < *len;) {
+		uint32_t t, rlen;
+		memcpy(&t, img + off, 4);
+		memcpy(&rlen, img + off + 4, 4);
+		size_t n = CS_CAPTURE_RECORD_HEADER + rlen;
+		if (t == CS_CAP_END)
+			memcpy(img + off + CS_CAPTURE_RECORD_HEADER, &(uint32_t){ (uint32_t)kept }, 4);
+		if (t != type) {
+			memmove(img + out, img + off, n);
+			out += n;
+			kept += t != CS_CAP_END;
+		}
+		off += n;
+	}
+	*len = out;
+	uint32_t crc = cs_capture_crc32(cs_capture_crc32(0, img + out - 16, 8), img + out - 4, 4);
+	memcpy(img + out - 8, &crc, 4);
+}
+
+/* A cooperative launch's capture says which QMD launches cooperatively and
+ * where its grid workspace is; replayed without that record, the launch is a
+ * plain one and its grid sync traps (%envreg1/2 read 0). */
+Test(capture, cooperative_record_carries_the_launch)
+{
+	char *path = corpus_path("complete-hopper-cooperative.chain");
+	size_t len;
+	uint8_t *img = export_image(path, &len);
+	cs_diag d;
+	cs_diag_clear(&d);
+	cs_scenario *s = cs_scenario_load(path, &d);
+	cr_assert(s, "%s", d.msg);
+	cs_device_config cfg = { .arch = cs_scenario_arch(s) };
+	cs_device *dev = cs_device_new(&cfg, &d);
+	cr_assert(cs_scenario_execute(s, dev, &d), "%s", d.msg);
+	uint64_t qmd = 0, ws = 0, size;
+	cr_assert(cs_scenario_symbol(s, "L.qmd", &qmd, &size) &&
+		  cs_scenario_symbol(s, "L.ws", &ws, &size));
+	cs_device_free(dev);
+	cs_scenario_free(s);
+
+	cs_capture *c = cs_capture_parse(img, len, "coop.cap", &d);
+	cr_assert(c, "%s", d.msg);
+	unsigned n = 0;
+	for (size_t i = 0; i < c->nitems; i++)
+		if (c->items[i].type == CS_CAP_COOPERATIVE) {
+			cr_expect_eq(c->items[i].va, qmd, "QMD 0x%llx", (unsigned long long)c->items[i].va);
+			cr_expect_eq(c->items[i].value, ws, "workspace 0x%llx",
+				     (unsigned long long)c->items[i].value);
+			n++;
+		}
+	cr_expect_eq(n, 1, "%u cooperative records", n);
+	cs_capture_free(c);
+
+	cs_report *r = judge_capture(img, len, false, &dev);
+	cr_expect_eq(r->overall.first_break, 0, "with the record: break at stage %d: %s",
+		     r->overall.first_break, r->overall.diagnosis);
+	cs_report_free(r);
+	cs_device_free(dev);
+
+	drop_records(img, &len, CS_CAP_COOPERATIVE);
+	r = judge_capture(img, len, false, &dev);
+	cr_expect_eq(r->overall.first_break, CS_STAGE_GR_DISPATCH,
+		     "without the record the grid sync should trap: break at stage %d: %s",
+		     r->overall.first_break, r->overall.diagnosis);
+	cs_report_free(r);
+	cs_device_free(dev);
+	g_free(img);
+	g_free(path);
+}
+
+/* A capture written before the format had a cooperative record (committed
+ * as that exporter wrote it) reads and replays the same, and today's
+ * exporter writes the same bytes for its scenario. */
+Test(capture, a_capture_of_the_first_format_reads_the_same)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	char *old_path = g_build_filename(root ? root : ".", "tests", "hw", "captures",
+					  "cross-channel-semaphore.cap", NULL);
+	gchar *old = NULL;
+	gsize old_len = 0;
+	cr_assert(g_file_get_contents(old_path, &old, &old_len, NULL), "%s", old_path);
+	char *path = corpus_path("cross-channel-semaphore.chain");
+	size_t len;
+	uint8_t *img = export_image(path, &len);
+	cr_expect(len == old_len && !memcmp(img, old, len), "the export differs from the old file");
+	expect_same_chain(path, (const uint8_t *)old, old_len);
+	g_free(img);
+	g_free(path);
+	g_free(old);
+	g_free(old_path);
 }
 
 Test(capture, header_and_trailer_checks)
@@ -425,7 +540,7 @@ Test(capture, loaders_at_the_format_limits, .timeout = 120)
 Test(capture, mutations_never_crash, .timeout = 240)
 {
 	const char *names[] = { "complete-hopper-pcas.chain", "cross-channel-semaphore.chain",
-				"copy-release.chain" };
+				"copy-release.chain", "complete-hopper-cooperative.chain" };
 	uint64_t seed = 13;
 	unsigned accepted = 0, total = 0;
 	for (size_t f = 0; f < sizeof(names) / sizeof(names[0]); f++) {

@@ -26,7 +26,7 @@ expect_err() { grep -q -- "$1" "$tmp/err" || { fail "$2: stderr lacks '$1'"; sed
 check_pipeline() {
 	# every complete-chain scenario: export, run the capture, replay on the
 	# fake RM, and diff: no divergence, same observables line for line
-	local n=0
+	local n=0 hw_refused=0
 	for f in "$corpus"/*.chain; do
 		b=$(basename "$f" .chain)
 		if grep -q '^# capture: refused' "$f"; then
@@ -36,6 +36,14 @@ check_pipeline() {
 		"$cs" run --json "$f" 2>/dev/null | grep -q '"result" : "complete"' || continue
 		expect_rc 0 "$b: export" "$cs" export "$f" -o "$tmp/$b.cap"
 		expect_rc 0 "$b: run .cap" "$cs" run "$tmp/$b.cap" --results "$tmp/$b.sim"
+		if grep -q '^# hw: refused' "$f"; then
+			expect_rc 2 "$b: chainsim-hw-fake refuses it" "$fake" "$tmp/$b.cap" -o "$tmp/$b.hw"
+			expect_err "a cooperative launch (QMD 0x" "$b: the refusal names the launch"
+			expect_err "nothing ran" "$b: the refusal says nothing ran"
+			[ ! -e "$tmp/$b.hw" ] || fail "$b: a results file was written for a refused capture"
+			hw_refused=$((hw_refused + 1))
+			continue
+		fi
 		expect_rc 0 "$b: chainsim-hw-fake" "$fake" "$tmp/$b.cap" -o "$tmp/$b.hw"
 		expect_err "0 objects still allocated" "$b: fake RM leak"
 		expect_err "0 requests refused, 0 mappings and 0 files still open" "$b: fake driver"
@@ -46,6 +54,7 @@ check_pipeline() {
 		n=$((n + 1))
 	done
 	[ "$n" -ge 16 ] || fail "only $n complete-chain scenarios round-tripped"
+	[ "$hw_refused" -ge 1 ] || fail "no complete-chain scenario whose capture chainsim-hw refuses"
 	# CHAINSIM_HW_TRACE: every RM request on stderr, with its status
 	CHAINSIM_HW_TRACE=1 expect_rc 0 "traced replay" "$fake" "$tmp/complete-hopper-pcas.cap" -o "$tmp/t.hw"
 	expect_err "RM_ALLOC class 0x0041 parent 0x0 new 0xc1d00001: rc 0 status 0x0" "trace: the client"

@@ -839,62 +839,101 @@ Test(docs, no_header_leaves_a_short_macro_defined)
 	cr_expect_gt(files, 150, "only %u source files looked at", files);
 }
 
-/* ---- the judge in functions of a page ---------------------------------------- */
+/* ---- functions of a page ------------------------------------------------------ */
 
-typedef struct judge_scan {
-	GHashTable *why_sites; /* cause name -> jg_why calls naming it */
-	const char *long_ok;   /* the one function still over the bound (a known gap) */
-	bool long_ok_seen;
-} judge_scan;
+enum { PAGE_LINES = 150 };
 
-/* Each function of sim/judge/ within 150 lines, and the jg_why calls each
- * cause has. */
-static void scan_judge(const char *child, const char *text, void *ctx)
+typedef struct page_scan {
+	unsigned functions;
+} page_scan;
+
+/* Each function within a page: a definition starts on a line that begins
+ * in lower case with a '(' and no ';', and ends at a line "}". */
+static void scan_pages(const char *child, const char *text, void *ctx)
 {
-	judge_scan *js = ctx;
+	page_scan *ps = ctx;
 	char **lines = g_strsplit(text, "\n", -1);
 	unsigned start = 0;
 	for (unsigned n = 0; lines[n]; n++) {
 		if (g_ascii_islower(lines[n][0]) && strchr(lines[n], '(') && !strchr(lines[n], ';'))
 			start = n;
-		if (!strcmp(lines[n], "}") && start) {
-			bool known = js->long_ok && strstr(lines[start], js->long_ok);
-			if (known)
-				js->long_ok_seen = n - start > 150;
-			else
-				cr_expect(n - start <= 150, "%s:%u: %s runs %u lines", child, start + 1,
-					  lines[start], n - start);
-			start = 0;
-		}
-		const char *why = strstr(lines[n], "jg_why(");
-		const char *cause = why ? strstr(why, "CS_CAUSE_") : NULL;
-		if (cause) {
-			char *name = g_strndup(cause, strspn(cause, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_"));
-			guint k = GPOINTER_TO_UINT(g_hash_table_lookup(js->why_sites, name));
-			g_hash_table_replace(js->why_sites, name, GUINT_TO_POINTER(k + 1));
-		}
+		if (strcmp(lines[n], "}") || !start)
+			continue;
+		cr_expect(n - start <= PAGE_LINES, "%s:%u: %s runs %u lines", child, start + 1,
+			  lines[start], n - start);
+		ps->functions++;
+		start = 0;
 	}
 	g_strfreev(lines);
 }
 
-/* The judge's functions stay within a page (one more is a known gap), and the
- * stage-10 rules after engine work say each of their causes at one site
- * (sim/judge/release.c) for the launch path and the path without a launch. */
+/* The causes the jg_why calls name (the third argument; a conditional may
+ * name two), each counted once per call. */
+static void scan_why_sites(const char *child, const char *text, void *ctx)
+{
+	(void)child;
+	GHashTable *sites = ctx;
+	for (const char *p = text; (p = strstr(p, "jg_why(")); p++) {
+		const char *q = p + strlen("jg_why(");
+		int depth = 1, commas = 0;
+		const char *arg = NULL;
+		for (; *q && depth; q++) {
+			if (*q == '(')
+				depth++;
+			else if (*q == ')')
+				depth--;
+			else if (*q == ',' && depth == 1 && ++commas == 2)
+				arg = q + 1;
+			else if (*q == ',' && depth == 1 && commas == 3)
+				break;
+		}
+		for (const char *c = arg; c && c < q && (c = strstr(c, "CS_CAUSE_")) && c < q; c++) {
+			char *name = g_strndup(c, strspn(c, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789"));
+			guint k = GPOINTER_TO_UINT(g_hash_table_lookup(sites, name));
+			g_hash_table_replace(sites, name, GUINT_TO_POINTER(k + 1));
+		}
+	}
+}
+
+/* The judge's functions stay within a page, and each cause's prose is
+ * written at one site: one jg_why call names it (the stage-10 rules after
+ * engine work, for one, sit in sim/judge/release.c for the launch path and
+ * the path without a launch). */
 Test(docs, the_judge_is_in_functions_of_a_page)
 {
 	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	judge_scan js = { g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
-			  "jg_stage_front_end(", false };
+	page_scan ps = { 0 };
 	unsigned files = 0;
-	for_each_source(root, "sim/judge", false, scan_judge, &js, &files);
+	for_each_source(root, "sim/judge", false, scan_pages, &ps, &files);
 	cr_expect_gt(files, 8);
-	cr_expect(js.long_ok_seen, "jg_stage_front_end is within 150 lines now: drop it from "
-		  "the known gap");
-	static const char *const once[] = { "CS_CAUSE_RELEASE_UNORDERED", "CS_CAUSE_RELEASE_DISABLED",
-					    "CS_CAUSE_RELEASE_FAULT" };
-	for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++)
-		cr_expect_eq(GPOINTER_TO_UINT(g_hash_table_lookup(js.why_sites, once[i])), 1,
-			     "%s's prose is written at %u sites", once[i],
-			     GPOINTER_TO_UINT(g_hash_table_lookup(js.why_sites, once[i])));
-	g_hash_table_destroy(js.why_sites);
+	GHashTable *sites = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	files = 0;
+	for_each_source(root, "sim/judge", false, scan_why_sites, sites, &files);
+	static const char *const named[] = { "CS_CAUSE_RELEASE_UNORDERED", "CS_CAUSE_RELEASE_DISABLED",
+					     "CS_CAUSE_RELEASE_FAULT", "CS_CAUSE_NOT_FETCHED",
+					     "CS_CAUSE_WAIT_UNMET" };
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		cr_expect(g_hash_table_contains(sites, named[i]), "no jg_why names %s", named[i]);
+	GHashTableIter it;
+	gpointer key, val;
+	g_hash_table_iter_init(&it, sites);
+	while (g_hash_table_iter_next(&it, &key, &val))
+		cr_expect_eq(GPOINTER_TO_UINT(val), 1, "%s's prose is written at %u sites",
+			     (const char *)key, GPOINTER_TO_UINT(val));
+	cr_expect_gt(g_hash_table_size(sites), 30, "only %u causes named by jg_why",
+		     g_hash_table_size(sites));
+	g_hash_table_destroy(sites);
+}
+
+/* No function of sim/, fe/, gr/ or tools/ runs past a page. */
+Test(docs, every_function_is_within_a_page)
+{
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	page_scan ps = { 0 };
+	unsigned files = 0;
+	static const char *const dirs[] = { "sim", "fe", "gr", "tools" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		for_each_source(root, dirs[i], false, scan_pages, &ps, &files);
+	cr_expect_gt(files, 60);
+	cr_expect_gt(ps.functions, 900, "only %u functions looked at", ps.functions);
 }

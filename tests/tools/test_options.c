@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Every chainsim command's command line through getopt_long: --version,
  * --help, an option's value after '=' or as the next word, and '-' for
- * standard input wherever a file is read (held to the same caps). */
+ * standard input wherever a file is read (held to the same caps); the
+ * executor's options from their one table (tools/exec_options.def) in every
+ * command that runs a scenario and in conform's `# run:` lines. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <glib.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "exec_options.h"
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
@@ -140,6 +143,290 @@ Test(run, standard_input_keeps_the_caps_and_locates_errors)
 	g_free(bad);
 }
 
+/* ---- the executor's options: one table, every command that runs a scenario ---- */
+
+static char *export_capture(void);
+
+/* A row as a word: --NAME, or --NAME=value for a row that takes one. */
+static char *exec_word(const cs_exec_option *row, const char *value)
+{
+	return row->value ? g_strdup_printf("--%s=%s", row->name, value)
+			  : g_strdup_printf("--%s", row->name);
+}
+
+/* Each row, with its example value, is taken by run and by a case's `# run:`
+ * line; a bad value is refused by both, saying what the row expects. */
+Test(exec_options, every_row_works_on_the_command_line_and_in_a_run_line)
+{
+	char *scenario = cli_source_path("tests/conformance/host-only.chain");
+	gchar *text = NULL;
+	cr_assert(g_file_get_contents(scenario, &text, NULL, NULL));
+	char *cas = cli_tmp_path(".chain");
+	for (size_t i = 0; i < CS_EXEC_COUNT; i++) {
+		const cs_exec_option *row = &cs_exec_options[i];
+		char *words[] = { exec_word(row, row->example),
+				  row->value ? exec_word(row, "bogus") : g_strdup_printf("--%s=1", row->name) };
+		cli_result r = cli_run(NULL, ARGS("run", words[0], "host-only.chain"));
+		cr_expect_eq(r.status, 0, "run %s: %s", words[0], r.err);
+		cli_result_free(&r);
+		for (int bad = 0; bad < 2; bad++) {
+			char *with = g_strdup_printf("# run: %s\n%s", words[bad], text);
+			cr_assert(g_file_set_contents(cas, with, -1, NULL));
+			r = cli_run(NULL, ARGS("conform", "--no-progress", cas));
+			cr_expect_eq(r.status, bad, "# run: %s: %s", words[bad], r.out);
+			char *refusal = g_strdup_printf("'# run:' option '%s' is not one conform knows",
+							words[bad]);
+			cr_expect(!bad || strstr(r.out, refusal), "# run: %s: %s", words[bad], r.out);
+			cli_result_free(&r);
+			g_free(refusal);
+			g_free(with);
+		}
+		char *want = row->value ? g_strdup_printf("chainsim run: %s: expected %s", words[1],
+							  row->expected)
+					: g_strdup_printf("'%s': that option takes no value", words[1]);
+		expect_fails(cli_run(NULL, ARGS("run", words[1], "host-only.chain")), 2, want);
+		g_free(want);
+		g_free(words[0]);
+		g_free(words[1]);
+	}
+	g_unlink(cas);
+	g_free(cas);
+	g_free(text);
+	g_free(scenario);
+}
+
+/* diff, reduce, conform, repl and battery take every row too, and list it in
+ * their help. */
+Test(exec_options, every_command_that_runs_a_scenario_takes_every_row)
+{
+	static const char *const commands[] = { "run", "diff", "reduce", "conform", "repl", "battery" };
+	for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++) {
+		cli_result r = cli_run(NULL, ARGS(commands[c], "--help"));
+		for (size_t i = 0; i < CS_EXEC_COUNT; i++) {
+			char *name = g_strdup_printf("  --%s", cs_exec_options[i].name);
+			cr_expect(strstr(r.out, name), "%s --help does not list %s", commands[c], name);
+			g_free(name);
+		}
+		cli_result_free(&r);
+	}
+	for (size_t i = 0; i < CS_EXEC_COUNT; i++) {
+		const cs_exec_option *row = &cs_exec_options[i];
+		char *word = exec_word(row, row->example);
+		cli_result r = cli_run(NULL, ARGS("diff", word, "host-only.chain", "host-only.chain"));
+		cr_expect_eq(r.status, 0, "diff %s: %s", word, r.err);
+		cli_result_free(&r);
+		expect_fails(cli_run(NULL, ARGS("reduce", word, "host-only.chain", "--until=break any")),
+			     1, "host-only.chain does not break that way");
+		r = cli_run(NULL, ARGS("conform", "--no-progress", word, "host-only.chain"));
+		cr_expect_eq(r.status, 0, "conform %s: %s", word, r.out);
+		cli_result_free(&r);
+		r = cli_run(NULL, ARGS("repl", word, "host-only.chain", "-ex", "continue"));
+		cr_expect_eq(r.status, 0, "repl %s: %s", word, r.err);
+		cr_expect(strstr(r.out, "the program ended"), "repl %s: %s", word, r.out);
+		cli_result_free(&r);
+		r = cli_run(NULL, ARGS("battery", "--only=VADD", word));
+		cr_expect(r.status == 0 || r.status == 1, "battery %s: %s", word, r.err);
+		cr_expect(strstr(r.out, "VADD n="), "battery %s: %s", word, r.out);
+		cli_result_free(&r);
+		g_free(word);
+	}
+}
+
+/* The option reaches each command's runs: --races=error makes race-shared's
+ * race a stage-9 break, a budget of one instruction stops the battery's
+ * client. */
+Test(exec_options, each_command_runs_its_scenarios_with_them)
+{
+	const char *race = "race-shared.chain";
+	for (int on = 0; on < 2; on++) {
+		const char *opt = on ? "--races=error" : "--races=shared";
+		cli_result r = cli_run(NULL, ARGS("run", opt, race));
+		cr_expect_eq(r.status, on, "run %s: %s", opt, r.out);
+		cli_result_free(&r);
+		r = cli_run(NULL, ARGS("conform", "--no-progress", opt, race));
+		cr_expect_eq(r.status, on, "conform %s: %s", opt, r.out);
+		cli_result_free(&r);
+		r = cli_run(NULL, ARGS("diff", opt, race, race));
+		cr_expect(strstr(r.out, on ? " 9  gr-dispatch     not-fired" : " 9  gr-dispatch     fired"),
+			  "diff %s: %s", opt, r.out);
+		cli_result_free(&r);
+		r = cli_run(NULL, ARGS("reduce", race, opt, "--until", "break 9"));
+		cr_expect_eq(r.status, on ? 0 : 1, "reduce %s: %s", opt, r.err);
+		cli_result_free(&r);
+		r = cli_run(NULL, ARGS("repl", race, opt, "-ex", "continue", "-ex", "why"));
+		cr_expect(strstr(r.out, on ? "break at stage 9 (gr-dispatch)" : "chain complete"),
+			  "repl %s: %s", opt, r.out);
+		cli_result_free(&r);
+	}
+	/* a replay takes only the rows whose where names a capture */
+	char *cap = export_capture();
+	for (size_t i = 0; i < CS_EXEC_COUNT; i++) {
+		const cs_exec_option *row = &cs_exec_options[i];
+		char *word = exec_word(row, row->example);
+		if (row->where & CS_EXEC_CAPTURE) {
+			cli_result r = cli_run(NULL, ARGS("run", word, cap));
+			cr_expect_eq(r.status, 0, "run %s CAPTURE: %s", word, r.err);
+			cli_result_free(&r);
+		} else {
+			char *want = g_strdup_printf("--%s is for a scenario, not a capture", row->name);
+			expect_fails(cli_run(NULL, ARGS("run", word, cap)), 2, want);
+			expect_fails(cli_run(NULL, ARGS("diff", "--hw-results=x.results", word, cap)), 2,
+				     want);
+			g_free(want);
+		}
+		g_free(word);
+	}
+	g_unlink(cap);
+	g_free(cap);
+	cli_result r = cli_run(NULL, ARGS("battery", "--only=VADD", "--budget-instructions=1"));
+	cr_expect_eq(r.status, 1, "%s", r.out);
+	cr_expect(strstr(r.out, "VADD n=32768 bad=32768"), "%s", r.out);
+	cli_result_free(&r);
+}
+
+/* conform's command line sets every case's options; a case's own `# run:`
+ * line wins over it. two-launches passes only with a budget of 6000. */
+Test(exec_options, a_case_run_line_wins_over_the_command_line)
+{
+	char *src = cli_source_path("tests/sim/budget/two-launches.chain");
+	gchar *text = NULL;
+	cr_assert(g_file_get_contents(src, &text, NULL, NULL));
+	GString *bare = g_string_new(text);
+	cr_assert(g_string_replace(bare, "# run: --budget-instructions=6000\n", "", 1) == 1);
+	char *cas = cli_tmp_path(".chain");
+	cr_assert(g_file_set_contents(cas, bare->str, -1, NULL));
+	for (int given = 0; given < 2; given++) {
+		/* standard input's paths resolve from the case's own folder */
+		cli_result r = given ? cli_run_in("tests/sim/budget", cas,
+						  ARGS("conform", "--no-progress",
+						       "--budget-instructions=6000", "-"))
+				     : cli_run_in("tests/sim/budget", cas,
+						  ARGS("conform", "--no-progress", "-"));
+		cr_expect_eq(r.status, given ? 0 : 1, "%s", r.out);
+		cli_result_free(&r);
+	}
+	cli_result r = cli_run_in("tests/sim/budget", NULL,
+				  ARGS("conform", "--no-progress", "--budget-instructions=100000000",
+				       "two-launches.chain"));
+	cr_expect_eq(r.status, 0, "%s", r.out);
+	cli_result_free(&r);
+	g_unlink(cas);
+	g_free(cas);
+	g_string_free(bare, TRUE);
+	g_free(text);
+	g_free(src);
+}
+
+/* The README's table of the executor options has a line for every row, and
+ * docs/conform.md, which says what `# run:` takes, names every row. */
+Test(exec_options, the_documents_name_every_row)
+{
+	char *readme_path = cli_source_path("README.md"), *conform_path = cli_source_path("docs/conform.md");
+	gchar *readme = NULL, *conform = NULL;
+	cr_assert(g_file_get_contents(readme_path, &readme, NULL, NULL));
+	cr_assert(g_file_get_contents(conform_path, &conform, NULL, NULL));
+	const char *table = strstr(readme, "### Executor options\n");
+	cr_assert(table, "README.md has no section Executor options");
+	const char *end = strstr(table + 1, "\n#");
+	char *section = g_strndup(table, end ? (size_t)(end - table) : strlen(table));
+	for (size_t i = 0; i < CS_EXEC_COUNT; i++) {
+		char *line = g_strdup_printf("\n| `--%s", cs_exec_options[i].name);
+		char *named = g_strdup_printf("`--%s", cs_exec_options[i].name);
+		cr_expect(strstr(section, line), "README.md's executor options lack --%s",
+			  cs_exec_options[i].name);
+		cr_expect(strstr(conform, named), "docs/conform.md does not name --%s",
+			  cs_exec_options[i].name);
+		g_free(line);
+		g_free(named);
+	}
+	g_free(section);
+	g_free(readme);
+	g_free(conform);
+	g_free(readme_path);
+	g_free(conform_path);
+}
+
+/* The .c and .h files under dir of the source tree (not below it), each read
+ * whole and handed to fn with its path. */
+static unsigned for_each_source_in(const char *dir, void (*fn)(const char *, const char *, void *),
+				   void *ctx)
+{
+	char *path = cli_source_path(dir);
+	GDir *d = g_dir_open(path, 0, NULL);
+	cr_assert(d, "cannot list %s", path);
+	unsigned n = 0;
+	for (const char *e; (e = g_dir_read_name(d));) {
+		if (!g_str_has_suffix(e, ".c") && !g_str_has_suffix(e, ".h"))
+			continue;
+		char *file = g_build_filename(path, e, NULL), *rel = g_build_filename(dir, e, NULL);
+		gchar *text = NULL;
+		cr_assert(g_file_get_contents(file, &text, NULL, NULL), "cannot read %s", file);
+		fn(rel, text, ctx);
+		n++;
+		g_free(text);
+		g_free(file);
+		g_free(rel);
+	}
+	g_dir_close(d);
+	g_free(path);
+	return n;
+}
+
+/* A row's name spelled as a string of its own ("threads", "--threads=") is a
+ * getopt entry or a word compared: a second parser. */
+static void expect_no_option_names(const char *rel, const char *text, void *ctx)
+{
+	(void)ctx;
+	if (g_str_has_suffix(rel, "exec_options.c"))
+		return; /* the table's own reader */
+	for (size_t i = 0; i < CS_EXEC_COUNT; i++) {
+		char *re = g_strdup_printf("\"(--)?%s[=\"]", cs_exec_options[i].name);
+		GMatchInfo *m = NULL;
+		GRegex *rx = g_regex_new(re, 0, 0, NULL);
+		cr_expect(!g_regex_match(rx, text, 0, &m), "%s spells the executor option %s itself: "
+			  "read it from tools/exec_options.def", rel, cs_exec_options[i].name);
+		g_match_info_free(m);
+		g_regex_unref(rx);
+		g_free(re);
+	}
+}
+
+Test(exec_options, the_table_is_their_only_parser)
+{
+	unsigned n = for_each_source_in("tools", expect_no_option_names, NULL) +
+		     for_each_source_in("tools/battery", expect_no_option_names, NULL);
+	cr_expect_gt(n, 20, "only %u sources looked at", n);
+}
+
+/* Outside sim/ no code makes a device itself but the examples of the public
+ * API: the commands, the fake RM and the test helpers run through sim/run.c. */
+static void expect_no_device_new(const char *rel, const char *text, void *ctx)
+{
+	unsigned *calls = ctx;
+	for (const char *p = text; (p = strstr(p, "cs_device_new(")); p++) {
+		bool declaration = p - text >= 18 && !strncmp(p - 18, "CS_API cs_device *", 18);
+		cr_expect(declaration, "%s calls cs_device_new: make the device with cs_run_device "
+			  "or cs_run_scenario (sim/run.c)", rel);
+		*calls += !declaration;
+	}
+}
+
+Test(exec_options, devices_are_made_in_sim_only)
+{
+	static const char *const dirs[] = { "tools", "tools/battery", "hwfake", "hw", "repl",
+					    "include/chainsim" };
+	unsigned calls = 0, n = 0;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		n += for_each_source_in(dirs[i], expect_no_device_new, &calls);
+	cr_expect_gt(n, 60, "only %u sources looked at", n);
+	char *run = cli_source_path("sim/run.c");
+	gchar *text = NULL;
+	cr_assert(g_file_get_contents(run, &text, NULL, NULL));
+	cr_expect(strstr(text, "cs_device_new("), "sim/run.c makes the commands' devices");
+	g_free(text);
+	g_free(run);
+}
+
 static const char *const pb_file = "../scenario/cases/release_2a.pb";
 
 Test(disasm, version_help_and_bad_options)
@@ -246,10 +533,10 @@ Test(export, every_spelling_and_standard_input_and_output_write_the_same_capture
 Test(diff, version_help_and_either_input_from_standard_input)
 {
 	expect_version("diff");
-	expect_help("diff", "usage: chainsim diff [--json] A B\n"
-			    "       chainsim diff [--json] [--rewrite-a FILE] [--rewrite-b FILE] "
-			    "SCENARIO\n"
-			    "       chainsim diff --hw-results FILE CAPTURE\n");
+	expect_help("diff", "usage: chainsim diff [--json] [EXECUTOR OPTIONS] A B\n"
+			    "       chainsim diff [--json] [--rewrite-a FILE] [--rewrite-b FILE]\n"
+			    "                     [EXECUTOR OPTIONS] SCENARIO\n"
+			    "       chainsim diff --hw-results FILE [--no-exec] CAPTURE\n");
 	char *cap = export_capture(), *results = cli_tmp_path(".results");
 	char *results_eq = g_strdup_printf("--results=%s", results);
 	cli_result r = cli_run(NULL, ARGS("run", cap, results_eq));

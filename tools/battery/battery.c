@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The acceptance battery's driver: each client is a .chain scenario in
- * fixtures/battery/ run on a fresh simulated device (cs_scenario_load,
- * cs_device_new, cs_scenario_execute, cs_report_build), whose output region is
+ * fixtures/battery/ run on a fresh simulated device (cs_run_scenario, with
+ * the executor's options), whose output region is
  * read back and compared with a CPU reference computed from the same inputs
  * (regenerated with the scenario's `random` generator, scenario.h).
  *
@@ -22,6 +22,7 @@
 #include "chainsim/file.h"
 #include "chainsim/mem.h"
 #include "chainsim/report.h"
+#include "chainsim/run.h"
 #include "chainsim/scenario.h"
 
 typedef struct client_ref {
@@ -296,18 +297,18 @@ static size_t run_client(const client *c, const cs_battery_opts *o, const char *
 		print_diag(err, c->label, "scenario does not load", &d);
 		return c->count;
 	}
-	cs_device_config cfg = { .arch = cs_scenario_arch(s) };
-	cs_device *dev = cs_device_new(&cfg, &d);
-	if (!dev) {
+	cs_run run;
+	bool executed = cs_run_scenario(s, &o->exec, CS_RUN_JUDGE_ALWAYS, &run, &d);
+	if (!run.dev) {
 		print_diag(err, c->label, "no device", &d);
 		cs_scenario_free(s);
 		return c->count;
 	}
+	cs_device *dev = run.dev;
 	size_t bad = c->count;
-	bool executed = cs_scenario_execute(s, dev, &d);
 	if (!executed)
 		print_diag(err, c->label, "scenario stopped", &d);
-	cs_report *r = cs_report_build(dev);
+	cs_report *r = run.report;
 	bool complete = r && r->overall.first_break == CS_STAGE_NONE;
 	if (r && !complete)
 		fprintf(err, "%s: the chain broke at stage %d (%s): %s\n", c->label,
@@ -366,8 +367,7 @@ static size_t run_client(const client *c, const cs_battery_opts *o, const char *
 		free(ref.want);
 		free(ref.scale);
 	}
-	cs_report_free(r);
-	cs_device_free(dev);
+	cs_run_clear(&run);
 	cs_scenario_free(s);
 	return bad;
 }

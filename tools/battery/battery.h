@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "chainsim/arch.h"
+#include "chainsim/run.h"
 
 /* ---- CPU references (tools/battery/ref.c): pure functions, no device ---- */
 
@@ -43,6 +44,7 @@ typedef struct cs_battery_opts {
 	const char *dir;    /* fixtures/battery; NULL = find it */
 	bool verbose;       /* tolerances, worst errors and chain details on stderr */
 	const char *only;   /* run only the client whose label starts with this */
+	cs_run_opts exec;   /* the executor's options each client runs with */
 } cs_battery_opts;
 
 /* Runs every client, prints one line each and the verdict to out; details and
