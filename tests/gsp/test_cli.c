@@ -283,24 +283,51 @@ static char *le64(uint64_t v)
 	return s;
 }
 
-Test(gsp_cli, gdb_stub_interrupt_and_bad_packets)
+/* A stub on the fixture with extra arguments; returns the port, the pid and
+ * the stub's stderr. */
+static unsigned start_stub(const char *const *extra, GPid *pid, gint *err_fd)
 {
 	char *cli = test_build_path("tests/gsp/gsp-cli");
 	char *elf = gsp_fixture("gsp-fixture.elf");
-	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL };
-	GPid pid;
+	GPtrArray *argv = g_ptr_array_new();
+	const char *head[] = { cli, elf, "--gdb", "127.0.0.1:0" };
+	for (size_t i = 0; i < 4; i++)
+		g_ptr_array_add(argv, (gpointer)head[i]);
+	for (; extra && *extra; extra++)
+		g_ptr_array_add(argv, (gpointer)*extra);
+	g_ptr_array_add(argv, NULL);
 	gint out_fd;
-	cr_assert(g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd,
-					   NULL, NULL));
+	cr_assert(g_spawn_async_with_pipes(NULL, (char **)argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+					   NULL, NULL, pid, NULL, &out_fd, err_fd, NULL));
 	char line[128] = { 0 };
 	for (size_t n = 0; n < sizeof(line) - 1 && read(out_fd, line + n, 1) == 1 && line[n] != '\n'; n++)
 		;
+	close(out_fd);
 	unsigned port = 0;
 	cr_assert_eq(sscanf(line, "gdb stub listening on port %u", &port), 1, "stub said '%s'", line);
+	g_ptr_array_free(argv, TRUE);
+	g_free(cli);
+	g_free(elf);
+	return port;
+}
+
+static int connect_stub(unsigned port)
+{
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
 	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	/* a deaf stub fails the test instead of hanging it */
+	struct timeval tv = { .tv_sec = 10 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+Test(gsp_cli, gdb_stub_interrupt_and_bad_packets)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	GPid pid;
+	int fd = connect_stub(start_stub(NULL, &pid, NULL));
 
 	send_raw(fd, "$g#00", 5); /* bad checksum: NAK */
 	char *r = read_reply(fd);
@@ -349,55 +376,13 @@ Test(gsp_cli, gdb_stub_interrupt_and_bad_packets)
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the stub exits after k");
 	g_spawn_close_pid(pid);
 	close(fd);
-	close(out_fd);
 	g_free(v);
 	g_free(big);
 	g_free(sp);
 	g_free(p1);
 	g_free(p2);
 	g_free(p3);
-	g_free(cli);
 	g_free(elf);
-}
-
-/* A stub on the fixture with extra arguments; returns the port, the pid and
- * the stub's stderr. */
-static unsigned start_stub(const char *const *extra, GPid *pid, gint *err_fd)
-{
-	char *cli = test_build_path("tests/gsp/gsp-cli");
-	char *elf = gsp_fixture("gsp-fixture.elf");
-	GPtrArray *argv = g_ptr_array_new();
-	const char *head[] = { cli, elf, "--gdb", "127.0.0.1:0" };
-	for (size_t i = 0; i < 4; i++)
-		g_ptr_array_add(argv, (gpointer)head[i]);
-	for (; extra && *extra; extra++)
-		g_ptr_array_add(argv, (gpointer)*extra);
-	g_ptr_array_add(argv, NULL);
-	gint out_fd;
-	cr_assert(g_spawn_async_with_pipes(NULL, (char **)argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-					   NULL, NULL, pid, NULL, &out_fd, err_fd, NULL));
-	char line[128] = { 0 };
-	for (size_t n = 0; n < sizeof(line) - 1 && read(out_fd, line + n, 1) == 1 && line[n] != '\n'; n++)
-		;
-	close(out_fd);
-	unsigned port = 0;
-	cr_assert_eq(sscanf(line, "gdb stub listening on port %u", &port), 1, "stub said '%s'", line);
-	g_ptr_array_free(argv, TRUE);
-	g_free(cli);
-	g_free(elf);
-	return port;
-}
-
-static int connect_stub(unsigned port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	/* a deaf stub fails the test instead of hanging it */
-	struct timeval tv = { .tv_sec = 10 };
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	return fd;
 }
 
 /* busy_loop(huge) started with `c`: the target runs until stopped. */
@@ -626,22 +611,8 @@ Test(gsp_cli, gdb_follows_a_u_mode_trap_into_the_handler)
 
 Test(gsp_cli, gdb_stub_answers_without_delay)
 {
-	char *cli = test_build_path("tests/gsp/gsp-cli");
-	char *elf = gsp_fixture("gsp-fixture.elf");
-	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL };
 	GPid pid;
-	gint out_fd;
-	cr_assert(g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd,
-					   NULL, NULL));
-	char line[128] = { 0 };
-	for (size_t n = 0; n < sizeof(line) - 1 && read(out_fd, line + n, 1) == 1 && line[n] != '\n'; n++)
-		;
-	unsigned port = 0;
-	cr_assert_eq(sscanf(line, "gdb stub listening on port %u", &port), 1, "stub said '%s'", line);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	int fd = connect_stub(start_stub(NULL, &pid, NULL));
 	int one = 1; /* as gdb's own TCP transport does */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	/* 200 register reads, each acked by the client like gdb does: with the
@@ -673,9 +644,6 @@ Test(gsp_cli, gdb_stub_answers_without_delay)
 	waitpid(pid, NULL, 0);
 	g_spawn_close_pid(pid);
 	close(fd);
-	close(out_fd);
-	g_free(cli);
-	g_free(elf);
 }
 
 Test(gsp_cli, gdb_watchpoint_on_an_amo_stops_where_gdb_expects)
