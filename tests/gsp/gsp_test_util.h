@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <glib.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "chainsim/gsp.h"
 #include "../common/source.h" /* not gsp/source.h, which test_gdbstub.c also sees */
@@ -68,6 +69,14 @@ static inline char *gsp_cmd(gsp_fx *fx, const char *line, cs_status want)
 	char *r = g_strdup(buf);
 	free(buf);
 	return r;
+}
+
+/* Runs a debugger command that succeeds and asserts that its output holds want. */
+static inline void gsp_cmd_shows(gsp_fx *fx, const char *line, const char *want)
+{
+	char *o = gsp_cmd(fx, line, CS_OK);
+	cr_assert(strstr(o, want), "%s", o);
+	g_free(o);
 }
 
 #endif
