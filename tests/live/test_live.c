@@ -395,8 +395,8 @@ Test(live, a_fatbins_kernel_runs_from_the_code_the_client_uploaded)
 	client c;
 	client_new(&c, CS_ARCH_HOPPER);
 	size_t len;
-	uint8_t *fb = (uint8_t *)test_read_source("fixtures/kernels/out/vadd.nocompress.fatbin", &len);
-	cr_assert_not_null(fb, "cannot read fixtures/kernels/out/vadd.nocompress.fatbin");
+	uint8_t *fb = (uint8_t *)test_read_kernel_fixture("vadd.nocompress.fatbin", &len);
+	cr_assert_not_null(fb, "cannot read the fixture vadd.nocompress.fatbin");
 	cs_diag d;
 	cr_assert(cs_live_module_load(c.lv, fb, len, "vadd", &d), "%s", d.msg);
 	cs_module *m = cs_module_load_bytes(fb, len, "vadd", CS_ARCH_HOPPER, &d);

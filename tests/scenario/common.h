@@ -20,12 +20,6 @@ static inline char *scn_test_path(const char *rel)
 	return test_source_file("tests/scenario", rel);
 }
 
-/* A built fixture kernel, fixtures/kernels/out/NAME (g_free it). */
-static inline char *scn_kernel_path(const char *name)
-{
-	return test_source_file("fixtures/kernels/out", name);
-}
-
 static inline cs_scenario *scn_parse_ok(const char *text)
 {
 	cs_diag d;
