@@ -5,6 +5,7 @@
  * json-glib set); the reader is jansson's parser. */
 #include "chainsim/json.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <locale.h>
 #include <math.h>
@@ -190,6 +191,29 @@ void cs_json_bool(cs_json_writer *w, bool v)
 void cs_json_null(cs_json_writer *w)
 {
 	place(w, json_null());
+}
+
+void cs_json_member_int(cs_json_writer *w, const char *key, int64_t v)
+{
+	cs_json_key(w, key);
+	cs_json_int(w, v);
+}
+
+void cs_json_member_hex(cs_json_writer *w, const char *key, uint64_t v)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	cs_json_key(w, key);
+	cs_json_string(w, buf);
+}
+
+void cs_json_member_u32_or_null(cs_json_writer *w, const char *key, uint32_t v)
+{
+	cs_json_key(w, key);
+	if (v == UINT32_MAX)
+		cs_json_null(w);
+	else
+		cs_json_int(w, v);
 }
 
 typedef struct text {

@@ -278,7 +278,9 @@ static uint64_t get_id(const cs_qmd *q, gr_qf id, unsigned index)
 	return f ? cs_qmd_field_get(q, f, index) : 0;
 }
 
-bool cs_qmd_init(cs_qmd *q, unsigned major, cs_diag *d)
+/* q cleared and laid out as QMD version major, or false when that version
+ * is not modelled. */
+static bool start_layout(cs_qmd *q, unsigned major, cs_diag *d)
 {
 	memset(q, 0, sizeof(*q));
 	q->layout = cs_qmd_layout_of(major);
@@ -287,6 +289,13 @@ bool cs_qmd_init(cs_qmd *q, unsigned major, cs_diag *d)
 			    major);
 		return false;
 	}
+	return true;
+}
+
+bool cs_qmd_init(cs_qmd *q, unsigned major, cs_diag *d)
+{
+	if (!start_layout(q, major, d))
+		return false;
 	bool ok = set_id(q, GR_QF_QMD_MAJOR_VERSION, 0, major, d) &&
 		  set_id(q, GR_QF_QMD_MINOR_VERSION, 0, q->layout->minor, d) &&
 		  set_id(q, GR_QF_API_VISIBLE_CALL_LIMIT, 0, 1, d) && /* NO_CHECK */
@@ -302,13 +311,8 @@ bool cs_qmd_init(cs_qmd *q, unsigned major, cs_diag *d)
 
 bool cs_qmd_from_bytes(cs_qmd *q, unsigned major, const void *bytes, size_t len, cs_diag *d)
 {
-	memset(q, 0, sizeof(*q));
-	q->layout = cs_qmd_layout_of(major);
-	if (!q->layout) {
-		cs_diag_set(d, CS_ERR_INPUT, "QMD major version %u is not modelled (3, 4 or 5)",
-			    major);
+	if (!start_layout(q, major, d))
 		return false;
-	}
 	if (len < q->layout->bytes) {
 		cs_diag_set(d, CS_ERR_INPUT, "QMD %s needs %u bytes, got %zu", q->layout->name,
 			    q->layout->bytes, len);

@@ -74,16 +74,26 @@ static bool pick_class(cs_arch arch, uint32_t cls, cs_class_kind kind, uint32_t 
 	return true;
 }
 
-bool cs_gr_launch_methods(const cs_gr_launch_opts *o, cs_gr_seq *out, cs_diag *d)
+/* out emptied, and the class of kind a sequence on subch of arch uses
+ * (requested, or the arch's own) in *cls; false when either is refused. */
+static bool begin_seq(cs_gr_seq *out, cs_arch arch, uint32_t requested, cs_class_kind kind,
+		      uint32_t subch, uint32_t *cls, cs_diag *d)
 {
 	memset(out, 0, sizeof(*out));
-	uint32_t cls;
-	if (!pick_class(o->arch, o->cls, CS_CLASS_COMPUTE, &cls, d))
+	if (!pick_class(arch, requested, kind, cls, d))
 		return false;
-	if (o->subch > 7) {
-		cs_diag_set(d, CS_ERR_INPUT, "subchannel %u out of range (0..7)", o->subch);
+	if (subch > 7) {
+		cs_diag_set(d, CS_ERR_INPUT, "subchannel %u out of range (0..7)", subch);
 		return false;
 	}
+	return true;
+}
+
+bool cs_gr_launch_methods(const cs_gr_launch_opts *o, cs_gr_seq *out, cs_diag *d)
+{
+	uint32_t cls;
+	if (!begin_seq(out, o->arch, o->cls, CS_CLASS_COMPUTE, o->subch, &cls, d))
+		return false;
 	if (o->qmd_addr & 0xff) {
 		cs_diag_set(d, CS_ERR_INPUT, "QMD address 0x%" PRIx64 " is not 256-byte aligned",
 			    o->qmd_addr);
@@ -162,14 +172,9 @@ bool cs_gr_launch_methods(const cs_gr_launch_opts *o, cs_gr_seq *out, cs_diag *d
 
 bool cs_gr_copy_methods(const cs_gr_copy_opts *o, cs_gr_seq *out, cs_diag *d)
 {
-	memset(out, 0, sizeof(*out));
 	uint32_t cls;
-	if (!pick_class(o->arch, o->cls, CS_CLASS_COPY, &cls, d))
+	if (!begin_seq(out, o->arch, o->cls, CS_CLASS_COPY, o->subch, &cls, d))
 		return false;
-	if (o->subch > 7) {
-		cs_diag_set(d, CS_ERR_INPUT, "subchannel %u out of range (0..7)", o->subch);
-		return false;
-	}
 	uint64_t lim = 1ull << cs_class_addr_bits(cs_gr_class(cls), "COPY_DST");
 	if (o->dst >= lim || o->src >= lim || (o->release && o->sem_addr >= lim)) {
 		cs_diag_set(d, CS_ERR_INPUT, "copy address beyond the %u bits class %04X takes",

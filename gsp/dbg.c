@@ -817,6 +817,18 @@ static void print_reply(FILE *out, const cs_gsp_reply *r)
 	fprintf(out, "%s\n", r->payload_len > 32 ? " ..." : "");
 }
 
+/* A reply if one is queued: printed and counted in *n. */
+static cs_status receive_printed(cs_gsp *m, cs_gsp_reply *rep, FILE *out, unsigned *n, bool *got,
+				 cs_diag *d)
+{
+	cs_status s = cs_gsp_rpc_receive(m, rep, got, d);
+	if (s == CS_OK && *got) {
+		(*n)++;
+		print_reply(out, rep);
+	}
+	return s;
+}
+
 static cs_status cmd_rpc(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 {
 	if (a->argc < 2) {
@@ -913,14 +925,9 @@ static cs_status cmd_rpc(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 		s = CS_OK;
 		for (int round = 0; round < 10000 && s == CS_OK; round++) {
 			bool got;
-			s = cs_gsp_rpc_receive(m, rep, &got, d);
-			if (s != CS_OK)
-				break;
-			if (got) {
-				n++;
-				print_reply(out, rep);
+			s = receive_printed(m, rep, out, &n, &got, d);
+			if (s != CS_OK || got)
 				continue;
-			}
 			if (cs_gsp_rpc_outstanding(m) == 0)
 				break;
 			s = gsp_run(m, budget, 0, false, &st, d);
@@ -930,15 +937,9 @@ static cs_status cmd_rpc(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 				s = run_report(m, out, CS_OK, &st, d);
 				break;
 			}
-			bool g2;
-			s = cs_gsp_rpc_receive(m, rep, &g2, d);
-			if (s != CS_OK)
-				break;
-			if (g2) {
-				n++;
-				print_reply(out, rep);
+			s = receive_printed(m, rep, out, &n, &got, d);
+			if (s != CS_OK || got)
 				continue;
-			}
 			cs_diag_set(d, CS_ERR_FAULT, "%u replies outstanding but the firmware is %s and the status queue is empty",
 				    cs_gsp_rpc_outstanding(m), st.reason == CS_GSP_STOP_IDLE ? "idle" : "out of budget");
 			s = CS_ERR_FAULT;

@@ -12,6 +12,10 @@
 /* uc_hook_add takes callbacks as void *; go through an integer (ISO C allows that). */
 #define GSP_CB(f) ((void *)(uintptr_t)(f))
 
+/* The registers' ABI names, by number (x0 is zero, f0 is ft0). */
+extern const char *const gsp_xreg[32];
+extern const char *const gsp_freg[32];
+
 enum { GSP_POINTS_MAX = 64, GSP_OUTSTANDING_MAX = 256, GSP_UNMODELLED_PAGES_MAX = 256 };
 
 typedef struct gsp_point {

@@ -757,16 +757,6 @@ static const struct {
 	{ "mip", 0x344, UC_RISCV_REG_MIP },           { "mhartid", 0xf14, UC_RISCV_REG_MHARTID },
 };
 
-static const char *const abi_names[32] = {
-	"zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1", "a2", "a3", "a4", "a5",
-	"a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",
-};
-static const char *const fabi_names[32] = {
-	"ft0", "ft1", "ft2", "ft3", "ft4", "ft5", "ft6", "ft7", "fs0", "fs1", "fa0", "fa1", "fa2", "fa3",
-	"fa4", "fa5", "fa6", "fa7", "fs2", "fs3", "fs4", "fs5", "fs6", "fs7", "fs8", "fs9", "fs10", "fs11",
-	"ft8", "ft9", "ft10", "ft11",
-};
-
 static int uc_reg_of(unsigned regno)
 {
 	if (regno < 32)
@@ -787,11 +777,11 @@ const char *cs_gsp_reg_name(unsigned regno)
 	if (regno == CS_GSP_REG_PRIV)
 		return "priv";
 	if (regno < 32)
-		return abi_names[regno];
+		return gsp_xreg[regno];
 	if (regno == CS_GSP_REG_PC)
 		return "pc";
 	if (regno >= CS_GSP_REG_F0 && regno < CS_GSP_REG_F0 + 32)
-		return fabi_names[regno - CS_GSP_REG_F0];
+		return gsp_freg[regno - CS_GSP_REG_F0];
 	for (size_t i = 0; i < sizeof(csr_regs) / sizeof(csr_regs[0]); i++)
 		if (regno == CS_GSP_REG_CSR0 + csr_regs[i].csr)
 			return csr_regs[i].name;
@@ -818,11 +808,11 @@ bool cs_gsp_reg_lookup(const char *name, unsigned *regno)
 		char xn[8], fn[8];
 		snprintf(xn, sizeof(xn), "x%u", i);
 		snprintf(fn, sizeof(fn), "f%u", i);
-		if (!strcmp(name, abi_names[i]) || !strcmp(name, xn)) {
+		if (!strcmp(name, gsp_xreg[i]) || !strcmp(name, xn)) {
 			*regno = i;
 			return true;
 		}
-		if (!strcmp(name, fabi_names[i]) || !strcmp(name, fn)) {
+		if (!strcmp(name, gsp_freg[i]) || !strcmp(name, fn)) {
 			*regno = CS_GSP_REG_F0 + i;
 			return true;
 		}

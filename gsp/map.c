@@ -8,26 +8,39 @@
 #include "chainsim/file.h"
 #include "chainsim/gsp.h"
 
+static const char *const kind_names[] = {
+	[CS_GSP_RAM] = "ram",
+	[CS_GSP_ROM] = "rom",
+	[CS_GSP_MMIO] = "mmio",
+	[CS_GSP_SHARED] = "shared",
+};
+
+static const char *const model_names[] = {
+	[CS_GSP_MODEL_NONE] = "none",
+	[CS_GSP_MODEL_LOG] = "log",
+	[CS_GSP_MODEL_REGFILE] = "regfile",
+	[CS_GSP_MODEL_DOORBELL] = "doorbell",
+};
+
+#define NAME_COUNT(names) (sizeof(names) / sizeof((names)[0]))
+
 const char *cs_gsp_kind_name(cs_gsp_kind k)
 {
-	switch (k) {
-	case CS_GSP_RAM: return "ram";
-	case CS_GSP_ROM: return "rom";
-	case CS_GSP_MMIO: return "mmio";
-	case CS_GSP_SHARED: return "shared";
-	}
-	return "?";
+	return (size_t)k < NAME_COUNT(kind_names) ? kind_names[k] : "?";
 }
 
 static const char *model_name(cs_gsp_model m)
 {
-	switch (m) {
-	case CS_GSP_MODEL_NONE: return "none";
-	case CS_GSP_MODEL_LOG: return "log";
-	case CS_GSP_MODEL_REGFILE: return "regfile";
-	case CS_GSP_MODEL_DOORBELL: return "doorbell";
-	}
-	return "?";
+	return (size_t)m < NAME_COUNT(model_names) ? model_names[m] : "?";
+}
+
+/* The index of name among names[first, count), or -1. */
+static int name_index(const char *const *names, size_t first, size_t count, const char *name)
+{
+	for (size_t i = first; i < count; i++)
+		if (!strcmp(names[i], name))
+			return (int)i;
+	return -1;
 }
 
 cs_status cs_gsp_map_add(cs_gsp_map *map, const cs_gsp_region *r, cs_diag *d)
@@ -184,6 +197,7 @@ cs_status cs_gsp_map_parse(const char *text, size_t len, const char *file, cs_gs
 		gchar *size = g_key_file_get_value(kf, name, "size", NULL);
 		gchar *kind = g_key_file_get_value(kf, name, "kind", NULL);
 		gchar *model = g_key_file_get_value(kf, name, "model", NULL);
+		int named;
 		if (!parse_u64(base, &r.base)) {
 			cs_diag_at_text(d, CS_ERR_INPUT, file, key_line(text, len, name, "base"), 1,
 					"region '%s': base '%s' is not a number", name, base);
@@ -192,34 +206,24 @@ cs_status cs_gsp_map_parse(const char *text, size_t len, const char *file, cs_gs
 			cs_diag_at_text(d, CS_ERR_INPUT, file, key_line(text, len, name, "size"), 1,
 					"region '%s': size '%s' is not a number", name, size);
 			st = CS_ERR_INPUT;
+		} else if ((named = name_index(kind_names, 0, NAME_COUNT(kind_names), kind)) < 0) {
+			cs_diag_at_text(d, CS_ERR_INPUT, file, key_line(text, len, name, "kind"), 1,
+					"region '%s': kind '%s' (expected ram, rom, mmio or shared)", name,
+					kind);
+			st = CS_ERR_INPUT;
 		} else {
-			if (!strcmp(kind, "ram"))
-				r.kind = CS_GSP_RAM;
-			else if (!strcmp(kind, "rom"))
-				r.kind = CS_GSP_ROM;
-			else if (!strcmp(kind, "mmio"))
-				r.kind = CS_GSP_MMIO;
-			else if (!strcmp(kind, "shared"))
-				r.kind = CS_GSP_SHARED;
-			else {
-				cs_diag_at_text(d, CS_ERR_INPUT, file, key_line(text, len, name, "kind"), 1,
-						"region '%s': kind '%s' (expected ram, rom, mmio or shared)",
-						name, kind);
-				st = CS_ERR_INPUT;
-			}
+			r.kind = (cs_gsp_kind)named;
 		}
+		/* A region without a model is plain memory: "none" is not written. */
 		if (st == CS_OK && model) {
-			if (!strcmp(model, "log"))
-				r.model = CS_GSP_MODEL_LOG;
-			else if (!strcmp(model, "regfile"))
-				r.model = CS_GSP_MODEL_REGFILE;
-			else if (!strcmp(model, "doorbell"))
-				r.model = CS_GSP_MODEL_DOORBELL;
-			else {
+			named = name_index(model_names, CS_GSP_MODEL_LOG, NAME_COUNT(model_names), model);
+			if (named < 0) {
 				cs_diag_at_text(d, CS_ERR_INPUT, file, key_line(text, len, name, "model"), 1,
 						"region '%s': model '%s' (expected log, regfile or doorbell)",
 						name, model);
 				st = CS_ERR_INPUT;
+			} else {
+				r.model = (cs_gsp_model)named;
 			}
 		}
 		g_free(base);

@@ -801,6 +801,26 @@ cs_status cs_gsp_call(cs_gsp *m, uint64_t addr, const uint64_t *args, size_t nar
 
 /* ---- describing stops ---- */
 
+/* How a stop at st->pc reads: the words before the address, and whether
+ * st->detail follows it. */
+typedef struct stop_phrase {
+	const char *before;
+	enum { STOP_NO_DETAIL, STOP_DETAIL, STOP_DETAIL_IF_ANY } detail;
+} stop_phrase;
+
+static const stop_phrase stop_phrases[] = {
+	[CS_GSP_STOP_NONE] = { "at ", STOP_NO_DETAIL },
+	[CS_GSP_STOP_STEP] = { "", STOP_NO_DETAIL },
+	[CS_GSP_STOP_BUDGET] = { "instruction budget exhausted at ", STOP_NO_DETAIL },
+	[CS_GSP_STOP_EBREAK] = { "firmware ebreak at ", STOP_NO_DETAIL },
+	[CS_GSP_STOP_RETURNED] = { "returned to ", STOP_NO_DETAIL },
+	[CS_GSP_STOP_FAULT] = { "fault at ", STOP_DETAIL },
+	[CS_GSP_STOP_INTERRUPTED] = { "interrupted at ", STOP_DETAIL_IF_ANY },
+	[CS_GSP_STOP_REPLY] = { "reply arrived; firmware at ", STOP_NO_DETAIL },
+	[CS_GSP_STOP_GUARD] = { "still running at ", STOP_DETAIL },
+	[CS_GSP_STOP_SHUTDOWN] = { "shut down at ", STOP_DETAIL },
+};
+
 void cs_gsp_stop_describe(cs_gsp *m, const cs_gsp_stop *st, char *buf, size_t len)
 {
 	char where[128];
@@ -828,42 +848,18 @@ void cs_gsp_stop_describe(cs_gsp *m, const cs_gsp_stop *st, char *buf, size_t le
 				 st->id, st->size, st->addr, st->value, st->access_pc, acc);
 		break;
 	}
-	case CS_GSP_STOP_STEP:
-		snprintf(buf, len, "0x%" PRIx64 " <%s>", st->pc, where);
-		break;
-	case CS_GSP_STOP_BUDGET:
-		snprintf(buf, len, "instruction budget exhausted at 0x%" PRIx64 " <%s>", st->pc, where);
-		break;
 	case CS_GSP_STOP_IDLE: {
 		char wfi[128];
 		cs_gsp_symbolize(m, st->access_pc, wfi, sizeof(wfi));
 		snprintf(buf, len, "idle: wfi at 0x%" PRIx64 " <%s>, no interrupt pending", st->access_pc, wfi);
 		break;
 	}
-	case CS_GSP_STOP_EBREAK:
-		snprintf(buf, len, "firmware ebreak at 0x%" PRIx64 " <%s>", st->pc, where);
+	default: {
+		const stop_phrase *w = &stop_phrases[st->reason];
+		bool detail = w->detail == STOP_DETAIL || (w->detail == STOP_DETAIL_IF_ANY && st->detail[0]);
+		snprintf(buf, len, "%s0x%" PRIx64 " <%s>%s%s", w->before, st->pc, where,
+			 detail ? ": " : "", detail ? st->detail : "");
 		break;
-	case CS_GSP_STOP_RETURNED:
-		snprintf(buf, len, "returned to 0x%" PRIx64 " <%s>", st->pc, where);
-		break;
-	case CS_GSP_STOP_FAULT:
-		snprintf(buf, len, "fault at 0x%" PRIx64 " <%s>: %s", st->pc, where, st->detail);
-		break;
-	case CS_GSP_STOP_INTERRUPTED:
-		snprintf(buf, len, "interrupted at 0x%" PRIx64 " <%s>%s%s", st->pc, where,
-			 st->detail[0] ? ": " : "", st->detail);
-		break;
-	case CS_GSP_STOP_REPLY:
-		snprintf(buf, len, "reply arrived; firmware at 0x%" PRIx64 " <%s>", st->pc, where);
-		break;
-	case CS_GSP_STOP_GUARD:
-		snprintf(buf, len, "still running at 0x%" PRIx64 " <%s>: %s", st->pc, where, st->detail);
-		break;
-	case CS_GSP_STOP_SHUTDOWN:
-		snprintf(buf, len, "shut down at 0x%" PRIx64 " <%s>: %s", st->pc, where, st->detail);
-		break;
-	case CS_GSP_STOP_NONE:
-		snprintf(buf, len, "at 0x%" PRIx64 " <%s>", st->pc, where);
-		break;
+	}
 	}
 }

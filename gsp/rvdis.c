@@ -11,12 +11,13 @@
 #include <string.h>
 
 #include "chainsim/gsp.h"
+#include "gsp_internal.h"
 
-static const char *const xreg[32] = {
+const char *const gsp_xreg[32] = {
 	"zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1", "a2", "a3", "a4", "a5",
 	"a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",
 };
-static const char *const freg[32] = {
+const char *const gsp_freg[32] = {
 	"ft0", "ft1", "ft2", "ft3", "ft4", "ft5", "ft6", "ft7", "fs0", "fs1", "fa0", "fa1", "fa2", "fa3",
 	"fa4", "fa5", "fa6", "fa7", "fs2", "fs3", "fs4", "fs5", "fs6", "fs7", "fs8", "fs9", "fs10", "fs11",
 	"ft8", "ft9", "ft10", "ft11",
@@ -87,20 +88,20 @@ static bool op_imm(cs_rv_insn *in, unsigned f3, unsigned rd, unsigned rs1, uint3
 		switch (f3) {
 		case 0:
 			if (imm == 0)
-				set(in, "sext.w", "%s,%s", xreg[rd], xreg[rs1]);
+				set(in, "sext.w", "%s,%s", gsp_xreg[rd], gsp_xreg[rs1]);
 			else
-				set(in, "addw", "%s,%s,%" PRId64, xreg[rd], xreg[rs1], imm);
+				set(in, "addw", "%s,%s,%" PRId64, gsp_xreg[rd], gsp_xreg[rs1], imm);
 			return true;
 		case 1:
 			if (w >> 25)
 				return false;
-			set(in, "sllw", "%s,%s,0x%x", xreg[rd], xreg[rs1], sh);
+			set(in, "sllw", "%s,%s,0x%x", gsp_xreg[rd], gsp_xreg[rs1], sh);
 			return true;
 		case 5:
 			if ((w >> 25) == 0)
-				set(in, "srlw", "%s,%s,0x%x", xreg[rd], xreg[rs1], sh);
+				set(in, "srlw", "%s,%s,0x%x", gsp_xreg[rd], gsp_xreg[rs1], sh);
 			else if ((w >> 25) == 0x20)
-				set(in, "sraw", "%s,%s,0x%x", xreg[rd], xreg[rs1], sh);
+				set(in, "sraw", "%s,%s,0x%x", gsp_xreg[rd], gsp_xreg[rs1], sh);
 			else
 				return false;
 			return true;
@@ -112,46 +113,46 @@ static bool op_imm(cs_rv_insn *in, unsigned f3, unsigned rd, unsigned rs1, uint3
 		if (rd == 0 && rs1 == 0 && imm == 0)
 			set(in, "nop", "%s", "");
 		else if (rs1 == 0)
-			set(in, "li", "%s,%" PRId64, xreg[rd], imm);
+			set(in, "li", "%s,%" PRId64, gsp_xreg[rd], imm);
 		else if (imm == 0)
-			set(in, "mv", "%s,%s", xreg[rd], xreg[rs1]);
+			set(in, "mv", "%s,%s", gsp_xreg[rd], gsp_xreg[rs1]);
 		else
-			set(in, "add", "%s,%s,%" PRId64, xreg[rd], xreg[rs1], imm);
+			set(in, "add", "%s,%s,%" PRId64, gsp_xreg[rd], gsp_xreg[rs1], imm);
 		return true;
 	case 2:
-		set(in, "slti", "%s,%s,%" PRId64, xreg[rd], xreg[rs1], imm);
+		set(in, "slti", "%s,%s,%" PRId64, gsp_xreg[rd], gsp_xreg[rs1], imm);
 		return true;
 	case 3:
 		if (imm == 1)
-			set(in, "seqz", "%s,%s", xreg[rd], xreg[rs1]);
+			set(in, "seqz", "%s,%s", gsp_xreg[rd], gsp_xreg[rs1]);
 		else
-			set(in, "sltiu", "%s,%s,%" PRId64, xreg[rd], xreg[rs1], imm);
+			set(in, "sltiu", "%s,%s,%" PRId64, gsp_xreg[rd], gsp_xreg[rs1], imm);
 		return true;
 	case 4:
 		if (imm == -1)
-			set(in, "not", "%s,%s", xreg[rd], xreg[rs1]);
+			set(in, "not", "%s,%s", gsp_xreg[rd], gsp_xreg[rs1]);
 		else
-			set(in, "xor", "%s,%s,%" PRId64, xreg[rd], xreg[rs1], imm);
+			set(in, "xor", "%s,%s,%" PRId64, gsp_xreg[rd], gsp_xreg[rs1], imm);
 		return true;
 	case 6:
-		set(in, "or", "%s,%s,%" PRId64, xreg[rd], xreg[rs1], imm);
+		set(in, "or", "%s,%s,%" PRId64, gsp_xreg[rd], gsp_xreg[rs1], imm);
 		return true;
 	case 7:
 		if (imm == 255)
-			set(in, "zext.b", "%s,%s", xreg[rd], xreg[rs1]);
+			set(in, "zext.b", "%s,%s", gsp_xreg[rd], gsp_xreg[rs1]);
 		else
-			set(in, "and", "%s,%s,%" PRId64, xreg[rd], xreg[rs1], imm);
+			set(in, "and", "%s,%s,%" PRId64, gsp_xreg[rd], gsp_xreg[rs1], imm);
 		return true;
 	case 1:
 		if (top)
 			return false;
-		set(in, "sll", "%s,%s,0x%x", xreg[rd], xreg[rs1], sh);
+		set(in, "sll", "%s,%s,0x%x", gsp_xreg[rd], gsp_xreg[rs1], sh);
 		return true;
 	case 5:
 		if (top == 0)
-			set(in, "srl", "%s,%s,0x%x", xreg[rd], xreg[rs1], sh);
+			set(in, "srl", "%s,%s,0x%x", gsp_xreg[rd], gsp_xreg[rs1], sh);
 		else if (top == 0x10)
-			set(in, "sra", "%s,%s,0x%x", xreg[rd], xreg[rs1], sh);
+			set(in, "sra", "%s,%s,0x%x", gsp_xreg[rd], gsp_xreg[rs1], sh);
 		else
 			return false;
 		return true;
@@ -185,22 +186,22 @@ static bool op_reg(cs_rv_insn *in, unsigned f3, unsigned f7, unsigned rd, unsign
 		return false;
 	snprintf(name, sizeof(name), "%s%s", mn, word ? "w" : "");
 	if (f7 == 0x20 && f3 == 0 && rs1 == 0) {
-		set(in, word ? "negw" : "neg", "%s,%s", xreg[rd], xreg[rs2]);
+		set(in, word ? "negw" : "neg", "%s,%s", gsp_xreg[rd], gsp_xreg[rs2]);
 		return true;
 	}
 	if (!word && f7 == 0 && f3 == 3 && rs1 == 0) {
-		set(in, "snez", "%s,%s", xreg[rd], xreg[rs2]);
+		set(in, "snez", "%s,%s", gsp_xreg[rd], gsp_xreg[rs2]);
 		return true;
 	}
 	if (!word && f7 == 0 && f3 == 2 && rs2 == 0) {
-		set(in, "sltz", "%s,%s", xreg[rd], xreg[rs1]);
+		set(in, "sltz", "%s,%s", gsp_xreg[rd], gsp_xreg[rs1]);
 		return true;
 	}
 	if (!word && f7 == 0 && f3 == 2 && rs1 == 0) {
-		set(in, "sgtz", "%s,%s", xreg[rd], xreg[rs2]);
+		set(in, "sgtz", "%s,%s", gsp_xreg[rd], gsp_xreg[rs2]);
 		return true;
 	}
-	set(in, name, "%s,%s,%s", xreg[rd], xreg[rs1], xreg[rs2]);
+	set(in, name, "%s,%s,%s", gsp_xreg[rd], gsp_xreg[rs1], gsp_xreg[rs2]);
 	return true;
 }
 
@@ -217,11 +218,11 @@ static bool branch(cs_rv_insn *in, uint32_t w, uint64_t pc)
 	in->target = t;
 	if (rs2 == 0 && (f3 == 0 || f3 == 1 || f3 == 4 || f3 == 5)) {
 		static const char *const z[8] = { "beqz", "bnez", NULL, NULL, "bltz", "bgez", NULL, NULL };
-		set(in, z[f3], "%s,%" PRIx64, xreg[rs1], t);
+		set(in, z[f3], "%s,%" PRIx64, gsp_xreg[rs1], t);
 	} else if (rs1 == 0 && (f3 == 4 || f3 == 5)) {
-		set(in, f3 == 4 ? "bgtz" : "blez", "%s,%" PRIx64, xreg[rs2], t);
+		set(in, f3 == 4 ? "bgtz" : "blez", "%s,%" PRIx64, gsp_xreg[rs2], t);
 	} else
-		set(in, n[f3], "%s,%s,%" PRIx64, xreg[rs1], xreg[rs2], t);
+		set(in, n[f3], "%s,%s,%" PRIx64, gsp_xreg[rs1], gsp_xreg[rs2], t);
 	return true;
 }
 
@@ -257,9 +258,9 @@ static bool system_op(cs_rv_insn *in, uint32_t w)
 			if (rs1 == 0 && rs2 == 0)
 				set(in, "sfence.vma", "%s", "");
 			else if (rs2 == 0)
-				set(in, "sfence.vma", "%s", xreg[rs1]);
+				set(in, "sfence.vma", "%s", gsp_xreg[rs1]);
 			else
-				set(in, "sfence.vma", "%s,%s", xreg[rs1], xreg[rs2]);
+				set(in, "sfence.vma", "%s,%s", gsp_xreg[rs1], gsp_xreg[rs2]);
 			return true;
 		}
 		return false;
@@ -274,41 +275,41 @@ static bool system_op(cs_rv_insn *in, uint32_t w)
 		static const char *const rd_alias[4] = { NULL, "frflags", "frrm", "frcsr" };
 		static const char *const wr_alias[4] = { NULL, "fsflags", "fsrm", "fscsr" };
 		if (op == 2 && rs1 == 0 && csr) {
-			set(in, rd_alias[csr], "%s", xreg[rd]);
+			set(in, rd_alias[csr], "%s", gsp_xreg[rd]);
 			return true;
 		}
 		if (op == 1 && csr) {
 			if (rd == 0)
-				set(in, wr_alias[csr], "%s", xreg[rs1]);
+				set(in, wr_alias[csr], "%s", gsp_xreg[rs1]);
 			else
-				set(in, wr_alias[csr], "%s,%s", xreg[rd], xreg[rs1]);
+				set(in, wr_alias[csr], "%s,%s", gsp_xreg[rd], gsp_xreg[rs1]);
 			return true;
 		}
 	}
 	if (imm && csr <= 3 && csr && op == 1) {
 		static const char *const wi_alias[4] = { NULL, "fsflagsi", "fsrmi", NULL };
 		if (wi_alias[csr]) {
-			set(in, wi_alias[csr], "%s,%u", xreg[rd], rs1);
+			set(in, wi_alias[csr], "%s,%u", gsp_xreg[rd], rs1);
 			return true;
 		}
 	}
 	if (!imm && op == 2 && rs1 == 0 && (csr == 0xc00 || csr == 0xc01 || csr == 0xc02)) {
 		static const char *const rdc[3] = { "rdcycle", "rdtime", "rdinstret" };
-		set(in, rdc[csr - 0xc00], "%s", xreg[rd]);
+		set(in, rdc[csr - 0xc00], "%s", gsp_xreg[rd]);
 		return true;
 	}
 	if (!imm) {
 		if (op == 2 && rs1 == 0) {
-			set(in, "csrr", "%s,%s", xreg[rd], cn);
+			set(in, "csrr", "%s,%s", gsp_xreg[rd], cn);
 			return true;
 		}
 		if (rd == 0) {
 			static const char *const a[4] = { NULL, "csrw", "csrs", "csrc" };
-			set(in, a[op], "%s,%s", cn, xreg[rs1]);
+			set(in, a[op], "%s,%s", cn, gsp_xreg[rs1]);
 			return true;
 		}
 		static const char *const f[4] = { NULL, "csrrw", "csrrs", "csrrc" };
-		set(in, f[op], "%s,%s,%s", xreg[rd], cn, xreg[rs1]);
+		set(in, f[op], "%s,%s,%s", gsp_xreg[rd], cn, gsp_xreg[rs1]);
 		return true;
 	}
 	/* binutils 2.40 prints the immediate forms under the register names */
@@ -318,7 +319,7 @@ static bool system_op(cs_rv_insn *in, uint32_t w)
 		return true;
 	}
 	static const char *const f[4] = { NULL, "csrrw", "csrrs", "csrrc" };
-	set(in, f[op], "%s,%s,%u", xreg[rd], cn, rs1);
+	set(in, f[op], "%s,%s,%u", gsp_xreg[rd], cn, rs1);
 	return true;
 }
 
@@ -356,10 +357,10 @@ static bool amo(cs_rv_insn *in, uint32_t w)
 	if (f5 == 0x02) {
 		if (rs2)
 			return false;
-		set(in, mn, "%s,(%s)", xreg[rd], xreg[rs1]);
+		set(in, mn, "%s,(%s)", gsp_xreg[rd], gsp_xreg[rs1]);
 		mem(in, CS_RV_MEM_LOAD, rs1, 0, size);
 	} else {
-		set(in, mn, "%s,%s,(%s)", xreg[rd], xreg[rs2], xreg[rs1]);
+		set(in, mn, "%s,%s,(%s)", gsp_xreg[rd], gsp_xreg[rs2], gsp_xreg[rs1]);
 		mem(in, f5 == 0x03 ? CS_RV_MEM_STORE : CS_RV_MEM_AMO, rs1, 0, size);
 	}
 	return true;
@@ -386,14 +387,14 @@ static bool fp_op(cs_rv_insn *in, uint32_t w)
 		if (rm == 5 || rm == 6)
 			return false;
 		snprintf(mn, sizeof(mn), "%s.%s", n[f7 >> 2], s);
-		set(in, mn, "%s,%s,%s%s", freg[rd], freg[rs1], freg[rs2], rmx);
+		set(in, mn, "%s,%s,%s%s", gsp_freg[rd], gsp_freg[rs1], gsp_freg[rs2], rmx);
 		return true;
 	}
 	case 0x0b:
 		if (rs2 || rm == 5 || rm == 6)
 			return false;
 		snprintf(mn, sizeof(mn), "fsqrt.%s", s);
-		set(in, mn, "%s,%s%s", freg[rd], freg[rs1], rmx);
+		set(in, mn, "%s,%s%s", gsp_freg[rd], gsp_freg[rs1], rmx);
 		return true;
 	case 0x04:
 		if (rm > 2)
@@ -401,34 +402,34 @@ static bool fp_op(cs_rv_insn *in, uint32_t w)
 		if (rs1 == rs2) {
 			static const char *const a[3] = { "fmv", "fneg", "fabs" };
 			snprintf(mn, sizeof(mn), "%s.%s", a[rm], s);
-			set(in, mn, "%s,%s", freg[rd], freg[rs1]);
+			set(in, mn, "%s,%s", gsp_freg[rd], gsp_freg[rs1]);
 		} else {
 			static const char *const a[3] = { "fsgnj", "fsgnjn", "fsgnjx" };
 			snprintf(mn, sizeof(mn), "%s.%s", a[rm], s);
-			set(in, mn, "%s,%s,%s", freg[rd], freg[rs1], freg[rs2]);
+			set(in, mn, "%s,%s,%s", gsp_freg[rd], gsp_freg[rs1], gsp_freg[rs2]);
 		}
 		return true;
 	case 0x05:
 		if (rm > 1)
 			return false;
 		snprintf(mn, sizeof(mn), "%s.%s", rm ? "fmax" : "fmin", s);
-		set(in, mn, "%s,%s,%s", freg[rd], freg[rs1], freg[rs2]);
+		set(in, mn, "%s,%s,%s", gsp_freg[rd], gsp_freg[rs1], gsp_freg[rs2]);
 		return true;
 	case 0x14: {
 		static const char *const a[3] = { "fle", "flt", "feq" };
 		if (rm > 2)
 			return false;
 		snprintf(mn, sizeof(mn), "%s.%s", a[rm], s);
-		set(in, mn, "%s,%s,%s", xreg[rd], freg[rs1], freg[rs2]);
+		set(in, mn, "%s,%s,%s", gsp_xreg[rd], gsp_freg[rs1], gsp_freg[rs2]);
 		return true;
 	}
 	case 0x08: /* fcvt.s.d / fcvt.d.s */
 		if (fmt == 0 && rs2 == 1) {
-			set(in, "fcvt.s.d", "%s,%s%s", freg[rd], freg[rs1], rmx);
+			set(in, "fcvt.s.d", "%s,%s%s", gsp_freg[rd], gsp_freg[rs1], rmx);
 			return true;
 		}
 		if (fmt == 1 && rs2 == 0) {
-			set(in, "fcvt.d.s", "%s,%s", freg[rd], freg[rs1]); /* exact: no rounding mode shown */
+			set(in, "fcvt.d.s", "%s,%s", gsp_freg[rd], gsp_freg[rs1]); /* exact: no rounding mode shown */
 			return true;
 		}
 		return false;
@@ -438,11 +439,11 @@ static bool fp_op(cs_rv_insn *in, uint32_t w)
 			return false;
 		if ((f7 >> 2) == 0x18) {
 			snprintf(mn, sizeof(mn), "fcvt.%s.%s", it[rs2], s);
-			set(in, mn, "%s,%s%s", xreg[rd], freg[rs1], rmx);
+			set(in, mn, "%s,%s%s", gsp_xreg[rd], gsp_freg[rs1], rmx);
 		} else {
 			snprintf(mn, sizeof(mn), "fcvt.%s.%s", s, it[rs2]);
 			/* int32 -> double is exact: objdump shows no rounding mode */
-			set(in, mn, "%s,%s%s", freg[rd], xreg[rs1], (fmt == 1 && rs2 < 2) ? "" : rmx);
+			set(in, mn, "%s,%s%s", gsp_freg[rd], gsp_xreg[rs1], (fmt == 1 && rs2 < 2) ? "" : rmx);
 		}
 		return true;
 	}
@@ -450,19 +451,19 @@ static bool fp_op(cs_rv_insn *in, uint32_t w)
 		if (rs2)
 			return false;
 		if (rm == 0) {
-			set(in, fmt ? "fmv.x.d" : "fmv.x.w", "%s,%s", xreg[rd], freg[rs1]);
+			set(in, fmt ? "fmv.x.d" : "fmv.x.w", "%s,%s", gsp_xreg[rd], gsp_freg[rs1]);
 			return true;
 		}
 		if (rm == 1) {
 			snprintf(mn, sizeof(mn), "fclass.%s", s);
-			set(in, mn, "%s,%s", xreg[rd], freg[rs1]);
+			set(in, mn, "%s,%s", gsp_xreg[rd], gsp_freg[rs1]);
 			return true;
 		}
 		return false;
 	case 0x1e:
 		if (rs2 || rm)
 			return false;
-		set(in, fmt ? "fmv.d.x" : "fmv.w.x", "%s,%s", freg[rd], xreg[rs1]);
+		set(in, fmt ? "fmv.d.x" : "fmv.w.x", "%s,%s", gsp_freg[rd], gsp_xreg[rs1]);
 		return true;
 	}
 	return false;
@@ -476,10 +477,10 @@ static bool decode32(uint32_t w, uint64_t pc, cs_rv_insn *in)
 	int64_t imm_s = sext(((w >> 25) << 5) | ((w >> 7) & 31), 12);
 	switch (opc) {
 	case 0x37:
-		set(in, "lui", "%s,0x%x", xreg[rd], w >> 12);
+		set(in, "lui", "%s,0x%x", gsp_xreg[rd], w >> 12);
 		return true;
 	case 0x17:
-		set(in, "auipc", "%s,0x%x", xreg[rd], w >> 12);
+		set(in, "auipc", "%s,0x%x", gsp_xreg[rd], w >> 12);
 		return true;
 	case 0x6f: {
 		uint64_t imm = ((w >> 31) & 1) << 20 | ((w >> 12) & 0xff) << 12 | ((w >> 20) & 1) << 11 |
@@ -493,7 +494,7 @@ static bool decode32(uint32_t w, uint64_t pc, cs_rv_insn *in)
 			set(in, "jal", "%" PRIx64, t);
 			in->is_call = true;
 		} else
-			set(in, "jal", "%s,%" PRIx64, xreg[rd], t);
+			set(in, "jal", "%s,%" PRIx64, gsp_xreg[rd], t);
 		return true;
 	}
 	case 0x67:
@@ -503,20 +504,20 @@ static bool decode32(uint32_t w, uint64_t pc, cs_rv_insn *in)
 			set(in, "ret", "%s", "");
 			in->is_ret = true;
 		} else if (rd == 0 && imm_i == 0)
-			set(in, "jr", "%s", xreg[rs1]);
+			set(in, "jr", "%s", gsp_xreg[rs1]);
 		else if (rd == 0)
-			set(in, "jr", "%" PRId64 "(%s)", imm_i, xreg[rs1]);
+			set(in, "jr", "%" PRId64 "(%s)", imm_i, gsp_xreg[rs1]);
 		else if (rd == 1 && imm_i == 0) {
-			set(in, "jalr", "%s", xreg[rs1]);
+			set(in, "jalr", "%s", gsp_xreg[rs1]);
 			in->is_call = true;
 		} else if (imm_i == 0) {
-			set(in, "jalr", "%s,%s", xreg[rd], xreg[rs1]);
+			set(in, "jalr", "%s,%s", gsp_xreg[rd], gsp_xreg[rs1]);
 			in->is_call = rd == 1;
 		} else if (rd == 1) {
-			set(in, "jalr", "%" PRId64 "(%s)", imm_i, xreg[rs1]);
+			set(in, "jalr", "%" PRId64 "(%s)", imm_i, gsp_xreg[rs1]);
 			in->is_call = true;
 		} else {
-			set(in, "jalr", "%s,%" PRId64 "(%s)", xreg[rd], imm_i, xreg[rs1]);
+			set(in, "jalr", "%s,%" PRId64 "(%s)", gsp_xreg[rd], imm_i, gsp_xreg[rs1]);
 			in->is_call = rd == 1;
 		}
 		return true;
@@ -526,7 +527,7 @@ static bool decode32(uint32_t w, uint64_t pc, cs_rv_insn *in)
 		static const char *const n[8] = { "lb", "lh", "lw", "ld", "lbu", "lhu", "lwu", NULL };
 		if (!n[f3])
 			return false;
-		set(in, n[f3], "%s,%" PRId64 "(%s)", xreg[rd], imm_i, xreg[rs1]);
+		set(in, n[f3], "%s,%" PRId64 "(%s)", gsp_xreg[rd], imm_i, gsp_xreg[rs1]);
 		mem(in, CS_RV_MEM_LOAD, rs1, imm_i, 1u << (f3 & 3));
 		return true;
 	}
@@ -534,20 +535,20 @@ static bool decode32(uint32_t w, uint64_t pc, cs_rv_insn *in)
 		static const char *const n[8] = { "sb", "sh", "sw", "sd", NULL, NULL, NULL, NULL };
 		if (!n[f3])
 			return false;
-		set(in, n[f3], "%s,%" PRId64 "(%s)", xreg[rs2], imm_s, xreg[rs1]);
+		set(in, n[f3], "%s,%" PRId64 "(%s)", gsp_xreg[rs2], imm_s, gsp_xreg[rs1]);
 		mem(in, CS_RV_MEM_STORE, rs1, imm_s, 1u << f3);
 		return true;
 	}
 	case 0x07:
 		if (f3 != 2 && f3 != 3)
 			return false;
-		set(in, f3 == 2 ? "flw" : "fld", "%s,%" PRId64 "(%s)", freg[rd], imm_i, xreg[rs1]);
+		set(in, f3 == 2 ? "flw" : "fld", "%s,%" PRId64 "(%s)", gsp_freg[rd], imm_i, gsp_xreg[rs1]);
 		mem(in, CS_RV_MEM_LOAD, rs1, imm_i, f3 == 2 ? 4 : 8);
 		return true;
 	case 0x27:
 		if (f3 != 2 && f3 != 3)
 			return false;
-		set(in, f3 == 2 ? "fsw" : "fsd", "%s,%" PRId64 "(%s)", freg[rs2], imm_s, xreg[rs1]);
+		set(in, f3 == 2 ? "fsw" : "fsd", "%s,%" PRId64 "(%s)", gsp_freg[rs2], imm_s, gsp_xreg[rs1]);
 		mem(in, CS_RV_MEM_STORE, rs1, imm_s, f3 == 2 ? 4 : 8);
 		return true;
 	case 0x13:
@@ -596,7 +597,7 @@ static bool decode32(uint32_t w, uint64_t pc, cs_rv_insn *in)
 		snprintf(mn, sizeof(mn), "%s.%s", n[(opc >> 2) & 3], fmt ? "d" : "s");
 		if (rm != 7)
 			snprintf(rmx, sizeof(rmx), ",%s", rm_name(rm));
-		set(in, mn, "%s,%s,%s,%s%s", freg[rd], freg[rs1], freg[rs2], freg[rs3], rmx);
+		set(in, mn, "%s,%s,%s,%s%s", gsp_freg[rd], gsp_freg[rs1], gsp_freg[rs2], gsp_freg[rs3], rmx);
 		return true;
 	}
 	case 0x53:

@@ -258,6 +258,24 @@ static unsigned char complete_fn(EditLine *el, int ch)
 	return ret;
 }
 
+/* One line of an interactive session: its error, if any, on err; 1 when it
+ * failed, else 0. */
+static int run_typed_line(cs_repl *r, const char *line, bool echo, FILE *out, FILE *err,
+			  bool *quit)
+{
+	cs_diag d;
+	cs_diag_clear(&d);
+	int failed = 0;
+	if (cs_repl_line(r, line, echo, out, quit, &d) != CS_OK) {
+		char msg[1024];
+		cs_diag_format(&d, msg, sizeof(msg));
+		fprintf(err, "error: %s\n", msg);
+		failed = 1;
+	}
+	fflush(out);
+	return failed;
+}
+
 int cs_repl_interactive(cs_repl *r, FILE *out, FILE *err)
 {
 	int failures = 0;
@@ -266,15 +284,7 @@ int cs_repl_interactive(cs_repl *r, FILE *out, FILE *err)
 		char *line = NULL;
 		size_t cap = 0;
 		while (!quit && getline(&line, &cap, stdin) >= 0) {
-			cs_diag d;
-			cs_diag_clear(&d);
-			if (cs_repl_line(r, line, true, out, &quit, &d) != CS_OK) {
-				char msg[1024];
-				cs_diag_format(&d, msg, sizeof(msg));
-				fprintf(err, "error: %s\n", msg);
-				failures++;
-			}
-			fflush(out);
+			failures += run_typed_line(r, line, true, out, err, &quit);
 		}
 		free(line);
 		return failures;
@@ -298,15 +308,7 @@ int cs_repl_interactive(cs_repl *r, FILE *out, FILE *err)
 			break;
 		if (*skip_ws(line) && *skip_ws(line) != '\n')
 			history(r->hist, &r->ev, H_ENTER, line);
-		cs_diag d;
-		cs_diag_clear(&d);
-		if (cs_repl_line(r, line, false, out, &quit, &d) != CS_OK) {
-			char msg[1024];
-			cs_diag_format(&d, msg, sizeof(msg));
-			fprintf(err, "error: %s\n", msg);
-			failures++;
-		}
-		fflush(out);
+		failures += run_typed_line(r, line, false, out, err, &quit);
 	}
 	if (r->cfg.history_file)
 		history(r->hist, &r->ev, H_SAVE, r->cfg.history_file);

@@ -393,28 +393,6 @@ static void add_str(cs_json_writer *jb, const char *key, const char *v)
 		cs_json_null(jb);
 }
 
-static void add_int(cs_json_writer *jb, const char *key, int64_t v)
-{
-	cs_json_key(jb, key);
-	cs_json_int(jb, v);
-}
-
-static void add_opt(cs_json_writer *jb, const char *key, uint32_t v)
-{
-	cs_json_key(jb, key);
-	if (v == CS_NONE32)
-		cs_json_null(jb);
-	else
-		cs_json_int(jb, v);
-}
-
-static void add_hex(cs_json_writer *jb, const char *key, uint64_t v)
-{
-	char buf[32];
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	add_str(jb, key, buf);
-}
-
 static void add_run(cs_json_writer *jb, const char *key, const cs_diff_run *r)
 {
 	cs_json_key(jb, key);
@@ -427,12 +405,12 @@ static void add_run(cs_json_writer *jb, const char *key, const cs_diff_run *r)
 		cs_json_null(jb);
 	} else {
 		cs_json_begin_object(jb);
-		add_int(jb, "stage", c->first_break);
+		cs_json_member_int(jb, "stage", c->first_break);
 		add_str(jb, "name", cs_stage_name(c->first_break));
 		add_str(jb, "cause", cs_cause_key(c->cause));
 		cs_json_end_object(jb);
 	}
-	add_int(jb, "launches", (int64_t)r->report->nlaunches);
+	cs_json_member_int(jb, "launches", (int64_t)r->report->nlaunches);
 	cs_json_end_object(jb);
 }
 
@@ -458,13 +436,13 @@ static void add_point(cs_json_writer *jb, const char *key, const cs_diff_run *ru
 		named = true;
 	}
 	cs_json_begin_object(jb);
-	add_int(jb, "record", (int64_t)p->event);
+	cs_json_member_int(jb, "record", (int64_t)p->event);
 	add_str(jb, "kind", cs_event_kind_name((cs_event_kind)e->kind));
 	add_str(jb, "unit", cs_unit_name((cs_unit)e->unit));
-	add_opt(jb, "channel", e->channel);
-	add_opt(jb, "launch", e->launch);
-	add_opt(jb, "entry", e->gp_entry);
-	add_opt(jb, "method_index", e->method_index);
+	cs_json_member_u32_or_null(jb, "channel", e->channel);
+	cs_json_member_u32_or_null(jb, "launch", e->launch);
+	cs_json_member_u32_or_null(jb, "entry", e->gp_entry);
+	cs_json_member_u32_or_null(jb, "method_index", e->method_index);
 	add_str(jb, "method", named ? method : NULL);
 	add_str(jb, "edit", edit ? cs_forward_edit_name((cs_forward_edit)e->subch) : NULL);
 	const char *target;
@@ -472,10 +450,10 @@ static void add_point(cs_json_writer *jb, const char *key, const cs_diff_run *ru
 	char tbuf[256];
 	snprintf(tbuf, sizeof(tbuf), "%.*s", tlen, target);
 	add_str(jb, "target", edit ? tbuf : NULL);
-	add_hex(jb, "addr", e->addr);
+	cs_json_member_hex(jb, "addr", e->addr);
 	add_str(jb, "addr_name", p->addr_name);
-	add_hex(jb, "value", e->value);
-	add_hex(jb, "aux", e->aux);
+	cs_json_member_hex(jb, "value", e->value);
+	cs_json_member_hex(jb, "aux", e->aux);
 	add_str(jb, "detail", e->detail);
 	cs_json_end_object(jb);
 }
@@ -489,7 +467,7 @@ static void add_verdict(cs_json_writer *jb, const char *key, const cs_chain *c)
 	}
 	cs_json_begin_object(jb);
 	add_str(jb, "result", c->first_break == CS_STAGE_NONE ? "complete" : "broken");
-	add_opt(jb, "break_stage", c->first_break == CS_STAGE_NONE ? CS_NONE32 : c->first_break);
+	cs_json_member_u32_or_null(jb, "break_stage", c->first_break == CS_STAGE_NONE ? CS_NONE32 : c->first_break);
 	add_str(jb, "cause", c->first_break == CS_STAGE_NONE ? NULL : cs_cause_key(c->cause));
 	cs_json_end_object(jb);
 }
@@ -498,7 +476,7 @@ char *cs_diff_json(const cs_diff_run *a, const cs_diff_run *b, const cs_diff *df
 {
 	cs_json_writer *jb = cs_json_writer_new(true);
 	cs_json_begin_object(jb);
-	add_int(jb, "schema_version", 1);
+	cs_json_member_int(jb, "schema_version", 1);
 	add_run(jb, "a", a);
 	add_run(jb, "b", b);
 	add_str(jb, "result", df->diverged ? "divergent" : "same");
@@ -506,7 +484,7 @@ char *cs_diff_json(const cs_diff_run *a, const cs_diff_run *b, const cs_diff *df
 	cs_json_begin_array(jb);
 	for (int s = 1; s <= CS_STAGE_COUNT; s++) {
 		cs_json_begin_object(jb);
-		add_int(jb, "stage", s);
+		cs_json_member_int(jb, "stage", s);
 		add_str(jb, "name", cs_stage_name((cs_stage)s));
 		add_str(jb, "a", cs_stage_status_name(a->report->overall.rows[s].status));
 		add_str(jb, "b", cs_stage_status_name(b->report->overall.rows[s].status));
@@ -521,7 +499,7 @@ char *cs_diff_json(const cs_diff_run *a, const cs_diff_run *b, const cs_diff *df
 		const cs_chain *ca = i < ra->nlaunches ? &ra->launches[i] : NULL;
 		const cs_chain *cb = i < rb->nlaunches ? &rb->launches[i] : NULL;
 		cs_json_begin_object(jb);
-		add_int(jb, "launch", (int64_t)i);
+		cs_json_member_int(jb, "launch", (int64_t)i);
 		add_verdict(jb, "a", ca);
 		add_verdict(jb, "b", cb);
 		cs_json_key(jb, "differ");
@@ -534,11 +512,11 @@ char *cs_diff_json(const cs_diff_run *a, const cs_diff_run *b, const cs_diff *df
 		cs_json_null(jb);
 	} else {
 		cs_json_begin_object(jb);
-		add_opt(jb, "stage", df->stage == CS_STAGE_NONE ? CS_NONE32 : df->stage);
+		cs_json_member_u32_or_null(jb, "stage", df->stage == CS_STAGE_NONE ? CS_NONE32 : df->stage);
 		add_str(jb, "name", df->stage == CS_STAGE_NONE ? NULL : cs_stage_name(df->stage));
 		cs_json_key(jb, "edit");
 		cs_json_bool(jb, df->edit);
-		add_int(jb, "index", (int64_t)df->index);
+		cs_json_member_int(jb, "index", (int64_t)df->index);
 		add_str(jb, "field", df->field);
 		add_point(jb, "a", a, &df->a);
 		add_point(jb, "b", b, &df->b);

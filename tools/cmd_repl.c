@@ -346,15 +346,23 @@ static cs_status cmd_delete(rs_session *s, const char *args, FILE *out, cs_diag 
 
 /* ---- the chain -------------------------------------------------------------- */
 
+/* The chain judged as the session stands, for cmd (which takes no
+ * arguments); NULL with d set when args are given or memory runs out. */
+static cs_report *judge_now(rs_session *s, const char *cmd, const char *args, cs_diag *d)
+{
+	if (need_no_args(args, cmd, d) != CS_OK)
+		return NULL;
+	cs_report *r = cs_report_build(rs_session_device(s));
+	if (!r)
+		cs_diag_set(d, CS_ERR_NOMEM, "out of memory judging the chain");
+	return r;
+}
+
 static cs_status cmd_stages(rs_session *s, const char *args, FILE *out, cs_diag *d)
 {
-	if (need_no_args(args, "stages", d) != CS_OK)
-		return CS_ERR_INPUT;
-	cs_report *r = cs_report_build(rs_session_device(s));
-	if (!r) {
-		cs_diag_set(d, CS_ERR_NOMEM, "out of memory judging the chain");
-		return CS_ERR_NOMEM;
-	}
+	cs_report *r = judge_now(s, "stages", args, d);
+	if (!r)
+		return d->status;
 	fprintf(out, " #  %-15s %-14s %-10s %s\n", "stage", "status", "author", "evidence");
 	for (int st = 1; st <= CS_STAGE_COUNT; st++) {
 		const cs_stage_row *row = &r->overall.rows[st];
@@ -370,13 +378,9 @@ static cs_status cmd_stages(rs_session *s, const char *args, FILE *out, cs_diag 
  * evidence of the stage it names. */
 static cs_status cmd_why(rs_session *s, const char *args, FILE *out, cs_diag *d)
 {
-	if (need_no_args(args, "why", d) != CS_OK)
-		return CS_ERR_INPUT;
-	cs_report *r = cs_report_build(rs_session_device(s));
-	if (!r) {
-		cs_diag_set(d, CS_ERR_NOMEM, "out of memory judging the chain");
-		return CS_ERR_NOMEM;
-	}
+	cs_report *r = judge_now(s, "why", args, d);
+	if (!r)
+		return d->status;
 	const cs_chain *c = &r->overall;
 	cs_stage st = c->first_break != CS_STAGE_NONE ? c->first_break : c->unobservable;
 	if (c->first_break != CS_STAGE_NONE)

@@ -37,6 +37,11 @@ void cs_json_int(cs_json_writer *w, int64_t v);
 void cs_json_double(cs_json_writer *w, double v);
 void cs_json_bool(cs_json_writer *w, bool v);
 void cs_json_null(cs_json_writer *w);
+/* A key and its value in one call: an integer; a number as a "0x..." string;
+ * a 32-bit number where UINT32_MAX (CS_NONE32, "none") writes null. */
+void cs_json_member_int(cs_json_writer *w, const char *key, int64_t v);
+void cs_json_member_hex(cs_json_writer *w, const char *key, uint64_t v);
+void cs_json_member_u32_or_null(cs_json_writer *w, const char *key, uint32_t v);
 
 /* The text (malloc'd, NUL-terminated; its length in *len unless len is NULL)
  * and frees w. NULL when memory ran out, or when the calls did not make one

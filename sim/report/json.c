@@ -13,14 +13,6 @@
 
 enum { JSON_SCHEMA_VERSION = 1 };
 
-static void add_hex(cs_json_writer *b, const char *key, uint64_t v)
-{
-	char buf[32];
-	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
-	cs_json_key(b, key);
-	cs_json_string(b, buf);
-}
-
 /* The address as the scenario names it (cs_device_addr_name). */
 static void add_addr_name(cs_json_writer *b, const char *key, const cs_device *dev, uint64_t v)
 {
@@ -28,12 +20,6 @@ static void add_addr_name(cs_json_writer *b, const char *key, const cs_device *d
 	cs_device_addr_name(dev, v, buf, sizeof(buf));
 	cs_json_key(b, key);
 	cs_json_string(b, buf);
-}
-
-static void add_int(cs_json_writer *b, const char *key, int64_t v)
-{
-	cs_json_key(b, key);
-	cs_json_int(b, v);
 }
 
 static void add_null(cs_json_writer *b, const char *key)
@@ -60,23 +46,13 @@ static void add_fit(cs_json_writer *b, const char *key, const char *v, size_t ca
 				      sizeof(buf)));
 }
 
-/* A record field that may be "none": null, else the number. */
-static void add_opt(cs_json_writer *b, const char *key, uint32_t v)
-{
-	cs_json_key(b, key);
-	if (v == CS_NONE32)
-		cs_json_null(b);
-	else
-		cs_json_int(b, v);
-}
-
 static void add_chain(cs_json_writer *b, const cs_chain *c)
 {
 	cs_json_begin_array(b);
 	for (int s = 1; s <= CS_STAGE_COUNT; s++) {
 		const cs_stage_row *r = &c->rows[s];
 		cs_json_begin_object(b);
-		add_int(b, "stage", s);
+		cs_json_member_int(b, "stage", s);
 		add_str(b, "name", cs_stage_name((cs_stage)s));
 		add_str(b, "status", cs_stage_status_name(r->status));
 		add_str(b, "author", r->author == CS_AUTHOR_NONE ? NULL : cs_author_name(r->author));
@@ -92,10 +68,10 @@ static void add_notes(cs_json_writer *b, const cs_report_note *n, size_t count, 
 	cs_json_begin_array(b);
 	for (size_t i = 0; i < count; i++) {
 		cs_json_begin_object(b);
-		add_opt(b, "launch", n[i].launch);
-		add_int(b, "cta", (int64_t)n[i].cta);
+		cs_json_member_u32_or_null(b, "launch", n[i].launch);
+		cs_json_member_int(b, "cta", (int64_t)n[i].cta);
 		if (output)
-			add_int(b, "thread", (int64_t)n[i].thread);
+			cs_json_member_int(b, "thread", (int64_t)n[i].thread);
 		add_str(b, "text", n[i].text);
 		cs_json_end_object(b);
 	}
@@ -121,13 +97,13 @@ static void add_evidence(cs_json_writer *b, const cs_chain *c, const cs_device *
 	}
 	cs_json_begin_object(b);
 	add_str(b, "record", cs_event_kind_name((cs_event_kind)e->kind));
-	add_int(b, "seq", (int64_t)e->seq);
-	add_int(b, "channel", e->channel);
-	add_opt(b, "gp_entry", e->gp_entry);
-	add_opt(b, "method_index", e->method_index);
-	add_hex(b, "addr", e->addr);
+	cs_json_member_int(b, "seq", (int64_t)e->seq);
+	cs_json_member_int(b, "channel", e->channel);
+	cs_json_member_u32_or_null(b, "gp_entry", e->gp_entry);
+	cs_json_member_u32_or_null(b, "method_index", e->method_index);
+	cs_json_member_hex(b, "addr", e->addr);
 	add_addr_name(b, "addr_name", dev, e->addr);
-	add_hex(b, "value", e->value);
+	cs_json_member_hex(b, "value", e->value);
 	cs_json_end_object(b);
 }
 
@@ -138,7 +114,7 @@ static void add_break(cs_json_writer *b, const cs_report *r, const cs_chain *c, 
 		return;
 	}
 	cs_json_begin_object(b);
-	add_int(b, "stage", c->first_break);
+	cs_json_member_int(b, "stage", c->first_break);
 	add_str(b, "name", cs_stage_name(c->first_break));
 	add_str(b, "cause", cs_cause_key(c->cause));
 	add_fit(b, "diagnosis", c->diagnosis, sizeof(c->diagnosis));
@@ -162,7 +138,7 @@ static void add_not_observable(cs_json_writer *b, const cs_chain *c, const cs_de
 		return;
 	}
 	cs_json_begin_object(b);
-	add_int(b, "stage", c->unobservable);
+	cs_json_member_int(b, "stage", c->unobservable);
 	add_str(b, "name", cs_stage_name(c->unobservable));
 	add_str(b, "cause", cs_cause_key(c->cause));
 	add_fit(b, "diagnosis", c->diagnosis, sizeof(c->diagnosis));
@@ -184,15 +160,15 @@ static void add_error(cs_json_writer *b, const cs_report_meta *meta)
 	add_str(b, "status", d ? cs_status_name(d->status) : NULL);
 	add_str(b, "file", d ? d->file : NULL);
 	if (d && d->line)
-		add_int(b, "line", d->line);
+		cs_json_member_int(b, "line", d->line);
 	else
 		add_null(b, "line");
 	if (d && d->line && d->col)
-		add_int(b, "col", d->col);
+		cs_json_member_int(b, "col", d->col);
 	else
 		add_null(b, "col");
 	if (d && d->has_offset)
-		add_int(b, "offset", (int64_t)d->offset);
+		cs_json_member_int(b, "offset", (int64_t)d->offset);
 	else
 		add_null(b, "offset");
 	add_str(b, "message", d && d->msg[0] ? d->msg : meta->error_msg);
@@ -208,7 +184,7 @@ static void add_expectations(cs_json_writer *b, const cs_report_meta *meta)
 	for (size_t i = 0; meta && i < meta->nexpects; i++) {
 		const cs_report_expect *e = &meta->expects[i];
 		cs_json_begin_object(b);
-		add_int(b, "line", e->line);
+		cs_json_member_int(b, "line", e->line);
 		add_fit(b, "text", e->text, TEXT_CAP);
 		cs_json_key(b, "held");
 		cs_json_bool(b, e->held);
@@ -228,16 +204,16 @@ static void add_faults(cs_json_writer *b, const cs_device *dev)
 		if (e->kind != CS_EV_FAULT)
 			continue;
 		cs_json_begin_object(b);
-		add_int(b, "seq", (int64_t)e->seq);
-		add_int(b, "stage", e->stage);
+		cs_json_member_int(b, "seq", (int64_t)e->seq);
+		cs_json_member_int(b, "stage", e->stage);
 		add_str(b, "unit", cs_unit_name((cs_unit)e->unit));
 		add_str(b, "access", cs_access_name((cs_access)e->value));
-		add_hex(b, "addr", e->addr);
+		cs_json_member_hex(b, "addr", e->addr);
 		add_addr_name(b, "addr_name", dev, e->addr);
-		add_int(b, "channel", e->channel);
-		add_opt(b, "launch", e->launch);
-		add_opt(b, "gp_entry", e->gp_entry);
-		add_opt(b, "method_index", e->method_index);
+		cs_json_member_int(b, "channel", e->channel);
+		cs_json_member_u32_or_null(b, "launch", e->launch);
+		cs_json_member_u32_or_null(b, "gp_entry", e->gp_entry);
+		cs_json_member_u32_or_null(b, "method_index", e->method_index);
 		add_str(b, "detail", e->detail);
 		cs_json_end_object(b);
 	}
@@ -251,13 +227,13 @@ static void add_edits(cs_json_writer *b, const cs_report *r, const cs_device *de
 	for (size_t i = 0; i < r->nedits; i++) {
 		const cs_report_edit *e = &r->edits[i];
 		cs_json_begin_object(b);
-		add_int(b, "record", (int64_t)e->event);
+		cs_json_member_int(b, "record", (int64_t)e->event);
 		add_str(b, "edit", cs_forward_edit_name(e->edit));
-		add_opt(b, "gp_entry", e->entry);
-		add_hex(b, "guest", e->guest);
+		cs_json_member_u32_or_null(b, "gp_entry", e->entry);
+		cs_json_member_hex(b, "guest", e->guest);
 		add_addr_name(b, "guest_name", dev, e->guest);
-		add_hex(b, "host", e->host);
-		add_hex(b, "value", e->value);
+		cs_json_member_hex(b, "host", e->host);
+		cs_json_member_hex(b, "value", e->value);
 		add_str(b, "cause", e->cause ? cs_cause_key(e->cause) : NULL);
 		add_str(b, "text", e->text);
 		cs_json_end_object(b);
@@ -273,7 +249,7 @@ char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_m
 	bool judged = r && !(meta && meta->error);
 	cs_json_writer *b = cs_json_writer_new(true);
 	cs_json_begin_object(b);
-	add_int(b, "schema_version", JSON_SCHEMA_VERSION);
+	cs_json_member_int(b, "schema_version", JSON_SCHEMA_VERSION);
 	add_str(b, "file", meta ? meta->file : NULL);
 	const cs_arch_info *ai = r ? cs_arch_get(r->arch) : NULL;
 	add_str(b, "arch", ai ? ai->name : NULL);
@@ -304,7 +280,7 @@ char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_m
 		for (size_t i = 0; i < r->nlaunches; i++) {
 			const cs_chain *c = &r->launches[i];
 			cs_json_begin_object(b);
-			add_int(b, "launch", c->launch);
+			cs_json_member_int(b, "launch", c->launch);
 			add_str(b, "result", c->first_break != CS_STAGE_NONE   ? "broken"
 					     : c->unobservable != CS_STAGE_NONE ? "not-observable"
 										 : "complete");
@@ -343,7 +319,7 @@ char *cs_report_json(const cs_report *r, const cs_device *dev, const cs_report_m
 	if (r) {
 		cs_json_begin_object(b);
 		for (size_t i = 0; i < r->ncounters; i++)
-			add_int(b, cs_report_counter_name(r, i), (int64_t)r->counters[i]);
+			cs_json_member_int(b, cs_report_counter_name(r, i), (int64_t)r->counters[i]);
 		cs_json_end_object(b);
 	} else {
 		cs_json_null(b);

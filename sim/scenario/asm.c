@@ -305,25 +305,27 @@ static bool fail_leaves(scn_exec *x, scn_loc at, uint64_t va, uint64_t len, uint
 			   (unsigned long long)room, (unsigned long long)(va + room));
 }
 
-/* A data / expect mem line of n values of sz bytes each fits from va, or fails
- * at the first value that leaves. */
-static bool values_fit(scn_exec *x, const scn_dir *dir, uint64_t va, unsigned sz)
+/* Where a data / expect mem line's values go: its address *va and each
+ * value's size *sz; fails when the address does not evaluate or at the first
+ * value that leaves the allocation. */
+static bool values_place(scn_exec *x, const scn_dir *dir, uint64_t *va, unsigned *sz)
 {
-	uint64_t room, len = (uint64_t)dir->nvals * sz;
-	if (!target_room(x, dir, va, &room))
+	if (!scn_eval(x, dir->addr, va))
+		return false;
+	*sz = type_bytes[dir->type];
+	uint64_t room, len = (uint64_t)dir->nvals * *sz;
+	if (!target_room(x, dir, *va, &room))
 		return false;
 	if (len <= room)
 		return true;
-	return fail_leaves(x, dir->dvals[room / sz].loc, va, len, room);
+	return fail_leaves(x, dir->dvals[room / *sz].loc, *va, len, room);
 }
 
 static bool do_data(scn_exec *x, const scn_dir *dir)
 {
 	uint64_t va;
-	if (!scn_eval(x, dir->addr, &va))
-		return false;
-	unsigned sz = type_bytes[dir->type];
-	if (!values_fit(x, dir, va, sz))
+	unsigned sz;
+	if (!values_place(x, dir, &va, &sz))
 		return false;
 	uint8_t *buf = g_malloc((size_t)dir->nvals * sz);
 	bool ok = true;
@@ -1127,10 +1129,8 @@ void scn_outcome_init(cs_expect_outcome *o, const scn_dir *dir)
 bool scn_expect_mem(scn_exec *x, const scn_dir *dir, cs_expect_outcome *o)
 {
 	uint64_t va;
-	if (!scn_eval(x, dir->addr, &va))
-		return false;
-	unsigned sz = type_bytes[dir->type];
-	if (!values_fit(x, dir, va, sz))
+	unsigned sz;
+	if (!values_place(x, dir, &va, &sz))
 		return false;
 	if (x->tap && x->tap->expect_mem)
 		x->tap->expect_mem(x->tap->ctx, va, (uint64_t)sz * dir->nvals);
@@ -1194,37 +1194,40 @@ bool scn_expect_mem(scn_exec *x, const scn_dir *dir, cs_expect_outcome *o)
 
 /* ---- driving ---------------------------------------------------------------- */
 
+/* Directives whose effect comes later (the arch is read at the start,
+ * expectations are evaluated at the end). */
+static bool takes_effect_elsewhere(scn_exec *x, const scn_dir *dir)
+{
+	(void)x;
+	(void)dir;
+	return true;
+}
+
+/* The directives that place memory, by kind; the rest are the host's. */
+static bool (*const memory_directive[])(scn_exec *x, const scn_dir *dir) = {
+	[SCN_D_ARCH] = takes_effect_elsewhere,
+	[SCN_D_EXPECT_MEM] = takes_effect_elsewhere,
+	[SCN_D_EXPECT_STAGE] = takes_effect_elsewhere,
+	[SCN_D_EXPECT_BREAK] = takes_effect_elsewhere,
+	[SCN_D_EXPECT_COMPLETE] = takes_effect_elsewhere,
+	[SCN_D_EXPECT_CAUSE] = takes_effect_elsewhere,
+	[SCN_D_ALLOC] = do_alloc,
+	[SCN_D_DATA] = do_data,
+	[SCN_D_FILL] = do_fill,
+	[SCN_D_LOAD] = do_load,
+	[SCN_D_MODULE] = do_module,
+	[SCN_D_QMD] = do_qmd,
+	[SCN_D_PUSH] = do_push,
+	[SCN_D_RANDOM] = do_random,
+};
+
 bool scn_exec_memory(scn_exec *x, const scn_dir *dir, bool *handled)
 {
-	*handled = true;
-	switch (dir->kind) {
-	case SCN_D_ARCH:
-	case SCN_D_EXPECT_MEM:
-	case SCN_D_EXPECT_STAGE:
-	case SCN_D_EXPECT_BREAK:
-	case SCN_D_EXPECT_COMPLETE:
-	case SCN_D_EXPECT_CAUSE:
-		return true; /* expectations are evaluated at the end */
-	case SCN_D_ALLOC:
-		return do_alloc(x, dir);
-	case SCN_D_DATA:
-		return do_data(x, dir);
-	case SCN_D_FILL:
-		return do_fill(x, dir);
-	case SCN_D_LOAD:
-		return do_load(x, dir);
-	case SCN_D_MODULE:
-		return do_module(x, dir);
-	case SCN_D_QMD:
-		return do_qmd(x, dir);
-	case SCN_D_PUSH:
-		return do_push(x, dir);
-	case SCN_D_RANDOM:
-		return do_random(x, dir);
-	default:
-		*handled = false;
-		return true;
-	}
+	size_t kind = (size_t)dir->kind;
+	bool (*run)(scn_exec *, const scn_dir *) =
+		kind < sizeof(memory_directive) / sizeof(memory_directive[0]) ? memory_directive[kind] : NULL;
+	*handled = run != NULL;
+	return run ? run(x, dir) : true;
 }
 
 void scn_exec_begin(scn_exec *x, cs_scenario *s, const cs_arch_info *ai, cs_mem *mem, cs_diag *d)

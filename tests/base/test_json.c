@@ -184,6 +184,20 @@ Test(json, a_misused_writer_gives_no_text)
 	cr_assert_null(cs_json_writer_finish(w, NULL)); /* nothing */
 }
 
+Test(json, members_write_their_key_and_value)
+{
+	cs_json_writer *w = cs_json_writer_new(false);
+	cs_json_begin_object(w);
+	cs_json_member_int(w, "n", -3);
+	cs_json_member_hex(w, "va", 0x200001000ull);
+	cs_json_member_u32_or_null(w, "launch", 7);
+	cs_json_member_u32_or_null(w, "entry", UINT32_MAX);
+	cs_json_end_object(w);
+	char *t = cs_json_writer_finish(w, NULL);
+	cr_assert_str_eq(t, "{\"n\":-3,\"va\":\"0x200001000\",\"launch\":7,\"entry\":null}");
+	free(t);
+}
+
 /* Our reader and json-glib's agree on what our writer wrote. */
 static void same_tree(const cs_json_value *v, JsonNode *n, unsigned long seed)
 {

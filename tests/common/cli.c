@@ -25,17 +25,21 @@ static char *bytes_text(GBytes *b, size_t *len)
 	return text;
 }
 
+char *test_build_path(const char *rel)
+{
+	const char *build = getenv("CHAINSIM_BUILD_ROOT");
+	cr_assert_not_null(build, "run through meson test");
+	return g_build_filename(build, rel, NULL);
+}
+
 test_cli_out test_cli_run_opts(const char *dir, const test_cli_opts *opts, const char *cmd,
 			       const char *const *args)
 {
 	static const test_cli_opts plain = { 0 };
 	if (!opts)
 		opts = &plain;
-	const char *build = getenv("CHAINSIM_BUILD_ROOT");
-	cr_assert_not_null(build, "run through meson test");
 	const char *program = opts->program ? opts->program : "tools/chainsim";
-	char *exe = g_path_is_absolute(program) ? g_strdup(program)
-						: g_build_filename(build, program, NULL);
+	char *exe = g_path_is_absolute(program) ? g_strdup(program) : test_build_path(program);
 	char *timeout = g_strdup_printf("%u", opts->timeout_s);
 	GPtrArray *argv = g_ptr_array_new();
 	if (opts->timeout_s) {

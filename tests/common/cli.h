@@ -26,6 +26,10 @@ typedef struct test_cli_opts {
 	bool any_exit;            /* a death by signal N is status 128 + N, not a failure */
 } test_cli_opts;
 
+/* rel under the build root (g_free it); asserts that meson test's
+ * CHAINSIM_BUILD_ROOT is set. */
+char *test_build_path(const char *rel);
+
 /* `chainsim CMD ARGS...` (args ends with NULL) run in dir (NULL: the test's
  * own); asserts that it started and exited normally. Needs meson test's
  * CHAINSIM_BUILD_ROOT. */

@@ -12,13 +12,30 @@ char *test_source_path(const char *rel)
 	return g_build_filename(root ? root : ".", rel, NULL);
 }
 
-char *test_read_source(const char *rel, size_t *len)
+char *test_source_file(const char *dir, const char *name)
 {
-	char *path = test_source_path(rel), *text = NULL;
-	gsize n = 0;
-	gboolean ok = g_file_get_contents(path, &text, &n, NULL);
+	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
+	return g_build_filename(root ? root : ".", dir, name, NULL);
+}
+
+char *test_kernel_fixture(const char *name)
+{
+	return test_source_file("fixtures/kernels/out", name);
+}
+
+char *test_read_kernel_fixture(const char *name, size_t *len)
+{
+	char *path = test_kernel_fixture(name);
+	char *bytes = test_read_file(path, len);
 	g_free(path);
-	if (!ok)
+	return bytes;
+}
+
+char *test_read_file(const char *path, size_t *len)
+{
+	char *text = NULL;
+	gsize n = 0;
+	if (!g_file_get_contents(path, &text, &n, NULL))
 		return NULL;
 	char *out = malloc(n + 1);
 	if (out) {
@@ -29,4 +46,12 @@ char *test_read_source(const char *rel, size_t *len)
 	}
 	g_free(text);
 	return out;
+}
+
+char *test_read_source(const char *rel, size_t *len)
+{
+	char *path = test_source_path(rel);
+	char *text = test_read_file(path, len);
+	g_free(path);
+	return text;
 }

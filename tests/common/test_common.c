@@ -3,6 +3,7 @@
  * however far its array grows; the bus wires memory, clock and recorder and
  * reads and writes words; the source tree's files are read whole. */
 #include <criterion/criterion.h>
+#include <glib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,4 +98,27 @@ Test(common, source_files_are_read_whole_with_a_nul)
 	cr_expect(strstr(text, "char *test_read_source(const char *rel, size_t *len);"));
 	free(text);
 	cr_expect_null(test_read_source("tests/common/no-such-file", &len));
+}
+
+Test(common, fixture_kernels_and_suite_files_are_found_under_the_root)
+{
+	char *want = test_source_path("fixtures/kernels/out/vadd.sm_90.ptx");
+	char *got = test_kernel_fixture("vadd.sm_90.ptx");
+	cr_expect_str_eq(got, want);
+	g_free(got);
+	got = test_source_file("fixtures/kernels/out", "vadd.sm_90.ptx");
+	cr_expect_str_eq(got, want);
+	g_free(got);
+	size_t len = 0;
+	char *ptx = test_read_kernel_fixture("vadd.sm_90.ptx", &len);
+	cr_assert_not_null(ptx);
+	cr_expect_eq(strlen(ptx), len);
+	cr_expect(strstr(ptx, ".entry vadd"), "%.200s", ptx);
+	free(ptx);
+	char *same = test_read_file(want, &len);
+	cr_assert_not_null(same);
+	cr_expect_eq(strlen(same), len);
+	free(same);
+	g_free(want);
+	cr_expect_null(test_read_file("/nonexistent/chainsim", &len));
 }

@@ -3,40 +3,30 @@
  * each stops its channel with a located diagnosis containing the phrase that
  * expected.txt gives, and nothing crashes. */
 #include <criterion/criterion.h>
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rig.h"
-
-static char *path_of(const char *name)
-{
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	cr_assert_not_null(root, "CHAINSIM_SOURCE_ROOT is not set");
-	size_t n = strlen(root) + strlen(name) + 32;
-	char *p = malloc(n);
-	snprintf(p, n, "%s/tests/fe/malformed/%s", root, name);
-	return p;
-}
+#include "source.h"
 
 static uint32_t *read_pb(const char *name, size_t *ndw)
 {
-	char *path = path_of(name);
-	FILE *f = fopen(path, "rb");
-	cr_assert_not_null(f, "cannot open %s", path);
-	uint32_t *buf = calloc(4096, 4);
-	size_t n = fread(buf, 1, 4096 * 4, f);
-	fclose(f);
+	char *path = test_source_file("tests/fe/malformed", name);
+	size_t n = 0;
+	uint32_t *buf = (uint32_t *)test_read_file(path, &n);
+	cr_assert_not_null(buf, "cannot open %s", path);
 	cr_assert_eq(n % 4, 0, "%s: not whole dwords", path);
 	cr_assert(n > 0, "%s is empty", path);
-	free(path);
+	g_free(path);
 	*ndw = n / 4;
 	return buf;
 }
 
 Test(malformed, files_give_located_diagnoses)
 {
-	char *path = path_of("expected.txt");
+	char *path = test_source_file("tests/fe/malformed", "expected.txt");
 	FILE *f = fopen(path, "r");
 	cr_assert_not_null(f, "cannot open %s", path);
 	char line[512];
@@ -80,6 +70,6 @@ Test(malformed, files_give_located_diagnoses)
 		checked++;
 	}
 	fclose(f);
-	free(path);
+	g_free(path);
 	cr_assert(checked >= 8, "only %u malformed files", checked);
 }

@@ -5,6 +5,7 @@
  * the test rebuilds each address from the trace's method records through the
  * tables alone and compares it with the address the engine's record shows. */
 #include <criterion/criterion.h>
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "chainsim/gr.h"
 #include "chainsim/rewrite.h"
 #include "chainsim/scenario.h"
+#include "source.h"
 
 enum { MAX_ADDRS = 16 };
 
@@ -67,10 +69,9 @@ typedef struct run_counts {
 static void check_stream(cs_arch arch, const char *text, run_counts *got)
 {
 	cs_diag d;
-	char base[4096];
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	snprintf(base, sizeof(base), "%s/tests/forward", root ? root : ".");
+	char *base = test_source_path("tests/forward");
 	cs_scenario *s = cs_scenario_parse(text, strlen(text), "fields.chain", base, &d);
+	g_free(base);
 	cr_assert_not_null(s, "%s", d.msg);
 	cs_device_config cfg = { .arch = arch, .trace_level = CS_TRACE_ALL };
 	cs_device *dev = cs_device_new(&cfg, &d);

@@ -230,6 +230,9 @@ Test(gr_qmd, names_and_their_errors)
 	cr_expect_str_eq(d.msg, "QMD V03_00 has no field 'QMD_TYPE'");
 	cr_expect_not(cs_qmd_init(&q, 7, &d));
 	cr_expect_not_null(strstr(d.msg, "not modelled"), "%s", d.msg);
+	uint8_t bytes[256] = { 0 };
+	cr_expect_not(cs_qmd_from_bytes(&q, 7, bytes, sizeof(bytes), &d));
+	cr_expect_str_eq(d.msg, "QMD major version 7 is not modelled (3, 4 or 5)");
 }
 
 Test(gr_qmd, new_qmd_has_version_defaults)

@@ -169,6 +169,13 @@ Test(gr_seq, copy_sequence_runs_with_release)
 	cr_expect_not(cs_gr_copy_methods(&o, &s, &d));
 	cr_expect_str_eq(d.msg, "a 64-bit semaphore payload needs a copy class with "
 				"SET_SEMAPHORE_PAYLOAD_UPPER (C7B5 or later), not C6B5");
+	o.subch = 8;
+	cr_expect_not(cs_gr_copy_methods(&o, &s, &d));
+	cr_expect_str_eq(d.msg, "subchannel 8 out of range (0..7)");
+	o.subch = 4;
+	o.cls = 0xC6C0;
+	cr_expect_not(cs_gr_copy_methods(&o, &s, &d));
+	cr_expect_str_eq(d.msg, "class C6C0 is not a copy class of ampere");
 }
 
 Test(gr_seq, i2m_sequence_runs)
@@ -205,6 +212,10 @@ Test(gr_seq, sequence_errors)
 	cr_expect_not(cs_gr_launch_methods(&o, &s, &d));
 	cr_expect_str_eq(d.msg, "class C6C0 is not a compute class of hopper");
 	o.cls = 0;
+	o.subch = 8;
+	cr_expect_not(cs_gr_launch_methods(&o, &s, &d));
+	cr_expect_str_eq(d.msg, "subchannel 8 out of range (0..7)");
+	o.subch = 1;
 	o.pcas_action = 4;
 	cr_expect_not(cs_gr_launch_methods(&o, &s, &d));
 	o.pcas_action = 0;

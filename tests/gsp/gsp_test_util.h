@@ -6,21 +6,15 @@
 #include <criterion/criterion.h>
 #include <glib.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "chainsim/gsp.h"
+#include "../common/source.h" /* not gsp/source.h, which test_gdbstub.c also sees */
 
+/* A file of fixtures/firmware/ (g_free it). */
 static inline char *gsp_fixture(const char *name)
 {
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	cr_assert(root, "CHAINSIM_SOURCE_ROOT is not set (run through meson test)");
-	return g_build_filename(root, "fixtures", "firmware", name, NULL);
-}
-
-static inline char *gsp_build_path(const char *rel)
-{
-	const char *root = getenv("CHAINSIM_BUILD_ROOT");
-	cr_assert(root, "CHAINSIM_BUILD_ROOT is not set (run through meson test)");
-	return g_build_filename(root, rel, NULL);
+	return test_source_file("fixtures/firmware", name);
 }
 
 typedef struct gsp_fx {
@@ -75,6 +69,14 @@ static inline char *gsp_cmd(gsp_fx *fx, const char *line, cs_status want)
 	char *r = g_strdup(buf);
 	free(buf);
 	return r;
+}
+
+/* Runs a debugger command that succeeds and asserts that its output holds want. */
+static inline void gsp_cmd_shows(gsp_fx *fx, const char *line, const char *want)
+{
+	char *o = gsp_cmd(fx, line, CS_OK);
+	cr_assert(strstr(o, want), "%s", o);
+	g_free(o);
 }
 
 #endif

@@ -19,8 +19,7 @@ static test_cli_out run_cli(const char *const *args)
 static test_cli_out run_script(const char *fw)
 {
 	char *elf = gsp_fixture(fw), *map = gsp_fixture("gsp-fixture.map");
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	char *script = g_build_filename(root, "tests", "gsp", "find-desync.gsp", NULL);
+	char *script = test_source_path("tests/gsp/find-desync.gsp");
 	const char *args[] = { elf, "--map", map, "--script", script, NULL };
 	test_cli_out r = run_cli(args);
 	g_free(elf);
@@ -157,7 +156,7 @@ Test(gsp_cli, help_rpc_lists_the_rpc_names)
 
 Test(gsp_cli, gdb_multiarch_against_the_stub)
 {
-	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *cli = test_build_path("tests/gsp/gsp-cli");
 	char *elf = gsp_fixture("gsp-fixture.elf");
 	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL };
 	GPid pid;
@@ -284,24 +283,51 @@ static char *le64(uint64_t v)
 	return s;
 }
 
-Test(gsp_cli, gdb_stub_interrupt_and_bad_packets)
+/* A stub on the fixture with extra arguments; returns the port, the pid and
+ * the stub's stderr. */
+static unsigned start_stub(const char *const *extra, GPid *pid, gint *err_fd)
 {
-	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *cli = test_build_path("tests/gsp/gsp-cli");
 	char *elf = gsp_fixture("gsp-fixture.elf");
-	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL };
-	GPid pid;
+	GPtrArray *argv = g_ptr_array_new();
+	const char *head[] = { cli, elf, "--gdb", "127.0.0.1:0" };
+	for (size_t i = 0; i < 4; i++)
+		g_ptr_array_add(argv, (gpointer)head[i]);
+	for (; extra && *extra; extra++)
+		g_ptr_array_add(argv, (gpointer)*extra);
+	g_ptr_array_add(argv, NULL);
 	gint out_fd;
-	cr_assert(g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd,
-					   NULL, NULL));
+	cr_assert(g_spawn_async_with_pipes(NULL, (char **)argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+					   NULL, NULL, pid, NULL, &out_fd, err_fd, NULL));
 	char line[128] = { 0 };
 	for (size_t n = 0; n < sizeof(line) - 1 && read(out_fd, line + n, 1) == 1 && line[n] != '\n'; n++)
 		;
+	close(out_fd);
 	unsigned port = 0;
 	cr_assert_eq(sscanf(line, "gdb stub listening on port %u", &port), 1, "stub said '%s'", line);
+	g_ptr_array_free(argv, TRUE);
+	g_free(cli);
+	g_free(elf);
+	return port;
+}
+
+static int connect_stub(unsigned port)
+{
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
 	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	/* a deaf stub fails the test instead of hanging it */
+	struct timeval tv = { .tv_sec = 10 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+Test(gsp_cli, gdb_stub_interrupt_and_bad_packets)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf");
+	GPid pid;
+	int fd = connect_stub(start_stub(NULL, &pid, NULL));
 
 	send_raw(fd, "$g#00", 5); /* bad checksum: NAK */
 	char *r = read_reply(fd);
@@ -350,55 +376,13 @@ Test(gsp_cli, gdb_stub_interrupt_and_bad_packets)
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the stub exits after k");
 	g_spawn_close_pid(pid);
 	close(fd);
-	close(out_fd);
 	g_free(v);
 	g_free(big);
 	g_free(sp);
 	g_free(p1);
 	g_free(p2);
 	g_free(p3);
-	g_free(cli);
 	g_free(elf);
-}
-
-/* A stub on the fixture with extra arguments; returns the port, the pid and
- * the stub's stderr. */
-static unsigned start_stub(const char *const *extra, GPid *pid, gint *err_fd)
-{
-	char *cli = gsp_build_path("tests/gsp/gsp-cli");
-	char *elf = gsp_fixture("gsp-fixture.elf");
-	GPtrArray *argv = g_ptr_array_new();
-	const char *head[] = { cli, elf, "--gdb", "127.0.0.1:0" };
-	for (size_t i = 0; i < 4; i++)
-		g_ptr_array_add(argv, (gpointer)head[i]);
-	for (; extra && *extra; extra++)
-		g_ptr_array_add(argv, (gpointer)*extra);
-	g_ptr_array_add(argv, NULL);
-	gint out_fd;
-	cr_assert(g_spawn_async_with_pipes(NULL, (char **)argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-					   NULL, NULL, pid, NULL, &out_fd, err_fd, NULL));
-	char line[128] = { 0 };
-	for (size_t n = 0; n < sizeof(line) - 1 && read(out_fd, line + n, 1) == 1 && line[n] != '\n'; n++)
-		;
-	close(out_fd);
-	unsigned port = 0;
-	cr_assert_eq(sscanf(line, "gdb stub listening on port %u", &port), 1, "stub said '%s'", line);
-	g_ptr_array_free(argv, TRUE);
-	g_free(cli);
-	g_free(elf);
-	return port;
-}
-
-static int connect_stub(unsigned port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	/* a deaf stub fails the test instead of hanging it */
-	struct timeval tv = { .tv_sec = 10 };
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	return fd;
 }
 
 /* busy_loop(huge) started with `c`: the target runs until stopped. */
@@ -518,7 +502,7 @@ Test(gsp_cli, gdb_beyond_loopback_needs_allow_remote_and_warns, .timeout = 30)
 	cr_expect_eq(r.status, 2);
 	cr_expect(strstr(r.err, "listens beyond loopback: add --gdb-allow-remote"), "%s", r.err);
 	test_cli_free(&r);
-	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *cli = test_build_path("tests/gsp/gsp-cli");
 	char *argv[] = { cli, elf, "--gdb", "0.0.0.0:0", "--gdb-allow-remote", NULL };
 	GPid pid;
 	gint out_fd, err_fd;
@@ -553,7 +537,7 @@ Test(gsp_cli, gdb_beyond_loopback_needs_allow_remote_and_warns, .timeout = 30)
  * gdb-multiarch in batch mode with the -ex commands. */
 static test_cli_out gdb_batch_map(const char *fw, const char *map, const char *const *commands)
 {
-	char *cli = gsp_build_path("tests/gsp/gsp-cli");
+	char *cli = test_build_path("tests/gsp/gsp-cli");
 	char *elf = gsp_fixture(fw);
 	char *map_path = map ? gsp_fixture(map) : NULL;
 	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL, NULL, NULL };
@@ -627,22 +611,8 @@ Test(gsp_cli, gdb_follows_a_u_mode_trap_into_the_handler)
 
 Test(gsp_cli, gdb_stub_answers_without_delay)
 {
-	char *cli = gsp_build_path("tests/gsp/gsp-cli");
-	char *elf = gsp_fixture("gsp-fixture.elf");
-	char *argv[] = { cli, elf, "--gdb", "127.0.0.1:0", NULL };
 	GPid pid;
-	gint out_fd;
-	cr_assert(g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd,
-					   NULL, NULL));
-	char line[128] = { 0 };
-	for (size_t n = 0; n < sizeof(line) - 1 && read(out_fd, line + n, 1) == 1 && line[n] != '\n'; n++)
-		;
-	unsigned port = 0;
-	cr_assert_eq(sscanf(line, "gdb stub listening on port %u", &port), 1, "stub said '%s'", line);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	int fd = connect_stub(start_stub(NULL, &pid, NULL));
 	int one = 1; /* as gdb's own TCP transport does */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	/* 200 register reads, each acked by the client like gdb does: with the
@@ -674,9 +644,6 @@ Test(gsp_cli, gdb_stub_answers_without_delay)
 	waitpid(pid, NULL, 0);
 	g_spawn_close_pid(pid);
 	close(fd);
-	close(out_fd);
-	g_free(cli);
-	g_free(elf);
 }
 
 Test(gsp_cli, gdb_watchpoint_on_an_amo_stops_where_gdb_expects)
@@ -722,7 +689,7 @@ Test(gsp_cli, nvidia_gsp_firmware_session)
 	if (!fw)
 		return;
 	char *map = gsp_fixture("gsp-ga10x.map");
-	char *script = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "tests", "gsp", "gsp-ga10x.gsp", NULL);
+	char *script = test_source_path("tests/gsp/gsp-ga10x.gsp");
 	const char *args[] = { "--image", fw, "--raw-base", "0", "--map", map, "--mmio-log", "--script", script, NULL };
 	test_cli_out r = run_cli(args);
 	HAS(r, "mmio R riscv-local+0xa00 size 4 = 0x17000000");
@@ -1011,11 +978,9 @@ Test(gsp_cli, gdb_shows_the_debuggers_own_stops_in_words)
 Test(gsp_cli, source_level_session_through_the_cli)
 {
 	char *elf = gsp_fixture("gsp-fixture.elf"), *map = gsp_fixture("gsp-fixture.map");
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	char *script = g_build_filename(root, "tests", "gsp", "source-tour.gsp", NULL);
-	char *expected_path = g_build_filename(root, "tests", "gsp", "source-tour.expected", NULL);
-	gchar *expected = NULL;
-	cr_assert(g_file_get_contents(expected_path, &expected, NULL, NULL), "cannot read %s", expected_path);
+	char *script = test_source_path("tests/gsp/source-tour.gsp");
+	char *expected = test_read_source("tests/gsp/source-tour.expected", NULL);
+	cr_assert(expected, "cannot read tests/gsp/source-tour.expected");
 	const char *args[] = { elf, "--map", map, "--script", script, NULL };
 	test_cli_out r = run_cli(args);
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -1023,8 +988,7 @@ Test(gsp_cli, source_level_session_through_the_cli)
 	/* the expression with spaces is pc + 2, as its own line says */
 	HAS(r, "$pc = 0x8000009e (2147483806) <mmio_write32>\n(gsp) print $pc + 2\n$pc + 2 = 0x800000a0 (2147483808)");
 	test_cli_free(&r);
-	g_free(expected);
-	g_free(expected_path);
+	free(expected);
 	g_free(script);
 	g_free(elf);
 	g_free(map);
@@ -1036,13 +1000,11 @@ Test(gsp_cli, source_level_session_through_the_cli)
 Test(gsp_cli, every_command_through_an_interactive_session)
 {
 	char *elf = gsp_fixture("gsp-fixture.elf"), *map = gsp_fixture("gsp-fixture.map");
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	char *script = g_build_filename(root, "tests", "gsp", "command-tour.gsp", NULL);
-	char *out_path = g_build_filename(root, "tests", "gsp", "command-tour.expected", NULL);
-	char *err_path = g_build_filename(root, "tests", "gsp", "command-tour.errors", NULL);
-	gchar *out = NULL, *err = NULL;
-	cr_assert(g_file_get_contents(out_path, &out, NULL, NULL), "cannot read %s", out_path);
-	cr_assert(g_file_get_contents(err_path, &err, NULL, NULL), "cannot read %s", err_path);
+	char *script = test_source_path("tests/gsp/command-tour.gsp");
+	char *out = test_read_source("tests/gsp/command-tour.expected", NULL);
+	char *err = test_read_source("tests/gsp/command-tour.errors", NULL);
+	cr_assert(out, "cannot read tests/gsp/command-tour.expected");
+	cr_assert(err, "cannot read tests/gsp/command-tour.errors");
 	const test_cli_opts opts = { .program = "tests/gsp/gsp-cli", .stdin_path = script };
 	const char *args[] = { elf, "--map", map, NULL };
 	test_cli_out r = test_cli_run_opts(NULL, &opts, NULL, args);
@@ -1050,10 +1012,8 @@ Test(gsp_cli, every_command_through_an_interactive_session)
 	cr_expect_str_eq(r.err, err, "the errors of command-tour.gsp changed:\n%s", r.err);
 	cr_expect_eq(r.status, 1, "a session with failed commands exits 1, got %d", r.status);
 	test_cli_free(&r);
-	g_free(out);
-	g_free(err);
-	g_free(out_path);
-	g_free(err_path);
+	free(out);
+	free(err);
 	g_free(script);
 	g_free(elf);
 	g_free(map);

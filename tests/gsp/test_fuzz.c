@@ -17,11 +17,9 @@ static uint64_t rng_next(uint64_t *s)
 
 Test(gsp_fuzz, elf_loader_mutations)
 {
-	char *p = gsp_fixture("gsp-fixture.elf");
-	gchar *orig = NULL;
-	gsize len = 0;
-	cr_assert(g_file_get_contents(p, &orig, &len, NULL));
-	g_free(p);
+	size_t len = 0;
+	char *orig = test_read_source("fixtures/firmware/gsp-fixture.elf", &len);
+	cr_assert(orig, "cannot read fixtures/firmware/gsp-fixture.elf");
 	uint8_t *buf = malloc(len);
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 	int accepted = 0, refused = 0;
@@ -60,7 +58,7 @@ Test(gsp_fuzz, elf_loader_mutations)
 	cr_assert_gt(accepted, 0);
 	cr_assert_gt(refused, 1000);
 	free(buf);
-	g_free(orig);
+	free(orig);
 }
 
 Test(gsp_fuzz, gdb_packet_mutations)

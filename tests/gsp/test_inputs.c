@@ -6,12 +6,8 @@
 
 static uint8_t *fixture_bytes(size_t *len)
 {
-	char *p = gsp_fixture("gsp-fixture.elf");
-	gchar *buf = NULL;
-	gsize n = 0;
-	cr_assert(g_file_get_contents(p, &buf, &n, NULL));
-	g_free(p);
-	*len = n;
+	char *buf = test_read_source("fixtures/firmware/gsp-fixture.elf", len);
+	cr_assert(buf, "cannot read fixtures/firmware/gsp-fixture.elf");
 	return (uint8_t *)buf;
 }
 
@@ -38,7 +34,7 @@ Test(gsp_inputs, fixture_elf_loads)
 	cr_assert(s && s->func && s->size > 0);
 	cr_assert_eq(cs_gsp_image_symbolize(img, s->addr + 4), s);
 	cs_gsp_image_free(img);
-	g_free(b);
+	free(b);
 }
 
 Test(gsp_inputs, malformed_elfs)
@@ -81,7 +77,7 @@ Test(gsp_inputs, malformed_elfs)
 	memcpy(c + phoff + 40, &small, 8);
 	elf_fails(c, len, "exceeds memory size");
 	g_free(c);
-	g_free(b);
+	free(b);
 }
 
 Test(gsp_inputs, segment_outside_the_map)
@@ -142,6 +138,8 @@ Test(gsp_inputs, memory_maps)
 	map_fails("[a]\nbase=0xfffffffffffff000\nsize=0x2000\nkind=ram\n", "wraps", 1);
 	map_fails("[a]\nbase=0x1000\nsize=0x1000\nkind=mmio\n", "needs a model", 1);
 	map_fails("[a]\nbase=0x1000\nsize=0x1000\nkind=mmio\nmodel=uart\n", "model 'uart'", 5);
+	/* "none" is what a region without a model key has; it is not written */
+	map_fails("[a]\nbase=0x1000\nsize=0x1000\nkind=rom\nmodel=none\n", "model 'none'", 5);
 	map_fails("[a]\nbase=0x1000\nsize=0x1000\nkind=ram\ncolour=red\n", "unknown key 'colour'", 5);
 	map_fails("this is not a key file\n", "not a key file", 0);
 	map_fails("# only a comment\n", "no regions", 1);

@@ -408,39 +408,23 @@ Test(gsp_dbg, commands_print_what_they_do)
 {
 	gsp_fx fx;
 	boot(&fx);
-	char *o = gsp_cmd(&fx, "x/4xw 0x80000000", CS_OK);
-	cr_assert(strstr(o, "0x80000000 <_start>: 0x00100117 0x00010113"), "%s", o);
-	g_free(o);
-	o = gsp_cmd(&fx, "x/2i main", CS_OK);
-	cr_assert(strstr(o, "<main>:\tadd\tsp,sp,-32"), "%s", o);
-	g_free(o);
-	o = gsp_cmd(&fx, "disassemble statq_free_slots", CS_OK);
+	gsp_cmd_shows(&fx, "x/4xw 0x80000000", "0x80000000 <_start>: 0x00100117 0x00010113");
+	gsp_cmd_shows(&fx, "x/2i main", "<main>:\tadd\tsp,sp,-32");
+	char *o = gsp_cmd(&fx, "disassemble statq_free_slots", CS_OK);
 	cr_assert(strstr(o, "statq_free_slots:\n"), "%s", o);
 	cr_assert(strstr(o, "remuw"), "%s", o);
 	g_free(o);
-	o = gsp_cmd(&fx, "print main+4", CS_OK);
-	cr_assert(strstr(o, "<main+0x4>"), "%s", o);
-	g_free(o);
+	gsp_cmd_shows(&fx, "print main+4", "<main+0x4>");
 	g_free(gsp_cmd(&fx, "set $a3 = 0x77", CS_OK));
-	o = gsp_cmd(&fx, "info registers a3 mcause", CS_OK);
-	cr_assert(strstr(o, "a3       0x0000000000000077"), "%s", o);
-	g_free(o);
+	gsp_cmd_shows(&fx, "info registers a3 mcause", "a3       0x0000000000000077");
 	o = gsp_cmd(&fx, "info registers", CS_OK);
 	cr_assert(strstr(o, "mstatus") && strstr(o, "mtvec    0x000000008000003c"), "%s", o);
 	g_free(o);
 	g_free(gsp_cmd(&fx, "set mem 0x800F0000 u32 0xdeadbeef 7", CS_OK));
-	o = gsp_cmd(&fx, "x/2dw 0x800F0000", CS_OK);
-	cr_assert(strstr(o, " -559038737 7"), "%s", o);
-	g_free(o);
-	o = gsp_cmd(&fx, "call busy_loop 3", CS_OK);
-	cr_assert(strstr(o, "busy_loop returned 0x"), "%s", o);
-	g_free(o);
-	o = gsp_cmd(&fx, "rpc send GSP_RM_ALLOC 1 1 5 0x2080", CS_OK);
-	cr_assert(strstr(o, "reply GSP_RM_ALLOC(103) sequence 1 seqNum 1 elems 1 result 0x0"), "%s", o);
-	g_free(o);
-	o = gsp_cmd(&fx, "msgq", CS_OK);
-	cr_assert(strstr(o, "msgq.stat.read    2"), "%s", o);
-	g_free(o);
+	gsp_cmd_shows(&fx, "x/2dw 0x800F0000", " -559038737 7");
+	gsp_cmd_shows(&fx, "call busy_loop 3", "busy_loop returned 0x");
+	gsp_cmd_shows(&fx, "rpc send GSP_RM_ALLOC 1 1 5 0x2080", "reply GSP_RM_ALLOC(103) sequence 1 seqNum 1 elems 1 result 0x0");
+	gsp_cmd_shows(&fx, "msgq", "msgq.stat.read    2");
 	g_free(gsp_cmd(&fx, "bogus", CS_ERR_INPUT));
 	g_free(gsp_cmd(&fx, "break nosuchsymbol", CS_ERR_INPUT));
 	g_free(gsp_cmd(&fx, "x/0x 0", CS_ERR_INPUT));
@@ -512,9 +496,7 @@ Test(gsp_source, step_and_next_follow_source_lines)
 	o = gsp_cmd(&fx, "break fw.c:419", CS_OK);
 	cr_assert(strstr(o, "breakpoint 1 at 0x") && strstr(o, "<main+") && strstr(o, " at fw.c:419\n"), "%s", o);
 	g_free(o);
-	o = gsp_cmd(&fx, "continue", CS_OK);
-	cr_assert(strstr(o, "fw.c:419:\n=>419  \tlog_puts(\"gsp fixture: boot\\n\");"), "%s", o);
-	g_free(o);
+	gsp_cmd_shows(&fx, "continue", "fw.c:419:\n=>419  \tlog_puts(\"gsp fixture: boot\\n\");");
 	o = gsp_cmd(&fx, "next", CS_OK); /* over log_puts */
 	cr_assert(strstr(o, "fw.c:420:\n=>420  \tmmio_write32(REGS_BASE + 0, 0xB0070001u);"), "%s", o);
 	g_free(o);
@@ -531,36 +513,22 @@ Test(gsp_source, list_print_locals_and_strings)
 {
 	gsp_fx fx;
 	boot(&fx);
-	char *o = gsp_cmd(&fx, "list main", CS_OK);
-	cr_assert(strstr(o, "  417  int main(void)\n"), "%s", o);
-	g_free(o);
-	o = gsp_cmd(&fx, "list", CS_OK); /* goes on */
+	gsp_cmd_shows(&fx, "list main", "  417  int main(void)\n");
+	char *o = gsp_cmd(&fx, "list", CS_OK); /* goes on */
 	cr_assert(strstr(o, "  422  ") && !strstr(o, "  417  "), "%s", o);
 	g_free(o);
 	o = gsp_cmd(&fx, "list fw.c:160", CS_OK);
 	cr_assert(strstr(o, "  160  \tuint32_t rd = cmdq->read_ptr;\n") == NULL, "%s", o);
 	cr_assert(strstr(o, "  162  \tuint32_t rd = cmdq->read_ptr;\n"), "%s", o);
 	g_free(o);
-	o = gsp_cmd(&fx, "print fw.stat_seq", CS_OK);
-	cr_assert(strstr(o, "fw.stat_seq = (uint32_t) 1\n"), "%s", o);
-	g_free(o);
-	o = gsp_cmd(&fx, "print fw.objects", CS_OK);
-	cr_assert(strstr(o, "fw.objects = (uint32_t [32]) {0 <repeats 32 times>}\n"), "%s", o);
-	g_free(o);
-	o = gsp_cmd(&fx, "print *msgq.stat.write", CS_OK);
-	cr_assert(strstr(o, "*msgq.stat.write = (uint32_t) 1\n"), "%s", o);
-	g_free(o);
-	o = gsp_cmd(&fx, "print &fw", CS_OK);
-	cr_assert(strstr(o, "&fw = (struct fw_state *) 0x800009f0\n"), "%s", o);
-	g_free(o);
-	o = gsp_cmd(&fx, "print $pc + 2", CS_OK);
-	cr_assert(strstr(o, "$pc + 2 = 0x"), "%s", o);
-	g_free(o);
+	gsp_cmd_shows(&fx, "print fw.stat_seq", "fw.stat_seq = (uint32_t) 1\n");
+	gsp_cmd_shows(&fx, "print fw.objects", "fw.objects = (uint32_t [32]) {0 <repeats 32 times>}\n");
+	gsp_cmd_shows(&fx, "print *msgq.stat.write", "*msgq.stat.write = (uint32_t) 1\n");
+	gsp_cmd_shows(&fx, "print &fw", "&fw = (struct fw_state *) 0x800009f0\n");
+	gsp_cmd_shows(&fx, "print $pc + 2", "$pc + 2 = 0x");
 	g_free(gsp_cmd(&fx, "break statq_free_slots", CS_OK));
 	g_free(gsp_cmd(&fx, "rpc post GET_GSP_STATIC_INFO 1", CS_OK));
-	o = gsp_cmd(&fx, "continue", CS_OK);
-	cr_assert(strstr(o, "fw.c:158:"), "%s", o);
-	g_free(o);
+	gsp_cmd_shows(&fx, "continue", "fw.c:158:");
 	g_free(gsp_cmd(&fx, "next", CS_OK));
 	g_free(gsp_cmd(&fx, "next", CS_OK));
 	o = gsp_cmd(&fx, "info locals", CS_OK);
@@ -568,12 +536,8 @@ Test(gsp_source, list_print_locals_and_strings)
 	cr_assert(strstr(o, "wr = (uint32_t) "), "%s", o);
 	g_free(o);
 	g_free(gsp_cmd(&fx, "set mem 0x800F0000 u8 0x68 0x69 0x22 0", CS_OK));
-	o = gsp_cmd(&fx, "x/s 0x800F0000", CS_OK);
-	cr_assert(strstr(o, ":\t\"hi\\\"\"\n"), "%s", o);
-	g_free(o);
-	o = gsp_cmd(&fx, "info line statq_free_slots", CS_OK);
-	cr_assert(strstr(o, "<statq_free_slots> is at fw.c:15"), "%s", o);
-	g_free(o);
+	gsp_cmd_shows(&fx, "x/s 0x800F0000", ":\t\"hi\\\"\"\n");
+	gsp_cmd_shows(&fx, "info line statq_free_slots", "<statq_free_slots> is at fw.c:15");
 	gsp_fx_close(&fx);
 }
 
@@ -598,16 +562,10 @@ Test(gsp_source, outer_frames_show_their_locals)
 	cr_assert(strstr(o, "total = (uint32_t) 9080\n"), "%s", o);
 	cr_assert(strstr(o, "eh = (struct elem_header *) 0x80004a88"), "%s", o);
 	g_free(o);
-	o = gsp_cmd(&fx, "print count", CS_OK);
-	cr_assert(strstr(o, "count = (uint32_t) 3\n"), "%s", o);
-	g_free(o);
-	o = gsp_cmd(&fx, "print $pc", CS_OK);
-	cr_assert(strstr(o, "$pc = 0x80000686"), "%s", o);
-	g_free(o);
+	gsp_cmd_shows(&fx, "print count", "count = (uint32_t) 3\n");
+	gsp_cmd_shows(&fx, "print $pc", "$pc = 0x80000686");
 	g_free(gsp_cmd(&fx, "print $a0", CS_ERR_INPUT)); /* caller-saved: not recovered */
-	o = gsp_cmd(&fx, "up", CS_OK);
-	cr_assert(strstr(o, "#2  0x800007ea <handle_rpc+0x80> at fw.c:370\n"), "%s", o);
-	g_free(o);
+	gsp_cmd_shows(&fx, "up", "#2  0x800007ea <handle_rpc+0x80> at fw.c:370\n");
 	o = gsp_cmd(&fx, "info locals", CS_OK);
 	cr_assert(strstr(o, "result = (uint32_t) 0\n"), "%s", o);
 	cr_assert(strstr(o, "rq = (const struct rpc_header *) 0x80000ab8"), "%s", o);
@@ -615,15 +573,9 @@ Test(gsp_source, outer_frames_show_their_locals)
 	g_free(o);
 	o = gsp_cmd(&fx, "up", CS_OK);
 	g_free(o);
-	o = gsp_cmd(&fx, "print elems", CS_OK);
-	cr_assert(strstr(o, "elems = (uint32_t) 1\n"), "%s", o);
-	g_free(o);
-	o = gsp_cmd(&fx, "down 2", CS_OK);
-	cr_assert(strstr(o, "#1  0x80000686 <statq_send+0x102>"), "%s", o);
-	g_free(o);
-	o = gsp_cmd(&fx, "frame", CS_OK);
-	cr_assert(strstr(o, "#1  0x80000686 <statq_send+0x102>"), "%s", o);
-	g_free(o);
+	gsp_cmd_shows(&fx, "print elems", "elems = (uint32_t) 1\n");
+	gsp_cmd_shows(&fx, "down 2", "#1  0x80000686 <statq_send+0x102>");
+	gsp_cmd_shows(&fx, "frame", "#1  0x80000686 <statq_send+0x102>");
 	char *e = gsp_cmd(&fx, "down 2", CS_ERR_INPUT);
 	g_free(e);
 	g_free(gsp_cmd(&fx, "frame 99", CS_ERR_INPUT));
@@ -631,12 +583,8 @@ Test(gsp_source, outer_frames_show_their_locals)
 	g_free(gsp_cmd(&fx, "frame -1", CS_ERR_INPUT));
 	/* a run goes back to the innermost frame */
 	g_free(gsp_cmd(&fx, "stepi", CS_OK));
-	o = gsp_cmd(&fx, "frame", CS_OK);
-	cr_assert(strstr(o, "#0  0x8000055"), "%s", o);
-	g_free(o);
-	o = gsp_cmd(&fx, "info locals", CS_OK);
-	cr_assert(strstr(o, "wr = (uint32_t) "), "%s", o);
-	g_free(o);
+	gsp_cmd_shows(&fx, "frame", "#0  0x8000055");
+	gsp_cmd_shows(&fx, "info locals", "wr = (uint32_t) ");
 	gsp_fx_close(&fx);
 }
 

@@ -324,3 +324,40 @@ Test(gsp_runs, snapshots_are_capped_in_count_and_bytes)
 	cs_gsp_image_free(img);
 	g_free(path);
 }
+
+/* Each stop reason that names only where the hart stopped reads as its own
+ * words before the address; some add the detail, always or when given. */
+Test(gsp_runs, stops_at_a_pc_describe_themselves)
+{
+	gsp_fx fx;
+	gsp_fx_open(&fx, "gsp-fixture.elf");
+	uint64_t pc = gsp_sym(&fx, "busy_loop");
+	static const struct {
+		cs_gsp_stop_reason reason;
+		const char *detail;
+		const char *want;
+	} stops[] = {
+		{ CS_GSP_STOP_NONE, "", "at 0x%llx <busy_loop>" },
+		{ CS_GSP_STOP_STEP, "", "0x%llx <busy_loop>" },
+		{ CS_GSP_STOP_BUDGET, "", "instruction budget exhausted at 0x%llx <busy_loop>" },
+		{ CS_GSP_STOP_EBREAK, "", "firmware ebreak at 0x%llx <busy_loop>" },
+		{ CS_GSP_STOP_RETURNED, "", "returned to 0x%llx <busy_loop>" },
+		{ CS_GSP_STOP_FAULT, "no trap vector", "fault at 0x%llx <busy_loop>: no trap vector" },
+		{ CS_GSP_STOP_FAULT, "", "fault at 0x%llx <busy_loop>: " },
+		{ CS_GSP_STOP_INTERRUPTED, "SIGINT", "interrupted at 0x%llx <busy_loop>: SIGINT" },
+		{ CS_GSP_STOP_INTERRUPTED, "", "interrupted at 0x%llx <busy_loop>" },
+		{ CS_GSP_STOP_REPLY, "", "reply arrived; firmware at 0x%llx <busy_loop>" },
+		{ CS_GSP_STOP_GUARD, "guard 5 ms", "still running at 0x%llx <busy_loop>: guard 5 ms" },
+		{ CS_GSP_STOP_SHUTDOWN, "SBI", "shut down at 0x%llx <busy_loop>: SBI" },
+		{ CS_GSP_STOP_SHUTDOWN, "", "shut down at 0x%llx <busy_loop>: " },
+	};
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
+		cs_gsp_stop st = { .reason = stops[i].reason, .pc = pc };
+		snprintf(st.detail, sizeof(st.detail), "%s", stops[i].detail);
+		char got[512], want[512];
+		cs_gsp_stop_describe(fx.m, &st, got, sizeof(got));
+		snprintf(want, sizeof(want), stops[i].want, (unsigned long long)pc);
+		cr_expect_str_eq(got, want, "stop %zu", i);
+	}
+	gsp_fx_close(&fx);
+}

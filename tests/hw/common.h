@@ -13,41 +13,41 @@
 #include "chainsim/device.h"
 #include "chainsim/report.h"
 #include "chainsim/scenario.h"
+#include "source.h"
 
+/* A scenario of tests/conformance/ (g_free it). */
 static inline char *corpus_path(const char *name)
 {
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	return g_build_filename(root ? root : ".", "tests", "conformance", name, NULL);
+	return test_source_file("tests/conformance", name);
+}
+
+/* Whether the scenario at path holds the line marker. */
+static inline bool corpus_says(const char *path, const char *marker)
+{
+	gchar *text = NULL;
+	bool yes = g_file_get_contents(path, &text, NULL, NULL) && strstr(text, marker);
+	g_free(text);
+	return yes;
 }
 
 /* Whether the file asks for a run without the executor. */
 static inline bool corpus_no_exec(const char *path)
 {
-	gchar *text = NULL;
-	bool yes = g_file_get_contents(path, &text, NULL, NULL) && strstr(text, "# run: --no-exec");
-	g_free(text);
-	return yes;
+	return corpus_says(path, "# run: --no-exec");
 }
 
 /* Whether the file says export refuses it (a host view or a rewrite, which a
  * capture cannot hold); export_refused() checks that it does. */
 static inline bool corpus_capture_refused(const char *path)
 {
-	gchar *text = NULL;
-	bool yes = g_file_get_contents(path, &text, NULL, NULL) &&
-		   strstr(text, "\n# capture: refused");
-	g_free(text);
-	return yes;
+	return corpus_says(path, "\n# capture: refused");
 }
 
 /* Whether the file says chainsim-hw refuses its capture (a cooperative
  * launch, which a GPU takes only through the driver's cooperative launch). */
 static inline bool corpus_hw_refused(const char *path)
 {
-	gchar *text = NULL;
-	bool yes = g_file_get_contents(path, &text, NULL, NULL) && strstr(text, "\n# hw: refused");
-	g_free(text);
-	return yes;
+	return corpus_says(path, "\n# hw: refused");
 }
 
 static inline void expect_export_refused(const char *path)

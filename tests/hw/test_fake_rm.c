@@ -59,6 +59,43 @@ static void expect_same(const char *name, const cs_results *s, const cs_results 
 	}
 }
 
+/* A corpus scenario's capture, parsed (cs_capture_free it). */
+static cs_capture *corpus_capture(const char *name)
+{
+	char *path = corpus_path(name);
+	size_t len;
+	uint8_t *img = export_image(path, &len);
+	cs_diag d;
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cr_assert(c, "%s: %s", name, d.msg);
+	g_free(img);
+	g_free(path);
+	return c;
+}
+
+/* One replay of a capture on a fake RM: the driver, its results, the exit
+ * status cs_hw_replay gave and why. */
+typedef struct fake_replay {
+	cs_fake_rm *f;
+	cs_results h;
+	char why[CS_HW_WHY_MAX];
+	int sig;
+	int rc;
+} fake_replay;
+
+static void replay_on_fake(fake_replay *r, const cs_capture *c, const cs_fake_rm_config *fc,
+			   const cs_hw_limits *lim)
+{
+	r->f = cs_fake_rm_new(fc);
+	r->rc = cs_hw_replay(c, &cs_fake_rm_ops, r->f, lim, &r->h, &r->sig, r->why);
+}
+
+static void fake_replay_free(fake_replay *r)
+{
+	cs_results_clear(&r->h);
+	cs_fake_rm_free(r->f);
+}
+
 Test(fake_rm, corpus_results_equal_the_simulator, .timeout = 240)
 {
 	char *dir = corpus_path("");
@@ -126,125 +163,85 @@ Test(fake_rm, corpus_results_equal_the_simulator, .timeout = 240)
 
 Test(fake_rm, every_failing_allocation_releases_everything)
 {
-	char *path = corpus_path("cross-channel-semaphore.chain");
-	size_t len;
-	uint8_t *img = export_image(path, &len);
-	cs_diag d;
-	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
-	cr_assert(c);
+	cs_capture *c = corpus_capture("cross-channel-semaphore.chain");
 	cs_fake_rm_config fc = { 0 };
-	cs_fake_rm *f = cs_fake_rm_new(&fc);
-	cs_results h;
-	char why[CS_HW_WHY_MAX];
-	int sig;
-	cr_assert_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why), CS_HW_EXIT_OK, "%s", why);
-	size_t allocs = cs_fake_rm_allocs(f);
-	cs_results_clear(&h);
-	cs_fake_rm_free(f);
+	fake_replay r;
+	replay_on_fake(&r, c, &fc, &limits);
+	cr_assert_eq(r.rc, CS_HW_EXIT_OK, "%s", r.why);
+	size_t allocs = cs_fake_rm_allocs(r.f);
+	fake_replay_free(&r);
 	cr_assert_geq(allocs, 10);
 	for (uint32_t n = 1; n <= allocs; n++) {
 		fc.fail_alloc = n;
-		f = cs_fake_rm_new(&fc);
-		int rc = cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why);
-		cr_expect_eq(rc, CS_HW_EXIT_INTERNAL, "allocation %u: exit %d", n, rc);
+		replay_on_fake(&r, c, &fc, &limits);
+		cr_expect_eq(r.rc, CS_HW_EXIT_INTERNAL, "allocation %u: exit %d", n, r.rc);
 		/* the fake RM answers a told failure as a real RM answers no memory */
-		cr_expect(strstr(why, "RM status 0x51"), "allocation %u: %s", n, why);
-		cr_expect_eq(cs_fake_rm_refusals(f), 0, "allocation %u: a request refused", n);
-		cr_expect_eq(cs_fake_rm_live(f), 0, "allocation %u failed: %zu objects left", n,
-			     cs_fake_rm_live(f));
-		cs_results_clear(&h);
-		cs_fake_rm_free(f);
+		cr_expect(strstr(r.why, "RM status 0x51"), "allocation %u: %s", n, r.why);
+		cr_expect_eq(cs_fake_rm_refusals(r.f), 0, "allocation %u: a request refused", n);
+		cr_expect_eq(cs_fake_rm_live(r.f), 0, "allocation %u failed: %zu objects left", n,
+			     cs_fake_rm_live(r.f));
+		fake_replay_free(&r);
 	}
 	cs_capture_free(c);
-	g_free(img);
-	g_free(path);
 }
 
 Test(fake_rm, absent_device_runs_nothing)
 {
-	char *path = corpus_path("complete-ada-pcas.chain");
-	size_t len;
-	uint8_t *img = export_image(path, &len);
-	cs_diag d;
-	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cs_capture *c = corpus_capture("complete-ada-pcas.chain");
 	cs_fake_rm_config fc = { .absent = true };
-	cs_fake_rm *f = cs_fake_rm_new(&fc);
-	cs_results h;
-	char why[CS_HW_WHY_MAX];
-	int sig;
-	cr_expect_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why),
+	fake_replay r;
+	replay_on_fake(&r, c, &fc, &limits);
+	cr_expect_eq(r.rc,
 		     CS_HW_EXIT_UNAVAILABLE);
-	cr_expect(strstr(why, "/dev/nvidiactl"), "%s", why);
-	cr_expect_eq(h.ran, 0);
-	cr_expect_eq(cs_fake_rm_allocs(f), 0);
-	cs_results_clear(&h);
-	cs_fake_rm_free(f);
+	cr_expect(strstr(r.why, "/dev/nvidiactl"), "%s", r.why);
+	cr_expect_eq(r.h.ran, 0);
+	cr_expect_eq(cs_fake_rm_allocs(r.f), 0);
+	fake_replay_free(&r);
 	cs_capture_free(c);
-	g_free(img);
-	g_free(path);
 }
 
 Test(fake_rm, hung_gpu_times_out_unmet)
 {
-	char *path = corpus_path("complete-hopper-pcas.chain");
-	size_t len;
-	uint8_t *img = export_image(path, &len);
-	cs_diag d;
-	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cs_capture *c = corpus_capture("complete-hopper-pcas.chain");
 	cs_fake_rm_config fc = { .hang = true };
-	cs_fake_rm *f = cs_fake_rm_new(&fc);
-	cs_results h;
-	char why[CS_HW_WHY_MAX];
-	int sig;
 	cs_hw_limits quick = { .wait_ns = 100000000ull, .settle_ns = 10000000ull,
 			       .total_ns = 10000000000ull };
-	cr_expect_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &quick, &h, &sig, why), CS_HW_EXIT_BROKEN);
+	fake_replay r;
+	replay_on_fake(&r, c, &fc, &quick);
+	cr_expect_eq(r.rc, CS_HW_EXIT_BROKEN);
 	bool unmet = false;
-	for (size_t i = 0; i < h.nrecs; i++)
-		unmet |= h.recs[i].kind == CS_RES_WAIT && !h.recs[i].met;
+	for (size_t i = 0; i < r.h.nrecs; i++)
+		unmet |= r.h.recs[i].kind == CS_RES_WAIT && !r.h.recs[i].met;
 	cr_expect(unmet, "the wait on a hung GPU is recorded unmet");
-	cr_expect_eq(cs_fake_rm_live(f), 0);
-	cs_results_clear(&h);
-	cs_fake_rm_free(f);
+	cr_expect_eq(cs_fake_rm_live(r.f), 0);
+	fake_replay_free(&r);
 
 	/* past the overall timeout: stopped, released, exit 4 */
 	quick.wait_ns = 5000000000ull;
 	quick.total_ns = 200000000ull;
-	f = cs_fake_rm_new(&fc);
-	cr_expect_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &quick, &h, &sig, why), CS_HW_EXIT_INTERNAL);
-	cr_expect(strstr(why, "timeout"), "%s", why);
-	cr_expect_eq(cs_fake_rm_live(f), 0);
-	cs_results_clear(&h);
-	cs_fake_rm_free(f);
+	replay_on_fake(&r, c, &fc, &quick);
+	cr_expect_eq(r.rc, CS_HW_EXIT_INTERNAL);
+	cr_expect(strstr(r.why, "timeout"), "%s", r.why);
+	cr_expect_eq(cs_fake_rm_live(r.f), 0);
+	fake_replay_free(&r);
 	cs_capture_free(c);
-	g_free(img);
-	g_free(path);
 }
 
 /* GP_GET is an observable on Ampere only (docs/hardware.md); after the one
  * submission of these scenarios it has reached GP_PUT. */
 static int64_t first_gpget(const char *name)
 {
-	char *path = corpus_path(name);
-	size_t len;
-	uint8_t *img = export_image(path, &len);
-	cs_diag d;
-	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cs_capture *c = corpus_capture(name);
 	cs_fake_rm_config fc = { 0 };
-	cs_fake_rm *f = cs_fake_rm_new(&fc);
-	cs_results h;
-	char why[CS_HW_WHY_MAX];
-	int sig;
-	cr_assert_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why), CS_HW_EXIT_OK);
+	fake_replay r;
+	replay_on_fake(&r, c, &fc, &limits);
+	cr_assert_eq(r.rc, CS_HW_EXIT_OK);
 	int64_t get = -2;
-	for (size_t i = 0; i < h.nrecs && get == -2; i++)
-		if (h.recs[i].kind == CS_RES_SUBMIT)
-			get = h.recs[i].c;
-	cs_results_clear(&h);
-	cs_fake_rm_free(f);
+	for (size_t i = 0; i < r.h.nrecs && get == -2; i++)
+		if (r.h.recs[i].kind == CS_RES_SUBMIT)
+			get = r.h.recs[i].c;
+	fake_replay_free(&r);
 	cs_capture_free(c);
-	g_free(img);
-	g_free(path);
 	return get;
 }
 
@@ -260,44 +257,29 @@ Test(fake_rm, gpget_observable_on_ampere_only)
  * client, device and subdevice it allocated first are released. */
 Test(fake_rm, missing_class_is_unavailable_and_released)
 {
-	char *path = corpus_path("complete-hopper-pcas.chain");
-	size_t len;
-	uint8_t *img = export_image(path, &len);
-	cs_diag d;
-	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cs_capture *c = corpus_capture("complete-hopper-pcas.chain");
 	cs_fake_rm_config fc = { .lacks_class = 0xC86F };
-	cs_fake_rm *f = cs_fake_rm_new(&fc);
-	cs_results h;
-	char why[CS_HW_WHY_MAX];
-	int sig;
-	cr_expect_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why),
+	fake_replay r;
+	replay_on_fake(&r, c, &fc, &limits);
+	cr_expect_eq(r.rc,
 		     CS_HW_EXIT_UNAVAILABLE);
-	cr_expect(strstr(why, "c86f"), "%s", why);
-	cr_expect_geq(cs_fake_rm_allocs(f), 3);
-	cr_expect_eq(cs_fake_rm_live(f), 0);
-	cr_expect_eq(h.ran, 0);
-	cs_results_clear(&h);
-	cs_fake_rm_free(f);
+	cr_expect(strstr(r.why, "c86f"), "%s", r.why);
+	cr_expect_geq(cs_fake_rm_allocs(r.f), 3);
+	cr_expect_eq(cs_fake_rm_live(r.f), 0);
+	cr_expect_eq(r.h.ran, 0);
+	fake_replay_free(&r);
 	cs_capture_free(c);
-	g_free(img);
-	g_free(path);
 }
 
 /* The object sequence of docs/capture.md "RM facts", as the fake driver saw
  * the real layer's requests for a one-channel Hopper capture. */
 Test(fake_rm, the_real_layer_issues_the_documented_sequence)
 {
-	char *path = corpus_path("complete-hopper-pcas.chain");
-	size_t len;
-	uint8_t *img = export_image(path, &len);
-	cs_diag d;
-	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cs_capture *c = corpus_capture("complete-hopper-pcas.chain");
 	cs_fake_rm_config fc = { 0 };
-	cs_fake_rm *f = cs_fake_rm_new(&fc);
-	cs_results h;
-	char why[CS_HW_WHY_MAX];
-	int sig;
-	cr_assert_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why), CS_HW_EXIT_OK, "%s", why);
+	fake_replay r;
+	replay_on_fake(&r, c, &fc, &limits);
+	cr_assert_eq(r.rc, CS_HW_EXIT_OK, "%s", r.why);
 	/* version first; client; the GPU found and attached before the device;
 	 * the class list; usermode mapped through a fresh
 	 * registered /dev/nvidiaN; VA space, its virtual range, group, context
@@ -314,75 +296,53 @@ Test(fake_rm, the_real_layer_issues_the_documented_sequence)
 		"RM_ALLOC 0x003e\nRM_MAP_MEMORY_DMA\nopen ctl\nRM_MAP_MEMORY\nmmap\nclose\n"
 		"RM_ALLOC 0xc86f\nRM_ALLOC 0xcbc0\nRM_ALLOC 0xc8b5\nRM_CONTROL 0xc36f0108\n"
 		"RM_CONTROL 0xa06c0101\n";
-	const char *log = cs_fake_rm_log(f);
+	const char *log = cs_fake_rm_log(r.f);
 	cr_expect(g_str_has_prefix(log, setup), "the setup sequence differs:\n%s", log);
 	/* the GPU's fd closes after the device is freed, the control fd last */
 	cr_expect(g_str_has_suffix(log, "RM_FREE\nclose\nRM_FREE\nclose\n"), "teardown:\n%s", log);
 	cr_expect(strstr(log, "\ndoorbell\n"), "no doorbell");
-	cr_expect_eq(cs_fake_rm_refusals(f), 0);
-	cr_expect_eq(cs_fake_rm_live(f), 0);
-	cs_results_clear(&h);
-	cs_fake_rm_free(f);
+	cr_expect_eq(cs_fake_rm_refusals(r.f), 0);
+	cr_expect_eq(cs_fake_rm_live(r.f), 0);
+	fake_replay_free(&r);
 	cs_capture_free(c);
-	g_free(img);
-	g_free(path);
 }
 
 /* A driver whose layouts chainsim-hw does not know: exit 3 naming its version,
  * before any RM object exists. */
 Test(fake_rm, unknown_driver_version_is_unavailable)
 {
-	char *path = corpus_path("complete-hopper-pcas.chain");
-	size_t len;
-	uint8_t *img = export_image(path, &len);
-	cs_diag d;
-	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cs_capture *c = corpus_capture("complete-hopper-pcas.chain");
 	cs_fake_rm_config fc = { .driver_version = "595.45.04" };
-	cs_fake_rm *f = cs_fake_rm_new(&fc);
-	cs_results h;
-	char why[CS_HW_WHY_MAX];
-	int sig;
-	cr_expect_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why),
+	fake_replay r;
+	replay_on_fake(&r, c, &fc, &limits);
+	cr_expect_eq(r.rc,
 		     CS_HW_EXIT_UNAVAILABLE);
-	cr_expect(strstr(why, "595.45.04") && strstr(why, "580"), "%s", why);
-	cr_expect_eq(cs_fake_rm_allocs(f), 0);
-	cr_expect_eq(cs_fake_rm_live(f), 0);
-	cr_expect_eq(h.ran, 0);
-	cs_results_clear(&h);
-	cs_fake_rm_free(f);
+	cr_expect(strstr(r.why, "595.45.04") && strstr(r.why, "580"), "%s", r.why);
+	cr_expect_eq(cs_fake_rm_allocs(r.f), 0);
+	cr_expect_eq(cs_fake_rm_live(r.f), 0);
+	cr_expect_eq(r.h.ran, 0);
+	fake_replay_free(&r);
 	cs_capture_free(c);
-	g_free(img);
-	g_free(path);
 }
 
 /* A capture whose ring a GPU cannot take (not a power of two): bad input,
  * named, after what was allocated is released. */
 Test(fake_rm, ring_not_a_power_of_two_is_bad_input)
 {
-	char *path = corpus_path("complete-hopper-pcas.chain");
-	size_t len;
-	uint8_t *img = export_image(path, &len);
-	cs_diag d;
-	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
-	cr_assert(c);
+	cs_capture *c = corpus_capture("complete-hopper-pcas.chain");
 	for (size_t i = 0; i < c->nitems; i++)
 		if (c->items[i].type == CS_CAP_CHANNEL)
 			c->items[i].entries = 1000;
 	cs_fake_rm_config fc = { 0 };
-	cs_fake_rm *f = cs_fake_rm_new(&fc);
-	cs_results h;
-	char why[CS_HW_WHY_MAX];
-	int sig;
-	cr_expect_eq(cs_hw_replay(c, &cs_fake_rm_ops, f, &limits, &h, &sig, why), CS_HW_EXIT_INPUT);
-	cr_expect(strstr(why, "1000 entries") && strstr(why, "power of two"), "%s", why);
-	cr_expect_eq(cs_fake_rm_live(f), 0);
-	cr_expect_eq(cs_fake_rm_refusals(f), 0);
-	cr_expect_eq(h.ran, 0);
-	cs_results_clear(&h);
-	cs_fake_rm_free(f);
+	fake_replay r;
+	replay_on_fake(&r, c, &fc, &limits);
+	cr_expect_eq(r.rc, CS_HW_EXIT_INPUT);
+	cr_expect(strstr(r.why, "1000 entries") && strstr(r.why, "power of two"), "%s", r.why);
+	cr_expect_eq(cs_fake_rm_live(r.f), 0);
+	cr_expect_eq(cs_fake_rm_refusals(r.f), 0);
+	cr_expect_eq(r.h.ran, 0);
+	fake_replay_free(&r);
 	cs_capture_free(c);
-	g_free(img);
-	g_free(path);
 }
 
 /* The fake driver refuses what a 580.x driver would not take: it is not a

@@ -16,6 +16,7 @@
 #include "chainsim/gr.h"
 #include "chainsim/live.h"
 #include "chainsim/ptxrun.h"
+#include "source.h"
 
 #define PAGE 4096u
 #define ARENA_VA 0x10000000ull
@@ -389,28 +390,13 @@ Test(live, a_call_from_a_second_thread_during_a_run_is_refused)
 
 /* ---- a cubin's kernel from the client's own upload ------------------------------------ */
 
-static uint8_t *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	cr_assert_not_null(f, "%s", path);
-	fseek(f, 0, SEEK_END);
-	*len = (size_t)ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *b = malloc(*len);
-	cr_assert_eq(fread(b, 1, *len, f), *len);
-	fclose(f);
-	return b;
-}
-
 Test(live, a_fatbins_kernel_runs_from_the_code_the_client_uploaded)
 {
 	client c;
 	client_new(&c, CS_ARCH_HOPPER);
-	char path[512];
-	snprintf(path, sizeof(path), "%s/fixtures/kernels/out/vadd.nocompress.fatbin",
-		 getenv("CHAINSIM_SOURCE_ROOT"));
 	size_t len;
-	uint8_t *fb = read_file(path, &len);
+	uint8_t *fb = (uint8_t *)test_read_kernel_fixture("vadd.nocompress.fatbin", &len);
+	cr_assert_not_null(fb, "cannot read the fixture vadd.nocompress.fatbin");
 	cs_diag d;
 	cr_assert(cs_live_module_load(c.lv, fb, len, "vadd", &d), "%s", d.msg);
 	cs_module *m = cs_module_load_bytes(fb, len, "vadd", CS_ARCH_HOPPER, &d);

@@ -20,7 +20,7 @@ static double now_s(void)
 static int bench_load(const char *file, unsigned rounds)
 {
 	size_t len;
-	uint8_t *b = fx_read_fixture(file, &len);
+	uint8_t *b = (uint8_t *)test_read_kernel_fixture(file, &len);
 	if (!b) {
 		fprintf(stderr, "bench: cannot read %s\n", file);
 		return 1;
@@ -63,9 +63,9 @@ static int bench_load(const char *file, unsigned rounds)
 static int bench_dispatch(unsigned rounds)
 {
 	cs_diag d;
-	char *p = fx_path("attention.nocompress.fatbin");
+	char *p = test_kernel_fixture("attention.nocompress.fatbin");
 	cs_module *m = cs_module_load_file(p, CS_ARCH_HOPPER, &d);
-	free(p);
+	g_free(p);
 	if (!m)
 		return 1;
 	cs_ptx_runtime *rt = cs_ptx_runtime_new(CS_ARCH_HOPPER);

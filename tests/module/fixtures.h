@@ -1,19 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* Helpers shared by the module tests: fixture paths and file reading. */
+/* Helpers shared by the module tests: the fixture kernels they load (paths
+ * and reading: tests/common/source.h). */
 #ifndef CHAINSIM_TESTS_MODULE_FIXTURES_H
 #define CHAINSIM_TESTS_MODULE_FIXTURES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chainsim/arch.h"
+#include <glib.h> /* g_free for tests/common/source.h's paths */
 
-/* $CHAINSIM_SOURCE_ROOT/fixtures/kernels/out/<name> (static buffer per call site
- * is not used: the result is malloc'd, free it). */
-char *fx_path(const char *name);
-/* Whole file; NULL when it cannot be read. */
-uint8_t *fx_read(const char *path, size_t *len);
-uint8_t *fx_read_fixture(const char *name, size_t *len);
+#include "chainsim/arch.h"
+#include "source.h"
 
 /* The kernel sources and the SMs the fixtures are built for. */
 extern const char *const fx_sources[];

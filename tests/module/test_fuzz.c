@@ -76,7 +76,7 @@ Test(fuzz, mutated_fixtures_never_crash)
 			char name[64];
 			snprintf(name, sizeof(name), "%s.%s", fx_sources[s], kinds[k]);
 			size_t len;
-			uint8_t *orig = fx_read_fixture(name, &len);
+			uint8_t *orig = (uint8_t *)test_read_kernel_fixture(name, &len);
 			cr_assert_not_null(orig, "cannot read %s", name);
 			uint8_t *b = malloc(len);
 			cr_assert_not_null(b);
@@ -137,7 +137,7 @@ Test(fuzz, mutated_zstd_frames_never_crash)
 		char name[64];
 		snprintf(name, sizeof(name), "%s.fatbin", fx_sources[s]);
 		size_t len;
-		uint8_t *orig = fx_read_fixture(name, &len);
+		uint8_t *orig = (uint8_t *)test_read_kernel_fixture(name, &len);
 		cr_assert_not_null(orig);
 		/* find the sm_90 PTX entry's payload */
 		size_t e = 16, start = 0, size = 0;

@@ -108,14 +108,14 @@ static unsigned param_base_for(unsigned sm)
 
 static cs_module *load_fixture(const char *file, cs_arch arch)
 {
-	char *p = fx_path(file);
+	char *p = test_kernel_fixture(file);
 	cs_diag d;
 	cs_diag_clear(&d);
 	cs_module *m = cs_module_load_file(p, arch, &d);
 	char msg[700];
 	cs_diag_format(&d, msg, sizeof(msg));
 	cr_assert_not_null(m, "%s: %s", file, msg);
-	free(p);
+	g_free(p);
 	return m;
 }
 
@@ -319,14 +319,14 @@ Test(loader, attach_ptx_to_cubin)
 {
 	cs_module *m = load_fixture("reduce.sm_90.cubin", CS_ARCH_HOPPER);
 	size_t len;
-	uint8_t *ptx = fx_read_fixture("reduce.sm_90.ptx", &len);
+	uint8_t *ptx = (uint8_t *)test_read_kernel_fixture("reduce.sm_90.ptx", &len);
 	cr_assert_not_null(ptx);
 	cs_diag d;
 	cr_assert(cs_module_attach_ptx(m, (const char *)ptx, len, &d));
 	cr_expect(cs_module_kernel_named(m, "reduce_sum")->has_ptx);
 	cr_expect(cs_module_kernel_named(m, "reduce_u32")->has_ptx);
 	/* PTX of another module: its entries do not name these kernels */
-	uint8_t *other = fx_read_fixture("vadd.sm_90.ptx", &len);
+	uint8_t *other = (uint8_t *)test_read_kernel_fixture("vadd.sm_90.ptx", &len);
 	cr_assert(cs_module_attach_ptx(m, (const char *)other, len, &d));
 	cr_expect_not(cs_module_kernel_named(m, "reduce_sum")->has_ptx);
 	free(ptx);
@@ -345,28 +345,28 @@ Test(loader, refcount_outlives_caller)
 
 Test(loader, arch_mismatch_is_refused)
 {
-	char *p = fx_path("vadd.sm_100.cubin");
+	char *p = test_kernel_fixture("vadd.sm_100.cubin");
 	cs_diag d;
 	cs_module *m = cs_module_load_file(p, CS_ARCH_HOPPER, &d);
 	cr_expect_null(m);
 	cr_expect_eq(d.status, CS_ERR_UNSUPPORTED);
 	cr_expect(d.has_offset && d.offset == 0x30, "offset 0x%llx", (unsigned long long)d.offset);
 	cr_expect(strstr(d.msg, "sm_100") != NULL, "%s", d.msg);
-	free(p);
+	g_free(p);
 	/* sm_90 SASS on ampere: newer than the device */
-	p = fx_path("vadd.fatbin");
+	p = test_kernel_fixture("vadd.fatbin");
 	m = cs_module_load_file(p, CS_ARCH_AMPERE, &d);
 	cr_assert_not_null(m, "%s", d.msg);
 	cr_expect_eq(cs_module_kernel(m, 0)->sm, 80);
 	cs_module_free(m);
-	free(p);
+	g_free(p);
 }
 
 /* ---- malformed input: every error located ------------------------------ */
 
 static uint8_t *fixture_copy(const char *name, size_t *len)
 {
-	uint8_t *b = fx_read_fixture(name, len);
+	uint8_t *b = (uint8_t *)test_read_kernel_fixture(name, len);
 	cr_assert_not_null(b, "cannot read %s", name);
 	return b;
 }

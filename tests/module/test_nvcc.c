@@ -45,7 +45,7 @@ static const char *find_nvcc(void)
 static int cmp_files(const char *a, const char *b)
 {
 	size_t la, lb;
-	uint8_t *x = fx_read(a, &la), *y = fx_read(b, &lb);
+	uint8_t *x = (uint8_t *)test_read_file(a, &la), *y = (uint8_t *)test_read_file(b, &lb);
 	int r = (!x || !y) ? -1 : (la != lb || memcmp(x, y, la) != 0);
 	free(x);
 	free(y);

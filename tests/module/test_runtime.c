@@ -64,10 +64,10 @@ static void rig_init(rig *r, const char *fixture, cs_arch arch)
 	r->next_va = 0x300000000ull;
 	r->rt = cs_ptx_runtime_new(arch);
 	cr_assert_not_null(r->rt);
-	char *p = fx_path(fixture);
+	char *p = test_kernel_fixture(fixture);
 	cs_diag d;
 	r->mod = cs_module_load_file(p, arch, &d);
-	free(p);
+	g_free(p);
 	cr_assert_not_null(r->mod, "%s", d.msg);
 	cr_assert(cs_ptx_runtime_add(r->rt, r->mod, &d), "%s", d.msg);
 	for (size_t i = 0; i < cs_module_kernel_count(r->mod) && i < 4; i++) {
@@ -316,10 +316,10 @@ Test(runtime, a_qmd_short_of_static_shared_memory_says_why_sm90_needs_more)
 Test(runtime, module_for_another_arch_is_refused)
 {
 	cs_ptx_runtime *rt = cs_ptx_runtime_new(CS_ARCH_AMPERE);
-	char *p = fx_path("vadd.sm_90.cubin");
+	char *p = test_kernel_fixture("vadd.sm_90.cubin");
 	cs_diag d;
 	cs_module *m = cs_module_load_file(p, CS_ARCH_HOPPER, &d);
-	free(p);
+	g_free(p);
 	cr_assert_not_null(m);
 	cr_expect_not(cs_ptx_runtime_add(rt, m, &d));
 	cr_expect(strstr(d.msg, "hopper") != NULL, "%s", d.msg);
@@ -576,7 +576,7 @@ Test(kernels, kernel_without_parameters)
 		rig_init(&r, cases[i].fixture, cases[i].arch);
 		if (!cs_module_is_fatbin(r.mod)) {
 			size_t len;
-			char *ptx = (char *)fx_read_fixture("noparams.sm_80.ptx", &len);
+			char *ptx = (char *)(uint8_t *)test_read_kernel_fixture("noparams.sm_80.ptx", &len);
 			cs_diag d;
 			cr_assert_not_null(ptx);
 			cr_assert(cs_module_attach_ptx(r.mod, ptx, len, &d), "%s", d.msg);
@@ -727,11 +727,11 @@ Test(runtime, ptx_text_at_the_program_address_runs_under_the_mock_convention)
 {
 	rig r;
 	rig_init(&r, "vadd.sm_90.cubin", CS_ARCH_HOPPER);
-	char *p = fx_path("vadd.sm_90.ptx");
+	char *p = test_kernel_fixture("vadd.sm_90.ptx");
 	gchar *text = NULL;
 	gsize len = 0;
 	cr_assert(g_file_get_contents(p, &text, &len, NULL), "%s", p);
-	free(p);
+	g_free(p);
 	uint64_t code = rig_alloc(&r, len + 1);
 	rig_write(&r, code, text, len + 1);
 	enum { N = 100 };

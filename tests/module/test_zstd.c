@@ -14,11 +14,10 @@
 
 static uint8_t *data_file(const char *name, size_t *len)
 {
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	char p[1024];
-	snprintf(p, sizeof(p), "%s/tests/module/data/zstd/%s", root ? root : ".", name);
-	uint8_t *b = fx_read(p, len);
+	char *p = test_source_file("tests/module/data/zstd", name);
+	uint8_t *b = (uint8_t *)test_read_file(p, len);
 	cr_assert_not_null(b, "cannot read %s", p);
+	g_free(p);
 	return b;
 }
 
@@ -35,7 +34,7 @@ static uint8_t *concat_fixtures(const char *suffix, size_t *len)
 			char name[64];
 			snprintf(name, sizeof(name), "%s.sm_%u%s", kernels[i], sms[j], suffix);
 			size_t l;
-			uint8_t *b = fx_read_fixture(name, &l);
+			uint8_t *b = (uint8_t *)test_read_kernel_fixture(name, &l);
 			cr_assert_not_null(b, "cannot read %s", name);
 			all = realloc(all, total + l);
 			memcpy(all + total, b, l);
@@ -97,7 +96,7 @@ Test(zstd, incompressible_and_runs)
 Test(zstd, two_frames)
 {
 	size_t a, b;
-	uint8_t *pa = fx_read_fixture("vadd.sm_90.ptx", &a), *pb = fx_read_fixture("matmul.sm_90.ptx", &b);
+	uint8_t *pa = (uint8_t *)test_read_kernel_fixture("vadd.sm_90.ptx", &a), *pb = (uint8_t *)test_read_kernel_fixture("matmul.sm_90.ptx", &b);
 	uint8_t *both = malloc(a + b);
 	memcpy(both, pa, a);
 	memcpy(both + a, pb, b);

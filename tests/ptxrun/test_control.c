@@ -155,20 +155,31 @@ static const char *call_ptx =
 	"\tst.global.v2.u32 [%rd3], {%r3, %r4};\n"
 	"\tret;\n}\n";
 
-Test(control, call_with_params_divergence_and_early_return)
+/* Runs entry k of src, whose one parameter is a fresh 4 KiB output buffer,
+ * as ctas CTAs of threads threads; asserts that it parses and executes, and
+ * copies the first out_bytes of the output into out. */
+static void run_to_output(const char *src, uint32_t ctas, uint32_t threads, void *out,
+			  size_t out_bytes)
 {
 	cs_diag d;
-	cs_ptx_program *p = h_parse(call_ptx, &d);
+	cs_ptx_program *p = h_parse(src, &d);
 	cr_assert(p);
 	h_env e;
 	h_init(&e);
 	uint64_t vo = h_alloc(&e, 4096);
 	uint64_t args[] = { vo };
-	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 32, 1, 1 }, 0,
-				 args, 1);
+	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ ctas, 1, 1 }, (uint32_t[]){ threads, 1, 1 },
+				 0, args, 1);
 	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	h_read(&e, vo, out, out_bytes);
+	h_fini(&e);
+	cs_ptx_program_free(p);
+}
+
+Test(control, call_with_params_divergence_and_early_return)
+{
 	uint32_t out[32][2];
-	h_read(&e, vo, out, sizeof(out));
+	run_to_output(call_ptx, 1, 32, out, sizeof(out));
 	for (int t = 0; t < 32; t++) {
 		uint32_t v = (uint32_t)t & 7, want = 100;
 		for (uint32_t i = 1; i <= v; i++)
@@ -178,8 +189,6 @@ Test(control, call_with_params_divergence_and_early_return)
 		cr_expect_eq(out[t][0], want, "lane %d returned %u want %u", t, out[t][0], want);
 		cr_expect_eq(out[t][1], 0xffffffffu, "lane %d mask after the call 0x%08x", t, out[t][1]);
 	}
-	h_fini(&e);
-	cs_ptx_program_free(p);
 }
 
 static const char *bar_ptx =
@@ -209,18 +218,8 @@ static const char *bar_ptx =
 
 Test(control, barriers_pass_data_between_warps)
 {
-	cs_diag d;
-	cs_ptx_program *p = h_parse(bar_ptx, &d);
-	cr_assert(p);
-	h_env e;
-	h_init(&e);
-	uint64_t vo = h_alloc(&e, 4096);
-	uint64_t args[] = { vo };
-	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ 2, 1, 1 }, (uint32_t[]){ 128, 1, 1 }, 0,
-				 args, 1);
-	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
 	uint32_t out[128];
-	h_read(&e, vo, out, sizeof(out));
+	run_to_output(bar_ptx, 2, 128, out, sizeof(out));
 	for (uint32_t t = 0; t < 128; t++) {
 		uint32_t first = ((t + 37) % 128) * 3;
 		uint32_t want = first;
@@ -230,8 +229,6 @@ Test(control, barriers_pass_data_between_warps)
 		}
 		cr_expect_eq(out[t], want, "thread %u read %u want %u", t, out[t], want);
 	}
-	h_fini(&e);
-	cs_ptx_program_free(p);
 }
 
 Test(control, barrier_deadlock_is_an_error)
@@ -262,21 +259,9 @@ Test(control, exited_warps_do_not_block_a_barrier)
 		"\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [o];\n"
 		"\tmov.u32 %r1, %tid.x;\n\tsetp.ge.u32 %p1, %r1, 32;\n"
 		"\t@%p1 exit;\n\tbar.sync 0;\n\tst.global.u32 [%rd1], 7;\n\tret;\n}\n";
-	cs_diag d;
-	cs_ptx_program *p = h_parse(src, &d);
-	cr_assert(p);
-	h_env e;
-	h_init(&e);
-	uint64_t vo = h_alloc(&e, 4096);
-	uint64_t args[] = { vo };
-	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 96, 1, 1 }, 0,
-				 args, 1);
-	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
 	uint32_t v;
-	h_read(&e, vo, &v, 4);
+	run_to_output(src, 1, 96, &v, sizeof(v));
 	cr_expect_eq(v, 7);
-	h_fini(&e);
-	cs_ptx_program_free(p);
 }
 
 Test(control, endless_loop_ends_at_the_budget)
@@ -354,22 +339,10 @@ Test(control, bar_arrive_counts_without_waiting)
 		"\tst.global.u32 [%rd3], %r6;\n\tret;\n"
 		"$P:\n\tmul.lo.s32 %r7, %r1, 5;\n\tst.shared.u32 [%r5], %r7;\n"
 		"\tbar.arrive 1, 64;\n\tret;\n}\n";
-	cs_diag d;
-	cs_ptx_program *p = h_parse(src, &d);
-	cr_assert(p);
-	h_env e;
-	h_init(&e);
-	uint64_t vo = h_alloc(&e, 4096);
-	uint64_t args[] = { vo };
-	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 64, 1, 1 }, 0,
-				 args, 1);
-	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
 	uint32_t out[32];
-	h_read(&e, vo, out, sizeof(out));
+	run_to_output(src, 1, 64, out, sizeof(out));
 	for (uint32_t t = 0; t < 32; t++)
 		cr_expect_eq(out[t], t * 5);
-	h_fini(&e);
-	cs_ptx_program_free(p);
 }
 
 /* nvcc's own layout of divergent loops with continue/break, an early return and

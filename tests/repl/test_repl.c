@@ -10,13 +10,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "source.h"
 
 /* Runs chainsim with args in tests/DIR; args end with NULL. */
 static test_cli_out run_in(const char *dir_name, const char *const *args)
 {
-	const char *src = getenv("CHAINSIM_SOURCE_ROOT");
-	cr_assert_not_null(src, "run through meson test");
-	char *dir = g_build_filename(src, "tests", dir_name, NULL);
+	char *dir = test_source_file("tests", dir_name);
 	test_cli_out o = test_cli_run_opts(dir, NULL, NULL, args);
 	g_free(dir);
 	return o;
@@ -24,9 +23,9 @@ static test_cli_out run_in(const char *dir_name, const char *const *args)
 
 static char *read_expected(const char *name)
 {
-	char *path = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "tests", "repl", name, NULL);
-	char *text = NULL;
-	cr_assert(g_file_get_contents(path, &text, NULL, NULL), "cannot read %s", path);
+	char *path = test_source_file("tests/repl", name);
+	char *text = test_read_file(path, NULL);
+	cr_assert(text, "cannot read %s", path);
 	g_free(path);
 	return text;
 }
@@ -50,7 +49,7 @@ static void transcript(const char *chain, const char *script, const char *expect
 	char *want = read_expected(expected);
 	cr_expect_eq(o.status, 0, "stderr: %s", o.err);
 	cr_expect_str_eq(o.out, want, "the transcript of %s changed:\n%s", script, o.out);
-	g_free(want);
+	free(want);
 	test_cli_free(&o);
 }
 

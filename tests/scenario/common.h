@@ -12,13 +12,12 @@
 #include "chainsim/diag.h"
 #include "chainsim/mem.h"
 #include "chainsim/scenario.h"
+#include "source.h"
 
-/* A path under tests/scenario/ in the source tree. */
+/* A path under tests/scenario/ in the source tree (g_free it). */
 static inline char *scn_test_path(const char *rel)
 {
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	cr_assert(root, "CHAINSIM_SOURCE_ROOT is not set (run through meson test)");
-	return g_build_filename(root, "tests", "scenario", rel, NULL);
+	return test_source_file("tests/scenario", rel);
 }
 
 static inline cs_scenario *scn_parse_ok(const char *text)

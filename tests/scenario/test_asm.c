@@ -228,8 +228,7 @@ Test(push, copy_uses_the_canonical_sequence_and_binds_once)
 
 static char *module_scenario(const char *path_opt, const char *arch, const char *cubin)
 {
-	char *fix = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "fixtures", "kernels", "out",
-				     cubin, NULL);
+	char *fix = test_kernel_fixture(cubin);
 	char *text = g_strdup_printf("arch %s\n"
 				     "module m \"%s\"\n"
 				     "alloc a 4096\nalloc b 4096\nalloc c 4096\n"
@@ -339,8 +338,7 @@ Test(launch, inline_path_blackwell) { check_launch(true, "blackwell", "vadd.sm_1
  * ahead of the canonical launch, and the QMD's local size. */
 static void check_local_launch(const char *arch, const char *cubin)
 {
-	char *fix = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "fixtures", "kernels", "out",
-				     cubin, NULL);
+	char *fix = test_kernel_fixture(cubin);
 	char *text = g_strdup_printf("arch %s\nmodule m \"%s\"\nalloc x 4096\nalloc y 4096\n"
 				     "push pb\n  launch m.local_scan grid=3 block=100 args=x,y,5,300\n"
 				     "end\n",
@@ -388,8 +386,7 @@ Test(launch, local_memory_blackwell) { check_local_launch("blackwell", "local.sm
 
 Test(launch, errors)
 {
-	char *fix = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "fixtures", "kernels", "out",
-				     "vadd.sm_90.cubin", NULL);
+	char *fix = test_kernel_fixture("vadd.sm_90.cubin");
 	char *t = g_strdup_printf("module m \"%s\"\npush p\n  launch m.nope grid=1 block=1\nend\n", fix);
 	asm_fails(t, 3, 10, "module 'm' has no kernel 'nope' (it has: vadd)");
 	g_free(t);
@@ -401,8 +398,7 @@ Test(launch, errors)
 	g_free(t);
 	asm_fails("module m nothere.cubin\n", 1, 10, "module");
 	g_free(fix);
-	fix = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "fixtures", "kernels", "out",
-			       "local.sm_90.cubin", NULL);
+	fix = test_kernel_fixture("local.sm_90.cubin");
 	t = g_strdup_printf("module m \"%s\"\npush p\n  launch m.local_scan grid=0x7fffffff,0xffff "
 			    "block=1024 args=0,0,0,0\nend\n", fix);
 	asm_fails(t, 3, 3, "kernel 'local_scan' needs 256 bytes of local memory per thread: for "
@@ -416,8 +412,7 @@ Test(launch, errors)
  * of an SM binds first. */
 Test(launch, cooperative_grid_must_fit_the_gpu)
 {
-	char *fix = g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "fixtures", "kernels", "out",
-				     "coopgrid.nocompress.fatbin", NULL);
+	char *fix = test_kernel_fixture("coopgrid.nocompress.fatbin");
 	const char *launch =
 		"  launch m.grid_reduce grid=%s block=%s args=0,0,0,0 shared=%s cooperative=1\n";
 	const struct {

@@ -56,15 +56,9 @@ static void all_held(const run *r)
 	}
 }
 
-static char *fixture(const char *name)
-{
-	return g_build_filename(getenv("CHAINSIM_SOURCE_ROOT"), "fixtures", "kernels", "out", name,
-				NULL);
-}
-
 static void vadd(const char *path_opt, const char *arch, const char *fatbin)
 {
-	char *fx = fixture(fatbin);
+	char *fx = test_kernel_fixture(fatbin);
 	char *text = g_strdup_printf(
 		"arch %s\n"
 		"module m \"%s\"\n"
@@ -108,7 +102,7 @@ Test(launch, vadd_inline_blackwell) { vadd("path=inline", "blackwell", "vadd.noc
 
 Test(launch, a_bare_cubin_is_dispatched_not_executed)
 {
-	char *fx = fixture("vadd.sm_90.cubin");
+	char *fx = test_kernel_fixture("vadd.sm_90.cubin");
 	char *text = g_strdup_printf("module m \"%s\"\nalloc a 4096\n"
 				     "push pb\n  launch m.vadd grid=1 block=32 args=a,a,a,1\nend\n"
 				     "gpfifo pb\nsubmit\nwait launch0.sem == 1\n"
@@ -130,7 +124,7 @@ Test(launch, a_bare_cubin_is_dispatched_not_executed)
  * `expect break none` holds (there is no break either). */
 Test(launch, a_budget_stop_is_never_complete)
 {
-	char *fx = fixture("vadd.nocompress.fatbin");
+	char *fx = test_kernel_fixture("vadd.nocompress.fatbin");
 	char *text = g_strdup_printf("module m \"%s\"\nalloc a 256\nalloc b 256\nalloc c 256\n"
 				     "data a f32 1 2 3 4\ndata b f32 10 20 30 40\n"
 				     "push pb\n  launch m.vadd grid=200000 block=1024 args=a,b,c,4 "

@@ -15,6 +15,7 @@
 #include "chainsim/ptxrun.h"
 #include "chainsim/report.h"
 #include "chainsim/scenario.h"
+#include "source.h"
 
 typedef struct corpus_meta {
 	char cause[64];
@@ -117,9 +118,7 @@ static corpus_result run_one(const char *dir, const char *name)
 
 static char *corpus_dir(void)
 {
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	cr_assert_not_null(root, "CHAINSIM_SOURCE_ROOT is not set (run through meson test)");
-	return g_build_filename(root, "tests", "conformance", NULL);
+	return test_source_path("tests/conformance");
 }
 
 Test(corpus, every_file_holds_and_every_rule_is_covered, .timeout = 120)
@@ -194,11 +193,8 @@ Test(corpus, every_file_holds_and_every_rule_is_covered, .timeout = 120)
  * stages and meaning exactly as the table has them, and no key the table lacks. */
 Test(corpus, chain_document_lists_every_cause)
 {
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	cr_assert_not_null(root, "CHAINSIM_SOURCE_ROOT is not set (run through meson test)");
-	char *path = g_build_filename(root, "docs", "chain.md", NULL);
-	gchar *doc = NULL;
-	cr_assert(g_file_get_contents(path, &doc, NULL, NULL), "%s: cannot read", path);
+	char *doc = test_read_source("docs/chain.md", NULL);
+	cr_assert(doc, "docs/chain.md: cannot read");
 	unsigned rows = 0;
 	for (int c = CS_CAUSE_NONE + 1; c < CS_CAUSE_COUNT; c++) {
 		cs_stage a = cs_cause_first_stage((cs_cause)c), b = cs_cause_last_stage((cs_cause)c);
@@ -214,17 +210,14 @@ Test(corpus, chain_document_lists_every_cause)
 		rows++;
 	cr_expect_eq(rows, CS_CAUSE_COUNT - 1, "docs/chain.md has %u cause rows, the table %d", rows,
 		     CS_CAUSE_COUNT - 1);
-	g_free(doc);
-	g_free(path);
+	free(doc);
 }
 
 /* No rule of the judge decides a cause from message text: causes come from
  * the records (cause.def ids), so no strstr in sim/judge/. */
 Test(corpus, the_judge_reads_no_message_text)
 {
-	const char *root = getenv("CHAINSIM_SOURCE_ROOT");
-	cr_assert_not_null(root, "CHAINSIM_SOURCE_ROOT is not set (run through meson test)");
-	char *dir = g_build_filename(root, "sim", "judge", NULL);
+	char *dir = test_source_path("sim/judge");
 	GDir *gd = g_dir_open(dir, 0, NULL);
 	cr_assert_not_null(gd, "%s: cannot open", dir);
 	const char *n;

@@ -136,6 +136,23 @@ static void expect_break(const cs_report *r, cs_stage st, const char *cause, con
 		cr_expect_neq(r->overall.rows[i].status, CS_STAGE_NOT_FIRED, "stage %d not fired", i);
 }
 
+/* The prelude, its entry done after 3 methods, and launch 0 (QMD at
+ * 0x200001000) through a grid that ran. */
+static void one_launch_ran(seq *s)
+{
+	prelude(s);
+	entry_done(s, 3);
+	launch_ran(s, 0, 0x200001000);
+}
+
+/* s judged on Hopper with an executor breaks as expect_break says. */
+static void judged_break(const seq *s, cs_stage st, const char *cause, const char *phrase)
+{
+	cs_report *r = judge(s, CS_ARCH_HOPPER, false);
+	expect_break(r, st, cause, phrase);
+	cs_report_free(r);
+}
+
 Test(judge, complete_chain)
 {
 	seq s = { 0 };
@@ -284,9 +301,7 @@ Test(judge, inline_qmd_incomplete)
 	e->aux = 96;
 	e->gp_entry = 0;
 	e->method_index = 1;
-	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
-	expect_break(r, CS_STAGE_QMD_INSTALL, "inline-qmd-incomplete", "got 40 of its 96 dwords");
-	cs_report_free(r);
+	judged_break(&s, CS_STAGE_QMD_INSTALL, "inline-qmd-incomplete", "got 40 of its 96 dwords");
 }
 
 Test(judge, qmd_addr_unmapped)
@@ -320,9 +335,7 @@ Test(judge, qmd_addr_unset)
 	e = add(&s, CS_EV_CHANNEL_STOP, CS_STAGE_FE_EXEC, CS_UNIT_FE);
 	e->gp_entry = 0;
 	e->method_index = 1;
-	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
-	expect_break(r, CS_STAGE_QMD_INSTALL, "qmd-addr-unmapped", "QMD address is unset");
-	cs_report_free(r);
+	judged_break(&s, CS_STAGE_QMD_INSTALL, "qmd-addr-unmapped", "QMD address is unset");
 }
 
 Test(judge, no_schedule)
@@ -373,17 +386,13 @@ Test(judge, program_unmapped_rejection_is_code_unmapped)
 	e = launch_rec(&s, CS_EV_QMD_REJECT, CS_STAGE_QMD_READ, 0);
 	e->detail = "program address 0x7f0000000 is not mapped";
 	e->cause = CS_CAUSE_CODE_UNMAPPED;
-	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
-	expect_break(r, CS_STAGE_QMD_READ, "code-unmapped", "program address 0x7f0000000");
-	cs_report_free(r);
+	judged_break(&s, CS_STAGE_QMD_READ, "code-unmapped", "program address 0x7f0000000");
 }
 
 Test(judge, ctx_invalid)
 {
 	seq s = { 0 };
-	prelude(&s);
-	entry_done(&s, 3);
-	launch_ran(&s, 0, 0x200001000);
+	one_launch_ran(&s);
 	/* Turn the context load into a refusal, and drop what followed it. */
 	for (size_t i = 0; i < s.n; i++)
 		if (s.ev[i].kind == CS_EV_CTX_LOAD) {
@@ -391,9 +400,7 @@ Test(judge, ctx_invalid)
 			s.ev[i].detail = "local memory window unset";
 			s.n = i + 1;
 		}
-	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
-	expect_break(r, CS_STAGE_CTX_LOAD, "ctx-invalid", "local memory window unset");
-	cs_report_free(r);
+	judged_break(&s, CS_STAGE_CTX_LOAD, "ctx-invalid", "local memory window unset");
 }
 
 static void grid_not_run(seq *s, cs_cause cause, const char *why)
@@ -409,9 +416,7 @@ static void grid_not_run(seq *s, cs_cause cause, const char *why)
 Test(judge, code_unknown_is_not_execution)
 {
 	seq s = { 0 };
-	prelude(&s);
-	entry_done(&s, 3);
-	launch_ran(&s, 0, 0x200001000);
+	one_launch_ran(&s);
 	grid_not_run(&s, CS_CAUSE_CODE_UNKNOWN,
 		     "dispatched, not executed: the 16 bytes at 0x200002000 match no loaded kernel");
 	release(&s, 0, 0x200003000, 1); /* even a release does not make it run */
@@ -425,9 +430,7 @@ Test(judge, code_unknown_is_not_execution)
 Test(judge, no_executor)
 {
 	seq s = { 0 };
-	prelude(&s);
-	entry_done(&s, 3);
-	launch_ran(&s, 0, 0x200001000);
+	one_launch_ran(&s);
 	grid_not_run(&s, CS_CAUSE_NO_EXECUTOR, "no executor wired");
 	cs_report *r = judge(&s, CS_ARCH_HOPPER, true);
 	expect_break(r, CS_STAGE_GR_DISPATCH, "no-executor", "execution is unproven");
@@ -438,17 +441,13 @@ Test(judge, no_executor)
 Test(judge, code_unmapped)
 {
 	seq s = { 0 };
-	prelude(&s);
-	entry_done(&s, 3);
-	launch_ran(&s, 0, 0x200001000);
+	one_launch_ran(&s);
 	s.n--; /* no grid outcome: a fault instead */
 	cs_event *e = launch_rec(&s, CS_EV_FAULT, CS_STAGE_GR_DISPATCH, 0);
 	e->unit = CS_UNIT_SM;
 	e->addr = 0x200002000;
 	e->value = CS_ACCESS_FETCH;
-	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
-	expect_break(r, CS_STAGE_GR_DISPATCH, "code-unmapped", "program 0x200002000");
-	cs_report_free(r);
+	judged_break(&s, CS_STAGE_GR_DISPATCH, "code-unmapped", "program 0x200002000");
 }
 
 Test(judge, release_fault)
@@ -463,21 +462,15 @@ Test(judge, release_fault)
 	e = add(&s, CS_EV_CHANNEL_STOP, CS_STAGE_FE_EXEC, CS_UNIT_FE);
 	e->gp_entry = 0;
 	e->method_index = 5;
-	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
-	expect_break(r, CS_STAGE_ENGINE_RELEASE, "release-fault", "0x7e0000000 faulted");
-	cs_report_free(r);
+	judged_break(&s, CS_STAGE_ENGINE_RELEASE, "release-fault", "0x7e0000000 faulted");
 }
 
 Test(judge, release_disabled)
 {
 	seq s = { 0 };
-	prelude(&s);
-	entry_done(&s, 3);
-	launch_ran(&s, 0, 0x200001000);
+	one_launch_ran(&s);
 	wait_fail(&s, 0x200003000, 1, 0);
-	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
-	expect_break(r, CS_STAGE_ENGINE_RELEASE, "release-disabled", "wrote no release");
-	cs_report_free(r);
+	judged_break(&s, CS_STAGE_ENGINE_RELEASE, "release-disabled", "wrote no release");
 }
 
 /* A host release after the grid: without RELEASE_WFI the front end may write
@@ -485,9 +478,7 @@ Test(judge, release_disabled)
 Test(judge, host_release_without_wfi_does_not_prove_execution)
 {
 	seq s = { 0 };
-	prelude(&s);
-	entry_done(&s, 3);
-	launch_ran(&s, 0, 0x200001000);
+	one_launch_ran(&s);
 	cs_event *e = add(&s, CS_EV_SEM_RELEASE, CS_STAGE_FE_EXEC, CS_UNIT_FE);
 	e->addr = 0x200003000;
 	e->value = 1;
@@ -504,9 +495,7 @@ Test(judge, host_release_without_wfi_does_not_prove_execution)
 Test(judge, host_release_after_wfi_proves_completion)
 {
 	seq s = { 0 };
-	prelude(&s);
-	entry_done(&s, 3);
-	launch_ran(&s, 0, 0x200001000);
+	one_launch_ran(&s);
 	cs_event *e = add(&s, CS_EV_SEM_RELEASE, CS_STAGE_FE_EXEC, CS_UNIT_FE);
 	e->addr = 0x200003000;
 	e->value = 1;
@@ -527,9 +516,7 @@ Test(judge, host_release_after_wfi_proves_completion)
 Test(judge, dependent_qmd_proves_its_parent_completed)
 {
 	seq s = { 0 };
-	prelude(&s);
-	entry_done(&s, 3);
-	launch_ran(&s, 0, 0x200001000);
+	one_launch_ran(&s);
 	cs_event *e = launch_rec(&s, CS_EV_DEPENDENT_QMD, CS_STAGE_QMD_INSTALL, 0);
 	e->addr = 0x200001200;
 	e->aux = 2;
@@ -552,9 +539,7 @@ Test(judge, dependent_qmd_proves_its_parent_completed)
 Test(judge, unsupported_code_is_not_observable)
 {
 	seq s = { 0 };
-	prelude(&s);
-	entry_done(&s, 3);
-	launch_ran(&s, 0, 0x200001000);
+	one_launch_ran(&s);
 	grid_not_run(&s, CS_CAUSE_CODE_UNSUPPORTED,
 		     "kernel mm has no PTX the executor can run: line 40: 'mma.sync' is not supported");
 	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
@@ -567,9 +552,7 @@ Test(judge, unsupported_code_is_not_observable)
 Test(judge, wait_unmet_names_the_release)
 {
 	seq s = { 0 };
-	prelude(&s);
-	entry_done(&s, 3);
-	launch_ran(&s, 0, 0x200001000);
+	one_launch_ran(&s);
 	release(&s, 0, 0x200003000, 1);
 	wait_fail(&s, 0x200004000, 1, 0);
 	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
@@ -581,13 +564,9 @@ Test(judge, wait_unmet_names_the_release)
 Test(judge, no_wait)
 {
 	seq s = { 0 };
-	prelude(&s);
-	entry_done(&s, 3);
-	launch_ran(&s, 0, 0x200001000);
+	one_launch_ran(&s);
 	release(&s, 0, 0x200003000, 1);
-	cs_report *r = judge(&s, CS_ARCH_HOPPER, false);
-	expect_break(r, CS_STAGE_GUEST_WAKE, "no-wait", "never waits");
-	cs_report_free(r);
+	judged_break(&s, CS_STAGE_GUEST_WAKE, "no-wait", "never waits");
 }
 
 Test(judge, deadlock)
