@@ -391,25 +391,32 @@ typedef struct shared_row {
 static inline bool shared_row_of(shared_row *s, const uint64_t *Bs, uint64_t max_off,
 				 uint32_t lim)
 {
-	uint32_t hi = 0, low_bits = 0;
-	for (unsigned l = 0; l < PTX_WARP; l++) {
-		uint32_t a = (uint32_t)Bs[l];
-		s->at[l] = a;
-		hi = a > hi ? a : hi;
-		low_bits |= a;
-	}
-	if ((low_bits & 3) || (uint64_t)hi + max_off + 4 > lim)
-		return false;
+	/* 8 lanes to a vector, so that a build for AVX2 compares them at once */
+	static const lane8u step = { 0, 4, 8, 12, 16, 20, 24, 28 };
+	lane8u hi = { 0 }, low_bits = { 0 };
 	for (unsigned g = 0; g < LANES8; g++) {
-		const uint32_t *a = s->at + 8 * g;
-		uint32_t not_contig = 0, not_uniform = 0;
+		lane8u a;
+		for (unsigned k = 0; k < 8; k++)
+			a[k] = (uint32_t)Bs[8 * g + k];
+		memcpy(s->at + 8 * g, &a, sizeof(a));
+		lane8u above = (lane8u)(a > hi);
+		hi = (a & above) | (hi & ~above);
+		low_bits |= a;
+		lane8u first = { a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0] };
+		lane8u not_uniform = a ^ first, not_contig = a ^ (first + step);
+		uint32_t nu = 0, nc = 0;
 		for (unsigned k = 0; k < 8; k++) {
-			not_contig |= a[k] ^ (a[0] + 4 * k);
-			not_uniform |= a[k] ^ a[0];
+			nu |= not_uniform[k];
+			nc |= not_contig[k];
 		}
-		s->kind[g] = !not_uniform ? G_UNIFORM : !not_contig ? G_CONTIG : G_GATHER;
+		s->kind[g] = !nu ? G_UNIFORM : !nc ? G_CONTIG : G_GATHER;
 	}
-	return true;
+	uint32_t top = 0, low = 0;
+	for (unsigned k = 0; k < 8; k++) {
+		top = hi[k] > top ? hi[k] : top;
+		low |= low_bits[k];
+	}
+	return !(low & 3) && (uint64_t)top + max_off + 4 <= lim;
 }
 
 static inline __attribute__((always_inline)) void load8(lane8u *v, const uint8_t *sh,
@@ -457,6 +464,49 @@ static inline __attribute__((always_inline)) void shared_fma_group(
 	}
 }
 
+/* One triple's fma for group g of 8 lanes. */
+static inline __attribute__((always_inline)) void shared_fma_step(
+	lane8f *acc, const uint8_t *sh, const shared_row *x, int kx, const shared_row *y, int ky,
+	unsigned g, uint32_t off1, uint32_t off2)
+{
+	lane8u a, b;
+	load8(&a, sh, x->at + 8 * g, kx, off1);
+	load8(&b, sh, y->at + 8 * g, ky, off2);
+	lane8f fa = (lane8f)a, fb = (lane8f)b;
+	for (unsigned k = 0; k < 8; k++)
+		(*acc)[k] = __builtin_fmaf(fa[k], fb[k], (*acc)[k]);
+}
+
+/* The same for all groups of 8 lanes at once, where every group's addresses lie
+ * the same way: each lane's chain of fmas is the one shared_fma_group does, and
+ * the four groups' independent chains overlap. */
+static inline __attribute__((always_inline)) void shared_fma_warp(
+	lane8f *acc, const uint8_t *sh, const shared_row *x, int kx, const shared_row *y, int ky,
+	const uint32_t *off1, const uint32_t *off2, uint32_t n)
+{
+	_Static_assert(LANES8 == 4, "four accumulators");
+	lane8f c0 = acc[0], c1 = acc[1], c2 = acc[2], c3 = acc[3];
+	for (uint32_t t = 0; t < n; t++) {
+		shared_fma_step(&c0, sh, x, kx, y, ky, 0, off1[t], off2[t]);
+		shared_fma_step(&c1, sh, x, kx, y, ky, 1, off1[t], off2[t]);
+		shared_fma_step(&c2, sh, x, kx, y, ky, 2, off1[t], off2[t]);
+		shared_fma_step(&c3, sh, x, kx, y, ky, 3, off1[t], off2[t]);
+	}
+	acc[0] = c0;
+	acc[1] = c1;
+	acc[2] = c2;
+	acc[3] = c3;
+}
+
+/* Whether every group of 8 lanes of s lies as the first one does. */
+static inline bool shared_row_one_kind(const shared_row *s)
+{
+	bool same = true;
+	for (unsigned g = 1; g < LANES8; g++)
+		same &= s->kind[g] == s->kind[0];
+	return same;
+}
+
 /* The run of n triples at in for a full warp whose addresses x and y checked,
  * at the offsets off1 and off2. The accumulator stays in lanes across the
  * run: an fma's NaN stays a NaN, so making it canonical when stored gives the
@@ -470,26 +520,41 @@ static inline __attribute__((always_inline)) void shared_fma_run_lanes(
 	for (unsigned l = 0; l < PTX_WARP; l++)
 		acc[l / 8][l % 8] = ptx_f32(C[l]);
 	if (all_dead) {
-		for (unsigned g = 0; g < LANES8; g++) {
-#define GROUP_CASE(kx_, ky_)                                                                \
-	case (kx_) * 3 + (ky_):                                                             \
-		shared_fma_group(&acc[g], sh, x, kx_, y, ky_, g, off1, off2, n);            \
+		/* the switches pick the address kinds once, so that each load in
+		 * the loops is one vector load, one broadcast or 8 scalar loads */
+#define KIND_CASES(call_)                                                                   \
+	KIND_CASE(G_GATHER, G_GATHER, call_);                                               \
+	KIND_CASE(G_GATHER, G_CONTIG, call_);                                               \
+	KIND_CASE(G_GATHER, G_UNIFORM, call_);                                              \
+	KIND_CASE(G_CONTIG, G_GATHER, call_);                                               \
+	KIND_CASE(G_CONTIG, G_CONTIG, call_);                                               \
+	KIND_CASE(G_CONTIG, G_UNIFORM, call_);                                              \
+	KIND_CASE(G_UNIFORM, G_GATHER, call_);                                              \
+	KIND_CASE(G_UNIFORM, G_CONTIG, call_);                                              \
+	default:                                                                            \
+		call_(G_UNIFORM, G_UNIFORM);                                                \
 		break
-			switch (x->kind[g] * 3 + y->kind[g]) {
-			GROUP_CASE(G_GATHER, G_GATHER);
-			GROUP_CASE(G_GATHER, G_CONTIG);
-			GROUP_CASE(G_GATHER, G_UNIFORM);
-			GROUP_CASE(G_CONTIG, G_GATHER);
-			GROUP_CASE(G_CONTIG, G_CONTIG);
-			GROUP_CASE(G_CONTIG, G_UNIFORM);
-			GROUP_CASE(G_UNIFORM, G_GATHER);
-			GROUP_CASE(G_UNIFORM, G_CONTIG);
-			default:
-				shared_fma_group(&acc[g], sh, x, G_UNIFORM, y, G_UNIFORM, g, off1, off2, n);
-				break;
+#define KIND_CASE(kx_, ky_, call_)                                                          \
+	case (kx_) * 3 + (ky_):                                                             \
+		call_(kx_, ky_);                                                            \
+		break
+#define WARP_RUN(kx_, ky_) shared_fma_warp(acc, sh, x, kx_, y, ky_, off1, off2, n)
+#define GROUP_RUN(kx_, ky_) shared_fma_group(&acc[g], sh, x, kx_, y, ky_, g, off1, off2, n)
+		if (shared_row_one_kind(x) && shared_row_one_kind(y)) {
+			switch (x->kind[0] * 3 + y->kind[0]) {
+				KIND_CASES(WARP_RUN);
 			}
-#undef GROUP_CASE
+		} else {
+			for (unsigned g = 0; g < LANES8; g++) {
+				switch (x->kind[g] * 3 + y->kind[g]) {
+					KIND_CASES(GROUP_RUN);
+				}
+			}
 		}
+#undef GROUP_RUN
+#undef WARP_RUN
+#undef KIND_CASE
+#undef KIND_CASES
 		const ptx_ins *fma = in + 3 * (n - 1) + 2;
 		for (unsigned g = 0; g < LANES8; g++) {
 			lane8u d = (lane8u)acc[g];
@@ -584,6 +649,20 @@ static inline bool shared_lanes_ok(uint32_t m, const uint64_t *Bs, uint32_t off,
 	return !bad;
 }
 
+/* The bits in which 8 lanes' addresses a[0..7] differ from 8 consecutive words
+ * from a[0] (4 lanes to a vector compare); zero when they are consecutive. */
+static inline uint64_t lanes8_not_contig(const uint64_t *a)
+{
+	static const lane4i step_lo = { 0, 4, 8, 12 }, step_hi = { 16, 20, 24, 28 };
+	lane4i lo, hi;
+	memcpy(&lo, a, sizeof(lo));
+	memcpy(&hi, a + 4, sizeof(hi));
+	int64_t a0 = (int64_t)a[0];
+	lane4i first = { a0, a0, a0, a0 };
+	lane4i d = (lo ^ (first + step_lo)) | (hi ^ (first + step_hi));
+	return (uint64_t)(d[0] | d[1] | d[2] | d[3]);
+}
+
 /* The stores shared_lanes_ok cleared, for a full warp: 8 lanes that write 8
  * consecutive words as one copy. Lanes go in order, so where two write one
  * word the higher lane's value stays, as lane by lane. */
@@ -591,10 +670,7 @@ static inline void store_shared_warp(uint8_t *sh, const uint64_t *Bs, uint32_t o
 				     const uint64_t *S)
 {
 	for (unsigned g = 0; g < PTX_WARP; g += 8) {
-		uint32_t not_contig = 0;
-		for (unsigned k = 0; k < 8; k++)
-			not_contig |= (uint32_t)Bs[g + k] ^ ((uint32_t)Bs[g] + 4 * k);
-		if (!not_contig) {
+		if (!(lanes8_not_contig(Bs + g) & PTX_LOW32)) {
 			lane8u v;
 			for (unsigned k = 0; k < 8; k++)
 				v[k] = (uint32_t)S[g + k];
@@ -625,10 +701,7 @@ static inline void load_page_lanes(uint64_t *D, const uint64_t *Bs, uint64_t off
 				   const uint8_t *pg)
 {
 	for (unsigned g = 0; g < PTX_WARP; g += 8) {
-		uint64_t not_contig = 0;
-		for (unsigned k = 0; k < 8; k++)
-			not_contig |= Bs[g + k] ^ (Bs[g] + 4 * k);
-		if (!not_contig) {
+		if (!lanes8_not_contig(Bs + g)) {
 			lane8u v; /* one vector load (an array is stored and reloaded) */
 			memcpy(&v, pg + ((Bs[g] + off) & (CS_PAGE_SIZE - 1)), sizeof(v));
 			for (unsigned k = 0; k < 8; k++)
