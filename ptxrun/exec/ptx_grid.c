@@ -502,6 +502,18 @@ static void share_memory(run *R, grid *G)
 				     .mapped = G->bus->mem.mapped ? locked_mapped : NULL };
 }
 
+/* n zeroed bytes from a cache line's start: a vector access to a register row
+ * (256 bytes), or to shared memory at an aligned offset, then never spans two
+ * lines. NULL when out of memory. */
+static void *zeroed_lines(size_t n)
+{
+	size_t size = (n + 63) & ~(size_t)63;
+	void *b = aligned_alloc(64, size);
+	if (b)
+		memset(b, 0, size);
+	return b;
+}
+
 /* A worker's own CTA state, modelled on proto (the launch's checked sizes). */
 static bool worker_init(run *R, const run *proto, grid *G, bool shared_memory)
 {
@@ -513,7 +525,7 @@ static bool worker_init(run *R, const run *proto, grid *G, bool shared_memory)
 		share_memory(R, G);
 	R->wbus.trace = (cs_trace_sink){ .ctx = R, .emit = hold_event, .level = G->bus->trace.level };
 	R->bus = &R->wbus;
-	R->shared = calloc(R->shared_size ? R->shared_size : 1, 1);
+	R->shared = zeroed_lines(R->shared_size ? R->shared_size : 1);
 	R->local = calloc((size_t)R->local_size * R->nwarps * PTX_WARP + 1, 1);
 	R->warps = calloc(R->nwarps, sizeof(warp));
 	R->order = calloc(R->nwarps, sizeof(uint32_t));
@@ -524,7 +536,7 @@ static bool worker_init(run *R, const run *proto, grid *G, bool shared_memory)
 	for (uint32_t i = 0; ok && i < R->nwarps; i++) {
 		warp *w = &R->warps[i];
 		w->id = i;
-		w->r = calloc((size_t)R->p->nslots * PTX_WARP, sizeof(uint64_t));
+		w->r = zeroed_lines((size_t)R->p->nslots * PTX_WARP * sizeof(uint64_t));
 		w->pr = calloc(R->p->npreds + 1, sizeof(uint32_t));
 		w->stk = malloc(16 * sizeof(sentry));
 		w->cap = 16;
