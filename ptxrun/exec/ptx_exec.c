@@ -386,6 +386,14 @@ typedef struct shared_row {
 	uint8_t kind[LANES8];
 } shared_row;
 
+/* Whether all 8 lanes of v are zero (four 64-bit words ORed: fewer steps than
+ * eight 32-bit ones). */
+static inline __attribute__((always_inline)) bool lane8_zero(const lane8u *v)
+{
+	lane4i q = (lane4i)*v;
+	return !(q[0] | q[1] | q[2] | q[3]);
+}
+
 /* Whether every lane's address plus every offset in [0, max_off] (all multiples
  * of 4) is an aligned word inside lim bytes of shared memory. */
 static inline bool shared_row_of(shared_row *s, const uint64_t *Bs, uint64_t max_off,
@@ -404,12 +412,8 @@ static inline bool shared_row_of(shared_row *s, const uint64_t *Bs, uint64_t max
 		low_bits |= a;
 		lane8u first = { a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0] };
 		lane8u not_uniform = a ^ first, not_contig = a ^ (first + step);
-		uint32_t nu = 0, nc = 0;
-		for (unsigned k = 0; k < 8; k++) {
-			nu |= not_uniform[k];
-			nc |= not_contig[k];
-		}
-		s->kind[g] = !nu ? G_UNIFORM : !nc ? G_CONTIG : G_GATHER;
+		s->kind[g] = lane8_zero(&not_uniform) ? G_UNIFORM
+			     : lane8_zero(&not_contig) ? G_CONTIG : G_GATHER;
 	}
 	uint32_t top = 0, low = 0;
 	for (unsigned k = 0; k < 8; k++) {
@@ -1859,28 +1863,36 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				 * per operator, so that each stays in vector registers */
 				/* compared as 64-bit values that order as the 32-bit ones do: a
 				 * signed one in the high half, an unsigned one zero-extended */
-				unsigned sh = t == T_S32 ? 32 : 0;
-				int64_t lo = t == T_S32 ? -1 : (int64_t)PTX_LOW32;
-#define SETP32(op_)                                                                         \
+#define SETP32(op_, key_)                                                                   \
 	do {                                                                                \
 		lane4i acc = { 0, 0, 0, 0 }, bit = { 1, 2, 4, 8 };                            \
 		for (unsigned g = 0; g < PTX_WARP; g += 4) {                                \
 			lane4i a, b;                                                        \
 			memcpy(&a, A + g, sizeof(a));                                       \
 			memcpy(&b, B + g, sizeof(b));                                       \
-			acc |= (((a & lo) << sh) op_ ((b & lo) << sh)) & bit;               \
+			acc |= (key_(a) op_ key_(b)) & bit;                                 \
 			bit <<= 4;                                                          \
 		}                                                                           \
 		v = (uint32_t)(acc[0] | acc[1] | acc[2] | acc[3]);                          \
 	} while (0)
-				switch (cmp) {
-				case CMP_EQ: SETP32(==); break;
-				case CMP_NE: SETP32(!=); break;
-				case CMP_LT: SETP32(<); break;
-				case CMP_LE: SETP32(<=); break;
-				case CMP_GT: SETP32(>); break;
-				default: SETP32(>=); break;
-				}
+#define SIGNED_KEY(x_) ((x_) << 32)
+#define UNSIGNED_KEY(x_) ((x_) & (int64_t)PTX_LOW32)
+#define SETP32_OPS(key_)                                                                    \
+	switch (cmp) {                                                                      \
+	case CMP_EQ: SETP32(==, key_); break;                                               \
+	case CMP_NE: SETP32(!=, key_); break;                                               \
+	case CMP_LT: SETP32(<, key_); break;                                                \
+	case CMP_LE: SETP32(<=, key_); break;                                               \
+	case CMP_GT: SETP32(>, key_); break;                                                \
+	default: SETP32(>=, key_); break;                                                   \
+	}
+				if (t == T_S32)
+					SETP32_OPS(SIGNED_KEY)
+				else
+					SETP32_OPS(UNSIGNED_KEY)
+#undef SETP32_OPS
+#undef UNSIGNED_KEY
+#undef SIGNED_KEY
 #undef SETP32
 			} else {
 				FOR_LANES(m, v |= (uint32_t)ptx_alu_cmp(cmp, t, ftz, A[l], B[l]) << l);

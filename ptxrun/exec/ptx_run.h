@@ -20,7 +20,7 @@
 #define PTX_FULL 0xffffffffu
 #define PTX_LOW32 0xffffffffull
 
-enum { TLB_N = 32, STACK_MAX = 4096, NBAR = 16 };
+enum { TLB_N = 128, STACK_MAX = 4096, NBAR = 16 };
 
 typedef struct sentry {
 	uint32_t pc, rpc, mask, call;
