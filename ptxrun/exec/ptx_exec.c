@@ -1650,6 +1650,22 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 #define A PTX_REG(in->o[1])
 #define B PTX_REG(in->o[2])
 #define C PTX_REG(in->o[3])
+/* D = expr_ of a_ (A) and b_ (B) in each lane of m; a constant b read once */
+#define LANES_AB(expr_)                                                            \
+	do {                                                                       \
+		if (slot_is_uniform(p, in->o[2])) {                                \
+			const uint64_t b_ = B[0];                                  \
+			FOR_LANES(m, {                                             \
+				const uint64_t a_ = A[l];                          \
+				D[l] = (expr_);                                    \
+			});                                                        \
+		} else {                                                           \
+			FOR_LANES(m, {                                             \
+				const uint64_t a_ = A[l], b_ = B[l];               \
+				D[l] = (expr_);                                    \
+			});                                                        \
+		}                                                                  \
+	} while (0)
 		switch ((ptx_op)in->op) {
 		case OP_NOP:
 		case OP_MEMBAR:
@@ -1700,18 +1716,14 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		/* ---- integer fast paths ---- */
 		/* 32-bit results as the low half of 64-bit arithmetic: the lanes stay
 		 * 64 bits wide, which vectorizes without narrowing and widening */
-		case OP_ADD32: FOR_LANES(m, D[l] = (A[l] + B[l]) & PTX_LOW32); break;
-		case OP_ADD64: FOR_LANES(m, D[l] = A[l] + B[l]); break;
-		case OP_SUB32: FOR_LANES(m, D[l] = (A[l] - B[l]) & PTX_LOW32); break;
-		case OP_SUB64: FOR_LANES(m, D[l] = A[l] - B[l]); break;
-		case OP_MULLO32: FOR_LANES(m, D[l] = (uint32_t)((uint32_t)A[l] * (uint32_t)B[l])); break;
-		case OP_MULLO64: FOR_LANES(m, D[l] = A[l] * B[l]); break;
-		case OP_MULWIDE_S32:
-			FOR_LANES(m, D[l] = (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]));
-			break;
-		case OP_MULWIDE_U32:
-			FOR_LANES(m, D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l]);
-			break;
+		case OP_ADD32: LANES_AB((a_ + b_) & PTX_LOW32); break;
+		case OP_ADD64: LANES_AB(a_ + b_); break;
+		case OP_SUB32: LANES_AB((a_ - b_) & PTX_LOW32); break;
+		case OP_SUB64: LANES_AB(a_ - b_); break;
+		case OP_MULLO32: LANES_AB((uint32_t)((uint32_t)a_ * (uint32_t)b_)); break;
+		case OP_MULLO64: LANES_AB(a_ * b_); break;
+		case OP_MULWIDE_S32: LANES_AB((uint64_t)((int64_t)(int32_t)a_ * (int64_t)(int32_t)b_)); break;
+		case OP_MULWIDE_U32: LANES_AB((uint64_t)(uint32_t)a_ * (uint32_t)b_); break;
 		case OP_MADLO32:
 			FOR_LANES(m, D[l] = (uint32_t)((uint32_t)A[l] * (uint32_t)B[l] + (uint32_t)C[l]));
 			break;
@@ -1722,48 +1734,23 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		case OP_MADWIDE_U32:
 			FOR_LANES(m, D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l] + C[l]);
 			break;
-		case OP_SHL32:
-			FOR_LANES(m, {
-				uint32_t n = (uint32_t)B[l];
-				D[l] = n >= 32 ? 0 : (uint32_t)((uint32_t)A[l] << n);
-			});
-			break;
-		case OP_SHL64:
-			FOR_LANES(m, {
-				uint32_t n = (uint32_t)B[l];
-				D[l] = n >= 64 ? 0 : A[l] << n;
-			});
-			break;
-		case OP_SHR_U32:
-			FOR_LANES(m, {
-				uint32_t n = (uint32_t)B[l];
-				D[l] = n >= 32 ? 0 : (uint32_t)A[l] >> n;
-			});
-			break;
+		/* shift counts: the low 32 bits of b, clamped to the width */
+		case OP_SHL32: LANES_AB((uint32_t)b_ >= 32 ? 0 : (uint32_t)((uint32_t)a_ << (uint32_t)b_)); break;
+		case OP_SHL64: LANES_AB((uint32_t)b_ >= 64 ? 0 : a_ << (uint32_t)b_); break;
+		case OP_SHR_U32: LANES_AB((uint32_t)b_ >= 32 ? 0 : (uint32_t)a_ >> (uint32_t)b_); break;
 		case OP_SHR_S32:
-			FOR_LANES(m, {
-				uint32_t n = (uint32_t)B[l];
-				D[l] = (uint32_t)((int32_t)(uint32_t)A[l] >> (n >= 32 ? 31 : n));
-			});
+			LANES_AB((uint32_t)((int32_t)(uint32_t)a_ >> ((uint32_t)b_ >= 32 ? 31 : (uint32_t)b_)));
 			break;
-		case OP_SHR_U64:
-			FOR_LANES(m, {
-				uint32_t n = (uint32_t)B[l];
-				D[l] = n >= 64 ? 0 : A[l] >> n;
-			});
-			break;
+		case OP_SHR_U64: LANES_AB((uint32_t)b_ >= 64 ? 0 : a_ >> (uint32_t)b_); break;
 		case OP_SHR_S64:
-			FOR_LANES(m, {
-				uint32_t n = (uint32_t)B[l];
-				D[l] = (uint64_t)((int64_t)A[l] >> (n >= 64 ? 63 : n));
-			});
+			LANES_AB((uint64_t)((int64_t)a_ >> ((uint32_t)b_ >= 64 ? 63 : (uint32_t)b_)));
 			break;
-		case OP_AND32: FOR_LANES(m, D[l] = A[l] & B[l] & PTX_LOW32); break;
-		case OP_OR32: FOR_LANES(m, D[l] = (A[l] | B[l]) & PTX_LOW32); break;
-		case OP_XOR32: FOR_LANES(m, D[l] = (A[l] ^ B[l]) & PTX_LOW32); break;
-		case OP_AND64: FOR_LANES(m, D[l] = A[l] & B[l]); break;
-		case OP_OR64: FOR_LANES(m, D[l] = A[l] | B[l]); break;
-		case OP_XOR64: FOR_LANES(m, D[l] = A[l] ^ B[l]); break;
+		case OP_AND32: LANES_AB(a_ & b_ & PTX_LOW32); break;
+		case OP_OR32: LANES_AB((a_ | b_) & PTX_LOW32); break;
+		case OP_XOR32: LANES_AB((a_ ^ b_) & PTX_LOW32); break;
+		case OP_AND64: LANES_AB(a_ & b_); break;
+		case OP_OR64: LANES_AB(a_ | b_); break;
+		case OP_XOR64: LANES_AB(a_ ^ b_); break;
 		case OP_INT: {
 			const uint64_t *E = in->o[4] != PTX_NONE ? PTX_REG(in->o[4]) : NULL;
 			const uint64_t *Bv = in->o[2] != PTX_NONE ? B : NULL;
@@ -2478,6 +2465,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 #undef A
 #undef B
 #undef C
+#undef LANES_AB
 done:
 	R->tinstr += ti;
 	w->clock += ti;

@@ -61,6 +61,89 @@ Test(fast, setp_32bit_every_operator_full_and_partial)
 		}
 }
 
+/* ---- integer operations with a constant operand ----------------------- */
+
+/* The operations whose constant second operand is read once for the warp
+ * (each with .32 and .64 appended), with PTX's results: shift counts clamp at
+ * the width, a right shift of a signed value fills with its sign; and the
+ * 64-bit mul.wide of two 32-bit operands. A constant as a 64-bit operand is the
+ * literal as written, zero-extended. */
+static const char *const k_ops[] = { "add.s", "sub.s", "mul.lo.s", "shl.b", "shr.u", "shr.s",
+				     "and.b", "or.b", "xor.b", "mul.wide.s", "mul.wide.u" };
+enum { K_OPS_32 = 9 }; /* the first 9 have a 32-bit form */
+static const uint32_t k_imms[] = { 0, 1, 7, 31, 32, 33, 63, 64, 200, 0x80000000u, 0xffffffffu };
+
+static uint64_t ref_k(const char *op, uint64_t a, uint64_t k, unsigned bits)
+{
+	uint64_t mask = bits == 32 ? 0xffffffffull : ~0ull, sign = (uint64_t)1 << (bits - 1);
+	int64_t sa = (int64_t)((a & mask) ^ sign) - (int64_t)sign; /* a sign-extended */
+	a &= mask;
+	uint64_t r;
+	if (!strcmp(op, "add.s")) r = a + k;
+	else if (!strcmp(op, "sub.s")) r = a - k;
+	else if (!strcmp(op, "mul.lo.s")) r = a * k;
+	else if (!strcmp(op, "shl.b")) r = k >= bits ? 0 : a << k;
+	else if (!strcmp(op, "shr.u")) r = k >= bits ? 0 : a >> k;
+	else if (!strcmp(op, "shr.s")) r = (uint64_t)(sa >> (k >= bits ? bits - 1 : k));
+	else if (!strcmp(op, "and.b")) r = a & k;
+	else if (!strcmp(op, "or.b")) r = a | k;
+	else if (!strcmp(op, "xor.b")) r = a ^ k;
+	else if (!strcmp(op, "mul.wide.s"))
+		return (uint64_t)((int64_t)(int32_t)(uint32_t)a * (int64_t)(int32_t)(uint32_t)k);
+	else
+		return (uint64_t)(uint32_t)a * (uint32_t)k;
+	return r & mask;
+}
+
+/* Every such operation and constant, over all lanes and under a guard that
+ * leaves odd lanes inactive (their destination keeps what it held). */
+Test(fast, int_ops_with_a_constant_operand_full_and_partial)
+{
+	static const uint64_t a64[] = { 0, 1, 5, 1ull << 63, ~0ull, 0x7fffffff80000001ull,
+					0x123456789abcdef0ull, 0xfffffffffffffff0ull };
+	uint64_t a[N], b[N], out[N];
+	for (unsigned i = 0; i < N; i++) {
+		a[i] = a64[i % 8] + (i / 8);
+		b[i] = 0;
+	}
+	for (unsigned bits = 32; bits <= 64; bits += 32)
+		for (unsigned o = 0; o < sizeof(k_ops) / sizeof(k_ops[0]); o++)
+			for (unsigned j = 0; j < sizeof(k_imms) / sizeof(k_imms[0]); j++) {
+				/* the 32-bit forms and mul.wide read %r3, the low half of a */
+				bool wide = o >= K_OPS_32;
+				if (bits == 32 && wide)
+					continue;
+				const char *src = bits == 32 || wide ? "%r3" : "%rd8";
+				unsigned w = wide ? 32 : bits;
+				char body[512];
+				if (bits == 64)
+					snprintf(body, sizeof(body),
+						 "\tcvt.u32.u64 %%r3, %%rd8;\n\t%s%u %%rd10, %s, %u;\n"
+						 "\tand.b32 %%r6, %%r2, 1;\n\tsetp.eq.u32 %%p2, %%r6, 0;\n"
+						 "\tmov.u64 %%rd13, 0x5a5a5a5a5a5a5a5a;\n"
+						 "\t@%%p2 %s%u %%rd13, %s, %u;\n"
+						 "\txor.b64 %%rd10, %%rd10, %%rd13;\n",
+						 k_ops[o], w, src, k_imms[j], k_ops[o], w, src, k_imms[j]);
+				else /* a 32-bit destination, zero-extended */
+					snprintf(body, sizeof(body),
+						 "\tcvt.u32.u64 %%r3, %%rd8;\n\t%s32 %%r5, %%r3, %u;\n"
+						 "\tand.b32 %%r6, %%r2, 1;\n\tsetp.eq.u32 %%p2, %%r6, 0;\n"
+						 "\tmov.u32 %%r7, 0x5a5a5a5a;\n"
+						 "\t@%%p2 %s32 %%r7, %%r3, %u;\n\txor.b32 %%r5, %%r5, %%r7;\n"
+						 "\tcvt.u64.u32 %%rd10, %%r5;\n",
+						 k_ops[o], k_imms[j], k_ops[o], k_imms[j]);
+				h_pairs64(body, a, b, out, N);
+				uint64_t keep = bits == 32 ? 0x5a5a5a5aull : 0x5a5a5a5a5a5a5a5aull;
+				for (unsigned i = 0; i < N; i++) {
+					uint64_t r = ref_k(k_ops[o], a[i], k_imms[j], w);
+					uint64_t want = r ^ ((i & 1) ? keep : r);
+					cr_expect_eq(out[i], want, "%s%u %#x lane %u: %#llx, want %#llx",
+						     k_ops[o], w, k_imms[j], i, (unsigned long long)out[i],
+						     (unsigned long long)want);
+				}
+			}
+}
+
 /* Each thread t: s[t] = in[t]; bar; out[t] = fma(s[x], s[y], 0.5) for the
  * addresses the body computes into %r10 and %r11. */
 static const char *fma_decls = ".shared .align 4 .b8 s[256];";
