@@ -521,8 +521,12 @@ static inline __attribute__((always_inline)) void shared_fma_run_lanes(
 {
 	lane8f acc[LANES8];
 	const uint64_t *C = PTX_REG(in[2].o[3]);
-	for (unsigned l = 0; l < PTX_WARP; l++)
-		acc[l / 8][l % 8] = ptx_f32(C[l]);
+	for (unsigned g = 0; g < LANES8; g++) {
+		lane8u c;
+		for (unsigned k = 0; k < 8; k++)
+			c[k] = (uint32_t)C[8 * g + k];
+		acc[g] = (lane8f)c;
+	}
 	if (all_dead) {
 		/* the switches pick the address kinds once, so that each load in
 		 * the loops is one vector load, one broadcast or 8 scalar loads */
