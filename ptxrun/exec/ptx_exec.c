@@ -396,31 +396,37 @@ static inline __attribute__((always_inline)) bool lane8_zero(const lane8u *v)
 
 /* Whether every lane's address plus every offset in [0, max_off] (all multiples
  * of 4) is an aligned word inside lim bytes of shared memory. */
-static inline bool shared_row_of(shared_row *s, const uint64_t *Bs, uint64_t max_off,
-				 uint32_t lim)
+static inline __attribute__((always_inline)) bool shared_row_of(shared_row *s, const uint64_t *Bs,
+								 uint64_t max_off, uint32_t lim)
 {
 	/* 8 lanes to a vector, so that a build for AVX2 compares them at once */
 	static const lane8u step = { 0, 4, 8, 12, 16, 20, 24, 28 };
-	lane8u hi = { 0 }, low_bits = { 0 };
+	if (max_off + 4 > lim)
+		return false;
+	uint32_t last = (uint32_t)(lim - max_off - 4); /* the highest address that fits */
+	lane8u lastv = { last, last, last, last, last, last, last, last };
+	lane8u bad = { 0 }, nu_all = { 0 }, nc_all = { 0 }, not_uniform[LANES8], not_contig[LANES8];
 	for (unsigned g = 0; g < LANES8; g++) {
 		lane8u a;
 		for (unsigned k = 0; k < 8; k++)
 			a[k] = (uint32_t)Bs[8 * g + k];
 		memcpy(s->at + 8 * g, &a, sizeof(a));
-		lane8u above = (lane8u)(a > hi);
-		hi = (a & above) | (hi & ~above);
-		low_bits |= a;
+		bad |= (lane8u)(a > lastv) | (a & 3);
 		lane8u first = { a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0] };
-		lane8u not_uniform = a ^ first, not_contig = a ^ (first + step);
-		s->kind[g] = lane8_zero(&not_uniform) ? G_UNIFORM
-			     : lane8_zero(&not_contig) ? G_CONTIG : G_GATHER;
+		not_uniform[g] = a ^ first;
+		not_contig[g] = a ^ (first + step);
+		nu_all |= not_uniform[g];
+		nc_all |= not_contig[g];
 	}
-	uint32_t top = 0, low = 0;
-	for (unsigned k = 0; k < 8; k++) {
-		top = hi[k] > top ? hi[k] : top;
-		low |= low_bits[k];
-	}
-	return !(low & 3) && (uint64_t)top + max_off + 4 <= lim;
+	if (!lane8_zero(&bad))
+		return false;
+	/* every group alike (the usual case) takes one test for all */
+	bool all_uniform = lane8_zero(&nu_all), all_contig = !all_uniform && lane8_zero(&nc_all);
+	for (unsigned g = 0; g < LANES8; g++)
+		s->kind[g] = all_uniform ? G_UNIFORM : all_contig ? G_CONTIG
+			     : lane8_zero(&not_uniform[g]) ? G_UNIFORM
+			     : lane8_zero(&not_contig[g]) ? G_CONTIG : G_GATHER;
+	return true;
 }
 
 static inline __attribute__((always_inline)) void load8(lane8u *v, const uint8_t *sh,
@@ -611,7 +617,8 @@ static void shared_fma_run_sw(uint64_t *r, const ptx_ins *in, uint32_t n, const 
 /* Runs the fused run at in for a full warp at once; false (nothing done) when
  * an address is misaligned or outside shared memory, so that the instructions
  * run one by one and the right one faults. */
-static inline bool shared_fma_run(const run *R, uint64_t *r, const ptx_ins *in)
+static inline __attribute__((always_inline)) bool shared_fma_run(const run *R, uint64_t *r,
+								  const ptx_ins *in)
 {
 	uint32_t n = in->o[5], lim = (uint32_t)R->shared_size;
 	uint32_t off1[PTX_FUSED_RUN_MAX], off2[PTX_FUSED_RUN_MAX];
