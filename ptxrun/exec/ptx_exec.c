@@ -1661,6 +1661,18 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 #define A PTX_REG(in->o[1])
 #define B PTX_REG(in->o[2])
 #define C PTX_REG(in->o[3])
+/* D = expr_ of the f32 (f64) values a_ (A) and b_ (B) in each lane of m, a NaN
+ * made canonical */
+#define F32_LANES(expr_)                                                           \
+	FOR_LANES(m, {                                                             \
+		const float a_ = ptx_f32(A[l]), b_ = ptx_f32(B[l]);                \
+		D[l] = ptx_canon32(expr_);                                         \
+	})
+#define F64_LANES(expr_)                                                           \
+	FOR_LANES(m, {                                                             \
+		const double a_ = ptx_f64(A[l]), b_ = ptx_f64(B[l]);               \
+		D[l] = ptx_canon64(expr_);                                         \
+	})
 /* D = expr_ of a_ (A) and b_ (B) in each lane of m; a constant b read once */
 #define LANES_AB(expr_)                                                            \
 	do {                                                                       \
@@ -1782,51 +1794,17 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			break;
 		}
 		/* ---- float fast paths (round to nearest, no ftz/sat) ---- */
-		case OP_ADD_F32:
-			FOR_LANES(m, {
-				float v = ptx_f32(A[l]) + ptx_f32(B[l]);
-				D[l] = ptx_canon32(v);
-			});
-			break;
-		case OP_SUB_F32:
-			FOR_LANES(m, {
-				float v = ptx_f32(A[l]) - ptx_f32(B[l]);
-				D[l] = ptx_canon32(v);
-			});
-			break;
-		case OP_MUL_F32:
-			FOR_LANES(m, {
-				float v = ptx_f32(A[l]) * ptx_f32(B[l]);
-				D[l] = ptx_canon32(v);
-			});
-			break;
+		/* d = a op b (op c) in f32 or f64, a NaN result canonical */
+		case OP_ADD_F32: F32_LANES(a_ + b_); break;
+		case OP_SUB_F32: F32_LANES(a_ - b_); break;
+		case OP_MUL_F32: F32_LANES(a_ * b_); break;
 		case OP_FMA_F32:
 			fma_f32_lanes(R, m, D, A, B, C);
 			break;
-		case OP_ADD_F64:
-			FOR_LANES(m, {
-				double v = ptx_f64(A[l]) + ptx_f64(B[l]);
-				D[l] = ptx_canon64(v);
-			});
-			break;
-		case OP_SUB_F64:
-			FOR_LANES(m, {
-				double v = ptx_f64(A[l]) - ptx_f64(B[l]);
-				D[l] = ptx_canon64(v);
-			});
-			break;
-		case OP_MUL_F64:
-			FOR_LANES(m, {
-				double v = ptx_f64(A[l]) * ptx_f64(B[l]);
-				D[l] = ptx_canon64(v);
-			});
-			break;
-		case OP_FMA_F64:
-			FOR_LANES(m, {
-				double v = fma(ptx_f64(A[l]), ptx_f64(B[l]), ptx_f64(C[l]));
-				D[l] = ptx_canon64(v);
-			});
-			break;
+		case OP_ADD_F64: F64_LANES(a_ + b_); break;
+		case OP_SUB_F64: F64_LANES(a_ - b_); break;
+		case OP_MUL_F64: F64_LANES(a_ * b_); break;
+		case OP_FMA_F64: F64_LANES(fma(a_, b_, ptx_f64(C[l]))); break;
 		case OP_FLT: {
 			int mode = ptx_alu_fenv_mode(in);
 			int saved = mode >= 0 ? fegetround() : 0;
@@ -2369,15 +2347,13 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				R->arrive[id] += lane_count(w->live);
 				break;
 			}
-			w->bar_id = (uint32_t)PTX_REG(in->o[0])[__builtin_ctz(m)];
+			/* bar.red's o[0] is its destination: the barrier is o[1]; the
+			 * grid completes the reduction when the barrier opens */
+			uint32_t id_slot = in->op == OP_BAR_RED ? in->o[1] : in->o[0];
+			w->bar_id = (uint32_t)PTX_REG(id_slot)[__builtin_ctz(m)];
 			top->pc = pc + 1;
 			R->tinstr += ti;
 			w->clock += ti;
-			if (in->op == OP_BAR_RED) {
-				/* single-warp view: reduce over this warp's lanes; the CTA-wide
-				 * result is completed at release (see cta_run) */
-				(void)0;
-			}
 			w->state = W_BARRIER;
 			return W_BARRIER;
 		}
@@ -2477,6 +2453,8 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 #undef B
 #undef C
 #undef LANES_AB
+#undef F32_LANES
+#undef F64_LANES
 done:
 	R->tinstr += ti;
 	w->clock += ti;
