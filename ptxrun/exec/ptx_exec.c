@@ -1690,20 +1690,23 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		}                                                                  \
 	} while (0)
 		switch ((ptx_op)in->op) {
+		/* no operands; membar/fence too: each access takes effect as it runs */
 		case OP_NOP:
 		case OP_MEMBAR:
 			break;
+		/* d (o0) = a (o1), the whole slot */
 		case OP_MOV:
 			FOR_LANES(m, D[l] = A[l]);
 			break;
+		/* pd (o0) = pa (o1), !pa with F_NEG_C; o1 PTX_NONE: the constant (0/1) in aux */
 		case OP_MOV_PRED: {
-			/* o[1] PTX_NONE: the immediate (mov.pred %p, 0/1) in aux */
 			uint32_t v = in->o[1] == PTX_NONE ? (in->aux ? PTX_FULL : 0) : pr[in->o[1]];
 			if (in->flags & F_NEG_C)
 				v = ~v;
 			pr[in->o[0]] = (pr[in->o[0]] & ~m) | (v & m);
 			break;
 		}
+		/* d = {o1..o[aux]}, elements o5 bytes wide, the first in the low bits */
 		case OP_PACK: {
 			unsigned eb = in->o[5] * 8, n = in->aux;
 			uint64_t em = eb >= 64 ? UINT64_MAX : ((uint64_t)1 << eb) - 1;
@@ -1715,6 +1718,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			});
 			break;
 		}
+		/* {o1..o[aux]} = o0, elements o5 bytes wide from the low bits; PTX_NONE (_) skipped */
 		case OP_UNPACK: {
 			unsigned eb = in->o[5] * 8, n = in->aux;
 			uint64_t em = eb >= 64 ? UINT64_MAX : ((uint64_t)1 << eb) - 1;
@@ -1727,6 +1731,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			});
 			break;
 		}
+		/* d = the warp's thread-instructions (aux 0 %clock, low 32 bits; 1 %clock64); 2 %globaltimer */
 		case OP_CLOCK: {
 			uint64_t now = w->clock + ti;
 			if (in->aux == 2)
@@ -1739,6 +1744,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		/* ---- integer fast paths ---- */
 		/* 32-bit results as the low half of 64-bit arithmetic: the lanes stay
 		 * 64 bits wide, which vectorizes without narrowing and widening */
+		/* d (o0) = a (o1) op b (o2); a .32 op keeps the low 32 bits, .wide the 64-bit product */
 		case OP_ADD32: LANES_AB((a_ + b_) & PTX_LOW32); break;
 		case OP_ADD64: LANES_AB(a_ + b_); break;
 		case OP_SUB32: LANES_AB((a_ - b_) & PTX_LOW32); break;
@@ -1747,6 +1753,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		case OP_MULLO64: LANES_AB(a_ * b_); break;
 		case OP_MULWIDE_S32: LANES_AB((uint64_t)((int64_t)(int32_t)a_ * (int64_t)(int32_t)b_)); break;
 		case OP_MULWIDE_U32: LANES_AB((uint64_t)(uint32_t)a_ * (uint32_t)b_); break;
+		/* d = a * b + c (o3): .lo the low bits of the product, .wide the 64-bit one */
 		case OP_MADLO32:
 			FOR_LANES(m, D[l] = (uint32_t)((uint32_t)A[l] * (uint32_t)B[l] + (uint32_t)C[l]));
 			break;
@@ -1757,7 +1764,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		case OP_MADWIDE_U32:
 			FOR_LANES(m, D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l] + C[l]);
 			break;
-		/* shift counts: the low 32 bits of b, clamped to the width */
+		/* d = a shifted by b's low 32 bits; by the width or more: 0, or the sign (shr.s) */
 		case OP_SHL32: LANES_AB((uint32_t)b_ >= 32 ? 0 : (uint32_t)((uint32_t)a_ << (uint32_t)b_)); break;
 		case OP_SHL64: LANES_AB((uint32_t)b_ >= 64 ? 0 : a_ << (uint32_t)b_); break;
 		case OP_SHR_U32: LANES_AB((uint32_t)b_ >= 32 ? 0 : (uint32_t)a_ >> (uint32_t)b_); break;
@@ -1768,12 +1775,14 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		case OP_SHR_S64:
 			LANES_AB((uint64_t)((int64_t)a_ >> ((uint32_t)b_ >= 64 ? 63 : (uint32_t)b_)));
 			break;
+		/* d = a and / or / xor b, bitwise */
 		case OP_AND32: LANES_AB(a_ & b_ & PTX_LOW32); break;
 		case OP_OR32: LANES_AB((a_ | b_) & PTX_LOW32); break;
 		case OP_XOR32: LANES_AB((a_ ^ b_) & PTX_LOW32); break;
 		case OP_AND64: LANES_AB(a_ & b_); break;
 		case OP_OR64: LANES_AB(a_ | b_); break;
 		case OP_XOR64: LANES_AB(a_ ^ b_); break;
+		/* d = integer sub-op aux (IO_*) of a, b, c, e (o4) in type t1, PTX_NONE operands 0 */
 		case OP_INT: {
 			const uint64_t *E = in->o[4] != PTX_NONE ? PTX_REG(in->o[4]) : NULL;
 			const uint64_t *Bv = in->o[2] != PTX_NONE ? B : NULL;
@@ -1782,6 +1791,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 							E ? E[l] : 0));
 			break;
 		}
+		/* pd = pa and / or / xor pb (aux 0 / 1 / 2), or not pa (aux 3; F_NEG_A: of !pa) */
 		case OP_PRED_LOGIC: {
 			uint32_t a = pr[in->o[1]], v;
 			if (in->aux == 3) {
@@ -1805,6 +1815,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		case OP_SUB_F64: F64_LANES(a_ - b_); break;
 		case OP_MUL_F64: F64_LANES(a_ * b_); break;
 		case OP_FMA_F64: F64_LANES(fma(a_, b_, ptx_f64(C[l]))); break;
+		/* d = float sub-op aux (FO_*) of a, b, c in t1, a rounded one's rounding aux2; testp: pd */
 		case OP_FLT: {
 			int mode = ptx_alu_fenv_mode(in);
 			int saved = mode >= 0 ? fegetround() : 0;
@@ -1828,6 +1839,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			break;
 		}
 		/* ---- compare and select ---- */
+		/* pd (o0) [| pq: F_HI, o4] = cmp aux of a, b in t2 [bop aux2 with pc (o3): F_HAS_C] */
 		case OP_SETP: {
 			uint32_t v = 0;
 			ptx_type t = (ptx_type)in->t2;
@@ -1889,6 +1901,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				pr[in->o[4]] = (pr[in->o[4]] & ~m) | (q & m);
 			break;
 		}
+		/* d = cmp aux of a, b in t2 [bop aux2 with pc: F_HAS_C] ? 1.0f (t1 f32) or all ones : 0 */
 		case OP_SET: {
 			ptx_type t = (ptx_type)in->t2;
 			bool ftz = in->flags & F_FTZ;
@@ -1905,6 +1918,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			});
 			break;
 		}
+		/* d = pc (o3, !pc with F_NEG_C) ? a : b */
 		case OP_SELP: {
 			uint32_t c = pr[in->o[3]];
 			if (in->flags & F_NEG_C)
@@ -1912,12 +1926,14 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			FOR_LANES(m, D[l] = ((c >> l) & 1) ? A[l] : B[l]);
 			break;
 		}
+		/* d = c (o3, f32 or s32 by t2) < 0 ? b : a */
 		case OP_SLCT:
 			FOR_LANES(m, {
 				bool ge = in->t2 == T_F32 ? !(ptx_f32(C[l]) < 0.0f) : (int32_t)(uint32_t)C[l] >= 0;
 				D[l] = ge ? A[l] : B[l];
 			});
 			break;
+		/* d = a from type t2 to t1 (rounding aux2, F_SAT, F_FTZ); to f16x2/bf16x2: {a, b (o2)} */
 		case OP_CVT: {
 			/* directed rounding is done in ptx_alu_cvt itself */
 			if ((in->t1 == T_F16X2 || in->t1 == T_BF16X2) && in->o[2] != PTX_NONE) {
@@ -1933,6 +1949,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			}
 			break;
 		}
+		/* d = a from space aux to generic, or back with F_TO; a 32-bit t1 keeps the low bits */
 		case OP_CVTA: {
 			uint64_t win = in->aux == SP_SHARED ? R->shwin : in->aux == SP_LOCAL ? R->lwin
 				     : in->aux == SP_KPARAM ? CS_PTX_PARAM_WINDOW : 0;
@@ -1945,6 +1962,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			break;
 		}
 		/* ---- memory ---- */
+		/* a fused run's head (ptx_int.h): o5 triples at once for a full warp, else an ld.shared */
 		case OP_LD_SHARED_FMA: {
 			uint32_t n = in->o[5];
 			if (R->race_on) {
@@ -1963,6 +1981,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			}
 		}
 			/* fall through */
+		/* {o1..o[aux2]} = [o0 + imm] in space aux, type t1; F_SPIN: a cooperative warp yields */
 		case OP_LD: {
 			SPIN_TURN();
 			if (R->race_on && !ptx_race_check(R, w, in, pc, m, false))
@@ -2056,6 +2075,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			});
 			break;
 		}
+		/* [o0 + imm] in space aux = {o1..o[aux2]}, type t1 */
 		case OP_ST: {
 			if (R->race_on && !ptx_race_check(R, w, in, pc, m, true))
 				goto stop;
@@ -2132,6 +2152,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			});
 			break;
 		}
+		/* d (o1; red: none) = old [o0 + imm] in space aux, made op aux2 of it and b (o2; cas c o3) */
 		case OP_ATOM:
 		case OP_RED: {
 			SPIN_TURN();
@@ -2214,6 +2235,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			atomics_end(R, held);
 			break;
 		}
+		/* d = a op b [c] (aux CA_*) with carry flag o4: F_CARRY_IN adds it, F_CARRY_OUT sets it */
 		case OP_CARRY: {
 			uint32_t cf = pr[in->o[4]], out = 0;
 			const uint64_t *Cv = in->o[3] != PTX_NONE ? C : NULL;
@@ -2228,17 +2250,20 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				pr[in->o[4]] = (cf & ~m) | (out & m);
 			break;
 		}
+		/* pd = generic address a lies in space aux */
 		case OP_ISSPACEP: {
 			uint32_t v = 0;
 			FOR_LANES(m, v |= (uint32_t)in_space(R, in->aux, A[l]) << l);
 			pr[in->o[0]] = (pr[in->o[0]] & ~m) | (v & m);
 			break;
 		}
+		/* d = getctarank (aux CL_RANK) or mapa to rank b (CL_MAPA) of a in a 1-CTA cluster */
 		case OP_CLUSTER_ADDR:
 			if (!cluster_addr(R, w, pc, in, m, A, in->o[2] != PTX_NONE ? B : NULL, D))
 				goto stop;
 			break;
 		/* ---- warp ---- */
+		/* shfl, vote, match, redux, bar.warp.sync, elect (warp_sync); F_MEMBER_MASK: o5 members */
 		case OP_SHFL:
 		case OP_VOTE:
 		case OP_MATCH:
@@ -2255,6 +2280,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			}
 			break;
 		}
+		/* shared [o0 + imm] <- global [o1 + const o3], aux bytes, o2 the source size (rest zero) */
 		case OP_CP_ASYNC: {
 			const uint64_t *Ds = PTX_REG(in->o[0]), *Ss = PTX_REG(in->o[1]);
 			const uint64_t *N = in->o[2] != PTX_NONE ? PTX_REG(in->o[2]) : NULL;
@@ -2282,12 +2308,14 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			});
 			break;
 		}
+		/* aux CPG_COMMIT commits, CPG_WAIT waits till at most imm groups pend, CPG_WAIT_ALL both */
 		case OP_CP_ASYNC_GROUP:
 			if (in->aux != CPG_WAIT)
 				FOR_LANES(m, w->groups[l]++); /* wait_all commits, then waits for all */
 			if (in->aux != CPG_COMMIT && !async_land(R, w, m, in->aux == CPG_WAIT ? in->imm : 0))
 				goto stop;
 			break;
+		/* mbarrier.* and cp.async.mbarrier.arrive (mbar_run): aux MB_*, aux2 MBF_*, space t2 */
 		case OP_MBAR: {
 			int mr = mbar_run(R, w, in, pc, m);
 			if (mr == MBR_STOP)
@@ -2301,21 +2329,26 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			}
 			break;
 		}
+		/* aux 8x8 matrices from the rows at [o0 + imm] into o1..; aux2 1: .trans; space t2 */
 		case OP_LDMATRIX:
 			if (!ldmatrix(R, w, in, pc, m))
 				goto stop;
 			break;
+		/* mma.sync, wmma.mma: the fragment registers in p->mmas[imm] */
 		case OP_MMA:
 			if (!mma_run(R, w, pc, m, &p->mmas[in->imm]))
 				goto stop;
 			break;
+		/* wmma.load / store: address o0 + off, stride o1 (PTX_NONE: the width), p->wmmas[imm] */
 		case OP_WMMA_LDST:
 			if (!wmma_ldst(R, w, in, pc, m, &p->wmmas[in->imm]))
 				goto stop;
 			break;
+		/* d = f32 a rounded to tf32, rounding aux2 */
 		case OP_CVT_TF32:
 			FOR_LANES(m, D[l] = ptx_tf32_round((uint32_t)A[l], in->aux2));
 			break;
+		/* d = a (and b) to or from e4m3x2 / e5m2x2: form aux FP8_*, aux2 FP8_E5M2 | FP8_RELU */
 		case OP_CVT_FP8: {
 			/* the upper half of a pair is the upper byte, as cvt's f16x2 forms */
 			bool e5 = in->aux2 & FP8_E5M2, relu = in->aux2 & FP8_RELU;
@@ -2329,9 +2362,11 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				FOR_LANES(m, D[l] = fp8_pair_to_f16x2((uint16_t)A[l], e5, relu));
 			break;
 		}
+		/* d = the mask of the lanes that run it */
 		case OP_ACTIVEMASK:
 			FOR_LANES(m, D[l] = m);
 			break;
+		/* bar id o0 [count o1], aux 1 .arrive; bar.red: d o0, id o1 [count o2], pc o3, aux2 op */
 		case OP_BAR:
 		case OP_BAR_RED: {
 			if (!m)
@@ -2358,6 +2393,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			return W_BARRIER;
 		}
 		/* ---- control ---- */
+		/* the lanes whose guard holds go to imm; when only some do, both sides meet again at o1 */
 		case OP_BRA: {
 			uint32_t tgt = (uint32_t)in->imm;
 			uint32_t nt = mask & ~m;
@@ -2389,6 +2425,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			}
 			continue;
 		}
+		/* call p->calls[imm]: args copied into the callee frame, a builtin run in place */
 		case OP_CALL: {
 			const ptx_callsite *cs = &p->calls[in->imm];
 			if (!m)
@@ -2405,6 +2442,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			RELOAD();
 			continue;
 		}
+		/* the lanes leave the innermost call (their rets copied back) or, from the entry, end */
 		case OP_RET: {
 			if (!m)
 				break;
@@ -2423,6 +2461,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			RELOAD();
 			continue;
 		}
+		/* the lanes end */
 		case OP_EXIT:
 			if (!m)
 				break;
@@ -2430,6 +2469,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			top->pc = pc + 1;
 			RELOAD();
 			continue;
+		/* the grid stops with an error at this instruction */
 		case OP_TRAP:
 			if (!m)
 				break;
