@@ -1155,6 +1155,190 @@ static uint32_t redux_group(const ptx_ins *in, const wsync *s, uint32_t group)
 	return acc;
 }
 
+/* Finds the sibling paths whose lanes the member masks of the lanes m at pc
+ * name, adds their lanes to s (their stack entries in joins) and checks the
+ * masks: WS_YIELD when a sibling must first run up to its warp instruction. */
+static int sync_join(run *R, warp *w, uint32_t pc, uint32_t m, wsync *s, uint32_t *joins,
+		     uint32_t *njoins)
+{
+	const ptx_ins *code = R->p->code, *in = &code[pc];
+	sentry *top = &w->stk[w->sp - 1];
+	uint64_t *r = w->r;
+	uint32_t *pr = w->pr;
+	uint32_t need = 0;
+	for (uint32_t g = m; g; g &= g - 1)
+		need |= s->mask[__builtin_ctz(g)];
+	uint32_t missing = need & w->live & ~top->mask, found = 0;
+	for (uint32_t k = w->sp - 1; missing && k-- > 0;) {
+		sentry *e = &w->stk[k];
+		if (e->rpc != top->rpc || e->call != top->call)
+			break;
+		/* lanes waiting at their reconvergence point never get here */
+		if (!(e->mask & missing) || e->pc == e->rpc || e->pc >= R->p->ncode)
+			continue;
+		const ptx_ins *o = &code[e->pc];
+		if (!is_sync_warp_op(o)) {
+			/* the sibling runs until it reaches a warp instruction,
+			 * reconverges or exits; this path waits at pc */
+			sentry t = *e;
+			*e = *top;
+			*top = t;
+			return WS_YIELD;
+		}
+		if (!sync_same_kind(o, in)) {
+			ptx_set_error(R, w, pc,
+				  "lanes 0x%08x wait at this warp instruction for lanes 0x%08x, "
+				  "which wait at a different one (PTX line %u); PTX requires the same "
+				  "instruction kind and qualifiers", m, e->mask & missing,
+				  R->p->lines[e->pc]);
+			return WS_STOP;
+		}
+		joins[(*njoins)++] = k;
+		found |= e->mask;
+	}
+	if (missing & ~found) {
+		ptx_set_error(R, w, pc,
+			  "lanes 0x%08x of the member mask are live but not converged with lanes "
+			  "0x%08x at this warp instruction (they wait at a reconvergence point or "
+			  "on an enclosing path); chainsim joins only sibling paths", missing & ~found,
+			  m);
+		return WS_STOP;
+	}
+	for (uint32_t i = 0; i < *njoins; i++) {
+		sentry *e = &w->stk[joins[i]];
+		sync_gather(s, &code[e->pc], e->mask, r, pr);
+	}
+	for (uint32_t g = s->exec; g; g &= g - 1) {
+		unsigned l = (unsigned)__builtin_ctz(g);
+		if (!((s->mask[l] >> l) & 1)) {
+			ptx_set_error(R, w, pc,
+				  "lane %u executes a .sync warp operation with member mask 0x%08x, "
+				  "which does not include it", l, s->mask[l]);
+			return WS_STOP;
+		}
+		uint32_t same = s->mask[l] & s->exec;
+		for (uint32_t h = same; h; h &= h - 1) {
+			unsigned j = (unsigned)__builtin_ctz(h);
+			if (s->mask[j] != s->mask[l]) {
+				ptx_set_error(R, w, pc,
+					  "lanes %u and %u execute this warp instruction together with "
+					  "member masks 0x%08x and 0x%08x; PTX requires the same mask",
+					  l, j, s->mask[l], s->mask[j]);
+				return WS_STOP;
+			}
+		}
+	}
+	return WS_DONE;
+}
+
+/* Each executing lane's result of its warp instruction, into s->d and s->pout. */
+static void sync_compute(run *R, warp *w, uint32_t pc, wsync *s)
+{
+	const ptx_ins *in = &R->p->code[pc];
+	bool values = in->op != OP_WARPSYNC && in->op != OP_ELECT;
+	for (uint32_t g = s->exec; g; g &= g - 1) {
+		unsigned l = (unsigned)__builtin_ctz(g);
+		const ptx_ins *li = s->ins[l];
+		uint32_t P = s->mask[l] & s->exec;
+		uint32_t off = s->mask[l] & s->off;
+		if (off && values)
+			undefined_note(R, w, pc, UNDEF_MEMBER_OFF,
+				       "lanes 0x%08x of lane %u's member mask 0x%08x are predicated off at "
+				       "this warp instruction; PTX does not say what they contribute, and "
+				       "chainsim leaves them out", off, l, s->mask[l]);
+		switch ((ptx_op)li->op) {
+		case OP_SHFL: {
+			uint32_t bval = (uint32_t)s->b[l] & 31, c = (uint32_t)s->c[l];
+			uint32_t cval = c & 31, seg = (c >> 8) & 31;
+			uint32_t maxl = (l & seg) | (cval & ~seg), minl = l & seg;
+			int32_t j;
+			bool ok;
+			switch (li->aux) {
+			case SH_UP: j = (int32_t)l - (int32_t)bval; ok = j >= (int32_t)maxl; break;
+			case SH_DOWN: j = (int32_t)(l + bval); ok = j <= (int32_t)maxl; break;
+			case SH_BFLY: j = (int32_t)(l ^ bval); ok = j <= (int32_t)maxl; break;
+			default: j = (int32_t)(minl | (bval & ~seg)); ok = j <= (int32_t)maxl; break;
+			}
+			if (!ok)
+				j = (int32_t)l;
+			if ((P >> j) & 1) {
+				s->d[l] = (uint32_t)s->a[j];
+			} else {
+				s->d[l] = 0;
+				undefined_note(R, w, pc, UNDEF_SHFL_SOURCE,
+					       "lane %u reads lane %d, which %s; PTX leaves the value "
+					       "undefined, and chainsim returns 0", l, j,
+					       !((w->live >> j) & 1) ? "has exited (or does not exist)"
+					       : !((s->mask[l] >> j) & 1) ? "is not in its member mask"
+									 : "does not execute the shfl");
+			}
+			s->pout |= (uint32_t)ok << l;
+			break;
+		}
+		case OP_VOTE: {
+			uint32_t act = s->pred & P;
+			bool v = li->aux == VO_ALL ? act == P : li->aux == VO_ANY ? act != 0
+				 : li->aux == VO_UNI ? (act == 0 || act == P) : false;
+			s->d[l] = act;
+			s->pout |= (uint32_t)v << l;
+			break;
+		}
+		case OP_MATCH: {
+			uint64_t vm = li->t1 == T_B32 ? 0xffffffffu : UINT64_MAX;
+			uint32_t same = 0;
+			for (uint32_t h = P; h; h &= h - 1) {
+				unsigned j = (unsigned)__builtin_ctz(h);
+				if (((s->a[j] ^ s->a[l]) & vm) == 0)
+					same |= 1u << j;
+			}
+			bool all = same == P;
+			s->d[l] = li->aux == MA_ANY ? same : all ? P : 0;
+			s->pout |= (uint32_t)all << l;
+			break;
+		}
+		case OP_REDUX:
+			s->d[l] = redux_group(li, s, P);
+			break;
+		case OP_ELECT: {
+			unsigned leader = (unsigned)__builtin_ctz(P);
+			s->d[l] = leader;
+			s->pout |= (uint32_t)(l == leader) << l;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+}
+
+/* Writes each executing lane's result to its instruction's destinations. */
+static void sync_write(warp *w, const wsync *s)
+{
+	uint64_t *r = w->r;
+	uint32_t *pr = w->pr;
+	for (uint32_t g = s->exec; g; g &= g - 1) {
+		unsigned l = (unsigned)__builtin_ctz(g);
+		const ptx_ins *li = s->ins[l];
+		bool pv = (s->pout >> l) & 1;
+		switch ((ptx_op)li->op) {
+		case OP_VOTE:
+			if (li->aux == VO_BALLOT)
+				PTX_REG(li->o[0])[l] = s->d[l];
+			else
+				set_pred_lane(pr, li->o[0], l, pv);
+			break;
+		case OP_SHFL: case OP_MATCH: case OP_REDUX: case OP_ELECT:
+			if (li->o[0] != PTX_NONE)
+				PTX_REG(li->o[0])[l] = s->d[l];
+			if (li->op != OP_REDUX && li->o[4] != PTX_NONE)
+				set_pred_lane(pr, li->o[4], l, pv);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 /* Runs the .sync warp instruction at pc (or its form without .sync) for the
  * lanes m of the top path. A member lane that is live but on a sibling path
  * is waited for: a sibling that has not reached a warp instruction runs first
@@ -1172,168 +1356,14 @@ static int warp_sync(run *R, warp *w, uint32_t pc, uint32_t m)
 	wsync s;
 	s.exec = s.off = s.pred = s.pout = 0;
 	sync_gather(&s, in, top->mask, r, pr);
-	bool sync = (in->flags & F_MEMBER_MASK) != 0;
 	uint32_t joins[PTX_WARP], njoins = 0;
-	if (sync) {
-		uint32_t need = 0;
-		for (uint32_t g = m; g; g &= g - 1)
-			need |= s.mask[__builtin_ctz(g)];
-		uint32_t missing = need & w->live & ~top->mask, found = 0;
-		for (uint32_t k = w->sp - 1; missing && k-- > 0;) {
-			sentry *e = &w->stk[k];
-			if (e->rpc != top->rpc || e->call != top->call)
-				break;
-			/* lanes waiting at their reconvergence point never get here */
-			if (!(e->mask & missing) || e->pc == e->rpc || e->pc >= R->p->ncode)
-				continue;
-			const ptx_ins *o = &code[e->pc];
-			if (!is_sync_warp_op(o)) {
-				/* the sibling runs until it reaches a warp instruction,
-				 * reconverges or exits; this path waits at pc */
-				sentry t = *e;
-				*e = *top;
-				*top = t;
-				return WS_YIELD;
-			}
-			if (!sync_same_kind(o, in)) {
-				ptx_set_error(R, w, pc,
-					  "lanes 0x%08x wait at this warp instruction for lanes 0x%08x, "
-					  "which wait at a different one (PTX line %u); PTX requires the same "
-					  "instruction kind and qualifiers", m, e->mask & missing,
-					  R->p->lines[e->pc]);
-				return WS_STOP;
-			}
-			joins[njoins++] = k;
-			found |= e->mask;
-		}
-		if (missing & ~found) {
-			ptx_set_error(R, w, pc,
-				  "lanes 0x%08x of the member mask are live but not converged with lanes "
-				  "0x%08x at this warp instruction (they wait at a reconvergence point or "
-				  "on an enclosing path); chainsim joins only sibling paths", missing & ~found,
-				  m);
-			return WS_STOP;
-		}
-		for (uint32_t i = 0; i < njoins; i++) {
-			sentry *e = &w->stk[joins[i]];
-			sync_gather(&s, &code[e->pc], e->mask, r, pr);
-		}
-		for (uint32_t g = s.exec; g; g &= g - 1) {
-			unsigned l = (unsigned)__builtin_ctz(g);
-			if (!((s.mask[l] >> l) & 1)) {
-				ptx_set_error(R, w, pc,
-					  "lane %u executes a .sync warp operation with member mask 0x%08x, "
-					  "which does not include it", l, s.mask[l]);
-				return WS_STOP;
-			}
-			uint32_t same = s.mask[l] & s.exec;
-			for (uint32_t h = same; h; h &= h - 1) {
-				unsigned j = (unsigned)__builtin_ctz(h);
-				if (s.mask[j] != s.mask[l]) {
-					ptx_set_error(R, w, pc,
-						  "lanes %u and %u execute this warp instruction together with "
-						  "member masks 0x%08x and 0x%08x; PTX requires the same mask",
-						  l, j, s.mask[l], s.mask[j]);
-					return WS_STOP;
-				}
-			}
-		}
+	if (in->flags & F_MEMBER_MASK) {
+		int j = sync_join(R, w, pc, m, &s, joins, &njoins);
+		if (j != WS_DONE)
+			return j;
 	}
-	bool values = in->op != OP_WARPSYNC && in->op != OP_ELECT;
-	for (uint32_t g = s.exec; g; g &= g - 1) {
-		unsigned l = (unsigned)__builtin_ctz(g);
-		const ptx_ins *li = s.ins[l];
-		uint32_t P = s.mask[l] & s.exec;
-		uint32_t off = s.mask[l] & s.off;
-		if (off && values)
-			undefined_note(R, w, pc, UNDEF_MEMBER_OFF,
-				       "lanes 0x%08x of lane %u's member mask 0x%08x are predicated off at "
-				       "this warp instruction; PTX does not say what they contribute, and "
-				       "chainsim leaves them out", off, l, s.mask[l]);
-		switch ((ptx_op)li->op) {
-		case OP_SHFL: {
-			uint32_t bval = (uint32_t)s.b[l] & 31, c = (uint32_t)s.c[l];
-			uint32_t cval = c & 31, seg = (c >> 8) & 31;
-			uint32_t maxl = (l & seg) | (cval & ~seg), minl = l & seg;
-			int32_t j;
-			bool ok;
-			switch (li->aux) {
-			case SH_UP: j = (int32_t)l - (int32_t)bval; ok = j >= (int32_t)maxl; break;
-			case SH_DOWN: j = (int32_t)(l + bval); ok = j <= (int32_t)maxl; break;
-			case SH_BFLY: j = (int32_t)(l ^ bval); ok = j <= (int32_t)maxl; break;
-			default: j = (int32_t)(minl | (bval & ~seg)); ok = j <= (int32_t)maxl; break;
-			}
-			if (!ok)
-				j = (int32_t)l;
-			if ((P >> j) & 1) {
-				s.d[l] = (uint32_t)s.a[j];
-			} else {
-				s.d[l] = 0;
-				undefined_note(R, w, pc, UNDEF_SHFL_SOURCE,
-					       "lane %u reads lane %d, which %s; PTX leaves the value "
-					       "undefined, and chainsim returns 0", l, j,
-					       !((w->live >> j) & 1) ? "has exited (or does not exist)"
-					       : !((s.mask[l] >> j) & 1) ? "is not in its member mask"
-									 : "does not execute the shfl");
-			}
-			s.pout |= (uint32_t)ok << l;
-			break;
-		}
-		case OP_VOTE: {
-			uint32_t act = s.pred & P;
-			bool v = li->aux == VO_ALL ? act == P : li->aux == VO_ANY ? act != 0
-				 : li->aux == VO_UNI ? (act == 0 || act == P) : false;
-			s.d[l] = act;
-			s.pout |= (uint32_t)v << l;
-			break;
-		}
-		case OP_MATCH: {
-			uint64_t vm = li->t1 == T_B32 ? 0xffffffffu : UINT64_MAX;
-			uint32_t same = 0;
-			for (uint32_t h = P; h; h &= h - 1) {
-				unsigned j = (unsigned)__builtin_ctz(h);
-				if (((s.a[j] ^ s.a[l]) & vm) == 0)
-					same |= 1u << j;
-			}
-			bool all = same == P;
-			s.d[l] = li->aux == MA_ANY ? same : all ? P : 0;
-			s.pout |= (uint32_t)all << l;
-			break;
-		}
-		case OP_REDUX:
-			s.d[l] = redux_group(li, &s, P);
-			break;
-		case OP_ELECT: {
-			unsigned leader = (unsigned)__builtin_ctz(P);
-			s.d[l] = leader;
-			s.pout |= (uint32_t)(l == leader) << l;
-			break;
-		}
-		default:
-			break;
-		}
-	}
-	for (uint32_t g = s.exec; g; g &= g - 1) {
-		unsigned l = (unsigned)__builtin_ctz(g);
-		const ptx_ins *li = s.ins[l];
-		bool pv = (s.pout >> l) & 1;
-		switch ((ptx_op)li->op) {
-		case OP_VOTE:
-			if (li->aux == VO_BALLOT)
-				PTX_REG(li->o[0])[l] = s.d[l];
-			else
-				set_pred_lane(pr, li->o[0], l, pv);
-			break;
-		case OP_SHFL: case OP_MATCH: case OP_REDUX: case OP_ELECT:
-			if (li->o[0] != PTX_NONE)
-				PTX_REG(li->o[0])[l] = s.d[l];
-			if (li->op != OP_REDUX && li->o[4] != PTX_NONE)
-				set_pred_lane(pr, li->o[4], l, pv);
-			break;
-		default:
-			break;
-		}
-	}
+	sync_compute(R, w, pc, &s);
+	sync_write(w, &s);
 	for (uint32_t i = 0; i < njoins; i++)
 		w->stk[joins[i]].pc++;
 	return WS_DONE;
