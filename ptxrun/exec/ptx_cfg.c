@@ -253,16 +253,22 @@ uint8_t *ptx_cfg_slot_uses(const cs_ptx_program *p)
 			COUNT_USE(p->code[i].o[k]);
 		COUNT_USE(p->code[i].guard);
 	}
-	/* mma.sync keeps its fragment registers beside the instruction */
+	/* mma.sync, wmma.mma and wmma.load/store keep their fragment registers
+	 * beside the instruction */
 	for (size_t i = 0; i < p->nmmas; i++) {
 		const ptx_mma *mm = &p->mmas[i];
-		for (unsigned k = 0; k < 4; k++) {
+		for (unsigned k = 0; k < mm->nd; k++)
 			COUNT_USE(mm->d[k]);
+		for (unsigned k = 0; k < mm->na; k++)
 			COUNT_USE(mm->a[k]);
+		for (unsigned k = 0; k < mm->nb; k++)
 			COUNT_USE(mm->b[k]);
+		for (unsigned k = 0; k < mm->nc; k++)
 			COUNT_USE(mm->c[k]);
-		}
 	}
+	for (size_t i = 0; i < p->nwmmas; i++)
+		for (unsigned k = 0; k < p->wmmas[i].nregs; k++)
+			COUNT_USE(p->wmmas[i].regs[k]);
 #undef COUNT_USE
 	return uses;
 }

@@ -487,6 +487,49 @@ Test(fast, shared_fma_run_keeps_what_is_read_later)
 	}
 }
 
+/* An intermediate fma result of a run that a wmma.store reads afterwards (an
+ * operand kept beside the instruction, not in it) is still written: the run
+ * stores what the same instructions cut into single triples store. */
+static void wmma_after_run(bool cut, float *out)
+{
+	char body[2048];
+	snprintf(body, sizeof(body),
+		 "\tld.global.f32 %%f20, [%%rd5];\n\tmov.u32 %%r8, s;\n\tshl.b32 %%r9, %%r2, 2;\n"
+		 "\tadd.s32 %%r12, %%r8, %%r9;\n\tst.shared.f32 [%%r12], %%f20;\n\tbar.sync 0;\n"
+		 "\tmov.u32 %%r11, %%r8;\n\tmov.f32 %%f0, 0f3F000000;\n"
+		 "\tld.shared.f32 %%f30, [%%r12];\n\tld.shared.f32 %%f31, [%%r11];\n"
+		 "\tfma.rn.f32 %%f1, %%f30, %%f31, %%f0;\n%s"
+		 "\tld.shared.f32 %%f32, [%%r12+4];\n\tld.shared.f32 %%f33, [%%r11+4];\n"
+		 "\tfma.rn.f32 %%f9, %%f32, %%f33, %%f1;\n"
+		 "\tmov.f32 %%f2, 0f00000000;\n\tmov.f32 %%f3, %%f2;\n\tmov.f32 %%f4, %%f2;\n"
+		 "\tmov.f32 %%f5, %%f2;\n\tmov.f32 %%f6, %%f2;\n\tmov.f32 %%f7, %%f2;\n"
+		 "\tmov.f32 %%f8, %%f2;\n"
+		 "\twmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%%rd1], "
+		 "{%%f1,%%f2,%%f3,%%f4,%%f5,%%f6,%%f7,%%f8};\n"
+		 "\tst.global.f32 [%%rd4+1024], %%f9;\n",
+		 cut ? "\tbra.uni $L_cut;\n$L_cut:\n" : "");
+	float in[32];
+	for (unsigned i = 0; i < 32; i++)
+		in[i] = (float)i * 0.5f - 4.0f;
+	cs_grid_result r = h_run_body(fma_decls, body, 32, in, sizeof(in), out, 288 * sizeof(float));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+}
+
+Test(fast, shared_fma_run_writes_what_a_wmma_reads_later)
+{
+	float fused[288], cut[288];
+	wmma_after_run(false, fused);
+	wmma_after_run(true, cut);
+	for (unsigned i = 0; i < 288; i++)
+		cr_expect_eq(h_b(fused[i]), h_b(cut[i]), "word %u: %a, cut into triples %a", i,
+			     fused[i], cut[i]);
+	/* and the wmma stored the first fma's results, not zeros: lane 1's is 0.5 - 3.5 * -4 */
+	bool found = false;
+	for (unsigned i = 0; i < 256; i++)
+		found |= cut[i] == 14.5f;
+	cr_expect(found, "the first fma's result of lane 1 is not in the stored matrix");
+}
+
 /* A run longer than one step takes, and one cut by a branch target: the same
  * results, and the count differs by the branch alone. */
 Test(fast, shared_fma_run_long_and_cut)
