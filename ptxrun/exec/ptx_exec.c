@@ -374,6 +374,7 @@ static inline void fma_f32_lanes(const run *R, uint32_t m, uint64_t *D, const ui
 /* Eight lanes at a time, so that a build for AVX2 keeps each in one register. */
 typedef uint32_t lane8u __attribute__((vector_size(32)));
 typedef float lane8f __attribute__((vector_size(32)));
+typedef int32_t lane8i __attribute__((vector_size(32)));
 typedef int64_t lane4i __attribute__((vector_size(32))); /* 4 lanes of 64-bit rows */
 enum { LANES8 = PTX_WARP / 8 };
 /* How the addresses of 8 lanes lie: anywhere, 8 consecutive words, or one word. */
@@ -1876,41 +1877,38 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			bool ftz = in->flags & F_FTZ;
 			int cmp = in->aux;
 			if ((t == T_S32 || t == T_U32) && cmp <= CMP_GE) {
-				/* every lane (the result is masked below), 4 lanes to a vector
-				 * compare whose all-ones lanes pick their mask bits: one loop
-				 * per operator, so that each stays in vector registers */
-				/* compared as 64-bit values that order as the 32-bit ones do: a
-				 * signed one in the high half, an unsigned one zero-extended */
-#define SETP32(op_, key_)                                                                   \
+				/* every lane (the result is masked below), 4 lanes to a vector:
+				 * their slots as 8 32-bit halves compared at once, each low
+				 * half's all-ones result picking its lane's mask bit (a high
+				 * half's bit is 0); one loop per operator and signedness, so
+				 * that each stays in vector registers */
+#define SETP32(op_, vec_)                                                                   \
 	do {                                                                                \
-		lane4i acc = { 0, 0, 0, 0 }, bit = { 1, 2, 4, 8 };                            \
+		static const lane8u bit0 = { 1, 0, 2, 0, 4, 0, 8, 0 };                        \
+		lane8u acc = { 0 };                                                         \
 		for (unsigned g = 0; g < PTX_WARP; g += 4) {                                \
-			lane4i a, b;                                                        \
+			vec_ a, b;                                                          \
 			memcpy(&a, A + g, sizeof(a));                                       \
 			memcpy(&b, B + g, sizeof(b));                                       \
-			acc |= (key_(a) op_ key_(b)) & bit;                                 \
-			bit <<= 4;                                                          \
+			acc |= (lane8u)(a op_ b) & (bit0 << g);                             \
 		}                                                                           \
-		v = (uint32_t)(acc[0] | acc[1] | acc[2] | acc[3]);                          \
+		lane4i q = (lane4i)acc;                                                     \
+		v = (uint32_t)(q[0] | q[1] | q[2] | q[3]);                                  \
 	} while (0)
-#define SIGNED_KEY(x_) ((x_) << 32)
-#define UNSIGNED_KEY(x_) ((x_) & (int64_t)PTX_LOW32)
-#define SETP32_OPS(key_)                                                                    \
+#define SETP32_OPS(vec_)                                                                    \
 	switch (cmp) {                                                                      \
-	case CMP_EQ: SETP32(==, key_); break;                                               \
-	case CMP_NE: SETP32(!=, key_); break;                                               \
-	case CMP_LT: SETP32(<, key_); break;                                                \
-	case CMP_LE: SETP32(<=, key_); break;                                               \
-	case CMP_GT: SETP32(>, key_); break;                                                \
-	default: SETP32(>=, key_); break;                                                   \
+	case CMP_EQ: SETP32(==, vec_); break;                                               \
+	case CMP_NE: SETP32(!=, vec_); break;                                               \
+	case CMP_LT: SETP32(<, vec_); break;                                                \
+	case CMP_LE: SETP32(<=, vec_); break;                                               \
+	case CMP_GT: SETP32(>, vec_); break;                                                \
+	default: SETP32(>=, vec_); break;                                                   \
 	}
 				if (t == T_S32)
-					SETP32_OPS(SIGNED_KEY)
+					SETP32_OPS(lane8i)
 				else
-					SETP32_OPS(UNSIGNED_KEY)
+					SETP32_OPS(lane8u)
 #undef SETP32_OPS
-#undef UNSIGNED_KEY
-#undef SIGNED_KEY
 #undef SETP32
 			} else {
 				FOR_LANES(m, v |= (uint32_t)ptx_alu_cmp(cmp, t, ftz, A[l], B[l]) << l);
