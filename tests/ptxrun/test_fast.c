@@ -75,8 +75,8 @@ static const uint32_t k_imms[] = { 0, 1, 7, 31, 32, 33, 63, 64, 200, 0x80000000u
 
 static uint64_t ref_k(const char *op, uint64_t a, uint64_t k, unsigned bits)
 {
-	uint64_t mask = bits == 32 ? 0xffffffffull : ~0ull, sign = (uint64_t)1 << (bits - 1);
-	int64_t sa = (int64_t)((a & mask) ^ sign) - (int64_t)sign; /* a sign-extended */
+	uint64_t mask = bits == 32 ? 0xffffffffull : ~0ull;
+	int64_t sa = bits == 32 ? (int64_t)(int32_t)(uint32_t)a : (int64_t)a; /* a sign-extended */
 	a &= mask;
 	uint64_t r;
 	if (!strcmp(op, "add.s")) r = a + k;
