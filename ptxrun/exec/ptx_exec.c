@@ -310,8 +310,9 @@ static bool settle(warp *w)
 	return false;
 }
 
-static void retire_lanes(warp *w, uint32_t lanes)
+static void retire_lanes(run *R, warp *w, uint32_t lanes)
 {
+	R->nlive -= lane_count(w->live & lanes);
 	w->live &= ~lanes;
 	for (uint32_t i = 0; i < w->sp; i++)
 		w->stk[i].mask &= ~lanes;
@@ -2478,7 +2479,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			while (fr > 0 && w->stk[fr - 1].call == PTX_NONE)
 				fr--;
 			if (fr == 0) {
-				retire_lanes(w, m); /* ret from the entry: the thread ends */
+				retire_lanes(R, w, m); /* ret from the entry: the thread ends */
 			} else {
 				const ptx_callsite *cs = &p->calls[w->stk[fr - 1].call];
 				copy_frame(R, w, m, cs->rets, cs->nrets);
@@ -2493,7 +2494,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		case OP_EXIT:
 			if (!m)
 				break;
-			retire_lanes(w, m);
+			retire_lanes(R, w, m);
 			top->pc = pc + 1;
 			RELOAD();
 			continue;

@@ -197,13 +197,6 @@ static void warp_start(run *R, warp *w)
 	memset(w->groups, 0, sizeof(w->groups));
 }
 
-static uint32_t live_threads(const run *R)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < R->nwarps; i++)
-		n += lane_count(R->warps[i].live);
-	return n;
-}
 
 static void bar_red_finish(run *R, uint32_t id)
 {
@@ -248,13 +241,22 @@ static void bar_red_finish(run *R, uint32_t id)
 	}
 }
 
-/* The order the warps run in this round (between two barrier releases). */
-static void schedule_round(run *R)
+/* The order the warps run in: in index order or reversed, set once per worker. */
+static void schedule_fixed(run *R)
 {
 	uint32_t n = R->nwarps;
 	for (uint32_t i = 0; i < n; i++)
 		R->order[i] = R->schedule == CS_PTX_SCHEDULE_REVERSE ? n - 1 - i : i;
+}
+
+/* The order the warps run in this round (between two barrier releases): a
+ * random schedule draws one each round. */
+static void schedule_round(run *R)
+{
+	uint32_t n = R->nwarps;
 	if (R->schedule == CS_PTX_SCHEDULE_RANDOM) {
+		for (uint32_t i = 0; i < n; i++)
+			R->order[i] = i;
 		/* Fisher-Yates from a splitmix64 stream of seed, CTA and round */
 		uint64_t x = R->schedule_seed ^ ((uint64_t)R->cta[0] << 40) ^
 			     ((uint64_t)R->cta[1] << 20) ^ R->cta[2] ^ ((uint64_t)R->round << 52);
@@ -297,8 +299,11 @@ static bool mbar_progress(run *R)
 
 static void cta_start(run *R)
 {
-	for (uint32_t i = 0; i < R->nwarps; i++)
+	R->nlive = 0;
+	for (uint32_t i = 0; i < R->nwarps; i++) {
 		warp_start(R, &R->warps[i]);
+		R->nlive += lane_count(R->warps[i].live);
+	}
 	memset(R->arrive, 0, sizeof(R->arrive));
 	R->epoch++;
 	R->mbar_stall = 0;
@@ -327,8 +332,9 @@ static bool cta_round(run *R)
 	else if (!mbar_progress(R))
 		return false;
 	/* open the barriers whose thread count is met */
-	uint32_t live = live_threads(R);
+	uint32_t live = R->nlive;
 	uint32_t arrived[NBAR] = { 0 }, want[NBAR] = { 0 };
+	bool red[NBAR] = { false }; /* a bar.red waits at it */
 	bool any_wait = false, any_ready = false;
 	for (uint32_t i = 0; i < R->nwarps; i++) {
 		warp *w = &R->warps[i];
@@ -345,6 +351,7 @@ static bool cta_round(run *R)
 		arrived[w->bar_id] += lane_count(w->live);
 		const ptx_ins *in = &R->p->code[w->stk[w->sp - 1].pc - 1];
 		uint32_t cnt_slot = in->op == OP_BAR ? in->o[1] : in->o[2];
+		red[w->bar_id] |= in->op == OP_BAR_RED;
 		if (cnt_slot != PTX_NONE) {
 			uint32_t c = (uint32_t)w->r[(size_t)cnt_slot * PTX_WARP +
 						 (unsigned)__builtin_ctz(w->stk[w->sp - 1].mask | 1)];
@@ -362,7 +369,8 @@ static bool cta_round(run *R)
 		if (arrived[b] + R->arrive[b] >= need) {
 			R->arrive[b] = 0;
 			R->epoch++;
-			bar_red_finish(R, b);
+			if (red[b])
+				bar_red_finish(R, b);
 			for (uint32_t i = 0; i < R->nwarps; i++) {
 				warp *w = &R->warps[i];
 				if (w->state == W_BARRIER && w->bar_id == b)
@@ -529,6 +537,8 @@ static bool worker_init(run *R, const run *proto, grid *G, bool shared_memory)
 	R->local = calloc((size_t)R->local_size * R->nwarps * PTX_WARP + 1, 1);
 	R->warps = calloc(R->nwarps, sizeof(warp));
 	R->order = calloc(R->nwarps, sizeof(uint32_t));
+	if (R->order)
+		schedule_fixed(R);
 	if (R->races != CS_PTX_RACES_OFF && R->shared_size)
 		R->shadow = calloc(R->shared_size, sizeof(race_cell));
 	bool ok = R->shared && R->local && R->warps && R->order &&

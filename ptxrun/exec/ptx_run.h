@@ -123,6 +123,7 @@ typedef struct run {
 	uint64_t param_bytes;
 	warp *warps;
 	uint32_t nwarps, nthreads;
+	uint32_t nlive;          /* the CTA's threads that have not exited */
 	uint32_t cta[3];
 	uint64_t cta_index;   /* linear */
 	uint64_t tinstr;      /* spent by this CTA */
