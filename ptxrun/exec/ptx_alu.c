@@ -171,6 +171,64 @@ static uint32_t cvt_pack(uint8_t form, uint32_t a, uint32_t b, uint32_t c)
 	return d;
 }
 
+/* The high w bits of the 2w-bit product of a and b (sa, sb sign-extended;
+ * ua, ub zero-extended). */
+static uint64_t mul_hi(int64_t sa, int64_t sb, uint64_t ua, uint64_t ub, unsigned w, bool sgn)
+{
+	if (w == 64)
+		return sgn ? mulhi_s64(sa, sb) : mulhi_u64(ua, ub);
+	return sgn ? (uint64_t)((sa * sb) >> w) : (ua * ub) >> w;
+}
+
+/* bfe: len bits of the w-bit a from pos, the rest of the result the sign bit
+ * of the field (sgn) or 0; positions past w read as that bit too. */
+static uint64_t bfe(uint64_t ua, unsigned pos, unsigned len, unsigned w, bool sgn)
+{
+	uint64_t v = 0;
+	unsigned msb = pos + len - 1 < w - 1 ? pos + len - 1 : w - 1;
+	bool sbit = sgn ? (len == 0 ? false : ((ua >> msb) & 1)) : false;
+	for (unsigned i = 0; i < w; i++) {
+		uint64_t bit;
+		if (i < len && pos + i <= w - 1)
+			bit = (ua >> (pos + i)) & 1;
+		else
+			bit = sbit;
+		v |= bit << i;
+	}
+	return v;
+}
+
+/* bfi: the low len bits of a into b at pos (bits past w dropped). */
+static uint64_t bfi(uint64_t ua, uint64_t ub, unsigned pos, unsigned len, unsigned w)
+{
+	uint64_t v = ub;
+	for (unsigned i = 0; i < len && pos + i < w; i++)
+		v = (v & ~((uint64_t)1 << (pos + i))) | (((ua >> i) & 1) << (pos + i));
+	return v;
+}
+
+/* The PTX ISA's bmsk: width b from position a, 0 past bit 31. */
+static uint64_t bmsk(uint32_t a, uint32_t b, bool clamp)
+{
+	uint32_t a1 = a & 31, b1 = b & 31;
+	uint64_t mask0 = (0xffffffffull << a1) & 0xffffffffu;
+	if (clamp && a >= 32)
+		mask0 = 0;
+	bool over = a1 + b1 >= 32 || (clamp && (a >= 32 || b >= 32));
+	uint64_t mask1 = over ? 0 : b1 == 0 ? 0xffffffffu : (0xffffffffull << (a1 + b1)) & 0xffffffffu;
+	return mask0 & ~mask1 & 0xffffffffu;
+}
+
+/* szext: the low b bits of a, sign- (sgn) or zero-extended; b 0 gives 0. */
+static uint32_t szext(uint32_t a, uint32_t b, bool clamp, bool sgn)
+{
+	uint32_t b1 = b & 31;
+	bool too_large = clamp && b >= 32;
+	uint32_t mask = too_large ? 0 : 0xffffffffu << b1;
+	bool sign = b1 != 0 && !too_large && sgn && ((a >> ((b1 - 1) & 31)) & 1);
+	return (a & ~mask) | (sign ? mask : 0);
+}
+
 uint64_t ptx_alu_int(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e)
 {
 	ptx_type t = (ptx_type)in->t1;
@@ -193,22 +251,13 @@ uint64_t ptx_alu_int(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, uint
 		break;
 	}
 	case IO_MULLO: r = ua * ub; break;
-	case IO_MULHI:
-		if (w == 64)
-			r = sgn ? mulhi_s64(sa, sb) : mulhi_u64(ua, ub);
-		else
-			r = sgn ? (uint64_t)((sa * sb) >> w) : (ua * ub) >> w;
-		break;
+	case IO_MULHI: r = mul_hi(sa, sb, ua, ub, w, sgn); break;
 	case IO_MULWIDE:
 		r = sgn ? (uint64_t)(sa * sb) : ua * ub;
 		return ptx_alu_norm(r, w == 16 ? (sgn ? T_S32 : T_U32) : T_U64);
 	case IO_MADLO: r = ua * ub + uc; break;
 	case IO_MADHI: {
-		uint64_t hi;
-		if (w == 64)
-			hi = sgn ? mulhi_s64(sa, sb) : mulhi_u64(ua, ub);
-		else
-			hi = sgn ? (uint64_t)((sa * sb) >> w) : (ua * ub) >> w;
+		uint64_t hi = mul_hi(sa, sb, ua, ub, w, sgn);
 		if (in->flags & F_SAT) {
 			int64_t v = sx(hi, w) + sc;
 			r = (uint64_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v);
@@ -252,30 +301,8 @@ uint64_t ptx_alu_int(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, uint
 		unsigned pos = 63u - (unsigned)__builtin_clzll(v);
 		return (in->flags & F_HI) ? (uint64_t)(w - 1 - pos) : pos;
 	}
-	case IO_BFE: {
-		unsigned pos = (unsigned)(b & 0xff), len = (unsigned)(c & 0xff);
-		uint64_t v = 0;
-		unsigned msb = pos + len - 1 < w - 1 ? pos + len - 1 : w - 1;
-		bool sbit = sgn ? (len == 0 ? false : ((ua >> msb) & 1)) : false;
-		for (unsigned i = 0; i < w; i++) {
-			uint64_t bit;
-			if (i < len && pos + i <= w - 1)
-				bit = (ua >> (pos + i)) & 1;
-			else
-				bit = sbit;
-			v |= bit << i;
-		}
-		r = v;
-		break;
-	}
-	case IO_BFI: {
-		unsigned pos = (unsigned)(c & 0xff), len = (unsigned)(e & 0xff);
-		uint64_t v = ub;
-		for (unsigned i = 0; i < len && pos + i < w; i++)
-			v = (v & ~((uint64_t)1 << (pos + i))) | (((ua >> i) & 1) << (pos + i));
-		r = v;
-		break;
-	}
+	case IO_BFE: r = bfe(ua, (unsigned)(b & 0xff), (unsigned)(c & 0xff), w, sgn); break;
+	case IO_BFI: r = bfi(ua, ub, (unsigned)(c & 0xff), (unsigned)(e & 0xff), w); break;
 	case IO_PRMT:
 		return prmt((uint32_t)a, (uint32_t)b, (uint32_t)c, in->aux2);
 	case IO_SHF: {
@@ -313,25 +340,8 @@ uint64_t ptx_alu_int(const ptx_ins *in, uint64_t a, uint64_t b, uint64_t c, uint
 	case IO_XOR: r = ua ^ ub; break;
 	case IO_NOT: r = ~ua; break;
 	case IO_CNOT: r = ua == 0 ? 1 : 0; break;
-	case IO_BMSK: {
-		/* the PTX ISA's bmsk: width b from position a, 0 past bit 31 */
-		uint32_t a1 = (uint32_t)ua & 31, b1 = (uint32_t)ub & 31;
-		bool clamp = in->aux2 == 1;
-		uint64_t mask0 = (0xffffffffull << a1) & 0xffffffffu;
-		if (clamp && (uint32_t)ua >= 32)
-			mask0 = 0;
-		bool over = a1 + b1 >= 32 || (clamp && ((uint32_t)ua >= 32 || (uint32_t)ub >= 32));
-		uint64_t mask1 = over ? 0 : b1 == 0 ? 0xffffffffu : (0xffffffffull << (a1 + b1)) & 0xffffffffu;
-		return mask0 & ~mask1 & 0xffffffffu;
-	}
-	case IO_SZEXT: {
-		/* the low b bits of a, sign- (.s32) or zero-extended; b 0 gives 0 */
-		uint32_t b1 = (uint32_t)ub & 31;
-		bool too_large = in->aux2 == 1 && (uint32_t)ub >= 32;
-		uint32_t mask = too_large ? 0 : 0xffffffffu << b1;
-		bool sign = b1 != 0 && !too_large && sgn && (((uint32_t)ua >> ((b1 - 1) & 31)) & 1);
-		return ptx_alu_norm(((uint32_t)ua & ~mask) | (sign ? mask : 0), t);
-	}
+	case IO_BMSK: return bmsk((uint32_t)ua, (uint32_t)ub, in->aux2 == 1);
+	case IO_SZEXT: return ptx_alu_norm(szext((uint32_t)ua, (uint32_t)ub, in->aux2 == 1, sgn), t);
 	case IO_FNS: return fns((uint32_t)a, (uint32_t)b, (int32_t)(uint32_t)c);
 	case IO_LOP3: return lop3((uint32_t)a, (uint32_t)b, (uint32_t)c, in->aux2);
 	case IO_DP4A:

@@ -45,6 +45,122 @@ static void mark_leaders(const cs_ptx_program *p, const ptx_func *f, uint8_t *le
 	}
 }
 
+/* Each block's successors: a branch's target and, when guarded, its fall
+ * through; ret and exit go to the virtual exit. */
+static void cfg_successors(const cs_ptx_program *p, const ptx_func *f, cfg *g,
+			   const uint32_t *block_of, uint32_t n)
+{
+	for (uint32_t k = 0; k < g->nb; k++) {
+		uint32_t last = (k + 1 < g->nb ? g->start[k + 1] : n) - 1;
+		const ptx_ins *in = &p->code[f->start + last];
+		uint32_t *s = &g->succ[2 * k];
+		s[0] = s[1] = PTX_NONE;
+		bool guarded = in->guard != PTX_NONE;
+		uint32_t fall = last + 1 < n ? block_of[last + 1] : g->nb;
+		if (in->op == OP_BRA) {
+			s[0] = block_of[(uint32_t)in->imm - f->start];
+			if (guarded)
+				s[1] = fall;
+		} else if (in->op == OP_RET || in->op == OP_EXIT) {
+			s[0] = g->nb;
+			if (guarded)
+				s[1] = fall;
+		} else {
+			/* trap stops the grid, so its lanes reconverge nowhere: taken as
+			 * falling through, it keeps a switch's `default: trap` (as in
+			 * __pipeline_memcpy_async) from moving the switch's join to the exit */
+			s[0] = fall;
+		}
+		if (s[1] == s[0])
+			s[1] = PTX_NONE;
+	}
+}
+
+/* The reversed graph: pred[pred_cnt[k] .. pred_cnt[k + 1]) are node k's
+ * forward predecessors. False when out of memory. */
+static bool cfg_predecessors(const cfg *g, uint32_t *pred_cnt, uint32_t *pred)
+{
+	for (uint32_t k = 0; k < g->nb; k++)
+		for (int j = 0; j < 2; j++)
+			if (g->succ[2 * k + j] != PTX_NONE)
+				pred_cnt[g->succ[2 * k + j] + 1]++;
+	for (uint32_t k = 1; k <= g->nb + 1; k++)
+		pred_cnt[k] += pred_cnt[k - 1];
+	uint32_t *fill = calloc(g->nb + 1, sizeof(uint32_t));
+	if (!fill)
+		return false;
+	for (uint32_t k = 0; k < g->nb; k++)
+		for (int j = 0; j < 2; j++) {
+			uint32_t s = g->succ[2 * k + j];
+			if (s != PTX_NONE)
+				pred[pred_cnt[s] + fill[s]++] = k;
+		}
+	free(fill);
+	return true;
+}
+
+/* Numbers the nodes reachable from the exit in postorder of a depth-first
+ * walk over predecessor edges (g->po; PTX_NONE: unreachable); returns how
+ * many. stack holds 2 (nb + 1) entries, seen nb + 1 zeroed ones. */
+static uint32_t cfg_postorder(cfg *g, const uint32_t *pred_cnt, const uint32_t *pred,
+			      uint32_t *stack, uint8_t *seen)
+{
+	uint32_t counter = 0;
+	for (uint32_t k = 0; k <= g->nb; k++)
+		g->po[k] = PTX_NONE;
+	uint32_t sp = 0;
+	stack[sp++] = g->nb;
+	stack[sp++] = 0;
+	seen[g->nb] = 1;
+	while (sp) {
+		uint32_t node = stack[sp - 2], it = stack[sp - 1];
+		uint32_t lo = pred_cnt[node], hi = pred_cnt[node + 1];
+		if (lo + it < hi) {
+			stack[sp - 1]++;
+			uint32_t q = pred[lo + it];
+			if (!seen[q]) {
+				seen[q] = 1;
+				stack[sp++] = q;
+				stack[sp++] = 0;
+			}
+		} else {
+			g->po[node] = counter++;
+			sp -= 2;
+		}
+	}
+	return counter;
+}
+
+/* Each node's immediate post-dominator (g->ipdom), iterated to a fixed point
+ * over the counter reachable nodes in reverse postorder; order holds them. */
+static void cfg_ipdoms(cfg *g, uint32_t *order, uint32_t counter)
+{
+	for (uint32_t k = 0; k <= g->nb; k++)
+		g->ipdom[k] = PTX_NONE;
+	g->ipdom[g->nb] = g->nb;
+	/* nodes in reverse postorder (exit first) */
+	for (uint32_t k = 0; k <= g->nb; k++)
+		if (g->po[k] != PTX_NONE)
+			order[counter - 1 - g->po[k]] = k;
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (uint32_t oi = 1; oi < counter; oi++) {
+			uint32_t k = order[oi];
+			uint32_t nd = PTX_NONE;
+			for (int j = 0; j < 2; j++) {
+				uint32_t s = g->succ[2 * k + j];
+				if (s == PTX_NONE || g->ipdom[s] == PTX_NONE)
+					continue;
+				nd = nd == PTX_NONE ? s : intersect(g, s, nd);
+			}
+			if (nd != g->ipdom[k]) {
+				g->ipdom[k] = nd;
+				changed = true;
+			}
+		}
+	}
+}
+
 bool ptx_cfg_reconverge(cs_ptx_program *p, ptx_func *f, cs_diag *d)
 {
 	uint32_t n = f->end - f->start;
@@ -83,101 +199,14 @@ bool ptx_cfg_reconverge(cs_ptx_program *p, ptx_func *f, cs_diag *d)
 			g.start[b++] = i;
 		block_of[i] = b - 1;
 	}
-	for (uint32_t k = 0; k < g.nb; k++) {
-		uint32_t last = (k + 1 < g.nb ? g.start[k + 1] : n) - 1;
-		const ptx_ins *in = &p->code[f->start + last];
-		uint32_t *s = &g.succ[2 * k];
-		s[0] = s[1] = PTX_NONE;
-		bool guarded = in->guard != PTX_NONE;
-		uint32_t fall = last + 1 < n ? block_of[last + 1] : g.nb;
-		if (in->op == OP_BRA) {
-			s[0] = block_of[(uint32_t)in->imm - f->start];
-			if (guarded)
-				s[1] = fall;
-		} else if (in->op == OP_RET || in->op == OP_EXIT) {
-			s[0] = g.nb;
-			if (guarded)
-				s[1] = fall;
-		} else {
-			/* trap stops the grid, so its lanes reconverge nowhere: taken as
-			 * falling through, it keeps a switch's `default: trap` (as in
-			 * __pipeline_memcpy_async) from moving the switch's join to the exit */
-			s[0] = fall;
-		}
-		if (s[1] == s[0])
-			s[1] = PTX_NONE;
+	cfg_successors(p, f, &g, block_of, n);
+	if (!cfg_predecessors(&g, pred_cnt, pred)) {
+		ok = false;
+		cs_diag_set(d, CS_ERR_NOMEM, "out of memory");
+		goto out;
 	}
-	/* reversed-graph adjacency: for each node, its forward predecessors */
-	for (uint32_t k = 0; k < g.nb; k++)
-		for (int j = 0; j < 2; j++)
-			if (g.succ[2 * k + j] != PTX_NONE)
-				pred_cnt[g.succ[2 * k + j] + 1]++;
-	for (uint32_t k = 1; k <= g.nb + 1; k++)
-		pred_cnt[k] += pred_cnt[k - 1];
-	{
-		uint32_t *fill = calloc(g.nb + 1, sizeof(uint32_t));
-		if (!fill) {
-			ok = false;
-			cs_diag_set(d, CS_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-		for (uint32_t k = 0; k < g.nb; k++)
-			for (int j = 0; j < 2; j++) {
-				uint32_t s = g.succ[2 * k + j];
-				if (s != PTX_NONE)
-					pred[pred_cnt[s] + fill[s]++] = k;
-			}
-		free(fill);
-	}
-	/* iterative DFS postorder from the exit over predecessor edges */
-	uint32_t counter = 0;
-	for (uint32_t k = 0; k <= g.nb; k++)
-		g.po[k] = PTX_NONE;
-	uint32_t sp = 0;
-	stack[sp++] = g.nb;
-	stack[sp++] = 0;
-	seen[g.nb] = 1;
-	while (sp) {
-		uint32_t node = stack[sp - 2], it = stack[sp - 1];
-		uint32_t lo = pred_cnt[node], hi = pred_cnt[node + 1];
-		if (lo + it < hi) {
-			stack[sp - 1]++;
-			uint32_t q = pred[lo + it];
-			if (!seen[q]) {
-				seen[q] = 1;
-				stack[sp++] = q;
-				stack[sp++] = 0;
-			}
-		} else {
-			g.po[node] = counter++;
-			sp -= 2;
-		}
-	}
-	for (uint32_t k = 0; k <= g.nb; k++)
-		g.ipdom[k] = PTX_NONE;
-	g.ipdom[g.nb] = g.nb;
-	/* nodes in reverse postorder (exit first) */
-	uint32_t *order = stack; /* reuse: counter entries */
-	for (uint32_t k = 0; k <= g.nb; k++)
-		if (g.po[k] != PTX_NONE)
-			order[counter - 1 - g.po[k]] = k;
-	for (bool changed = true; changed;) {
-		changed = false;
-		for (uint32_t oi = 1; oi < counter; oi++) {
-			uint32_t k = order[oi];
-			uint32_t nd = PTX_NONE;
-			for (int j = 0; j < 2; j++) {
-				uint32_t s = g.succ[2 * k + j];
-				if (s == PTX_NONE || g.ipdom[s] == PTX_NONE)
-					continue;
-				nd = nd == PTX_NONE ? s : intersect(&g, s, nd);
-			}
-			if (nd != g.ipdom[k]) {
-				g.ipdom[k] = nd;
-				changed = true;
-			}
-		}
-	}
+	uint32_t counter = cfg_postorder(&g, pred_cnt, pred, stack, seen);
+	cfg_ipdoms(&g, stack, counter);
 	/* each branch's reconvergence pc: the start of its block's ipdom */
 	for (uint32_t k = 0; k < g.nb; k++) {
 		uint32_t last = (k + 1 < g.nb ? g.start[k + 1] : n) - 1;
@@ -224,16 +253,22 @@ uint8_t *ptx_cfg_slot_uses(const cs_ptx_program *p)
 			COUNT_USE(p->code[i].o[k]);
 		COUNT_USE(p->code[i].guard);
 	}
-	/* mma.sync keeps its fragment registers beside the instruction */
+	/* mma.sync, wmma.mma and wmma.load/store keep their fragment registers
+	 * beside the instruction */
 	for (size_t i = 0; i < p->nmmas; i++) {
 		const ptx_mma *mm = &p->mmas[i];
-		for (unsigned k = 0; k < 4; k++) {
+		for (unsigned k = 0; k < mm->nd; k++)
 			COUNT_USE(mm->d[k]);
+		for (unsigned k = 0; k < mm->na; k++)
 			COUNT_USE(mm->a[k]);
+		for (unsigned k = 0; k < mm->nb; k++)
 			COUNT_USE(mm->b[k]);
+		for (unsigned k = 0; k < mm->nc; k++)
 			COUNT_USE(mm->c[k]);
-		}
 	}
+	for (size_t i = 0; i < p->nwmmas; i++)
+		for (unsigned k = 0; k < p->wmmas[i].nregs; k++)
+			COUNT_USE(p->wmmas[i].regs[k]);
 #undef COUNT_USE
 	return uses;
 }

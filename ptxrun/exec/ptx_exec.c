@@ -310,8 +310,9 @@ static bool settle(warp *w)
 	return false;
 }
 
-static void retire_lanes(warp *w, uint32_t lanes)
+static void retire_lanes(run *R, warp *w, uint32_t lanes)
 {
+	R->nlive -= lane_count(w->live & lanes);
 	w->live &= ~lanes;
 	for (uint32_t i = 0; i < w->sp; i++)
 		w->stk[i].mask &= ~lanes;
@@ -374,6 +375,7 @@ static inline void fma_f32_lanes(const run *R, uint32_t m, uint64_t *D, const ui
 /* Eight lanes at a time, so that a build for AVX2 keeps each in one register. */
 typedef uint32_t lane8u __attribute__((vector_size(32)));
 typedef float lane8f __attribute__((vector_size(32)));
+typedef int32_t lane8i __attribute__((vector_size(32)));
 typedef int64_t lane4i __attribute__((vector_size(32))); /* 4 lanes of 64-bit rows */
 enum { LANES8 = PTX_WARP / 8 };
 /* How the addresses of 8 lanes lie: anywhere, 8 consecutive words, or one word. */
@@ -386,29 +388,46 @@ typedef struct shared_row {
 	uint8_t kind[LANES8];
 } shared_row;
 
+/* Whether all 8 lanes of v are zero (four 64-bit words ORed: fewer steps than
+ * eight 32-bit ones). */
+static inline __attribute__((always_inline)) bool lane8_zero(const lane8u *v)
+{
+	lane4i q = (lane4i)*v;
+	return !(q[0] | q[1] | q[2] | q[3]);
+}
+
 /* Whether every lane's address plus every offset in [0, max_off] (all multiples
  * of 4) is an aligned word inside lim bytes of shared memory. */
-static inline bool shared_row_of(shared_row *s, const uint64_t *Bs, uint64_t max_off,
-				 uint32_t lim)
+static inline __attribute__((always_inline)) bool shared_row_of(shared_row *s, const uint64_t *Bs,
+								 uint64_t max_off, uint32_t lim)
 {
-	uint32_t hi = 0, low_bits = 0;
-	for (unsigned l = 0; l < PTX_WARP; l++) {
-		uint32_t a = (uint32_t)Bs[l];
-		s->at[l] = a;
-		hi = a > hi ? a : hi;
-		low_bits |= a;
-	}
-	if ((low_bits & 3) || (uint64_t)hi + max_off + 4 > lim)
+	/* 8 lanes to a vector, so that a build for AVX2 compares them at once */
+	static const lane8u step = { 0, 4, 8, 12, 16, 20, 24, 28 };
+	if (max_off + 4 > lim)
 		return false;
+	uint32_t last = (uint32_t)(lim - max_off - 4); /* the highest address that fits */
+	lane8u lastv = { last, last, last, last, last, last, last, last };
+	lane8u bad = { 0 }, nu_all = { 0 }, nc_all = { 0 }, not_uniform[LANES8], not_contig[LANES8];
 	for (unsigned g = 0; g < LANES8; g++) {
-		const uint32_t *a = s->at + 8 * g;
-		uint32_t not_contig = 0, not_uniform = 0;
-		for (unsigned k = 0; k < 8; k++) {
-			not_contig |= a[k] ^ (a[0] + 4 * k);
-			not_uniform |= a[k] ^ a[0];
-		}
-		s->kind[g] = !not_uniform ? G_UNIFORM : !not_contig ? G_CONTIG : G_GATHER;
+		lane8u a;
+		for (unsigned k = 0; k < 8; k++)
+			a[k] = (uint32_t)Bs[8 * g + k];
+		memcpy(s->at + 8 * g, &a, sizeof(a));
+		bad |= (lane8u)(a > lastv) | (a & 3);
+		lane8u first = { a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0] };
+		not_uniform[g] = a ^ first;
+		not_contig[g] = a ^ (first + step);
+		nu_all |= not_uniform[g];
+		nc_all |= not_contig[g];
 	}
+	if (!lane8_zero(&bad))
+		return false;
+	/* every group alike (the usual case) takes one test for all */
+	bool all_uniform = lane8_zero(&nu_all), all_contig = !all_uniform && lane8_zero(&nc_all);
+	for (unsigned g = 0; g < LANES8; g++)
+		s->kind[g] = all_uniform ? G_UNIFORM : all_contig ? G_CONTIG
+			     : lane8_zero(&not_uniform[g]) ? G_UNIFORM
+			     : lane8_zero(&not_contig[g]) ? G_CONTIG : G_GATHER;
 	return true;
 }
 
@@ -457,6 +476,49 @@ static inline __attribute__((always_inline)) void shared_fma_group(
 	}
 }
 
+/* One triple's fma for group g of 8 lanes. */
+static inline __attribute__((always_inline)) void shared_fma_step(
+	lane8f *acc, const uint8_t *sh, const shared_row *x, int kx, const shared_row *y, int ky,
+	unsigned g, uint32_t off1, uint32_t off2)
+{
+	lane8u a, b;
+	load8(&a, sh, x->at + 8 * g, kx, off1);
+	load8(&b, sh, y->at + 8 * g, ky, off2);
+	lane8f fa = (lane8f)a, fb = (lane8f)b;
+	for (unsigned k = 0; k < 8; k++)
+		(*acc)[k] = __builtin_fmaf(fa[k], fb[k], (*acc)[k]);
+}
+
+/* The same for all groups of 8 lanes at once, where every group's addresses lie
+ * the same way: each lane's chain of fmas is the one shared_fma_group does, and
+ * the four groups' independent chains overlap. */
+static inline __attribute__((always_inline)) void shared_fma_warp(
+	lane8f *acc, const uint8_t *sh, const shared_row *x, int kx, const shared_row *y, int ky,
+	const uint32_t *off1, const uint32_t *off2, uint32_t n)
+{
+	_Static_assert(LANES8 == 4, "four accumulators");
+	lane8f c0 = acc[0], c1 = acc[1], c2 = acc[2], c3 = acc[3];
+	for (uint32_t t = 0; t < n; t++) {
+		shared_fma_step(&c0, sh, x, kx, y, ky, 0, off1[t], off2[t]);
+		shared_fma_step(&c1, sh, x, kx, y, ky, 1, off1[t], off2[t]);
+		shared_fma_step(&c2, sh, x, kx, y, ky, 2, off1[t], off2[t]);
+		shared_fma_step(&c3, sh, x, kx, y, ky, 3, off1[t], off2[t]);
+	}
+	acc[0] = c0;
+	acc[1] = c1;
+	acc[2] = c2;
+	acc[3] = c3;
+}
+
+/* Whether every group of 8 lanes of s lies as the first one does. */
+static inline bool shared_row_one_kind(const shared_row *s)
+{
+	bool same = true;
+	for (unsigned g = 1; g < LANES8; g++)
+		same &= s->kind[g] == s->kind[0];
+	return same;
+}
+
 /* The run of n triples at in for a full warp whose addresses x and y checked,
  * at the offsets off1 and off2. The accumulator stays in lanes across the
  * run: an fma's NaN stays a NaN, so making it canonical when stored gives the
@@ -467,29 +529,48 @@ static inline __attribute__((always_inline)) void shared_fma_run_lanes(
 {
 	lane8f acc[LANES8];
 	const uint64_t *C = PTX_REG(in[2].o[3]);
-	for (unsigned l = 0; l < PTX_WARP; l++)
-		acc[l / 8][l % 8] = ptx_f32(C[l]);
+	for (unsigned g = 0; g < LANES8; g++) {
+		lane8u c;
+		for (unsigned k = 0; k < 8; k++)
+			c[k] = (uint32_t)C[8 * g + k];
+		acc[g] = (lane8f)c;
+	}
 	if (all_dead) {
-		for (unsigned g = 0; g < LANES8; g++) {
-#define GROUP_CASE(kx_, ky_)                                                                \
-	case (kx_) * 3 + (ky_):                                                             \
-		shared_fma_group(&acc[g], sh, x, kx_, y, ky_, g, off1, off2, n);            \
+		/* the switches pick the address kinds once, so that each load in
+		 * the loops is one vector load, one broadcast or 8 scalar loads */
+#define KIND_CASES(call_)                                                                   \
+	KIND_CASE(G_GATHER, G_GATHER, call_);                                               \
+	KIND_CASE(G_GATHER, G_CONTIG, call_);                                               \
+	KIND_CASE(G_GATHER, G_UNIFORM, call_);                                              \
+	KIND_CASE(G_CONTIG, G_GATHER, call_);                                               \
+	KIND_CASE(G_CONTIG, G_CONTIG, call_);                                               \
+	KIND_CASE(G_CONTIG, G_UNIFORM, call_);                                              \
+	KIND_CASE(G_UNIFORM, G_GATHER, call_);                                              \
+	KIND_CASE(G_UNIFORM, G_CONTIG, call_);                                              \
+	default:                                                                            \
+		call_(G_UNIFORM, G_UNIFORM);                                                \
 		break
-			switch (x->kind[g] * 3 + y->kind[g]) {
-			GROUP_CASE(G_GATHER, G_GATHER);
-			GROUP_CASE(G_GATHER, G_CONTIG);
-			GROUP_CASE(G_GATHER, G_UNIFORM);
-			GROUP_CASE(G_CONTIG, G_GATHER);
-			GROUP_CASE(G_CONTIG, G_CONTIG);
-			GROUP_CASE(G_CONTIG, G_UNIFORM);
-			GROUP_CASE(G_UNIFORM, G_GATHER);
-			GROUP_CASE(G_UNIFORM, G_CONTIG);
-			default:
-				shared_fma_group(&acc[g], sh, x, G_UNIFORM, y, G_UNIFORM, g, off1, off2, n);
-				break;
+#define KIND_CASE(kx_, ky_, call_)                                                          \
+	case (kx_) * 3 + (ky_):                                                             \
+		call_(kx_, ky_);                                                            \
+		break
+#define WARP_RUN(kx_, ky_) shared_fma_warp(acc, sh, x, kx_, y, ky_, off1, off2, n)
+#define GROUP_RUN(kx_, ky_) shared_fma_group(&acc[g], sh, x, kx_, y, ky_, g, off1, off2, n)
+		if (shared_row_one_kind(x) && shared_row_one_kind(y)) {
+			switch (x->kind[0] * 3 + y->kind[0]) {
+				KIND_CASES(WARP_RUN);
 			}
-#undef GROUP_CASE
+		} else {
+			for (unsigned g = 0; g < LANES8; g++) {
+				switch (x->kind[g] * 3 + y->kind[g]) {
+					KIND_CASES(GROUP_RUN);
+				}
+			}
 		}
+#undef GROUP_RUN
+#undef WARP_RUN
+#undef KIND_CASE
+#undef KIND_CASES
 		const ptx_ins *fma = in + 3 * (n - 1) + 2;
 		for (unsigned g = 0; g < LANES8; g++) {
 			lane8u d = (lane8u)acc[g];
@@ -538,7 +619,8 @@ static void shared_fma_run_sw(uint64_t *r, const ptx_ins *in, uint32_t n, const 
 /* Runs the fused run at in for a full warp at once; false (nothing done) when
  * an address is misaligned or outside shared memory, so that the instructions
  * run one by one and the right one faults. */
-static inline bool shared_fma_run(const run *R, uint64_t *r, const ptx_ins *in)
+static inline __attribute__((always_inline)) bool shared_fma_run(const run *R, uint64_t *r,
+								  const ptx_ins *in)
 {
 	uint32_t n = in->o[5], lim = (uint32_t)R->shared_size;
 	uint32_t off1[PTX_FUSED_RUN_MAX], off2[PTX_FUSED_RUN_MAX];
@@ -584,6 +666,20 @@ static inline bool shared_lanes_ok(uint32_t m, const uint64_t *Bs, uint32_t off,
 	return !bad;
 }
 
+/* The bits in which 8 lanes' addresses a[0..7] differ from 8 consecutive words
+ * from a[0] (4 lanes to a vector compare); zero when they are consecutive. */
+static inline uint64_t lanes8_not_contig(const uint64_t *a)
+{
+	static const lane4i step_lo = { 0, 4, 8, 12 }, step_hi = { 16, 20, 24, 28 };
+	lane4i lo, hi;
+	memcpy(&lo, a, sizeof(lo));
+	memcpy(&hi, a + 4, sizeof(hi));
+	int64_t a0 = (int64_t)a[0];
+	lane4i first = { a0, a0, a0, a0 };
+	lane4i d = (lo ^ (first + step_lo)) | (hi ^ (first + step_hi));
+	return (uint64_t)(d[0] | d[1] | d[2] | d[3]);
+}
+
 /* The stores shared_lanes_ok cleared, for a full warp: 8 lanes that write 8
  * consecutive words as one copy. Lanes go in order, so where two write one
  * word the higher lane's value stays, as lane by lane. */
@@ -591,10 +687,7 @@ static inline void store_shared_warp(uint8_t *sh, const uint64_t *Bs, uint32_t o
 				     const uint64_t *S)
 {
 	for (unsigned g = 0; g < PTX_WARP; g += 8) {
-		uint32_t not_contig = 0;
-		for (unsigned k = 0; k < 8; k++)
-			not_contig |= (uint32_t)Bs[g + k] ^ ((uint32_t)Bs[g] + 4 * k);
-		if (!not_contig) {
+		if (!(lanes8_not_contig(Bs + g) & PTX_LOW32)) {
 			lane8u v;
 			for (unsigned k = 0; k < 8; k++)
 				v[k] = (uint32_t)S[g + k];
@@ -625,10 +718,7 @@ static inline void load_page_lanes(uint64_t *D, const uint64_t *Bs, uint64_t off
 				   const uint8_t *pg)
 {
 	for (unsigned g = 0; g < PTX_WARP; g += 8) {
-		uint64_t not_contig = 0;
-		for (unsigned k = 0; k < 8; k++)
-			not_contig |= Bs[g + k] ^ (Bs[g] + 4 * k);
-		if (!not_contig) {
+		if (!lanes8_not_contig(Bs + g)) {
 			lane8u v; /* one vector load (an array is stored and reloaded) */
 			memcpy(&v, pg + ((Bs[g] + off) & (CS_PAGE_SIZE - 1)), sizeof(v));
 			for (unsigned k = 0; k < 8; k++)
@@ -1067,6 +1157,190 @@ static uint32_t redux_group(const ptx_ins *in, const wsync *s, uint32_t group)
 	return acc;
 }
 
+/* Finds the sibling paths whose lanes the member masks of the lanes m at pc
+ * name, adds their lanes to s (their stack entries in joins) and checks the
+ * masks: WS_YIELD when a sibling must first run up to its warp instruction. */
+static int sync_join(run *R, warp *w, uint32_t pc, uint32_t m, wsync *s, uint32_t *joins,
+		     uint32_t *njoins)
+{
+	const ptx_ins *code = R->p->code, *in = &code[pc];
+	sentry *top = &w->stk[w->sp - 1];
+	uint64_t *r = w->r;
+	uint32_t *pr = w->pr;
+	uint32_t need = 0;
+	for (uint32_t g = m; g; g &= g - 1)
+		need |= s->mask[__builtin_ctz(g)];
+	uint32_t missing = need & w->live & ~top->mask, found = 0;
+	for (uint32_t k = w->sp - 1; missing && k-- > 0;) {
+		sentry *e = &w->stk[k];
+		if (e->rpc != top->rpc || e->call != top->call)
+			break;
+		/* lanes waiting at their reconvergence point never get here */
+		if (!(e->mask & missing) || e->pc == e->rpc || e->pc >= R->p->ncode)
+			continue;
+		const ptx_ins *o = &code[e->pc];
+		if (!is_sync_warp_op(o)) {
+			/* the sibling runs until it reaches a warp instruction,
+			 * reconverges or exits; this path waits at pc */
+			sentry t = *e;
+			*e = *top;
+			*top = t;
+			return WS_YIELD;
+		}
+		if (!sync_same_kind(o, in)) {
+			ptx_set_error(R, w, pc,
+				  "lanes 0x%08x wait at this warp instruction for lanes 0x%08x, "
+				  "which wait at a different one (PTX line %u); PTX requires the same "
+				  "instruction kind and qualifiers", m, e->mask & missing,
+				  R->p->lines[e->pc]);
+			return WS_STOP;
+		}
+		joins[(*njoins)++] = k;
+		found |= e->mask;
+	}
+	if (missing & ~found) {
+		ptx_set_error(R, w, pc,
+			  "lanes 0x%08x of the member mask are live but not converged with lanes "
+			  "0x%08x at this warp instruction (they wait at a reconvergence point or "
+			  "on an enclosing path); chainsim joins only sibling paths", missing & ~found,
+			  m);
+		return WS_STOP;
+	}
+	for (uint32_t i = 0; i < *njoins; i++) {
+		sentry *e = &w->stk[joins[i]];
+		sync_gather(s, &code[e->pc], e->mask, r, pr);
+	}
+	for (uint32_t g = s->exec; g; g &= g - 1) {
+		unsigned l = (unsigned)__builtin_ctz(g);
+		if (!((s->mask[l] >> l) & 1)) {
+			ptx_set_error(R, w, pc,
+				  "lane %u executes a .sync warp operation with member mask 0x%08x, "
+				  "which does not include it", l, s->mask[l]);
+			return WS_STOP;
+		}
+		uint32_t same = s->mask[l] & s->exec;
+		for (uint32_t h = same; h; h &= h - 1) {
+			unsigned j = (unsigned)__builtin_ctz(h);
+			if (s->mask[j] != s->mask[l]) {
+				ptx_set_error(R, w, pc,
+					  "lanes %u and %u execute this warp instruction together with "
+					  "member masks 0x%08x and 0x%08x; PTX requires the same mask",
+					  l, j, s->mask[l], s->mask[j]);
+				return WS_STOP;
+			}
+		}
+	}
+	return WS_DONE;
+}
+
+/* Each executing lane's result of its warp instruction, into s->d and s->pout. */
+static void sync_compute(run *R, warp *w, uint32_t pc, wsync *s)
+{
+	const ptx_ins *in = &R->p->code[pc];
+	bool values = in->op != OP_WARPSYNC && in->op != OP_ELECT;
+	for (uint32_t g = s->exec; g; g &= g - 1) {
+		unsigned l = (unsigned)__builtin_ctz(g);
+		const ptx_ins *li = s->ins[l];
+		uint32_t P = s->mask[l] & s->exec;
+		uint32_t off = s->mask[l] & s->off;
+		if (off && values)
+			undefined_note(R, w, pc, UNDEF_MEMBER_OFF,
+				       "lanes 0x%08x of lane %u's member mask 0x%08x are predicated off at "
+				       "this warp instruction; PTX does not say what they contribute, and "
+				       "chainsim leaves them out", off, l, s->mask[l]);
+		switch ((ptx_op)li->op) {
+		case OP_SHFL: {
+			uint32_t bval = (uint32_t)s->b[l] & 31, c = (uint32_t)s->c[l];
+			uint32_t cval = c & 31, seg = (c >> 8) & 31;
+			uint32_t maxl = (l & seg) | (cval & ~seg), minl = l & seg;
+			int32_t j;
+			bool ok;
+			switch (li->aux) {
+			case SH_UP: j = (int32_t)l - (int32_t)bval; ok = j >= (int32_t)maxl; break;
+			case SH_DOWN: j = (int32_t)(l + bval); ok = j <= (int32_t)maxl; break;
+			case SH_BFLY: j = (int32_t)(l ^ bval); ok = j <= (int32_t)maxl; break;
+			default: j = (int32_t)(minl | (bval & ~seg)); ok = j <= (int32_t)maxl; break;
+			}
+			if (!ok)
+				j = (int32_t)l;
+			if ((P >> j) & 1) {
+				s->d[l] = (uint32_t)s->a[j];
+			} else {
+				s->d[l] = 0;
+				undefined_note(R, w, pc, UNDEF_SHFL_SOURCE,
+					       "lane %u reads lane %d, which %s; PTX leaves the value "
+					       "undefined, and chainsim returns 0", l, j,
+					       !((w->live >> j) & 1) ? "has exited (or does not exist)"
+					       : !((s->mask[l] >> j) & 1) ? "is not in its member mask"
+									 : "does not execute the shfl");
+			}
+			s->pout |= (uint32_t)ok << l;
+			break;
+		}
+		case OP_VOTE: {
+			uint32_t act = s->pred & P;
+			bool v = li->aux == VO_ALL ? act == P : li->aux == VO_ANY ? act != 0
+				 : li->aux == VO_UNI ? (act == 0 || act == P) : false;
+			s->d[l] = act;
+			s->pout |= (uint32_t)v << l;
+			break;
+		}
+		case OP_MATCH: {
+			uint64_t vm = li->t1 == T_B32 ? 0xffffffffu : UINT64_MAX;
+			uint32_t same = 0;
+			for (uint32_t h = P; h; h &= h - 1) {
+				unsigned j = (unsigned)__builtin_ctz(h);
+				if (((s->a[j] ^ s->a[l]) & vm) == 0)
+					same |= 1u << j;
+			}
+			bool all = same == P;
+			s->d[l] = li->aux == MA_ANY ? same : all ? P : 0;
+			s->pout |= (uint32_t)all << l;
+			break;
+		}
+		case OP_REDUX:
+			s->d[l] = redux_group(li, s, P);
+			break;
+		case OP_ELECT: {
+			unsigned leader = (unsigned)__builtin_ctz(P);
+			s->d[l] = leader;
+			s->pout |= (uint32_t)(l == leader) << l;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+}
+
+/* Writes each executing lane's result to its instruction's destinations. */
+static void sync_write(warp *w, const wsync *s)
+{
+	uint64_t *r = w->r;
+	uint32_t *pr = w->pr;
+	for (uint32_t g = s->exec; g; g &= g - 1) {
+		unsigned l = (unsigned)__builtin_ctz(g);
+		const ptx_ins *li = s->ins[l];
+		bool pv = (s->pout >> l) & 1;
+		switch ((ptx_op)li->op) {
+		case OP_VOTE:
+			if (li->aux == VO_BALLOT)
+				PTX_REG(li->o[0])[l] = s->d[l];
+			else
+				set_pred_lane(pr, li->o[0], l, pv);
+			break;
+		case OP_SHFL: case OP_MATCH: case OP_REDUX: case OP_ELECT:
+			if (li->o[0] != PTX_NONE)
+				PTX_REG(li->o[0])[l] = s->d[l];
+			if (li->op != OP_REDUX && li->o[4] != PTX_NONE)
+				set_pred_lane(pr, li->o[4], l, pv);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 /* Runs the .sync warp instruction at pc (or its form without .sync) for the
  * lanes m of the top path. A member lane that is live but on a sibling path
  * is waited for: a sibling that has not reached a warp instruction runs first
@@ -1084,168 +1358,14 @@ static int warp_sync(run *R, warp *w, uint32_t pc, uint32_t m)
 	wsync s;
 	s.exec = s.off = s.pred = s.pout = 0;
 	sync_gather(&s, in, top->mask, r, pr);
-	bool sync = (in->flags & F_MEMBER_MASK) != 0;
 	uint32_t joins[PTX_WARP], njoins = 0;
-	if (sync) {
-		uint32_t need = 0;
-		for (uint32_t g = m; g; g &= g - 1)
-			need |= s.mask[__builtin_ctz(g)];
-		uint32_t missing = need & w->live & ~top->mask, found = 0;
-		for (uint32_t k = w->sp - 1; missing && k-- > 0;) {
-			sentry *e = &w->stk[k];
-			if (e->rpc != top->rpc || e->call != top->call)
-				break;
-			/* lanes waiting at their reconvergence point never get here */
-			if (!(e->mask & missing) || e->pc == e->rpc || e->pc >= R->p->ncode)
-				continue;
-			const ptx_ins *o = &code[e->pc];
-			if (!is_sync_warp_op(o)) {
-				/* the sibling runs until it reaches a warp instruction,
-				 * reconverges or exits; this path waits at pc */
-				sentry t = *e;
-				*e = *top;
-				*top = t;
-				return WS_YIELD;
-			}
-			if (!sync_same_kind(o, in)) {
-				ptx_set_error(R, w, pc,
-					  "lanes 0x%08x wait at this warp instruction for lanes 0x%08x, "
-					  "which wait at a different one (PTX line %u); PTX requires the same "
-					  "instruction kind and qualifiers", m, e->mask & missing,
-					  R->p->lines[e->pc]);
-				return WS_STOP;
-			}
-			joins[njoins++] = k;
-			found |= e->mask;
-		}
-		if (missing & ~found) {
-			ptx_set_error(R, w, pc,
-				  "lanes 0x%08x of the member mask are live but not converged with lanes "
-				  "0x%08x at this warp instruction (they wait at a reconvergence point or "
-				  "on an enclosing path); chainsim joins only sibling paths", missing & ~found,
-				  m);
-			return WS_STOP;
-		}
-		for (uint32_t i = 0; i < njoins; i++) {
-			sentry *e = &w->stk[joins[i]];
-			sync_gather(&s, &code[e->pc], e->mask, r, pr);
-		}
-		for (uint32_t g = s.exec; g; g &= g - 1) {
-			unsigned l = (unsigned)__builtin_ctz(g);
-			if (!((s.mask[l] >> l) & 1)) {
-				ptx_set_error(R, w, pc,
-					  "lane %u executes a .sync warp operation with member mask 0x%08x, "
-					  "which does not include it", l, s.mask[l]);
-				return WS_STOP;
-			}
-			uint32_t same = s.mask[l] & s.exec;
-			for (uint32_t h = same; h; h &= h - 1) {
-				unsigned j = (unsigned)__builtin_ctz(h);
-				if (s.mask[j] != s.mask[l]) {
-					ptx_set_error(R, w, pc,
-						  "lanes %u and %u execute this warp instruction together with "
-						  "member masks 0x%08x and 0x%08x; PTX requires the same mask",
-						  l, j, s.mask[l], s.mask[j]);
-					return WS_STOP;
-				}
-			}
-		}
+	if (in->flags & F_MEMBER_MASK) {
+		int j = sync_join(R, w, pc, m, &s, joins, &njoins);
+		if (j != WS_DONE)
+			return j;
 	}
-	bool values = in->op != OP_WARPSYNC && in->op != OP_ELECT;
-	for (uint32_t g = s.exec; g; g &= g - 1) {
-		unsigned l = (unsigned)__builtin_ctz(g);
-		const ptx_ins *li = s.ins[l];
-		uint32_t P = s.mask[l] & s.exec;
-		uint32_t off = s.mask[l] & s.off;
-		if (off && values)
-			undefined_note(R, w, pc, UNDEF_MEMBER_OFF,
-				       "lanes 0x%08x of lane %u's member mask 0x%08x are predicated off at "
-				       "this warp instruction; PTX does not say what they contribute, and "
-				       "chainsim leaves them out", off, l, s.mask[l]);
-		switch ((ptx_op)li->op) {
-		case OP_SHFL: {
-			uint32_t bval = (uint32_t)s.b[l] & 31, c = (uint32_t)s.c[l];
-			uint32_t cval = c & 31, seg = (c >> 8) & 31;
-			uint32_t maxl = (l & seg) | (cval & ~seg), minl = l & seg;
-			int32_t j;
-			bool ok;
-			switch (li->aux) {
-			case SH_UP: j = (int32_t)l - (int32_t)bval; ok = j >= (int32_t)maxl; break;
-			case SH_DOWN: j = (int32_t)(l + bval); ok = j <= (int32_t)maxl; break;
-			case SH_BFLY: j = (int32_t)(l ^ bval); ok = j <= (int32_t)maxl; break;
-			default: j = (int32_t)(minl | (bval & ~seg)); ok = j <= (int32_t)maxl; break;
-			}
-			if (!ok)
-				j = (int32_t)l;
-			if ((P >> j) & 1) {
-				s.d[l] = (uint32_t)s.a[j];
-			} else {
-				s.d[l] = 0;
-				undefined_note(R, w, pc, UNDEF_SHFL_SOURCE,
-					       "lane %u reads lane %d, which %s; PTX leaves the value "
-					       "undefined, and chainsim returns 0", l, j,
-					       !((w->live >> j) & 1) ? "has exited (or does not exist)"
-					       : !((s.mask[l] >> j) & 1) ? "is not in its member mask"
-									 : "does not execute the shfl");
-			}
-			s.pout |= (uint32_t)ok << l;
-			break;
-		}
-		case OP_VOTE: {
-			uint32_t act = s.pred & P;
-			bool v = li->aux == VO_ALL ? act == P : li->aux == VO_ANY ? act != 0
-				 : li->aux == VO_UNI ? (act == 0 || act == P) : false;
-			s.d[l] = act;
-			s.pout |= (uint32_t)v << l;
-			break;
-		}
-		case OP_MATCH: {
-			uint64_t vm = li->t1 == T_B32 ? 0xffffffffu : UINT64_MAX;
-			uint32_t same = 0;
-			for (uint32_t h = P; h; h &= h - 1) {
-				unsigned j = (unsigned)__builtin_ctz(h);
-				if (((s.a[j] ^ s.a[l]) & vm) == 0)
-					same |= 1u << j;
-			}
-			bool all = same == P;
-			s.d[l] = li->aux == MA_ANY ? same : all ? P : 0;
-			s.pout |= (uint32_t)all << l;
-			break;
-		}
-		case OP_REDUX:
-			s.d[l] = redux_group(li, &s, P);
-			break;
-		case OP_ELECT: {
-			unsigned leader = (unsigned)__builtin_ctz(P);
-			s.d[l] = leader;
-			s.pout |= (uint32_t)(l == leader) << l;
-			break;
-		}
-		default:
-			break;
-		}
-	}
-	for (uint32_t g = s.exec; g; g &= g - 1) {
-		unsigned l = (unsigned)__builtin_ctz(g);
-		const ptx_ins *li = s.ins[l];
-		bool pv = (s.pout >> l) & 1;
-		switch ((ptx_op)li->op) {
-		case OP_VOTE:
-			if (li->aux == VO_BALLOT)
-				PTX_REG(li->o[0])[l] = s.d[l];
-			else
-				set_pred_lane(pr, li->o[0], l, pv);
-			break;
-		case OP_SHFL: case OP_MATCH: case OP_REDUX: case OP_ELECT:
-			if (li->o[0] != PTX_NONE)
-				PTX_REG(li->o[0])[l] = s.d[l];
-			if (li->op != OP_REDUX && li->o[4] != PTX_NONE)
-				set_pred_lane(pr, li->o[4], l, pv);
-			break;
-		default:
-			break;
-		}
-	}
+	sync_compute(R, w, pc, &s);
+	sync_write(w, &s);
 	for (uint32_t i = 0; i < njoins; i++)
 		w->stk[joins[i]].pc++;
 	return WS_DONE;
@@ -1573,21 +1693,52 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 #define A PTX_REG(in->o[1])
 #define B PTX_REG(in->o[2])
 #define C PTX_REG(in->o[3])
+/* D = expr_ of the f32 (f64) values a_ (A) and b_ (B) in each lane of m, a NaN
+ * made canonical */
+#define F32_LANES(expr_)                                                           \
+	FOR_LANES(m, {                                                             \
+		const float a_ = ptx_f32(A[l]), b_ = ptx_f32(B[l]);                \
+		D[l] = ptx_canon32(expr_);                                         \
+	})
+#define F64_LANES(expr_)                                                           \
+	FOR_LANES(m, {                                                             \
+		const double a_ = ptx_f64(A[l]), b_ = ptx_f64(B[l]);               \
+		D[l] = ptx_canon64(expr_);                                         \
+	})
+/* D = expr_ of a_ (A) and b_ (B) in each lane of m; a constant b read once */
+#define LANES_AB(expr_)                                                            \
+	do {                                                                       \
+		if (slot_is_uniform(p, in->o[2])) {                                \
+			const uint64_t b_ = B[0];                                  \
+			FOR_LANES(m, {                                             \
+				const uint64_t a_ = A[l];                          \
+				D[l] = (expr_);                                    \
+			});                                                        \
+		} else {                                                           \
+			FOR_LANES(m, {                                             \
+				const uint64_t a_ = A[l], b_ = B[l];               \
+				D[l] = (expr_);                                    \
+			});                                                        \
+		}                                                                  \
+	} while (0)
 		switch ((ptx_op)in->op) {
+		/* no operands; membar/fence too: each access takes effect as it runs */
 		case OP_NOP:
 		case OP_MEMBAR:
 			break;
+		/* d (o0) = a (o1), the whole slot */
 		case OP_MOV:
 			FOR_LANES(m, D[l] = A[l]);
 			break;
+		/* pd (o0) = pa (o1), !pa with F_NEG_C; o1 PTX_NONE: the constant (0/1) in aux */
 		case OP_MOV_PRED: {
-			/* o[1] PTX_NONE: the immediate (mov.pred %p, 0/1) in aux */
 			uint32_t v = in->o[1] == PTX_NONE ? (in->aux ? PTX_FULL : 0) : pr[in->o[1]];
 			if (in->flags & F_NEG_C)
 				v = ~v;
 			pr[in->o[0]] = (pr[in->o[0]] & ~m) | (v & m);
 			break;
 		}
+		/* d = {o1..o[aux]}, elements o5 bytes wide, the first in the low bits */
 		case OP_PACK: {
 			unsigned eb = in->o[5] * 8, n = in->aux;
 			uint64_t em = eb >= 64 ? UINT64_MAX : ((uint64_t)1 << eb) - 1;
@@ -1599,6 +1750,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			});
 			break;
 		}
+		/* {o1..o[aux]} = o0, elements o5 bytes wide from the low bits; PTX_NONE (_) skipped */
 		case OP_UNPACK: {
 			unsigned eb = in->o[5] * 8, n = in->aux;
 			uint64_t em = eb >= 64 ? UINT64_MAX : ((uint64_t)1 << eb) - 1;
@@ -1611,6 +1763,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			});
 			break;
 		}
+		/* d = the warp's thread-instructions (aux 0 %clock, low 32 bits; 1 %clock64); 2 %globaltimer */
 		case OP_CLOCK: {
 			uint64_t now = w->clock + ti;
 			if (in->aux == 2)
@@ -1623,18 +1776,16 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		/* ---- integer fast paths ---- */
 		/* 32-bit results as the low half of 64-bit arithmetic: the lanes stay
 		 * 64 bits wide, which vectorizes without narrowing and widening */
-		case OP_ADD32: FOR_LANES(m, D[l] = (A[l] + B[l]) & PTX_LOW32); break;
-		case OP_ADD64: FOR_LANES(m, D[l] = A[l] + B[l]); break;
-		case OP_SUB32: FOR_LANES(m, D[l] = (A[l] - B[l]) & PTX_LOW32); break;
-		case OP_SUB64: FOR_LANES(m, D[l] = A[l] - B[l]); break;
-		case OP_MULLO32: FOR_LANES(m, D[l] = (uint32_t)((uint32_t)A[l] * (uint32_t)B[l])); break;
-		case OP_MULLO64: FOR_LANES(m, D[l] = A[l] * B[l]); break;
-		case OP_MULWIDE_S32:
-			FOR_LANES(m, D[l] = (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]));
-			break;
-		case OP_MULWIDE_U32:
-			FOR_LANES(m, D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l]);
-			break;
+		/* d (o0) = a (o1) op b (o2); a .32 op keeps the low 32 bits, .wide the 64-bit product */
+		case OP_ADD32: LANES_AB((a_ + b_) & PTX_LOW32); break;
+		case OP_ADD64: LANES_AB(a_ + b_); break;
+		case OP_SUB32: LANES_AB((a_ - b_) & PTX_LOW32); break;
+		case OP_SUB64: LANES_AB(a_ - b_); break;
+		case OP_MULLO32: LANES_AB((uint32_t)((uint32_t)a_ * (uint32_t)b_)); break;
+		case OP_MULLO64: LANES_AB(a_ * b_); break;
+		case OP_MULWIDE_S32: LANES_AB((uint64_t)((int64_t)(int32_t)a_ * (int64_t)(int32_t)b_)); break;
+		case OP_MULWIDE_U32: LANES_AB((uint64_t)(uint32_t)a_ * (uint32_t)b_); break;
+		/* d = a * b + c (o3): .lo the low bits of the product, .wide the 64-bit one */
 		case OP_MADLO32:
 			FOR_LANES(m, D[l] = (uint32_t)((uint32_t)A[l] * (uint32_t)B[l] + (uint32_t)C[l]));
 			break;
@@ -1645,48 +1796,25 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 		case OP_MADWIDE_U32:
 			FOR_LANES(m, D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l] + C[l]);
 			break;
-		case OP_SHL32:
-			FOR_LANES(m, {
-				uint32_t n = (uint32_t)B[l];
-				D[l] = n >= 32 ? 0 : (uint32_t)((uint32_t)A[l] << n);
-			});
-			break;
-		case OP_SHL64:
-			FOR_LANES(m, {
-				uint32_t n = (uint32_t)B[l];
-				D[l] = n >= 64 ? 0 : A[l] << n;
-			});
-			break;
-		case OP_SHR_U32:
-			FOR_LANES(m, {
-				uint32_t n = (uint32_t)B[l];
-				D[l] = n >= 32 ? 0 : (uint32_t)A[l] >> n;
-			});
-			break;
+		/* d = a shifted by b's low 32 bits; by the width or more: 0, or the sign (shr.s) */
+		case OP_SHL32: LANES_AB((uint32_t)b_ >= 32 ? 0 : (uint32_t)((uint32_t)a_ << (uint32_t)b_)); break;
+		case OP_SHL64: LANES_AB((uint32_t)b_ >= 64 ? 0 : a_ << (uint32_t)b_); break;
+		case OP_SHR_U32: LANES_AB((uint32_t)b_ >= 32 ? 0 : (uint32_t)a_ >> (uint32_t)b_); break;
 		case OP_SHR_S32:
-			FOR_LANES(m, {
-				uint32_t n = (uint32_t)B[l];
-				D[l] = (uint32_t)((int32_t)(uint32_t)A[l] >> (n >= 32 ? 31 : n));
-			});
+			LANES_AB((uint32_t)((int32_t)(uint32_t)a_ >> ((uint32_t)b_ >= 32 ? 31 : (uint32_t)b_)));
 			break;
-		case OP_SHR_U64:
-			FOR_LANES(m, {
-				uint32_t n = (uint32_t)B[l];
-				D[l] = n >= 64 ? 0 : A[l] >> n;
-			});
-			break;
+		case OP_SHR_U64: LANES_AB((uint32_t)b_ >= 64 ? 0 : a_ >> (uint32_t)b_); break;
 		case OP_SHR_S64:
-			FOR_LANES(m, {
-				uint32_t n = (uint32_t)B[l];
-				D[l] = (uint64_t)((int64_t)A[l] >> (n >= 64 ? 63 : n));
-			});
+			LANES_AB((uint64_t)((int64_t)a_ >> ((uint32_t)b_ >= 64 ? 63 : (uint32_t)b_)));
 			break;
-		case OP_AND32: FOR_LANES(m, D[l] = A[l] & B[l] & PTX_LOW32); break;
-		case OP_OR32: FOR_LANES(m, D[l] = (A[l] | B[l]) & PTX_LOW32); break;
-		case OP_XOR32: FOR_LANES(m, D[l] = (A[l] ^ B[l]) & PTX_LOW32); break;
-		case OP_AND64: FOR_LANES(m, D[l] = A[l] & B[l]); break;
-		case OP_OR64: FOR_LANES(m, D[l] = A[l] | B[l]); break;
-		case OP_XOR64: FOR_LANES(m, D[l] = A[l] ^ B[l]); break;
+		/* d = a and / or / xor b, bitwise */
+		case OP_AND32: LANES_AB(a_ & b_ & PTX_LOW32); break;
+		case OP_OR32: LANES_AB((a_ | b_) & PTX_LOW32); break;
+		case OP_XOR32: LANES_AB((a_ ^ b_) & PTX_LOW32); break;
+		case OP_AND64: LANES_AB(a_ & b_); break;
+		case OP_OR64: LANES_AB(a_ | b_); break;
+		case OP_XOR64: LANES_AB(a_ ^ b_); break;
+		/* d = integer sub-op aux (IO_*) of a, b, c, e (o4) in type t1, PTX_NONE operands 0 */
 		case OP_INT: {
 			const uint64_t *E = in->o[4] != PTX_NONE ? PTX_REG(in->o[4]) : NULL;
 			const uint64_t *Bv = in->o[2] != PTX_NONE ? B : NULL;
@@ -1695,6 +1823,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 							E ? E[l] : 0));
 			break;
 		}
+		/* pd = pa and / or / xor pb (aux 0 / 1 / 2), or not pa (aux 3; F_NEG_A: of !pa) */
 		case OP_PRED_LOGIC: {
 			uint32_t a = pr[in->o[1]], v;
 			if (in->aux == 3) {
@@ -1707,51 +1836,18 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			break;
 		}
 		/* ---- float fast paths (round to nearest, no ftz/sat) ---- */
-		case OP_ADD_F32:
-			FOR_LANES(m, {
-				float v = ptx_f32(A[l]) + ptx_f32(B[l]);
-				D[l] = ptx_canon32(v);
-			});
-			break;
-		case OP_SUB_F32:
-			FOR_LANES(m, {
-				float v = ptx_f32(A[l]) - ptx_f32(B[l]);
-				D[l] = ptx_canon32(v);
-			});
-			break;
-		case OP_MUL_F32:
-			FOR_LANES(m, {
-				float v = ptx_f32(A[l]) * ptx_f32(B[l]);
-				D[l] = ptx_canon32(v);
-			});
-			break;
+		/* d = a op b (op c) in f32 or f64, a NaN result canonical */
+		case OP_ADD_F32: F32_LANES(a_ + b_); break;
+		case OP_SUB_F32: F32_LANES(a_ - b_); break;
+		case OP_MUL_F32: F32_LANES(a_ * b_); break;
 		case OP_FMA_F32:
 			fma_f32_lanes(R, m, D, A, B, C);
 			break;
-		case OP_ADD_F64:
-			FOR_LANES(m, {
-				double v = ptx_f64(A[l]) + ptx_f64(B[l]);
-				D[l] = ptx_canon64(v);
-			});
-			break;
-		case OP_SUB_F64:
-			FOR_LANES(m, {
-				double v = ptx_f64(A[l]) - ptx_f64(B[l]);
-				D[l] = ptx_canon64(v);
-			});
-			break;
-		case OP_MUL_F64:
-			FOR_LANES(m, {
-				double v = ptx_f64(A[l]) * ptx_f64(B[l]);
-				D[l] = ptx_canon64(v);
-			});
-			break;
-		case OP_FMA_F64:
-			FOR_LANES(m, {
-				double v = fma(ptx_f64(A[l]), ptx_f64(B[l]), ptx_f64(C[l]));
-				D[l] = ptx_canon64(v);
-			});
-			break;
+		case OP_ADD_F64: F64_LANES(a_ + b_); break;
+		case OP_SUB_F64: F64_LANES(a_ - b_); break;
+		case OP_MUL_F64: F64_LANES(a_ * b_); break;
+		case OP_FMA_F64: F64_LANES(fma(a_, b_, ptx_f64(C[l]))); break;
+		/* d = float sub-op aux (FO_*) of a, b, c in t1, a rounded one's rounding aux2; testp: pd */
 		case OP_FLT: {
 			int mode = ptx_alu_fenv_mode(in);
 			int saved = mode >= 0 ? fegetround() : 0;
@@ -1775,39 +1871,45 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			break;
 		}
 		/* ---- compare and select ---- */
+		/* pd (o0) [| pq: F_HI, o4] = cmp aux of a, b in t2 [bop aux2 with pc (o3): F_HAS_C] */
 		case OP_SETP: {
 			uint32_t v = 0;
 			ptx_type t = (ptx_type)in->t2;
 			bool ftz = in->flags & F_FTZ;
 			int cmp = in->aux;
 			if ((t == T_S32 || t == T_U32) && cmp <= CMP_GE) {
-				/* every lane (the result is masked below), 4 lanes to a vector
-				 * compare whose all-ones lanes pick their mask bits: one loop
-				 * per operator, so that each stays in vector registers */
-				/* compared as 64-bit values that order as the 32-bit ones do: a
-				 * signed one in the high half, an unsigned one zero-extended */
-				unsigned sh = t == T_S32 ? 32 : 0;
-				int64_t lo = t == T_S32 ? -1 : (int64_t)PTX_LOW32;
-#define SETP32(op_)                                                                         \
+				/* every lane (the result is masked below), 4 lanes to a vector:
+				 * their slots as 8 32-bit halves compared at once, each low
+				 * half's all-ones result picking its lane's mask bit (a high
+				 * half's bit is 0); one loop per operator and signedness, so
+				 * that each stays in vector registers */
+#define SETP32(op_, vec_)                                                                   \
 	do {                                                                                \
-		lane4i acc = { 0, 0, 0, 0 }, bit = { 1, 2, 4, 8 };                            \
+		static const lane8u bit0 = { 1, 0, 2, 0, 4, 0, 8, 0 };                        \
+		lane8u acc = { 0 };                                                         \
 		for (unsigned g = 0; g < PTX_WARP; g += 4) {                                \
-			lane4i a, b;                                                        \
+			vec_ a, b;                                                          \
 			memcpy(&a, A + g, sizeof(a));                                       \
 			memcpy(&b, B + g, sizeof(b));                                       \
-			acc |= (((a & lo) << sh) op_ ((b & lo) << sh)) & bit;               \
-			bit <<= 4;                                                          \
+			acc |= (lane8u)(a op_ b) & (bit0 << g);                             \
 		}                                                                           \
-		v = (uint32_t)(acc[0] | acc[1] | acc[2] | acc[3]);                          \
+		lane4i q = (lane4i)acc;                                                     \
+		v = (uint32_t)(q[0] | q[1] | q[2] | q[3]);                                  \
 	} while (0)
-				switch (cmp) {
-				case CMP_EQ: SETP32(==); break;
-				case CMP_NE: SETP32(!=); break;
-				case CMP_LT: SETP32(<); break;
-				case CMP_LE: SETP32(<=); break;
-				case CMP_GT: SETP32(>); break;
-				default: SETP32(>=); break;
-				}
+#define SETP32_OPS(vec_)                                                                    \
+	switch (cmp) {                                                                      \
+	case CMP_EQ: SETP32(==, vec_); break;                                               \
+	case CMP_NE: SETP32(!=, vec_); break;                                               \
+	case CMP_LT: SETP32(<, vec_); break;                                                \
+	case CMP_LE: SETP32(<=, vec_); break;                                               \
+	case CMP_GT: SETP32(>, vec_); break;                                                \
+	default: SETP32(>=, vec_); break;                                                   \
+	}
+				if (t == T_S32)
+					SETP32_OPS(lane8i)
+				else
+					SETP32_OPS(lane8u)
+#undef SETP32_OPS
 #undef SETP32
 			} else {
 				FOR_LANES(m, v |= (uint32_t)ptx_alu_cmp(cmp, t, ftz, A[l], B[l]) << l);
@@ -1828,6 +1930,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				pr[in->o[4]] = (pr[in->o[4]] & ~m) | (q & m);
 			break;
 		}
+		/* d = cmp aux of a, b in t2 [bop aux2 with pc: F_HAS_C] ? 1.0f (t1 f32) or all ones : 0 */
 		case OP_SET: {
 			ptx_type t = (ptx_type)in->t2;
 			bool ftz = in->flags & F_FTZ;
@@ -1844,6 +1947,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			});
 			break;
 		}
+		/* d = pc (o3, !pc with F_NEG_C) ? a : b */
 		case OP_SELP: {
 			uint32_t c = pr[in->o[3]];
 			if (in->flags & F_NEG_C)
@@ -1851,12 +1955,14 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			FOR_LANES(m, D[l] = ((c >> l) & 1) ? A[l] : B[l]);
 			break;
 		}
+		/* d = c (o3, f32 or s32 by t2) < 0 ? b : a */
 		case OP_SLCT:
 			FOR_LANES(m, {
 				bool ge = in->t2 == T_F32 ? !(ptx_f32(C[l]) < 0.0f) : (int32_t)(uint32_t)C[l] >= 0;
 				D[l] = ge ? A[l] : B[l];
 			});
 			break;
+		/* d = a from type t2 to t1 (rounding aux2, F_SAT, F_FTZ); to f16x2/bf16x2: {a, b (o2)} */
 		case OP_CVT: {
 			/* directed rounding is done in ptx_alu_cvt itself */
 			if ((in->t1 == T_F16X2 || in->t1 == T_BF16X2) && in->o[2] != PTX_NONE) {
@@ -1872,6 +1978,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			}
 			break;
 		}
+		/* d = a from space aux to generic, or back with F_TO; a 32-bit t1 keeps the low bits */
 		case OP_CVTA: {
 			uint64_t win = in->aux == SP_SHARED ? R->shwin : in->aux == SP_LOCAL ? R->lwin
 				     : in->aux == SP_KPARAM ? CS_PTX_PARAM_WINDOW : 0;
@@ -1884,6 +1991,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			break;
 		}
 		/* ---- memory ---- */
+		/* a fused run's head (ptx_int.h): o5 triples at once for a full warp, else an ld.shared */
 		case OP_LD_SHARED_FMA: {
 			uint32_t n = in->o[5];
 			if (R->race_on) {
@@ -1902,6 +2010,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			}
 		}
 			/* fall through */
+		/* {o1..o[aux2]} = [o0 + imm] in space aux, type t1; F_SPIN: a cooperative warp yields */
 		case OP_LD: {
 			SPIN_TURN();
 			if (R->race_on && !ptx_race_check(R, w, in, pc, m, false))
@@ -1995,6 +2104,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			});
 			break;
 		}
+		/* [o0 + imm] in space aux = {o1..o[aux2]}, type t1 */
 		case OP_ST: {
 			if (R->race_on && !ptx_race_check(R, w, in, pc, m, true))
 				goto stop;
@@ -2071,6 +2181,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			});
 			break;
 		}
+		/* d (o1; red: none) = old [o0 + imm] in space aux, made op aux2 of it and b (o2; cas c o3) */
 		case OP_ATOM:
 		case OP_RED: {
 			SPIN_TURN();
@@ -2153,6 +2264,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			atomics_end(R, held);
 			break;
 		}
+		/* d = a op b [c] (aux CA_*) with carry flag o4: F_CARRY_IN adds it, F_CARRY_OUT sets it */
 		case OP_CARRY: {
 			uint32_t cf = pr[in->o[4]], out = 0;
 			const uint64_t *Cv = in->o[3] != PTX_NONE ? C : NULL;
@@ -2167,17 +2279,20 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				pr[in->o[4]] = (cf & ~m) | (out & m);
 			break;
 		}
+		/* pd = generic address a lies in space aux */
 		case OP_ISSPACEP: {
 			uint32_t v = 0;
 			FOR_LANES(m, v |= (uint32_t)in_space(R, in->aux, A[l]) << l);
 			pr[in->o[0]] = (pr[in->o[0]] & ~m) | (v & m);
 			break;
 		}
+		/* d = getctarank (aux CL_RANK) or mapa to rank b (CL_MAPA) of a in a 1-CTA cluster */
 		case OP_CLUSTER_ADDR:
 			if (!cluster_addr(R, w, pc, in, m, A, in->o[2] != PTX_NONE ? B : NULL, D))
 				goto stop;
 			break;
 		/* ---- warp ---- */
+		/* shfl, vote, match, redux, bar.warp.sync, elect (warp_sync); F_MEMBER_MASK: o5 members */
 		case OP_SHFL:
 		case OP_VOTE:
 		case OP_MATCH:
@@ -2194,6 +2309,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			}
 			break;
 		}
+		/* shared [o0 + imm] <- global [o1 + const o3], aux bytes, o2 the source size (rest zero) */
 		case OP_CP_ASYNC: {
 			const uint64_t *Ds = PTX_REG(in->o[0]), *Ss = PTX_REG(in->o[1]);
 			const uint64_t *N = in->o[2] != PTX_NONE ? PTX_REG(in->o[2]) : NULL;
@@ -2221,12 +2337,14 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			});
 			break;
 		}
+		/* aux CPG_COMMIT commits, CPG_WAIT waits till at most imm groups pend, CPG_WAIT_ALL both */
 		case OP_CP_ASYNC_GROUP:
 			if (in->aux != CPG_WAIT)
 				FOR_LANES(m, w->groups[l]++); /* wait_all commits, then waits for all */
 			if (in->aux != CPG_COMMIT && !async_land(R, w, m, in->aux == CPG_WAIT ? in->imm : 0))
 				goto stop;
 			break;
+		/* mbarrier.* and cp.async.mbarrier.arrive (mbar_run): aux MB_*, aux2 MBF_*, space t2 */
 		case OP_MBAR: {
 			int mr = mbar_run(R, w, in, pc, m);
 			if (mr == MBR_STOP)
@@ -2240,21 +2358,26 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			}
 			break;
 		}
+		/* aux 8x8 matrices from the rows at [o0 + imm] into o1..; aux2 1: .trans; space t2 */
 		case OP_LDMATRIX:
 			if (!ldmatrix(R, w, in, pc, m))
 				goto stop;
 			break;
+		/* mma.sync, wmma.mma: the fragment registers in p->mmas[imm] */
 		case OP_MMA:
 			if (!mma_run(R, w, pc, m, &p->mmas[in->imm]))
 				goto stop;
 			break;
+		/* wmma.load / store: address o0 + off, stride o1 (PTX_NONE: the width), p->wmmas[imm] */
 		case OP_WMMA_LDST:
 			if (!wmma_ldst(R, w, in, pc, m, &p->wmmas[in->imm]))
 				goto stop;
 			break;
+		/* d = f32 a rounded to tf32, rounding aux2 */
 		case OP_CVT_TF32:
 			FOR_LANES(m, D[l] = ptx_tf32_round((uint32_t)A[l], in->aux2));
 			break;
+		/* d = a (and b) to or from e4m3x2 / e5m2x2: form aux FP8_*, aux2 FP8_E5M2 | FP8_RELU */
 		case OP_CVT_FP8: {
 			/* the upper half of a pair is the upper byte, as cvt's f16x2 forms */
 			bool e5 = in->aux2 & FP8_E5M2, relu = in->aux2 & FP8_RELU;
@@ -2268,9 +2391,11 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				FOR_LANES(m, D[l] = fp8_pair_to_f16x2((uint16_t)A[l], e5, relu));
 			break;
 		}
+		/* d = the mask of the lanes that run it */
 		case OP_ACTIVEMASK:
 			FOR_LANES(m, D[l] = m);
 			break;
+		/* bar id o0 [count o1], aux 1 .arrive; bar.red: d o0, id o1 [count o2], pc o3, aux2 op */
 		case OP_BAR:
 		case OP_BAR_RED: {
 			if (!m)
@@ -2286,19 +2411,18 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 				R->arrive[id] += lane_count(w->live);
 				break;
 			}
-			w->bar_id = (uint32_t)PTX_REG(in->o[0])[__builtin_ctz(m)];
+			/* bar.red's o[0] is its destination: the barrier is o[1]; the
+			 * grid completes the reduction when the barrier opens */
+			uint32_t id_slot = in->op == OP_BAR_RED ? in->o[1] : in->o[0];
+			w->bar_id = (uint32_t)PTX_REG(id_slot)[__builtin_ctz(m)];
 			top->pc = pc + 1;
 			R->tinstr += ti;
 			w->clock += ti;
-			if (in->op == OP_BAR_RED) {
-				/* single-warp view: reduce over this warp's lanes; the CTA-wide
-				 * result is completed at release (see cta_run) */
-				(void)0;
-			}
 			w->state = W_BARRIER;
 			return W_BARRIER;
 		}
 		/* ---- control ---- */
+		/* the lanes whose guard holds go to imm; when only some do, both sides meet again at o1 */
 		case OP_BRA: {
 			uint32_t tgt = (uint32_t)in->imm;
 			uint32_t nt = mask & ~m;
@@ -2330,6 +2454,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			}
 			continue;
 		}
+		/* call p->calls[imm]: args copied into the callee frame, a builtin run in place */
 		case OP_CALL: {
 			const ptx_callsite *cs = &p->calls[in->imm];
 			if (!m)
@@ -2346,6 +2471,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			RELOAD();
 			continue;
 		}
+		/* the lanes leave the innermost call (their rets copied back) or, from the entry, end */
 		case OP_RET: {
 			if (!m)
 				break;
@@ -2353,7 +2479,7 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			while (fr > 0 && w->stk[fr - 1].call == PTX_NONE)
 				fr--;
 			if (fr == 0) {
-				retire_lanes(w, m); /* ret from the entry: the thread ends */
+				retire_lanes(R, w, m); /* ret from the entry: the thread ends */
 			} else {
 				const ptx_callsite *cs = &p->calls[w->stk[fr - 1].call];
 				copy_frame(R, w, m, cs->rets, cs->nrets);
@@ -2364,13 +2490,15 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 			RELOAD();
 			continue;
 		}
+		/* the lanes end */
 		case OP_EXIT:
 			if (!m)
 				break;
-			retire_lanes(w, m);
+			retire_lanes(R, w, m);
 			top->pc = pc + 1;
 			RELOAD();
 			continue;
+		/* the grid stops with an error at this instruction */
 		case OP_TRAP:
 			if (!m)
 				break;
@@ -2393,6 +2521,9 @@ PTX_CLONE_AVX2 static int warp_run(run *R, warp *w)
 #undef A
 #undef B
 #undef C
+#undef LANES_AB
+#undef F32_LANES
+#undef F64_LANES
 done:
 	R->tinstr += ti;
 	w->clock += ti;

@@ -197,13 +197,6 @@ static void warp_start(run *R, warp *w)
 	memset(w->groups, 0, sizeof(w->groups));
 }
 
-static uint32_t live_threads(const run *R)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < R->nwarps; i++)
-		n += lane_count(R->warps[i].live);
-	return n;
-}
 
 static void bar_red_finish(run *R, uint32_t id)
 {
@@ -248,13 +241,22 @@ static void bar_red_finish(run *R, uint32_t id)
 	}
 }
 
-/* The order the warps run in this round (between two barrier releases). */
-static void schedule_round(run *R)
+/* The order the warps run in: in index order or reversed, set once per worker. */
+static void schedule_fixed(run *R)
 {
 	uint32_t n = R->nwarps;
 	for (uint32_t i = 0; i < n; i++)
 		R->order[i] = R->schedule == CS_PTX_SCHEDULE_REVERSE ? n - 1 - i : i;
+}
+
+/* The order the warps run in this round (between two barrier releases): a
+ * random schedule draws one each round. */
+static void schedule_round(run *R)
+{
+	uint32_t n = R->nwarps;
 	if (R->schedule == CS_PTX_SCHEDULE_RANDOM) {
+		for (uint32_t i = 0; i < n; i++)
+			R->order[i] = i;
 		/* Fisher-Yates from a splitmix64 stream of seed, CTA and round */
 		uint64_t x = R->schedule_seed ^ ((uint64_t)R->cta[0] << 40) ^
 			     ((uint64_t)R->cta[1] << 20) ^ R->cta[2] ^ ((uint64_t)R->round << 52);
@@ -297,8 +299,11 @@ static bool mbar_progress(run *R)
 
 static void cta_start(run *R)
 {
-	for (uint32_t i = 0; i < R->nwarps; i++)
+	R->nlive = 0;
+	for (uint32_t i = 0; i < R->nwarps; i++) {
 		warp_start(R, &R->warps[i]);
+		R->nlive += lane_count(R->warps[i].live);
+	}
 	memset(R->arrive, 0, sizeof(R->arrive));
 	R->epoch++;
 	R->mbar_stall = 0;
@@ -327,8 +332,9 @@ static bool cta_round(run *R)
 	else if (!mbar_progress(R))
 		return false;
 	/* open the barriers whose thread count is met */
-	uint32_t live = live_threads(R);
+	uint32_t live = R->nlive;
 	uint32_t arrived[NBAR] = { 0 }, want[NBAR] = { 0 };
+	bool red[NBAR] = { false }; /* a bar.red waits at it */
 	bool any_wait = false, any_ready = false;
 	for (uint32_t i = 0; i < R->nwarps; i++) {
 		warp *w = &R->warps[i];
@@ -345,6 +351,7 @@ static bool cta_round(run *R)
 		arrived[w->bar_id] += lane_count(w->live);
 		const ptx_ins *in = &R->p->code[w->stk[w->sp - 1].pc - 1];
 		uint32_t cnt_slot = in->op == OP_BAR ? in->o[1] : in->o[2];
+		red[w->bar_id] |= in->op == OP_BAR_RED;
 		if (cnt_slot != PTX_NONE) {
 			uint32_t c = (uint32_t)w->r[(size_t)cnt_slot * PTX_WARP +
 						 (unsigned)__builtin_ctz(w->stk[w->sp - 1].mask | 1)];
@@ -362,7 +369,8 @@ static bool cta_round(run *R)
 		if (arrived[b] + R->arrive[b] >= need) {
 			R->arrive[b] = 0;
 			R->epoch++;
-			bar_red_finish(R, b);
+			if (red[b])
+				bar_red_finish(R, b);
 			for (uint32_t i = 0; i < R->nwarps; i++) {
 				warp *w = &R->warps[i];
 				if (w->state == W_BARRIER && w->bar_id == b)
@@ -502,6 +510,18 @@ static void share_memory(run *R, grid *G)
 				     .mapped = G->bus->mem.mapped ? locked_mapped : NULL };
 }
 
+/* n zeroed bytes from a cache line's start: a vector access to a register row
+ * (256 bytes), or to shared memory at an aligned offset, then never spans two
+ * lines. NULL when out of memory. */
+static void *zeroed_lines(size_t n)
+{
+	size_t size = (n + 63) & ~(size_t)63;
+	void *b = aligned_alloc(64, size);
+	if (b)
+		memset(b, 0, size);
+	return b;
+}
+
 /* A worker's own CTA state, modelled on proto (the launch's checked sizes). */
 static bool worker_init(run *R, const run *proto, grid *G, bool shared_memory)
 {
@@ -513,10 +533,12 @@ static bool worker_init(run *R, const run *proto, grid *G, bool shared_memory)
 		share_memory(R, G);
 	R->wbus.trace = (cs_trace_sink){ .ctx = R, .emit = hold_event, .level = G->bus->trace.level };
 	R->bus = &R->wbus;
-	R->shared = calloc(R->shared_size ? R->shared_size : 1, 1);
+	R->shared = zeroed_lines(R->shared_size ? R->shared_size : 1);
 	R->local = calloc((size_t)R->local_size * R->nwarps * PTX_WARP + 1, 1);
 	R->warps = calloc(R->nwarps, sizeof(warp));
 	R->order = calloc(R->nwarps, sizeof(uint32_t));
+	if (R->order)
+		schedule_fixed(R);
 	if (R->races != CS_PTX_RACES_OFF && R->shared_size)
 		R->shadow = calloc(R->shared_size, sizeof(race_cell));
 	bool ok = R->shared && R->local && R->warps && R->order &&
@@ -524,7 +546,7 @@ static bool worker_init(run *R, const run *proto, grid *G, bool shared_memory)
 	for (uint32_t i = 0; ok && i < R->nwarps; i++) {
 		warp *w = &R->warps[i];
 		w->id = i;
-		w->r = calloc((size_t)R->p->nslots * PTX_WARP, sizeof(uint64_t));
+		w->r = zeroed_lines((size_t)R->p->nslots * PTX_WARP * sizeof(uint64_t));
 		w->pr = calloc(R->p->npreds + 1, sizeof(uint32_t));
 		w->stk = malloc(16 * sizeof(sentry));
 		w->cap = 16;
@@ -888,6 +910,129 @@ static bool run_cooperative(grid *G, const run *proto)
 	return ok;
 }
 
+/* The CTAs a launch's grid holds. */
+static uint64_t grid_ctas(const cs_ptx_launch *l)
+{
+	return (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+}
+
+/* Checks the launch against the entry and the model's limits and fills in
+ * R's sizes and options; false (out says why) when it cannot run. */
+static bool launch_setup(run *R, const cs_ptx_launch *l, cs_grid_result *out,
+			 uint64_t *regfile_out)
+{
+	const cs_ptx_program *p = R->p;
+	uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+	uint64_t ctas = grid_ctas(l);
+	if (threads == 0 || threads > 1024 || ctas == 0) {
+		fail(out, CS_GRID_ERROR, p->name,
+		     "launch of %s: block %ux%ux%u and grid %ux%ux%u (a block holds 1..1024 threads, "
+		     "a grid at least one CTA)", R->f->name, l->block[0], l->block[1], l->block[2],
+		     l->grid[0], l->grid[1], l->grid[2]);
+		return false;
+	}
+	if (l->param_bytes < R->f->param_bytes || (R->f->param_bytes && !l->params)) {
+		fail(out, CS_GRID_ERROR, p->name, "launch of %s: %zu parameter bytes, the entry takes %u",
+		     R->f->name, l->param_bytes, R->f->param_bytes);
+		return false;
+	}
+	R->shwin = l->shared_window ? l->shared_window : CS_PTX_SHARED_WINDOW_DEFAULT;
+	R->lwin = l->local_window ? l->local_window : CS_PTX_LOCAL_WINDOW_DEFAULT;
+	R->mwin = l->module_window ? l->module_window : CS_PTX_MODULE_WINDOW_DEFAULT;
+	if ((R->mwin & (CS_PAGE_SIZE - 1)) || (l->var_va && l->var_count < p->nvars)) {
+		fail(out, CS_GRID_ERROR, p->name, "launch of %s: module window not page aligned, or "
+		     "%zu variable addresses for %zu variables", R->f->name, l->var_count, p->nvars);
+		return false;
+	}
+	R->nthreads = (uint32_t)threads;
+	R->nwarps = (R->nthreads + PTX_WARP - 1) / PTX_WARP;
+	uint32_t dalign = p->shared_dyn_align ? p->shared_dyn_align : 16;
+	R->dyn_base = (p->shared_static + dalign - 1) & ~(dalign - 1);
+	R->shared_size = (uint64_t)R->dyn_base + l->dynamic_shared_bytes;
+	R->local_size = p->local_bytes;
+	R->params = l->params;
+	R->param_bytes = l->param_bytes;
+	R->cta_budget = l->max_thread_instructions ? l->max_thread_instructions : CS_PTX_BUDGET_DEFAULT;
+	R->hw_fma = ptx_cpu_has_fma();
+	R->approx_max = l->approx == CS_PTX_APPROX_MAX;
+	/* far above any GPU's (228 KiB shared per CTA, 512 KiB local per thread),
+	 * low enough that a hostile launch cannot exhaust the host */
+	if (R->shared_size > CS_PTX_SHARED_MAX || R->local_size > CS_PTX_LOCAL_MAX) {
+		fail(out, CS_GRID_ERROR, p->name,
+		     "launch of %s: %" PRIu64 " bytes of shared memory per CTA and %u of local "
+		     "memory per thread (the model allows %u and %u)", R->f->name, R->shared_size,
+		     R->local_size, CS_PTX_SHARED_MAX, CS_PTX_LOCAL_MAX);
+		return false;
+	}
+	uint64_t regfile = (uint64_t)p->nslots * PTX_WARP * sizeof(uint64_t) * R->nwarps;
+	if (regfile > CS_PTX_REGFILE_MAX) {
+		fail(out, CS_GRID_ERROR, p->name,
+		     "launch of %s: %u register slots for %u warps need %" PRIu64
+		     " bytes of register file (the model allows %u)", R->f->name, p->nslots, R->nwarps,
+		     regfile, CS_PTX_REGFILE_MAX);
+		return false;
+	}
+	if (l->cooperative && !l->grid_workspace) {
+		fail(out, CS_GRID_ERROR, p->name, "cooperative launch of %s without a grid workspace",
+		     R->f->name);
+		return false;
+	}
+	uint64_t cta_state = regfile + R->shared_size + (uint64_t)R->local_size * R->nthreads;
+	if (l->cooperative && cta_state * ctas > CS_PTX_COOPERATIVE_STATE_MAX) {
+		fail(out, CS_GRID_ERROR, p->name,
+		     "cooperative launch of %s: %" PRIu64 " resident CTAs of %" PRIu64 " bytes of "
+		     "registers and memory each (the model allows %llu bytes in all)", R->f->name, ctas,
+		     cta_state, CS_PTX_COOPERATIVE_STATE_MAX);
+		return false;
+	}
+	R->cooperative = l->cooperative;
+	R->races = l->races;
+	R->schedule = l->schedule;
+	R->schedule_seed = l->schedule_seed;
+	R->races_global = R->races != CS_PTX_RACES_OFF && l->races_global;
+	R->race_on = (R->races != CS_PTX_RACES_OFF && R->shared_size) || R->races_global;
+
+	*regfile_out = regfile;
+	return true;
+}
+
+/* The grid's outcome in out, from its final CTA slot; a fault also traced. */
+static void grid_report(const grid *G, cs_grid_result *out)
+{
+	const cs_ptx_program *p = G->p;
+	const cs_ptx_launch *l = G->l;
+	const cta_slot *s = &G->final;
+	if (!G->finished) {
+		fail(out, CS_GRID_ERROR, p->name, "internal: %s ended with %" PRIu64 " of %" PRIu64
+		     " CTAs committed", G->f->name, G->commit, G->nctas);
+		return;
+	}
+	if (s->status == R_OK) {
+		out->outcome = CS_GRID_EXECUTED;
+		return;
+	}
+	uint32_t t = s->fault_warp * PTX_WARP + s->fault_lane;
+	uint32_t bx = l->block[0], by = l->block[1];
+	uint32_t line = s->fault_pc < p->ncode ? p->lines[s->fault_pc] : 0;
+	char msg[CS_DIAG_MSG_MAX];
+	snprintf(msg, sizeof(msg), "%s: CTA (%u,%u,%u) thread (%u,%u,%u) at PTX line %u: %s",
+		 G->f->name, s->cta[0], s->cta[1], s->cta[2], t % bx, (t / bx) % by, t / (bx * by),
+		 line, s->why);
+	out->outcome = s->status == R_FAULT ? CS_GRID_FAULT
+		     : s->status == R_BUDGET ? CS_GRID_BUDGET : CS_GRID_ERROR;
+	cs_diag_at_text(&out->diag, s->status == R_FAULT ? CS_ERR_FAULT : CS_ERR_UNSUPPORTED, p->name,
+			line, 1, "%s", msg);
+	if (s->status == R_FAULT) {
+		out->fault_va = s->fault_va;
+		cs_event ev = cs_event_make(CS_EV_FAULT, CS_STAGE_GR_DISPATCH, CS_UNIT_SM, l->channel);
+		ev.launch = l->launch;
+		ev.addr = s->fault_va;
+		ev.value = (uint64_t)s->fault_access;
+		ev.detail = msg;
+		cs_trace_emit(&G->bus->trace, &ev);
+	}
+}
+
 void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 		const cs_bus *bus, cs_grid_result *out)
 {
@@ -914,76 +1059,10 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 			 "dispatched, not executed: the executor refuses %.60s: %.380s", R.f->name, where);
 		return;
 	}
-	uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
-	uint64_t ctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
-	if (threads == 0 || threads > 1024 || ctas == 0) {
-		fail(out, CS_GRID_ERROR, p->name,
-		     "launch of %s: block %ux%ux%u and grid %ux%ux%u (a block holds 1..1024 threads, "
-		     "a grid at least one CTA)", R.f->name, l->block[0], l->block[1], l->block[2],
-		     l->grid[0], l->grid[1], l->grid[2]);
+	uint64_t regfile;
+	if (!launch_setup(&R, l, out, &regfile))
 		return;
-	}
-	if (l->param_bytes < R.f->param_bytes || (R.f->param_bytes && !l->params)) {
-		fail(out, CS_GRID_ERROR, p->name, "launch of %s: %zu parameter bytes, the entry takes %u",
-		     R.f->name, l->param_bytes, R.f->param_bytes);
-		return;
-	}
-	R.shwin = l->shared_window ? l->shared_window : CS_PTX_SHARED_WINDOW_DEFAULT;
-	R.lwin = l->local_window ? l->local_window : CS_PTX_LOCAL_WINDOW_DEFAULT;
-	R.mwin = l->module_window ? l->module_window : CS_PTX_MODULE_WINDOW_DEFAULT;
-	if ((R.mwin & (CS_PAGE_SIZE - 1)) || (l->var_va && l->var_count < p->nvars)) {
-		fail(out, CS_GRID_ERROR, p->name, "launch of %s: module window not page aligned, or "
-		     "%zu variable addresses for %zu variables", R.f->name, l->var_count, p->nvars);
-		return;
-	}
-	R.nthreads = (uint32_t)threads;
-	R.nwarps = (R.nthreads + PTX_WARP - 1) / PTX_WARP;
-	uint32_t dalign = p->shared_dyn_align ? p->shared_dyn_align : 16;
-	R.dyn_base = (p->shared_static + dalign - 1) & ~(dalign - 1);
-	R.shared_size = (uint64_t)R.dyn_base + l->dynamic_shared_bytes;
-	R.local_size = p->local_bytes;
-	R.params = l->params;
-	R.param_bytes = l->param_bytes;
-	R.cta_budget = l->max_thread_instructions ? l->max_thread_instructions : CS_PTX_BUDGET_DEFAULT;
-	R.hw_fma = ptx_cpu_has_fma();
-	R.approx_max = l->approx == CS_PTX_APPROX_MAX;
-	/* far above any GPU's (228 KiB shared per CTA, 512 KiB local per thread),
-	 * low enough that a hostile launch cannot exhaust the host */
-	if (R.shared_size > CS_PTX_SHARED_MAX || R.local_size > CS_PTX_LOCAL_MAX) {
-		fail(out, CS_GRID_ERROR, p->name,
-		     "launch of %s: %" PRIu64 " bytes of shared memory per CTA and %u of local "
-		     "memory per thread (the model allows %u and %u)", R.f->name, R.shared_size,
-		     R.local_size, CS_PTX_SHARED_MAX, CS_PTX_LOCAL_MAX);
-		return;
-	}
-	uint64_t regfile = (uint64_t)p->nslots * PTX_WARP * sizeof(uint64_t) * R.nwarps;
-	if (regfile > CS_PTX_REGFILE_MAX) {
-		fail(out, CS_GRID_ERROR, p->name,
-		     "launch of %s: %u register slots for %u warps need %" PRIu64
-		     " bytes of register file (the model allows %u)", R.f->name, p->nslots, R.nwarps,
-		     regfile, CS_PTX_REGFILE_MAX);
-		return;
-	}
-	if (l->cooperative && !l->grid_workspace) {
-		fail(out, CS_GRID_ERROR, p->name, "cooperative launch of %s without a grid workspace",
-		     R.f->name);
-		return;
-	}
-	uint64_t cta_state = regfile + R.shared_size + (uint64_t)R.local_size * R.nthreads;
-	if (l->cooperative && cta_state * ctas > CS_PTX_COOPERATIVE_STATE_MAX) {
-		fail(out, CS_GRID_ERROR, p->name,
-		     "cooperative launch of %s: %" PRIu64 " resident CTAs of %" PRIu64 " bytes of "
-		     "registers and memory each (the model allows %llu bytes in all)", R.f->name, ctas,
-		     cta_state, CS_PTX_COOPERATIVE_STATE_MAX);
-		return;
-	}
-	R.cooperative = l->cooperative;
-	R.races = l->races;
-	R.schedule = l->schedule;
-	R.schedule_seed = l->schedule_seed;
-	R.races_global = R.races != CS_PTX_RACES_OFF && l->races_global;
-	R.race_on = (R.races != CS_PTX_RACES_OFF && R.shared_size) || R.races_global;
-
+	uint64_t ctas = grid_ctas(l);
 	grid G;
 	memset(&G, 0, sizeof(G));
 	G.p = p;
@@ -1049,34 +1128,5 @@ void cs_ptx_run(const cs_ptx_program *p, size_t entry, const cs_ptx_launch *l,
 	out->ctas_executed = G.done;
 	out->thread_instructions = G.tinstr;
 	out->host_threads = G.started;
-	const cta_slot *s = &G.final;
-	if (!G.finished) {
-		fail(out, CS_GRID_ERROR, p->name, "internal: %s ended with %" PRIu64 " of %" PRIu64
-		     " CTAs committed", R.f->name, G.commit, ctas);
-		return;
-	}
-	if (s->status == R_OK) {
-		out->outcome = CS_GRID_EXECUTED;
-		return;
-	}
-	uint32_t t = s->fault_warp * PTX_WARP + s->fault_lane;
-	uint32_t bx = l->block[0], by = l->block[1];
-	uint32_t line = s->fault_pc < p->ncode ? p->lines[s->fault_pc] : 0;
-	char msg[CS_DIAG_MSG_MAX];
-	snprintf(msg, sizeof(msg), "%s: CTA (%u,%u,%u) thread (%u,%u,%u) at PTX line %u: %s",
-		 R.f->name, s->cta[0], s->cta[1], s->cta[2], t % bx, (t / bx) % by, t / (bx * by),
-		 line, s->why);
-	out->outcome = s->status == R_FAULT ? CS_GRID_FAULT
-		     : s->status == R_BUDGET ? CS_GRID_BUDGET : CS_GRID_ERROR;
-	cs_diag_at_text(&out->diag, s->status == R_FAULT ? CS_ERR_FAULT : CS_ERR_UNSUPPORTED, p->name,
-			line, 1, "%s", msg);
-	if (s->status == R_FAULT) {
-		out->fault_va = s->fault_va;
-		cs_event ev = cs_event_make(CS_EV_FAULT, CS_STAGE_GR_DISPATCH, CS_UNIT_SM, l->channel);
-		ev.launch = l->launch;
-		ev.addr = s->fault_va;
-		ev.value = (uint64_t)s->fault_access;
-		ev.detail = msg;
-		cs_trace_emit(&bus->trace, &ev);
-	}
+	grid_report(&G, out);
 }

@@ -20,7 +20,7 @@
 #define PTX_FULL 0xffffffffu
 #define PTX_LOW32 0xffffffffull
 
-enum { TLB_N = 32, STACK_MAX = 4096, NBAR = 16 };
+enum { TLB_N = 128, STACK_MAX = 4096, NBAR = 16 };
 
 typedef struct sentry {
 	uint32_t pc, rpc, mask, call;
@@ -123,6 +123,7 @@ typedef struct run {
 	uint64_t param_bytes;
 	warp *warps;
 	uint32_t nwarps, nthreads;
+	uint32_t nlive;          /* the CTA's threads that have not exited */
 	uint32_t cta[3];
 	uint64_t cta_index;   /* linear */
 	uint64_t tinstr;      /* spent by this CTA */

@@ -465,6 +465,166 @@ static bool run_ptx_text(cs_ptx_runtime *rt, const cs_bus *bus, const cs_grid_la
 	return true;
 }
 
+/* Why the code at g->program ran as no kernel: none loaded, none fitting the
+ * mapped memory, or none of those compared matching. */
+static void unknown_code(const cs_ptx_runtime *rt, const cs_grid_launch *g, cs_grid_result *out,
+			 size_t compared, size_t nkern)
+{
+	if (nkern == 0)
+		set_outcome(out, CS_GRID_UNKNOWN_CODE, CS_ERR_UNSUPPORTED,
+			    "dispatched, not executed: no kernel is loaded, so the code at "
+			    "0x%" PRIx64 " matches none",
+			    g->program);
+	else if (compared == 0)
+		set_outcome(out, CS_GRID_UNKNOWN_CODE, CS_ERR_UNSUPPORTED,
+			    "dispatched, not executed: the code at 0x%" PRIx64
+			    " matches no loaded kernel (none of the %zu fits in the memory "
+			    "mapped there)",
+			    g->program, nkern);
+	else
+		set_outcome(out, CS_GRID_UNKNOWN_CODE, CS_ERR_UNSUPPORTED,
+			    "dispatched, not executed: the %zu bytes at 0x%" PRIx64
+			    " match no loaded kernel (%zu kernel%s in %zu module%s compared)",
+			    compared, g->program, nkern, nkern == 1 ? "" : "s", rt->nmods,
+			    rt->nmods == 1 ? "" : "s");
+}
+
+/* Launch bounds the cubin states: more threads than __launch_bounds__
+ * allows (the code was register-allocated for fewer) or a block other
+ * than the one .reqntid demands is not a launch the kernel can run. */
+static bool launch_bounds_ok(const cs_kernel_info *k, const cs_grid_launch *g,
+			     cs_grid_result *out)
+{
+	uint64_t threads = (uint64_t)g->block[0] * g->block[1] * g->block[2];
+	if (k->max_threads[0]) {
+		uint64_t most = (uint64_t)k->max_threads[0] * (k->max_threads[1] ? k->max_threads[1] : 1) *
+				(k->max_threads[2] ? k->max_threads[2] : 1);
+		if (threads > most) {
+			set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+				    "kernel %s: a block of %" PRIu64 " threads (%ux%ux%u) exceeds its "
+				    "launch bounds of %" PRIu64 " (EIATTR_MAX_THREADS)",
+				    k->name, threads, g->block[0], g->block[1], g->block[2], most);
+			return false;
+		}
+	}
+	if (k->reqntid[0] && (g->block[0] != k->reqntid[0] ||
+			      g->block[1] != (k->reqntid[1] ? k->reqntid[1] : 1) ||
+			      g->block[2] != (k->reqntid[2] ? k->reqntid[2] : 1))) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+			    "kernel %s: block %ux%ux%u, the kernel requires %ux%ux%u (EIATTR_REQNTID)",
+			    k->name, g->block[0], g->block[1], g->block[2], k->reqntid[0],
+			    k->reqntid[1], k->reqntid[2]);
+		return false;
+	}
+	return true;
+}
+
+/* Parameters: constant bank 0 at param_base, laid out per the cubin's
+ * KPARAM_INFO, moved to the offsets the PTX .param list declares. True with
+ * *params_out (the caller frees it) and its size; false when out says why. */
+static bool kernel_params(const rt_module *rm, const cs_kernel_info *k, size_t entry,
+			  const cs_grid_launch *g, const cs_bus *bus, cs_grid_result *out,
+			  uint8_t **params_out, uint32_t *pbytes_out)
+{
+	if (!(g->cbank_valid & 1u)) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+			    "kernel %s: constant bank 0 (its parameters) is not bound in the QMD",
+			    k->name);
+		return false;
+	}
+	uint64_t need = (uint64_t)k->param_base + k->param_bytes;
+	if (g->cbank_size[0] < need) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+			    "kernel %s: constant bank 0 is 0x%x bytes, its parameters need 0x%" PRIx64
+			    " (0x%x at 0x%x)",
+			    k->name, g->cbank_size[0], need, k->param_bytes, k->param_base);
+		return false;
+	}
+	size_t np = cs_ptx_param_count(rm->prog, entry);
+	if (np != k->nparams) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+			    "kernel %s: the PTX declares %zu parameters, the cubin %zu", k->name, np,
+			    k->nparams);
+		return false;
+	}
+	uint8_t *cb = calloc(1, k->param_bytes ? k->param_bytes : 1);
+	uint32_t pbytes = cs_ptx_param_bytes(rm->prog, entry);
+	uint8_t *params = calloc(1, pbytes ? pbytes : 1);
+	if (!cb || !params) {
+		free(cb);
+		free(params);
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_NOMEM, "out of memory");
+		return false;
+	}
+	uint64_t fva = 0;
+	uint64_t cb_va = g->cbank_addr[0] + k->param_base;
+	if (k->param_bytes && !bus->mem.read(bus->mem.ctx, cb_va, cb, k->param_bytes, &fva)) {
+		out->fault_va = fva;
+		set_outcome(out, CS_GRID_FAULT, CS_ERR_FAULT,
+			    "kernel %s: reading its 0x%x parameter bytes at 0x%" PRIx64
+			    " (constant bank 0 + 0x%x) faulted at 0x%" PRIx64,
+			    k->name, k->param_bytes, cb_va, k->param_base, fva);
+		free(cb);
+		free(params);
+		return false;
+	}
+	for (size_t i = 0; i < np; i++) {
+		cs_ptx_param pp;
+		const cs_kernel_param *kp = &k->params[i];
+		if (!cs_ptx_param_info(rm->prog, entry, i, &pp) || kp->ordinal != i ||
+		    pp.size != kp->size || (uint64_t)pp.offset + pp.size > pbytes) {
+			set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+				    "kernel %s: parameter %zu is %u bytes in the cubin and %u in the "
+				    "PTX",
+				    k->name, i, kp->size, pp.size);
+			free(cb);
+			free(params);
+			return false;
+		}
+		memcpy(params + pp.offset, cb + kp->offset, kp->size);
+	}
+	free(cb);
+	*params_out = params;
+	*pbytes_out = pbytes;
+	return true;
+}
+
+/* Whether the QMD reserves the static shared memory and the local memory per
+ * thread the kernel declares; false when out says why. */
+static bool kernel_memory_ok(const cs_kernel_info *k, const cs_grid_launch *g,
+			     cs_grid_result *out)
+{
+	if (g->shared_bytes < k->shared_static) {
+		/* a kernel that declares little or none reads as needing 1 KiB from sm_90 */
+		char why[192] = "";
+		if (k->sm >= 90 && k->shared_static >= 0x400)
+			snprintf(why, sizeof(why), " (its .nv.shared.%.40s: from sm_90 nvcc counts there "
+				 "the 1 KiB the hardware reserves at the start of shared memory, "
+				 "0x400 + the kernel's own %u)", k->name, k->shared_static - 0x400);
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+			    "kernel %s needs %u bytes of static shared memory%s, the QMD reserves %u",
+			    k->name, k->shared_static, why, g->shared_bytes);
+		return false;
+	}
+	/* The engine passed stage 8 on the QMD's local size; a frame with no region,
+	 * or larger than the QMD's size, would run past each thread's slice. */
+	if (k->local_bytes && !g->local_base) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+			    "kernel %s needs %u bytes of local memory per thread, and no local-memory "
+			    "region is set (SET_SHADER_LOCAL_MEMORY_A/B)",
+			    k->name, k->local_bytes);
+		return false;
+	}
+	if (g->local_bytes_per_thread < k->local_bytes) {
+		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
+			    "kernel %s needs %u bytes of local memory per thread, the QMD reserves "
+			    "%" PRIu64 " (SHADER_LOCAL_MEMORY_LOW_SIZE + HIGH_SIZE)",
+			    k->name, k->local_bytes, g->local_bytes_per_thread);
+		return false;
+	}
+	return true;
+}
+
 static void run_grid(void *ctx, const cs_bus *bus, const cs_grid_launch *g, cs_grid_result *out)
 {
 	cs_ptx_runtime *rt = ctx;
@@ -481,23 +641,7 @@ static void run_grid(void *ctx, const cs_bus *bus, const cs_grid_launch *g, cs_g
 	if (!match_code(rt, bus, g->program, &mi, &ki, &compared, &nkern)) {
 		if (run_ptx_text(rt, bus, g, out))
 			return;
-		if (nkern == 0)
-			set_outcome(out, CS_GRID_UNKNOWN_CODE, CS_ERR_UNSUPPORTED,
-				    "dispatched, not executed: no kernel is loaded, so the code at "
-				    "0x%" PRIx64 " matches none",
-				    g->program);
-		else if (compared == 0)
-			set_outcome(out, CS_GRID_UNKNOWN_CODE, CS_ERR_UNSUPPORTED,
-				    "dispatched, not executed: the code at 0x%" PRIx64
-				    " matches no loaded kernel (none of the %zu fits in the memory "
-				    "mapped there)",
-				    g->program, nkern);
-		else
-			set_outcome(out, CS_GRID_UNKNOWN_CODE, CS_ERR_UNSUPPORTED,
-				    "dispatched, not executed: the %zu bytes at 0x%" PRIx64
-				    " match no loaded kernel (%zu kernel%s in %zu module%s compared)",
-				    compared, g->program, nkern, nkern == 1 ? "" : "s", rt->nmods,
-				    rt->nmods == 1 ? "" : "s");
+		unknown_code(rt, g, out, compared, nkern);
 		return;
 	}
 	const rt_module *rm = &rt->mods[mi];
@@ -525,121 +669,13 @@ static void run_grid(void *ctx, const cs_bus *bus, const cs_grid_launch *g, cs_g
 			    k->name, g->program);
 		return;
 	}
-
-	/* Launch bounds the cubin states: more threads than __launch_bounds__
-	 * allows (the code was register-allocated for fewer) or a block other
-	 * than the one .reqntid demands is not a launch the kernel can run. */
-	uint64_t threads = (uint64_t)g->block[0] * g->block[1] * g->block[2];
-	if (k->max_threads[0]) {
-		uint64_t most = (uint64_t)k->max_threads[0] * (k->max_threads[1] ? k->max_threads[1] : 1) *
-				(k->max_threads[2] ? k->max_threads[2] : 1);
-		if (threads > most) {
-			set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
-				    "kernel %s: a block of %" PRIu64 " threads (%ux%ux%u) exceeds its "
-				    "launch bounds of %" PRIu64 " (EIATTR_MAX_THREADS)",
-				    k->name, threads, g->block[0], g->block[1], g->block[2], most);
-			return;
-		}
-	}
-	if (k->reqntid[0] && (g->block[0] != k->reqntid[0] ||
-			      g->block[1] != (k->reqntid[1] ? k->reqntid[1] : 1) ||
-			      g->block[2] != (k->reqntid[2] ? k->reqntid[2] : 1))) {
-		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
-			    "kernel %s: block %ux%ux%u, the kernel requires %ux%ux%u (EIATTR_REQNTID)",
-			    k->name, g->block[0], g->block[1], g->block[2], k->reqntid[0],
-			    k->reqntid[1], k->reqntid[2]);
+	if (!launch_bounds_ok(k, g, out))
 		return;
-	}
-
-	/* Parameters: constant bank 0 at param_base, laid out per the cubin's
-	 * KPARAM_INFO, moved to the offsets the PTX .param list declares. */
-	if (!(g->cbank_valid & 1u)) {
-		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
-			    "kernel %s: constant bank 0 (its parameters) is not bound in the QMD",
-			    k->name);
+	uint8_t *params;
+	uint32_t pbytes;
+	if (!kernel_params(rm, k, entry, g, bus, out, &params, &pbytes))
 		return;
-	}
-	uint64_t need = (uint64_t)k->param_base + k->param_bytes;
-	if (g->cbank_size[0] < need) {
-		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
-			    "kernel %s: constant bank 0 is 0x%x bytes, its parameters need 0x%" PRIx64
-			    " (0x%x at 0x%x)",
-			    k->name, g->cbank_size[0], need, k->param_bytes, k->param_base);
-		return;
-	}
-	size_t np = cs_ptx_param_count(rm->prog, entry);
-	if (np != k->nparams) {
-		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
-			    "kernel %s: the PTX declares %zu parameters, the cubin %zu", k->name, np,
-			    k->nparams);
-		return;
-	}
-	uint8_t *cb = calloc(1, k->param_bytes ? k->param_bytes : 1);
-	uint32_t pbytes = cs_ptx_param_bytes(rm->prog, entry);
-	uint8_t *params = calloc(1, pbytes ? pbytes : 1);
-	if (!cb || !params) {
-		free(cb);
-		free(params);
-		set_outcome(out, CS_GRID_ERROR, CS_ERR_NOMEM, "out of memory");
-		return;
-	}
-	uint64_t fva = 0;
-	uint64_t cb_va = g->cbank_addr[0] + k->param_base;
-	if (k->param_bytes && !bus->mem.read(bus->mem.ctx, cb_va, cb, k->param_bytes, &fva)) {
-		out->fault_va = fva;
-		set_outcome(out, CS_GRID_FAULT, CS_ERR_FAULT,
-			    "kernel %s: reading its 0x%x parameter bytes at 0x%" PRIx64
-			    " (constant bank 0 + 0x%x) faulted at 0x%" PRIx64,
-			    k->name, k->param_bytes, cb_va, k->param_base, fva);
-		free(cb);
-		free(params);
-		return;
-	}
-	for (size_t i = 0; i < np; i++) {
-		cs_ptx_param pp;
-		const cs_kernel_param *kp = &k->params[i];
-		if (!cs_ptx_param_info(rm->prog, entry, i, &pp) || kp->ordinal != i ||
-		    pp.size != kp->size || (uint64_t)pp.offset + pp.size > pbytes) {
-			set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
-				    "kernel %s: parameter %zu is %u bytes in the cubin and %u in the "
-				    "PTX",
-				    k->name, i, kp->size, pp.size);
-			free(cb);
-			free(params);
-			return;
-		}
-		memcpy(params + pp.offset, cb + kp->offset, kp->size);
-	}
-	free(cb);
-
-	if (g->shared_bytes < k->shared_static) {
-		/* a kernel that declares little or none reads as needing 1 KiB from sm_90 */
-		char why[192] = "";
-		if (k->sm >= 90 && k->shared_static >= 0x400)
-			snprintf(why, sizeof(why), " (its .nv.shared.%.40s: from sm_90 nvcc counts there "
-				 "the 1 KiB the hardware reserves at the start of shared memory, "
-				 "0x400 + the kernel's own %u)", k->name, k->shared_static - 0x400);
-		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
-			    "kernel %s needs %u bytes of static shared memory%s, the QMD reserves %u",
-			    k->name, k->shared_static, why, g->shared_bytes);
-		free(params);
-		return;
-	}
-	/* The engine passed stage 8 on the QMD's local size; a frame with no region,
-	 * or larger than the QMD's size, would run past each thread's slice. */
-	if (k->local_bytes && !g->local_base) {
-		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
-			    "kernel %s needs %u bytes of local memory per thread, and no local-memory "
-			    "region is set (SET_SHADER_LOCAL_MEMORY_A/B)",
-			    k->name, k->local_bytes);
-		free(params);
-		return;
-	}
-	if (g->local_bytes_per_thread < k->local_bytes) {
-		set_outcome(out, CS_GRID_ERROR, CS_ERR_INPUT,
-			    "kernel %s needs %u bytes of local memory per thread, the QMD reserves "
-			    "%" PRIu64 " (SHADER_LOCAL_MEMORY_LOW_SIZE + HIGH_SIZE)",
-			    k->name, k->local_bytes, g->local_bytes_per_thread);
+	if (!kernel_memory_ok(k, g, out)) {
 		free(params);
 		return;
 	}

@@ -345,6 +345,49 @@ Test(control, bar_arrive_counts_without_waiting)
 		cr_expect_eq(out[t], t * 5);
 }
 
+/* bar.red over 4 warps at barrier 1: popc counts the threads whose predicate
+ * is true, .and / .or combine it; each thread stores what it got. The popc
+ * destination holds the warp's index before, so a barrier id read from it
+ * instead of the barrier operand deadlocks. */
+Test(control, bar_red_popc_and_or_across_warps)
+{
+	const char *src =
+		".version 9.0\n.target sm_90\n.address_size 64\n"
+		".visible .entry k(.param .u64 o)\n{\n\t.reg .pred %p<8>;\n\t.reg .b32 %r<12>;\n"
+		"\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [o];\n\tmov.u32 %r1, %tid.x;\n"
+		"\trem.u32 %r2, %r1, 3;\n\tsetp.eq.u32 %p1, %r2, 0;\n"
+		"\tsetp.ne.u32 %p2, %r1, 77;\n\tsetp.eq.u32 %p3, %r1, 77;\n"
+		"\tshr.u32 %r6, %r1, 5;\n\tsetp.eq.u32 %p4, %r1, %r1;\n\tsetp.eq.u32 %p5, %r1, %r1;\n"
+		"\tsetp.ne.u32 %p6, %r1, %r1;\n"
+		"\tbar.red.popc.u32 %r6, 1, %p1;\n"
+		"\tbar.red.and.pred %p4, 1, %p2;\n"
+		"\tbar.red.or.pred %p6, 1, %p3;\n"
+		"\tbar.red.and.pred %p5, 1, 128, !%p3;\n"
+		"\tselp.u32 %r7, 1, 0, %p4;\n\tselp.u32 %r8, 2, 0, %p6;\n\tselp.u32 %r9, 4, 0, %p5;\n"
+		"\tor.b32 %r7, %r7, %r8;\n\tor.b32 %r7, %r7, %r9;\n"
+		"\tshl.b32 %r6, %r6, 8;\n\tor.b32 %r6, %r6, %r7;\n"
+		"\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tst.global.u32 [%rd3], %r6;\n\tret;\n}\n";
+	cs_diag d;
+	cs_ptx_program *p = h_parse(src, &d);
+	cr_assert(p, "%s", d.msg);
+	h_env e;
+	h_init(&e);
+	uint64_t vo = h_alloc(&e, 4096);
+	uint64_t args[] = { vo };
+	cs_grid_result r = h_run(&e, p, "k", (uint32_t[]){ 1, 1, 1 }, (uint32_t[]){ 128, 1, 1 }, 0,
+				 args, 1);
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	uint32_t out[128];
+	h_read(&e, vo, out, sizeof(out));
+	/* 43 of 0..127 are multiples of 3; not every thread is != 77 (and: 0);
+	 * one is 77 (or: 1); not every thread is != 77 again (and: 0) */
+	for (uint32_t t = 0; t < 128; t++)
+		cr_expect_eq(out[t], (43u << 8) | 2u, "thread %u: %#x", t, out[t]);
+	h_fini(&e);
+	cs_ptx_program_free(p);
+}
+
 /* nvcc's own layout of divergent loops with continue/break, an early return and
  * a switch (ptx/samples.cu: flow), against the same code in C, per lane. */
 static int flow_ref(int v)

@@ -61,6 +61,89 @@ Test(fast, setp_32bit_every_operator_full_and_partial)
 		}
 }
 
+/* ---- integer operations with a constant operand ----------------------- */
+
+/* The operations whose constant second operand is read once for the warp
+ * (each with .32 and .64 appended), with PTX's results: shift counts clamp at
+ * the width, a right shift of a signed value fills with its sign; and the
+ * 64-bit mul.wide of two 32-bit operands. A constant as a 64-bit operand is the
+ * literal as written, zero-extended. */
+static const char *const k_ops[] = { "add.s", "sub.s", "mul.lo.s", "shl.b", "shr.u", "shr.s",
+				     "and.b", "or.b", "xor.b", "mul.wide.s", "mul.wide.u" };
+enum { K_OPS_32 = 9 }; /* the first 9 have a 32-bit form */
+static const uint32_t k_imms[] = { 0, 1, 7, 31, 32, 33, 63, 64, 200, 0x80000000u, 0xffffffffu };
+
+static uint64_t ref_k(const char *op, uint64_t a, uint64_t k, unsigned bits)
+{
+	uint64_t mask = bits == 32 ? 0xffffffffull : ~0ull;
+	int64_t sa = bits == 32 ? (int64_t)(int32_t)(uint32_t)a : (int64_t)a; /* a sign-extended */
+	a &= mask;
+	uint64_t r;
+	if (!strcmp(op, "add.s")) r = a + k;
+	else if (!strcmp(op, "sub.s")) r = a - k;
+	else if (!strcmp(op, "mul.lo.s")) r = a * k;
+	else if (!strcmp(op, "shl.b")) r = k >= bits ? 0 : a << k;
+	else if (!strcmp(op, "shr.u")) r = k >= bits ? 0 : a >> k;
+	else if (!strcmp(op, "shr.s")) r = (uint64_t)(sa >> (k >= bits ? bits - 1 : k));
+	else if (!strcmp(op, "and.b")) r = a & k;
+	else if (!strcmp(op, "or.b")) r = a | k;
+	else if (!strcmp(op, "xor.b")) r = a ^ k;
+	else if (!strcmp(op, "mul.wide.s"))
+		return (uint64_t)((int64_t)(int32_t)(uint32_t)a * (int64_t)(int32_t)(uint32_t)k);
+	else
+		return (uint64_t)(uint32_t)a * (uint32_t)k;
+	return r & mask;
+}
+
+/* Every such operation and constant, over all lanes and under a guard that
+ * leaves odd lanes inactive (their destination keeps what it held). */
+Test(fast, int_ops_with_a_constant_operand_full_and_partial)
+{
+	static const uint64_t a64[] = { 0, 1, 5, 1ull << 63, ~0ull, 0x7fffffff80000001ull,
+					0x123456789abcdef0ull, 0xfffffffffffffff0ull };
+	uint64_t a[N], b[N], out[N];
+	for (unsigned i = 0; i < N; i++) {
+		a[i] = a64[i % 8] + (i / 8);
+		b[i] = 0;
+	}
+	for (unsigned bits = 32; bits <= 64; bits += 32)
+		for (unsigned o = 0; o < sizeof(k_ops) / sizeof(k_ops[0]); o++)
+			for (unsigned j = 0; j < sizeof(k_imms) / sizeof(k_imms[0]); j++) {
+				/* the 32-bit forms and mul.wide read %r3, the low half of a */
+				bool wide = o >= K_OPS_32;
+				if (bits == 32 && wide)
+					continue;
+				const char *src = bits == 32 || wide ? "%r3" : "%rd8";
+				unsigned w = wide ? 32 : bits;
+				char body[512];
+				if (bits == 64)
+					snprintf(body, sizeof(body),
+						 "\tcvt.u32.u64 %%r3, %%rd8;\n\t%s%u %%rd10, %s, %u;\n"
+						 "\tand.b32 %%r6, %%r2, 1;\n\tsetp.eq.u32 %%p2, %%r6, 0;\n"
+						 "\tmov.u64 %%rd13, 0x5a5a5a5a5a5a5a5a;\n"
+						 "\t@%%p2 %s%u %%rd13, %s, %u;\n"
+						 "\txor.b64 %%rd10, %%rd10, %%rd13;\n",
+						 k_ops[o], w, src, k_imms[j], k_ops[o], w, src, k_imms[j]);
+				else /* a 32-bit destination, zero-extended */
+					snprintf(body, sizeof(body),
+						 "\tcvt.u32.u64 %%r3, %%rd8;\n\t%s32 %%r5, %%r3, %u;\n"
+						 "\tand.b32 %%r6, %%r2, 1;\n\tsetp.eq.u32 %%p2, %%r6, 0;\n"
+						 "\tmov.u32 %%r7, 0x5a5a5a5a;\n"
+						 "\t@%%p2 %s32 %%r7, %%r3, %u;\n\txor.b32 %%r5, %%r5, %%r7;\n"
+						 "\tcvt.u64.u32 %%rd10, %%r5;\n",
+						 k_ops[o], k_imms[j], k_ops[o], k_imms[j]);
+				h_pairs64(body, a, b, out, N);
+				uint64_t keep = bits == 32 ? 0x5a5a5a5aull : 0x5a5a5a5a5a5a5a5aull;
+				for (unsigned i = 0; i < N; i++) {
+					uint64_t r = ref_k(k_ops[o], a[i], k_imms[j], w);
+					uint64_t want = r ^ ((i & 1) ? keep : r);
+					cr_expect_eq(out[i], want, "%s%u %#x lane %u: %#llx, want %#llx",
+						     k_ops[o], w, k_imms[j], i, (unsigned long long)out[i],
+						     (unsigned long long)want);
+				}
+			}
+}
+
 /* Each thread t: s[t] = in[t]; bar; out[t] = fma(s[x], s[y], 0.5) for the
  * addresses the body computes into %r10 and %r11. */
 static const char *fma_decls = ".shared .align 4 .b8 s[256];";
@@ -402,6 +485,49 @@ Test(fast, shared_fma_run_keeps_what_is_read_later)
 			       .threads = 64 };
 		check_run(&c);
 	}
+}
+
+/* An intermediate fma result of a run that a wmma.store reads afterwards (an
+ * operand kept beside the instruction, not in it) is still written: the run
+ * stores what the same instructions cut into single triples store. */
+static void wmma_after_run(bool cut, float *out)
+{
+	char body[2048];
+	snprintf(body, sizeof(body),
+		 "\tld.global.f32 %%f20, [%%rd5];\n\tmov.u32 %%r8, s;\n\tshl.b32 %%r9, %%r2, 2;\n"
+		 "\tadd.s32 %%r12, %%r8, %%r9;\n\tst.shared.f32 [%%r12], %%f20;\n\tbar.sync 0;\n"
+		 "\tmov.u32 %%r11, %%r8;\n\tmov.f32 %%f0, 0f3F000000;\n"
+		 "\tld.shared.f32 %%f30, [%%r12];\n\tld.shared.f32 %%f31, [%%r11];\n"
+		 "\tfma.rn.f32 %%f1, %%f30, %%f31, %%f0;\n%s"
+		 "\tld.shared.f32 %%f32, [%%r12+4];\n\tld.shared.f32 %%f33, [%%r11+4];\n"
+		 "\tfma.rn.f32 %%f9, %%f32, %%f33, %%f1;\n"
+		 "\tmov.f32 %%f2, 0f00000000;\n\tmov.f32 %%f3, %%f2;\n\tmov.f32 %%f4, %%f2;\n"
+		 "\tmov.f32 %%f5, %%f2;\n\tmov.f32 %%f6, %%f2;\n\tmov.f32 %%f7, %%f2;\n"
+		 "\tmov.f32 %%f8, %%f2;\n"
+		 "\twmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%%rd1], "
+		 "{%%f1,%%f2,%%f3,%%f4,%%f5,%%f6,%%f7,%%f8};\n"
+		 "\tst.global.f32 [%%rd4+1024], %%f9;\n",
+		 cut ? "\tbra.uni $L_cut;\n$L_cut:\n" : "");
+	float in[32];
+	for (unsigned i = 0; i < 32; i++)
+		in[i] = (float)i * 0.5f - 4.0f;
+	cs_grid_result r = h_run_body(fma_decls, body, 32, in, sizeof(in), out, 288 * sizeof(float));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+}
+
+Test(fast, shared_fma_run_writes_what_a_wmma_reads_later)
+{
+	float fused[288], cut[288];
+	wmma_after_run(false, fused);
+	wmma_after_run(true, cut);
+	for (unsigned i = 0; i < 288; i++)
+		cr_expect_eq(h_b(fused[i]), h_b(cut[i]), "word %u: %a, cut into triples %a", i,
+			     fused[i], cut[i]);
+	/* and the wmma stored the first fma's results, not zeros: lane 1's is 0.5 - 3.5 * -4 */
+	bool found = false;
+	for (unsigned i = 0; i < 256; i++)
+		found |= cut[i] == 14.5f;
+	cr_expect(found, "the first fma's result of lane 1 is not in the stored matrix");
 }
 
 /* A run longer than one step takes, and one cut by a branch target: the same
