@@ -131,6 +131,60 @@ Test(gsp_cli, a_count_of_zero_steps_once)
 	g_free(elf);
 }
 
+/* A command given a word it does not take refuses it with its usage, located
+ * (exit 2, bad input), and the batch stops there: nexti 1 2 as stepi 1 2, and
+ * every command that takes a count or nothing. */
+Test(gsp_cli, a_word_a_command_does_not_take_is_refused)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf"), *map = gsp_fixture("gsp-fixture.map");
+	static const struct {
+		const char *line, *usage;
+	} cases[] = {
+		{ "nexti 1 2", "usage: nexti [N]" }, { "ni 1 2", "usage: nexti [N]" },
+		{ "stepi 1 2", "usage: stepi [N]" }, { "step 1 2", "usage: step [N]" },
+		{ "next 1 2", "usage: next [N]" }, { "continue 10 20", "usage: continue [BUDGET]" },
+		{ "finish now", "usage: finish" }, { "regs pc", "usage: regs" },
+		{ "bt full", "usage: backtrace" }, { "log all", "usage: log" },
+		{ "info locals x", "usage: info locals" }, { "info map all", "usage: info map" },
+		{ "info all-registers x", "usage: info all-registers" },
+		{ "info snapshots all", "usage: info snapshots" }, { "info breakpoints 1", "usage: info breakpoints" },
+		{ "msgq init again", "usage: msgq [init | monitor on|off]" },
+		{ "msgq monitor maybe", "usage: msgq [init | monitor on|off]" },
+		{ "mmio trace maybe", "usage: mmio trace on|off" }, { "rpc init now", "usage: rpc init" },
+		{ "rpc recv all", "usage: rpc recv" }, { "rpc drain 1000 2", "usage: rpc drain [BUDGET]" },
+		{ "rpc post GET_GSP_STATIC_INFO 1 2", "usage: rpc post NAME [COUNT]" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[] = { elf, "--map", map, "-ex", cases[i].line, "-ex", "info registers pc", NULL };
+		test_cli_out r = run_cli(args);
+		char want[128];
+		snprintf(want, sizeof(want), "-ex:1:1: %s\n", cases[i].usage);
+		cr_expect_eq(r.status, 2, "%s: exit %d", cases[i].line, r.status);
+		cr_expect(strstr(r.err, want) != NULL, "%s: wanted '%s' in:\n%s", cases[i].line, want, r.err);
+		cr_expect(!strstr(r.out, "info registers pc"), "%s: the batch went on:\n%s", cases[i].line, r.out);
+		test_cli_free(&r);
+	}
+	/* the same line in a script, at its line */
+	char *script = NULL;
+	int fd = g_file_open_tmp("gsp-extra-words-XXXXXX.gsp", &script, NULL);
+	cr_assert(fd >= 0);
+	close(fd);
+	cr_assert(g_file_set_contents(script, "info registers pc\nnexti 1 2\ninfo registers pc\n", -1, NULL));
+	char *base = g_path_get_basename(script), *located = g_strdup_printf("%s:2:1: usage: nexti [N]\n", base);
+	const char *args[] = { elf, "--map", map, "--script", script, NULL };
+	test_cli_out r = run_cli(args);
+	cr_expect_eq(r.status, 2, "exit %d", r.status);
+	cr_expect(strstr(r.err, located) != NULL, "wanted '%s' in:\n%s", located, r.err);
+	HAS(r, "(gsp) info registers pc\npc       0x0000000080000000\n(gsp) nexti 1 2\n");
+	test_cli_free(&r);
+	remove(script);
+	g_free(located);
+	g_free(base);
+	g_free(script);
+	g_free(elf);
+	g_free(map);
+}
+
 /* The RPC names rpc send and rpc post take: help rpc lists them, and an
  * unknown one is answered with the list. */
 Test(gsp_cli, help_rpc_lists_the_rpc_names)
