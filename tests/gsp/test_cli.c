@@ -153,6 +153,7 @@ Test(gsp_cli, a_word_a_command_does_not_take_is_refused)
 		{ "mmio trace maybe", "usage: mmio trace on|off" }, { "rpc init now", "usage: rpc init" },
 		{ "rpc recv all", "usage: rpc recv" }, { "rpc drain 1000 2", "usage: rpc drain [BUDGET]" },
 		{ "rpc post GET_GSP_STATIC_INFO 1 2", "usage: rpc post NAME [COUNT]" },
+		{ "quit now", "quit takes no arguments (got 'now')" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *args[] = { elf, "--map", map, "-ex", cases[i].line, "-ex", "info registers pc", NULL };
