@@ -1220,6 +1220,9 @@ const char *gsp_dbg_gdb_instead(const char *line)
 				 "until it idles), then 'monitor rpc recv' for GSP_INIT_DONE" },
 		{ "rpc", "send", "'monitor rpc post NAME', then gdb's 'continue', then 'monitor rpc recv'" },
 		{ "rpc", "drain", "gdb's 'continue', then 'monitor rpc recv' for each reply" },
+		{ "snapshot", "restore", "'snapshot restore' in chainsim-gsp's own debugger, a session without --gdb "
+					 "(gdb has no way to be told that every register changed, and the snapshots "
+					 "saved here end with this gdb session)" },
 	};
 	argv_t a;
 	cs_diag d;

@@ -1119,6 +1119,32 @@ Test(gsp_cli, every_command_through_an_interactive_session)
  * refuses it, naming what to type instead, and the firmware stays where gdb
  * saw it; the gdb way (monitor msgq init, continue, monitor rpc recv) shows
  * the new pc, the one the debugger itself has. */
+/* monitor snapshot restore would put back every register under gdb's cached
+ * ones: refused with the way that works, and gdb's pc stays the debugger's. */
+Test(gsp_cli, gdb_monitor_refuses_snapshot_restore)
+{
+	const char *cmds[] = { "monitor snapshot save start", "stepi", "stepi", "print $pc",
+			       "monitor snapshot restore start", "print $pc", "monitor info registers pc",
+			       "monitor info snapshots", NULL };
+	test_cli_out r = gdb_batch("gsp-fixture.elf", cmds);
+	HAS_ANY(r, "snapshot 'start' saved at 0x80000000");
+	HAS_ANY(r, "error: 'monitor snapshot restore start' would move the hart behind gdb's back (gdb keeps "
+		   "showing the registers it read, the old pc): use 'snapshot restore' in chainsim-gsp's own "
+		   "debugger, a session without --gdb");
+	HASNT(r, "snapshot 'start' restored");
+	const char *p2 = strstr(r.out, "$1 = (void (*)()) "), *p3 = strstr(r.out, "$2 = (void (*)()) ");
+	cr_assert(p2 && p3, "%s\n%s", r.out, r.err);
+	char pc[64] = "", pc2[64] = "";
+	cr_assert_eq(sscanf(p2, "$1 = (void (*)()) 0x%63[0-9a-f]", pc), 1, "%s", p2);
+	cr_assert_eq(sscanf(p3, "$2 = (void (*)()) 0x%63[0-9a-f]", pc2), 1, "%s", p3);
+	cr_expect_str_eq(pc, pc2, "gdb's pc moved");
+	cr_expect_str_neq(pc, "80000000", "the two stepi did not move the pc");
+	char *reg = g_strdup_printf("pc       0x%016" G_GINT64_MODIFIER "x", (gint64)g_ascii_strtoull(pc, NULL, 16));
+	HAS_ANY(r, reg);
+	g_free(reg);
+	test_cli_free(&r);
+}
+
 Test(gsp_cli, gdb_monitor_refuses_what_would_move_the_hart_behind_gdb)
 {
 	const char *cmds[] = { "print $pc", "monitor rpc init", "print $pc", "monitor info registers pc",
