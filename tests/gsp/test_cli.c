@@ -186,6 +186,32 @@ Test(gsp_cli, a_word_a_command_does_not_take_is_refused)
 	g_free(map);
 }
 
+/* -ex commands run before --script, in order, as chainsim repl takes them;
+ * a quit among them ends the batch before the script. */
+Test(gsp_cli, ex_runs_before_the_script)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf"), *script = NULL;
+	int fd = g_file_open_tmp("gsp-order-XXXXXX.gsp", &script, NULL);
+	cr_assert(fd >= 0);
+	close(fd);
+	cr_assert(g_file_set_contents(script, "echo from the script\n", -1, NULL));
+	const char *args[] = { elf, "--script", script, "-ex", "echo from ex 1", "-ex", "echo from ex 2", NULL };
+	test_cli_out r = run_cli(args);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	HAS(r, "(gsp) echo from ex 1\nfrom ex 1\n(gsp) echo from ex 2\nfrom ex 2\n(gsp) echo from the script\n"
+	       "from the script\n");
+	test_cli_free(&r);
+	const char *quits[] = { elf, "--script", script, "-ex", "echo from ex", "-ex", "quit", NULL };
+	r = run_cli(quits);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	HAS(r, "(gsp) quit\n");
+	HASNT(r, "from the script");
+	test_cli_free(&r);
+	remove(script);
+	g_free(script);
+	g_free(elf);
+}
+
 /* The RPC names rpc send and rpc post take: help rpc lists them, and an
  * unknown one is answered with the list. */
 Test(gsp_cli, help_rpc_lists_the_rpc_names)

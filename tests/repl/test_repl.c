@@ -253,6 +253,30 @@ Test(repl, an_ex_error_is_located_by_its_position)
 	test_cli_free(&o);
 }
 
+/* -ex commands run before --script, in order, as chainsim gsp takes them; a
+ * quit among them ends the batch before the script. */
+Test(repl, ex_runs_before_the_script)
+{
+	char *path = NULL;
+	int fd = g_file_open_tmp("repl-order-XXXXXX.script", &path, NULL);
+	cr_assert(fd >= 0);
+	close(fd);
+	cr_assert(g_file_set_contents(path, "echo from the script\n", -1, NULL));
+	test_cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "--script", path, "-ex",
+							       "echo from ex 1", "-ex", "echo from ex 2", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.out, "(chainsim) echo from ex 1\nfrom ex 1\n(chainsim) echo from ex 2\nfrom ex 2\n"
+				"(chainsim) echo from the script\nfrom the script\n"), "%s", o.out);
+	test_cli_free(&o);
+	o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "--script", path, "-ex", "quit", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.out, "(chainsim) quit\n"), "%s", o.out);
+	cr_expect_null(strstr(o.out, "from the script"), "%s", o.out);
+	test_cli_free(&o);
+	g_unlink(path);
+	g_free(path);
+}
+
 Test(repl, memory_commands)
 {
 	test_cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex",
