@@ -746,7 +746,8 @@ static cs_status select_frame(cs_gsp *m, argv_t *a, const char *c, FILE *out, cs
 
 static cs_status cmd_backtrace(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 {
-	(void)a, (void)d;
+	if (!need_args(a, 0, 0, "backtrace", d))
+		return CS_ERR_INPUT;
 	gsp_frame f[32];
 	int n = gsp_unwind(m, f, 32);
 	for (int i = 0; i < n; i++) {
@@ -838,6 +839,18 @@ static cs_status cmd_rpc(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 	const char *sub = a->argv[1];
 	cs_gsp_stop st;
 	cs_status s;
+	static const struct {
+		const char *sub, *usage;
+		int max_words;
+	} rpc_words[] = {
+		{ "init", "rpc init", 0 }, { "recv", "rpc recv", 0 }, { "drain", "rpc drain [BUDGET]", 1 },
+		{ "post", "rpc post NAME [COUNT]", 2 },
+	};
+	for (size_t i = 0; i < sizeof(rpc_words) / sizeof(rpc_words[0]); i++)
+		if (!strcmp(sub, rpc_words[i].sub) && a->argc - 2 > rpc_words[i].max_words) {
+			cs_diag_set(d, CS_ERR_INPUT, "usage: %s", rpc_words[i].usage);
+			return CS_ERR_INPUT;
+		}
 	if (!strcmp(sub, "init")) {
 		if (!m->q.ready && (s = cs_gsp_msgq_init(m, d)) != CS_OK)
 			return s;
@@ -957,6 +970,17 @@ static cs_status cmd_rpc(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 static cs_status cmd_info(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 {
 	const char *w = a->argc > 1 ? a->argv[1] : "";
+	/* the tables that take no word after their name */
+	static const char *const bare[] = { "locals", "all-registers", "map", "snapshots" };
+	for (size_t i = 0; i < sizeof(bare) / sizeof(bare[0]); i++)
+		if (!strcmp(w, bare[i]) && a->argc > 2) {
+			cs_diag_set(d, CS_ERR_INPUT, "usage: info %s", bare[i]);
+			return CS_ERR_INPUT;
+		}
+	if ((!strncmp(w, "break", 5) || !strncmp(w, "watch", 5)) && a->argc > 2) {
+		cs_diag_set(d, CS_ERR_INPUT, "usage: info %s", w);
+		return CS_ERR_INPUT;
+	}
 	if (!strcmp(w, "locals")) {
 		if (!m->img->source) {
 			cs_diag_set(d, CS_ERR_INPUT, "info locals: the firmware has no DWARF");
@@ -1197,6 +1221,9 @@ const char *gsp_dbg_gdb_instead(const char *line)
 				 "until it idles), then 'monitor rpc recv' for GSP_INIT_DONE" },
 		{ "rpc", "send", "'monitor rpc post NAME', then gdb's 'continue', then 'monitor rpc recv'" },
 		{ "rpc", "drain", "gdb's 'continue', then 'monitor rpc recv' for each reply" },
+		{ "snapshot", "restore", "'snapshot restore' in chainsim-gsp's own debugger, a session without --gdb "
+					 "(gdb has no way to be told that every register changed, and the snapshots "
+					 "saved here end with this gdb session)" },
 	};
 	argv_t a;
 	cs_diag d;
@@ -1304,14 +1331,6 @@ static cs_status repeat_steps(cs_gsp *m, uint64_t n, bool by_line, bool over, FI
 	return run_report(m, out, s, &st, d);
 }
 
-static cs_status source_steps(cs_gsp *m, argv_t *a, bool over, FILE *out, cs_diag *d)
-{
-	uint64_t n = 1;
-	if (!optional_number(m, a, "step|next [N]", &n, d))
-		return CS_ERR_INPUT;
-	return repeat_steps(m, n, true, over, out, d);
-}
-
 static cs_status cmd_stepi(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 {
 	uint64_t n = 1;
@@ -1324,25 +1343,35 @@ static cs_status cmd_stepi(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 static cs_status cmd_nexti(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 {
 	uint64_t n = 1;
-	if (a->argc > 1 && !eval(m, a->argv[1], &n, d))
+	if (!optional_number(m, a, "nexti [N]", &n, d))
 		return CS_ERR_INPUT;
 	return repeat_steps(m, n, false, true, out, d);
 }
 
 static cs_status cmd_step(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 {
-	return at_source_line(m) ? source_steps(m, a, false, out, d) : cmd_stepi(m, a, out, d);
+	uint64_t n = 1;
+	cs_gsp_stop st;
+	if (!optional_number(m, a, "step [N]", &n, d))
+		return CS_ERR_INPUT;
+	if (at_source_line(m))
+		return repeat_steps(m, n, true, false, out, d);
+	return run_report(m, out, cs_gsp_stepi(m, n, &st, d), &st, d);
 }
 
 static cs_status cmd_next(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 {
-	return at_source_line(m) ? source_steps(m, a, true, out, d) : cmd_nexti(m, a, out, d);
+	uint64_t n = 1;
+	if (!optional_number(m, a, "next [N]", &n, d))
+		return CS_ERR_INPUT;
+	return repeat_steps(m, n, at_source_line(m), true, out, d);
 }
 
 static cs_status cmd_finish(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 {
-	(void)a;
 	cs_gsp_stop st;
+	if (!need_args(a, 0, 0, "finish", d))
+		return CS_ERR_INPUT;
 	cs_status s = run_report(m, out, cs_gsp_finish(m, 0, &st, d), &st, d);
 	if (s == CS_OK && st.reason == CS_GSP_STOP_RETURNED) {
 		uint64_t a0 = gsp_reg(m, UC_RISCV_REG_A0);
@@ -1353,7 +1382,8 @@ static cs_status cmd_finish(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 
 static cs_status cmd_regs(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 {
-	(void)a, (void)d;
+	if (!need_args(a, 0, 0, "regs", d))
+		return CS_ERR_INPUT;
 	print_regs(m, out, false);
 	return CS_OK;
 }
@@ -1427,13 +1457,14 @@ static cs_status cmd_msgq(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 		cs_gsp_msgq_print(m, out);
 		return CS_OK;
 	}
-	if (!strcmp(a->argv[1], "init")) {
+	if (!strcmp(a->argv[1], "init") && a->argc == 2) {
 		cs_status s = cs_gsp_msgq_init(m, d);
 		if (s == CS_OK)
 			fprintf(out, "message queues initialized at 0x%" PRIx64 "\n", m->q.base);
 		return s;
 	}
-	if (!strcmp(a->argv[1], "monitor") && a->argc == 3) {
+	if (!strcmp(a->argv[1], "monitor") && a->argc == 3 &&
+	    (!strcmp(a->argv[2], "on") || !strcmp(a->argv[2], "off"))) {
 		cs_gsp_msgq_monitor(m, !strcmp(a->argv[2], "on"));
 		return CS_OK;
 	}
@@ -1443,7 +1474,8 @@ static cs_status cmd_msgq(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 
 static cs_status cmd_mmio(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 {
-	if (a->argc == 3 && !strcmp(a->argv[1], "trace")) {
+	if (a->argc == 3 && !strcmp(a->argv[1], "trace") &&
+	    (!strcmp(a->argv[2], "on") || !strcmp(a->argv[2], "off"))) {
 		cs_gsp_mmio_trace(m, !strcmp(a->argv[2], "on") ? out : NULL);
 		fprintf(out, "mmio trace %s\n", !strcmp(a->argv[2], "on") ? "on" : "off");
 		return CS_OK;
@@ -1454,7 +1486,8 @@ static cs_status cmd_mmio(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 
 static cs_status cmd_log(cs_gsp *m, argv_t *a, FILE *out, cs_diag *d)
 {
-	(void)a, (void)d;
+	if (!need_args(a, 0, 0, "log", d))
+		return CS_ERR_INPUT;
 	fputs(cs_gsp_log_text(m), out);
 	return CS_OK;
 }

@@ -72,6 +72,11 @@ cs_status cs_repl_line(cs_repl *r, const char *line, bool echo, FILE *out, bool 
 			*quit = true;
 		return CS_OK;
 	}
+	size_t word = strcspn(s, " \t");
+	if ((word == 4 && (!strncmp(s, "quit", 4) || !strncmp(s, "exit", 4))) || (word == 1 && *s == 'q')) {
+		cs_diag_set(d, CS_ERR_INPUT, "%.*s takes no arguments (got '%s')", (int)word, s, skip_ws(s + word));
+		return CS_ERR_INPUT;
+	}
 	if (!strncmp(s, "echo", 4) && (s[4] == 0 || s[4] == ' ')) {
 		fprintf(out, "%s\n", skip_ws(s + 4));
 		return CS_OK;

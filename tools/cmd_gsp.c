@@ -35,7 +35,7 @@ static void usage(FILE *out)
 		"                pc, address, width and value; they read as zero\n"
 		"  --map FILE    the memory map (GLib key file); default: the fixture map\n"
 		"  --script FILE run the debugger commands in FILE (batch mode)\n"
-		"  -ex COMMAND   run one command (repeatable; after --script)\n"
+		"  -ex COMMAND   run one command (repeatable; in order, before --script)\n"
 		"  --gdb ADDR    serve the GDB remote protocol on HOST:PORT (127.0.0.1 unless given;\n"
 		"                port 0 picks a free one and prints it)\n"
 		"  --gdb-allow-remote  let --gdb listen beyond loopback (it warns: anyone who\n"
@@ -391,8 +391,9 @@ static int serve_gdb(cs_gsp *m, const gsp_args *o, cs_diag *d)
 	return CS_EXIT_OK;
 }
 
-/* The debugger's session: --script, then each -ex, then --gdb or, without
- * any of them, the interactive prompt; the exit status. */
+/* The debugger's session: each -ex, then --script (the order chainsim repl
+ * takes them in), then --gdb or, without any of them, the interactive
+ * prompt; the exit status. */
 static int run_session(cs_gsp *m, const gsp_args *o, cs_diag *d)
 {
 	gsp_cli cli = { m };
@@ -405,9 +406,9 @@ static int run_session(cs_gsp *m, const gsp_args *o, cs_diag *d)
 	bool batch = o->script || o->ex->len || o->gdb;
 	bool quit = false;
 	cs_gsp_dbg_set_batch(m, o->script || o->ex->len);
-	if (o->script && cs_repl_script(r, o->script, stdout, d) != CS_OK)
+	if (cs_repl_ex(r, (const char *const *)o->ex->pdata, o->ex->len, stdout, &quit, d) != CS_OK)
 		rc = fail(d);
-	else if (cs_repl_ex(r, (const char *const *)o->ex->pdata, o->ex->len, stdout, &quit, d) != CS_OK)
+	else if (!quit && o->script && cs_repl_script(r, o->script, stdout, d) != CS_OK)
 		rc = fail(d);
 	else if (!quit) {
 		fflush(stdout);

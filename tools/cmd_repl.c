@@ -107,6 +107,16 @@ static cs_status need_no_args(const char *args, const char *cmd, cs_diag *d)
 	return CS_OK;
 }
 
+/* After a command's last word: nothing more. */
+static bool no_extra(const char *args, const char *cmd, cs_diag *d)
+{
+	if (*skip_ws(args)) {
+		cs_diag_set(d, CS_ERR_INPUT, "%s takes one argument (extra '%s')", cmd, skip_ws(args));
+		return false;
+	}
+	return true;
+}
+
 /* ---- running ---------------------------------------------------------------- */
 
 static cs_status cmd_step(rs_session *s, const char *args, FILE *out, cs_diag *d)
@@ -117,6 +127,8 @@ static cs_status cmd_step(rs_session *s, const char *args, FILE *out, cs_diag *d
 		cs_diag_set(d, CS_ERR_INPUT, "step N: N must be a positive number, not '%s'", w);
 		return CS_ERR_INPUT;
 	}
+	if (!no_extra(args, "step [N]", d))
+		return CS_ERR_INPUT;
 	rs_session_go(s, RS_GO_STEP, n, NULL, out);
 	return CS_OK;
 }
@@ -333,6 +345,8 @@ static cs_status cmd_delete(rs_session *s, const char *args, FILE *out, cs_diag 
 		cs_diag_set(d, CS_ERR_INPUT, "delete [ID]: '%s' is not a breakpoint number", w);
 		return CS_ERR_INPUT;
 	}
+	if (!no_extra(args, "delete [ID]", d))
+		return CS_ERR_INPUT;
 	if (!rs_break_delete(s, (unsigned)id)) {
 		cs_diag_set(d, CS_ERR_INPUT, "no breakpoint %" PRIu64, id);
 		return CS_ERR_INPUT;
@@ -491,6 +505,8 @@ static cs_status cmd_list(rs_session *s, const char *args, FILE *out, cs_diag *d
 		cs_diag_set(d, CS_ERR_INPUT, "list [N]: N methods each side (0..1000), not '%s'", w);
 		return CS_ERR_INPUT;
 	}
+	if (!no_extra(args, "list [N]", d))
+		return CS_ERR_INPUT;
 	cs_method_call cur;
 	uint64_t num;
 	if (!rs_session_current(s, &cur, &num)) {
@@ -683,7 +699,10 @@ static cs_status cmd_channel(rs_session *s, const char *args, FILE *out, cs_diag
 	cs_device *dev = rs_session_device(s);
 	uint32_t count = cs_device_channel_count(dev);
 	char w[64];
-	if (!next_word(&args, w, sizeof(w))) {
+	bool named = next_word(&args, w, sizeof(w));
+	if (!no_extra(args, "channel [N|NAME]", d))
+		return CS_ERR_INPUT;
+	if (!named) {
 		for (uint32_t c = 0; c < count; c++)
 			print_channel(s, c, out);
 		return CS_OK;
@@ -718,7 +737,10 @@ static cs_status cmd_qmd(rs_session *s, const char *args, FILE *out, cs_diag *d)
 	char w[128];
 	uint64_t va = 0;
 	const char *from = NULL;
-	if (next_word(&args, w, sizeof(w))) {
+	bool given = next_word(&args, w, sizeof(w));
+	if (!no_extra(args, "qmd [ADDR]", d))
+		return CS_ERR_INPUT;
+	if (given) {
 		if (!parse_addr(s, w, &va, d))
 			return CS_ERR_INPUT;
 		from = "as given";
@@ -816,6 +838,8 @@ static cs_status cmd_x(rs_session *s, const char *fmt, const char *args, FILE *o
 		cs_diag_set(d, CS_ERR_INPUT, "x/FMT ADDR: which address?");
 		return CS_ERR_INPUT;
 	}
+	if (!no_extra(args, "x/FMT ADDR", d))
+		return CS_ERR_INPUT;
 	if (!parse_addr(s, w, &va, d))
 		return CS_ERR_INPUT;
 	if (!count || count > 4096) {
@@ -940,6 +964,8 @@ static cs_status cmd_trace(rs_session *s, const char *args, FILE *out, cs_diag *
 		cs_diag_set(d, CS_ERR_INPUT, "trace [N]: N is a positive number, not '%s'", w);
 		return CS_ERR_INPUT;
 	}
+	if (!no_extra(args, "trace [N]", d))
+		return CS_ERR_INPUT;
 	size_t n = 0;
 	const cs_event *ev = cs_device_events(rs_session_device(s), &n);
 	for (size_t i = n > last ? n - (size_t)last : 0; i < n; i++) {
@@ -998,7 +1024,8 @@ static cs_status cmd_info(rs_session *s, const char *args, FILE *out, cs_diag *d
 	}
 	if (!strcmp(w, "breakpoints") || !strcmp(w, "break") || !strcmp(w, "b") ||
 	    !strcmp(w, "watchpoints"))
-		return cmd_break(s, args, out, d);
+		return need_no_args(args, "info breakpoints", d) != CS_OK ? CS_ERR_INPUT
+									 : cmd_break(s, args, out, d);
 	if (!strcmp(w, "stages") || !strcmp(w, "chain"))
 		return cmd_stages(s, args, out, d);
 	if (!strcmp(w, "channels") || !strcmp(w, "channel"))
@@ -1072,6 +1099,8 @@ static cs_status cmd_help(rs_session *s, const char *args, FILE *out, cs_diag *d
 			fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 		return CS_OK;
 	}
+	if (!no_extra(args, "help [CMD]", d))
+		return CS_ERR_INPUT;
 	const rs_cmd *c = find_cmd(w, strlen(w));
 	if (!c) {
 		cs_diag_set(d, CS_ERR_INPUT, "help: no command '%s' (help lists them)", w);

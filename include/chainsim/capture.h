@@ -52,6 +52,8 @@ typedef enum cs_capture_rec {
 	CS_CAP_END = 10,    /* the last record: how many came before it */
 	CS_CAP_COOPERATIVE = 11, /* the launch whose QMD is at va is cooperative, its grid
 				  * workspace at value (docs/cooperative.md) */
+	CS_CAP_PTX_NAME = 12, /* the last component of the ptx= file whose text the module
+			       * record just before it holds */
 } cs_capture_rec;
 
 /* What a read-back shows, and so which stage a divergence there belongs to. */
@@ -79,7 +81,7 @@ typedef struct cs_capture_item {
 	uint64_t size;         /* REGION span; READBACK length; WAIT width (4, 8) */
 	uint64_t value;        /* WAIT value; BUILD value; COOPERATIVE grid workspace */
 	uint64_t aux;          /* BUILD aux; READBACK kind; WAIT comparison (cs_capture_wait_cmp) */
-	char name[CS_CAPTURE_NAME_MAX + 1]; /* CHANNEL, REGION, MODULE, READBACK, BUILD detail */
+	char name[CS_CAPTURE_NAME_MAX + 1]; /* CHANNEL, REGION, MODULE, READBACK, PTX_NAME, BUILD detail */
 	const uint8_t *bytes;  /* REGION initial bytes, WRITE bytes, MODULE file (into the image) */
 	uint64_t nbytes;
 	const uint8_t *ptx;    /* MODULE: PTX text attached to a bare cubin, else NULL */

@@ -139,7 +139,7 @@ const char *cs_capture_rec_name(cs_capture_rec t)
 {
 	static const char *const names[] = { "?", "channel", "region", "write", "build", "module",
 					     "gpfifo", "submit", "wait", "readback", "end",
-					     "cooperative" };
+					     "cooperative", "ptx-name" };
 	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : "?";
 }
 
@@ -168,6 +168,7 @@ enum {
 	SZ_READBACK = 16 + NAME_FIELD,
 	SZ_END = 4,
 	SZ_COOPERATIVE = 16,
+	SZ_PTX_NAME = NAME_FIELD,
 	COOPERATIVE_WORKSPACE = 8, /* u32 size, u32 barrier word */
 	BUILD_DETAIL_MAX = 255,
 };
@@ -282,6 +283,32 @@ static bool channel_known(reader *r, uint64_t off, uint32_t ch)
 	return true;
 }
 
+static bool read_module(reader *r, cs_capture_item *it, const uint8_t *p, uint32_t len, uint64_t poff)
+{
+	if (!get_name(r, p, poff, false, it->name))
+		return false;
+	uint64_t flen = get64(p + NAME_FIELD);
+	if (flen == 0 || flen > len - SZ_MODULE)
+		return BAD(r, poff + NAME_FIELD, "module file of %llu bytes; the record holds %u",
+			   (unsigned long long)flen, len - SZ_MODULE);
+	it->bytes = p + SZ_MODULE;
+	it->nbytes = flen;
+	it->nptx = len - SZ_MODULE - flen;
+	it->ptx = it->nptx ? it->bytes + flen : NULL;
+	return true;
+}
+
+/* off: the record's; the name names the PTX of the module record before it. */
+static bool read_ptx_name(reader *r, cs_capture_item *it, const uint8_t *p, uint64_t off)
+{
+	const cs_capture *c = r->c;
+	const cs_capture_item *before = c->nitems ? &c->items[c->nitems - 1] : NULL;
+	if (!before || before->type != CS_CAP_MODULE || !before->nptx)
+		return BAD(r, off, "a ptx-name record follows a module record that holds PTX; "
+			   "this one follows %s", before ? cs_capture_rec_name(before->type) : "nothing");
+	return get_name(r, p, off + CS_CAPTURE_RECORD_HEADER, false, it->name);
+}
+
 static bool read_cooperative(reader *r, cs_capture_item *it, const uint8_t *p, uint64_t poff)
 {
 	it->va = get64(p);
@@ -301,7 +328,7 @@ static bool read_record(reader *r, cs_capture_item *it, const uint8_t *p, uint32
 	uint64_t poff = off + CS_CAPTURE_RECORD_HEADER; /* offset of the payload */
 	static const uint32_t fixed[] = { 0, SZ_CHANNEL, SZ_REGION, SZ_WRITE, SZ_BUILD, SZ_MODULE,
 					  SZ_GPFIFO, SZ_SUBMIT, SZ_WAIT, SZ_READBACK, SZ_END,
-					  SZ_COOPERATIVE };
+					  SZ_COOPERATIVE, SZ_PTX_NAME };
 	bool variable = it->type == CS_CAP_REGION || it->type == CS_CAP_WRITE ||
 			it->type == CS_CAP_BUILD || it->type == CS_CAP_MODULE;
 	if (variable ? len < fixed[it->type] : len != fixed[it->type])
@@ -379,19 +406,8 @@ static bool read_record(reader *r, cs_capture_item *it, const uint8_t *p, uint32
 			return BAD(r, poff + SZ_BUILD, "build detail: at most %d bytes, no NUL",
 				   BUILD_DETAIL_MAX);
 		return true;
-	case CS_CAP_MODULE: {
-		if (!get_name(r, p, poff, false, it->name))
-			return false;
-		uint64_t flen = get64(p + NAME_FIELD);
-		if (flen == 0 || flen > len - SZ_MODULE)
-			return BAD(r, poff + NAME_FIELD, "module file of %llu bytes; the record holds %u",
-				   (unsigned long long)flen, len - SZ_MODULE);
-		it->bytes = p + SZ_MODULE;
-		it->nbytes = flen;
-		it->nptx = len - SZ_MODULE - flen;
-		it->ptx = it->nptx ? it->bytes + flen : NULL;
-		return true;
-	}
+	case CS_CAP_MODULE:
+		return read_module(r, it, p, len, poff);
 	case CS_CAP_GPFIFO:
 		it->channel = get32(p);
 		it->lo = get32(p + 4);
@@ -442,6 +458,8 @@ static bool read_record(reader *r, cs_capture_item *it, const uint8_t *p, uint32
 		return get_name(r, p + 16, poff + 16, true, it->name);
 	case CS_CAP_COOPERATIVE:
 		return read_cooperative(r, it, p, poff);
+	case CS_CAP_PTX_NAME:
+		return read_ptx_name(r, it, p, off);
 	default:
 		return BAD(r, off, "record type %u unknown", it->type);
 	}
@@ -540,7 +558,7 @@ static bool read_all(reader *r)
 		memset(it, 0, sizeof(*it));
 		it->type = (cs_capture_rec)type;
 		it->offset = off;
-		if (type < CS_CAP_CHANNEL || type > CS_CAP_COOPERATIVE)
+		if (type < CS_CAP_CHANNEL || type > CS_CAP_PTX_NAME)
 			return BAD(r, off, "record type %u unknown", type);
 		if (!read_record(r, it, p, rlen, off))
 			return false;
@@ -706,6 +724,7 @@ bool cs_capture_writer_add(cs_capture_writer *w, const cs_capture_item *it, cs_d
 	case CS_CAP_SUBMIT: fixed = SZ_SUBMIT; break;
 	case CS_CAP_WAIT: fixed = SZ_WAIT; break;
 	case CS_CAP_COOPERATIVE: fixed = SZ_COOPERATIVE; break;
+	case CS_CAP_PTX_NAME: fixed = SZ_PTX_NAME; break;
 	case CS_CAP_READBACK:
 		fixed = SZ_READBACK;
 		if (it->size > CS_CAPTURE_MAX_READBACK_TOTAL - w->readback_bytes) {
@@ -787,6 +806,9 @@ bool cs_capture_writer_add(cs_capture_writer *w, const cs_capture_item *it, cs_d
 	case CS_CAP_COOPERATIVE:
 		put64(p, it->va);
 		put64(p + 8, it->value);
+		break;
+	case CS_CAP_PTX_NAME:
+		ok = put_name(p, it->name, d);
 		break;
 	default:
 		break;

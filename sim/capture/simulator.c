@@ -211,6 +211,13 @@ static void tap_module(void *ctx, const char *path, const char *ptx_path)
 		const char *base = strrchr(path, '/');
 		snprintf(it.name, sizeof(it.name), "%.63s", base ? base + 1 : path);
 		add(e, &it);
+		if (ptx_path && plen) {
+			/* the file's last component: its folder is the exporting machine's */
+			cs_capture_item named = { .type = CS_CAP_PTX_NAME };
+			base = strrchr(ptx_path, '/');
+			snprintf(named.name, sizeof(named.name), "%.63s", base ? base + 1 : ptx_path);
+			add(e, &named);
+		}
 	}
 	free(file);
 	free(ptx);
@@ -362,7 +369,8 @@ uint32_t cs_capture_rc_for_stop(const cs_event *stop)
 	return 32;
 }
 
-static bool replay_module(const cs_capture_item *it, cs_device *dev, cs_diag *d)
+/* ptx_name: the ptx= file's name a ptx-name record after the module gives, or NULL. */
+static bool replay_module(const cs_capture_item *it, const char *ptx_name, cs_device *dev, cs_diag *d)
 {
 	struct cs_ptx_runtime *rt = cs_device_ptx(dev);
 	if (!rt)
@@ -370,7 +378,7 @@ static bool replay_module(const cs_capture_item *it, cs_device *dev, cs_diag *d)
 	cs_module *m = cs_module_load_bytes(it->bytes, it->nbytes, it->name, cs_device_arch(dev), d);
 	if (!m)
 		return false;
-	bool ok = (!it->ptx || cs_module_attach_ptx(m, (const char *)it->ptx, it->nptx, d)) &&
+	bool ok = (!it->ptx || cs_module_attach_ptx_file(m, (const char *)it->ptx, it->nptx, ptx_name, d)) &&
 		  cs_ptx_runtime_add(rt, m, d);
 	cs_module_free(m);
 	return ok;
@@ -505,8 +513,12 @@ bool cs_capture_replay(const cs_capture *c, cs_device *dev, cs_results *res, cs_
 			cs_device_record(dev, &ev);
 			break;
 		}
-		case CS_CAP_MODULE:
-			ok = replay_module(it, dev, &dd);
+		case CS_CAP_MODULE: {
+			const cs_capture_item *next = i + 1 < c->nitems ? &c->items[i + 1] : NULL;
+			ok = replay_module(it, next && next->type == CS_CAP_PTX_NAME ? next->name : NULL, dev, &dd);
+			break;
+		}
+		case CS_CAP_PTX_NAME: /* taken with its module */
 			break;
 		case CS_CAP_COOPERATIVE:
 			ok = replay_cooperative(it, dev, &dd);

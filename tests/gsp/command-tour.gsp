@@ -9,9 +9,12 @@ help nosuch
 help a b
 h x
 regs
+regs pc
 info registers
 info map
+info map all
 info snapshots
+info snapshots all
 info line
 info bogus
 i all-registers
@@ -25,6 +28,7 @@ rwatch 0x80000000
 awatch 0x80000000 2
 awatch
 info breakpoints
+info breakpoints 1
 delete 99
 delete abc
 delete 1
@@ -43,6 +47,7 @@ stepi 1 2
 nexti
 ni 2
 nexti 1 2 3
+finish now
 finish
 list
 l
@@ -58,6 +63,7 @@ disas main 3
 disassemble 1 2 3
 bt
 backtrace
+bt full
 where
 frame
 f 0
@@ -84,21 +90,29 @@ snapshot
 snapshot bogus one
 snapshot restore none
 msgq
+msgq init again
 msgq init
 msgq monitor on
 msgq monitor off
+msgq monitor maybe
 msgq bogus
 rpc
 rpc bogus
+rpc init now
 rpc init
 rpc recv
+rpc recv all
 rpc post GET_GSP_STATIC_INFO 1
+rpc post GET_GSP_STATIC_INFO 1 2
 rpc drain 1000
+rpc drain 1000 2
 rpc send 99999
 mmio trace on
 mmio trace off
+mmio trace maybe
 mmio
 log
+log all
 echo hello  world
 echo
 nosuchcommand

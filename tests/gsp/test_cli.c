@@ -130,6 +130,87 @@ Test(gsp_cli, a_count_of_zero_steps_once)
 	g_free(elf);
 }
 
+/* A command given a word it does not take refuses it with its usage, located
+ * (exit 2, bad input), and the batch stops there: nexti 1 2 as stepi 1 2, and
+ * every command that takes a count or nothing. */
+Test(gsp_cli, a_word_a_command_does_not_take_is_refused)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf"), *map = gsp_fixture("gsp-fixture.map");
+	static const struct {
+		const char *line, *usage;
+	} cases[] = {
+		{ "nexti 1 2", "usage: nexti [N]" }, { "ni 1 2", "usage: nexti [N]" },
+		{ "stepi 1 2", "usage: stepi [N]" }, { "step 1 2", "usage: step [N]" },
+		{ "next 1 2", "usage: next [N]" }, { "continue 10 20", "usage: continue [BUDGET]" },
+		{ "finish now", "usage: finish" }, { "regs pc", "usage: regs" },
+		{ "bt full", "usage: backtrace" }, { "log all", "usage: log" },
+		{ "info locals x", "usage: info locals" }, { "info map all", "usage: info map" },
+		{ "info all-registers x", "usage: info all-registers" },
+		{ "info snapshots all", "usage: info snapshots" }, { "info breakpoints 1", "usage: info breakpoints" },
+		{ "msgq init again", "usage: msgq [init | monitor on|off]" },
+		{ "msgq monitor maybe", "usage: msgq [init | monitor on|off]" },
+		{ "mmio trace maybe", "usage: mmio trace on|off" }, { "rpc init now", "usage: rpc init" },
+		{ "rpc recv all", "usage: rpc recv" }, { "rpc drain 1000 2", "usage: rpc drain [BUDGET]" },
+		{ "rpc post GET_GSP_STATIC_INFO 1 2", "usage: rpc post NAME [COUNT]" },
+		{ "quit now", "quit takes no arguments (got 'now')" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[] = { elf, "--map", map, "-ex", cases[i].line, "-ex", "info registers pc", NULL };
+		test_cli_out r = run_cli(args);
+		char want[128];
+		snprintf(want, sizeof(want), "-ex:1:1: %s\n", cases[i].usage);
+		cr_expect_eq(r.status, 2, "%s: exit %d", cases[i].line, r.status);
+		cr_expect(strstr(r.err, want) != NULL, "%s: wanted '%s' in:\n%s", cases[i].line, want, r.err);
+		cr_expect(!strstr(r.out, "info registers pc"), "%s: the batch went on:\n%s", cases[i].line, r.out);
+		test_cli_free(&r);
+	}
+	/* the same line in a script, at its line */
+	char *script = NULL;
+	int fd = g_file_open_tmp("gsp-extra-words-XXXXXX.gsp", &script, NULL);
+	cr_assert(fd >= 0);
+	close(fd);
+	cr_assert(g_file_set_contents(script, "info registers pc\nnexti 1 2\ninfo registers pc\n", -1, NULL));
+	char *base = g_path_get_basename(script), *located = g_strdup_printf("%s:2:1: usage: nexti [N]\n", base);
+	const char *args[] = { elf, "--map", map, "--script", script, NULL };
+	test_cli_out r = run_cli(args);
+	cr_expect_eq(r.status, 2, "exit %d", r.status);
+	cr_expect(strstr(r.err, located) != NULL, "wanted '%s' in:\n%s", located, r.err);
+	HAS(r, "(gsp) info registers pc\npc       0x0000000080000000\n(gsp) nexti 1 2\n");
+	test_cli_free(&r);
+	remove(script);
+	g_free(located);
+	g_free(base);
+	g_free(script);
+	g_free(elf);
+	g_free(map);
+}
+
+/* -ex commands run before --script, in order, as chainsim repl takes them;
+ * a quit among them ends the batch before the script. */
+Test(gsp_cli, ex_runs_before_the_script)
+{
+	char *elf = gsp_fixture("gsp-fixture.elf"), *script = NULL;
+	int fd = g_file_open_tmp("gsp-order-XXXXXX.gsp", &script, NULL);
+	cr_assert(fd >= 0);
+	close(fd);
+	cr_assert(g_file_set_contents(script, "echo from the script\n", -1, NULL));
+	const char *args[] = { elf, "--script", script, "-ex", "echo from ex 1", "-ex", "echo from ex 2", NULL };
+	test_cli_out r = run_cli(args);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	HAS(r, "(gsp) echo from ex 1\nfrom ex 1\n(gsp) echo from ex 2\nfrom ex 2\n(gsp) echo from the script\n"
+	       "from the script\n");
+	test_cli_free(&r);
+	const char *quits[] = { elf, "--script", script, "-ex", "echo from ex", "-ex", "quit", NULL };
+	r = run_cli(quits);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	HAS(r, "(gsp) quit\n");
+	HASNT(r, "from the script");
+	test_cli_free(&r);
+	remove(script);
+	g_free(script);
+	g_free(elf);
+}
+
 /* The RPC names rpc send and rpc post take: help rpc lists them, and an
  * unknown one is answered with the list. */
 Test(gsp_cli, help_rpc_lists_the_rpc_names)
@@ -1024,6 +1105,32 @@ Test(gsp_cli, every_command_through_an_interactive_session)
  * refuses it, naming what to type instead, and the firmware stays where gdb
  * saw it; the gdb way (monitor msgq init, continue, monitor rpc recv) shows
  * the new pc, the one the debugger itself has. */
+/* monitor snapshot restore would put back every register under gdb's cached
+ * ones: refused with the way that works, and gdb's pc stays the debugger's. */
+Test(gsp_cli, gdb_monitor_refuses_snapshot_restore)
+{
+	const char *cmds[] = { "monitor snapshot save start", "stepi", "stepi", "print $pc",
+			       "monitor snapshot restore start", "print $pc", "monitor info registers pc",
+			       "monitor info snapshots", NULL };
+	test_cli_out r = gdb_batch("gsp-fixture.elf", cmds);
+	HAS_ANY(r, "snapshot 'start' saved at 0x80000000");
+	HAS_ANY(r, "error: 'monitor snapshot restore start' would move the hart behind gdb's back (gdb keeps "
+		   "showing the registers it read, the old pc): use 'snapshot restore' in chainsim-gsp's own "
+		   "debugger, a session without --gdb");
+	HASNT(r, "snapshot 'start' restored");
+	const char *p2 = strstr(r.out, "$1 = (void (*)()) "), *p3 = strstr(r.out, "$2 = (void (*)()) ");
+	cr_assert(p2 && p3, "%s\n%s", r.out, r.err);
+	char pc[64] = "", pc2[64] = "";
+	cr_assert_eq(sscanf(p2, "$1 = (void (*)()) 0x%63[0-9a-f]", pc), 1, "%s", p2);
+	cr_assert_eq(sscanf(p3, "$2 = (void (*)()) 0x%63[0-9a-f]", pc2), 1, "%s", p3);
+	cr_expect_str_eq(pc, pc2, "gdb's pc moved");
+	cr_expect_str_neq(pc, "80000000", "the two stepi did not move the pc");
+	char *reg = g_strdup_printf("pc       0x%016" G_GINT64_MODIFIER "x", (gint64)g_ascii_strtoull(pc, NULL, 16));
+	HAS_ANY(r, reg);
+	g_free(reg);
+	test_cli_free(&r);
+}
+
 Test(gsp_cli, gdb_monitor_refuses_what_would_move_the_hart_behind_gdb)
 {
 	const char *cmds[] = { "print $pc", "monitor rpc init", "print $pc", "monitor info registers pc",

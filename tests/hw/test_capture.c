@@ -43,23 +43,18 @@ Test(capture, crc32_check_value)
 	cr_expect_eq(cs_capture_crc32(0, "123456789", 9), 0xCBF43926u);
 }
 
-/* A capture holds a ptx= file's text, not its name: its diagnostics name
- * the module's file (docs/capture.md). The scenario's report, renamed so. */
+/* A capture holds a ptx= file's text and its last component, not the folder
+ * the scenario joined to it (docs/capture.md). The scenario's report, renamed so. */
 static void name_ptx_as_the_capture_does(const char *path, cs_report *r)
 {
 	gchar *text = NULL;
 	cr_assert(g_file_get_contents(path, &text, NULL, NULL));
 	const char *ptx = strstr(text, " ptx=");
 	if (ptx) {
-		const char *module = ptx;
-		while (module > text && module[-1] != ' ')
-			module--;
-		char *module_path = g_strndup(module, (size_t)(ptx - module));
-		char *cubin = g_path_get_basename(module_path);
-		g_free(module_path);
 		char *dir = g_path_get_dirname(path);
 		char *rel = g_strndup(ptx + 5, strcspn(ptx + 5, " \n"));
 		char *full = g_build_filename(dir, rel, NULL);
+		char *last = g_path_get_basename(full);
 		for (int st = 0; st <= CS_STAGE_COUNT; st++) {
 			char *ev = st ? r->overall.rows[st].evidence : r->overall.diagnosis;
 			size_t cap = st ? sizeof(r->overall.rows[st].evidence) : sizeof(r->overall.diagnosis);
@@ -67,14 +62,14 @@ static void name_ptx_as_the_capture_does(const char *path, cs_report *r)
 			if (!at)
 				continue;
 			GString *s = g_string_new_len(ev, at - ev);
-			g_string_append_printf(s, "%s%s", cubin, at + strlen(full));
+			g_string_append_printf(s, "%s%s", last, at + strlen(full));
 			snprintf(ev, cap, "%s", s->str);
 			g_string_free(s, TRUE);
 		}
 		g_free(full);
 		g_free(rel);
 		g_free(dir);
-		g_free(cubin);
+		g_free(last);
 	}
 	g_free(text);
 }
@@ -102,6 +97,84 @@ static void expect_same_chain(const char *path, const uint8_t *img, size_t len)
 	cs_report_free(b);
 	cs_device_free(da);
 	cs_device_free(db);
+}
+
+/* The capture img without its ptx-name record: a capture written without
+ * the name. g_free the result. */
+static uint8_t *without_ptx_names(const uint8_t *img, size_t len, size_t *out_len)
+{
+	cs_diag d;
+	cs_diag_clear(&d);
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cr_assert(c, "%s", d.msg);
+	cs_capture_writer *w = cs_capture_writer_new(c->arch);
+	size_t dropped = 0;
+	for (size_t i = 0; i < c->nitems; i++) {
+		if (c->items[i].type == CS_CAP_PTX_NAME)
+			dropped++;
+		else
+			cr_assert(cs_capture_writer_add(w, &c->items[i], &d), "%s", d.msg);
+	}
+	cr_assert_eq(dropped, 1, "the capture has %zu ptx-name records", dropped);
+	const uint8_t *old = cs_capture_writer_finish(w, out_len);
+	uint8_t *copy = g_memdup2(old, *out_len);
+	cs_capture_writer_free(w);
+	cs_capture_free(c);
+	return copy;
+}
+
+/* A ptx= file's name travels in a ptx-name record after its module: the
+ * replayed diagnosis names the file (its last component) at the scenario's
+ * line and column. A capture without the record reads as before, naming the
+ * cubin. */
+Test(capture, a_replayed_ptx_diagnosis_names_the_ptx_file)
+{
+	char *path = corpus_path("ptx-unsupported-griddepcontrol.chain");
+	size_t len, old_len;
+	uint8_t *img = export_image(path, &len);
+	uint8_t *old = without_ptx_names(img, len, &old_len);
+	cs_device *da, *db, *dc;
+	cs_report *a = judge_scenario(path, &da);
+	cs_report *b = judge_capture(img, len, false, &db);
+	cs_report *c = judge_capture(old, old_len, false, &dc);
+	cr_assert(a && b && c);
+	cr_expect(strstr(a->overall.diagnosis, "/ptx/griddepcontrol.sm_90.ptx:47:2: unsupported instruction "
+					       "'griddepcontrol'"), "%s", a->overall.diagnosis);
+	cr_expect(strstr(b->overall.diagnosis, "refuses vadd: griddepcontrol.sm_90.ptx:47:2: unsupported "
+					       "instruction 'griddepcontrol'"), "%s", b->overall.diagnosis);
+	cr_expect(strstr(c->overall.diagnosis, "refuses vadd: vadd.sm_90.cubin:47:2: unsupported instruction "
+					       "'griddepcontrol'"), "%s", c->overall.diagnosis);
+	cs_report_free(a);
+	cs_report_free(b);
+	cs_report_free(c);
+	cs_device_free(da);
+	cs_device_free(db);
+	cs_device_free(dc);
+	g_free(old);
+	g_free(img);
+	g_free(path);
+}
+
+/* A ptx-name record names the PTX of the module record just before it:
+ * anywhere else it is refused at its offset. */
+Test(capture, a_ptx_name_record_after_no_module_with_ptx_is_refused)
+{
+	cs_capture_writer *w = cs_capture_writer_new(CS_ARCH_HOPPER);
+	cs_diag d;
+	cs_diag_clear(&d);
+	cs_capture_item ch = { .type = CS_CAP_CHANNEL, .channel = 0, .entries = 16 };
+	snprintf(ch.name, sizeof(ch.name), "c");
+	cs_capture_item named = { .type = CS_CAP_PTX_NAME };
+	snprintf(named.name, sizeof(named.name), "k.ptx");
+	cr_assert(cs_capture_writer_add(w, &ch, &d) && cs_capture_writer_add(w, &named, &d), "%s", d.msg);
+	size_t len;
+	const uint8_t *img = cs_capture_writer_finish(w, &len);
+	cs_capture *c = cs_capture_parse(img, len, "t.cap", &d);
+	cr_expect_null(c);
+	cr_expect(strstr(d.msg, "a ptx-name record follows a module record that holds PTX; this one follows "
+				"channel"), "%s", d.msg);
+	cs_capture_free(c);
+	cs_capture_writer_free(w);
 }
 
 Test(capture, corpus_round_trip_same_chain)

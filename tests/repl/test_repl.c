@@ -252,6 +252,30 @@ Test(repl, an_ex_error_is_located_by_its_position)
 	test_cli_free(&o);
 }
 
+/* -ex commands run before --script, in order, as chainsim gsp takes them; a
+ * quit among them ends the batch before the script. */
+Test(repl, ex_runs_before_the_script)
+{
+	char *path = NULL;
+	int fd = g_file_open_tmp("repl-order-XXXXXX.script", &path, NULL);
+	cr_assert(fd >= 0);
+	close(fd);
+	cr_assert(g_file_set_contents(path, "echo from the script\n", -1, NULL));
+	test_cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "--script", path, "-ex",
+							       "echo from ex 1", "-ex", "echo from ex 2", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.out, "(chainsim) echo from ex 1\nfrom ex 1\n(chainsim) echo from ex 2\nfrom ex 2\n"
+				"(chainsim) echo from the script\nfrom the script\n"), "%s", o.out);
+	test_cli_free(&o);
+	o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "--script", path, "-ex", "quit", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect(strstr(o.out, "(chainsim) quit\n"), "%s", o.out);
+	cr_expect_null(strstr(o.out, "from the script"), "%s", o.out);
+	test_cli_free(&o);
+	g_unlink(path);
+	g_free(path);
+}
+
 Test(repl, memory_commands)
 {
 	test_cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex",
@@ -297,6 +321,26 @@ Test(repl, bad_input_is_a_located_error)
 		{ "help nothing", "no command 'nothing'" },
 		{ "list x", "list [N]" },
 		{ "trace -3", "trace [N]" },
+		/* a word after the last one a command takes is refused, never ignored */
+		{ "step 1 2", "step [N] takes one argument (extra '2')" },
+		{ "next 1", "next takes no arguments (got '1')" },
+		{ "continue 1", "continue takes no arguments (got '1')" },
+		{ "until break 1", "until break takes no arguments (got '1')" },
+		{ "until stage 3 4", "until stage takes one argument (extra '4')" },
+		{ "restart now", "restart takes no arguments (got 'now')" },
+		{ "why now", "why takes no arguments (got 'now')" },
+		{ "delete 1 2", "delete [ID] takes one argument (extra '2')" },
+		{ "list 1 2", "list [N] takes one argument (extra '2')" },
+		{ "trace 1 2", "trace [N] takes one argument (extra '2')" },
+		{ "channel 0 1", "channel [N|NAME] takes one argument (extra '1')" },
+		{ "info channels 0 1", "channel [N|NAME] takes one argument (extra '1')" },
+		{ "info breakpoints 1", "info breakpoints takes no arguments (got '1')" },
+		{ "qmd gate 1", "qmd [ADDR] takes one argument (extra '1')" },
+		{ "x/4xw gate gate", "x/FMT ADDR takes one argument (extra 'gate')" },
+		{ "print gate 1", "one address, not '1' after it" },
+		{ "help step 2", "help [CMD] takes one argument (extra '2')" },
+		{ "quit now", "quit takes no arguments (got 'now')" },
+		{ "q now", "q takes no arguments (got 'now')" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		test_cli_out o = run_in("repl", (const char *const[]){ "repl", "cross.chain", "-ex", bad[i].cmd,
