@@ -205,8 +205,9 @@ bool ptx_build_cp_mbarrier(pp *P, stmt *s, ptx_ins *ins);
 /* cp.async.bulk (once ptx_build_cp took .async.bulk). */
 bool ptx_build_cp_bulk(pp *P, stmt *s, ptx_ins *ins);
 
-/* ptx_build_misc.c: fences and hints. */
+/* ptx_build_misc.c: fences, hints and the grid dependency controls. */
 ptx_builder ptx_build_membar;
 ptx_builder ptx_build_hint;
+ptx_builder ptx_build_griddepcontrol;
 
 #endif

@@ -113,7 +113,7 @@ bool ptx_build_isspacep(pp *P, stmt *s, ptx_ins *ins, int form)
 }
 
 /* Whether the module's .target is sm_90 or later (what the cluster
- * instructions and registers require). */
+ * instructions and registers, and griddepcontrol, require). */
 bool pp_target_has_clusters(const pp *P)
 {
 	const char *t = P->p->target;

@@ -40,6 +40,7 @@ const ptx_opcode ptx_opcodes[] = {
 	{ "fma", ptx_build_mul, MUL_FMA, false },
 	{ "fns", ptx_build_fns, 0, false },
 	{ "getctarank", ptx_build_cluster_addr, CL_RANK, false },
+	{ "griddepcontrol", ptx_build_griddepcontrol, 0, false },
 	{ "isspacep", ptx_build_isspacep, 0, false },
 	{ "ld", ptx_build_ld_st, OP_LD, false },
 	{ "ldmatrix", ptx_build_ldmatrix, 0, false },

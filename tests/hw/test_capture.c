@@ -129,7 +129,7 @@ static uint8_t *without_ptx_names(const uint8_t *img, size_t len, size_t *out_le
  * cubin. */
 Test(capture, a_replayed_ptx_diagnosis_names_the_ptx_file)
 {
-	char *path = corpus_path("ptx-unsupported-griddepcontrol.chain");
+	char *path = corpus_path("ptx-unsupported-discard.chain");
 	size_t len, old_len;
 	uint8_t *img = export_image(path, &len);
 	uint8_t *old = without_ptx_names(img, len, &old_len);
@@ -138,12 +138,12 @@ Test(capture, a_replayed_ptx_diagnosis_names_the_ptx_file)
 	cs_report *b = judge_capture(img, len, false, &db);
 	cs_report *c = judge_capture(old, old_len, false, &dc);
 	cr_assert(a && b && c);
-	cr_expect(strstr(a->overall.diagnosis, "/ptx/griddepcontrol.sm_90.ptx:47:2: unsupported instruction "
-					       "'griddepcontrol'"), "%s", a->overall.diagnosis);
-	cr_expect(strstr(b->overall.diagnosis, "refuses vadd: griddepcontrol.sm_90.ptx:47:2: unsupported "
-					       "instruction 'griddepcontrol'"), "%s", b->overall.diagnosis);
+	cr_expect(strstr(a->overall.diagnosis, "/ptx/discard.sm_90.ptx:47:2: unsupported instruction "
+					       "'discard'"), "%s", a->overall.diagnosis);
+	cr_expect(strstr(b->overall.diagnosis, "refuses vadd: discard.sm_90.ptx:47:2: unsupported "
+					       "instruction 'discard'"), "%s", b->overall.diagnosis);
 	cr_expect(strstr(c->overall.diagnosis, "refuses vadd: vadd.sm_90.cubin:47:2: unsupported instruction "
-					       "'griddepcontrol'"), "%s", c->overall.diagnosis);
+					       "'discard'"), "%s", c->overall.diagnosis);
 	cs_report_free(a);
 	cs_report_free(b);
 	cs_report_free(c);

@@ -658,6 +658,10 @@ Test(int, constructs_refused_where_they_do_not_apply)
 		{ "sm_90", "barrier.cluster.arrive;", "barrier.cluster" },
 		{ "sm_90", "lop3.or.b32 %r5|%p1, %r3, %r4, %r3, 0x96, %p2;", "predicate result" },
 		{ "sm_90", "popc.shiftamt.b32 %r5, %r3;", ".shiftamt on 'popc'" },
+		{ "sm_80", "griddepcontrol.wait;", "griddepcontrol requires sm_90" },
+		{ "sm_90", "griddepcontrol;", "one of .wait and .launch_dependents" },
+		{ "sm_90", "griddepcontrol.wait.launch_dependents;", "one of .wait and .launch_dependents" },
+		{ "sm_90", "griddepcontrol.wait %r3;", "griddepcontrol" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char src[1024];
@@ -674,6 +678,25 @@ Test(int, constructs_refused_where_they_do_not_apply)
 			  cases[i].target, why ? why->msg : "runs");
 		cs_ptx_program_free(p);
 	}
+}
+
+/* griddepcontrol on sm_90: the grids before this one have completed when it
+ * runs, so .wait returns at once and .launch_dependents starts nothing early;
+ * the kernel around them computes as without them. */
+Test(int, griddepcontrol_runs_as_the_grid_around_it)
+{
+	const char *body = "\tgriddepcontrol.launch_dependents;\n"
+			   "\tmul.wide.u32 %rd6, %r2, 4;\n\tadd.s64 %rd7, %rd2, %rd6;\n"
+			   "\tgriddepcontrol.wait;\n"
+			   "\tld.global.u32 %r5, [%rd7];\n\tmul.lo.u32 %r5, %r5, 3;\n"
+			   "\tadd.s64 %rd8, %rd1, %rd6;\n\tst.global.u32 [%rd8], %r5;\n";
+	uint32_t in[64], out[64];
+	for (uint32_t t = 0; t < 64; t++)
+		in[t] = t * 7 + 1;
+	cs_grid_result r = h_run_body("", body, 64, in, sizeof(in), out, sizeof(out));
+	cr_assert_eq(r.outcome, CS_GRID_EXECUTED, "%s", r.diag.msg);
+	for (uint32_t t = 0; t < 64; t++)
+		cr_expect_eq(out[t], in[t] * 3, "thread %u: %u, want %u", t, out[t], in[t] * 3);
 }
 
 /* Runs body on 32 threads, each storing 4 words at out + 16 * tid, and

@@ -423,8 +423,8 @@ Test(messages, ptx_the_executor_cannot_run_is_not_observable_and_located)
 		int before;
 		const char *extra, *where, *what;
 	} beyond[] = {
-		{ 47, "\tgriddepcontrol.wait;\n", "47:2",
-		  "unsupported instruction 'griddepcontrol'" },
+		{ 47, "\tdiscard.global.L2 \t[%rd6], 128;\n", "47:2",
+		  "unsupported instruction 'discard'" },
 		{ 26, "\t.local .align 4 .b8 \tbig[2147483648];\n", "26:23",
 		  "array 'big' of 2147483648 bytes: the executor holds arrays of at most 1073741824" },
 	};
