@@ -247,6 +247,8 @@ typedef struct ptx_func {
 	cs_diag *refusal;            /* why the function cannot run (a construct the
 					executor refuses, malformed text in its body, a
 					call to a refused function); NULL when it can */
+	const cs_diag *refusal_root; /* the refusal its own sits on: itself, or, for
+					a call to a refused function, that one's root */
 } ptx_func;
 
 /* A constant slot: a literal, or the address of a module variable (known per run). */

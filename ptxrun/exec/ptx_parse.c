@@ -799,6 +799,7 @@ static bool refuse_function(pp *P, size_t fi, size_t ncalls_before)
 		return false;
 	}
 	*f->refusal = *P->d;
+	f->refusal_root = f->refusal;
 	cs_diag_clear(P->d);
 	P->failed = false;
 	p->ncode = f->start;
@@ -1346,6 +1347,7 @@ static bool refuse_at(pp *P, size_t fi, uint32_t line, uint32_t col, cs_status s
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	cs_diag_at_text(f->refusal, st, P->name, line, col, "%s", msg);
+	f->refusal_root = f->refusal;
 	return true;
 }
 
@@ -1415,12 +1417,14 @@ static bool link_calls(pp *P)
 			const ptx_func *callee = &p->funcs[c->func];
 			if (p->funcs[c->caller].refusal || !callee->refusal)
 				continue;
+			/* the root, not the chain of calls to it, which would cut it off */
 			char why[CS_DIAG_MSG_MAX];
-			cs_diag_format(callee->refusal, why, sizeof(why));
+			cs_diag_format(callee->refusal_root, why, sizeof(why));
 			if (!refuse_at(P, c->caller, c->line, c->col, callee->refusal->status,
 				       "call to '%s', which the executor refuses: %s", callee->name,
 				       why))
 				return false;
+			p->funcs[c->caller].refusal_root = callee->refusal_root;
 			changed = true;
 		}
 	}
@@ -1476,6 +1480,7 @@ static bool link_program(pp *P)
 				return false;
 			}
 			*f->refusal = why;
+			f->refusal_root = f->refusal;
 		}
 	}
 	free(uses);

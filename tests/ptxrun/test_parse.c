@@ -336,6 +336,37 @@ static void expect_refused(const cs_ptx_program *p, const char *entry, uint32_t 
 	h_fini(&env);
 }
 
+/* A refusal two calls deep names its root, the construct and its line, not the
+ * chain of calls in between, which a long mangled name would cut off. */
+Test(parse, a_refusal_through_calls_names_its_root)
+{
+	static const char *src =
+		HDR
+		".func inner(.param .b64 a)\n{\n"                                 /* 4 */
+		"\t.reg .b32 %r<3>;\n"                                             /* 6 */
+		"\tfrobnicate.b32 %r1, %r2;\n"                                     /* 7 */
+		"\tret;\n}\n"
+		".func middle(.param .b64 a)\n{\n"                                /* 10 */
+		"\t{\n\t.param .b64 p0;\n"
+		"\tcall.uni inner, (p0);\n"                                        /* 14 */
+		"\t}\n\tret;\n}\n"
+		".visible .entry outer(.param .u64 out)\n{\n"                     /* 18 */
+		"\t{\n\t.param .b64 p0;\n"
+		"\tcall.uni middle, (p0);\n"                                       /* 22 */
+		"\t}\n\tret;\n}\n";
+	cs_diag d;
+	cs_ptx_program *p = h_parse(src, &d);
+	cr_assert(p, "%s", d.msg);
+	expect_refused(p, "outer", 22, "call to 'middle', which the executor refuses: ");
+	expect_refused(p, "outer", 22, ":7:2: unsupported instruction 'frobnicate'");
+	size_t e;
+	cr_assert(cs_ptx_entry_find(p, "outer", &e));
+	char buf[1024];
+	cs_diag_format(cs_ptx_entry_refusal(p, e), buf, sizeof(buf));
+	cr_expect(!strstr(buf, "'inner'"), "the chain, not the root: %s", buf);
+	cs_ptx_program_free(p);
+}
+
 Test(parse, one_refused_function_does_not_block_the_module)
 {
 	cs_diag d;
