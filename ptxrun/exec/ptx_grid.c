@@ -198,6 +198,16 @@ static void warp_start(run *R, warp *w)
 }
 
 
+/* Warp w's bar.red waiting at barrier id (its pending instruction is the one
+ * before its pc), or NULL. */
+static const ptx_ins *pending_bar_red(const run *R, const warp *w, uint32_t id)
+{
+	if (w->state != W_BARRIER || w->bar_id != id)
+		return NULL;
+	const ptx_ins *in = &R->p->code[w->stk[w->sp - 1].pc - 1];
+	return in->op == OP_BAR_RED ? in : NULL;
+}
+
 static void bar_red_finish(run *R, uint32_t id)
 {
 	/* bar.red: every waiting warp's pending instruction is the one before its pc */
@@ -205,10 +215,8 @@ static void bar_red_finish(run *R, uint32_t id)
 	const ptx_ins *first = NULL;
 	for (uint32_t i = 0; i < R->nwarps; i++) {
 		warp *w = &R->warps[i];
-		if (w->state != W_BARRIER || w->bar_id != id)
-			continue;
-		const ptx_ins *in = &R->p->code[w->stk[w->sp - 1].pc - 1];
-		if (in->op != OP_BAR_RED)
+		const ptx_ins *in = pending_bar_red(R, w, id);
+		if (!in)
 			continue;
 		first = in;
 		uint32_t c = w->pr[in->o[3]];
@@ -225,10 +233,8 @@ static void bar_red_finish(run *R, uint32_t id)
 		return;
 	for (uint32_t i = 0; i < R->nwarps; i++) {
 		warp *w = &R->warps[i];
-		if (w->state != W_BARRIER || w->bar_id != id)
-			continue;
-		const ptx_ins *in = &R->p->code[w->stk[w->sp - 1].pc - 1];
-		if (in->op != OP_BAR_RED)
+		const ptx_ins *in = pending_bar_red(R, w, id);
+		if (!in)
 			continue;
 		uint32_t m = w->stk[w->sp - 1].mask;
 		if (in->aux2 == 0) {
